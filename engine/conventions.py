@@ -1,0 +1,30 @@
+"""The two counting conventions, stated once.
+
+``matmul``: multiply-accumulates × 2 only (1 MAC = 2 FLOP). Bias adds, element-wise products,
+activations, softmax, scaling, norms and pooling count 0. This is what PyTorch's
+``torch.utils.flop_counter.FlopCounterMode`` counts, and the seed's FC figure 2·N·M.
+
+``full``: ``matmul`` plus every other arithmetic operation, one FLOP each, with transcendental
+functions counted by the element-wise operations of their usual formula (table below).
+The differences are small for wide layers and large for narrow ones.
+"""
+from __future__ import annotations
+
+from typing import Literal
+
+Convention = Literal["matmul", "full"]
+CONVENTIONS: tuple[str, ...] = ("matmul", "full")
+
+# FLOP per element under the ``full`` convention (exp, erf, tanh count 1 each inside their formula).
+ACTIVATION_FLOP: dict[str, int] = {
+    "relu": 1,      # max(0, x)
+    "sigmoid": 4,   # 1 / (1 + exp(-x)): negate, exp, add, divide
+    "tanh": 5,      # (exp(2x) - 1) / (exp(2x) + 1): multiply, exp, subtract, add, divide
+    "gelu": 5,      # 0.5·x·(1 + erf(x/√2)), PyTorch's default: ×(1/√2), erf, +1, ×x, ×0.5
+    "silu": 5,      # x · sigmoid(x)
+    "softmax": 5,   # max, subtract, exp, sum, divide
+}
+NORM_FLOP_PER_ELEMENT = 5         # mean (add), centre (subtract), square, variance (add), normalise
+NORM_AFFINE_FLOP_PER_ELEMENT = 2  # × gamma, + beta
+DROPOUT_FLOP_PER_ELEMENT = 1      # training-time mask multiply (the 1/(1-p) scale folds into it)
+ATTENTION_SCALE_FLOP_PER_SCORE = 1  # QKᵀ / √D

@@ -1,0 +1,68 @@
+"""The scenario: one estimate's every input, as one pydantic model.
+
+The same model validates the CLI's files, the dashboard's state, uploads and share links.
+"""
+from __future__ import annotations
+
+import json
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+
+from engine.architecture import MAX_LAYERS, Architecture, InputSpec
+from engine.conventions import Convention
+from engine.errors import InputError, from_validation_error
+from engine.layers import Layer
+from engine.training import QuickForm, TrainingSetup
+
+SCENARIO_VERSION = 1
+MAX_SCENARIO_BYTES = 2_000_000
+
+
+class Scenario(BaseModel):
+    """An estimate: the architecture (or a quick form), the training setup and the convention."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    version: Literal[1] = SCENARIO_VERSION
+    name: str = Field("", max_length=200)
+    mode: Literal["layers", "quick"] = Field(
+        "layers", description="Method 1 from the layer list, or from the quick form (connections / ops).")
+    input: InputSpec | None = None
+    layers: Annotated[list[Layer], Field(max_length=MAX_LAYERS)] = []
+    quick: QuickForm | None = None
+    training: TrainingSetup | None = None
+    convention: Convention = "matmul"
+
+    @model_validator(mode="after")
+    def _method1_inputs(self):
+        if self.mode == "layers" and self.layers and self.input is None:
+            raise ValueError("input is needed with layers: give input.shape (and sequence_length)")
+        if self.mode == "quick" and self.quick is None:
+            raise ValueError("mode 'quick' needs the quick form (kind, value, unit)")
+        return self
+
+    def architecture(self) -> Architecture:
+        return Architecture.model_construct(input=self.input, layers=self.layers)
+
+
+def parse_scenario(data: object, source: str = "scenario") -> Scenario:
+    """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
+    if not isinstance(data, dict):
+        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+    try:
+        return Scenario.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:
+    """Parse JSON text (a file, an upload) into a ``Scenario``."""
+    if len(text) > MAX_SCENARIO_BYTES:
+        raise InputError(source, f"larger than {MAX_SCENARIO_BYTES:,} bytes")
+    try:
+        data = json.loads(text)
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError(source, f"not valid JSON ({exc})") from None
+    except RecursionError:
+        raise InputError(source, "nested too deeply") from None
+    return parse_scenario(data, source)

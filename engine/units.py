@@ -1,0 +1,30 @@
+"""Units and the conventions that tie them together (see BRIEF: conventions)."""
+from __future__ import annotations
+
+import math
+
+FLOP_PER_MAC = 2
+"""1 multiply-accumulate ("add-multiply") = 2 FLOP, as hardware peaks count an FMA."""
+
+PFS_DAY_FLOP = 1e15 * 86_400
+"""1 petaFLOP/s-day = 1e15 FLOP/s × 86,400 s = 8.64e19 FLOP."""
+
+SECONDS_PER_HOUR = 3_600.0
+SECONDS_PER_DAY = 86_400.0
+
+
+def flop_to_pfs_days(flop: float) -> float:
+    """FLOP → petaFLOP/s-days."""
+    return flop / PFS_DAY_FLOP
+
+
+def format_flop(value: float, unit: str = "FLOP", digits: int = 3) -> str:
+    """``1.13e+16`` style with the unit: '1.13e16 FLOP'."""
+    if value is None or not math.isfinite(value):
+        return f"— {unit}"
+    if value == 0:
+        return f"0 {unit}"
+    if 1e-3 <= abs(value) < 1e4:
+        return f"{value:,.{digits}g} {unit}"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    return f"{mantissa}e{int(exponent)} {unit}"

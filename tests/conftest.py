@@ -1,0 +1,52 @@
+"""Shared fixtures: the reference data folder and the optional external tools.
+
+Without torch or Chromium the tests that need them skip, except where CI sets
+FLOPSCOPE_REQUIRE_TORCH=1 / FLOPSCOPE_REQUIRE_BROWSER=1: then a missing tool is a failure.
+"""
+from __future__ import annotations
+
+import os
+import shutil
+import sys
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+SHARED = ROOT.parent / "shared"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def _required(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    """``../shared`` (the reference data); tests that read it skip where it is absent."""
+    if not SHARED.is_dir():
+        pytest.skip("../shared (reference data) is not here")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def torch():
+    """PyTorch, the external counter for the ``matmul`` convention (CPU build, test-only)."""
+    try:
+        import torch as _torch
+    except ImportError:
+        if _required("FLOPSCOPE_REQUIRE_TORCH"):
+            pytest.fail("torch is required here (FLOPSCOPE_REQUIRE_TORCH=1): pip install torch==2.13.0")
+        pytest.skip("torch not installed (pip install torch==2.13.0)")
+    return _torch
+
+
+@pytest.fixture(scope="session")
+def chromium_path() -> str:
+    path = shutil.which("chromium") or ("/usr/bin/chromium" if Path("/usr/bin/chromium").exists() else None)
+    if path is None:
+        if _required("FLOPSCOPE_REQUIRE_BROWSER"):
+            pytest.fail("chromium is required here (FLOPSCOPE_REQUIRE_BROWSER=1): apt-get install chromium")
+        pytest.skip("chromium not installed (apt-get install chromium)")
+    return path
