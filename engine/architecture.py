@@ -8,7 +8,8 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from engine.conventions import Convention
 from engine.errors import InputError
-from engine.layers import MAX_SIZE, Flow, Layer, ShapeError
+from engine.layer_kinds import Layer
+from engine.layers import MAX_SIZE, Flow, ShapeError
 from engine.units import FLOP_PER_MAC
 
 MAX_LAYERS = 100_000
@@ -49,15 +50,29 @@ class LayerRow:
     type: str
     name: str
     output_shape: list[int]
-    output: str
+    steps: int | None
     params: int
     macs: int
     forward_flop: int
+    part: str = ""
+    """The sub-layer, for a composite kind's rows (same index, one row per part)."""
+    active_params: int | None = None
     share: float = 0.0
 
+    @property
+    def output(self) -> str:
+        """The output shape as shown: 'T × [item]' for a sequence."""
+        item = self.output_shape[1:] if self.steps else self.output_shape
+        return Flow(tuple(item), self.steps).describe()
+
     def as_dict(self) -> dict:
-        return {"index": self.index, "type": self.type, "name": self.name, "output_shape": self.output_shape,
-                "params": self.params, "macs": self.macs, "forward_flop": self.forward_flop}
+        out = {"index": self.index, "type": self.type, "name": self.name, "output_shape": self.output_shape,
+               "params": self.params, "macs": self.macs, "forward_flop": self.forward_flop}
+        if self.part:
+            out["part"] = self.part
+        if self.active_params is not None:
+            out["active_params"] = self.active_params
+        return out
 
 
 @dataclass(slots=True)
@@ -68,6 +83,8 @@ class ArchitectureResult:
     input: str
     rows: list[LayerRow] = field(default_factory=list)
     params: int = 0
+    active_params: int = 0
+    """Parameters one example goes through (fewer than ``params`` with mixture-of-experts layers)."""
     macs: int = 0
     forward_flop: int = 0
     error: InputError | None = None
@@ -93,13 +110,19 @@ def evaluate(arch: Architecture, convention: Convention = "matmul", *, strict: b
                 raise error from None
             result.error = error
             break
-        flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if full else 0)
         flow = cost.out
-        rows.append(LayerRow(index, layer.type, layer.name, flow.shape, flow.describe(), cost.params,
-                             cost.macs, flop))
+        if cost.parts:
+            for part in cost.parts:
+                rows.append(LayerRow(index, layer.type, layer.name, flow.shape, flow.steps, part.params, part.macs,
+                                     FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
+                                     part.active_params))
+        else:
+            rows.append(LayerRow(index, layer.type, layer.name, flow.shape, flow.steps, cost.params, cost.macs,
+                                 FLOP_PER_MAC * cost.macs + (cost.extra_flop if full else 0), "", cost.active_params))
         result.params += cost.params
+        result.active_params += cost.params if cost.active_params is None else cost.active_params
         result.macs += cost.macs
-        result.forward_flop += flop
+        result.forward_flop += FLOP_PER_MAC * cost.macs + (cost.extra_flop if full else 0)
     if result.forward_flop:
         for row in rows:
             row.share = row.forward_flop / result.forward_flop

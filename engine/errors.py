@@ -16,13 +16,18 @@ class InputError(ValueError):
         super().__init__(f"{field}: {reason}" if field else reason)
 
 
+UNION_TAGS: frozenset[str] = frozenset()
+"""Tags of the tagged unions (layer kinds); set once by ``engine.layers`` at import."""
+
+
 def _loc_to_field(loc: tuple) -> str:
     parts: list[str] = []
-    for item in loc:
+    for i, item in enumerate(loc):
         if isinstance(item, int):
             parts.append(f"[{item}]")
+        elif item in UNION_TAGS and i + 1 < len(loc) and i and isinstance(loc[i - 1], int):
+            continue  # pydantic puts the tag of a tagged union in the path: layers.0.dense.units
         else:
-            # pydantic adds the tag of a discriminated union as a path element; keep it readable
             parts.append(("." if parts else "") + str(item))
     return "".join(parts)
 
@@ -37,6 +42,13 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
     reason = str(first.get("msg", "invalid"))
+    if first.get("type") == "union_tag_invalid":  # an unknown ``type`` of a tagged union (a layer kind)
+        ctx = first.get("ctx", {})
+        field = f"{field}.{ctx.get('discriminator', 'type').strip(chr(39))}"
+        reason = f"unknown type '{ctx.get('tag')}'; known types: {ctx.get('expected_tags')}"
+    elif first.get("type") == "union_tag_not_found":
+        field = f"{field}.type" if field else "type"
+        reason = "missing; every layer needs a 'type'"
     if reason.startswith("Value error, "):
         reason = reason[len("Value error, "):]
     more = len(errors) - 1

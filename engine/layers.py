@@ -12,8 +12,7 @@ Adding a kind = one class with ``item_cost`` (or ``cost``) and one entry in ``La
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import Annotated, ClassVar, Literal, Union
+from typing import Annotated, ClassVar, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -38,8 +37,7 @@ class ShapeError(ValueError):
     """A layer cannot take the shape it is given; the architecture adds the layer's index."""
 
 
-@dataclass(frozen=True, slots=True)
-class Flow:
+class Flow(NamedTuple):
     """What runs between layers: ``item`` shape, and ``steps`` T for a sequence (None if not)."""
 
     item: tuple[int, ...]
@@ -55,14 +53,29 @@ class Flow:
         return f"{self.steps} × {item}" if self.steps else item
 
 
-@dataclass(frozen=True, slots=True)
-class LayerCost:
-    """One layer's cost for one example (a whole sequence where there is one)."""
+class Part(NamedTuple):
+    """A sub-layer of a composite kind (a transformer block's attention, feed-forward…), one table row."""
+
+    name: str
+    params: int
+    macs: int
+    extra_flop: int
+    active_params: int | None = None
+
+
+class LayerCost(NamedTuple):
+    """One layer's cost for one example (a whole sequence where there is one).
+
+    ``active_params``: the parameters one example goes through, where fewer than ``params``
+    (mixture of experts). ``parts``: rows of a composite kind; their sums are the layer's figures.
+    """
 
     out: Flow
     params: int
     macs: int
     extra_flop: int
+    active_params: int | None = None
+    parts: tuple[Part, ...] = ()
 
 
 def _shape(item: tuple[int, ...]) -> str:
@@ -483,13 +496,10 @@ class MultiHeadAttention(LayerBase):
         return LayerCost(Flow((m,), length), params, macs, extra)
 
 
-# ---------------------------------------------------------------- the union of kinds
+# ---------------------------------------------------------------- the basic kinds
 
-LAYER_KINDS: tuple[type[LayerBase], ...] = (
+BASIC_KINDS: tuple[type[LayerBase], ...] = (
     Dense, Conv1d, Conv2d, Conv3d, ConvTranspose2d, RNN, GRU, LSTM, SelfAttention, MultiHeadAttention,
     Embedding, LayerNorm, BatchNorm, Activation, MaxPool2d, AvgPool2d, Flatten, Dropout,
 )
-
-Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
-
-KIND_BY_TYPE: dict[str, type[LayerBase]] = {k.model_fields["type"].default: k for k in LAYER_KINDS}
+"""The seed's table and the usual extras; ``engine.layer_kinds`` adds the composite kinds."""

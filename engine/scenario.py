@@ -12,7 +12,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from engine.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.conventions import Convention
 from engine.errors import InputError, from_validation_error
-from engine.layers import Layer
+from engine.layer_kinds import Layer
 from engine.training import QuickForm, TrainingSetup
 
 SCENARIO_VERSION = 1

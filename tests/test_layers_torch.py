@@ -13,7 +13,7 @@ import pytest
 
 from engine.architecture import Architecture, evaluate
 from engine.errors import InputError
-from engine.layers import KIND_BY_TYPE
+from engine.layer_kinds import KIND_BY_TYPE
 
 CASES = 40
 
