@@ -1,9 +1,14 @@
-"""FLOPscope: the Streamlit entrypoint. Builds the navigation over ``pages/``."""
+"""FLOPscope: the Streamlit entrypoint. Builds the navigation over ``pages/`` and keeps the
+scenario in the URL."""
 import streamlit as st
 
-st.set_page_config(page_title="FLOPscope — training compute", page_icon="🔭", layout="wide")
+from ui import state
+
+st.set_page_config(page_title="FLOPscope — training compute", page_icon=":material/speed:", layout="wide")
+state.init()
 
 pages = [
-    st.Page("pages/layer_builder.py", title="Layer builder (method 1)", icon="🧱", default=True),
+    st.Page("pages/layer_builder.py", title="Layer builder (method 1)", icon=":material/layers:", default=True),
 ]
 st.navigation(pages).run()
+state.sync_link()

@@ -28,3 +28,14 @@ def format_flop(value: float, unit: str = "FLOP", digits: int = 3) -> str:
         return f"{value:,.{digits}g} {unit}"
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
     return f"{mantissa}e{int(exponent)} {unit}"
+
+
+def latex_number(value: float, digits: int = 4) -> str:
+    """A number for ``st.latex``: ``2.942 \\times 10^{10}``."""
+    if value is None or not math.isfinite(value):
+        return r"\text{—}"
+    if value == 0 or 1e-3 <= abs(value) < 1e4:
+        return f"{value:.{digits}g}"
+    mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
+    mantissa = mantissa.rstrip("0").rstrip(".")
+    return rf"{mantissa} \times 10^{{{int(exponent)}}}"

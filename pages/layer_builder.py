@@ -1,14 +1,242 @@
-"""Placeholder until the dashboard issue lands: the seed's example, computed by the engine."""
+"""Page 1 — Layer builder (method 1): training compute from the architecture."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.express as px
 import streamlit as st
 
+from engine.errors import InputError
+from engine.layer_kinds import KIND_BY_TYPE
 from engine.method1 import estimate_method1
+from engine.presets import presets
 from engine.scenario import parse_scenario
+from engine.units import PFS_DAY_FLOP, format_flop, latex_number
+from ui import state
+from ui.exports import exports_panel
+from ui.layer_form import layer_form, starter_layer, text_to_sizes
+from ui.widgets import metric_row
 
-SEED = {"input": {"shape": [400, 400, 5], "sequence_length": 20},
-        "layers": [{"type": "conv2d", "filters": 16, "kernel_size": 5, "stride": 2, "padding": 2},
-                   {"type": "flatten"}, {"type": "lstm", "units": 256}, {"type": "dense", "units": 10}],
-        "training": {"epochs": 10, "batches_per_epoch": 100, "batch_size": 128}}
+st.title("Layer builder — method 1")
+st.caption("Training compute from the architecture: each layer's forward FLOP, summed, "
+           "× (1 + backward/forward ratio) × examples × epochs. Recurrent layers run once per time step.")
+state.show_notice()
 
-st.title("FLOPscope")
-est = estimate_method1(parse_scenario(SEED))
-st.metric("Training compute (seed's CNN-LSTM-FCN)", f"{est.training_flop:.3e} FLOP")
+scenario = state.get()
+data = scenario.model_dump(mode="json")
+rev = state.rev()
+
+# ------------------------------------------------------------------ presets
+with st.container(border=True):
+    cols = st.columns([4, 1, 1])
+    preset_ids = list(presets())
+    chosen = cols[0].selectbox("Start from a preset", preset_ids, format_func=lambda i: presets()[i].title,
+                               key="preset_choice")
+    cols[1].write("")
+    if cols[1].button("Load preset", width="stretch"):
+        state.replace(presets()[chosen].scenario)
+        st.rerun()
+    cols[2].write("")
+    if cols[2].button("Start from scratch", width="stretch"):
+        state.replace(parse_scenario({"name": "My model", "input": {"shape": [784]},
+                                      "layers": [starter_layer("dense"), {"type": "activation"},
+                                                 {"type": "dense", "units": 10}],
+                                      "training": {"epochs": 10, "examples": 60_000}}))
+        st.rerun()
+    with st.expander(f"About “{presets()[chosen].title}”"):
+        st.text(presets()[chosen].notes)
+        st.caption(f"Source: {presets()[chosen].source}")
+
+totals_area = st.container()
+
+# ------------------------------------------------------------------ method-1 inputs
+mode = st.radio("Method 1 from", ["layers", "quick"], horizontal=True, key=state.bind("m1_mode", data["mode"]),
+                format_func={"layers": "the layer list", "quick": "a quick form (connections or published ops)"}.get)
+data["mode"] = mode
+data["name"] = st.text_input("Scenario name", key=state.bind("m1_name", data["name"]), max_chars=200)
+structural = None  # (action, argument) from the layer buttons, applied after the edits are read
+edit_error: str | None = None
+
+if mode == "layers":
+    c1, c2, c3 = st.columns([2, 1, 1])
+    shape_text = c1.text_input("Input shape (channels last: H, W, C — or N for a vector)",
+                               key=state.bind("m1_shape", ", ".join(map(str, (data["input"] or {}).get("shape", [784])))))
+    seq = c2.number_input("Sequence length T (0 = not a sequence)", min_value=0, step=1,
+                          key=state.bind("m1_seq", (data["input"] or {}).get("sequence_length") or 0))
+    data["convention"] = c3.radio("Convention", ["matmul", "full"], key=state.bind("m1_conv", data["convention"]),
+                                  help="matmul: multiply-accumulates × 2 only (PyTorch's FlopCounterMode). "
+                                       "full: + bias adds, activations, softmax, norms, pooling.")
+    shape = text_to_sizes(shape_text)
+    data["input"] = {"shape": shape if isinstance(shape, list) else [shape], "sequence_length": seq or None}
+    table_area = st.container()
+
+    layers = data["layers"]
+    st.subheader("Edit layers")
+    if "m1_pick_next" in st.session_state:  # chosen by the last add/move/delete, before the widget exists
+        st.session_state["m1_pick"] = st.session_state.pop("m1_pick_next")
+    if layers and st.session_state.get("m1_pick", 0) >= len(layers):
+        st.session_state["m1_pick"] = len(layers) - 1
+    if layers:
+        pick = st.selectbox("Layer", range(len(layers)), key="m1_pick",
+                            format_func=lambda i: f"#{i}  {layers[i]['type']}  {layers[i].get('name') or ''}")
+        pick = min(pick or 0, len(layers) - 1)
+        with st.container(border=True):
+            kind = KIND_BY_TYPE[layers[pick]["type"]]
+            st.markdown(f"**#{pick} · {kind.kind_label}** — forward FLOP (matmul):")
+            st.latex(kind.formula)
+            edited, edit_error = layer_form(layers[pick], key_prefix=f"layer{pick}")
+            if edit_error:
+                st.error(f"Layer #{pick}: {edit_error}. The last valid value is kept.")
+            else:
+                layers[pick] = edited
+            b = st.columns(4)
+            if b[0].button("↑ Move up", disabled=pick == 0, width="stretch"):
+                structural = ("move", (pick, pick - 1))
+            if b[1].button("↓ Move down", disabled=pick == len(layers) - 1, width="stretch"):
+                structural = ("move", (pick, pick + 1))
+            if b[2].button("Duplicate", width="stretch"):
+                structural = ("insert", (pick + 1, dict(layers[pick])))
+            if b[3].button("🗑 Delete", width="stretch"):
+                structural = ("delete", pick)
+    a = st.columns([3, 1])
+    new_kind = a[0].selectbox("Add a layer", list(KIND_BY_TYPE), key="m1_new_kind",
+                              format_func=lambda t: f"{KIND_BY_TYPE[t].kind_label} ({t})")
+    a[1].write("")
+    if a[1].button("Add after the selected layer", width="stretch"):
+        at = (st.session_state.get("m1_pick", -1) + 1) if layers else 0
+        structural = ("insert", (at, starter_layer(new_kind)))
+else:
+    q = data["quick"] or {"kind": "connections", "value": 1e6, "unit": "macs"}
+    c1, c2, c3 = st.columns(3)
+    kind = c1.radio("Quick form", ["connections", "ops_per_forward"], key=state.bind("q_kind", q["kind"]),
+                    format_func={"connections": "number of connections (weights)",
+                                 "ops_per_forward": "published operations per forward pass"}.get)
+    value = c2.number_input("Value", min_value=0.0, format="%.4e", key=state.bind("q_value", float(q["value"])))
+    unit = c3.radio("Unit of the published figure", ["macs", "flop"], key=state.bind("q_unit", q["unit"]),
+                    disabled=kind == "connections",
+                    format_func={"macs": "MACs / add-multiplies (× 2)", "flop": "FLOP"}.get,
+                    help="fvcore, ptflops and thop report MACs and call them 'FLOPs'.")
+    data["quick"] = {"kind": kind, "value": value, "unit": unit}
+    if kind == "connections":
+        st.latex(r"F = 2 \times \text{connections}")
+    else:
+        st.latex(r"F = \text{ops} \times (2 \text{ if MACs, else } 1)")
+
+# ------------------------------------------------------------------ training setup
+st.subheader("Training setup")
+t = data["training"] or {"epochs": 1.0, "examples": 1.0}
+c1, c2, c3 = st.columns(3)
+epochs = c1.number_input("Epochs", min_value=0.0, format="%.4g", key=state.bind("t_epochs", float(t["epochs"])))
+given = c2.radio("Examples given as", ["examples", "batches"], horizontal=True,
+                 key=state.bind("t_given", "examples" if t.get("examples") is not None else "batches"),
+                 format_func={"examples": "examples per epoch", "batches": "batches × batch size"}.get)
+if given == "examples":
+    examples = c3.number_input("Examples per epoch", min_value=0.0, format="%.6g",
+                               key=state.bind("t_examples", float(t.get("examples") or 1.0)))
+    batch_size = c3.number_input("Batch size (for optimizer steps; 0 = unknown)", min_value=0, step=1,
+                                 key=state.bind("t_batch_size_opt", t.get("batch_size") or 0))
+    training = {"examples": examples, "batch_size": batch_size or None}
+else:
+    batches = c3.number_input("Batches per epoch", min_value=0, step=1,
+                              key=state.bind("t_batches", t.get("batches_per_epoch") or 100))
+    batch_size = c3.number_input("Batch size", min_value=0, step=1, key=state.bind("t_batch_size", t.get("batch_size") or 32))
+    training = {"batches_per_epoch": batches, "batch_size": batch_size}
+c1, c2, c3 = st.columns(3)
+ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=100.0, step=0.5,
+                        key=state.bind("t_ratio", float(t.get("backward_ratio", 2.0))),
+                        help="2 by default (training ≈ 3 × forward). Epoch AI measured 1:1 to 3:1.")
+optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"], key=state.bind("t_opt", t.get("optimizer", "none")),
+                         format_func={"none": "not counted", "sgd": "SGD (2 FLOP/param/step)",
+                                      "adam": "Adam (18 FLOP/param/step)"}.get)
+recompute = c3.checkbox("Activation recomputation (+1 forward)", key=state.bind("t_recompute", bool(t.get("recomputation"))))
+data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "optimizer": optimizer,
+                    "recomputation": recompute}
+
+# ------------------------------------------------------------------ validate, apply structural edits
+try:
+    edited = parse_scenario(data)
+except InputError as exc:
+    st.error(f"{exc.field}: {exc.reason}. The last valid estimate is shown; fix the field to update it.")
+    edited = None
+if edited is not None:
+    if structural is not None:
+        layers = [layer for layer in edited.model_dump(mode="json")["layers"]]
+        action, arg = structural
+        if action == "move":
+            i, j = arg
+            layers[i], layers[j] = layers[j], layers[i]
+            st.session_state["m1_pick_next"] = j
+        elif action == "insert":
+            layers.insert(arg[0], arg[1])
+            st.session_state["m1_pick_next"] = arg[0]
+        elif action == "delete":
+            layers.pop(arg)
+            st.session_state["m1_pick_next"] = max(0, arg - 1)
+        state.replace(parse_scenario({**edited.model_dump(mode="json"), "layers": layers}))
+        st.rerun()
+    state.set_edited(edited)
+
+scenario = state.get()
+estimate = estimate_method1(scenario, strict=False)
+
+# ------------------------------------------------------------------ results
+with totals_area:
+    if estimate.training is not None:
+        metric_row([
+            ("Training compute", format_flop(estimate.training.training_flop),
+             f"{estimate.training.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.2e} FLOP)"),
+            ("PF-days", f"{estimate.training.pfs_days:.3g}", "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
+            ("Forward per example", format_flop(estimate.forward_flop), f"convention: {estimate.convention}"),
+            ("MACs per example", format_flop(estimate.macs, "MACs"), "1 MAC = 2 FLOP"),
+            ("Parameters", f"{estimate.params:,}", None),
+        ])
+        tr = estimate.training
+        st.latex(rf"C = F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) \times E \times "
+                 rf"\text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} = "
+                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.examples)}"
+                 rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} = "
+                 rf"{latex_number(tr.training_flop)}\ \text{{FLOP}}")
+    elif estimate.error is None:
+        st.info("Give the training setup to get the training compute.")
+
+if mode == "layers":
+    with table_area:
+        if estimate.error is not None:
+            st.error(f"{estimate.error.field}: {estimate.error.reason}")
+        arch = estimate.architecture
+        rows = [{"#": r.index, "layer": r.type + (f" · {r.part}" if r.part else ""), "name": r.name,
+                 "output": r.output, "params": r.params, "forward FLOP": float(r.forward_flop),
+                 "MACs": float(r.macs), "share": 100 * r.share, "status": "ok"} for r in arch.rows]
+        done = {r.index for r in arch.rows}
+        for i, layer in enumerate(scenario.layers):
+            if i not in done:
+                rows.append({"#": i, "layer": layer.type, "name": layer.name, "output": "—", "params": None,
+                             "forward FLOP": None, "MACs": None, "share": None,
+                             "status": "⚠ error" if estimate.error and estimate.error.field == f"layers[{i}]"
+                             else "not reached"})
+        frame = pd.DataFrame(rows, columns=["#", "layer", "name", "output", "params", "forward FLOP", "MACs",
+                                            "share", "status"])
+        st.dataframe(frame, hide_index=True, width="stretch", column_config={
+            "params": st.column_config.NumberColumn("params", format="%d"),
+            "forward FLOP": st.column_config.NumberColumn("forward FLOP / example", format="%.3e",
+                                                          help=f"per example ({arch.input}); convention {arch.convention}"),
+            "MACs": st.column_config.NumberColumn("MACs / example", format="%.3e"),
+            "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
+        })
+        if arch.rows and estimate.forward_flop > 0:
+            chart = pd.DataFrame({"layer": [f"#{r.index} {r.type}{' · ' + r.part if r.part else ''}" for r in arch.rows],
+                                  "forward FLOP": [float(r.forward_flop) for r in arch.rows]})
+            chart = chart[chart["forward FLOP"] > 0]
+            fig = px.bar(chart, x="layer", y="forward FLOP", log_y=True, height=280,
+                         title="Where the forward FLOP go (per example, log scale)")
+            fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, yaxis_title="FLOP")
+            st.plotly_chart(fig, width="stretch")
+
+    with st.expander("Formulas of the layer kinds (matmul convention, the seed's symbols)"):
+        for kind in KIND_BY_TYPE.values():
+            c1, c2 = st.columns([1, 3])
+            c1.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
+            c2.latex(kind.formula)
+        st.caption("H, W, C: input height, width, channels; D filters; K kernel; S stride; P padding; "
+                   "N inputs; M units; L sequence length; T time steps. 1 MAC = 2 FLOP.")
+
+exports_panel(scenario, estimate)

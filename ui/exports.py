@@ -1,0 +1,68 @@
+"""Downloads (scenario JSON, layer table CSV, Markdown report), the upload that restores a
+scenario, and the share link."""
+from __future__ import annotations
+
+import io
+
+import pandas as pd
+import streamlit as st
+
+from engine.errors import InputError
+from engine.method1 import Method1Estimate
+from engine.report import markdown_report
+from engine.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario_text
+from engine.share_link import scenario_json
+from ui import state
+
+UPLOAD_SEEN = "upload_seen"
+
+
+def layer_table_csv(est: Method1Estimate) -> str:
+    if est.architecture is None:
+        return "index,type,part,name,output,params,macs,forward_flop\n"
+    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": r.name, "output": r.output,
+                           "params": r.params, "macs": r.macs, "forward_flop": r.forward_flop,
+                           "convention": est.convention} for r in est.architecture.rows])
+    buffer = io.StringIO()
+    frame.to_csv(buffer, index=False)
+    return buffer.getvalue()
+
+
+def restore_upload(key: str = "scenario_upload") -> None:
+    """A scenario JSON upload, size-limited and validated; a bad file gets a message, nothing is lost."""
+    upload = st.file_uploader("Restore a scenario (JSON)", type=["json"], key=key,
+                              help=f"A file downloaded from FLOPscope (at most {MAX_SCENARIO_BYTES // 1000:,} kB).")
+    if upload is None or st.session_state.get(UPLOAD_SEEN) == upload.file_id:
+        return
+    st.session_state[UPLOAD_SEEN] = upload.file_id
+    try:
+        if upload.size > MAX_SCENARIO_BYTES:
+            raise InputError("upload", f"larger than {MAX_SCENARIO_BYTES:,} bytes")
+        scenario = load_scenario_text(upload.getvalue(), source="upload")
+    except InputError as exc:
+        st.error(f"The file was not loaded — {exc}. Your current scenario is unchanged.")
+        return
+    state.replace(scenario)
+    st.rerun()
+
+
+def share_link_box() -> None:
+    url = getattr(st.context, "url", None) or ""
+    base = url.split("?")[0] if url else ""
+    from engine.share_link import encode  # local: the token is only needed here
+
+    st.text_input("Share link (the address bar always holds it too)", value=f"{base}?s={encode(state.get())}",
+                  disabled=False, key=f"share_link_{state.rev()}_{hash(encode(state.get()))}")
+
+
+def exports_panel(scenario: Scenario, est: Method1Estimate, extra_sections: list[list[str]] = ()) -> None:
+    st.subheader("Share, save, export")
+    share_link_box()
+    c1, c2, c3 = st.columns(3)
+    c1.download_button("⬇ Scenario (JSON)", scenario_json(scenario, indent=2), file_name="flopscope-scenario.json",
+                       mime="application/json", width="stretch")
+    c2.download_button("⬇ Layer table (CSV)", layer_table_csv(est), file_name="flopscope-layers.csv",
+                       mime="text/csv", width="stretch", disabled=est.architecture is None)
+    c3.download_button("⬇ Report (Markdown)", markdown_report(scenario, est, extra_sections),
+                       file_name="flopscope-report.md", mime="text/markdown", width="stretch")
+    restore_upload()

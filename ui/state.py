@@ -1,0 +1,80 @@
+"""The session's scenario, its share link, and widget binding.
+
+One ``Scenario`` (validated) lives in ``st.session_state`` per browser session; every page reads
+and edits it. ``rev`` counts wholesale replacements (a preset, an upload, a link) so that widgets
+bound with ``bind`` take the new values. The URL's ``?s=`` always carries the current scenario.
+"""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.errors import InputError
+from engine.presets import presets
+from engine.scenario import Scenario
+from engine.share_link import QUERY_KEY, decode, encode
+
+SCENARIO = "scenario"
+REV = "scenario_rev"
+BINDS = "_bound_at_rev"
+NOTICE = "scenario_notice"
+DEFAULT_PRESET = "seed-cnn-lstm"
+
+
+def default_scenario() -> Scenario:
+    return presets()[DEFAULT_PRESET].scenario
+
+
+def init() -> None:
+    """Once per session: the scenario from the link (``?s=``), or the default with a message."""
+    if SCENARIO in st.session_state:
+        return
+    scenario = default_scenario()
+    token = st.query_params.get(QUERY_KEY)
+    if token:
+        try:
+            scenario = decode(token)
+        except InputError as exc:
+            st.session_state[NOTICE] = f"The share link could not be opened ({exc}). Showing the default example."
+    st.session_state[SCENARIO] = scenario
+    st.session_state[REV] = 0
+
+
+def get() -> Scenario:
+    return st.session_state[SCENARIO]
+
+
+def rev() -> int:
+    return st.session_state[REV]
+
+
+def replace(scenario: Scenario) -> None:
+    """A new scenario from outside the widgets: widgets rebind to it."""
+    st.session_state[SCENARIO] = scenario
+    st.session_state[REV] += 1
+
+
+def set_edited(scenario: Scenario) -> None:
+    """A scenario edited through the widgets (they already show it)."""
+    st.session_state[SCENARIO] = scenario
+
+
+def bind(key: str, value) -> str:
+    """Give widget ``key`` the scenario's ``value`` when it is new, or the scenario was replaced since."""
+    bound = st.session_state.setdefault(BINDS, {})
+    if key not in st.session_state or bound.get(key) != st.session_state[REV]:
+        st.session_state[key] = value
+        bound[key] = st.session_state[REV]
+    return key
+
+
+def sync_link() -> None:
+    """Write the current scenario into the URL (only when it changed, to keep history quiet)."""
+    token = encode(get())
+    if st.query_params.get(QUERY_KEY) != token:
+        st.query_params[QUERY_KEY] = token
+
+
+def show_notice() -> None:
+    message = st.session_state.pop(NOTICE, None)
+    if message:
+        st.warning(message)
