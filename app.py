@@ -1,5 +1,8 @@
-"""FLOPscope: the Streamlit entrypoint. Builds the navigation over ``pages/`` and keeps the
-scenario in the URL."""
+"""FLOPscope: the Streamlit entrypoint. Builds the navigation over ``pages/``.
+
+Each page also calls ``state.init()`` and ``state.sync_link()`` itself: Streamlit runs a page of
+``pages/`` directly (without this file) when a fresh server's first request is a page's URL.
+"""
 import streamlit as st
 
 from ui import state
@@ -11,4 +14,3 @@ pages = [
     st.Page("pages/layer_builder.py", title="Layer builder (method 1)", icon=":material/layers:", default=True),
 ]
 st.navigation(pages).run()
-state.sync_link()

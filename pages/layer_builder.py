@@ -19,6 +19,7 @@ from ui.widgets import metric_row
 st.title("Layer builder — method 1")
 st.caption("Training compute from the architecture: each layer's forward FLOP, summed, "
            "× (1 + backward/forward ratio) × examples × epochs. Recurrent layers run once per time step.")
+state.init()
 state.show_notice()
 
 scenario = state.get()
@@ -240,3 +241,4 @@ if mode == "layers":
                    "N inputs; M units; L sequence length; T time steps. 1 MAC = 2 FLOP.")
 
 exports_panel(scenario, estimate)
+state.sync_link()

@@ -1,0 +1,144 @@
+"""The layer builder page through Streamlit's AppTest: totals, edits, presets, links, isolation."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+APP = str(ROOT / "app.py")
+SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+
+
+def app(query: dict | None = None) -> AppTest:
+    at = AppTest.from_file(APP, default_timeout=60)
+    for k, v in (query or {}).items():
+        at.query_params[k] = v
+    return at.run()
+
+
+def metric(at: AppTest, label: str) -> str:
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def flop(text: str) -> float:
+    assert text.endswith(" FLOP"), text
+    return float(text.removesuffix(" FLOP"))
+
+
+def test_default_is_the_seed_example():
+    at = app()
+    assert not at.exception
+    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)  # shown to 3 digits
+    assert metric(at, "Parameters") == f"{2016 + 4 * (640_000 * 256 + 256 ** 2 + 512) + 2570:,}"
+
+
+def test_doubling_the_epochs_doubles_the_total():
+    at = app()
+    at.number_input(key="t_epochs").set_value(20.0).run()
+    assert flop(metric(at, "Training compute")) == pytest.approx(2 * SEED_TRAINING, rel=5e-3)
+
+
+def test_backward_ratio_one_gives_two_passes():
+    at = app()
+    at.number_input(key="t_ratio").set_value(1.0).run()
+    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING * 2 / 3, rel=5e-3)
+
+
+def test_editing_a_layer_changes_its_flop():
+    # LSTM 256 → 512 units: 8·(640,000·512 + 512²) per step
+    at = app()
+    at.number_input(key="layer0_filters")  # the first layer (conv2d) is selected by default
+    at.selectbox(key="m1_pick").set_value(2).run()
+    at.number_input(key="layer2_units").set_value(512).run()
+    expected = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 512 + 512 ** 2)) + 2 * 512 * 10)
+    assert flop(metric(at, "Training compute")) == pytest.approx(expected, rel=5e-3)
+
+
+def test_full_convention_switch():
+    at = app()
+    at.radio(key="m1_conv").set_value("full").run()
+    assert flop(metric(at, "Training compute")) > SEED_TRAINING
+    assert "convention: full" in next(m.help for m in at.metric if m.label == "Forward per example")
+
+
+def test_load_vgg16_preset():
+    at = app()
+    at.selectbox(key="preset_choice").set_value("vgg16").run()
+    next(b for b in at.button if b.label == "Load preset").click().run()
+    assert not at.exception
+    assert metric(at, "Parameters") == "138,357,544"
+    macs = float(metric(at, "MACs per example").removesuffix(" MACs"))
+    assert macs == pytest.approx(15.47e9, rel=3e-3)
+
+
+def test_shape_error_points_at_the_layer_and_keeps_the_table():
+    at = app()
+    at.text_input(key="m1_shape").set_value("400, 400").run()  # conv2d now gets a 2-D item
+    assert not at.exception
+    assert any("layers[0]" in e.value and "conv2d" in e.value for e in at.error)
+    table = at.dataframe[0].value
+    assert list(table["#"]) == [0, 1, 2, 3]  # every layer is still listed
+
+
+def test_bad_field_value_is_named_and_the_last_estimate_kept():
+    at = app()
+    at.text_input(key="m1_shape").set_value("400, -3, 5").run()
+    assert any("input.shape" in e.value for e in at.error)
+    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+
+
+def test_add_and_delete_a_layer():
+    at = app()
+    at.selectbox(key="m1_pick").set_value(3).run()
+    at.selectbox(key="m1_new_kind").set_value("dense").run()
+    next(b for b in at.button if b.label == "Add after the selected layer").click().run()
+    assert len(at.dataframe[0].value) == 5 and not at.exception
+    next(b for b in at.button if b.label == "🗑 Delete").click().run()
+    assert len(at.dataframe[0].value) == 4
+    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+
+
+def test_quick_form_connections():
+    at = app()
+    at.radio(key="m1_mode").set_value("quick").run()
+    at.radio(key="q_kind").set_value("connections").run()
+    at.number_input(key="q_value").set_value(1e6).run()
+    # 2 × connections × 3 × (100 × 128) × 10
+    assert flop(metric(at, "Training compute")) == pytest.approx(2 * 1e6 * 3 * 12_800 * 10, rel=5e-3)
+
+
+def test_url_round_trip_restores_the_estimate():
+    at = app()
+    at.number_input(key="t_epochs").set_value(7.0).run()
+    total = metric(at, "Training compute")
+    token = at.query_params["s"]
+    token = token[0] if isinstance(token, list) else token
+    fresh = app({"s": token})
+    assert metric(fresh, "Training compute") == total
+    assert fresh.number_input(key="t_epochs").value == 7.0
+
+
+@pytest.mark.parametrize("token", ["garbage", "1.AAAA", "1." + "z" * 20_000, "<script>alert(1)</script>",
+                                   "1.eJyrVkpKLFKyUlAqS8wpTVWqBQA"])
+def test_hostile_links_give_a_message_and_the_defaults(token):
+    at = app({"s": token})
+    assert not at.exception
+    assert any("share link could not be opened" in w.value for w in at.warning)
+    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+
+
+def test_two_sessions_do_not_share_state():
+    one, two = app(), app()
+    one.number_input(key="t_epochs").set_value(30.0).run()
+    two.run()
+    assert flop(metric(two, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric(one, "Training compute")) == pytest.approx(3 * SEED_TRAINING, rel=5e-3)
+
+
+def test_user_text_is_not_rendered_as_html():
+    at = app()
+    at.text_input(key="m1_name").set_value("<img src=x onerror=alert(1)>").run()
+    assert not at.exception
+    for md in at.markdown:
+        assert "<img" not in md.value or not md.allow_unsafe_html  # never rendered as HTML
