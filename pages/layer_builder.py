@@ -96,7 +96,7 @@ if mode == "layers":
                 structural = ("move", (pick, pick + 1))
             if b[2].button("Duplicate", width="stretch"):
                 structural = ("insert", (pick + 1, dict(layers[pick])))
-            if b[3].button("🗑 Delete", width="stretch"):
+            if b[3].button("Delete", width="stretch"):
                 structural = ("delete", pick)
     a = st.columns([3, 1])
     new_kind = a[0].selectbox("Add a layer", list(KIND_BY_TYPE), key="m1_new_kind",
@@ -217,7 +217,7 @@ if mode == "layers":
         frame = pd.DataFrame(rows, columns=["#", "layer", "name", "output", "params", "forward FLOP", "MACs",
                                             "share", "status"])
         st.dataframe(frame, hide_index=True, width="stretch", column_config={
-            "params": st.column_config.NumberColumn("params", format="%d"),
+            "params": st.column_config.NumberColumn("params", format="localized"),
             "forward FLOP": st.column_config.NumberColumn("forward FLOP / example", format="%.3e",
                                                           help=f"per example ({arch.input}); convention {arch.convention}"),
             "MACs": st.column_config.NumberColumn("MACs / example", format="%.3e"),

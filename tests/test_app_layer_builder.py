@@ -94,7 +94,7 @@ def test_add_and_delete_a_layer():
     at.selectbox(key="m1_new_kind").set_value("dense").run()
     next(b for b in at.button if b.label == "Add after the selected layer").click().run()
     assert len(at.dataframe[0].value) == 5 and not at.exception
-    next(b for b in at.button if b.label == "🗑 Delete").click().run()
+    next(b for b in at.button if b.label == "Delete").click().run()
     assert len(at.dataframe[0].value) == 4
     assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
 

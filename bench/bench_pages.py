@@ -1,0 +1,72 @@
+"""Dashboard speed: each page's script run (AppTest), and in the browser the time to first
+render and from an edit to the updated total.
+
+    .venv/bin/python -m bench.bench_pages
+
+Targets (issue 4, this 2-core machine): page run ≤ 250 ms; edit → updated total ≤ 500 ms.
+"""
+from __future__ import annotations
+
+import json
+import statistics
+import time
+
+from streamlit.testing.v1 import AppTest
+
+from tests.browser import CHROMIUM_ARGS, PAGES, ROOT, streamlit_server, wait_for_app
+
+REPEAT = 9
+SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+
+
+def apptest_runs() -> dict:
+    out = {}
+    for name in PAGES:
+        path = str(ROOT / "pages" / f"{name}.py")
+        if not (ROOT / "pages" / f"{name}.py").exists():
+            continue
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+        if name != "layer_builder":
+            at.switch_page(path).run()
+        samples = []
+        for _ in range(REPEAT):
+            start = time.perf_counter()
+            at.run()
+            samples.append(time.perf_counter() - start)
+        out[f"apptest_{name}_ms"] = 1e3 * statistics.median(samples)
+    return out
+
+
+def browser_times() -> dict:
+    from playwright.sync_api import sync_playwright
+
+    first, edits = [], []
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        for i in range(5):
+            context = browser.new_context(viewport={"width": 1400, "height": 1600})
+            page = context.new_page()
+            start = time.perf_counter()
+            page.goto(url)
+            page.wait_for_selector("[data-testid='stMetricValue']", timeout=60_000)
+            first.append(time.perf_counter() - start)
+            wait_for_app(page)
+            epochs = page.get_by_label("Epochs", exact=True)
+            epochs.fill(str(11 + i))
+            want = f"{SEED_TRAINING * (11 + i) / 10:.2e}".replace("e+", "e") + " FLOP"
+            start = time.perf_counter()
+            epochs.press("Enter")
+            page.wait_for_function(
+                "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
+                ".some(e => e.innerText === want)", arg=want, timeout=30_000)
+            edits.append(time.perf_counter() - start)
+            context.close()
+        browser.close()
+    return {"browser_first_render_ms": 1e3 * statistics.median(first),
+            "browser_edit_to_total_ms": 1e3 * statistics.median(edits)}
+
+
+if __name__ == "__main__":
+    results = apptest_runs()
+    results.update(browser_times())
+    print(json.dumps(results, indent=2))
