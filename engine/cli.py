@@ -15,6 +15,7 @@ from engine.errors import InputError
 
 COMMAND_MODULES = (
     "engine.commands.method1",
+    "engine.commands.hardware",
 )
 
 

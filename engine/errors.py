@@ -39,6 +39,12 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
         return InputError(prefix or "input", "invalid")
     first = errors[0]
     field = _loc_to_field(tuple(first.get("loc", ())))
+    cause = (first.get("ctx") or {}).get("error")
+    if isinstance(cause, InputError):  # a cross-field check named its own field: keep it, under the path
+        if not (field == cause.field or field.endswith("." + cause.field)):
+            field = f"{field}.{cause.field}" if field else cause.field
+        field = f"{prefix}.{field}" if prefix else field
+        return InputError(field, cause.reason)
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
     reason = str(first.get("msg", "invalid"))

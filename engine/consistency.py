@@ -1,0 +1,77 @@
+"""Method 1 and method 2 side by side: their ratio, the utilization that would make them agree, and a
+flag when they differ by more than a factor (3 by default: OpenAI aimed for agreement within 2–3×).
+"""
+from __future__ import annotations
+
+import math
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.errors import InputError
+from engine.units import flop_to_pfs_days
+
+DEFAULT_TOLERANCE_FACTOR = 3.0
+
+
+class ConsistencyCheck(BaseModel):
+    """How far apart the two estimates are, and what utilization would reconcile them."""
+
+    model_config = ConfigDict(frozen=True)
+    method1_training_flop: float
+    method2_training_flop: float
+    method1_pfs_days: float
+    method2_pfs_days: float
+    ratio_method2_to_method1: float
+    disagreement_factor: float
+    """max/min of the two: 1 means equal, 3 means one is three times the other."""
+    tolerance_factor: float
+    agree: bool
+    flag: bool
+    """True when they differ by more than ``tolerance_factor``."""
+    utilization_assumed: float | None
+    utilization_to_agree: float | None
+    """The utilization at which method 2 would equal method 1 (u × C1 / C2)."""
+    utilization_to_agree_plausible: bool | None
+    """False when it is above 1: no utilization reconciles them; an input is off."""
+    message: str
+
+
+def _check_positive(field: str, value: float | None, allow_none: bool = False) -> None:
+    if value is None and allow_none:
+        return
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
+        raise InputError(field, f"must be a positive finite number, got {value!r}")
+
+
+def consistency_check(method1_training_flop: float, method2_training_flop: float,
+                      utilization: float | None = None,
+                      tolerance_factor: float = DEFAULT_TOLERANCE_FACTOR) -> ConsistencyCheck:
+    """Compare C1 (operations) with C2 (hardware × time × u): ratio C2/C1, and u' = u × C1/C2."""
+    _check_positive("method1_training_flop", method1_training_flop)
+    _check_positive("method2_training_flop", method2_training_flop)
+    _check_positive("utilization", utilization, allow_none=True)
+    if utilization is not None and utilization > 1:
+        raise InputError("utilization", f"must be in (0, 1], got {utilization}")
+    _check_positive("tolerance_factor", tolerance_factor)
+    if tolerance_factor < 1:
+        raise InputError("tolerance_factor", f"must be at least 1, got {tolerance_factor}")
+    ratio = method2_training_flop / method1_training_flop
+    factor = max(ratio, 1 / ratio)
+    agree = factor <= tolerance_factor
+    to_agree = None if utilization is None else utilization / ratio
+    plausible = None if to_agree is None else to_agree <= 1
+    higher = "method 2" if ratio > 1 else "method 1"
+    message = ("the two methods agree exactly" if ratio == 1 else
+               f"{higher} is {factor:.3g}× the other: "
+               + (f"within the {tolerance_factor:g}× OpenAI aimed for" if agree
+                  else f"more than {tolerance_factor:g}× apart; check both sets of inputs"))
+    if to_agree is not None:
+        message += (f"; a utilization of {to_agree:.3g} would make them agree" if plausible
+                    else f"; no utilization reconciles them (it would take {to_agree:.3g} > 1)")
+    return ConsistencyCheck(
+        method1_training_flop=method1_training_flop, method2_training_flop=method2_training_flop,
+        method1_pfs_days=flop_to_pfs_days(method1_training_flop),
+        method2_pfs_days=flop_to_pfs_days(method2_training_flop),
+        ratio_method2_to_method1=ratio, disagreement_factor=factor, tolerance_factor=tolerance_factor,
+        agree=agree, flag=not agree, utilization_assumed=utilization, utilization_to_agree=to_agree,
+        utilization_to_agree_plausible=plausible, message=message)
