@@ -9,6 +9,7 @@ import argparse
 import importlib
 import json
 import math
+import os
 import sys
 
 from engine.errors import InputError
@@ -16,6 +17,7 @@ from engine.errors import InputError
 COMMAND_MODULES = (
     "engine.commands.method1",
     "engine.commands.hardware",
+    "engine.commands.trend",
 )
 
 
@@ -59,5 +61,9 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         print("error: input: nested too deeply", file=sys.stderr)
         return 2
-    print(json.dumps(_finite(result), indent=2, default=_json_default))
+    try:
+        print(json.dumps(_finite(result), indent=2, default=_json_default))
+        sys.stdout.flush()
+    except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
+        sys.stdout = open(os.devnull, "w")
     return 0
