@@ -12,5 +12,6 @@ state.init()
 
 pages = [
     st.Page("pages/layer_builder.py", title="Layer builder (method 1)", icon=":material/layers:", default=True),
+    st.Page("pages/hardware.py", title="Hardware & time (method 2)", icon=":material/memory:"),
 ]
 st.navigation(pages).run()

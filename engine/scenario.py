@@ -13,14 +13,19 @@ from engine.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.conventions import Convention
 from engine.errors import InputError, from_validation_error
 from engine.layer_kinds import Layer
+from engine.method2 import HardwareRun
 from engine.training import QuickForm, TrainingSetup
 
 SCENARIO_VERSION = 1
+DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
+                        "utilization": 0.4, "precision": "bf16"}
+"""What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%)."""
 MAX_SCENARIO_BYTES = 2_000_000
 
 
 class Scenario(BaseModel):
-    """An estimate: the architecture (or a quick form), the training setup and the convention."""
+    """An estimate: the architecture (or a quick form), the training setup, the convention, and the
+    hardware run for method 2."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     version: Literal[1] = SCENARIO_VERSION
@@ -32,6 +37,8 @@ class Scenario(BaseModel):
     quick: QuickForm | None = None
     training: TrainingSetup | None = None
     convention: Convention = "matmul"
+    hardware: HardwareRun | None = Field(None, description="Method 2: the hardware run (chips × time × peak × "
+                                                           "utilization), and cost/energy inputs.")
 
     @model_validator(mode="after")
     def _method1_inputs(self):

@@ -39,3 +39,6 @@ def latex_number(value: float, digits: int = 4) -> str:
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
     mantissa = mantissa.rstrip("0").rstrip(".")
     return rf"{mantissa} \times 10^{{{int(exponent)}}}"
+
+TERA = 1e12
+"""TFLOP/s → FLOP/s: peaks are entered in TFLOP/s, stored in FLOP/s."""

@@ -1,0 +1,188 @@
+"""Page 2 — Hardware & time (method 2): chips × time × peak FLOP/s × utilization."""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.consistency import consistency_check
+from engine.costs import estimate_costs
+from engine.errors import InputError
+from engine.hardware import load_hardware_db
+from engine.method1 import estimate_method1
+from engine.method2 import DURATION_UNITS, estimate_method2
+from engine.planning import plan_run
+from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
+from engine.units import TERA, format_flop
+from engine.utilization import measured_utilization
+from ui import state
+from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
+from ui.widgets import metric_row
+
+st.title("Hardware & time — method 2")
+st.caption("Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
+           "format used (dense, tensor cores when used) × utilization.")
+state.init()
+state.show_notice()
+
+db = load_hardware_db()
+scenario = state.get()
+run = scenario.hardware.model_dump(mode="json") if scenario.hardware else dict(DEFAULT_HARDWARE_RUN)
+
+# ------------------------------------------------------------------ inputs
+with st.container(border=True):
+    spec = hardware_spec_inputs(run, db)
+    c1, c2, c3 = st.columns(3)
+    unit = c3.selectbox("Time given as", DURATION_UNITS, key=state.bind("hw_unit", run.get("duration_unit", "days")),
+                        format_func={"days": "wall-clock days", "hours": "wall-clock hours",
+                                     "chip_hours": "chip-hours (GPU-hours)", "gpu_days": "GPU-days (chip-days)"}.get)
+    duration = c2.number_input("Training time", min_value=0.0, format="%.6g",
+                               key=state.bind("hw_duration", float(run.get("duration", 1.0))))
+    count = c1.number_input("Number of chips", min_value=0.0, step=1.0, format="%g",
+                            key=state.bind("hw_count", float(run.get("chip_count") or 1.0)),
+                            help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
+                                 "it only sets the wall-clock time shown.")
+
+    presets = db.utilization_presets
+    preset_ids = [p.id for p in presets] + ["custom"]
+    current_u = float(run.get("utilization", 0.4))
+    default_preset = next((p.id for p in presets if abs(p.utilization - current_u) < 1e-12), "custom")
+    c1, c2, c3 = st.columns([2, 1, 1])
+    preset = c1.selectbox("Utilization", preset_ids, key=state.bind("hw_u_preset", default_preset),
+                          format_func=lambda i: next((p.label for p in presets if p.id == i), "custom value"))
+    chosen = next((p for p in presets if p.id == preset), None)
+    if chosen is not None:
+        utilization = chosen.utilization
+        c1.caption(f"{chosen.applies_to}. Source: [{chosen.source}]({chosen.url})")
+    else:
+        utilization = c1.slider("Utilization (fraction of peak)", 0.01, 1.0, step=0.01,
+                                key=state.bind("hw_u_custom", current_u))
+    low = c2.number_input("Range: low (0 = none)", 0.0, 1.0, step=0.05,
+                          key=state.bind("hw_u_low", float(run.get("utilization_low") or 0.0)))
+    high = c3.number_input("Range: high (0 = none)", 0.0, 1.0, step=0.05,
+                           key=state.bind("hw_u_high", float(run.get("utilization_high") or 0.0)))
+
+    with st.expander("Cost, energy and CO₂ assumptions"):
+        d = db.defaults
+        c1, c2, c3, c4 = st.columns(4)
+        price = c1.number_input("Price, USD per chip-hour (0 = chip's indicative)", min_value=0.0, format="%.3f",
+                                key=state.bind("hw_price", float(run.get("price_usd_per_chip_hour") or 0.0)))
+        tdp = c2.number_input("Power per chip, W (0 = chip's TDP)", min_value=0.0, format="%.0f",
+                              key=state.bind("hw_tdp", float(run.get("tdp_w") or 0.0)))
+        pue = c3.number_input("PUE", min_value=1.0, max_value=5.0, step=0.05, help=d.pue_source,
+                              key=state.bind("hw_pue", float(run.get("pue") or d.pue)))
+        grid = c4.number_input("Grid, kg CO₂ per kWh", min_value=0.0, max_value=5.0, step=0.01, help=d.grid_source,
+                               key=state.bind("hw_grid", float(run.get("grid_kg_co2_per_kwh") or d.grid_kg_co2_per_kwh)))
+
+new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_unit": unit,
+           "utilization": utilization, "utilization_low": low or None, "utilization_high": high or None,
+           "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, "pue": pue,
+           "grid_kg_co2_per_kwh": grid}
+estimate = costs = None
+try:
+    edited = parse_scenario({**scenario.model_dump(mode="json"), "hardware": new_run})
+    estimate = estimate_method2(edited.hardware, db)
+    costs = estimate_costs(edited.hardware, db)
+    state.set_edited(edited)
+except InputError as exc:
+    st.error(f"{exc.field}: {exc.reason}")
+scenario = state.get()
+
+# ------------------------------------------------------------------ results
+if estimate is not None:
+    peak = estimate.peak
+    metric_row([
+        ("Training compute", format_flop(estimate.training_flop), "C = chips × time × peak × utilization"),
+        ("PF-days", f"{estimate.pfs_days:.4g}", "training FLOP ÷ 8.64e19"),
+        ("Peak used, per chip", format_flop(estimate.peak_flop_per_s, peak.unit),
+         f"{FORMAT_LABELS.get(estimate.precision, estimate.precision)}, "
+         f"{'tensor cores' if estimate.tensor_cores else 'no tensor cores'} — dense"),
+        ("Chip-hours", f"{estimate.chip_hours:,.4g} h", None),
+        ("Wall-clock", f"{estimate.wall_clock_hours / 24:,.4g} days" if estimate.wall_clock_hours else "—", None),
+    ])
+    st.code(estimate.formula, language=None)
+    if estimate.training_flop_low or estimate.training_flop_high:
+        st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
+                 f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "
+                 f"(utilization {estimate.utilization_low or estimate.utilization:g}–"
+                 f"{estimate.utilization_high or estimate.utilization:g})")
+    if estimate.fallback_used:
+        st.warning("Fallback peak: " + "; ".join(peak.fallbacks))
+    for note in peak.notes:
+        st.caption(note)
+    if costs is not None:
+        metric_row([
+            ("Cost", f"{costs.cost_usd:,.0f} USD" if costs.cost_usd is not None else "— USD", costs.price_basis),
+            ("Energy", f"{costs.energy_kwh:,.4g} kWh" if costs.energy_kwh is not None else "— kWh",
+             f"chip-hours × {costs.tdp_w or '?'} W × PUE {costs.pue:g}"),
+            ("CO₂", f"{costs.co2_kg:,.4g} kg" if costs.co2_kg is not None else "— kg", costs.grid_basis),
+        ])
+        for note in costs.notes:
+            st.caption(note)
+
+# ------------------------------------------------------------------ consistency with method 1
+st.subheader("Method 1 and method 2 side by side")
+m1 = estimate_method1(scenario, strict=False)
+if m1.training_flop and estimate is not None:
+    check = consistency_check(m1.training_flop, estimate.training_flop, utilization=estimate.utilization)
+    metric_row([
+        ("Method 1 (architecture)", format_flop(check.method1_training_flop), f"{check.method1_pfs_days:.4g} PF-days"),
+        ("Method 2 (hardware)", format_flop(check.method2_training_flop), f"{check.method2_pfs_days:.4g} PF-days"),
+        ("Ratio method 2 ÷ method 1", f"{check.ratio_method2_to_method1:.3g}×", None),
+        ("Utilization that would agree", f"{check.utilization_to_agree:.3g}" if check.utilization_to_agree else "—",
+         "u × C1 / C2"),
+    ])
+    (st.warning if check.flag else st.success)(check.message)
+else:
+    st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
+
+# ------------------------------------------------------------------ planning
+st.subheader("Plan a run")
+c1, c2, c3 = st.columns(3)
+budget = c1.number_input("FLOP budget", min_value=0.0, format="%.4e",
+                         key=state.bind("plan_budget", float(m1.training_flop or 1e21)),
+                         help="Defaults to the method-1 training compute of the layer builder.")
+chips = c2.number_input("On this many chips → time", min_value=0.0, step=1.0, format="%g", key="plan_chips",
+                        value=float(count or 8))
+deadline = c3.number_input("Or within this many days → chips", min_value=0.0, format="%.4g", key="plan_deadline",
+                           value=30.0)
+if estimate is not None and budget > 0:
+    base = {**spec, "utilization": utilization, "training_flop": budget}
+    try:
+        by_time = plan_run({**base, "chip_count": chips}, db) if chips > 0 else None
+        by_chips = plan_run({**base, "deadline": deadline, "deadline_unit": "days"}, db) if deadline > 0 else None
+    except InputError as exc:
+        st.error(f"{exc.field}: {exc.reason}")
+    else:
+        items = []
+        if by_time:
+            items.append((f"Wall-clock on {chips:g} chips", f"{by_time.wall_clock_days:,.4g} days",
+                          f"{by_time.chip_hours:,.4g} chip-hours at utilization {by_time.utilization:g}"))
+        if by_chips:
+            items.append((f"Chips for {deadline:g} days", f"{by_chips.chip_count:,.0f} chips",
+                          f"exactly {by_chips.chip_count_exact:,.4g}"))
+        if items:
+            metric_row(items)
+
+# ------------------------------------------------------------------ measured utilization
+with st.expander("Measured throughput → achieved utilization (MFU)"):
+    c1, c2, c3, c4 = st.columns(4)
+    item = c1.radio("Throughput of", ["example", "token"], horizontal=True, key="mu_item")
+    per_item = c2.number_input(f"Training FLOP per {item}", min_value=0.0, format="%.4e", key="mu_flop",
+                               value=float((m1.forward_flop or 1e9) * 3),
+                               help="Default: method 1's forward FLOP per example × 3.")
+    rate = c3.number_input(f"{item.capitalize()}s per second (all chips)", min_value=0.0, format="%.6g",
+                           key="mu_rate", value=1000.0)
+    mu_chips = c4.number_input("Chips", min_value=0.0, step=1.0, format="%g", key="mu_chips", value=float(count or 1))
+    if estimate is not None and per_item > 0 and rate > 0 and mu_chips > 0:
+        try:
+            mu = measured_utilization({**spec, "chip_count": mu_chips, "training_flop_per_item": per_item,
+                                       "item": item, "items_per_s": rate}, db)
+        except InputError as exc:
+            st.error(f"{exc.field}: {exc.reason}")
+        else:
+            metric_row([("Achieved", format_flop(mu.achieved_flop_per_s, "FLOP/s"), None),
+                        ("Per chip", format_flop(mu.achieved_flop_per_s_per_chip, "FLOP/s"), None),
+                        ("Model FLOPs utilization", f"{100 * mu.mfu:.1f}%", "achieved ÷ (chips × peak)")])
+            for warning in mu.warnings:
+                st.warning(warning)
+
+state.sync_link()

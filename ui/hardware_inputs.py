@@ -1,0 +1,75 @@
+"""The hardware picker shared by the hardware and precision pages: which peak, which format."""
+from __future__ import annotations
+
+import streamlit as st
+
+from engine.hardware import HardwareDB
+from engine.units import TERA
+from ui import state
+
+FORMAT_LABELS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8",
+                 "int8": "INT8", "mixed": "mixed precision"}
+PEAK_LABELS = {"fp64": "FP64", "fp64_tensor": "FP64 tensor", "fp32": "FP32", "tf32_tensor": "TF32 tensor",
+               "fp16": "FP16 (no tensor cores)", "fp16_tensor": "FP16 tensor", "bf16_tensor": "BF16 tensor",
+               "fp8_tensor": "FP8 tensor", "int8": "INT8 (OP/s)"}
+SOURCES = {"chip": "a chip from the database", "custom_chip": "a custom chip", "peak_flop_per_s": "one custom peak",
+           "year": "unknown hardware: the average of a year"}
+CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor")
+
+
+def _source_of(run: dict) -> str:
+    return next((k for k in SOURCES if run.get(k) is not None), "chip")
+
+
+def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
+    """Widgets for the hardware spec of ``run``; returns the spec part of a ``HardwareRun``."""
+    source = st.radio("Hardware", list(SOURCES), horizontal=True, key=state.bind("hw_source", _source_of(run)),
+                      format_func=SOURCES.get)
+    spec: dict = {}
+    if source == "chip":
+        ids = [c.id for c in db.chips]
+        current = run.get("chip") if run.get("chip") in ids else "nvidia-a100-sxm4-80gb"
+        chip_id = st.selectbox("Chip (type to search)", ids, key=state.bind("hw_chip", current),
+                               format_func=lambda i: f"{db.chip(i).name} — {db.chip(i).vendor}, "
+                                                     f"{db.chip(i).release_date[:4]}")
+        spec["chip"] = chip_id
+        chip = db.chip(chip_id)
+        peaks = ", ".join(f"{PEAK_LABELS.get(k, k)} {v / TERA:,.4g}" for k, v in chip.peaks.available().items())
+        st.caption(f"{chip.name}: {peaks} (TFLOP/s, dense) · memory {chip.memory_gb or '?'} GB · "
+                   f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}")
+        if chip.notes:
+            st.caption(chip.notes)
+    elif source == "custom_chip":
+        custom = run.get("custom_chip") or {"name": "My accelerator", "peaks": {"fp32": 20e12, "bf16_tensor": 300e12}}
+        name = st.text_input("Chip name", key=state.bind("hw_custom_name", custom.get("name", "")), max_chars=120)
+        cols = st.columns(len(CUSTOM_PEAK_KEYS))
+        peaks = {}
+        for col, key in zip(cols, CUSTOM_PEAK_KEYS):
+            value = col.number_input(f"{PEAK_LABELS[key]}, TFLOP/s (0 = none)", min_value=0.0, format="%.4g",
+                                     key=state.bind(f"hw_custom_{key}", (custom["peaks"].get(key) or 0.0) / TERA))
+            if value > 0:
+                peaks[key] = value * TERA
+        spec["custom_chip"] = {"name": name or "custom chip", "peaks": peaks}
+        st.caption("Dense peaks only: NVIDIA datasheets print tensor figures “with sparsity”, twice the dense ones.")
+    elif source == "peak_flop_per_s":
+        value = st.number_input("Dense peak per chip, TFLOP/s (of the format the run used)", min_value=0.0,
+                                format="%.6g", key=state.bind("hw_peak", (run.get("peak_flop_per_s") or 1e14) / TERA))
+        spec["peak_flop_per_s"] = value * TERA
+    else:
+        spec["year"] = int(st.number_input("Year the hardware was released", min_value=2008, max_value=2026, step=1,
+                                           key=state.bind("hw_year", int(run.get("year") or 2020))))
+    c1, c2, c3 = st.columns(3)
+    mixed = run.get("mixed_precision")
+    if mixed:
+        c1.info("Mixed precision: " + ", ".join(f"{FORMAT_LABELS[k]} {100 * v:.0f}%" for k, v in mixed.items())
+                + " (set on the Precision page)")
+        spec["mixed_precision"] = mixed
+        spec["split_basis"] = run.get("split_basis", "work")
+    else:
+        spec["precision"] = c1.selectbox("Number format trained in", list(FORMAT_LABELS)[:-1],
+                                         key=state.bind("hw_precision", run.get("precision") or "fp32"),
+                                         format_func=FORMAT_LABELS.get)
+    spec["tensor_cores"] = c2.checkbox("Tensor cores used", key=state.bind("hw_tensor", run.get("tensor_cores", True)))
+    spec["allow_fallback"] = c3.checkbox("If the chip lacks the format, use the nearest slower one (flagged)",
+                                         key=state.bind("hw_fallback", run.get("allow_fallback", False)))
+    return spec
