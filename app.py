@@ -13,5 +13,7 @@ state.init()
 pages = [
     st.Page("pages/layer_builder.py", title="Layer builder (method 1)", icon=":material/layers:", default=True),
     st.Page("pages/hardware.py", title="Hardware & time (method 2)", icon=":material/memory:"),
+    st.Page("pages/precision.py", title="Precision & tensor cores", icon=":material/tune:"),
+    st.Page("pages/trends.py", title="Historical trends", icon=":material/trending_up:"),
 ]
 st.navigation(pages).run()

@@ -18,6 +18,7 @@ COMMAND_MODULES = (
     "engine.commands.method1",
     "engine.commands.hardware",
     "engine.commands.trend",
+    "engine.commands.transformer",
 )
 
 

@@ -7,8 +7,9 @@ from pydantic import Field
 
 from engine import errors
 from engine.layers import BASIC_KINDS, LayerBase
+from engine.transformer import TRANSFORMER_KINDS
 
-LAYER_KINDS: tuple[type[LayerBase], ...] = BASIC_KINDS
+LAYER_KINDS: tuple[type[LayerBase], ...] = BASIC_KINDS + TRANSFORMER_KINDS
 
 Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
 

@@ -5,6 +5,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
+from engine.llm_presets import GPT3_175B_CONFIG, LLAMA2_7B_CONFIG, transformer_scenario
 from engine.scenario import Scenario
 
 OPENAI_APPENDIX = "https://openai.com/index/ai-and-compute/#appendixmethods"
@@ -153,6 +154,27 @@ _PRESETS: list[dict] = [
             "quick": {"kind": "ops_per_forward", "value": 10.0e9, "unit": "macs"},
             "training": {"epochs": 50, "examples": 50_000 * 12_800},
         },
+    },
+    {
+        "id": "gpt3-175b",
+        "title": "GPT-3 175B (Brown et al. 2020) — transformer blocks",
+        "source": "Brown et al. (2020), 'Language Models are Few-Shot Learners', Table 2.1 and App. D, "
+                  "https://arxiv.org/abs/2005.14165",
+        "notes": "96 blocks, d_model 12,288, 96 heads of 128, context 2,048, vocabulary 50,257 (tied), learned "
+                 "positions; 300B tokens = 146,484,375 sequences of 2,048. The paper's 3.14e23 FLOP is 6·N·D; "
+                 "the block count (every attention layer counted dense, though GPT-3 alternates dense and "
+                 "banded sparse ones) adds attention over the context and the output layer: 3.23e23, +2.8%.",
+        "scenario": transformer_scenario(GPT3_175B_CONFIG, "GPT-3 175B", 300e9),
+    },
+    {
+        "id": "llama2-7b",
+        "title": "Llama 2 7B (Touvron et al. 2023) — transformer blocks",
+        "source": "Touvron et al. (2023), 'Llama 2: Open Foundation and Fine-Tuned Chat Models', Table 1, "
+                  "https://arxiv.org/abs/2307.09288 ; config: https://huggingface.co/meta-llama/Llama-2-7b-hf",
+        "notes": "32 blocks, d_model 4,096, 32 heads, SwiGLU 11,008, RMSNorm, untied head, vocabulary 32,000; "
+                 "2.0T tokens in sequences of 4,096. 6,738,415,616 parameters; 6·N·D = 8.09e22, the block count "
+                 "9.22e22 (+14%: attention over 4,096 positions).",
+        "scenario": transformer_scenario(LLAMA2_7B_CONFIG, "Llama 2 7B", 2e12),
     },
 ]
 

@@ -158,3 +158,12 @@ def runs_frame(points: Iterable[RunPoint | TrainingRun]) -> pd.DataFrame:
 def shipped_runs_frame() -> pd.DataFrame:
     """``runs_frame`` of the shipped dataset."""
     return runs_frame(load_training_runs())
+
+
+def runs_table(runs: Iterable[TrainingRun]) -> pd.DataFrame:
+    """``runs_frame`` plus what a chart's hover shows: how the FLOP were obtained, confidence, source."""
+    runs = list(runs)
+    frame = runs_frame(runs)
+    extra = pd.DataFrame([{"name": r.name, "publication_date": r.publication_date, "flop_method": r.flop_method,
+                           "confidence": r.confidence, "source": r.source} for r in runs])
+    return frame.merge(extra, on=["name", "publication_date"], how="left")

@@ -223,3 +223,17 @@ def fit_named_window(runs: Runs, name: str, domain: str | None = None) -> TrendF
 __all__ = ["FRAME_COLUMNS", "Frontier", "LOG10_2_MONTHS", "LogLinearFit", "NAMED_WINDOWS", "TrendFit", "TrendQuery",
            "as_frame", "fit_named_window", "fit_trend", "log_linear_fit_fields", "record_setters", "select_runs",
            "top_k_per_year"]
+
+
+MOORE_DOUBLING_MONTHS = 24.0
+"""Moore's law as OpenAI's 2019 addendum draws it: a two-year doubling."""
+
+
+def reference_line(anchor_year: float, anchor_value: float, doubling_months: float,
+                   start_year: float, end_year: float, points: int = 50) -> tuple[list[float], list[float]]:
+    """A line doubling every ``doubling_months`` through (anchor_year, anchor_value): value × 2^(12·Δy/d)."""
+    if not (doubling_months > 0 and anchor_value > 0 and end_year > start_year):
+        raise InputError("doubling_months", "needs a positive doubling time, value and window")
+    step = (end_year - start_year) / (points - 1)
+    years = [start_year + i * step for i in range(points)]
+    return years, [anchor_value * 2 ** (12 * (y - anchor_year) / doubling_months) for y in years]

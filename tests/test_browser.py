@@ -52,6 +52,8 @@ def test_edit_updates_the_total_and_the_link_restores_it(server, browser):
     page.goto(server)
     wait_for_app(page)
     assert flop(metric_value(page, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    before = page.evaluate("() => location.search")
     epochs = page.get_by_label("Epochs", exact=True)
     epochs.fill("20")
     epochs.press("Enter")
@@ -59,7 +61,7 @@ def test_edit_updates_the_total_and_the_link_restores_it(server, browser):
     page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
         arg=expected, timeout=30_000)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
     link = page.url
     context.close()
 

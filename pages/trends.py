@@ -1,0 +1,201 @@
+"""Page 4 — Historical trends: training compute of notable runs over time, fits, and your estimate."""
+from __future__ import annotations
+
+import datetime as dt
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.epoch_import import read_epoch_csv
+from engine.errors import InputError
+from engine.hardware import load_hardware_db
+from engine.hardware_trend import fit_hardware_trend, hardware_points
+from engine.method1 import estimate_method1
+from engine.method2 import estimate_method2
+from engine.partial_dates import decimal_year_of
+from engine.placement import place_estimate
+from engine.runs_dataset import load_training_runs, runs_frame, runs_table
+from engine.trend_fit import MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, fit_trend, reference_line
+from engine.units import format_flop
+from ui import state
+from ui.hardware_inputs import PEAK_LABELS
+
+MAX_UPLOAD_BYTES = 20_000_000
+EPOCH_DATA = "trends_epoch_import"
+EPOCH_SEEN = "trends_epoch_seen"
+
+st.title("Historical trends")
+st.caption("Training compute of notable runs against their publication date (log scale), fitted trends with "
+           "doubling times, and where your estimate falls.")
+state.init()
+state.show_notice()
+
+# ------------------------------------------------------------------ data
+shipped = runs_table(load_training_runs())
+shipped["source_label"] = shipped["source"]
+with st.expander("Add Epoch AI's data (upload their CSV download)"):
+    st.caption("“Notable AI Models”, “All AI Models” or “Large-scale AI Models” from epoch.ai/data (CC BY 4.0). "
+               "Rows without a usable date or training compute are skipped and counted.")
+    upload = st.file_uploader("Epoch AI CSV", type=["csv"], key="trends_upload")
+    if upload is not None and st.session_state.get(EPOCH_SEEN) != upload.file_id:
+        st.session_state[EPOCH_SEEN] = upload.file_id
+        progress = st.progress(0.0, text="Reading the file…")
+        try:
+            if upload.size > MAX_UPLOAD_BYTES:
+                raise InputError("csv", f"larger than {MAX_UPLOAD_BYTES:,} bytes")
+            data = upload.getvalue()
+            progress.progress(0.3, text="Parsing and validating rows…")
+            imported = read_epoch_csv(data)
+            progress.progress(1.0, text="Done")
+            st.session_state[EPOCH_DATA] = imported
+        except InputError as exc:
+            st.session_state.pop(EPOCH_DATA, None)
+            st.error(f"The file was not used — {exc}")
+        progress.empty()
+    imported = st.session_state.get(EPOCH_DATA)
+    if imported is not None:
+        reasons = ", ".join(f"{k}: {v}" for k, v in imported.skipped_by_reason.items()) or "none"
+        st.success(f"{len(imported.runs):,} runs imported from {imported.rows_read:,} rows; "
+                   f"{imported.skipped:,} skipped ({reasons}).")
+
+source_choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, key="trends_source",
+                         disabled=imported is None,
+                         format_func={"shipped": f"FLOPscope's dataset ({len(shipped)} runs)",
+                                      "epoch": "the uploaded Epoch CSV", "both": "both"}.get)
+frames = []
+if source_choice in ("shipped", "both") or imported is None:
+    frames.append(shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
+                           "source_label"]])
+if imported is not None and source_choice in ("epoch", "both"):
+    epoch = runs_frame(imported.runs)
+    epoch["source_label"] = "Epoch AI, Data on AI Models (uploaded CSV)"
+    frames.append(epoch)
+runs = pd.concat(frames, ignore_index=True).sort_values("decimal_year", kind="stable").reset_index(drop=True)
+
+domains = sorted({d.strip() for value in runs["domain"] for d in str(value).split(",") if d.strip()})
+c1, c2 = st.columns([1, 2])
+domain = c1.selectbox("Domain", ["All"] + domains, key="trends_domain")
+first, last = int(runs["decimal_year"].min()), int(runs["decimal_year"].max()) + 1
+window = c2.slider("Custom fit window (years)", first, last, (max(first, 2010), last), key="trends_window")
+domain_filter = None if domain == "All" else domain
+shown = runs if domain_filter is None else runs[runs["domain"].str.contains(domain_filter, case=False, regex=False)]
+
+c1, c2 = st.columns([2, 1])
+named = c1.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
+                       default=["openai-2012-2018", "pre-deep-learning", "deep-learning"],
+                       format_func=lambda k: NAMED_WINDOWS[k].label)
+frontier = c2.radio("Custom window fits", ["all", "records", "top_k"], key="trends_frontier",
+                    format_func={"all": "all runs", "records": "record-setters", "top_k": "top 3 per year"}.get)
+
+queries = {NAMED_WINDOWS[k].label: NAMED_WINDOWS[k].model_copy(update={"domain": domain_filter}) for k in named}
+queries[f"Custom {window[0]}–{window[1]} ({frontier})"] = TrendQuery(
+    start_year=float(window[0]), end_year=float(window[1]), domain=domain_filter, frontier=frontier)
+fits = {}
+for label, query in queries.items():
+    try:
+        fits[label] = fit_trend(runs, query)
+    except InputError as exc:
+        st.caption(f"{label}: not fitted ({exc.reason})")
+
+# ------------------------------------------------------------------ your estimate
+scenario = state.get()
+m1 = estimate_method1(scenario, strict=False).training_flop
+m2 = None
+if scenario.hardware is not None:
+    try:
+        m2 = estimate_method2(scenario.hardware).training_flop
+    except InputError:
+        m2 = None
+c1, c2 = st.columns([1, 2])
+when = c1.date_input("Date of your run", value=dt.date(2026, 1, 1), key="trends_date",
+                     min_value=dt.date(1950, 1, 1), max_value=dt.date(2100, 12, 31))
+estimates = {k: v for k, v in (("Your estimate (method 1)", m1), ("Your estimate (method 2)", m2)) if v}
+for label, flop in estimates.items():
+    placed = place_estimate(shown, flop, when.isoformat())
+    if placed.largest_known:
+        where = "larger than every known run"
+    else:
+        where = (f"larger than every known run before {placed.larger_than_every_run_before} "
+                 f"({placed.first_larger_run} was the first larger one)")
+    year_part = (f"; percentile {placed.percentile_in_year:.0f} among the {placed.n_runs_in_year} runs of {placed.year}"
+                 if placed.percentile_in_year is not None else "")
+    c2.markdown(f"**{label}: {format_flop(flop)}** — {where}; rank {placed.rank} of {placed.n_runs + 1}{year_part}.")
+
+# ------------------------------------------------------------------ chart
+fig = go.Figure()
+fig.add_trace(go.Scatter(
+    x=shown["decimal_year"], y=shown["training_flop"], mode="markers", name="training runs",
+    marker=dict(size=7, color="#1f6feb", opacity=0.7),
+    customdata=shown[["name", "publication_date", "source_label", "domain"]].to_numpy(),
+    hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
+                  "<br>source: %{customdata[2]}<extra></extra>"))
+colors = ["#d1242f", "#8250df", "#1a7f37", "#bc4c00", "#0550ae"]
+for i, (label, fit) in enumerate(fits.items()):
+    xs = [fit.first_year, fit.last_year]
+    fig.add_trace(go.Scatter(x=xs, y=[fit.predicted_training_flop(x) for x in xs], mode="lines",
+                             line=dict(color=colors[i % len(colors)], width=3),
+                             name=f"{label}: doubling {fit.doubling_months:.3g} months" if fit.doubling_months
+                             else label))
+anchor = fits.get(NAMED_WINDOWS["openai-2012-2018"].label) or next(iter(fits.values()), None)
+if anchor is not None:
+    xs, ys = reference_line(anchor.first_year, anchor.predicted_training_flop(anchor.first_year),
+                            MOORE_DOUBLING_MONTHS, anchor.first_year, last)
+    fig.add_trace(go.Scatter(x=xs, y=ys, mode="lines", line=dict(color="#57606a", dash="dot"),
+                             name="Moore's law (2-year doubling)"))
+when_year = decimal_year_of(when)
+for label, flop in estimates.items():
+    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label,
+                             marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
+                                         line=dict(width=1, color="black")),
+                             hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
+fig.update_layout(height=520, yaxis_type="log", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
+                  margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
+st.plotly_chart(fig, width="stretch")
+
+if fits:
+    table = pd.DataFrame([{
+        "window": label, "runs (n)": f.n,
+        "doubling (months)": f"{f.doubling_months:.3g}" if f.doubling_months else "—",
+        "95% CI (months)": (f"{f.ci_doubling_months[0]:.3g} – {f.ci_doubling_months[1]:.3g}"
+                            if f.ci_doubling_months and None not in f.ci_doubling_months else "—"),
+        "growth per year": f"{f.growth_per_year:.3g}×",
+    } for label, f in fits.items()])
+    st.dataframe(table, hide_index=True, width="stretch")
+st.caption("Least squares of log10(FLOP) on the date; doubling = 12·log10(2)/slope months. References: OpenAI "
+           "(Amodei & Hernandez 2018): 3.4-month doubling 2012–2018; Epoch (Sevilla et al. 2022): ≈ 20 months "
+           "before 2010, ≈ 6 months after, ≈ 10 months for large-scale runs from late 2015.")
+
+# ------------------------------------------------------------------ hardware
+st.subheader("Hardware: peak FLOP/s over time")
+db = load_hardware_db()
+keys = ["fp32", "fp16_tensor", "bf16_tensor", "tf32_tensor", "fp8_tensor", "fp64"]
+chosen = st.multiselect("Number formats", keys, default=["fp32", "fp16_tensor", "bf16_tensor"], key="trends_hw",
+                        format_func=lambda k: PEAK_LABELS.get(k, k))
+hw = go.Figure()
+rows = []
+for i, key in enumerate(chosen):
+    points = hardware_points(key, db)
+    if not points:
+        continue
+    hw.add_trace(go.Scatter(x=[p.decimal_year for p in points], y=[p.peak_flop_per_s for p in points], mode="markers",
+                            name=PEAK_LABELS.get(key, key), marker=dict(color=colors[i % len(colors)], size=8),
+                            customdata=[[p.name, p.release_date] for p in points],
+                            hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]}<br>%{y:.3e} FLOP/s"
+                                          "<extra></extra>"))
+    try:
+        trend = fit_hardware_trend(key, db)
+    except InputError:
+        continue
+    xs = [trend.first_year, trend.last_year]
+    hw.add_trace(go.Scatter(x=xs, y=[trend.predicted(x) for x in xs], mode="lines", showlegend=False,
+                            line=dict(color=colors[i % len(colors)])))
+    rows.append({"format": PEAK_LABELS.get(key, key), "chips": trend.n,
+                 "doubling (months)": f"{trend.doubling_months:.3g}" if trend.doubling_months else "—"})
+hw.update_layout(height=400, yaxis_type="log", yaxis_title="dense peak (FLOP/s)", margin=dict(l=10, r=10, t=30, b=10))
+st.plotly_chart(hw, width="stretch")
+if rows:
+    st.dataframe(pd.DataFrame(rows), hide_index=True)
+st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")
+
+state.sync_link()
