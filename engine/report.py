@@ -1,7 +1,12 @@
 """The Markdown report: every input, formula, result and source of a scenario."""
 from __future__ import annotations
 
-from engine.method1 import Method1Estimate
+from engine.consistency import consistency_check
+from engine.costs import estimate_costs
+from engine.errors import InputError
+from engine.hardware import load_hardware_db
+from engine.method1 import Method1Estimate, estimate_method1
+from engine.method2 import estimate_method2
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import PFS_DAY_FLOP, format_flop
@@ -51,11 +56,47 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
     return lines
 
 
-def markdown_report(scenario: Scenario, est: Method1Estimate, extra_sections: list[list[str]] = ()) -> str:
+def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[str]:
+    run = scenario.hardware
+    lines = ["## Method 2 — from the hardware", ""]
+    try:
+        est = estimate_method2(run)
+        costs = estimate_costs(run)
+    except InputError as exc:
+        return lines + [f"**Error:** {_cell(str(exc))}"]
+    peak = est.peak
+    hardware = peak.hardware_name + (f" (`{peak.chip_id}`)" if peak.chip_id else "")
+    lines += [f"- Hardware: {_cell(hardware)}; format {est.precision}, "
+              f"{'tensor cores' if est.tensor_cores else 'no tensor cores'}; dense peak per chip "
+              f"{format_flop(est.peak_flop_per_s, peak.unit)}",
+              f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
+              + (f" on {run.chip_count:g} chips" if run.chip_count else "") + f"; utilization {est.utilization:g}",
+              "- Formula: C = chips × time × peak FLOP/s × utilization",
+              f"- Calculation: {est.formula}",
+              f"- **Training compute: {format_flop(est.training_flop)} = {est.pfs_days:.4g} PF-days**"]
+    if peak.chip_id:
+        lines.append(f"- Peak source: {', '.join(load_hardware_db().chip(peak.chip_id).source)}")
+    lines += [f"- Note: {_cell(n)}" for n in peak.notes + peak.fallbacks]
+    if costs.cost_usd is not None:
+        lines.append(f"- Cost: {costs.cost_usd:,.0f} USD ({costs.chip_hours:,.4g} chip-hours × "
+                     f"{costs.price_usd_per_chip_hour:g} USD; {_cell(costs.price_basis or '')})")
+    if costs.energy_kwh is not None:
+        lines.append(f"- Energy: {costs.energy_kwh:,.4g} kWh (TDP {costs.tdp_w:g} W × PUE {costs.pue:g}); "
+                     f"CO2 {costs.co2_kg:,.4g} kg at {costs.grid_kg_co2_per_kwh:g} kg/kWh ({_cell(costs.grid_basis)})")
+    if m1_training_flop:
+        check = consistency_check(m1_training_flop, est.training_flop, utilization=est.utilization)
+        lines += ["", "## Consistency of the two methods", "", f"- {check.message}",
+                  f"- Ratio method 2 ÷ method 1: {check.ratio_method2_to_method1:.4g}"]
+    return lines
+
+
+def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> str:
+    """Every input, formula, result and source of ``scenario``, as Markdown."""
+    est = est or estimate_method1(scenario, strict=False)
     title = _cell(scenario.name) or "Untitled scenario"
     lines = [f"# FLOPscope report — {title}", ""] + method1_section(scenario, est)
-    for section in extra_sections:
-        lines += [""] + section
+    if scenario.hardware is not None:
+        lines += [""] + method2_section(scenario, est.training_flop)
     lines += ["", "## Sources", ""] + [f"- {k}: {v}" for k, v in SOURCES.items()]
     lines += ["", "## Scenario (JSON, to restore it)", "", "```json", scenario_json(scenario, indent=2), "```", ""]
     return "\n".join(lines)

@@ -21,13 +21,15 @@ def flop_to_pfs_days(flop: float) -> float:
 def format_flop(value: float, unit: str = "FLOP", digits: int = 3) -> str:
     """``1.13e+16`` style with the unit: '1.13e16 FLOP'."""
     if value is None or not math.isfinite(value):
-        return f"— {unit}"
+        return f"— {unit}".strip()
     if value == 0:
-        return f"0 {unit}"
+        return f"0 {unit}".strip()
     if 1e-3 <= abs(value) < 1e4:
-        return f"{value:,.{digits}g} {unit}"
+        rounded = float(f"{value:.{digits}g}")
+        text = f"{int(rounded):,}" if rounded.is_integer() else f"{rounded:g}"
+        return f"{text} {unit}".strip()
     mantissa, exponent = f"{value:.{digits - 1}e}".split("e")
-    return f"{mantissa}e{int(exponent)} {unit}"
+    return f"{mantissa}e{int(exponent)} {unit}".strip()
 
 
 def latex_number(value: float, digits: int = 4) -> str:

@@ -14,6 +14,7 @@ from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
 from engine.units import TERA, format_flop
 from engine.utilization import measured_utilization
 from ui import state
+from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
 from ui.widgets import metric_row
 
@@ -91,7 +92,7 @@ if estimate is not None:
     peak = estimate.peak
     metric_row([
         ("Training compute", format_flop(estimate.training_flop), "C = chips × time × peak × utilization"),
-        ("PF-days", f"{estimate.pfs_days:.4g}", "training FLOP ÷ 8.64e19"),
+        ("PF-days", format_flop(estimate.pfs_days, "PF-days"), "training FLOP ÷ 8.64e19"),
         ("Peak used, per chip", format_flop(estimate.peak_flop_per_s, peak.unit),
          f"{FORMAT_LABELS.get(estimate.precision, estimate.precision)}, "
          f"{'tensor cores' if estimate.tensor_cores else 'no tensor cores'} — dense"),
@@ -126,9 +127,9 @@ if m1.training_flop and estimate is not None:
     metric_row([
         ("Method 1 (architecture)", format_flop(check.method1_training_flop), f"{check.method1_pfs_days:.4g} PF-days"),
         ("Method 2 (hardware)", format_flop(check.method2_training_flop), f"{check.method2_pfs_days:.4g} PF-days"),
-        ("Ratio method 2 ÷ method 1", f"{check.ratio_method2_to_method1:.3g}×", None),
-        ("Utilization that would agree", f"{check.utilization_to_agree:.3g}" if check.utilization_to_agree else "—",
-         "u × C1 / C2"),
+        ("Ratio method 2 ÷ method 1", format_flop(check.ratio_method2_to_method1, "×"), None),
+        ("Utilization that would agree", format_flop(check.utilization_to_agree, "") if check.utilization_to_agree
+         else "—", "u × C1 / C2"),
     ])
     (st.warning if check.flag else st.success)(check.message)
 else:
@@ -185,4 +186,5 @@ with st.expander("Measured throughput → achieved utilization (MFU)"):
             for warning in mu.warnings:
                 st.warning(warning)
 
+exports_panel(scenario, m1)
 state.sync_link()

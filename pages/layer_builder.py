@@ -14,6 +14,7 @@ from engine.units import PFS_DAY_FLOP, format_flop, latex_number
 from ui import state
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
+from ui.transformer_panel import transformer_panel
 from ui.widgets import metric_row
 
 st.title("Layer builder — method 1")
@@ -47,6 +48,7 @@ with st.container(border=True):
         st.text(presets()[chosen].notes)
         st.caption(f"Source: {presets()[chosen].source}")
 
+transformer_panel()
 totals_area = st.container()
 
 # ------------------------------------------------------------------ method-1 inputs
@@ -172,8 +174,12 @@ if edited is not None:
         elif action == "delete":
             layers.pop(arg)
             st.session_state["m1_pick_next"] = max(0, arg - 1)
-        state.replace(parse_scenario({**edited.model_dump(mode="json"), "layers": layers}))
-        st.rerun()
+        try:
+            state.replace(parse_scenario({**edited.model_dump(mode="json"), "layers": layers}))
+        except InputError as exc:
+            st.error(f"{exc.field}: {exc.reason}. The layer list is unchanged.")
+        else:
+            st.rerun()
     state.set_edited(edited)
 
 scenario = state.get()
@@ -184,8 +190,8 @@ with totals_area:
     if estimate.training is not None:
         metric_row([
             ("Training compute", format_flop(estimate.training.training_flop),
-             f"{estimate.training.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.2e} FLOP)"),
-            ("PF-days", f"{estimate.training.pfs_days:.3g}", "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
+             f"{estimate.training.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"),
+            ("PF-days", format_flop(estimate.training.pfs_days, "PF-days"), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
             ("Forward per example", format_flop(estimate.forward_flop), f"convention: {estimate.convention}"),
             ("MACs per example", format_flop(estimate.macs, "MACs"), "1 MAC = 2 FLOP"),
             ("Parameters", f"{estimate.params:,}", None),

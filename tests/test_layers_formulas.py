@@ -105,3 +105,12 @@ def test_embedding_flatten_dropout():
 def test_macs_are_half_the_matmul_flop():
     r = row([100], {"type": "dense", "units": 10})
     assert r.macs == 1_000 and r.forward_flop == 2 * r.macs
+
+
+def test_every_kind_has_valid_starter_values():
+    """The layer builder's 'Add a layer' starts each kind from these values: they must validate."""
+    from engine.layer_kinds import KIND_BY_TYPE
+    from ui.layer_form import starter_layer
+
+    for kind, cls in KIND_BY_TYPE.items():
+        cls.model_validate(starter_layer(kind))

@@ -8,10 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
-from engine.method1 import Method1Estimate
+from engine.method1 import Method1Estimate, estimate_method1
 from engine.report import markdown_report
 from engine.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario_text
-from engine.share_link import scenario_json
+from engine.share_link import QUERY_KEY, encode, scenario_json
 from ui import state
 
 UPLOAD_SEEN = "upload_seen"
@@ -48,14 +48,12 @@ def restore_upload(key: str = "scenario_upload") -> None:
 
 def share_link_box() -> None:
     url = getattr(st.context, "url", None) or ""
-    base = url.split("?")[0] if url else ""
-    from engine.share_link import encode  # local: the token is only needed here
-
-    st.text_input("Share link (the address bar always holds it too)", value=f"{base}?s={encode(state.get())}",
-                  disabled=False, key=f"share_link_{state.rev()}_{hash(encode(state.get()))}")
+    token = encode(state.get())
+    st.code(f"{url.split('?')[0]}?{QUERY_KEY}={token}", language=None, wrap_lines=True)
+    st.caption("Share link: the address bar always holds it too. Opening it restores every page.")
 
 
-def exports_panel(scenario: Scenario, est: Method1Estimate, extra_sections: list[list[str]] = ()) -> None:
+def exports_panel(scenario: Scenario, est: Method1Estimate | None = None) -> None:
     st.subheader("Share, save, export")
     share_link_box()
     c1, c2, c3 = st.columns(3)
@@ -63,6 +61,7 @@ def exports_panel(scenario: Scenario, est: Method1Estimate, extra_sections: list
                        mime="application/json", width="stretch")
     c2.download_button("⬇ Layer table (CSV)", layer_table_csv(est), file_name="flopscope-layers.csv",
                        mime="text/csv", width="stretch", disabled=est.architecture is None)
-    c3.download_button("⬇ Report (Markdown)", markdown_report(scenario, est, extra_sections),
+    est = est or estimate_method1(scenario, strict=False)
+    c3.download_button("⬇ Report (Markdown)", markdown_report(scenario, est),
                        file_name="flopscope-report.md", mime="text/markdown", width="stretch")
     restore_upload()

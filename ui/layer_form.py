@@ -22,6 +22,9 @@ STARTER_VALUES: dict[str, dict] = {
     "multi_head_attention": {"heads": 8},
     "embedding": {"vocab_size": 32_000, "dim": 512},
     "max_pool2d": {"kernel_size": 2}, "avg_pool2d": {"kernel_size": 2},
+    "transformer_block": {"heads": 8},
+    "position_embedding": {"max_positions": 2048},
+    "lm_head": {"vocab_size": 32_000},
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 

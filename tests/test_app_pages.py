@@ -1,0 +1,96 @@
+"""Hardware, precision and trends pages through AppTest: values worked out here from the formulas."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+
+DAY_S = 86_400
+A100_BF16 = 312e12   # NVIDIA A100 datasheet: BF16 tensor 312 TFLOP/s dense (624 with sparsity)
+A100_FP32 = 19.5e12  # NVIDIA A100 datasheet: FP32 19.5 TFLOP/s
+H100_BF16 = 989.4e12  # NVIDIA H100 SXM datasheet: BF16 1,979 TFLOP/s with sparsity → 989.4 dense
+
+
+def page(name: str) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(str(ROOT / "pages" / f"{name}.py")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def flop(text):
+    return float(text.removesuffix(" FLOP"))
+
+
+def test_hardware_default_run():
+    at = page("hardware")
+    # default: 8 × A100 80 GB, 1 day, BF16 tensor cores, Epoch's 40%
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * A100_BF16 * 0.4, rel=5e-3)
+    assert metric(at, "Peak used, per chip") == "3.12e14 FLOP/s"
+
+
+def test_hardware_edits_follow_the_formula():
+    at = page("hardware")
+    at.number_input(key="hw_count").set_value(16.0).run()
+    at.selectbox(key="hw_chip").set_value("nvidia-h100-sxm").run()
+    at.selectbox(key="hw_u_preset").set_value("openai-gpu").run()
+    assert flop(metric(at, "Training compute")) == pytest.approx(16 * DAY_S * H100_BF16 * 0.33, rel=5e-3)
+    at.selectbox(key="hw_unit").set_value("chip_hours").run()
+    at.number_input(key="hw_duration").set_value(1000.0).run()
+    assert flop(metric(at, "Training compute")) == pytest.approx(1000 * 3600 * H100_BF16 * 0.33, rel=5e-3)
+
+
+def test_hardware_missing_format_is_a_named_error_or_a_visible_fallback():
+    at = page("hardware")
+    at.selectbox(key="hw_chip").set_value("nvidia-tesla-v100-sxm2").run()
+    assert any("precision" in e.value and "bf16" in e.value for e in at.error)
+    at.checkbox(key="hw_fallback").check().run()
+    assert any("Fallback peak" in w.value for w in at.warning)
+    # V100: FP16 tensor 125 TFLOP/s (datasheet), used in BF16's place
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * 0.4, rel=5e-3)
+
+
+def test_hardware_bad_values_are_named():
+    at = page("hardware")
+    at.number_input(key="hw_duration").set_value(0.0).run()
+    assert any("duration" in e.value for e in at.error)
+    assert not at.exception
+
+
+def test_consistency_against_the_layer_builder():
+    at = page("hardware")
+    m1 = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    m2 = 8 * DAY_S * A100_BF16 * 0.4
+    assert metric(at, "Ratio method 2 ÷ method 1") == f"{float(f'{m2 / m1:.3g}'):,.0f} ×"
+    assert any("more than 3× apart" in w.value for w in at.warning)
+
+
+def test_precision_mixed_split():
+    at = page("precision")
+    at.toggle(key="pr_use_mixed").set_value(True).run()
+    # 90% of the work in BF16, 10% in FP32: effective peak = 1 / (0.9/312e12 + 0.1/19.5e12)
+    effective = 1 / (0.9 / A100_BF16 + 0.1 / A100_FP32)
+    value = float(metric(at, "Effective peak per chip").removesuffix(" FLOP/s"))
+    assert value == pytest.approx(effective, rel=5e-3)
+    assert flop(metric(at, "Method 2 training compute")) == pytest.approx(8 * DAY_S * effective * 0.4, rel=5e-3)
+
+
+def test_trends_fits_and_placement():
+    at = page("trends")
+    table = at.dataframe[0].value
+    openai = table[table["window"].str.startswith("OpenAI")].iloc[0]
+    assert 3.0 <= float(openai["doubling (months)"]) <= 4.0  # OpenAI 2018: 3.4 months
+    pre = table[table["window"].str.startswith("Pre-deep")].iloc[0]
+    assert 12 <= float(pre["doubling (months)"]) <= 30  # Epoch 2022: ≈ 20 months
+    assert any("larger than every known run before" in m.value for m in at.markdown)
+
+
+def test_trends_domain_filter():
+    at = page("trends")
+    at.selectbox(key="trends_domain").set_value("Language").run()
+    assert not at.exception and len(at.dataframe[0].value) >= 1

@@ -1,0 +1,24 @@
+"""The Markdown report: inputs, formulas, results (worked out here) and sources."""
+from __future__ import annotations
+
+from engine.presets import presets
+from engine.report import markdown_report
+from engine.scenario import parse_scenario
+
+
+def test_report_of_the_seed_with_a_hardware_run():
+    data = presets()["seed-cnn-lstm"].scenario.model_dump(mode="json")
+    data["name"] = "Mine | <b>bold</b>"
+    data["hardware"] = {"chip": "nvidia-tesla-v100-sxm2", "chip_count": 2, "duration": 3, "duration_unit": "days",
+                        "utilization": 0.33, "precision": "fp16"}
+    report = markdown_report(parse_scenario(data))
+    # method 1: 3 × 128,000 × (20 × (2·200·200·16·125 + 8·(640,000·256 + 256²)) + 5,120)
+    m1 = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    assert f"**Training compute: {m1:.3g}".replace("e+", "e") in report
+    # method 2: 2 V100 × 3 days × 125 TFLOP/s (dense FP16 tensor, NVIDIA V100 datasheet) × 0.33
+    m2 = 2 * 3 * 86_400 * 125e12 * 0.33
+    assert f"**Training compute: {m2:.3g}".replace("e+", "e") in report
+    assert "C = chips × time × peak FLOP/s × utilization" in report
+    assert "https://" in report.split("## Sources")[1]
+    assert "<b>" not in report.splitlines()[0] and "\\|" in report.splitlines()[0]  # user text escaped
+    assert '"chip": "nvidia-tesla-v100-sxm2"' in report  # the JSON that restores it
