@@ -44,3 +44,15 @@ def latex_number(value: float, digits: int = 4) -> str:
 
 TERA = 1e12
 """TFLOP/s → FLOP/s: peaks are entered in TFLOP/s, stored in FLOP/s."""
+
+
+def format_duration(hours: float | None) -> str:
+    """A duration in the unit that reads best: seconds, minutes, hours, days or years."""
+    if hours is None or not math.isfinite(hours) or hours < 0:
+        return "—"
+    seconds = hours * SECONDS_PER_HOUR
+    for limit, divisor, unit in ((60, 1, "s"), (3_600, 60, "min"), (48 * 3_600, 3_600, "h"),
+                                 (730 * SECONDS_PER_DAY, SECONDS_PER_DAY, "days")):
+        if seconds < limit:
+            return f"{seconds / divisor:,.3g} {unit}"
+    return f"{seconds / (365.25 * SECONDS_PER_DAY):,.3g} years"

@@ -11,7 +11,7 @@ from engine.method1 import estimate_method1
 from engine.method2 import DURATION_UNITS, estimate_method2
 from engine.planning import plan_run
 from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
-from engine.units import TERA, format_flop
+from engine.units import format_duration, format_flop
 from engine.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
@@ -92,12 +92,12 @@ if estimate is not None:
     peak = estimate.peak
     metric_row([
         ("Training compute", format_flop(estimate.training_flop), "C = chips × time × peak × utilization"),
-        ("PF-days", format_flop(estimate.pfs_days, "PF-days"), "training FLOP ÷ 8.64e19"),
+        ("PF-days", format_flop(estimate.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
         ("Peak used, per chip", format_flop(estimate.peak_flop_per_s, peak.unit),
          f"{FORMAT_LABELS.get(estimate.precision, estimate.precision)}, "
          f"{'tensor cores' if estimate.tensor_cores else 'no tensor cores'} — dense"),
         ("Chip-hours", f"{estimate.chip_hours:,.4g} h", None),
-        ("Wall-clock", f"{estimate.wall_clock_hours / 24:,.4g} days" if estimate.wall_clock_hours else "—", None),
+        ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
     st.code(estimate.formula, language=None)
     if estimate.training_flop_low or estimate.training_flop_high:
@@ -155,7 +155,7 @@ if estimate is not None and budget > 0:
     else:
         items = []
         if by_time:
-            items.append((f"Wall-clock on {chips:g} chips", f"{by_time.wall_clock_days:,.4g} days",
+            items.append((f"Wall-clock on {chips:g} chips", format_duration(by_time.wall_clock_hours),
                           f"{by_time.chip_hours:,.4g} chip-hours at utilization {by_time.utilization:g}"))
         if by_chips:
             items.append((f"Chips for {deadline:g} days", f"{by_chips.chip_count:,.0f} chips",

@@ -191,7 +191,7 @@ with totals_area:
         metric_row([
             ("Training compute", format_flop(estimate.training.training_flop),
              f"{estimate.training.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"),
-            ("PF-days", format_flop(estimate.training.pfs_days, "PF-days"), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
+            ("PF-days", format_flop(estimate.training.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
             ("Forward per example", format_flop(estimate.forward_flop), f"convention: {estimate.convention}"),
             ("MACs per example", format_flop(estimate.macs, "MACs"), "1 MAC = 2 FLOP"),
             ("Parameters", f"{estimate.params:,}", None),
@@ -235,7 +235,7 @@ if mode == "layers":
             chart = chart[chart["forward FLOP"] > 0]
             fig = px.bar(chart, x="layer", y="forward FLOP", log_y=True, height=280,
                          title="Where the forward FLOP go (per example, log scale)")
-            fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, yaxis_title="FLOP")
+            fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, yaxis_title="FLOP", yaxis_exponentformat="power")
             st.plotly_chart(fig, width="stretch")
 
     with st.expander("Formulas of the layer kinds (matmul convention, the seed's symbols)"):

@@ -11,7 +11,7 @@ from engine.hardware import load_hardware_db
 from engine.method1 import estimate_method1
 from engine.method2 import estimate_method2
 from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
-from engine.units import TERA, format_flop
+from engine.units import TERA, format_duration, format_flop
 from ui import state
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS
 from ui.widgets import metric_row
@@ -36,13 +36,15 @@ run = {k: v for k, v in run.items() if k not in ("custom_chip", "peak_flop_per_s
 
 # ------------------------------------------------------------------ peaks chart
 peaks = chip.peaks.available()
+has_tensor = any(k.endswith("_tensor") for k in peaks)
 frame = pd.DataFrame({"format": [PEAK_LABELS.get(k, k) for k in peaks],
                       "TFLOP/s (dense)": [v / TERA for v in peaks.values()],
-                      "units": ["tensor cores" if k.endswith("_tensor") else "vector units (no tensor cores)"
-                                for k in peaks]})
+                      "units": ["tensor cores" if k.endswith("_tensor") or (k == "int8" and has_tensor)
+                                else "vector units (no tensor cores)" for k in peaks]})
 fig = px.bar(frame, x="format", y="TFLOP/s (dense)", color="units", log_y=True, height=320,
-             title=f"{chip.name}: dense peak per number format", text_auto=".4g")
-fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, legend_title=None)
+             title=f"{chip.name}: dense peak per number format", text_auto=".4g",
+             category_orders={"format": list(frame["format"])})
+fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, legend_title=None, yaxis_exponentformat="power")
 st.plotly_chart(fig, width="stretch")
 st.caption(f"Source: {', '.join(chip.source)}. INT8 in OP/s. {chip.notes or ''}")
 st.markdown("**Dense or sparse?** NVIDIA's datasheets print tensor-core figures “with sparsity”: 2:4 structured "
@@ -70,8 +72,7 @@ if use_mixed:
                            format_func={"work": "the FLOP", "time": "the time"}.get)
     run = {k: v for k, v in run.items() if k != "precision"} | {"mixed_precision": split, "split_basis": basis}
 else:
-    run = {k: v for k, v in run.items() if k not in ("mixed_precision",)}
-    run.setdefault("precision", "bf16")
+    run = {k: v for k, v in run.items() if k != "mixed_precision"}
     run["precision"] = run.get("precision") or "bf16"
 
 try:
@@ -103,7 +104,7 @@ if scenario.hardware is not None:
     table = pd.DataFrame([{
         "format": PEAK_LABELS.get(r.peak_key, r.peak_key), "peak (dense)": format_flop(r.peak_flop_per_s, r.unit),
         "method 2 training compute": format_flop(r.training_flop),
-        "time for the method-1 budget": (f"{r.hours_for_budget:,.4g} h" if r.hours_for_budget is not None else "—"),
+        "time for the method-1 budget": format_duration(r.hours_for_budget),
     } for r in rows])
     st.dataframe(table, hide_index=True, width="stretch")
     st.caption(f"Chips × time × utilization from the hardware page; method-1 budget "

@@ -149,7 +149,7 @@ for label, flop in estimates.items():
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
-fig.update_layout(height=520, yaxis_type="log", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
+fig.update_layout(height=520, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
                   margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
 st.plotly_chart(fig, width="stretch")
 
@@ -192,7 +192,7 @@ for i, key in enumerate(chosen):
                             line=dict(color=colors[i % len(colors)])))
     rows.append({"format": PEAK_LABELS.get(key, key), "chips": trend.n,
                  "doubling (months)": f"{trend.doubling_months:.3g}" if trend.doubling_months else "—"})
-hw.update_layout(height=400, yaxis_type="log", yaxis_title="dense peak (FLOP/s)", margin=dict(l=10, r=10, t=30, b=10))
+hw.update_layout(height=400, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="dense peak (FLOP/s)", margin=dict(l=10, r=10, t=30, b=10))
 st.plotly_chart(hw, width="stretch")
 if rows:
     st.dataframe(pd.DataFrame(rows), hide_index=True)

@@ -4,7 +4,13 @@ from __future__ import annotations
 import streamlit as st
 
 
+PER_ROW = 4  # wider rows cut the values off
+
+
 def metric_row(items: list[tuple[str, str, str | None]]) -> None:
-    """One row of metrics: (label, value with its unit, tooltip)."""
-    for column, (label, value, help_text) in zip(st.columns(len(items)), items):
-        column.metric(label, value, help=help_text)
+    """Rows of metrics, at most ``PER_ROW`` each: (label, value with its unit, tooltip)."""
+    for start in range(0, len(items), PER_ROW):
+        chunk = items[start:start + PER_ROW]
+        for column, (label, value, help_text) in zip(st.columns(PER_ROW if len(items) > PER_ROW else len(chunk)),
+                                                      chunk):
+            column.metric(label, value, help=help_text)
