@@ -16,6 +16,7 @@ from typing import Annotated, Callable
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from engine.architecture import Architecture, InputSpec
+from engine.json_text import parse_json_text
 from engine.errors import InputError, from_validation_error
 from engine.layers import Embedding, LayerNorm, Size
 from engine.scenario import Scenario
@@ -274,13 +275,5 @@ def read_hf_config(data: object, source: str = "config") -> TransformerConfig:
 
 def load_hf_config_text(text: str | bytes, source: str = "config") -> TransformerConfig:
     """JSON text (a file, an upload) → ``TransformerConfig``."""
-    if len(text) > MAX_CONFIG_BYTES:
-        raise InputError(source, f"larger than {MAX_CONFIG_BYTES:,} bytes")
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(source, f"not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(source, "nested too deeply") from None
-    return read_hf_config(data, source)
+    return read_hf_config(parse_json_text(text, source, MAX_CONFIG_BYTES), source)
 

@@ -4,13 +4,13 @@ The same model validates the CLI's files, the dashboard's state, uploads and sha
 """
 from __future__ import annotations
 
-import json
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from engine.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.conventions import Convention
+from engine.json_text import parse_json_text
 from engine.errors import InputError, from_validation_error
 from engine.layer_kinds import Layer
 from engine.method2 import HardwareRun
@@ -64,12 +64,4 @@ def parse_scenario(data: object, source: str = "scenario") -> Scenario:
 
 def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:
     """Parse JSON text (a file, an upload) into a ``Scenario``."""
-    if len(text) > MAX_SCENARIO_BYTES:
-        raise InputError(source, f"larger than {MAX_SCENARIO_BYTES:,} bytes")
-    try:
-        data = json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(source, f"not valid JSON ({exc})") from None
-    except RecursionError:
-        raise InputError(source, "nested too deeply") from None
-    return parse_scenario(data, source)
+    return parse_scenario(parse_json_text(text, source, MAX_SCENARIO_BYTES), source)

@@ -16,13 +16,11 @@ from engine.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
-from ui.widgets import metric_row
+from ui.widgets import metric_row, page_header
 
-st.title("Hardware & time — method 2")
-st.caption("Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
-           "format used (dense, tensor cores when used) × utilization.")
-state.init()
-state.show_notice()
+page_header("Hardware & time — method 2",
+            "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
+            "format used (dense, tensor cores when used) × utilization.")
 
 db = load_hardware_db()
 scenario = state.get()

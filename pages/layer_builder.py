@@ -15,13 +15,11 @@ from ui import state
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.transformer_panel import transformer_panel
-from ui.widgets import metric_row
+from ui.widgets import metric_row, page_header
 
-st.title("Layer builder — method 1")
-st.caption("Training compute from the architecture: each layer's forward FLOP, summed, "
-           "× (1 + backward/forward ratio) × examples × epochs. Recurrent layers run once per time step.")
-state.init()
-state.show_notice()
+page_header("Layer builder — method 1",
+            "Training compute from the architecture: each layer's forward FLOP, summed, "
+            "× (1 + backward/forward ratio) × examples × epochs. Recurrent layers run once per time step.")
 
 scenario = state.get()
 data = scenario.model_dump(mode="json")

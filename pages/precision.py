@@ -14,13 +14,11 @@ from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
 from engine.units import TERA, format_duration, format_flop
 from ui import state
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS
-from ui.widgets import metric_row
+from ui.widgets import metric_row, page_header
 
-st.title("Precision & tensor cores")
-st.caption("The peak that method 2 multiplies is the dense peak of the number format the run trained in, "
-           "on the units that ran it (tensor cores or not).")
-state.init()
-state.show_notice()
+page_header("Precision & tensor cores",
+            "The peak that method 2 multiplies is the dense peak of the number format the run trained in, "
+            "on the units that ran it (tensor cores or not).")
 
 db = load_hardware_db()
 scenario = state.get()

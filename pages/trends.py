@@ -19,17 +19,16 @@ from engine.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trend_fit import MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, fit_trend, reference_line
 from engine.units import format_flop
 from ui import state
+from ui.widgets import page_header
 from ui.hardware_inputs import PEAK_LABELS
 
 MAX_UPLOAD_BYTES = 20_000_000
 EPOCH_DATA = "trends_epoch_import"
 EPOCH_SEEN = "trends_epoch_seen"
 
-st.title("Historical trends")
-st.caption("Training compute of notable runs against their publication date (log scale), fitted trends with "
-           "doubling times, and where your estimate falls.")
-state.init()
-state.show_notice()
+page_header("Historical trends",
+            "Training compute of notable runs against their publication date (log scale), fitted trends with "
+            "doubling times, and where your estimate falls.")
 
 # ------------------------------------------------------------------ data
 shipped = runs_table(load_training_runs())

@@ -14,3 +14,13 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
         for column, (label, value, help_text) in zip(st.columns(PER_ROW if len(items) > PER_ROW else len(chunk)),
                                                       chunk):
             column.metric(label, value, help=help_text)
+
+
+def page_header(title: str, caption: str) -> None:
+    """Title and what the page computes; the session's scenario (from the link on a first visit)."""
+    from ui import state  # local: widgets is imported by state's users, state by the pages
+
+    st.title(title)
+    st.caption(caption)
+    state.init()
+    state.show_notice()
