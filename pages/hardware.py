@@ -16,7 +16,7 @@ from engine.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
-from ui.widgets import metric_row, page_header
+from ui.widgets import metric_row, page_header, show_error
 
 page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
@@ -82,7 +82,7 @@ try:
     costs = estimate_costs(edited.hardware, db)
     state.set_edited(edited)
 except InputError as exc:
-    st.error(f"{exc.field}: {exc.reason}")
+    show_error(exc)
 scenario = state.get()
 
 # ------------------------------------------------------------------ results
@@ -149,7 +149,7 @@ if estimate is not None and budget > 0:
         by_time = plan_run({**base, "chip_count": chips}, db) if chips > 0 else None
         by_chips = plan_run({**base, "deadline": deadline, "deadline_unit": "days"}, db) if deadline > 0 else None
     except InputError as exc:
-        st.error(f"{exc.field}: {exc.reason}")
+        show_error(exc)
     else:
         items = []
         if by_time:
@@ -176,7 +176,7 @@ with st.expander("Measured throughput → achieved utilization (MFU)"):
             mu = measured_utilization({**spec, "chip_count": mu_chips, "training_flop_per_item": per_item,
                                        "item": item, "items_per_s": rate}, db)
         except InputError as exc:
-            st.error(f"{exc.field}: {exc.reason}")
+            show_error(exc)
         else:
             metric_row([("Achieved", format_flop(mu.achieved_flop_per_s, "FLOP/s"), None),
                         ("Per chip", format_flop(mu.achieved_flop_per_s_per_chip, "FLOP/s"), None),

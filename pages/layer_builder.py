@@ -15,7 +15,7 @@ from ui import state
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.transformer_panel import transformer_panel
-from ui.widgets import metric_row, page_header
+from ui.widgets import metric_row, page_header, plain, show_error
 
 page_header("Layer builder — method 1",
             "Training compute from the architecture: each layer's forward FLOP, summed, "
@@ -86,7 +86,7 @@ if mode == "layers":
             st.latex(kind.formula)
             edited, edit_error = layer_form(layers[pick], key_prefix=f"layer{pick}")
             if edit_error:
-                st.error(f"Layer #{pick}: {edit_error}. The last valid value is kept.")
+                st.error(f"Layer #{pick}: {plain(edit_error)} — the last valid value is kept.")
             else:
                 layers[pick] = edited
             b = st.columns(4)
@@ -156,7 +156,7 @@ data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "opti
 try:
     edited = parse_scenario(data)
 except InputError as exc:
-    st.error(f"{exc.field}: {exc.reason}. The last valid estimate is shown; fix the field to update it.")
+    show_error(exc, "the last valid estimate is shown; fix the field to update it.")
     edited = None
 if edited is not None:
     if structural is not None:
@@ -175,7 +175,7 @@ if edited is not None:
         try:
             state.replace(parse_scenario({**edited.model_dump(mode="json"), "layers": layers}))
         except InputError as exc:
-            st.error(f"{exc.field}: {exc.reason}. The layer list is unchanged.")
+            show_error(exc, "the layer list is unchanged.")
         else:
             st.rerun()
     state.set_edited(edited)
@@ -206,7 +206,7 @@ with totals_area:
 if mode == "layers":
     with table_area:
         if estimate.error is not None:
-            st.error(f"{estimate.error.field}: {estimate.error.reason}")
+            show_error(estimate.error)
         arch = estimate.architecture
         rows = [{"#": r.index, "layer": r.type + (f" · {r.part}" if r.part else ""), "name": r.name,
                  "output": r.output, "params": r.params, "forward FLOP": float(r.forward_flop),

@@ -14,7 +14,7 @@ from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
 from engine.units import TERA, format_duration, format_flop
 from ui import state
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS
-from ui.widgets import metric_row, page_header
+from ui.widgets import metric_row, page_header, show_error
 
 page_header("Precision & tensor cores",
             "The peak that method 2 multiplies is the dense peak of the number format the run trained in, "
@@ -77,7 +77,7 @@ try:
     edited = parse_scenario({**scenario.model_dump(mode="json"), "hardware": run})
     estimate = estimate_method2(edited.hardware, db)
 except InputError as exc:
-    st.error(f"{exc.field}: {exc.reason}")
+    show_error(exc)
     estimate = None
 else:
     state.set_edited(edited)

@@ -19,7 +19,7 @@ from engine.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trend_fit import MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, fit_trend, reference_line
 from engine.units import format_flop
 from ui import state
-from ui.widgets import page_header
+from ui.widgets import page_header, plain, show_error
 from ui.hardware_inputs import PEAK_LABELS
 
 MAX_UPLOAD_BYTES = 20_000_000
@@ -50,7 +50,7 @@ with st.expander("Add Epoch AI's data (upload their CSV download)"):
             st.session_state[EPOCH_DATA] = imported
         except InputError as exc:
             st.session_state.pop(EPOCH_DATA, None)
-            st.error(f"The file was not used — {exc}")
+            show_error(exc, "the file was not used.")
         progress.empty()
     imported = st.session_state.get(EPOCH_DATA)
     if imported is not None:
@@ -95,7 +95,7 @@ for label, query in queries.items():
     try:
         fits[label] = fit_trend(runs, query)
     except InputError as exc:
-        st.caption(f"{label}: not fitted ({exc.reason})")
+        st.caption(f"{label}: not fitted ({plain(exc.reason)})")
 
 # ------------------------------------------------------------------ your estimate
 scenario = state.get()
@@ -116,7 +116,7 @@ for label, flop in estimates.items():
         where = "larger than every known run"
     else:
         where = (f"larger than every known run before {placed.larger_than_every_run_before} "
-                 f"({placed.first_larger_run} was the first larger one)")
+                 f"({plain(placed.first_larger_run)} was the first larger one)")
     year_part = (f"; percentile {placed.percentile_in_year:.0f} among the {placed.n_runs_in_year} runs of {placed.year}"
                  if placed.percentile_in_year is not None else "")
     c2.markdown(f"**{label}: {format_flop(flop)}** — {where}; rank {placed.rank} of {placed.n_runs + 1}{year_part}.")

@@ -13,6 +13,7 @@ from engine.report import markdown_report
 from engine.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario_text
 from engine.share_link import QUERY_KEY, encode, scenario_json
 from ui import state
+from ui.widgets import show_error
 
 UPLOAD_SEEN = "upload_seen"
 
@@ -40,7 +41,7 @@ def restore_upload(key: str = "scenario_upload") -> None:
             raise InputError("upload", f"larger than {MAX_SCENARIO_BYTES:,} bytes")
         scenario = load_scenario_text(upload.getvalue(), source="upload")
     except InputError as exc:
-        st.error(f"The file was not loaded — {exc}. Your current scenario is unchanged.")
+        show_error(exc, "the file was not loaded; your current scenario is unchanged.")
         return
     state.replace(scenario)
     st.rerun()

@@ -12,6 +12,7 @@ from engine.errors import InputError
 from engine.presets import presets
 from engine.scenario import Scenario
 from engine.share_link import QUERY_KEY, decode, encode
+from ui.text import plain
 
 SCENARIO = "scenario"
 REV = "scenario_rev"
@@ -34,7 +35,8 @@ def init() -> None:
         try:
             scenario = decode(token)
         except InputError as exc:
-            st.session_state[NOTICE] = f"The share link could not be opened ({exc}). Showing the default example."
+            st.session_state[NOTICE] = (f"The share link could not be opened ({plain(str(exc))}). "
+                                        "Showing the default example.")
     st.session_state[SCENARIO] = scenario
     st.session_state[REV] = 0
 

@@ -10,6 +10,7 @@ from engine.llm_estimate import TransformerRun, estimate_transformer
 from engine.scenario import MAX_SCENARIO_BYTES
 from engine.units import format_flop
 from ui import state
+from ui.widgets import plain, show_error
 
 ESTIMATE = "hf_estimate"
 EXAMPLE = ('{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,\n'
@@ -35,9 +36,9 @@ def transformer_panel() -> None:
                 estimate = estimate_transformer(config, run)
                 scenario = config.scenario(tokens, seq or None, name=f"{config.model_type} from config.json")
             except InputError as exc:
-                st.error(f"{exc.field}: {exc.reason}")
+                show_error(exc)
             except ValueError as exc:  # pydantic's, for a run value out of range
-                st.error(f"tokens: {exc}".splitlines()[0])
+                st.error(plain(f"tokens: {exc}".splitlines()[0]))
             else:
                 st.session_state[ESTIMATE] = estimate.as_dict()
                 state.replace(scenario)

@@ -3,6 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from ui import state
+from ui.text import plain
+
+
+def show_error(exc, then: str = "") -> None:
+    """An ``InputError`` as 'field: reason' (inert), and what happens next."""
+    st.error(plain(f"{exc.field}: {exc.reason}") + (f" — {then}" if then else ""))
+
 
 PER_ROW = 4  # wider rows cut the values off
 
@@ -18,8 +26,6 @@ def metric_row(items: list[tuple[str, str, str | None]]) -> None:
 
 def page_header(title: str, caption: str) -> None:
     """Title and what the page computes; the session's scenario (from the link on a first visit)."""
-    from ui import state  # local: widgets is imported by state's users, state by the pages
-
     st.title(title)
     st.caption(caption)
     state.init()
