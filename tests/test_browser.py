@@ -92,3 +92,16 @@ def test_hostile_upload_shows_a_message(server, browser, tmp_path):
     assert page.get_by_text("layers[0].type").count() >= 1
     assert flop(metric_value(page, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
     context.close()
+
+
+def test_hostile_epoch_csv_upload_shows_a_message(server, browser, tmp_path):
+    bad = tmp_path / "not_epoch.csv"
+    bad.write_bytes(b"\x00\x01\x02garbage,without,the,columns\n1,2,3\n")
+    context, page = new_page(browser)
+    page.goto(f"{server}/trends")
+    wait_for_app(page)
+    page.get_by_text("Add Epoch AI's data").click()
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(bad))
+    page.get_by_text("the file was not used").wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()
