@@ -11,7 +11,7 @@ from engine.method1 import estimate_method1
 from engine.method2 import DURATION_UNITS, estimate_method2
 from engine.planning import plan_run
 from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
-from engine.units import format_duration, format_flop
+from engine.units import TERA, format_duration, format_flop
 from engine.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
@@ -91,7 +91,7 @@ if estimate is not None:
     metric_row([
         ("Training compute", format_flop(estimate.training_flop), "C = chips × time × peak × utilization"),
         ("PF-days", format_flop(estimate.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
-        ("Peak used, per chip", format_flop(estimate.peak_flop_per_s, peak.unit),
+        ("Peak used, per chip", format_flop(estimate.peak_flop_per_s / TERA, "T" + peak.unit),
          f"{FORMAT_LABELS.get(estimate.precision, estimate.precision)}, "
          f"{'tensor cores' if estimate.tensor_cores else 'no tensor cores'} — dense"),
         ("Chip-hours", f"{estimate.chip_hours:,.4g} h", None),

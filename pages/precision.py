@@ -84,7 +84,7 @@ else:
     scenario = edited
 if estimate is not None:
     metric_row([
-        ("Effective peak per chip", format_flop(estimate.peak_flop_per_s, estimate.peak.unit),
+        ("Effective peak per chip", format_flop(estimate.peak_flop_per_s / TERA, "T" + estimate.peak.unit),
          "; ".join(estimate.peak.notes) or None),
         ("Method 2 training compute", format_flop(estimate.training_flop),
          f"{estimate.chip_hours:,.4g} chip-hours at utilization {estimate.utilization:g}"),
