@@ -10,7 +10,7 @@ from engine.hardware import load_hardware_db
 from engine.method1 import estimate_method1
 from engine.method2 import DURATION_UNITS, estimate_method2
 from engine.planning import plan_run
-from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
+from engine.scenario import parse_scenario
 from engine.units import TERA, format_duration, format_flop
 from engine.utilization import measured_utilization
 from ui import state
@@ -24,7 +24,7 @@ page_header("Hardware & time — method 2",
 
 db = load_hardware_db()
 scenario = state.get()
-run = scenario.hardware.model_dump(mode="json") if scenario.hardware else dict(DEFAULT_HARDWARE_RUN)
+run = state.hardware_run()
 
 # ------------------------------------------------------------------ inputs
 with st.container(border=True):

@@ -10,7 +10,7 @@ from engine.format_comparison import compare_formats
 from engine.hardware import load_hardware_db
 from engine.method1 import estimate_method1
 from engine.method2 import estimate_method2
-from engine.scenario import DEFAULT_HARDWARE_RUN, parse_scenario
+from engine.scenario import parse_scenario
 from engine.units import TERA, format_duration, format_flop
 from ui import state
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS
@@ -22,7 +22,7 @@ page_header("Precision & tensor cores",
 
 db = load_hardware_db()
 scenario = state.get()
-run = scenario.hardware.model_dump(mode="json") if scenario.hardware else dict(DEFAULT_HARDWARE_RUN)
+run = state.hardware_run()
 if run.get("chip") is None:
     st.info("The hardware page uses a custom peak or a year average; pick a chip here to see its formats.")
 ids = [c.id for c in db.chips]

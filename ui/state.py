@@ -10,7 +10,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.presets import presets
-from engine.scenario import Scenario
+from engine.scenario import DEFAULT_HARDWARE_RUN, Scenario
 from engine.share_link import QUERY_KEY, decode, encode
 from ui.text import plain
 
@@ -80,3 +80,9 @@ def show_notice() -> None:
     message = st.session_state.pop(NOTICE, None)
     if message:
         st.warning(message)
+
+
+def hardware_run() -> dict:
+    """The scenario's hardware run as a dict, or the default run the hardware pages start from."""
+    hardware = get().hardware
+    return hardware.model_dump(mode="json") if hardware else dict(DEFAULT_HARDWARE_RUN)
