@@ -6,8 +6,8 @@ from pydantic import BaseModel
 from engine.errors import InputError
 from engine.hardware import HardwareDB, load_hardware_db
 from engine.method2 import HardwareRun, estimate_method2
+from engine.planning import wall_clock_hours
 from engine.precision import PRECISIONS
-from engine.units import SECONDS_PER_HOUR
 
 
 class FormatRow(BaseModel):
@@ -42,7 +42,7 @@ def compare_formats(run: HardwareRun, budget_flop: float | None = None,
             seen.add(key)
             hours = None
             if budget_flop and run.chip_count:
-                hours = budget_flop / (run.chip_count * est.peak_flop_per_s * run.utilization) / SECONDS_PER_HOUR
+                hours = wall_clock_hours(budget_flop, est.peak_flop_per_s, run.utilization, run.chip_count)
             rows.append(FormatRow(precision=precision, tensor_cores=est.tensor_cores, peak_key=key,
                                   peak_flop_per_s=est.peak_flop_per_s, unit=est.peak.unit,
                                   training_flop=est.training_flop, hours_for_budget=hours))

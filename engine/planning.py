@@ -57,6 +57,11 @@ class RunPlan(BaseModel):
     costs: CostEstimate
 
 
+def wall_clock_hours(training_flop: float, peak_flop_per_s: float, utilization: float, chips: float) -> float:
+    """t = C / (chips × P × u), in hours: how long a FLOP budget takes."""
+    return training_flop / (peak_flop_per_s * utilization) / chips / SECONDS_PER_HOUR
+
+
 def plan_run(request: PlanRequest | Mapping, db: HardwareDB | None = None) -> RunPlan:
     """Time for ``training_flop`` on ``chip_count`` chips, or chips for ``deadline`` (rounded up)."""
     request = parse_input(PlanRequest, request)
@@ -72,12 +77,12 @@ def plan_run(request: PlanRequest | Mapping, db: HardwareDB | None = None) -> Ru
         # whole chips; the tolerance keeps 8.0000000001 (float noise) from becoming 9
         chips = float(max(1, math.ceil(exact * (1 - 1e-12))))
         deadline_hours = deadline_s / SECONDS_PER_HOUR
-    wall_hours = chip_seconds / chips / SECONDS_PER_HOUR
+    wall_hours = wall_clock_hours(request.training_flop, peak.peak_flop_per_s, request.utilization, chips)
 
     def hours_at(utilization: float | None) -> float | None:
         if utilization is None:
             return None
-        return request.training_flop / (peak.peak_flop_per_s * utilization) / chips / SECONDS_PER_HOUR
+        return wall_clock_hours(request.training_flop, peak.peak_flop_per_s, utilization, chips)
 
     if not math.isfinite(wall_hours):
         raise InputError("training_flop", "the plan overflows: check the budget and the peak")

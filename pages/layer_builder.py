@@ -160,7 +160,8 @@ except InputError as exc:
     edited = None
 if edited is not None:
     if structural is not None:
-        layers = [layer for layer in edited.model_dump(mode="json")["layers"]]
+        edited_data = edited.model_dump(mode="json")
+        layers = edited_data["layers"]
         action, arg = structural
         if action == "move":
             i, j = arg
@@ -173,7 +174,7 @@ if edited is not None:
             layers.pop(arg)
             st.session_state["m1_pick_next"] = max(0, arg - 1)
         try:
-            state.replace(parse_scenario({**edited.model_dump(mode="json"), "layers": layers}))
+            state.replace(parse_scenario(edited_data))
         except InputError as exc:
             show_error(exc, "the layer list is unchanged.")
         else:
