@@ -4,16 +4,33 @@ UI, CLI and API all show ``str(error)``: one line, ``field: reason``.
 """
 from __future__ import annotations
 
+import re
+
 from pydantic import ValidationError
+
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def one_line(text: str) -> str:
+    """``text`` with control characters and line separators written as escapes (``\\n``, ``\\x0b``)."""
+    return _BREAKS.sub(lambda m: _NAMED.get(m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
+                                            else f"\\u{ord(m.group()):04x}"), text)
+
+
+def quoted(value: object, limit: int = 40) -> str:
+    """A user-supplied value for a message: quoted, one line, cut to ``limit`` characters."""
+    text = one_line(str(value))
+    return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"
 
 
 class InputError(ValueError):
     """Bad user input: ``field`` names what is wrong, ``reason`` says why."""
 
     def __init__(self, field: str, reason: str):
-        self.field = field
-        self.reason = reason
-        super().__init__(f"{field}: {reason}" if field else reason)
+        self.field = one_line(field)
+        self.reason = one_line(reason)
+        super().__init__(f"{self.field}: {self.reason}" if self.field else self.reason)
 
 
 UNION_TAGS: frozenset[str] = frozenset()
@@ -51,7 +68,7 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
     if first.get("type") == "union_tag_invalid":  # an unknown ``type`` of a tagged union (a layer kind)
         ctx = first.get("ctx", {})
         field = f"{field}.{ctx.get('discriminator', 'type').strip(chr(39))}"
-        reason = f"unknown type '{ctx.get('tag')}'; known types: {ctx.get('expected_tags')}"
+        reason = f"unknown type {quoted(ctx.get('tag'))}; known types: {ctx.get('expected_tags')}"
     elif first.get("type") == "union_tag_not_found":
         field = f"{field}.type" if field else "type"
         reason = "missing; every layer needs a 'type'"

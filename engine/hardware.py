@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator,
                       model_validator)
 
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError, from_validation_error, quoted
 
 HARDWARE_DB_PATH = Path(__file__).resolve().parents[1] / "hardware_db.json"
 
@@ -223,7 +223,7 @@ class HardwareDB(BaseModel):
         close = difflib.get_close_matches(_lookup_key(name), list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
-        raise InputError("chip", f"unknown chip '{name}'; see `python -m engine chips` for the ids{hint}")
+        raise InputError("chip", f"unknown chip {quoted(name)}; see `python -m engine chips` for the ids{hint}")
 
     def chips_released_in(self, year: int, include_cpus: bool = False) -> list[Chip]:
         """Chips launched in ``year`` (accelerators only unless ``include_cpus``)."""
@@ -235,7 +235,7 @@ class HardwareDB(BaseModel):
             if preset.id == preset_id:
                 return preset
         known = ", ".join(f"{p.id} ({p.utilization:g})" for p in self.utilization_presets)
-        raise InputError("utilization", f"unknown preset '{preset_id}'; presets: {known}")
+        raise InputError("utilization", f"unknown preset {quoted(preset_id)}; presets: {known}")
 
 
 @lru_cache(maxsize=8)

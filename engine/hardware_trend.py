@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from pydantic import BaseModel, Field
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.hardware import PEAK_KEYS, HardwareDB, load_hardware_db, peak_unit
 from engine.partial_dates import parse_partial_date
 from engine.trend_fit import LogLinearFit, log_linear_fit_fields
@@ -39,7 +39,7 @@ def hardware_points(peak_key: str, db: HardwareDB | None = None, include_cpus: b
                     start_year: float | None = None, end_year: float | None = None) -> list[HardwarePoint]:
     """Chips with a ``peak_key`` peak (released in [start_year, end_year)), by release date."""
     if peak_key not in PEAK_KEYS:
-        raise InputError("peak_key", f"unknown number format '{peak_key}'; known: {', '.join(PEAK_KEYS)}")
+        raise InputError("peak_key", f"unknown number format {quoted(peak_key)}; known: {', '.join(PEAK_KEYS)}")
     db = db or load_hardware_db()
     points = []
     for chip in db.chips:

@@ -13,7 +13,7 @@ from typing import Annotated, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError, from_validation_error, quoted
 from engine.hardware import Chip, HardwareDB, load_hardware_db, peak_unit
 from engine.precision import (
     FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
@@ -102,7 +102,7 @@ class HardwareSpec(BaseModel):
             raise InputError("mixed_precision", "a single custom peak has one format; give a chip or a "
                              "custom_chip with per-format peaks for a mixed split")
         if self.precision is not None and self.precision not in split:
-            raise InputError("precision", f"'{self.precision}' is not in mixed_precision; leave precision "
+            raise InputError("precision", f"{quoted(self.precision)} is not in mixed_precision; leave precision "
                              "out when giving a split")
 
     @property

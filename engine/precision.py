@@ -12,7 +12,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.hardware import PEAK_KEYS, Chip, HardwareDB, Peaks, peak_unit
 
 Precision = Literal["fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"]
@@ -48,7 +48,7 @@ def requested_peak_key(precision: str, tensor_cores: bool) -> str:
     stored peak, so they are unavailable (or fall back) on every chip.
     """
     if precision not in PRECISIONS:
-        raise InputError("precision", f"unsupported format '{precision}'; choose one of "
+        raise InputError("precision", f"unsupported format {quoted(precision)}; choose one of "
                          f"{', '.join(PRECISIONS)}")
     if precision in ("fp32", "int8"):
         return precision
@@ -123,7 +123,7 @@ def effective_peak_flop_per_s(parts: list[tuple[float, float]], basis: SplitBasi
         return sum(fraction * peak for fraction, peak in parts)
     if basis == "work":
         return 1.0 / sum(fraction / peak for fraction, peak in parts)
-    raise InputError("split_basis", f"unknown basis '{basis}'; choose 'work' or 'time'")
+    raise InputError("split_basis", f"unknown basis {quoted(basis)}; choose 'work' or 'time'")
 
 
 class YearMeanPeak(BaseModel):

@@ -20,7 +20,7 @@ import numpy as np
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.runs_dataset import FRAME_COLUMNS, RunPoint, TrainingRun, runs_frame
 from engine.student_t import t_quantile
 
@@ -213,7 +213,7 @@ def fit_trend(runs: Runs, query: TrendQuery = TrendQuery()) -> TrendFit:
 def fit_named_window(runs: Runs, name: str, domain: str | None = None) -> TrendFit:
     """``fit_trend`` over one of ``NAMED_WINDOWS`` (optionally restricted to a domain)."""
     if name not in NAMED_WINDOWS:
-        raise InputError("window", f"unknown window '{name}'; known: {', '.join(NAMED_WINDOWS)}")
+        raise InputError("window", f"unknown window {quoted(name)}; known: {', '.join(NAMED_WINDOWS)}")
     query = NAMED_WINDOWS[name]
     if domain:
         query = query.model_copy(update={"domain": domain})

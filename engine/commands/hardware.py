@@ -2,7 +2,7 @@
 from __future__ import annotations
 
 from engine.costs import estimate_costs
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.hardware import load_hardware_db
 from engine.method2 import HardwareRun, estimate_method2, parse_input
 from engine.precision import PRECISIONS
@@ -29,7 +29,7 @@ def _mixed(text: str | None) -> dict[str, float] | None:
         except ValueError:
             sep = ""
         if not sep:
-            raise InputError("mixed_precision", f"'{item.strip()}' is not FORMAT=FRACTION "
+            raise InputError("mixed_precision", f"{quoted(item.strip())} is not FORMAT=FRACTION "
                              "(e.g. --mixed bf16=0.9,fp32=0.1)")
     return split
 

@@ -8,7 +8,7 @@ import re
 from pydantic import ValidationError
 
 from engine.commands.method1 import read_text_file
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError, from_validation_error, quoted
 from engine.hf_config import MAX_CONFIG_BYTES, load_hf_config_text
 from engine.llm_estimate import TransformerRun, estimate_transformer
 
@@ -20,10 +20,10 @@ def parse_count(text: str, field: str) -> float:
     """'300e9', '300B', '1.4T', '15,600,000,000,000' → a number (k, M, B/G, T, P suffixes)."""
     match = _COUNT.fullmatch(text)
     if not match:
-        raise InputError(field, f"'{text[:40]}' is not a count (e.g. 300e9, 300B, 1.4T)")
+        raise InputError(field, f"{quoted(text)} is not a count (e.g. 300e9, 300B, 1.4T)")
     value = float(match.group(1).replace(",", "").replace("_", "")) * _SUFFIXES[match.group(2).lower()]
     if not math.isfinite(value):
-        raise InputError(field, f"'{text[:40]}' is too large")
+        raise InputError(field, f"{quoted(text)} is too large")
     return value
 
 
