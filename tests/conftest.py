@@ -11,6 +11,12 @@ import sys
 from pathlib import Path
 
 import pytest
+from hypothesis import settings
+
+# Property tests explore new random inputs on every local run; CI (FLOPSCOPE_HYPOTHESIS=ci) replays a
+# fixed seed so a landing is not decided by luck. ``python -m pytest`` alone keeps exploring.
+settings.register_profile("ci", derandomize=True, print_blob=True)
+settings.load_profile(os.environ.get("FLOPSCOPE_HYPOTHESIS", "default"))
 
 ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
