@@ -104,6 +104,8 @@ TPU_V5E = "https://cloud.google.com/tpu/docs/v5e"
 TPU_V6E = "https://cloud.google.com/tpu/docs/v6e"
 MI300X = "https://www.amd.com/en/products/accelerators/instinct/mi300/mi300x.html"
 MI250X = "https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.html"
+HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
+MI355X = "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html"
 GAUDI3 = "https://www.intel.com/content/www/us/en/content-details/817486/intel-gaudi-3-ai-accelerator-white-paper.html"
 
 DATASHEET_PEAKS = [
@@ -134,6 +136,13 @@ DATASHEET_PEAKS = [
     ("amd-instinct-mi300x", "fp8_tensor", 2614.9e12, MI300X),
     ("amd-instinct-mi250x", "bf16_tensor", 383e12, MI250X),
     ("intel-gaudi-3", "bf16_tensor", 1835e12, GAUDI3),
+    ("intel-gaudi-2", "bf16_tensor", 432e12, GAUDI3),       # the white paper's / Hot Chips 2024 generations table
+    ("nvidia-b200", "fp32", 75e12, HGX),                    # per-GPU table, HGX B200 column
+    ("nvidia-b200", "fp64", 37e12, HGX),
+    ("nvidia-b200", "tf32_tensor", 2.2e15 / 2, HGX),        # printed with sparsity
+    ("nvidia-gb200", "fp32", 80e12, HGX),                   # per-GPU table, GB200 NVL72 column
+    ("nvidia-gb200", "fp64", 40e12, HGX),
+    ("amd-instinct-mi355x", "fp8_tensor", 256 * 2.4e9 * 8192, MI355X),  # CUs × clock × FP8 FLOP/CU/clock (ISSCC 2026)
 ]
 
 
