@@ -231,8 +231,21 @@ def _llama(c: _Keys, qkv_bias: bool | None = None, out_bias: bool | None = None,
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _mistral(c: _Keys) -> dict:
+    """mistral (and mixtral): ``sliding_window`` W (null: full attention) on every layer."""
+    return _llama(c, qkv_bias=False, out_bias=False, ff_bias=False,
+                  attention_window=c.size("block.attention_window", "sliding_window", required=False))
+
+
+def _qwen2(c: _Keys) -> dict:
+    """qwen2: q/k/v biases only (Qwen2Attention); windows, when used, apply from ``max_window_layers`` on."""
+    c.refuse("use_sliding_window", lambda v: not v, "Qwen2 windows only the layers from max_window_layers "
+                                                    "on; a per-layer window is not modelled")
+    return _llama(c, qkv_bias=True, out_bias=False, ff_bias=False)
+
+
 def _mixtral(c: _Keys) -> dict:
-    fields = _llama(c, qkv_bias=False, out_bias=False, ff_bias=False)
+    fields = _mistral(c)
     fields["block"] |= {"experts": c.size("block.experts", "num_local_experts"),
                         "active_experts": c.size("block.active_experts", "num_experts_per_tok")}
     return fields
@@ -240,9 +253,7 @@ def _mixtral(c: _Keys) -> dict:
 
 FAMILIES: dict[str, Callable[[_Keys], dict]] = {
     "gpt2": _gpt2, "gptj": _gptj, "gpt_neox": _gpt_neox, "opt": _opt, "llama": _llama,
-    "mistral": lambda c: _llama(c, qkv_bias=False, out_bias=False, ff_bias=False),
-    "mixtral": _mixtral,
-    "qwen2": lambda c: _llama(c, qkv_bias=True, out_bias=False, ff_bias=False),  # Qwen2Attention: q/k/v bias only
+    "mistral": _mistral, "mixtral": _mixtral, "qwen2": _qwen2,
 }
 """``model_type`` → reader. Others are refused by name rather than guessed."""
 

@@ -27,7 +27,8 @@ class TransformerRun(BaseModel):
     convention: Convention = "matmul"
     causal_count: Literal["full", "half"] | None = Field(
         None, description="full: every score of QKᵀ and AV, as FlopCounterMode and PaLM count; half: only "
-                          "the L(L+1)/2 a causal mask keeps; none: as the config's block says (full by default).")
+                          "the pairs a causal mask keeps, L(L+1)/2 or fewer with a sliding window; none: as the "
+                          "config's block says (full by default).")
     backward_ratio: float = DEFAULT_BACKWARD_RATIO
 
 
@@ -102,6 +103,6 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         non_embedding_params=arch.active_params - vocab, all_params=arch.active_params, layers=config.layers,
         d_model=config.d_model, heads=heads, head_size=head_size, kv_heads=kv_heads,
         ff_size=block.ff_size or 4 * config.d_model, gated=block.gated, experts=block.experts,
-        vocab_size=config.vocab_size, seq_len=seq_len, tokens=run.tokens)
+        vocab_size=config.vocab_size, seq_len=seq_len, tokens=run.tokens, attention_window=block.attention_window)
     return TransformerEstimate(config, run, seq_len, arch, training, arch.params - vocab,
                                arch.active_params - vocab, formula_results(shape, training.training_flop))

@@ -29,6 +29,8 @@ class ModelShape(NamedTuple):
     vocab_size: int
     seq_len: int
     tokens: float
+    attention_window: int | None = None
+    """W of sliding-window attention (Mistral), None for full attention."""
 
 
 @dataclass(frozen=True)
@@ -42,8 +44,16 @@ class Formula:
     """Where this model breaks the formula's assumptions."""
 
 
+def _window_caveats(m: ModelShape) -> list[str]:
+    """The attention terms below take every token to see the whole context."""
+    if m.attention_window and m.attention_window < m.seq_len:
+        return [f"attends over the whole context T = {m.seq_len}; this model's sliding window lets a token "
+                f"see at most W = {m.attention_window} positions"]
+    return []
+
+
 def _megatron_caveats(m: ModelShape) -> list[str]:
-    notes = []
+    notes = _window_caveats(m)
     if m.heads * m.head_size != m.d_model:
         notes.append(f"assumes H·Q = h; here {m.heads}·{m.head_size} ≠ {m.d_model}")
     if m.kv_heads != m.heads:
@@ -80,12 +90,14 @@ FORMULAS: tuple[Formula, ...] = (
             "Kaplan et al. 2020, Table 1 — https://arxiv.org/abs/2001.08361",
             "Forward per token 2N + 2·n_layer·n_ctx·d_attn, × 3 for training: the context term equals QKᵀ "
             "and AV over the causal half only (PaLM's below counts all of them).",
-            lambda m: (6 * m.non_embedding_params + 6 * m.layers * m.seq_len * m.heads * m.head_size) * m.tokens),
+            lambda m: (6 * m.non_embedding_params + 6 * m.layers * m.seq_len * m.heads * m.head_size) * m.tokens,
+            _window_caveats),
     Formula("palm_6n_12lhqt", "6N + 12·L·H·Q·T (PaLM)",
             "Chowdhery et al. 2022, 'PaLM', App. B (model FLOPs) — https://arxiv.org/abs/2204.02311",
             "Per token 6N + 12·L·H·Q·T: the weight matmuls, and QKᵀ and AV over the full T×T "
             "(as FlopCounterMode counts them); N non-embedding here.",
-            lambda m: (6 * m.non_embedding_params + 12 * m.layers * m.heads * m.head_size * m.seq_len) * m.tokens),
+            lambda m: (6 * m.non_embedding_params + 12 * m.layers * m.heads * m.head_size * m.seq_len) * m.tokens,
+            _window_caveats),
     Formula("megatron_72bslh2", "72·B·s·l·h²·(1 + s/6h + V/12hl) (Megatron-LM)",
             "Narayanan et al. 2021, 'Efficient Large-Scale Language Model Training on GPU Clusters Using "
             "Megatron-LM' (the FLOP count behind its throughput figures) — https://arxiv.org/abs/2104.04473",

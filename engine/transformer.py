@@ -7,9 +7,10 @@ per token, V vocabulary, M positions of an encoder memory (cross-attention).
 Counting, ``matmul`` convention (what ``FlopCounterMode`` counts): the projections are ``Dense``
 layers run at every position; QKᵀ and AV are H·L²·Q multiply-accumulates each. A causal mask does
 not change that count: the masked scores are computed and discarded, as ``FlopCounterMode`` and
-PaLM's 12·L·H·Q·T count them. ``causal_count="half"`` counts only the L(L+1)/2 unmasked
-query–key pairs instead (what kernels that skip masked blocks do, and what Kaplan's
-2·n_layer·n_ctx·d_attn amounts to).
+PaLM's 12·L·H·Q·T count them. ``causal_count="half"`` counts only the unmasked query–key pairs
+instead (what kernels that skip masked blocks do): the L(L+1)/2 of the causal triangle, which is what
+Kaplan's 2·n_layer·n_ctx·d_attn amounts to, or, with a sliding window of W positions (Mistral),
+W(W+1)/2 + (L − W)·W.
 """
 from __future__ import annotations
 
@@ -46,6 +47,14 @@ RMS_NORM_GAIN_FLOP_PER_ELEMENT = NORM_AFFINE_FLOP_PER_ELEMENT - 1
 """× γ only: RMSNorm has no β."""
 
 BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh"]
+
+
+def unmasked_pairs(length: int, window: int | None = None) -> int:
+    """Query–key pairs a causal mask keeps: query i sees keys max(0, i − W + 1) … i, i.e. min(i + 1, W) of
+    them; Σ = L(L+1)/2 without a window (or W ≥ L), W(W+1)/2 + (L − W)·W with one."""
+    if window is None or window >= length:
+        return length * (length + 1) // 2
+    return window * (window + 1) // 2 + (length - window) * window
 
 
 def _sequence(flow: Flow) -> tuple[int, int]:
@@ -126,7 +135,8 @@ class TransformerBlock(LayerBase):
     (no bias) and E expert feed-forwards, k of which run per token; ``active_params`` counts k.
 
     ``causal`` (decoder-only, the GPT/LLaMA block) vs not (encoder, BERT): the same count unless
-    ``causal_count="half"``. ``cross_attention_length`` M: a decoder block of an encoder-decoder
+    ``causal_count="half"``; ``attention_window`` W (sliding-window attention, Mistral) narrows what the
+    mask keeps, and so counts only with ``causal_count="half"``. ``cross_attention_length`` M: a decoder block of an encoder-decoder
     model, with cross-attention over an encoder memory of M positions of width d (the encoder's own
     cost is counted in its own layers). ``parallel``: attention and feed-forward read the same input
     (GPT-J, GPT-NeoX, PaLM), with one ``shared_norm`` (GPT-J, PaLM) or a norm each.
@@ -146,7 +156,11 @@ class TransformerBlock(LayerBase):
     activation: BlockActivation = "gelu"
     causal: bool = Field(True, description="Causal self-attention (decoder); false for an encoder block.")
     causal_count: Literal["full", "half"] = Field(
-        "full", description="full: all L² scores, as FlopCounterMode; half: only the L(L+1)/2 unmasked.")
+        "full", description="full: all L² scores, as FlopCounterMode; half: only the unmasked ones, "
+                            "L(L+1)/2 (within the window, if any).")
+    attention_window: Size | None = Field(
+        None, description="W: sliding-window attention, each query sees the last W positions, itself "
+                          "included (Mistral's sliding_window); counted with causal_count 'half'.")
     cross_attention_length: Size | None = Field(None, description="M encoder positions for cross-attention.")
     norm: Literal["layernorm", "rmsnorm"] = "layernorm"
     norm_position: Literal["pre", "post"] = "pre"
@@ -172,6 +186,8 @@ class TransformerBlock(LayerBase):
                                                     f"experts {self.experts}")
         if self.causal_count == "half" and not self.causal:
             raise FieldValueError("causal_count", "causal_count 'half' needs causal attention")
+        if self.attention_window and not self.causal:
+            raise FieldValueError("attention_window", "a sliding window is modelled for causal attention only")
         if self.shared_norm and not self.parallel:
             raise FieldValueError("shared_norm", "shared_norm needs parallel attention and feed-forward")
         if self.parallel and (self.norm_position == "post" or self.cross_attention_length):
@@ -187,7 +203,8 @@ class TransformerBlock(LayerBase):
 
     def cost(self, flow: Flow) -> LayerCost:
         d, length = _sequence(flow)
-        attention = self._attention("attention", d, length, length, self.causal_count == "half")
+        half = self.causal_count == "half"
+        attention = self._attention("attention", d, length, length, half, self.attention_window if half else None)
         feed_forward = self._feed_forward(d, length)
         if self.parallel:
             norms = [self._norm("shared", d, length)] if self.shared_norm else \
@@ -198,7 +215,7 @@ class TransformerBlock(LayerBase):
             if self.cross_attention_length:
                 sub_layers.append(("cross-attention",
                                    self._attention("cross-attention", d, length, self.cross_attention_length,
-                                                   half=False)))
+                                                   half=False, window=None)))
             sub_layers.append(("feed-forward", feed_forward))
             parts = []
             for label, rows in sub_layers:
@@ -217,11 +234,12 @@ class TransformerBlock(LayerBase):
         _, params, _, extra = kind.model_construct(affine=True).item_cost((d,))
         return Part(f"{label} norm", params, 0, length * extra)
 
-    def _attention(self, label: str, d: int, length: int, memory: int, half: bool) -> list[Part]:
+    def _attention(self, label: str, d: int, length: int, memory: int, half: bool,
+                   window: int | None) -> list[Part]:
         """Queries from the L positions, keys and values from ``memory`` positions (L for self-attention);
-        ``half``: only the causal triangle's L(L+1)/2 query–key pairs, diagonal included."""
+        ``half``: only the pairs the causal mask keeps (``unmasked_pairs``, within ``window``)."""
         h, h_kv, q = self.attention_sizes(d)
-        pairs = length * (length + 1) // 2 if half else length * memory
+        pairs = unmasked_pairs(length, window) if half else length * memory
         return [
             _linear(f"{label} q projection", d, h * q, self.qkv_bias, length),
             _linear(f"{label} k/v projections", d, 2 * h_kv * q, self.qkv_bias, memory),

@@ -76,6 +76,35 @@ def test_causal_half_counts_the_triangle():
     assert half["attention scores QKᵀ"] == 2 * h * pairs * (d // h) + 6 * h * pairs
 
 
+def _mask_pairs(length, window=None):
+    """Brute force over the mask: query i sees key j when j ≤ i and (no window or i − j < W)."""
+    return sum(1 for i in range(length) for j in range(length)
+               if j <= i and (window is None or i - j < window))
+
+
+@pytest.mark.parametrize("length, window", [(6, 2), (6, 1), (9, 4), (5, 5), (5, 8), (12, 3)])
+def test_sliding_window_counts_only_the_band_the_mask_keeps(length, window):
+    d, h = 8, 2
+    q = d // h
+    layer = {"type": "transformer_block", "heads": h, "causal_count": "half", "attention_window": window}
+    got = {r.part: r.forward_flop for r in rows(d, length, layer, "full").rows}
+    pairs = _mask_pairs(length, window)
+    assert got["attention scores QKᵀ"] == 2 * h * pairs * q + 6 * h * pairs  # + scale and softmax per score
+    assert got["attention values AV"] == 2 * h * pairs * q
+    # a window at least as long as the sequence is plain causal attention
+    if window >= length:
+        assert pairs == length * (length + 1) // 2
+
+
+def test_sliding_window_leaves_the_full_count_alone():
+    """With ``causal_count`` full every L² score is counted (a dense masked kernel computes them all)."""
+    base = {"type": "transformer_block", "heads": 2}
+    plain = rows(8, 10, base)
+    windowed = rows(8, 10, base | {"attention_window": 3})
+    assert windowed.forward_flop == plain.forward_flop
+    assert {r.part: r.forward_flop for r in windowed.rows}["attention scores QKᵀ"] == 2 * 2 * 10 * 10 * 4
+
+
 def test_lm_head_tied_has_no_weights_but_its_flop():
     base = {"input": {"shape": [1], "sequence_length": 5},
             "layers": [{"type": "embedding", "vocab_size": 100, "dim": 8}]}
@@ -100,11 +129,13 @@ def test_position_embedding_and_rms_norm():
 
 
 @pytest.mark.parametrize("layer,needle", [
-    ({"heads": 8, "kv_heads": 3}, "kv_heads 3 must divide heads 8"),
-    ({"heads": 2, "experts": 2, "active_experts": 3}, "active_experts 3 is more than experts 2"),
-    ({"heads": 2, "causal": False, "causal_count": "half"}, "needs causal attention"),
-    ({"heads": 2, "shared_norm": True}, "shared_norm needs parallel"),
-    ({"heads": 2, "parallel": True, "cross_attention_length": 4}, "parallel blocks"),
+    ({"heads": 8, "kv_heads": 3}, "layers[0].kv_heads: kv_heads 3 must divide heads 8"),
+    ({"heads": 2, "experts": 2, "active_experts": 3}, "layers[0].active_experts: active_experts 3 is more than experts 2"),
+    ({"heads": 2, "causal": False, "causal_count": "half"}, "layers[0].causal_count: causal_count 'half' needs causal attention"),
+    ({"heads": 2, "causal": False, "attention_window": 4}, "layers[0].attention_window: a sliding window"),
+    ({"heads": 2, "attention_window": 0}, "layers[0].attention_window"),
+    ({"heads": 2, "shared_norm": True}, "layers[0].shared_norm: shared_norm needs parallel"),
+    ({"heads": 2, "parallel": True, "cross_attention_length": 4}, "layers[0].parallel: parallel blocks"),
     ({"heads": 0}, "layers[0].heads"),
     ({"heads": 2, "ff_size": -1}, "layers[0].ff_size"),
     ({"heads": 2, "norm": "batchnorm"}, "layers[0].norm"),

@@ -10,6 +10,7 @@ import pytest
 from engine.architecture import evaluate
 from engine.errors import InputError
 from engine.hf_config import TransformerConfig, load_hf_config_text, read_hf_config, validate_transformer_config
+from engine.llm_estimate import TransformerRun, estimate_transformer
 
 # Hugging Face's gpt2/config.json (extras kept: they must be ignored)
 GPT2 = {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
@@ -66,6 +67,26 @@ def test_mistral_7b_grouped_query():
     expected = 32 * block + d + 2 * v * d
     assert expected == 7_241_732_096  # Jiang et al. 2023, "Mistral 7B": 7.24B
     assert params(MISTRAL_7B) == expected
+
+
+def test_mistral_sliding_window_is_read_and_counted_with_the_unmasked_pairs():
+    """Mistral 7B v0.1: sliding_window 4096 (Jiang et al. 2023, §2: W = 4096)."""
+    config = read_hf_config(MISTRAL_7B)
+    assert config.block.attention_window == 4096
+    assert read_hf_config(MIXTRAL_8X7B).block.attention_window is None  # "sliding_window": null
+    t, w, layers, h, q = 8192, 4096, 32, 32, 128
+    full = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=t))
+    half = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=t, causal_count="half"))
+    pairs = w * (w + 1) // 2 + (t - w) * w      # min(i + 1, W) keys for query i
+    saved_per_layer = 2 * (2 * h * q * (t * t - pairs))  # QKᵀ and AV, 2 FLOP per MAC
+    sequences = 1e9 / t
+    assert full.training_flop - half.training_flop == pytest.approx(3 * sequences * layers * saved_per_layer,
+                                                                    rel=1e-12)
+    caveats = {f["key"]: f["caveats"] for f in full.as_dict()["formula_details"]}
+    assert any("W = 4096" in c for c in caveats["palm_6n_12lhqt"])
+    assert not any("W = 4096" in c for c in caveats["kaplan_6nd"])
+    short = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=4096)).as_dict()
+    assert not any("W = " in c for f in short["formula_details"] for c in f["caveats"])  # W ≥ T: no effect
 
 
 def test_mixtral_total_and_active():
@@ -182,6 +203,11 @@ def test_normalised_config_round_trips_and_validates_by_field():
     (GPT2 | {"model_type": ["gpt2"]}, "config.model_type: "),
     ({"model_type": "opt", "hidden_size": 1024, "word_embed_proj_dim": 512}, "config.word_embed_proj_dim: "),
     (GPT2 | {"add_cross_attention": True}, "config.add_cross_attention: true is not supported"),
+    (MISTRAL_7B | {"sliding_window": 0}, "config.sliding_window: "),
+    (MISTRAL_7B | {"sliding_window": "4k"}, "config.sliding_window: expected a whole number"),
+    ({"model_type": "qwen2", "hidden_size": 896, "intermediate_size": 4864, "num_attention_heads": 14,
+      "num_hidden_layers": 24, "vocab_size": 151936, "use_sliding_window": True},
+     "config.use_sliding_window: true is not supported"),
     ({"foo": 1}, "config.model_type: missing"),
     ([1, 2], "config: expected a JSON object"),
 ])

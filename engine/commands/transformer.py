@@ -46,6 +46,7 @@ def register(sub) -> None:
                                                              "config's context length)")
     p.add_argument("--convention", choices=("matmul", "full"), default="matmul")
     p.add_argument("--causal-count", choices=("full", "half"), default=None,
-                   help="attention scores: full L² (default, as FlopCounterMode) or the causal half")
+                   help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "
+                        "ones (the causal half, or fewer with a sliding window)")
     p.add_argument("--layers", action="store_true", help="include every layer's rows")
     p.set_defaults(run=_transformer)
