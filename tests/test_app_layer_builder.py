@@ -154,3 +154,20 @@ def test_text_from_a_link_is_inert_in_the_message():
     at = app({"s": token})
     message = next(w.value for w in at.warning if "share link" in w.value)
     assert r"\!\[x\]\(http\://e\.invalid/a\.png\)\<b\>" in message  # shown as text, not as an image or HTML
+
+
+def test_sliding_window_edit_on_one_block_changes_only_its_attention_rows():
+    """Llama 2 7B preset, block #1 given causal_count half and a window W = 1,024 over L = 4,096:
+    its QKᵀ row counts W(W+1)/2 + (L − W)·W pairs × H·Q MACs × 2; block #2 keeps all L²."""
+    at = app()
+    at.selectbox(key="preset_choice").set_value("llama2-7b").run()
+    next(b for b in at.button if b.label == "Load preset").click().run()
+    at.selectbox(key="m1_pick").set_value(1).run()
+    at.selectbox(key="layer1_causal_count").set_value("half").run()
+    at.number_input(key="layer1_attention_window").set_value(1024).run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    scores = table[table["layer"].str.endswith("attention scores QKᵀ")].set_index("#")["forward FLOP"]
+    h, q, length, w = 32, 128, 4096, 1024
+    assert scores[1] == 2 * h * q * (w * (w + 1) // 2 + (length - w) * w)
+    assert scores[2] == 2 * h * q * length * length
