@@ -57,13 +57,11 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
     first = errors[0]
     field = _loc_to_field(tuple(first.get("loc", ())))
     cause = (first.get("ctx") or {}).get("error")
-    if isinstance(cause, ValueError) and getattr(cause, "field", None):
-        # a cross-field check named its own field (InputError, FieldValueError): keep it, under the path
-        cause_field, cause_reason = cause.field, getattr(cause, "reason", str(cause))
-        if not (field == cause_field or field.endswith("." + cause_field)):
-            field = f"{field}.{cause_field}" if field else cause_field
+    if isinstance(cause, InputError):  # a cross-field check named its own field: keep it, under the path
+        if not (field == cause.field or field.endswith("." + cause.field)):
+            field = f"{field}.{cause.field}" if field else cause.field
         field = f"{prefix}.{field}" if prefix else field
-        return InputError(field, cause_reason)
+        return InputError(field, cause.reason)
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
     reason = str(first.get("msg", "invalid"))

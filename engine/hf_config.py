@@ -21,7 +21,7 @@ from engine.errors import InputError, from_validation_error
 from engine.layers import Embedding, LayerNorm, Size
 from engine.scenario import Scenario
 from engine.training import TrainingSetup
-from engine.transformer import FieldValueError, LMHead, PositionEmbedding, RMSNorm, TransformerBlock
+from engine.transformer import LMHead, PositionEmbedding, RMSNorm, TransformerBlock
 
 MAX_TRANSFORMER_LAYERS = 10_000
 MAX_CONFIG_BYTES = 1_000_000
@@ -46,7 +46,7 @@ class TransformerConfig(BaseModel):
     @model_validator(mode="after")
     def _heads_fit(self):
         if self.block.head_size is None and self.d_model % self.block.heads:
-            raise FieldValueError("block.heads", f"{self.block.heads} heads do not divide d_model {self.d_model} "
+            raise InputError("block.heads", f"{self.block.heads} heads do not divide d_model {self.d_model} "
                                                  "(give the head size)")
         return self
 
@@ -101,9 +101,11 @@ def validate_transformer_config(data: object, source: str = "config",
         first = exc.errors(include_url=False)[0]
         path = ".".join(str(p) for p in first.get("loc", ()))
         problem = first.get("ctx", {}).get("error")
-        if isinstance(problem, FieldValueError):
+        if isinstance(problem, InputError):  # a cross-field check names its own field
             path = f"{path}.{problem.field}" if path else problem.field
-        reason = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+            reason = problem.reason
+        else:
+            reason = str(first.get("msg", "invalid")).removeprefix("Value error, ")
         field = (key_of or {}).get(path, path)
         raise InputError(f"{source}.{field}" if field else source, reason) from None
 

@@ -19,6 +19,7 @@ from typing import ClassVar, Literal
 from pydantic import Field, model_validator
 
 from engine.conventions import ACTIVATION_FLOP, NORM_AFFINE_FLOP_PER_ELEMENT, NORM_FLOP_PER_ELEMENT
+from engine.errors import InputError
 from engine.layers import (
     Dense,
     Flow,
@@ -32,13 +33,6 @@ from engine.layers import (
     _prod,
     _softmax_and_scale_flop,
 )
-
-class FieldValueError(ValueError):
-    """A problem with one field, so that a reader can name the key that field came from."""
-
-    def __init__(self, field: str, reason: str):
-        super().__init__(reason)
-        self.field = field
 
 
 RMS_NORM_FLOP_PER_ELEMENT = NORM_FLOP_PER_ELEMENT - 2
@@ -179,19 +173,19 @@ class TransformerBlock(LayerBase):
     def _consistent(self):
         h_kv = self.kv_heads or self.heads
         if self.heads % h_kv:
-            raise FieldValueError("kv_heads", f"kv_heads {h_kv} must divide heads {self.heads} (each key/value "
+            raise InputError("kv_heads", f"kv_heads {h_kv} must divide heads {self.heads} (each key/value "
                                               "head serves a whole group of query heads)")
         if self.active_experts > self.experts:
-            raise FieldValueError("active_experts", f"active_experts {self.active_experts} is more than "
+            raise InputError("active_experts", f"active_experts {self.active_experts} is more than "
                                                     f"experts {self.experts}")
         if self.causal_count == "half" and not self.causal:
-            raise FieldValueError("causal_count", "causal_count 'half' needs causal attention")
+            raise InputError("causal_count", "causal_count 'half' needs causal attention")
         if self.attention_window and not self.causal:
-            raise FieldValueError("attention_window", "a sliding window is modelled for causal attention only")
+            raise InputError("attention_window", "a sliding window is modelled for causal attention only")
         if self.shared_norm and not self.parallel:
-            raise FieldValueError("shared_norm", "shared_norm needs parallel attention and feed-forward")
+            raise InputError("shared_norm", "shared_norm needs parallel attention and feed-forward")
         if self.parallel and (self.norm_position == "post" or self.cross_attention_length):
-            raise FieldValueError("parallel", "parallel blocks are pre-norm decoder-only blocks "
+            raise InputError("parallel", "parallel blocks are pre-norm decoder-only blocks "
                                               "(no post-norm, no cross-attention)")
         return self
 
