@@ -171,3 +171,13 @@ def test_sliding_window_edit_on_one_block_changes_only_its_attention_rows():
     h, q, length, w = 32, 128, 4096, 1024
     assert scores[1] == 2 * h * q * (w * (w + 1) // 2 + (length - w) * w)
     assert scores[2] == 2 * h * q * length * length
+
+
+@pytest.mark.parametrize("tokens", [0.0, 1e40])
+def test_config_panel_bad_token_count_is_named_and_keeps_the_scenario(tokens):
+    at = app()
+    at.number_input(key="hf_tokens").set_value(tokens)
+    next(b for b in at.button if b.label.startswith("Build the layers")).click().run()
+    assert not at.exception
+    assert [e.value for e in at.error][0].startswith("tokens\\: ")
+    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)

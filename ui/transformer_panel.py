@@ -7,10 +7,11 @@ import streamlit as st
 from engine.errors import InputError
 from engine.hf_config import load_hf_config_text
 from engine.llm_estimate import TransformerRun, estimate_transformer
+from engine.method2 import parse_input
 from engine.scenario import MAX_SCENARIO_BYTES
 from engine.units import format_flop
 from ui import state
-from ui.widgets import plain, show_error
+from ui.widgets import show_error
 
 ESTIMATE = "hf_estimate"
 EXAMPLE = ('{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,\n'
@@ -30,15 +31,11 @@ def transformer_panel() -> None:
         if c3.button("Build the layers from this config", width="stretch"):
             try:
                 config = load_hf_config_text(text, source="config")
-                run = TransformerRun(tokens=tokens, seq_len=seq or None) if tokens > 0 else None
-                if run is None:
-                    raise InputError("tokens", "must be positive")
+                run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None})
                 estimate = estimate_transformer(config, run)
                 scenario = config.scenario(tokens, seq or None, name=f"{config.model_type} from config.json")
             except InputError as exc:
                 show_error(exc)
-            except ValueError as exc:  # pydantic's, for a run value out of range
-                st.error(plain(f"tokens: {exc}".splitlines()[0]))
             else:
                 st.session_state[ESTIMATE] = estimate.as_dict()
                 state.replace(scenario)
