@@ -232,6 +232,13 @@ def test_random_blocks(torch, ref):
         assert (result.params, result.forward_flop) == (params, flop), block
 
 
+def _assert_counts_equal(torch, config, model, length):
+    """The config's layers (``evaluate``) against the PyTorch model on ``length`` tokens: params and FLOP."""
+    params, flop = _count(torch, model, torch.zeros(1, length, dtype=torch.long, device="meta"))
+    result = evaluate(config.architecture(length), "matmul")
+    assert (result.params, result.forward_flop) == (params, flop)
+
+
 def test_gpt2_style_model_from_its_config(torch, ref):
     """Token + learned position embeddings, 3 blocks, final LayerNorm, tied head: config → layers → FLOP."""
     Block, LanguageModel = ref
@@ -239,9 +246,7 @@ def test_gpt2_style_model_from_its_config(torch, ref):
     config = read_hf_config({"model_type": "gpt2", "n_layer": layers, "n_embd": d, "n_head": h,
                              "n_positions": positions, "vocab_size": vocab, "n_inner": None})
     model = LanguageModel(vocab, d, [Block(d, h, h, d // h, 4 * d) for _ in range(layers)], positions=positions)
-    params, flop = _count(torch, model, torch.zeros(1, length, dtype=torch.long, device="meta"))
-    result = evaluate(config.architecture(length), "matmul")
-    assert (result.params, result.forward_flop) == (params, flop)
+    _assert_counts_equal(torch, config, model, length)
 
 
 def test_llama_style_model_untied(torch, ref):
@@ -253,9 +258,7 @@ def test_llama_style_model_untied(torch, ref):
     blocks = [Block(d, h, h_kv, d // h, f, gated=True, norm="rmsnorm", qkv_bias=False, out_bias=False,
                     ff_bias=False, act="silu") for _ in range(layers)]
     model = LanguageModel(vocab, d, blocks, tied=False, final_norm=torch.nn.RMSNorm)
-    params, flop = _count(torch, model, torch.zeros(1, length, dtype=torch.long, device="meta"))
-    result = evaluate(config.architecture(length), "matmul")
-    assert (result.params, result.forward_flop) == (params, flop)
+    _assert_counts_equal(torch, config, model, length)
 
 
 def test_mixtral_style_model(torch, ref):
@@ -268,9 +271,7 @@ def test_mixtral_style_model(torch, ref):
     blocks = [Block(d, h, h_kv, d // h, f, gated=True, norm="rmsnorm", qkv_bias=False, out_bias=False,
                     ff_bias=False, act="silu", experts=e, active=k) for _ in range(layers)]
     model = LanguageModel(vocab, d, blocks, tied=False, final_norm=torch.nn.RMSNorm)
-    params, flop = _count(torch, model, torch.zeros(1, length, dtype=torch.long, device="meta"))
-    result = evaluate(config.architecture(length), "matmul")
-    assert (result.params, result.forward_flop) == (params, flop)
+    _assert_counts_equal(torch, config, model, length)
 
 
 def test_gptj_style_model_head_bias(torch, ref):
@@ -281,9 +282,7 @@ def test_gptj_style_model_head_bias(torch, ref):
     blocks = [Block(d, h, h, d // h, 4 * d, parallel=True, shared_norm=True, qkv_bias=False, out_bias=False)
               for _ in range(layers)]
     model = LanguageModel(vocab, d, blocks, tied=False, head_bias=True)
-    params, flop = _count(torch, model, torch.zeros(1, length, dtype=torch.long, device="meta"))
-    result = evaluate(config.architecture(length), "matmul")
-    assert (result.params, result.forward_flop) == (params, flop)
+    _assert_counts_equal(torch, config, model, length)
 
 
 def test_causal_mask_does_not_change_the_count_but_half_does(torch):
