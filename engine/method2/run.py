@@ -20,7 +20,8 @@ from engine.method2.precision import (
     FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
     year_mean_chip,
 )
-from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
+from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
+                          format_pf_days, plural)
 
 Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
@@ -269,7 +270,7 @@ class Method2Estimate(BaseModel):
 
 def _time_text(run: HardwareRun) -> str:
     if run.duration_unit in ("days", "hours"):
-        return f"{run.chip_count:g} chips × {run.duration:g} {run.duration_unit}"
+        return f"{plural(run.chip_count, 'chip')} × {run.duration:g} {run.duration_unit}"
     return f"{run.duration:g} {run.duration_unit.replace('_', '-')}"
 
 
@@ -284,8 +285,9 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
 
     flop = chip_peak_flop * run.utilization
     low, high = at(run.utilization_low), at(run.utilization_high)
-    formula = (f"{_time_text(run)} = {run.chip_seconds:.4g} chip-s × {peak.peak_flop_per_s:.4g} "
-               f"{peak.unit} × {run.utilization:g} = {flop:.4g} FLOP = {flop / PFS_DAY_FLOP:.4g} pfs-days")
+    formula = (f"{_time_text(run)} = {format_flop(run.chip_seconds, 'chip-s', 4)} × "
+               f"{format_flop(peak.peak_flop_per_s, peak.unit, 4)} × {run.utilization:g} = {format_flop(flop)} = "
+               f"{format_pf_days(flop / PFS_DAY_FLOP)}")
     return Method2Estimate(
         training_flop=flop, pfs_days=flop_to_pfs_days(flop), training_flop_low=low, training_flop_high=high,
         pfs_days_low=None if low is None else flop_to_pfs_days(low),
