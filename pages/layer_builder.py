@@ -14,6 +14,7 @@ from engine.presets import presets
 from engine.scenario import parse_scenario
 from engine.units import PFS_DAY_FLOP, format_flop, latex_number
 from ui import state
+from ui.charts import decades, show_chart
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.transformer_panel import transformer_panel
@@ -233,12 +234,11 @@ if mode == "layers":
             chart = pd.DataFrame({"layer": [f"#{r.index} {r.type}{' · ' + r.part if r.part else ''}" for r in arch.rows],
                                   "forward FLOP": [float(r.forward_flop) for r in arch.rows]})
             chart = chart[chart["forward FLOP"] > 0]
-            fig = px.bar(chart, x="layer", y="forward FLOP", log_y=True, height=280,
-                         title="Where the forward FLOP go (per example, log scale)")
-            fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, yaxis_title="FLOP", yaxis_exponentformat="power")
-            st.plotly_chart(fig, width="stretch")
+            fig = px.bar(chart, x="layer", y="forward FLOP", height=280)
+            fig.update_layout(xaxis_title=None, yaxis_title="FLOP")
+            show_chart(decades(fig), "Where the forward FLOP go (per example, log scale)")
 
-    with st.expander("Formulas of the layer kinds (matmul convention, the seed's symbols)"):
+    with st.expander("Formulas of the layer kinds (matmul convention, the symbols of Epoch AI's article)"):
         for kind in KIND_BY_TYPE.values():
             c1, c2 = st.columns([1, 3])
             c1.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")

@@ -23,6 +23,7 @@ from engine.units import format_flop
 from ui import state
 from ui.widgets import page_header, plain, show_error
 from ui.hardware_inputs import PEAK_LABELS
+from ui.charts import decades, show_chart
 
 MAX_UPLOAD_BYTES = 20_000_000
 EPOCH_DATA = "trends_epoch_import"
@@ -150,9 +151,9 @@ for label, flop in estimates.items():
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
-fig.update_layout(height=520, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
-                  margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
-st.plotly_chart(fig, width="stretch")
+fig.update_layout(height=520, yaxis_title="training compute (FLOP)", xaxis_title="publication date",
+                  legend=dict(orientation="h", y=-0.15))
+show_chart(decades(fig), "Training compute of notable runs (log scale)")
 
 if fits:
     table = pd.DataFrame([{
@@ -193,8 +194,8 @@ for i, key in enumerate(chosen):
                             line=dict(color=colors[i % len(colors)])))
     rows.append({"format": PEAK_LABELS.get(key, key), "chips": trend.n,
                  "doubling (months)": f"{trend.doubling_months:.3g}" if trend.doubling_months else "—"})
-hw.update_layout(height=400, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="dense peak (FLOP/s)", margin=dict(l=10, r=10, t=30, b=10))
-st.plotly_chart(hw, width="stretch")
+hw.update_layout(height=400, yaxis_title="dense peak (FLOP/s)")
+show_chart(decades(hw), "Dense peak per chip over time (log scale)")
 if rows:
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")

@@ -55,6 +55,17 @@ def replace(scenario: Scenario) -> None:
     st.session_state[REV] += 1
 
 
+PAGE = "_current_page"
+
+
+def enter_page(name: str) -> None:
+    """On arriving at a page from another, its widgets rebind to the scenario: an edit made on one page
+    (the hardware run on the precision page, say) is what the next page shows and keeps."""
+    if st.session_state.get(PAGE) != name:
+        st.session_state[PAGE] = name
+        st.session_state[REV] += 1
+
+
 def set_edited(scenario: Scenario) -> None:
     """A scenario edited through the widgets (they already show it)."""
     st.session_state[SCENARIO] = scenario
@@ -80,6 +91,19 @@ def show_notice() -> None:
     message = st.session_state.pop(NOTICE, None)
     if message:
         st.warning(message)
+
+
+FIRST_RUN = "_hardware_run_first_shown"
+
+
+def hardware_entered(page: str, run: dict) -> bool:
+    """Whether ``run`` (what a page's controls hold) is the user's: the scenario already has a run, or the
+    controls changed since the page first showed the example run. Until then the example is not written
+    into the scenario, and method 2 is not compared with method 1."""
+    if get().hardware is not None:
+        return True
+    first = st.session_state.setdefault(FIRST_RUN, {}).setdefault(page, run)
+    return run != first
 
 
 def hardware_run() -> dict:

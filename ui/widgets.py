@@ -29,4 +29,5 @@ def page_header(title: str, caption: str) -> None:
     st.title(title)
     st.caption(caption)
     state.init()
+    state.enter_page(title)
     state.show_notice()

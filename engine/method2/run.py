@@ -21,7 +21,7 @@ from engine.method2.precision import (
     year_mean_chip,
 )
 from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
-                          format_pf_days, plural)
+                          format_number, format_pf_days, plural)
 
 Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
@@ -178,6 +178,23 @@ class PeakUsed(BaseModel):
     fallback_used: bool
     fallbacks: list[str]
     notes: list[str]
+
+    def describe(self) -> str:
+        """The format(s) in words, each with the units that ran it: 'BF16 on tensor cores', or for a split
+        'mixed (fractions of the work): BF16 70% on tensor cores (989.4 TFLOP/s), FP32 30% on vector units
+        (66.9 TFLOP/s)'."""
+        def units(part: FormatPeak) -> str:
+            return "tensor cores" if part.tensor_cores else "vector units"
+
+        def name(part: FormatPeak) -> str:
+            return part.precision.upper()
+
+        if self.split_basis is None:
+            part = self.parts[0]
+            return f"{name(part)} on {units(part)}" + (" (fallback)" if part.fallback else "")
+        return (f"mixed (fractions of the {self.split_basis}): "
+                + ", ".join(f"{name(p)} {100 * p.fraction:.4g}% on {units(p)} "
+                            f"({format_number(p.peak_flop_per_s / 1e12)} T{p.unit})" for p in self.parts))
 
 
 def _hardware(spec: HardwareSpec, db: HardwareDB) -> tuple[str, Chip, dict | None]:
