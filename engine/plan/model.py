@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.architecture import Architecture, ArchitectureResult, evaluate
+from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
 from engine.errors import InputError
 
 

@@ -8,8 +8,8 @@ import math
 import pytest
 
 from engine.errors import InputError
-from engine.hf_config import read_hf_config
-from engine.llm_presets import LLAMA2_7B_CONFIG
+from engine.llm.config import read_hf_config
+from engine.llm.presets import LLAMA2_7B_CONFIG
 from engine.plan.layout import Layout, MemoryOptions, parse_model
 from engine.plan.memory import fewest_chips, memory_per_chip
 from engine.plan.model import PlanModel, plan_model

@@ -4,8 +4,8 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import InputError
-from engine.hf_config import read_hf_config
-from engine.llm_presets import GPT3_175B_CONFIG
+from engine.llm.config import read_hf_config
+from engine.llm.presets import GPT3_175B_CONFIG
 from engine.plan.interconnects import Interconnect, interconnect_for, interconnects
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import plan_model
@@ -66,7 +66,7 @@ def test_interleaving_shrinks_the_bubble(gpt3):
 
 
 def test_interconnects_have_sources_and_known_chips():
-    from engine.hardware import load_hardware_db
+    from engine.method2.hardware_db import load_hardware_db
     db = load_hardware_db()
     for chip_id, link in interconnects().items():
         assert db.find(chip_id) is not None, chip_id
