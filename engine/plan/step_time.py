@@ -8,7 +8,8 @@ For one step of B sequences on n = d·t·p chips of peak P (the run's number for
 - tensor parallelism: per block and micro-batch 4 all-reduces of s·b·h activations (2 forward, 2 backward;
   6 with full recomputation), each 2(t−1)/t × bytes / link bandwidth (ring all-reduce), on the critical path;
 - pipeline: per micro-batch an activation forward and a gradient back across each stage boundary,
-  2·m·(s·b·h·bytes) / bandwidth, when p > 1;
+  2·v·m·(s·b·h·bytes) / bandwidth when p > 1 (interleaving multiplies the transfers by v; Narayanan et
+  al. 2021, §2.2.2);
 - data parallelism: the gradients of a chip's parameters, 2(d−1)/d × Ψ_chip × bytes / bandwidth (×1.5 with
   ZeRO-3: parameters gathered for forward and backward, gradients reduce-scattered; Rajbhandari et al.
   2020, §7), not overlapped with compute.
@@ -118,7 +119,7 @@ def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flo
     per_block = 6 if options.recompute == "full" else 4
     tp_comm = (model.blocks / p) * m * per_block * ring_all_reduce_s(act_bytes, t, tp_bw) if model.blocks else 0.0
     pp_bw, stand_in_pp = link.bandwidth(t * d * p)
-    pp_comm = 2 * m * act_bytes / pp_bw if p > 1 else 0.0
+    pp_comm = 2 * v * m * act_bytes / pp_bw if p > 1 else 0.0
     dp_bw, stand_in_dp = link.bandwidth(t * d)
     grad_bytes = 4 if options.precision == "fp32" else 2
     params_chip = model.dense_params / (t * p) + model.expert_params / (t * p * layout.ep)

@@ -1,0 +1,112 @@
+"""``memory (--config FILE | --model ID | SCENARIO.json) [--chip ID] --optimizer --precision --zero --dp --tp
+--pp --micro-batch --seq-len [--recompute]``: memory per chip (model states and activations), and whether
+it fits the chip."""
+from __future__ import annotations
+
+from engine.cli.files import read_text_file
+from engine.errors import InputError
+from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text
+from engine.method2.hardware_db import load_hardware_db
+from engine.plan.layout import Layout, MemoryOptions, parse_model
+from engine.plan.memory import GB, fewest_chips, memory_per_chip
+from engine.plan.model import PlanModel, plan_model, scenario_model, scenario_tokens
+from engine.presets import presets
+from engine.scenario import load_scenario_text
+
+_INTS = ("dp", "tp", "pp", "ep", "micro_batch", "global_batch", "virtual_stages", "seq_len")
+
+
+def _number(text: str | None):
+    """'8' → 8; anything else is passed on as given, for the model to name the field."""
+    if text is None:
+        return None
+    try:
+        return int(text.strip().replace("_", ""))
+    except ValueError:
+        return text
+
+
+def load_model(args) -> tuple[PlanModel, float | None]:
+    """The model (and its training tokens, when a scenario gives them) from --config, --model or a file."""
+    seq_len = _number(args.seq_len)
+    if seq_len is not None and (isinstance(seq_len, str) or not 1 <= seq_len <= 10**7):
+        raise InputError("seq_len", f"{args.seq_len!r} is not a whole number from 1 to 10,000,000")
+    given = [x for x in (args.config, args.model, args.scenario) if x]
+    if len(given) != 1:
+        raise InputError("model", "give exactly one of --config FILE, --model ID or SCENARIO.json")
+    if args.config:
+        config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
+        return plan_model(config.architecture(config.sequence_length(seq_len))), None
+    if args.model:
+        found = presets().get(args.model)
+        if found is None:
+            raise InputError("model", f"unknown preset {args.model[:40]!r}; presets: {', '.join(presets())}")
+        scenario = found.scenario
+    else:
+        scenario = load_scenario_text(read_text_file(args.scenario), source=args.scenario)
+    model = scenario_model(scenario, seq_len)
+    tokens = scenario_tokens(scenario)
+    if tokens is not None and seq_len is not None and scenario.input.sequence_length:
+        tokens = tokens / scenario.input.sequence_length * seq_len
+    return model, tokens
+
+
+def layout_and_options(args, with_batch: bool = False) -> tuple[Layout, MemoryOptions]:
+    data = {k: _number(getattr(args, k, None)) for k in _INTS if k != "seq_len"}
+    if not with_batch:
+        data.pop("global_batch", None)
+    data["sequence_parallel"] = args.sequence_parallel
+    layout = parse_model(Layout, {k: v for k, v in data.items() if v is not None})
+    zero = _number(args.zero)
+    options = parse_model(MemoryOptions, {"optimizer": args.optimizer, "precision": args.precision.lower(),
+                                          "zero": zero, "recompute": args.recompute})
+    return layout, options
+
+
+def _memory(args) -> dict:
+    model, _ = load_model(args)
+    layout, options = layout_and_options(args, with_batch=True)
+    capacity = None
+    if args.chip:
+        chip = load_hardware_db().chip(args.chip)
+        if chip.memory_gb is None:
+            raise InputError("chip", f"{chip.name} has no memory size on file")
+        capacity = chip.memory_gb * GB
+    memory = memory_per_chip(model, layout, options, capacity)
+    out = {"params": model.params, "chips": layout.chips, **memory.as_dict()}
+    if capacity is not None:
+        out["chip"] = chip.id
+        best = fewest_chips(model, options, capacity, layout.micro_batch, sequence_parallel=layout.sequence_parallel)
+        out["fewest_chips"] = None if best is None else {"chips": best.chips, "dp": best.layout.dp,
+                                                         "tp": best.layout.tp, "pp": best.layout.pp}
+    return out
+
+
+def add_model_arguments(p) -> None:
+    p.add_argument("scenario", nargs="?", help="a scenario JSON file (its layers)")
+    p.add_argument("--config", help="a Hugging Face config.json")
+    p.add_argument("--model", help="a preset id (see the dashboard's presets, e.g. llama2-7b, gpt3-175b)")
+    p.add_argument("--seq-len", dest="seq_len", help="sequence length s (default: the model's)")
+
+
+def add_layout_arguments(p) -> None:
+    for flag, text in (("--dp", "data-parallel replicas d"), ("--tp", "tensor-parallel ranks t"),
+                       ("--pp", "pipeline stages p"), ("--ep", "expert-parallel ranks e (divides d)"),
+                       ("--micro-batch", "micro-batch b (sequences)"),
+                       ("--global-batch", "global batch B (sequences per step)"),
+                       ("--virtual-stages", "interleaved virtual stages v per pipeline rank")):
+        p.add_argument(flag, dest=flag[2:].replace("-", "_"), default=None, help=text)
+    p.add_argument("--sequence-parallel", dest="sequence_parallel", action="store_true",
+                   help="sequence parallelism with tensor parallelism (Korthikanti et al. 2022)")
+    p.add_argument("--optimizer", default="adam", help="adam (mixed: 16 B/param), adam-8bit, sgd-momentum, sgd")
+    p.add_argument("--precision", default="bf16", help="bf16, fp16, fp8 (16-bit states) or fp32")
+    p.add_argument("--zero", default="0", help="ZeRO stage 0–3 (3 = FSDP full sharding)")
+    p.add_argument("--recompute", default="none", help="activation recomputation: none, selective, full")
+    p.add_argument("--chip", help="chip id or alias: fits / does not fit its memory")
+
+
+def register(sub) -> None:
+    p = sub.add_parser("memory", help="memory per chip: model states and activations, and whether it fits")
+    add_model_arguments(p)
+    add_layout_arguments(p)
+    p.set_defaults(run=_memory)
