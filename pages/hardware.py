@@ -129,7 +129,7 @@ if m1.training_flop and estimate is not None:
         ("Utilization that would agree", format_flop(check.utilization_to_agree, "") if check.utilization_to_agree
          else "—", "u × C1 / C2"),
     ])
-    (st.warning if check.flag else st.success)(check.message)
+    (st.success if check.agree else st.warning)(check.message)
 else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 

@@ -15,7 +15,6 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.units import FLOP_PER_MAC, flop_to_pfs_days
 
-PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 OPTIMIZER_FLOP_PER_PARAM: dict[str, int] = {"none": 0, "sgd": 2, "adam": 18}
 """FLOP per parameter per update step (BRIEF: Adam ≈ 18, SGD 2)."""

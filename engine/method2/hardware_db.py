@@ -12,10 +12,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator,
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
                       model_validator)
 
-from engine.errors import InputError, from_validation_error, quoted
+from engine.errors import InputError, PositiveFinite, parse_input, quoted
 
 HARDWARE_DB_PATH = Path(__file__).resolve().parents[2] / "hardware_db.json"
 
@@ -31,7 +31,6 @@ _TENSOR_PAIRS: tuple[tuple[str, str], ...] = (("fp16_tensor", "fp16"), ("fp64_te
 
 ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
 
-PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 _DATE = r"^(19|20)\d\d-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$"
 
@@ -247,10 +246,7 @@ def _load(path_text: str) -> HardwareDB:
         raise InputError("hardware_db", f"cannot read '{path}' ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError("hardware_db", f"'{path.name}' is not valid JSON ({exc})") from None
-    try:
-        return HardwareDB.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc, prefix="hardware_db") from None
+    return parse_input(HardwareDB, data, source="hardware_db")
 
 
 def load_hardware_db(path: str | Path | None = None) -> HardwareDB:

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engine.errors import InputError, from_validation_error, quoted
+from engine.errors import InputError, PositiveFinite, parse_input, quoted
 from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db, peak_unit
 from engine.method2.precision import (
     FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
@@ -21,31 +21,9 @@ from engine.method2.precision import (
 )
 from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
 
-PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
 DURATION_UNITS: tuple[str, ...] = ("days", "hours", "chip_hours", "gpu_days")
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def parse_input(model: type[M], data: object) -> M:
-    """Validate ``data`` (a mapping or an instance) as ``model``; errors become one ``InputError``.
-
-    A cross-field check that raised ``InputError`` keeps its own field; other problems are named by
-    ``engine.errors.from_validation_error`` ('field: reason').
-    """
-    if isinstance(data, model):
-        return data
-    if isinstance(data, BaseModel):
-        data = data.model_dump()
-    if not isinstance(data, Mapping):
-        raise InputError("input", f"expected an object for {model.__name__}, got {type(data).__name__}")
-    try:
-        return model.model_validate(dict(data))
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None
-
 
 def _preset_or_number(value: object) -> object:
     """'openai-gpu' → 0.33 (a preset from the database); numbers and numeric text pass through."""
