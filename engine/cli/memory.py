@@ -4,10 +4,10 @@ it fits the chip."""
 from __future__ import annotations
 
 from engine.cli.files import read_text_file
-from engine.errors import InputError
+from engine.errors import InputError, parse_input
 from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text
 from engine.method2.hardware_db import load_hardware_db
-from engine.plan.layout import Layout, MemoryOptions, parse_model
+from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.memory import GB, fewest_chips, memory_per_chip
 from engine.plan.model import PlanModel, plan_model, scenario_model, scenario_tokens
 from engine.presets import presets
@@ -56,9 +56,9 @@ def layout_and_options(args, with_batch: bool = False) -> tuple[Layout, MemoryOp
     if not with_batch:
         data.pop("global_batch", None)
     data["sequence_parallel"] = args.sequence_parallel
-    layout = parse_model(Layout, {k: v for k, v in data.items() if v is not None})
+    layout = parse_input(Layout, {k: v for k, v in data.items() if v is not None})
     zero = _number(args.zero)
-    options = parse_model(MemoryOptions, {"optimizer": args.optimizer, "precision": args.precision.lower(),
+    options = parse_input(MemoryOptions, {"optimizer": args.optimizer, "precision": args.precision.lower(),
                                           "zero": zero, "recompute": args.recompute})
     return layout, options
 

@@ -5,8 +5,7 @@ from __future__ import annotations
 
 from engine.cli.memory import add_layout_arguments, add_model_arguments, layout_and_options, load_model
 from engine.cli.transformer import parse_count
-from engine.errors import InputError
-from engine.plan.layout import parse_model
+from engine.errors import InputError, parse_input
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
 from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY
 
@@ -19,7 +18,7 @@ def _settings(args, tokens: float | None) -> PlanSettings:
     except ValueError:
         raise InputError("kernel_efficiency", f"{args.kernel_efficiency[:40]!r} is not a number") from None
     data = {"chip": args.chip, "kernel_efficiency": k, "tokens": tokens}
-    return parse_model(PlanSettings, {k: v for k, v in data.items() if v is not None})
+    return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
 
 def _plan(args) -> dict:

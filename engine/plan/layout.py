@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError
 from engine.plan.model import PlanModel
 
 MAX_CHIPS = 10_000_000
@@ -97,15 +97,3 @@ class MemoryOptions(BaseModel):
     precision: Precision = "bf16"
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Recompute = "none"
-
-
-def parse_model(kind: type[BaseModel], data: object):
-    """Validate ``data``; the first problem as one ``InputError`` naming the field."""
-    if isinstance(data, kind):
-        return data
-    if not isinstance(data, dict):
-        raise InputError(kind.__name__.lower(), f"expected an object, got {type(data).__name__}")
-    try:
-        return kind.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None

@@ -7,10 +7,10 @@ import math
 
 import pytest
 
-from engine.errors import InputError
+from engine.errors import InputError, parse_input
 from engine.llm.config import read_hf_config
 from engine.llm.presets import LLAMA2_7B_CONFIG
-from engine.plan.layout import Layout, MemoryOptions, parse_model
+from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.memory import fewest_chips, memory_per_chip
 from engine.plan.model import PlanModel, plan_model
 from engine.presets import presets
@@ -130,6 +130,6 @@ def test_fewest_chips_is_the_smallest_layout_that_fits(llama7b, zero):
 ])
 def test_bad_layouts_name_the_field(llama7b, data, field):
     with pytest.raises(InputError) as err:
-        memory_per_chip(llama7b, parse_model(Layout, data), MemoryOptions())
+        memory_per_chip(llama7b, parse_input(Layout, data), MemoryOptions())
     assert str(err.value).split(":")[0] == field
     assert "\n" not in str(err.value)
