@@ -33,6 +33,8 @@ class PlanModel:
     d_model: int
     heads: int
     kv_heads: int
+    attention_width: int
+    """d_attn = H·Q (heads × head size)."""
     seq_len: int
     """s: tokens per example (1 for an example that is not a sequence)."""
     other_layers: int
@@ -60,7 +62,7 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
         result = evaluate(arch, "matmul")
     if result.error is not None:
         raise result.error
-    blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = 0
+    blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = width = 0
     other_values = expert_params = 0
     attention_core = 0.0
     shapes: dict[int, list[int]] = {}
@@ -76,12 +78,12 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
         if shape is None:
             continue
         if layer.type == "transformer_block":
-            h, h_kv, _ = layer.attention_sizes(shape[-1])
+            h, h_kv, q = layer.attention_sizes(shape[-1])
             if blocks and (shape[-1], h) != (d_model, heads):
                 raise InputError(f"layers[{index}]", "planning needs identical transformer blocks "
                                                      f"(d_model {shape[-1]}, {h} heads differs from the first)")
             blocks += 1
-            d_model, heads, kv_heads, seq_len = shape[-1], h, h_kv, shape[0]
+            d_model, heads, kv_heads, seq_len, width = shape[-1], h, h_kv, shape[0], h * q
             experts = max(experts, layer.experts)
         else:
             other_layers += 1
@@ -89,7 +91,7 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
     return PlanModel(params=result.params, active_params=result.active_params, expert_params=expert_params,
                      experts=experts or 1, forward_flop=float(result.forward_flop),
                      attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
-                     kv_heads=kv_heads, seq_len=seq_len or steps, other_layers=other_layers,
+                     kv_heads=kv_heads, attention_width=width, seq_len=seq_len or steps, other_layers=other_layers,
                      other_activation_values=other_values)
 
 

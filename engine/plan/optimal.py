@@ -188,3 +188,18 @@ def inference_aware(flop: float, inference_tokens: float, fit: LossFit = BESIROG
     return InferenceAware(n, d, target, TRAINING_FLOP_PER_PARAM_TOKEN * n * d,
                           INFERENCE_FLOP_PER_PARAM_TOKEN * n * inference_tokens, n_opt, d_opt,
                           flop + INFERENCE_FLOP_PER_PARAM_TOKEN * n_opt * inference_tokens)
+
+
+def iso_flop_lines(fit: LossFit, flop: float, decades: int = 1, points: int = 60) -> list[dict]:
+    """Loss against N for budgets C·10^k (k = −decades … +decades): N from N_opt/30 to N_opt·30 of each
+    budget, with the optimum of each line — the data of an iso-FLOP chart."""
+    flop = check_flop(flop)
+    lines = []
+    for k in range(-decades, decades + 1):
+        budget = flop * 10.0 ** k
+        n_opt = fit.optimal_params(budget)
+        ns = [n_opt * 30 ** (2 * i / (points - 1) - 1) for i in range(points)]
+        lines.append({"flop": budget, "params": ns, "loss": iso_flop_curve(fit, budget, ns),
+                      "optimal_params": n_opt,
+                      "optimal_loss": fit.loss(n_opt, budget / (TRAINING_FLOP_PER_PARAM_TOKEN * n_opt))})
+    return lines

@@ -26,7 +26,7 @@ def llama7b() -> PlanModel:
 def _bare(params: int, **kw) -> PlanModel:
     """A model of ``params`` parameters with no activations (for model-state figures)."""
     base = dict(params=params, active_params=params, expert_params=0, experts=1, forward_flop=0.0,
-                attention_core_flop=0.0, blocks=0, d_model=0, heads=0, kv_heads=0, seq_len=1, other_layers=1,
+                attention_core_flop=0.0, blocks=0, d_model=0, heads=0, kv_heads=0, attention_width=0, seq_len=1, other_layers=1,
                 other_activation_values=0)
     return PlanModel(**(base | kw))
 
