@@ -109,7 +109,7 @@ if model is not None:
         best = fewest_chips(model, options, chip.memory_gb * GB, layout.micro_batch,
                             sequence_parallel=seq_parallel)
         metric_row([
-            ("Memory per chip", f"{_gb(mem.total)} of {chip.memory_gb:g} GB",
+            (f"Memory per chip (of {chip.memory_gb:g} GB)", _gb(mem.total),
              f"model states {_gb(mem.model_states)} + activations {_gb(mem.activations)}"),
             ("Fits", "yes" if mem.fits else "no", f"{chip.name}: {chip.memory_gb:g} GB"),
             ("Largest micro-batch that fits", f"{mem.largest_micro_batch:,}", "with the other settings unchanged"),
@@ -214,9 +214,8 @@ if training_flop and model is not None:
         metric_row([("Training", format_flop(life.training_flop), None),
                     ("Inference", format_flop(life.inference_flop),
                      f"{format_flop(life.inference_flop_per_token)} per token: 2·N_active + 2·layers·context·d_attn"),
-                    ("Lifetime total", format_flop(life.total_flop), f"inference {100 * life.inference_share:.1f}%"),
-                    ("Break-even", f"{life.break_even_tokens:.3g} tokens", "served tokens that cost as much as "
-                                                                          "training")])
+                    ("Lifetime total", format_flop(life.total_flop), f"inference {100 * life.inference_share:.1f}%")])
+        st.caption(f"Serving costs as much as training after {life.break_even_tokens:.3g} tokens.")
 else:
     st.caption("Needs a model with layers and a training setup.")
 
