@@ -7,6 +7,7 @@ import re
 
 
 from engine.cli.files import read_text_file
+from engine.method1.conventions import CONVENTIONS
 from engine.errors import InputError, parse_input, quoted
 from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text
 from engine.llm.estimate import TransformerRun, estimate_transformer
@@ -40,7 +41,7 @@ def register(sub) -> None:
     p.add_argument("--tokens", required=True, help="training tokens D: 300e9, 300B, 1.4T")
     p.add_argument("--seq-len", type=int, default=None, help="training sequence length T (default: the "
                                                              "config's context length)")
-    p.add_argument("--convention", choices=("matmul", "full"), default="matmul")
+    p.add_argument("--convention", choices=CONVENTIONS, default="matmul")
     p.add_argument("--causal-count", choices=("full", "half"), default=None,
                    help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "
                         "ones (the causal half, or fewer with a sliding window)")

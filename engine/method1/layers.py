@@ -7,7 +7,8 @@ recurrent layers consume the sequence; attention layers take the whole sequence 
 
 Costs are exact integers: ``macs`` (multiply-accumulates; ``matmul`` FLOP = 2·macs) and
 ``extra_flop`` (everything else the ``full`` convention adds; see ``engine.method1.conventions``).
-Adding a kind = one class with ``item_cost`` (or ``cost``) and one entry in ``Layer``.
+Adding a kind = one class with ``item_cost`` (or ``cost``) here, listed in ``BASIC_KINDS`` (the registry,
+``engine.method1.kinds``, builds the scenario's tagged union from it).
 """
 from __future__ import annotations
 
@@ -184,7 +185,8 @@ class _ConvBase(LayerBase):
 class _Conv(_ConvBase):
     """Convolution: params D·K^d·C/g + D; forward 2·H′·W′·D·K²·C/g (H′ = ⌊(H+2P−dil·(K−1)−1)/S⌋+1)."""
 
-    formula: ClassVar[str] = r"2 \cdot H' \cdot W' \cdot D \cdot K^2 \cdot C, \quad H' = \left\lfloor \frac{H - K + 2P}{S} \right\rfloor + 1"
+    formula: ClassVar[str] = (r"2 \cdot H' \cdot W' \cdot D \cdot K^2 \cdot C / g, \quad "
+                               r"H' = \left\lfloor \frac{H + 2P - d(K-1) - 1}{S} \right\rfloor + 1")
 
     def item_cost(self, item):
         spatial, c, k, s, dil, g = self._geometry(item)
@@ -212,7 +214,7 @@ class Conv1d(_Conv):
     type: Literal["conv1d"] = "conv1d"
     dims: ClassVar[int] = 1
     kind_label: ClassVar[str] = "CNN (1-D)"
-    formula: ClassVar[str] = r"2 \cdot L' \cdot D \cdot K \cdot C"
+    formula: ClassVar[str] = r"2 \cdot L' \cdot D \cdot K \cdot C / g"
 
 
 class Conv2d(_Conv):
@@ -225,7 +227,7 @@ class Conv3d(_Conv):
     type: Literal["conv3d"] = "conv3d"
     dims: ClassVar[int] = 3
     kind_label: ClassVar[str] = "CNN (3-D)"
-    formula: ClassVar[str] = r"2 \cdot D' \cdot H' \cdot W' \cdot F \cdot K^3 \cdot C"
+    formula: ClassVar[str] = r"2 \cdot D' \cdot H' \cdot W' \cdot F \cdot K^3 \cdot C / g"
 
 
 class ConvTranspose2d(_ConvBase):
@@ -236,7 +238,8 @@ class ConvTranspose2d(_ConvBase):
     output_padding: Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]] = 0
     dims: ClassVar[int] = 2
     kind_label: ClassVar[str] = "Transposed CNN"
-    formula: ClassVar[str] = r"2 \cdot H \cdot W \cdot C \cdot K^2 \cdot D, \quad H' = (H-1) \cdot S - 2P + K"
+    formula: ClassVar[str] = (r"2 \cdot H \cdot W \cdot C \cdot K^2 \cdot D / g, \quad "
+                               r"H' = (H-1) \cdot S - 2P + d(K-1) + p_{out} + 1")
 
     def item_cost(self, item):
         spatial, c, k, s, dil, g = self._geometry(item)
