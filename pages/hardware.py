@@ -17,6 +17,7 @@ from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
+from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error
 
 page_header("Hardware & time — method 2",
@@ -99,6 +100,7 @@ if estimate is not None:
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
     st.code(estimate.formula, language=None)
+    threshold_caption(estimate.training_flop)
     if estimate.training_flop_low or estimate.training_flop_high:
         st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
                  f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "

@@ -86,3 +86,19 @@ def modification_threshold(original_flop: float | None, systemic_risk: bool = Fa
     if original_flop is None:
         original_flop = EU_SYSTEMIC_RISK.flop if systemic_risk else EU_GPAI_INDICATOR.flop
     return original_flop * MODIFICATION_FRACTION
+
+
+def nearest_sentence(flop: float, subject: str = "This run") -> str:
+    """The sentence for the threshold nearest to ``flop`` on a log scale: what a total is shown with."""
+    standing = min(compare(flop), key=lambda s: abs(math.log10(s.ratio)))
+    return standing.sentence(subject)
+
+
+def markdown_section(flop: float) -> list[str]:
+    """The report's lines: where the training compute stands against each threshold, with the legal source."""
+    lines = ["## Regulatory thresholds", ""]
+    for standing in compare(flop):
+        t = standing.threshold
+        lines.append(f"- {standing.sentence()} {t.meaning} Source: {t.source} — {t.url}")
+    lines.append(f"- Modifications: {MODIFICATION_SOURCE}")
+    return lines

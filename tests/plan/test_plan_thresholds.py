@@ -39,3 +39,34 @@ def test_one_third_rule_for_modifications():
     assert modification_threshold(3.8e25) == pytest.approx(3.8e25 / 3)
     assert modification_threshold(None, systemic_risk=True) == pytest.approx(1e25 / 3)
     assert modification_threshold(None) == pytest.approx(1e23 / 3)
+
+
+def test_nearest_threshold_sentence():
+    from engine.plan.thresholds import nearest_sentence
+    assert nearest_sentence(1e25 / 3.2) == ("This run is 3.2× below the EU AI Act: systemic-risk presumption "
+                                            "(10^25 FLOP).")
+    assert "above the California SB 53" in nearest_sentence(4e26)
+
+
+def test_report_has_the_thresholds_with_sources():
+    from engine.presets import presets
+    from engine.report import markdown_report
+    report = markdown_report(presets()["gpt3-175b"].scenario)
+    section = report.split("## Regulatory thresholds")[1].split("## Sources")[0]
+    # the preset's block count: 3.23e23 FLOP → 31× below 10^25, 3.2× above 10^23
+    assert "31× below the EU AI Act" in section and "Article 51(2)" in section
+    assert "3.2× above the EU guidelines" in section and "SB 53" in section
+
+
+def test_totals_and_trend_chart_show_the_thresholds():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    seed = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{1e23 / seed:,.0f}× below the EU guidelines" in captions
+    at.switch_page(str(ROOT / "pages" / "trends.py")).run()
+    assert not at.exception
+    charts = [el.proto.spec for el in at.get("plotly_chart")]
+    assert any("10^25" in spec and "EU AI Act" in spec for spec in charts)
