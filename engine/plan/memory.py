@@ -146,7 +146,7 @@ def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
     return Memory(w * w_params, g * g_params, o * o_params, acts, slope, params, chip_memory_bytes)
 
 
-def _divisors(n: int) -> list[int]:
+def divisors(n: int) -> list[int]:
     small = [i for i in range(1, math.isqrt(n) + 1) if n % i == 0]
     return sorted(set(small + [n // i for i in small]))
 
@@ -166,8 +166,8 @@ def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: fl
     if not math.isfinite(chip_memory_bytes) or chip_memory_bytes <= 0:
         raise InputError("chip_memory", "must be a positive number of bytes")
     best: FewestChips | None = None
-    tps = [t for t in _divisors(model.heads) if t <= max_tp] if model.heads else [1]
-    pps = _divisors(model.pipeline_units) if model.pipeline_units else [1]
+    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
+    pps = divisors(model.pipeline_units) if model.pipeline_units else [1]
     for t in tps:
         for p in pps:
             if best is not None and t * p >= best.chips:

@@ -13,7 +13,7 @@ from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.layout import MAX_CHIPS, Layout, MemoryOptions
-from engine.plan.memory import GB, Memory, _divisors, memory_per_chip
+from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
 from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY, StepTime, step_time
 from engine.plan.thresholds import compare
@@ -116,11 +116,11 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
     peak = peak_for(chip, options.precision)
     capacity = chip.memory_gb * GB
     max_tp = max_tp or link.chips_per_node
-    tps = [t for t in _divisors(model.heads) if t <= max_tp] if model.heads else [1]
+    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
     units = model.pipeline_units or 1
     rows: list[SweepRow] = []
     for t in tps:
-        for p in _divisors(units):
+        for p in divisors(units):
             if chips % (t * p):
                 continue
             d = chips // (t * p)
