@@ -4,12 +4,13 @@ it fits the chip."""
 from __future__ import annotations
 
 from engine.cli.files import read_text_file
-from engine.errors import InputError, parse_input
-from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text
+from engine.errors import InputError, parse_input, quoted
+from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
 from engine.method2.hardware_db import load_hardware_db
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.memory import GB, fewest_chips, memory_per_chip
 from engine.plan.model import PlanModel, plan_model, scenario_model, scenario_tokens
+from engine.plan.published_runs import PUBLISHED_RUNS
 from engine.presets import presets
 from engine.scenario import load_scenario_text
 
@@ -38,9 +39,14 @@ def load_model(args) -> tuple[PlanModel, float | None]:
         config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
         return plan_model(config.architecture(config.sequence_length(seq_len))), None
     if args.model:
+        run = next((r for r in PUBLISHED_RUNS if r.key == args.model), None)
+        if run is not None:
+            config = read_hf_config(run.config)
+            return plan_model(config.architecture(seq_len or run.seq_len)), None
         found = presets().get(args.model)
         if found is None:
-            raise InputError("model", f"unknown preset {args.model[:40]!r}; presets: {', '.join(presets())}")
+            known = ", ".join([*presets(), *(r.key for r in PUBLISHED_RUNS)])
+            raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}")
         scenario = found.scenario
     else:
         scenario = load_scenario_text(read_text_file(args.scenario), source=args.scenario)
@@ -57,6 +63,10 @@ def layout_and_options(args, with_batch: bool = False) -> tuple[Layout, MemoryOp
         data.pop("global_batch", None)
     data["sequence_parallel"] = args.sequence_parallel
     layout = parse_input(Layout, {k: v for k, v in data.items() if v is not None})
+    chips = _number(getattr(args, "chips", None))
+    if chips is not None and (isinstance(chips, str) or chips != layout.chips):
+        raise InputError("chips", f"{str(args.chips)[:40]} chips but dp × tp × pp = {layout.dp} × {layout.tp} × "
+                                  f"{layout.pp} = {layout.chips:,}")
     zero = _number(args.zero)
     options = parse_input(MemoryOptions, {"optimizer": args.optimizer, "precision": args.precision.lower(),
                                           "zero": zero, "recompute": args.recompute})
@@ -85,12 +95,13 @@ def _memory(args) -> dict:
 def add_model_arguments(p) -> None:
     p.add_argument("scenario", nargs="?", help="a scenario JSON file (its layers)")
     p.add_argument("--config", help="a Hugging Face config.json")
-    p.add_argument("--model", help="a preset id (see the dashboard's presets, e.g. llama2-7b, gpt3-175b)")
+    p.add_argument("--model", help="a preset id (llama2-7b, gpt3-175b, …) or a published run (palm-540b, "
+                                   "megatron-1t, …)")
     p.add_argument("--seq-len", dest="seq_len", help="sequence length s (default: the model's)")
 
 
 def add_layout_arguments(p) -> None:
-    for flag, text in (("--dp", "data-parallel replicas d"), ("--tp", "tensor-parallel ranks t"),
+    for flag, text in (("--chips", "chips n (checked: n = d × t × p)"), ("--dp", "data-parallel replicas d"), ("--tp", "tensor-parallel ranks t"),
                        ("--pp", "pipeline stages p"), ("--ep", "expert-parallel ranks e (divides d)"),
                        ("--micro-batch", "micro-batch b (sequences)"),
                        ("--global-batch", "global batch B (sequences per step)"),

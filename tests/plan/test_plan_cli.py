@@ -91,6 +91,9 @@ def test_plan_sweep_ranks_layouts(capsys):
     (["memory", "--model", "llama2-7b", "--optimizer", "lion"], "optimizer"),
     (["memory", "--model", "llama2-7b", "--seq-len", "0"], "seq_len"),
     (["memory", "--model", "no-such-model"], "model"),
+    (["memory", "--model", "llama2-7b", "--chips", "1000000000", "--dp", "8"], "chips"),
+    (["memory", "--model", "llama2-7b", "--chips", "12", "--dp", "8"], "chips"),
+    (["memory", "--model", "llama2-7b", "--chips", "nan"], "chips"),
     (["memory", "--model", "llama2-7b", "--chip", "<script>"], "chip"),
     (["memory", "--model", "nas"], "layers"),
     (["plan", "--model", "llama2-7b", "--chip", "nvidia-h100-sxm", "--dp", "2"], "global_batch"),
@@ -104,3 +107,13 @@ def test_bad_input_is_one_line_naming_the_field(capsys, args, field):
     assert code == 2
     lines = err.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}"), err
+
+
+def test_published_run_as_a_model(capsys):
+    # Megatron-LM 1T (Narayanan et al. 2021): 1,008B parameters on t = 8 × p = 64 × d = 6 = 3,072 GPUs
+    code, data, _ = cli(capsys, "plan", "--model", "megatron-1t", "--chip", "nvidia-a100-sxm4-80gb", "--chips", "3072",
+                        "--dp", "6", "--tp", "8", "--pp", "64", "--micro-batch", "1", "--global-batch", "3072",
+                        "--precision", "fp16", "--recompute", "full", "--tokens", "450B")
+    assert code == 0
+    assert data["params_per_chip"] == pytest.approx(1008.04e9 / 512, rel=1e-4)
+    assert 0.45 < data["hfu"] < 0.65  # published 52% of peak
