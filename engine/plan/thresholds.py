@@ -29,15 +29,15 @@ EU_GPAI_INDICATOR = Threshold(
     "Indicative criterion for a general-purpose AI model: training compute greater than 10^23 FLOP and able to "
     "generate language (text or audio), text-to-image or text-to-video.",
     "European Commission, Guidelines on the scope of the obligations for providers of general-purpose AI "
-    "models under the AI Act, C(2025) 5045, July 2025, section 2",
+    "models under the AI Act (July 2025)",
     "https://digital-strategy.ec.europa.eu/en/library/guidelines-scope-obligations-providers-general-purpose-ai-models-under-ai-act")
 CA_FRONTIER = Threshold(
     "ca-sb53-frontier", "California SB 53: frontier model", 1e26,
     "A 'frontier model' is a foundation model trained using more than 10^26 integer or floating-point "
     "operations, counting the original training run and subsequent fine-tuning, reinforcement learning or "
     "other material modifications.",
-    "California Senate Bill 53 (2025), Transparency in Frontier Artificial Intelligence Act, "
-    "Business and Professions Code §22757.11",
+    "California Senate Bill 53 (2025), Transparency in Frontier Artificial Intelligence Act, definition of "
+    "'frontier model'",
     "https://leginfo.legislature.ca.gov/faces/billNavClient.xhtml?bill_id=202520260SB53")
 
 THRESHOLDS: tuple[Threshold, ...] = (EU_GPAI_INDICATOR, EU_SYSTEMIC_RISK, CA_FRONTIER)
@@ -45,7 +45,7 @@ THRESHOLDS: tuple[Threshold, ...] = (EU_GPAI_INDICATOR, EU_SYSTEMIC_RISK, CA_FRO
 
 MODIFICATION_FRACTION = 1 / 3
 MODIFICATION_SOURCE = (
-    "European Commission GPAI guidelines, C(2025) 5045, section 3.2: a downstream modifier becomes the "
+    "European Commission, guidelines for providers of general-purpose AI models (July 2025): a downstream modifier becomes the "
     "provider of the modified model when the modification uses more than one third of the original model's "
     "training compute (where that is unknown: one third of 10^25 FLOP for a model with systemic risk, "
     "one third of 10^23 FLOP otherwise).")
