@@ -10,14 +10,19 @@ from engine.errors import InputError, parse_input
 from engine.method1.estimate import estimate_method1
 from engine.method2.hardware_db import load_hardware_db
 from engine.plan.interconnects import interconnects
-from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, PlanInputs
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.model import scenario_model, scenario_tokens
-from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
+from engine.plan.optimal import (
+    FITS,
+    RULES,
+    compute_optimal,
+    inference_aware,
+    iso_flop_lines,
+)
 from engine.plan.published_runs import comparison
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
-from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
 from engine.units import format_duration, format_flop
 from ui import state
@@ -67,41 +72,50 @@ if model is not None:
     st.caption(f"{plain(scenario.name or 'This model')}: {model.params:,} parameters"
                + (f", {model.blocks} transformer blocks of width {model.d_model} with {model.heads} heads, "
                   f"sequences of {model.seq_len:,}" if model.blocks else f", {model.other_layers} layers"))
+    saved = scenario.plan or PlanInputs()
+    lay, opt = saved.layout, saved.options
     linked = [i for i in interconnects() if db.find(i) is not None]
     with st.container(border=True):
         c1, c2, c3, c4 = st.columns(4)
-        chip_id = c1.selectbox("Chip", linked, key="plan_chip", index=linked.index("nvidia-h100-sxm"),
+        chip_id = c1.selectbox("Chip", linked, key=state.bind("plan_chip", saved.chip if saved.chip in linked
+                                                               else "nvidia-h100-sxm"),
                                format_func=lambda i: db.chip(i).name)
-        optimizer = c2.selectbox("Optimizer", list(OPTIMIZERS), key="plan_optimizer", format_func=OPTIMIZERS.get)
-        precision = c3.selectbox("Number format", ["bf16", "fp16", "fp8", "fp32"], key="plan_precision")
-        zero = c4.selectbox("ZeRO stage (3 = FSDP)", [0, 1, 2, 3], key="plan_zero")
+        optimizer = c2.selectbox("Optimizer", list(OPTIMIZERS), key=state.bind("plan_optimizer", opt.optimizer),
+                                 format_func=OPTIMIZERS.get)
+        precision = c3.selectbox("Number format", ["bf16", "fp16", "fp8", "fp32"],
+                                 key=state.bind("plan_precision", opt.precision))
+        zero = c4.selectbox("ZeRO stage (3 = FSDP)", [0, 1, 2, 3], key=state.bind("plan_zero", opt.zero))
         c1, c2, c3, c4 = st.columns(4)
-        recompute = c1.selectbox("Activation recomputation", list(RECOMPUTE), key="plan_recompute",
-                                 format_func=RECOMPUTE.get)
-        efficiency = c2.number_input("Kernel efficiency", 0.05, 1.0, DEFAULT_KERNEL_EFFICIENCY, 0.05,
-                                     key="plan_efficiency",
+        recompute = c1.selectbox("Activation recomputation", list(RECOMPUTE), format_func=RECOMPUTE.get,
+                                 key=state.bind("plan_recompute", opt.recompute))
+        efficiency = c2.number_input("Kernel efficiency", 0.05, 1.0, step=0.05,
+                                     key=state.bind("plan_efficiency", float(saved.kernel_efficiency)),
                                      help="Share of peak the kernels reach outside communication and the pipeline "
                                           "bubble (an assumption; see the published-run check below).")
-        seq_parallel = c3.checkbox("Sequence parallelism", key="plan_sp", help="Korthikanti et al. 2022")
+        seq_parallel = c3.checkbox("Sequence parallelism", key=state.bind("plan_sp", lay.sequence_parallel),
+                                   help="Korthikanti et al. 2022")
         c1, c2, c3, c4 = st.columns(4)
-        dp = c1.number_input("Data parallel d", 1, 10**9, 8, key="plan_dp")
-        tp = c2.number_input("Tensor parallel t", 1, 10**9, 1, key="plan_tp")
-        pp = c3.number_input("Pipeline stages p", 1, 10**9, 1, key="plan_pp")
-        ep = c4.number_input("Expert parallel e", 1, 10**9, 1, key="plan_ep")
+        dp = c1.number_input("Data parallel d", 1, 10**9, key=state.bind("plan_dp", lay.dp))
+        tp = c2.number_input("Tensor parallel t", 1, 10**9, key=state.bind("plan_tp", lay.tp))
+        pp = c3.number_input("Pipeline stages p", 1, 10**9, key=state.bind("plan_pp", lay.pp))
+        ep = c4.number_input("Expert parallel e", 1, 10**9, key=state.bind("plan_ep", lay.ep))
         c1, c2, c3, c4 = st.columns(4)
-        micro = c1.number_input("Micro-batch b", 1, 10**9, 1, key="plan_micro")
-        default_batch = scenario.training.batch_size if scenario.training and scenario.training.batch_size else 64
-        batch = c2.number_input("Global batch B (examples per step)", 1, 10**9, int(default_batch), key="plan_batch")
-        virtual = c3.number_input("Interleaved stages v", 1, 1000, 1, key="plan_virtual")
+        micro = c1.number_input("Micro-batch b", 1, 10**9, key=state.bind("plan_micro", lay.micro_batch))
+        batch = c2.number_input("Global batch B (examples per step)", 1, 10**9,
+                                key=state.bind("plan_batch", lay.global_batch or 64))
+        virtual = c3.number_input("Interleaved stages v", 1, 1000, key=state.bind("plan_virtual", lay.virtual_stages))
     plan = None
     try:
-        layout = parse_input(Layout, {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep),
-                                      "micro_batch": int(micro), "global_batch": int(batch),
-                                      "virtual_stages": int(virtual), "sequence_parallel": seq_parallel})
-        options = parse_input(MemoryOptions, {"optimizer": optimizer, "precision": precision, "zero": zero,
-                                              "recompute": recompute})
+        inputs = parse_input(PlanInputs, {
+            "chip": chip_id, "kernel_efficiency": efficiency,
+            "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "micro_batch": int(micro),
+                       "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
+            "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute}})
+        layout, options = inputs.layout, inputs.options
         settings = parse_input(PlanSettings, {"chip": chip_id, "kernel_efficiency": efficiency, "tokens": tokens})
         plan = plan_run(model, layout, options, settings)
+        if inputs != scenario.plan:
+            state.set_edited(scenario.model_copy(update={"plan": inputs}))
     except InputError as exc:
         show_error(exc, "fix the layout to see memory and time.")
     if plan is not None:

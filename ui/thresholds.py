@@ -12,7 +12,7 @@ def add_threshold_lines(fig, x_domain: bool = True) -> None:
     """Dashed horizontal lines at each threshold on a log-FLOP chart, labelled with the law."""
     for t in THRESHOLDS:
         fig.add_hline(y=t.flop, line=dict(color="#9a6700", dash="dash", width=1),
-                      annotation_text=f"{t.label} (10^{int(round(math.log10(t.flop)))})",
+                      annotation_text=f"{t.label} (10^{round(math.log10(t.flop))})",
                       annotation_position="top left", annotation_font=dict(size=10, color="#9a6700"))
 
 

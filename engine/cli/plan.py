@@ -3,7 +3,12 @@
 best layouts for a number of chips."""
 from __future__ import annotations
 
-from engine.cli.memory import add_layout_arguments, add_model_arguments, layout_and_options, load_model
+from engine.cli.memory import (
+    add_layout_arguments,
+    add_model_arguments,
+    layout_and_options,
+    load_model,
+)
 from engine.cli.transformer import parse_count
 from engine.errors import InputError, parse_input
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts

@@ -17,6 +17,11 @@ MAX_CHIPS = 10_000_000
 """More chips than any cluster built (the largest are ~10⁵–10⁶)."""
 MAX_DEGREE = MAX_CHIPS
 MAX_BATCH = 100_000_000
+DEFAULT_KERNEL_EFFICIENCY = 0.7
+"""Share of peak the kernels of a training step reach when not waiting on communication or the pipeline.
+Large 16-bit matrix multiplications run at about 70–90% of the dense peak; norms, softmax and element-wise
+kernels are bound by memory bandwidth and pull the average down. 0.7 is an assumption, not a measurement:
+the published-run table (``engine.plan.published_runs``) shows how far it is off for each run."""
 
 Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)]
 Optimizer = Literal["adam", "adam-8bit", "sgd-momentum", "sgd"]
@@ -97,3 +102,14 @@ class MemoryOptions(BaseModel):
     precision: Precision = "bf16"
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Recompute = "none"
+
+
+class PlanInputs(BaseModel):
+    """What the "Plan a run" page keeps in a scenario (and its share link): the chip, the kernel efficiency,
+    the layout and the memory options."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    chip: str = Field("nvidia-h100-sxm", min_length=1, max_length=120)
+    kernel_efficiency: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = DEFAULT_KERNEL_EFFICIENCY
+    layout: Layout = Layout(dp=8, global_batch=64)
+    options: MemoryOptions = MemoryOptions()

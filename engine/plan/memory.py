@@ -179,7 +179,7 @@ def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: fl
                 if options.zero == 0:
                     continue
                 # states(d) = unsharded + sharded / d; sharded = states at d = 1 minus what ZeRO leaves whole
-                w, g, o = state_bytes_per_param(options)
+                w, g, _ = state_bytes_per_param(options)
                 stage = options.zero
                 whole = one.params_per_chip * ((w if stage < 3 else 0) + (g if stage < 2 else 0))
                 shardable = one.model_states - whole

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
 from engine.errors import InputError
+from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
 
 
 @dataclass(frozen=True, slots=True)

@@ -75,7 +75,7 @@ def _model(key: str) -> PlanModel:
 
 def predict(run: PublishedRun, kernel_efficiency: float | None = None):
     """The step-time model's prediction for a published run (``StepTime``)."""
-    from engine.method2.hardware_db import load_hardware_db  # noqa: PLC0415 (the database is only needed here)
+    from engine.method2.hardware_db import load_hardware_db
     from engine.plan.interconnects import interconnect_for
     from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY, step_time
 

@@ -25,15 +25,10 @@ from dataclasses import dataclass
 
 from engine.errors import InputError
 from engine.plan.interconnects import Interconnect
-from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, Layout, MemoryOptions
 from engine.plan.memory import activation_bytes_per_value
 from engine.plan.model import PlanModel
 
-DEFAULT_KERNEL_EFFICIENCY = 0.7
-"""Share of peak the kernels of a training step reach when not waiting on communication or the pipeline.
-Large 16-bit matrix multiplications run at about 70–90% of the dense peak; norms, softmax and element-wise
-kernels are bound by memory bandwidth and pull the average down. 0.7 is an assumption, not a measurement:
-the published-run table (``engine.plan.published_runs``) shows how far it is off for each run."""
 DEFAULT_BACKWARD_RATIO = 2.0
 
 

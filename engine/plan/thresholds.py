@@ -63,7 +63,7 @@ class Standing:
 
     def sentence(self, subject: str = "This run") -> str:
         """'This run is 3.2× below the EU AI Act: systemic-risk presumption (10^25 FLOP).'"""
-        exp = int(round(math.log10(self.threshold.flop)))
+        exp = round(math.log10(self.threshold.flop))
         where = f"{self.threshold.label} (10^{exp} FLOP)"
         if self.ratio == 1:
             return f"{subject} is exactly at the {where}; the text requires more than it."

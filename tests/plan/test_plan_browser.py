@@ -5,7 +5,13 @@ import pytest
 
 from engine.presets import presets
 from engine.share_link import encode
-from tests.browser.harness import ARTIFACTS, CHROMIUM_ARGS, metric_value, streamlit_server, wait_for_app
+from tests.browser.harness import (
+    ARTIFACTS,
+    CHROMIUM_ARGS,
+    metric_value,
+    streamlit_server,
+    wait_for_app,
+)
 
 
 @pytest.fixture(scope="module")

@@ -6,7 +6,14 @@ import math
 import pytest
 
 from engine.errors import InputError
-from engine.plan.optimal import BESIROGLU_2024, FITS, HOFFMANN_APPROACH3, compute_optimal, inference_aware, iso_flop_curve
+from engine.plan.optimal import (
+    BESIROGLU_2024,
+    FITS,
+    HOFFMANN_APPROACH3,
+    compute_optimal,
+    inference_aware,
+    iso_flop_curve,
+)
 
 GOPHER_FLOP = 5.76e23
 """Gopher's training budget, for which Hoffmann et al. 2022 trained Chinchilla (70B, 1.4T tokens)."""

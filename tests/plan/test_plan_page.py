@@ -57,7 +57,7 @@ def test_bad_degrees_are_named_not_raised():
     assert any(e.value.replace("\\", "").startswith("tp: 5 does not divide the 32") for e in at.error)
     at.number_input(key="plan_tp").set_value(1).run()
     at.number_input(key="plan_micro").set_value(128).run()  # > the global batch of 64
-    assert any(e.value.replace("\\", "").startswith("micro_batch: ") for e in at.error)
+    assert any(e.value.replace("\\", "").startswith("layout.micro_batch: 128 is larger than the global batch 64") for e in at.error)
     assert not at.exception
 
 
@@ -83,3 +83,20 @@ def test_compute_optimal_table_for_gophers_budget():
     row = table[table["rule"].str.startswith("20 tokens")].iloc[0]
     assert float(row["parameters"]) == pytest.approx(6.93e10, rel=1e-2)  # √(5.76e23/120): Chinchilla's 70B
     assert not at.exception
+
+
+def test_the_plan_travels_in_the_share_link():
+    from engine.share_link import decode
+    at = plan_page("llama2-7b")
+    at.number_input(key="plan_tp").set_value(4).run()
+    at.selectbox(key="plan_zero").set_value(2).run()
+    token = at.query_params["s"] if isinstance(at.query_params["s"], str) else at.query_params["s"][0]
+    plan = decode(token).plan
+    assert plan.layout.tp == 4 and plan.options.zero == 2 and plan.layout.dp == 8
+    # a fresh session opened from that link shows the same layout
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    fresh.query_params["s"] = token
+    fresh.run()
+    fresh.switch_page(str(ROOT / "pages" / "plan.py")).run()
+    assert fresh.number_input(key="plan_tp").value == 4 and fresh.selectbox(key="plan_zero").value == 2
+    assert not fresh.exception
