@@ -4,6 +4,7 @@ best layouts for a number of chips."""
 from __future__ import annotations
 
 from engine.cli.memory import (
+    Loaded,
     add_layout_arguments,
     add_model_arguments,
     layout_and_options,
@@ -11,27 +12,31 @@ from engine.cli.memory import (
 )
 from engine.cli.transformer import parse_count
 from engine.errors import InputError, parse_input
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
-from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY
 
 
-def _settings(args, tokens: float | None) -> PlanSettings:
-    if args.tokens is not None:
-        tokens = parse_count(args.tokens, "tokens")
-    try:
-        k = float(args.kernel_efficiency)
-    except ValueError:
-        raise InputError("kernel_efficiency", f"{args.kernel_efficiency[:40]!r} is not a number") from None
-    data = {"chip": args.chip, "kernel_efficiency": k, "tokens": tokens}
+def _settings(args, loaded: Loaded) -> PlanSettings:
+    tokens = parse_count(args.tokens, "tokens") if args.tokens is not None else loaded.tokens
+    saved = loaded.saved
+    k = saved.kernel_efficiency if saved else DEFAULT_KERNEL_EFFICIENCY
+    if args.kernel_efficiency is not None:
+        try:
+            k = float(args.kernel_efficiency)
+        except ValueError:
+            raise InputError("kernel_efficiency", f"{args.kernel_efficiency[:40]!r} is not a number") from None
+    chip = args.chip or (saved.chip if saved else None)
+    if not chip:
+        raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
+    data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens}
     return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
 
 def _plan(args) -> dict:
-    if not args.chip:
-        raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
-    model, tokens = load_model(args)
-    settings = _settings(args, tokens)
-    layout, options = layout_and_options(args, with_batch=True)
+    loaded = load_model(args)
+    model = loaded.model
+    settings = _settings(args, loaded)
+    layout, options = layout_and_options(args, loaded.saved)
     if args.sweep is not None:
         try:
             chips = int(args.sweep)
@@ -52,7 +57,7 @@ def register(sub) -> None:
     add_model_arguments(p)
     add_layout_arguments(p)
     p.add_argument("--tokens", help="training tokens, for the wall-clock time (default: the scenario's)")
-    p.add_argument("--kernel-efficiency", dest="kernel_efficiency", default=str(DEFAULT_KERNEL_EFFICIENCY),
+    p.add_argument("--kernel-efficiency", dest="kernel_efficiency", default=None,
                    help=f"share of peak the kernels reach (default {DEFAULT_KERNEL_EFFICIENCY})")
     p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
     p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")

@@ -117,3 +117,21 @@ def test_published_run_as_a_model(capsys):
     assert code == 0
     assert data["params_per_chip"] == pytest.approx(1008.04e9 / 512, rel=1e-4)
     assert 0.45 < data["hfu"] < 0.65  # published 52% of peak
+
+
+def test_a_scenario_with_a_saved_plan_needs_no_flags(capsys, tmp_path):
+    from engine.plan.layout import PlanInputs
+    from engine.presets import presets
+    from engine.share_link import scenario_json
+    saved = PlanInputs.model_validate({"chip": "nvidia-a100-sxm4-80gb", "layout": {"dp": 4, "tp": 2, "global_batch": 64},
+                                       "options": {"zero": 3, "recompute": "full"}})
+    scenario = presets()["llama2-7b"].scenario.model_copy(update={"plan": saved})
+    path = tmp_path / "scenario.json"
+    path.write_text(scenario_json(scenario))
+    code, data, err = cli(capsys, "memory", str(path))
+    assert code == 0, err
+    assert data["chip"] == "nvidia-a100-sxm4-80gb" and data["chips"] == 8
+    assert data["model_states_bytes_per_chip"] == pytest.approx(16 * LLAMA_7B_PARAMS / 2 / 4)  # t = 2, ZeRO-3 over d = 4
+    code, data, err = cli(capsys, "plan", str(path), "--tp", "4")  # a flag overrides the saved plan
+    assert code == 0, err
+    assert data["layout"]["tp"] == 4 and data["layout"]["dp"] == 4 and data["chips"] == 16
