@@ -109,7 +109,8 @@ class PlanInputs(BaseModel):
     the layout and the memory options."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    chip: str = Field("nvidia-h100-sxm", min_length=1, max_length=120)
+    chip: str = Field("nvidia-h100-sxm", pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80,
+                      description="A chip id of the hardware database.")
     kernel_efficiency: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = DEFAULT_KERNEL_EFFICIENCY
     layout: Layout = Layout(dp=8, global_batch=64)
     options: MemoryOptions = MemoryOptions()

@@ -70,3 +70,29 @@ def test_totals_and_trend_chart_show_the_thresholds():
     assert not at.exception
     charts = [el.proto.spec for el in at.get("plotly_chart")]
     assert any("10^25" in spec and "EU AI Act" in spec for spec in charts)
+
+
+def test_report_has_the_saved_plan():
+    from engine.plan.layout import PlanInputs
+    from engine.presets import presets
+    from engine.report import markdown_report
+    saved = PlanInputs.model_validate({"chip": "nvidia-a100-sxm4-80gb", "layout": {"dp": 8, "global_batch": 64},
+                                       "options": {"zero": 3, "recompute": "full"}})
+    report = markdown_report(presets()["llama2-7b"].scenario.model_copy(update={"plan": saved}))
+    section = report.split("## Plan — memory and time")[1].split("## ")[0]
+    assert f"model states {16 * 6_738_415_616 / 8 / 1e9:.4g} GB" in section and "— fits" in section
+    assert "predicted MFU" in section
+    broken = PlanInputs.model_validate({"layout": {"tp": 5, "global_batch": 64}})
+    report = markdown_report(presets()["llama2-7b"].scenario.model_copy(update={"plan": broken}))
+    assert "**Error:** tp: 5 does not divide the 32 attention heads" in report
+
+
+def test_a_link_cannot_smuggle_markup_into_the_plan():
+    import pytest as _pytest
+
+    from engine.errors import InputError
+    from engine.presets import presets
+    from engine.scenario import parse_scenario
+    data = presets()["llama2-7b"].scenario.model_dump(mode="json") | {"plan": {"chip": "x`<script>`"}}
+    with _pytest.raises(InputError, match=r"^plan\.chip: "):
+        parse_scenario(data)
