@@ -30,6 +30,11 @@ PEAK_KEYS: tuple[str, ...] = (
 _TENSOR_PAIRS: tuple[tuple[str, str], ...] = (("fp16_tensor", "fp16"), ("fp64_tensor", "fp64"))
 
 ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
+Segment = Literal["data_center", "workstation", "consumer"]
+"""Market class: data-centre accelerators vs workstation (Quadro/RTX A) and consumer (GeForce/Radeon) cards."""
+SEGMENTS: tuple[str, ...] = ("data_center", "workstation", "consumer")
+PeakKey = Literal["fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
+                  "int8"]
 
 PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
@@ -89,17 +94,29 @@ class Chip(BaseModel):
                                                                              max_length=20)
     vendor: str = Field("custom", max_length=60)
     kind: ChipKind = "accelerator"
+    segment: Segment = "data_center"
     release_date: str | None = Field(None, pattern=_DATE, description="YYYY-MM-DD or YYYY-MM (launch)")
     memory_gb: PositiveFinite | None = None
     memory_bandwidth_gb_s: PositiveFinite | None = None
     tdp_w: PositiveFinite | None = None
     peaks: Peaks
+    default_format: PeakKey | None = Field(
+        None, description="the peak a run on this chip is assumed to use when no format is given: what such "
+                          "chips trained in (FP32 before tensor cores, FP16 tensor on V100/T4-era parts, BF16 "
+                          "tensor on A100/H100/TPU)")
     price_usd_per_hour: PositiveFinite | None = Field(
         None, description="INDICATIVE rental price per chip-hour; see price_basis")
     price_basis: str | None = Field(None, max_length=400)
     source: list[Annotated[str, Field(min_length=1, max_length=400)]] = Field(default_factory=list,
                                                                              max_length=10)
     notes: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _default_format_is_a_peak(self):
+        if self.default_format is not None and self.peaks.get(self.default_format) is None:
+            raise ValueError(f"default_format '{self.default_format}' is not one of this chip's peaks "
+                             f"({', '.join(self.peaks.available())})")
+        return self
 
     @model_validator(mode="after")
     def _price_has_basis(self):
@@ -117,7 +134,8 @@ class Chip(BaseModel):
             "id": self.id, "name": self.name, "vendor": self.vendor, "kind": self.kind,
             "release_date": self.release_date, "aliases": list(self.aliases),
             "memory_gb": self.memory_gb, "memory_bandwidth_gb_s": self.memory_bandwidth_gb_s,
-            "tdp_w": self.tdp_w, "peaks_flop_per_s": self.peaks.available(),
+            "tdp_w": self.tdp_w, "peaks_flop_per_s": self.peaks.available(), "segment": self.segment,
+            "default_format": self.default_format,
             "price_usd_per_hour": self.price_usd_per_hour, "price_basis": self.price_basis,
         }
 
@@ -178,6 +196,8 @@ class HardwareDB(BaseModel):
                 raise ValueError("'custom' is reserved for user-defined chips")
             if chip.release_date is None:
                 raise ValueError(f"{chip.id}: every database chip needs a release_date")
+            if chip.default_format is None:
+                raise ValueError(f"{chip.id}: every database chip needs a default_format")
             for name in (chip.id, chip.name, *chip.aliases):
                 key = _lookup_key(name)
                 if owner.get(key, chip.id) != chip.id:
