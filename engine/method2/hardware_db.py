@@ -232,18 +232,32 @@ class HardwareDB(BaseModel):
                     return index[key]
         return None
 
-    def chip(self, name: str) -> Chip:
-        """The chip called ``name``, or ``InputError('chip', …)`` with the nearest names."""
+    def chip(self, name: str, year: int | None = None) -> Chip:
+        """The chip called ``name``, or ``InputError('chip', …)`` with the nearest names (and, given the
+        ``year`` of the run, the chips launched in the two years before it)."""
         if not isinstance(name, str) or not name.strip():
             raise InputError("chip", "give a chip id or name (see `python -m engine chips`)")
         found = self.find(name)
         if found is not None:
             return found
+        raise InputError("chip", self.unknown_chip_message(name, year))
+
+    def unknown_chip_message(self, name: str, year: int | None = None) -> str:
+        """'unknown chip 'X'; …' with the nearest ids by name and, given a year, by launch date."""
         index = self._index()
-        close = difflib.get_close_matches(_lookup_key(name), list(index), n=6, cutoff=0.6)
+        key = _lookup_key(name)
+        close = difflib.get_close_matches(key, list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
-        raise InputError("chip", f"unknown chip {quoted(name)}; see `python -m engine chips` for the ids{hint}")
+        text = f"unknown chip {quoted(name)}; see `python -m engine chips` for the ids{hint}"
+        if year is not None:
+            recent = [c for c in self.chips if c.kind != "cpu" and c.release_year is not None
+                      and year - 2 <= c.release_year <= year]
+            recent.sort(key=lambda c: -max(difflib.SequenceMatcher(None, key, _lookup_key(n)).ratio()
+                                           for n in (c.id, c.name, *c.aliases)))
+            if recent:
+                text += f"; launched {year - 2}–{year}: {', '.join(c.id for c in recent[:3])}"
+        return text
 
     def chips_released_in(self, year: int, include_cpus: bool = False) -> list[Chip]:
         """Chips launched in ``year`` (accelerators only unless ``include_cpus``)."""
