@@ -9,7 +9,7 @@ nearest ``MIN_POINTS`` by date are used. The spread is the window's residual sta
 (in orders of magnitude): a 90% band P × 10^(±1.645·s).
 
 A year before the format existed in that class (BF16 tensor in 2012) falls back to the format such
-hardware trained in then, flagged, by the same chains a chip uses (``precision.FALLBACK_KEYS``).
+hardware trained in then, flagged, by the same chains a chip uses (``formats.PeakFormat.fallbacks``).
 """
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.errors import InputError
-from engine.method2.hardware_db import PEAK_KEYS, Chip, HardwareDB, Peaks
-from engine.method2.precision import FALLBACK_KEYS
+from engine.method2.formats import FORMAT_BY_KEY, PEAK_KEYS
+from engine.method2.hardware_db import Chip, HardwareDB, Peaks
 from engine.trends.partial_dates import parse_partial_date
 
 HardwareClass = Literal["data_center", "workstation_consumer"]
@@ -104,7 +104,7 @@ def year_peak(db: HardwareDB, year: int, peak_key: str, hardware_class: str = "d
     """The ``peak_key`` peak of a typical ``hardware_class`` chip of ``year`` (trend, 90% band).
 
     ``exclude``: chip ids left out of the fit (leave-one-out checks). A format the class did not
-    have by then falls back along ``FALLBACK_KEYS`` (flagged); ``InputError`` when nothing is left.
+    have by then falls back along the format's fallbacks (flagged); ``InputError`` when nothing is left.
     """
     if not isinstance(year, int) or isinstance(year, bool) or not FIRST_YEAR <= year <= 2100:
         raise InputError("year", f"give a year from {FIRST_YEAR} on (got {year!r})")
@@ -115,7 +115,7 @@ def year_peak(db: HardwareDB, year: int, peak_key: str, hardware_class: str = "d
     exclude = frozenset(exclude)
     at = year + 0.5
     fallback = None
-    chain = (peak_key, *FALLBACK_KEYS.get(peak_key, ()))
+    chain = (peak_key, *FORMAT_BY_KEY[peak_key].fallbacks)
     found = {key: _points(db, key, hardware_class, exclude) for key in chain}
     existing = [key for key in chain if len(found[key]) >= 2 and found[key][0][0] <= year + 1]
     usable = [key for key in chain if len(found[key]) >= 2]
@@ -160,8 +160,8 @@ def year_chip(db: HardwareDB, year: int, hardware_class: str = "data_center",
             trends[key] = found
     peaks = Peaks.model_construct(**{k: t.peak_flop_per_s for k, t in trends.items()})
     default = default_key_for_year(year)
-    while default not in trends and FALLBACK_KEYS.get(default):
-        default = next((k for k in FALLBACK_KEYS[default] if k in trends), "fp32")
+    if default not in trends:
+        default = next((k for k in FORMAT_BY_KEY[default].fallbacks if k in trends), "fp32")
     chip = Chip.model_construct(
         id="custom", name=f"typical {CLASS_LABELS[hardware_class][:-1]} of {year}", aliases=[], vendor="various",
         kind="accelerator", segment="data_center" if hardware_class == "data_center" else "consumer",

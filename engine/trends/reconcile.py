@@ -144,7 +144,7 @@ def reconcile_row(row: HardwareRow, db: HardwareDB) -> ReconciledRow:
     if utilization is None:
         assumed = True
         utilization = UTILIZATION_LANGUAGE if "language" in row.domain.lower() else UTILIZATION_OTHER
-    key = chip.default_format
+    key = chip.usual_format
     precision, _ = format_of_peak_key(key)
     peak = chip.peaks.get(key)
     method2 = count * hours * 3600.0 * peak * utilization

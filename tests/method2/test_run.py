@@ -11,7 +11,6 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
-from engine.method2.hardware_db import load_hardware_db
 from engine.method2.run import estimate_method2, resolve_peak
 from engine.method2.precision import effective_peak_flop_per_s
 
