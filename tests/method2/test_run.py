@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -14,7 +13,7 @@ from engine.errors import InputError
 from engine.method2.run import estimate_method2, resolve_peak
 from engine.method2.precision import effective_peak_flop_per_s
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+from tests.conftest import SHARED  # noqa: E402
 OPENAI_CSV = SHARED / "data" / "openai_ai_and_compute.csv"
 DAY_S = 86_400
 
