@@ -40,6 +40,8 @@ def run_from_args(args) -> HardwareRun:
         "chip_count": args.count, "duration": duration, "duration_unit": duration_unit,
         "utilization": args.utilization, "utilization_low": args.utilization_low,
         "utilization_high": args.utilization_high, "price_usd_per_chip_hour": args.price,
+        "chip_count_low": args.count_low, "chip_count_high": args.count_high,
+        "duration_low": args.time_low, "duration_high": args.time_high,
         "tdp_w": args.tdp, "pue": args.pue, "grid_kg_co2_per_kwh": args.grid,
     }
     return parse_input(HardwareRun, {k: v for k, v in data.items() if v is not None})
@@ -55,6 +57,8 @@ def _hardware(args) -> dict:
         "fallback": "; ".join(estimate.peak.fallbacks) or None,
         "format_note": (f"assumed {estimate.peak.assumed_format}; set --precision to change"
                         if estimate.peak.assumed_format else None),
+        "low": estimate.training_flop_low, "high": estimate.training_flop_high,
+        "confidence": estimate.interval.confidence if estimate.interval else None,
         "cost_usd": costs.cost_usd, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
         "costs": costs.model_dump(mode="json"),
     })
@@ -79,6 +83,11 @@ def register(sub) -> None:
                    help="in (0, 1], or a preset: openai-gpu, openai-cpu, epoch-llm, epoch-other")
     h.add_argument("--utilization-low", dest="utilization_low", metavar="U")
     h.add_argument("--utilization-high", dest="utilization_high", metavar="U")
+    h.add_argument("--count-low", type=float, dest="count_low", metavar="N", help="range: fewest chips")
+    h.add_argument("--count-high", type=float, dest="count_high", metavar="N", help="range: most chips")
+    h.add_argument("--time-low", type=float, dest="time_low", metavar="T",
+                   help="range: shortest time, in the unit of --days/--hours/--chip-hours/--gpu-days")
+    h.add_argument("--time-high", type=float, dest="time_high", metavar="T", help="range: longest time")
     h.add_argument("--precision", metavar="FORMAT", help=f"one of {', '.join(PRECISIONS)} (default: the chip's usual format, "
                                                                "e.g. BF16 tensor on an A100, FP32 on a GTX 580)")
     h.add_argument("--no-tensor-cores", action="store_true", dest="no_tensor_cores")

@@ -21,6 +21,7 @@ from engine.method2.precision import (
     requested_peak_key, select_format_peak,
 )
 from engine.method2.unknown_hardware import HardwareClass, year_chip
+from engine.ranges import Factor, Interval, check_range, product_interval
 from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
 
 Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
@@ -139,13 +140,35 @@ class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
     chip_count: PositiveFinite | None = Field(None, description="number of chips (GPUs, TPU chips…)")
     duration: PositiveFinite
     duration_unit: DurationUnit = "days"
+    chip_count_low: PositiveFinite | None = Field(None, description="range: fewest chips (90% interval)")
+    chip_count_high: PositiveFinite | None = None
+    duration_low: PositiveFinite | None = Field(None, description="range: shortest time, same unit (90% interval)")
+    duration_high: PositiveFinite | None = None
 
     @model_validator(mode="after")
     def _count_for_wall_clock(self):
         if self.duration_unit in ("days", "hours") and self.chip_count is None:
             raise InputError("chip_count", f"needed with wall-clock time ('{self.duration_unit}'); or give "
                              "the time as chip_hours / gpu_days")
+        if (self.chip_count_low or self.chip_count_high) and self.chip_count is None:
+            raise InputError("chip_count", "a chip-count range needs the chip count itself")
+        check_range("chip_count", self.chip_count, self.chip_count_low, self.chip_count_high)
+        check_range("duration", self.duration, self.duration_low, self.duration_high)
         return self
+
+    def factors(self) -> list[Factor]:
+        """The uncertain inputs of C = chips × time × peak × u (the peak's band is added by the estimate)."""
+        found = []
+        for name, point, low, high in (
+                ("utilization", self.utilization, self.utilization_low, self.utilization_high),
+                ("duration", self.duration, self.duration_low, self.duration_high),
+                ("chip_count", self.chip_count, self.chip_count_low, self.chip_count_high)):
+            if name == "chip_count" and self.duration_unit not in ("days", "hours"):
+                continue  # chip-time units already count the chips
+            if low is not None or high is not None:
+                found.append(Factor(name, point, low if low is not None else point,
+                                    high if high is not None else point))
+        return found
 
     @property
     def chip_seconds(self) -> float:
@@ -287,6 +310,8 @@ class Method2Estimate(BaseModel):
     fallback_used: bool
     peak: PeakUsed
     formula: str
+    interval: Interval | None = None
+    """90% interval from the ranges given (utilization, time, chips, the unknown-hardware peak band)."""
 
 
 def _time_text(run: HardwareRun) -> str:
@@ -296,16 +321,19 @@ def _time_text(run: HardwareRun) -> str:
 
 
 def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -> Method2Estimate:
-    """C = chips × time × peak × utilization (a FLOP range when a utilization range is given)."""
+    """C = chips × time × peak × utilization, with a 90% interval when any input is a range
+    (``engine.ranges.product_interval``: exact for a product)."""
     run = parse_input(HardwareRun, run)
     peak = resolve_peak(run, db)
     chip_peak_flop = run.chip_seconds * peak.peak_flop_per_s  # FLOP at 100% utilization
 
-    def at(utilization: float | None) -> float | None:
-        return None if utilization is None else chip_peak_flop * utilization
-
     flop = chip_peak_flop * run.utilization
-    low, high = at(run.utilization_low), at(run.utilization_high)
+    factors = run.factors()
+    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
+        factors.append(Factor("peak (unknown hardware)", peak.peak_flop_per_s, peak.peak_low_flop_per_s,
+                              peak.peak_high_flop_per_s))
+    interval = product_interval(flop, factors) if factors else None
+    low, high = (interval.low, interval.high) if interval else (None, None)
     formula = (f"{_time_text(run)} = {run.chip_seconds:.4g} chip-s × {peak.peak_flop_per_s:.4g} "
                f"{peak.unit} × {run.utilization:g} = {flop:.4g} FLOP = {flop / PFS_DAY_FLOP:.4g} pfs-days")
     return Method2Estimate(
@@ -316,4 +344,4 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
         wall_clock_hours=run.wall_clock_hours, utilization=run.utilization,
         utilization_low=run.utilization_low, utilization_high=run.utilization_high,
         peak_flop_per_s=peak.peak_flop_per_s, precision=peak.precision, tensor_cores=peak.tensor_cores,
-        fallback_used=peak.fallback_used, peak=peak, formula=formula)
+        fallback_used=peak.fallback_used, peak=peak, formula=formula, interval=interval)
