@@ -6,15 +6,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.architecture import MAX_LAYERS, Architecture, InputSpec
-from engine.conventions import Convention
+from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
+from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
-from engine.errors import InputError, from_validation_error
-from engine.layer_kinds import Layer
-from engine.method2 import HardwareRun
-from engine.training import QuickForm, TrainingSetup
+from engine.errors import InputError, parse_input
+from engine.method1.kinds import Layer
+from engine.method2.run import HardwareRun
+from engine.method1.training import QuickForm, TrainingSetup
 
 SCENARIO_VERSION = 1
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
@@ -43,9 +43,9 @@ class Scenario(BaseModel):
     @model_validator(mode="after")
     def _method1_inputs(self):
         if self.mode == "layers" and self.layers and self.input is None:
-            raise ValueError("input is needed with layers: give input.shape (and sequence_length)")
+            raise InputError("input", "needed with layers: give input.shape (and sequence_length)")
         if self.mode == "quick" and self.quick is None:
-            raise ValueError("mode 'quick' needs the quick form (kind, value, unit)")
+            raise InputError("quick", "mode 'quick' needs the quick form (kind, value, unit)")
         return self
 
     def architecture(self) -> Architecture:
@@ -56,10 +56,7 @@ def parse_scenario(data: object, source: str = "scenario") -> Scenario:
     """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None
+    return parse_input(Scenario, data)
 
 
 def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:

@@ -1,0 +1,102 @@
+"""Training compute from forward FLOP: the seed's method 1, and its quick forms.
+
+C = F × (1 + r + recompute) × E × epochs + u × P × steps
+
+F forward FLOP per example, r the backward/forward ratio (2 by default: ×3), E examples per epoch
+(given, or batches per epoch × batch size), u optimizer FLOP per parameter per step (SGD 2, Adam 18),
+P parameters; with activation recomputation the forward runs once more.
+"""
+from __future__ import annotations
+
+import math
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.units import FLOP_PER_MAC, flop_to_pfs_days
+
+
+OPTIMIZER_FLOP_PER_PARAM: dict[str, int] = {"none": 0, "sgd": 2, "adam": 18}
+"""FLOP per parameter per update step (BRIEF: Adam ≈ 18, SGD 2)."""
+
+DEFAULT_BACKWARD_RATIO = 2.0
+"""Backward ≈ 2 × forward (Epoch measured 1:1 to 3:1)."""
+
+
+class TrainingSetup(BaseModel):
+    """How much data went through the model: epochs × examples (or batches per epoch × batch size)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    epochs: Annotated[float, Field(gt=0, le=1e9, allow_inf_nan=False)] = 1.0
+    examples: Annotated[float, Field(gt=0, le=1e18, allow_inf_nan=False)] | None = Field(
+        None, description="Examples (sequences, images, tokens…) per epoch.")
+    batches_per_epoch: Annotated[int, Field(ge=1, le=10**15)] | None = None
+    batch_size: Annotated[int, Field(ge=1, le=10**12)] | None = None
+    backward_ratio: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] = DEFAULT_BACKWARD_RATIO
+    optimizer: Literal["none", "sgd", "adam"] = "none"
+    recomputation: bool = False
+
+    @model_validator(mode="after")
+    def _examples_known(self):
+        if self.examples is None and (self.batches_per_epoch is None or self.batch_size is None):
+            raise ValueError("give examples per epoch, or batches_per_epoch and batch_size")
+        if self.optimizer != "none" and self.batch_size is None:
+            raise ValueError("batch_size is needed to count optimizer steps")
+        return self
+
+    @property
+    def examples_per_epoch(self) -> float:
+        if self.examples is not None:
+            return self.examples
+        return float(self.batches_per_epoch * self.batch_size)
+
+    @property
+    def steps(self) -> float:
+        """Optimizer update steps over the whole run."""
+        if self.batch_size is None:
+            return 0.0
+        per_epoch = self.batches_per_epoch or math.ceil(self.examples_per_epoch / self.batch_size)
+        return per_epoch * self.epochs
+
+    @property
+    def passes(self) -> float:
+        """Forward-equivalents per example: 1 + r, +1 with recomputation."""
+        return 1.0 + self.backward_ratio + (1.0 if self.recomputation else 0.0)
+
+
+class TrainingResult(BaseModel):
+    forward_flop_per_example: float
+    passes: float
+    examples: float
+    """Examples over the whole run (per epoch × epochs)."""
+    steps: float
+    optimizer_flop: float
+    training_flop: float
+    pfs_days: float
+
+
+def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0) -> TrainingResult:
+    """C = F × passes × E × epochs + u × P × steps."""
+    examples = setup.examples_per_epoch * setup.epochs
+    optimizer_flop = OPTIMIZER_FLOP_PER_PARAM[setup.optimizer] * params * setup.steps
+    total = forward_flop * setup.passes * examples + optimizer_flop
+    return TrainingResult(forward_flop_per_example=forward_flop, passes=setup.passes, examples=examples,
+                          steps=setup.steps, optimizer_flop=optimizer_flop, training_flop=total,
+                          pfs_days=flop_to_pfs_days(total))
+
+
+class QuickForm(BaseModel):
+    """The seed's other method-1 inputs: a total number of connections (weights), or a published
+    "operations per forward pass" in MACs ("add-multiplies") or FLOP."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kind: Literal["connections", "ops_per_forward"]
+    value: Annotated[float, Field(gt=0, le=1e30, allow_inf_nan=False)]
+    unit: Literal["macs", "flop"] = "macs"
+
+    @property
+    def forward_flop(self) -> float:
+        """Forward FLOP per example: 2 × connections, or the published ops (× 2 when they are MACs)."""
+        if self.kind == "connections" or self.unit == "macs":
+            return FLOP_PER_MAC * self.value
+        return self.value
