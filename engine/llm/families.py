@@ -100,6 +100,13 @@ class Keys:
         if key in self.data and self.data[key] is not None and not ok(self.data[key]):
             raise self.error(key, f"{json.dumps(self.data[key])[:40]} is not supported ({why})")
 
+    def given(self, *keys: str) -> None:
+        """Keys whose absence transformers fills with a family default unlike this reader's: they must be
+        written out (null where that is meant)."""
+        for key in keys:
+            if key not in self.data:
+                raise self.error(key, "missing (transformers would use its own default here; write it out)")
+
     def neutral(self, *keys: str) -> None:
         """Keys this family has that change neither parameters nor FLOP."""
         self.used.update(keys)
@@ -107,15 +114,17 @@ class Keys:
 
 # ---------------------------------------------------------------- shared pieces
 
-def _decoder(c: Keys, ff_key: str = "intermediate_size", **block) -> dict:
-    """num_hidden_layers, hidden_size, num_attention_heads, num_key_value_heads, head_dim, intermediate_size."""
+def _decoder(c: Keys, ff_key: str = "intermediate_size", gqa: bool = True, **block) -> dict:
+    """num_hidden_layers, hidden_size, num_attention_heads, intermediate_size; with ``gqa``,
+    num_key_value_heads and head_dim (families without them leave those keys unread, hence refused)."""
+    heads = {"heads": c.size("block.heads", "num_attention_heads")}
+    if gqa:
+        heads |= {"kv_heads": c.size("block.kv_heads", "num_key_value_heads", required=False),
+                  "head_size": c.size("block.head_size", "head_dim", required=False)}
     return {"layers": c.size("layers", "num_hidden_layers"), "d_model": c.size("d_model", "hidden_size"),
             "vocab_size": c.size("vocab_size", "vocab_size"),
             "context_length": c.size("context_length", "max_position_embeddings", required=False),
-            "block": {"heads": c.size("block.heads", "num_attention_heads"),
-                      "kv_heads": c.size("block.kv_heads", "num_key_value_heads", required=False),
-                      "head_size": c.size("block.head_size", "head_dim", required=False),
-                      "ff_size": c.size("block.ff_size", ff_key), **block}}
+            "block": heads | {"ff_size": c.size("block.ff_size", ff_key), **block}}
 
 
 def _rms_swiglu(c: Keys, attention_bias: bool = False, act_keys=("hidden_act",), **block) -> dict:
@@ -222,7 +231,7 @@ def _gptj(c: Keys) -> dict:
 
 def _gpt_neox(c: Keys) -> dict:
     bias = c.flag("attention_bias", True)
-    fields = _decoder(c, parallel=c.flag("use_parallel_residual", True), qkv_bias=bias, out_bias=bias,
+    fields = _decoder(c, gqa=False, parallel=c.flag("use_parallel_residual", True), qkv_bias=bias, out_bias=bias,
                       activation=c.activation("hidden_act", default="gelu"))
     c.neutral("is_decoder")
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
@@ -234,7 +243,7 @@ def _opt(c: Keys) -> dict:
     c.require("_remove_final_layer_norm", lambda v: not v, "no final norm")
     c.require("layer_norm_elementwise_affine", lambda v: v is True, "norms without γ and β")
     bias = c.flag("enable_bias", True)
-    fields = _decoder(c, ff_key="ffn_dim", qkv_bias=bias, out_bias=bias, ff_bias=bias,
+    fields = _decoder(c, ff_key="ffn_dim", gqa=False, qkv_bias=bias, out_bias=bias, ff_bias=bias,
                       norm_position="pre" if c.flag("do_layer_norm_before", True) else "post",
                       activation=c.activation("activation_function", default="relu"))
     # OPTLearnedPositionalEmbedding keeps 2 extra rows (its offset)
@@ -275,6 +284,7 @@ def _qwen2_moe(c: Keys) -> dict:
     ``shared_expert_intermediate_size`` behind a sigmoid gate; q/k/v biases (``qkv_bias``)."""
     _no_sliding(c)
     c.neutral("norm_topk_prob")
+    c.given("shared_expert_intermediate_size")
     bias = c.flag("qkv_bias", True)
     fields = _decoder(c, **_rms_swiglu(c))
     fields["block"] |= {"qkv_bias": bias, "out_bias": False}
@@ -288,6 +298,7 @@ def _qwen2_moe(c: Keys) -> dict:
 def _qwen3(c: Keys) -> dict:
     """qwen3: the Llama block with a per-head RMSNorm of queries and keys."""
     _no_sliding(c)
+    c.given("head_dim")
     fields = _decoder(c, **_rms_swiglu(c, qk_norm="head"))
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
@@ -384,6 +395,7 @@ def _deepseek(c: Keys) -> dict:
     c.require("mlp_bias", lambda v: v is False, "feed-forward biases are not modelled for DeepSeek")
     c.neutral("num_key_value_heads", "head_dim", "qk_head_dim", "topk_method", "n_group", "topk_group",
               "routed_scaling_factor", "scoring_func", "norm_topk_prob", "ep_size", "num_nextn_predict_layers")
+    c.given("q_lora_rank", "first_k_dense_replace", "n_shared_experts")
     fields = _decoder(c, **_rms_swiglu(c))
     block = fields["block"]
     block["kv_heads"] = None
@@ -407,6 +419,7 @@ def _gpt_oss(c: Keys) -> dict:
     """gpt_oss: biased q/k/v/o, a learned sink per head, a biased router, E experts with biases
     (interleaved gate/up: the same weights as gate + up); sliding windows on alternate layers."""
     c.neutral("swiglu_limit", "swiglu_alpha", "initial_context_length", "experts_per_token")
+    c.given("head_dim")
     fields = _decoder(c, **_rms_swiglu(c, attention_bias=True, attention_sinks=True))
     _experts(c, fields, ("num_local_experts", "num_experts"), ff_key="intermediate_size")
     fields["block"] |= {"ff_bias": True, "router_bias": True}
@@ -452,10 +465,11 @@ def _mpt(c: Keys) -> dict:
     _check_unknown(sub, attn, (), lenient=False)
     c.require("norm_type", lambda v: v in ("low_precision_layernorm", "layernorm"), "only LayerNorm")
     c.require("no_bias", lambda v: v is True, "transformers' MPT has no biases in its linear layers")
+    c.require("expansion_ratio", lambda v: v == 4, "transformers' MptMLP is always 4·d wide")
     c.neutral("learned_pos_emb", "logit_scale", "embedding_fraction", "init_device", "init_config",
-              "tokenizer_name", "verbose", "expansion_ratio")
+              "tokenizer_name", "verbose")
     d = c.size("d_model", "d_model")
-    ratio = c.size(None, "expansion_ratio", required=False, default=4)
+    ratio = 4
     fields = {"layers": c.size("layers", "n_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
               "context_length": c.size("context_length", "max_seq_len", required=False),
               "block": {"heads": c.size("block.heads", "n_heads"), "ff_size": ratio * d, "qkv_bias": False,
@@ -473,13 +487,13 @@ def _bert(c: Keys) -> dict:
                                                                     "distance tables that are not modelled")
     c.require("is_decoder", lambda v: v is False, "BERT as a decoder is not modelled")
     c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
-    fields = _decoder(c, activation=c.activation("hidden_act", default="gelu"), causal=False,
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then "
+                                                          "keeps a second, unused output bias; not modelled")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
                       norm_position="post")
-    fields["block"].pop("kv_heads"), fields["block"].pop("head_size")
     return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
                      "token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
-                     "embedding_norm": True, "tied_embeddings": c.flag("tie_word_embeddings", True),
-                     "final_norm": False}
+                     "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
 
 
 _T5_FF = {"relu": ("relu", False), "gelu": ("gelu", False), "gated-gelu": ("gelu", True),

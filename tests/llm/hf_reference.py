@@ -18,6 +18,9 @@ from __future__ import annotations
 import copy
 import warnings
 
+ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM"}
+"""Class names written by the models' own remote code → the transformers class of the same model."""
+
 
 def build(config: dict):
     """The ``transformers`` model named by ``config["architectures"][0]``, on the meta device."""
@@ -30,7 +33,7 @@ def build(config: dict):
     model_type = data.pop("model_type")
     hf_config = transformers.AutoConfig.for_model(model_type, **data)
     hf_config._experts_implementation = "batched_mm"
-    cls = getattr(transformers, architectures[0])
+    cls = getattr(transformers, ALIASES.get(architectures[0], architectures[0]))
     with warnings.catch_warnings(), torch.device("meta"):
         warnings.simplefilter("ignore")
         model = cls._from_config(hf_config, attn_implementation="eager")
