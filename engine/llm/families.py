@@ -516,7 +516,7 @@ def _t5(c: Keys) -> dict:
              "ff_bias": False}
     layers = c.size("encoder.layers", "num_layers")
     buckets = c.size("relative_buckets", "relative_attention_num_buckets", required=False, default=32)
-    return {"layers": c.size("layers", "num_decoder_layers", required=False, default=layers),
+    return {"layers": c.size("layers", "num_decoder_layers", "num_layers"),
             "d_model": c.size("d_model", "d_model"), "vocab_size": c.size("vocab_size", "vocab_size"),
             "context_length": c.size("context_length", "n_positions", required=False),
             "relative_buckets": buckets, "block": block,
