@@ -19,6 +19,8 @@ REV = "scenario_rev"
 BINDS = "_bound_at_rev"
 NOTICE = "scenario_notice"
 DEFAULT_PRESET = "seed-cnn-lstm"
+PRESET = "scenario_preset"
+"""The preset the scenario was loaded from, or None (scratch, a config, an upload, a link)."""
 
 
 def default_scenario() -> Scenario:
@@ -38,7 +40,12 @@ def init() -> None:
             st.session_state[NOTICE] = (f"The share link could not be opened ({plain(str(exc))}). "
                                         "Showing the default example.")
     st.session_state[SCENARIO] = scenario
+    st.session_state[PRESET] = DEFAULT_PRESET if scenario is default_scenario() else None
     st.session_state[REV] = 0
+
+
+def loaded_preset() -> str | None:
+    return st.session_state.get(PRESET)
 
 
 def get() -> Scenario:
@@ -49,9 +56,11 @@ def rev() -> int:
     return st.session_state[REV]
 
 
-def replace(scenario: Scenario) -> None:
-    """A new scenario from outside the widgets: widgets rebind to it."""
+def replace(scenario: Scenario, preset: str | None = None) -> None:
+    """A new scenario from outside the widgets: widgets rebind to it. ``preset``: the preset it comes
+    from (None: scratch, a config build, an upload), which the preset picker then shows."""
     st.session_state[SCENARIO] = scenario
+    st.session_state[PRESET] = preset
     st.session_state[REV] += 1
 
 

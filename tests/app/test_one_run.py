@@ -96,3 +96,26 @@ def test_the_ui_names_the_source_never_a_seed(name):
     assert "seed" not in text.lower()
     if name == "layer_builder":
         assert "Epoch AI" in text and "Sevilla et al. 2022" in text
+
+
+def test_the_preset_picker_says_when_the_scenario_is_not_a_preset():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    picker = at.selectbox(key="preset_choice")
+    assert picker.value == "seed-cnn-lstm" and "Epoch AI's worked example" in picker.format_func(picker.value)
+    at.button[[b.label for b in at.button].index("Start from scratch")].click().run()
+    assert not at.exception
+    assert at.selectbox(key="preset_choice").value is None
+    assert not any(e.label.startswith("About") for e in at.expander)
+    assert at.session_state["scenario"].name == "My model"
+    at.selectbox(key="preset_choice").set_value("alexnet").run()
+    assert any(e.label.startswith("About “AlexNet") and "(not loaded)" in e.label for e in at.expander)
+    at.button[[b.label for b in at.button].index("Load preset")].click().run()
+    assert at.selectbox(key="preset_choice").value == "alexnet"
+    assert at.session_state["scenario"].name == "AlexNet"
+
+
+def test_a_config_build_clears_the_preset_label():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.button[[b.label for b in at.button].index("Build the layers from this config")].click().run()
+    assert not at.exception
+    assert at.selectbox(key="preset_choice").value is None
