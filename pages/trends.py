@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.method2.formats import PEAK_KEYS
+from engine.trends.combine import BOTH, EPOCH, SHIPPED, combine_runs
 from engine.trends.epoch_csv import read_epoch_csv
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
@@ -29,6 +30,9 @@ from ui.hardware_inputs import PEAK_LABELS
 from ui.charts import decades, show_chart
 
 MAX_UPLOAD_BYTES = 20_000_000
+MARKERS = {SHIPPED: ("circle", "#1f6feb", "FLOPscope's dataset"),
+           EPOCH: ("diamond", "#8250df", "Epoch AI (uploaded)"),
+           BOTH: ("square", "#1a7f37", "in both, counted once")}
 EPOCH_DATA = "trends_epoch_import"
 EPOCH_SEEN = "trends_epoch_seen"
 
@@ -68,15 +72,18 @@ source_choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, 
                          disabled=imported is None,
                          format_func={"shipped": f"FLOPscope's dataset ({len(shipped)} runs)",
                                       "epoch": "the uploaded Epoch CSV", "both": "both"}.get)
-frames = []
-if source_choice in ("shipped", "both") or imported is None:
-    frames.append(shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
-                           "source_label"]])
+ours = shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
+                "source_label"]].assign(origin=SHIPPED)
 if imported is not None and source_choice in ("epoch", "both"):
     epoch = runs_frame(imported.runs)
     epoch["source_label"] = "Epoch AI, Data on AI Models (uploaded CSV)"
-    frames.append(epoch)
-runs = pd.concat(frames, ignore_index=True).sort_values("decimal_year", kind="stable").reset_index(drop=True)
+    runs = combine_runs(ours, epoch) if source_choice == "both" else epoch.assign(origin=EPOCH)
+else:
+    runs = ours
+if source_choice == "both" and imported is not None:
+    twice = int((runs["origin"] == BOTH).sum())
+    st.caption(f"{len(runs):,} runs: {twice:,} are in both datasets and counted once (same name, dates within "
+               f"a year, FLOP within 10×), with FLOPscope's figure and source.")
 
 domains = domains_of(runs)
 c1, c2 = st.columns([1, 2])
@@ -129,12 +136,16 @@ for label, flop in estimates.items():
 
 # ------------------------------------------------------------------ chart
 fig = go.Figure()
-fig.add_trace(go.Scatter(
-    x=shown["decimal_year"], y=shown["training_flop"], mode="markers", name="training runs",
-    marker=dict(size=7, color="#1f6feb", opacity=0.7),
-    customdata=shown[["name", "publication_date", "source_label", "domain"]].to_numpy(),
-    hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
-                  "<br>source: %{customdata[2]}<extra></extra>"))
+for origin, (symbol, color, legend) in MARKERS.items():
+    part = shown[shown["origin"] == origin]
+    if part.empty:
+        continue
+    fig.add_trace(go.Scatter(
+        x=part["decimal_year"], y=part["training_flop"], mode="markers", name=f"{legend} ({len(part):,})",
+        marker=dict(size=7, color=color, opacity=0.75, symbol=symbol),
+        customdata=part[["name", "publication_date", "source_label", "domain"]].to_numpy(),
+        hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
+                      "<br>source: %{customdata[2]}<extra></extra>"))
 colors = ["#d1242f", "#8250df", "#1a7f37", "#bc4c00", "#0550ae"]
 for i, (label, fit) in enumerate(fits.items()):
     xs = [fit.first_year, fit.last_year]
