@@ -22,6 +22,12 @@ from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, plain, show_error, summary_bar
 
 LAST_VALID = "m1_last_valid"
+
+
+def layer_label(kind: str, part: str | None) -> str:
+    """The part first ('attention q · transformer_block'): a narrow column still shows what the row is."""
+    return f"{part} · {kind}" if part else kind
+
 """The last estimate without an error: its totals stay on screen, marked stale, while one is fixed."""
 
 page_header("Layer builder — method 1",
@@ -231,7 +237,7 @@ if mode == "layers":
         if estimate.error is not None:
             show_error(estimate.error)
         arch = estimate.architecture
-        rows = [{"#": r.index, "layer": r.type + (f" · {r.part}" if r.part else ""), "name": r.name or "",
+        rows = [{"#": r.index, "layer": layer_label(r.type, r.part), "name": r.name or "",
                  "output": r.output, "params": r.params, "forward FLOP": float(r.forward_flop),
                  "MACs": float(r.macs), "share": 100 * r.share, "status": "ok"} for r in arch.rows]
         done = {r.index for r in arch.rows}
@@ -245,7 +251,7 @@ if mode == "layers":
             failed = estimate.error is not None and estimate.error.field.startswith(f"layers[{i}]")
             old = [r for r in last_rows.get(i, []) if r.type == layer.type]
             for r in old or [None]:
-                rows.append({"#": i, "layer": layer.type + (f" · {r.part}" if r is not None and r.part else ""),
+                rows.append({"#": i, "layer": layer_label(layer.type, r.part if r is not None else None),
                              "name": layer.name or "", "output": r.output if r is not None else "—",
                              "params": r.params if r is not None else float("nan"),
                              "forward FLOP": float(r.forward_flop) if r is not None else float("nan"),
@@ -256,6 +262,7 @@ if mode == "layers":
         frame = pd.DataFrame(rows, columns=["#", "layer", "name", "output", "params", "forward FLOP", "MACs",
                                             "share", "status"])
         st.dataframe(frame, hide_index=True, width="stretch", column_config={
+            "layer": st.column_config.TextColumn("layer", width="medium"),
             "params": st.column_config.NumberColumn("params", format="localized"),
             "forward FLOP": st.column_config.NumberColumn("forward FLOP / example", format="%.3e",
                                                           help=f"per example ({arch.input}); convention {arch.convention}"),
@@ -263,7 +270,7 @@ if mode == "layers":
             "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
         })
         if arch.rows and estimate.forward_flop > 0:
-            chart = pd.DataFrame({"layer": [f"#{r.index} {r.type}{' · ' + r.part if r.part else ''}" for r in arch.rows],
+            chart = pd.DataFrame({"layer": [f"#{r.index} {layer_label(r.type, r.part)}" for r in arch.rows],
                                   "forward FLOP": [float(r.forward_flop) for r in arch.rows]})
             chart = chart[chart["forward FLOP"] > 0]
             fig = px.bar(chart, x="layer", y="forward FLOP", height=280)

@@ -93,11 +93,10 @@ window = c2.slider("Custom fit window (years)", first, last, (max(first, 2010), 
 domain_filter = None if domain == "All" else domain
 shown = select_runs(runs, TrendQuery(domain=domain_filter))  # the fits' own domain match
 
-c1, c2 = st.columns([2, 1])
-named = c1.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
+named = st.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
                        default=["openai-2012-2018", "pre-deep-learning", "deep-learning"],
                        format_func=lambda k: NAMED_WINDOWS[k].label)
-frontier = c2.radio("Custom window fits", ["all", "records", "top_k"], key="trends_frontier",
+frontier = st.radio("Custom window fits", ["all", "records", "top_k"], horizontal=True, key="trends_frontier",
                     format_func={"all": "all runs", "records": "record-setters", "top_k": "top 3 per year"}.get)
 
 queries = {NAMED_WINDOWS[k].label: NAMED_WINDOWS[k].model_copy(update={"domain": domain_filter}) for k in named}

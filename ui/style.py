@@ -7,9 +7,11 @@ import streamlit as st
 CSS = """
 <style>
 /* the results bar stays under the app's header while the page scrolls */
-.st-key-flop_summary {
+[data-testid="stLayoutWrapper"]:has(> .st-key-flop_summary), .st-key-flop_summary {
   position: sticky; top: 3.75rem; z-index: 990;
-  background: var(--background-color, #ffffff); background-color: rgb(255 255 255 / 0.97);
+}
+.st-key-flop_summary {
+  background-color: rgb(255 255 255 / 0.97);
   border-bottom: 1px solid rgba(49, 51, 63, 0.15); padding: 0.35rem 0 0.2rem 0;
 }
 .st-key-flop_summary p { margin-bottom: 0; }
@@ -21,9 +23,12 @@ CSS = """
 /* labels wrap rather than end in an ellipsis */
 [data-testid="stCheckbox"] label p, [data-testid="stWidgetLabel"] p { white-space: normal; overflow: visible; text-overflow: clip; }
 [data-baseweb="tag"] { max-width: none !important; }
+/* chosen options wrap onto more lines instead of sliding out of the box */
+.stMultiSelect [data-baseweb="select"] > div > div:first-child { flex-wrap: wrap; overflow: visible; mask-image: none; -webkit-mask-image: none; }
 [data-baseweb="tag"] span { overflow: visible !important; text-overflow: clip !important; max-width: none !important; }
 @media (max-width: 640px) {
-  .st-key-flop_summary { top: 3.5rem; font-size: 0.9rem; }
+  [data-testid="stLayoutWrapper"]:has(> .st-key-flop_summary), .st-key-flop_summary { top: 3.5rem; }
+  .st-key-flop_summary { font-size: 0.9rem; }
 }
 </style>
 """
