@@ -21,6 +21,9 @@ COMMAND_MODULES = (
     "engine.cli.hardware",
     "engine.cli.trend",
     "engine.cli.transformer",
+    "engine.cli.optimal",
+    "engine.cli.memory",
+    "engine.cli.plan",
 )
 
 

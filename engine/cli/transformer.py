@@ -9,6 +9,7 @@ import re
 
 
 from engine.cli.files import read_text_file
+from engine.method1.conventions import CONVENTIONS
 from engine.errors import InputError, parse_input, quoted
 from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
 from engine.llm.library import library_model, library_models
@@ -74,7 +75,7 @@ def register(sub) -> None:
     p.add_argument("--lenient", action="store_true",
                    help="count a config with keys the reader does not know, listing them in ignored_keys "
                         "(by default such a key is an error)")
-    p.add_argument("--convention", choices=("matmul", "full"), default="matmul")
+    p.add_argument("--convention", choices=CONVENTIONS, default="matmul")
     p.add_argument("--causal-count", choices=("full", "half"), default=None,
                    help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "
                         "ones (the causal half, or fewer with a sliding window)")

@@ -14,7 +14,8 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from engine.errors import InputError, PositiveFinite, parse_input, quoted
-from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db, peak_unit
+from engine.method2.formats import is_tensor, peak_unit
+from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
 from engine.method2.precision import (
     FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
     year_mean_chip,
@@ -194,7 +195,7 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
     if spec.peak_flop_per_s is not None:
         precision = spec.precision or "fp32"
         # the same rule as for a chip: fp32 and int8 are not chosen by the tensor-core switch
-        tensor = requested_peak_key(precision, spec.tensor_cores).endswith("_tensor")
+        tensor = is_tensor(requested_peak_key(precision, spec.tensor_cores))
         part = FormatPeak(precision=precision, tensor_cores_requested=spec.tensor_cores, peak_key="custom",
                           peak_flop_per_s=spec.peak_flop_per_s, unit=peak_unit(precision),
                           tensor_cores=tensor)

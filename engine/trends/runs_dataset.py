@@ -152,11 +152,6 @@ def runs_frame(points: Iterable[RunPoint | TrainingRun]) -> pd.DataFrame:
     return frame.sort_values("decimal_year", kind="stable").reset_index(drop=True)
 
 
-def shipped_runs_frame() -> pd.DataFrame:
-    """``runs_frame`` of the shipped dataset."""
-    return runs_frame(load_training_runs())
-
-
 def runs_table(runs: Iterable[TrainingRun]) -> pd.DataFrame:
     """``runs_frame`` plus what a chart's hover shows: how the FLOP were obtained, confidence, source."""
     runs = list(runs)

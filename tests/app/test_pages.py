@@ -5,6 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
+from tests.reference import EPOCH_EXAMPLE_TRAINING, flop, metric
 
 DAY_S = 86_400
 A100_BF16 = 312e12   # NVIDIA A100 datasheet: BF16 tensor 312 TFLOP/s dense (624 with sparsity)
@@ -19,12 +20,6 @@ def page(name: str) -> AppTest:
     return at
 
 
-def metric(at, label):
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def flop(text):
-    return float(text.removesuffix(" FLOP"))
 
 
 def test_hardware_default_run():
@@ -64,7 +59,7 @@ def test_hardware_bad_values_are_named():
 
 def test_consistency_against_the_layer_builder():
     at = page("hardware")
-    m1 = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    m1 = EPOCH_EXAMPLE_TRAINING
     m2 = 8 * DAY_S * A100_BF16 * 0.4
     assert metric(at, "Ratio method 2 ÷ method 1") == f"{float(f'{m2 / m1:.3g}'):,.0f} ×"
     assert any("more than 3× apart" in w.value.replace("\\", "") for w in at.warning)

@@ -2,28 +2,19 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.cli import cli, write
+from tests.reference import EPOCH_EXAMPLE
 
-SEED = {"input": {"shape": [400, 400, 5], "sequence_length": 20},
-        "layers": [{"type": "conv2d", "filters": 16, "kernel_size": 5, "stride": 2, "padding": 2},
-                   {"type": "flatten"}, {"type": "lstm", "units": 256}, {"type": "dense", "units": 10}],
-        "training": {"epochs": 10, "batches_per_epoch": 100, "batch_size": 128}}
+SEED = EPOCH_EXAMPLE
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)
+    return cli(*args)
 
 
-def write(tmp_path, data, name="s.json"):
-    path = tmp_path / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data))
-    return str(path)
 
 
 def test_flops_on_the_seed_example(tmp_path):

@@ -8,15 +8,16 @@ from __future__ import annotations
 import csv
 import json
 import math
+from datetime import date
 from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
-from engine.method2.hardware_db import PEAK_KEYS, Chip, HardwareDB, Peaks, get_chip, load_hardware_db
+from engine.errors import InputError, parse_input
+from engine.method2.hardware_db import Chip, HardwareDB, Peaks, get_chip, load_hardware_db
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+from tests.conftest import SHARED  # noqa: E402
 EPOCH_HARDWARE = SHARED / "data" / "epoch" / "epoch_ml_hardware.csv"
 
 
@@ -36,12 +37,12 @@ REQUIRED_NAMES = [
 ]
 
 
-def test_at_least_40_accelerators_from_2010_to_2025_and_a_cpu(db):
+def test_at_least_40_accelerators_from_2010_to_today_and_a_cpu(db):
     accelerators = [c for c in db.chips if c.kind != "cpu"]
     assert len(accelerators) >= 40
     years = {c.release_year for c in accelerators}
-    assert min(years) == 2010 and max(years) == 2025
-    assert all(2010 <= y <= 2025 for y in years)
+    newest_allowed = date.today().year + 1  # a part announced for next year may be listed
+    assert min(years) <= 2010 and 2025 <= max(years) <= newest_allowed
     assert 1 <= sum(c.kind == "cpu" for c in db.chips) <= 2
 
 
@@ -54,7 +55,7 @@ def test_every_chip_has_https_sources_and_a_dated_release(db):
     for chip in db.chips:
         assert chip.source, chip.id
         assert all(url.startswith("https://") for url in chip.source), chip.id
-        assert chip.release_date and 2010 <= chip.release_year <= 2025, chip.id
+        assert chip.release_date and 2000 <= chip.release_year <= date.today().year + 1, chip.id
 
 
 def test_prices_are_labelled_indicative_with_a_basis(db):
@@ -65,15 +66,14 @@ def test_prices_are_labelled_indicative_with_a_basis(db):
     assert any("INDICATIVE" in line for line in db.conventions)
 
 
-def test_peaks_positive_finite_and_tensor_at_least_vector(db):
-    for chip in db.chips:
-        peaks = chip.peaks.available()
-        assert peaks, chip.id
-        assert set(peaks) <= set(PEAK_KEYS)
-        assert all(math.isfinite(v) and v > 0 for v in peaks.values()), chip.id
-        for tensor, vector in (("fp16_tensor", "fp16"), ("fp64_tensor", "fp64")):
-            if tensor in peaks and vector in peaks:
-                assert peaks[tensor] >= peaks[vector], chip.id
+@pytest.mark.parametrize(("peaks", "needle"), [
+    ({"fp16": 100e12, "fp16_tensor": 50e12}, "fp16_tensor"),  # a tensor peak below the vector one
+    ({"fp64": 10e12, "fp64_tensor": 5e12}, "fp64_tensor"),
+    ({}, "at least one peak"),
+])
+def test_peak_invariants_are_enforced(peaks, needle):
+    with pytest.raises(InputError, match=needle):
+        parse_input(Peaks, peaks)
 
 
 def test_formats_a_chip_lacks_are_absent(db):

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import csv
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
@@ -15,7 +14,7 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.method2.run import estimate_method2, resolve_peak
 from engine.method2.precision import effective_peak_flop_per_s, year_mean_peak
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+from tests.conftest import SHARED  # noqa: E402
 OPENAI_CSV = SHARED / "data" / "openai_ai_and_compute.csv"
 DAY_S = 86_400
 
