@@ -77,8 +77,9 @@ if mode == "layers":
     st.subheader("Edit layers")
     if "m1_pick_next" in st.session_state:  # chosen by the last add/move/delete, before the widget exists
         st.session_state["m1_pick"] = st.session_state.pop("m1_pick_next")
-    if layers and st.session_state.get("m1_pick", 0) >= len(layers):
-        st.session_state["m1_pick"] = len(layers) - 1
+    current = st.session_state.get("m1_pick")  # not an index once a new model changed its options
+    if layers and (not isinstance(current, int) or current >= len(layers)):
+        st.session_state["m1_pick"] = len(layers) - 1 if isinstance(current, int) else 0
     if layers:
         pick = st.selectbox("Layer", range(len(layers)), key="m1_pick",
                             format_func=lambda i: f"#{i}  {layers[i]['type']}  {layers[i].get('name') or ''}")
@@ -106,7 +107,7 @@ if mode == "layers":
                               format_func=lambda t: f"{KIND_BY_TYPE[t].kind_label} ({t})")
     a[1].write("")
     if a[1].button("Add after the selected layer", width="stretch"):
-        at = (st.session_state.get("m1_pick", -1) + 1) if layers else 0
+        at = (pick + 1) if layers else 0
         structural = ("insert", (at, starter_layer(new_kind)))
 else:
     q = data["quick"] or {"kind": "connections", "value": 1e6, "unit": "macs"}
