@@ -101,6 +101,13 @@ if estimate is not None:
     ])
     st.code(estimate.formula, language=None)
     threshold_caption(estimate.training_flop)
+    if peak.assumed_format:
+        st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "
+                "above to change it.")
+    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
+        scale = estimate.training_flop / estimate.peak_flop_per_s
+        st.write(f"Unknown hardware, 90% band of the year's peak: "
+                 f"{format_flop(peak.peak_low_flop_per_s * scale)} – {format_flop(peak.peak_high_flop_per_s * scale)}")
     if estimate.training_flop_low or estimate.training_flop_high:
         st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
                  f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "

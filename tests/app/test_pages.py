@@ -40,9 +40,22 @@ def test_hardware_edits_follow_the_formula():
     assert flop(metric(at, "Training compute")) == pytest.approx(1000 * 3600 * H100_BF16 * 0.33, rel=5e-3)
 
 
+def test_hardware_uses_the_chips_usual_format_and_says_so():
+    at = page("hardware")
+    at.selectbox(key="hw_chip").set_value("nvidia-tesla-v100-sxm2").run()
+    # no format chosen: the V100's usual FP16 tensor, 125 TFLOP/s (datasheet), as the CLI does
+    assert not at.error
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * 0.4, rel=5e-3)
+    assert any("Assumed FP16 tensor" in i.value.replace("\\", "") for i in at.info)
+    at.selectbox(key="hw_chip").set_value("nvidia-gtx-580").run()
+    # Fermi: FP32, 512 cores × 1544 MHz × 2 (GTX 580 datasheet)
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 512 * 1544e6 * 2 * 0.4, rel=5e-3)
+
+
 def test_hardware_missing_format_is_a_named_error_or_a_visible_fallback():
     at = page("hardware")
     at.selectbox(key="hw_chip").set_value("nvidia-tesla-v100-sxm2").run()
+    at.selectbox(key="hw_precision").set_value("bf16").run()
     assert any("precision" in e.value.replace("\\", "") and "bf16" in e.value.replace("\\", "") for e in at.error)
     at.checkbox(key="hw_fallback").check().run()
     assert any("Fallback peak" in w.value.replace("\\", "") for w in at.warning)
