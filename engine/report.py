@@ -7,6 +7,8 @@ from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method2.run import estimate_method2
+from engine.plan.report import plan_section
+from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import PFS_DAY_FLOP, format_flop
@@ -108,6 +110,10 @@ def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> s
     lines = [f"# FLOPscope report — {title}", ""] + method1_section(scenario, est)
     if scenario.hardware is not None:
         lines += [""] + method2_section(scenario, est.training_flop)
+    if scenario.plan is not None:
+        lines += [""] + plan_section(scenario)
+    if est.training_flop:
+        lines += [""] + thresholds_section(est.training_flop)
     lines += ["", "## Sources", ""] + [f"- {k}: {v}" for k, v in SOURCES.items()]
     lines += ["", "## Scenario (JSON, to restore it)", "", "```json", scenario_json(scenario, indent=2), "```", ""]
     return "\n".join(lines)

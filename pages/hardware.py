@@ -17,6 +17,7 @@ from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
+from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error
 
 page_header("Hardware & time — method 2",
@@ -60,6 +61,17 @@ with st.container(border=True):
     high = c3.number_input("Range: high (0 = none)", 0.0, 1.0, step=0.05,
                            key=state.bind("hw_u_high", float(run.get("utilization_high") or 0.0)))
 
+    with st.expander("Ranges: chips and time (each a 90% interval; 0 = none)"):
+        r1, r2, r3, r4 = st.columns(4)
+        count_low = r1.number_input("Chips, low", min_value=0.0, format="%g",
+                                    key=state.bind("hw_count_low", float(run.get("chip_count_low") or 0.0)))
+        count_high = r2.number_input("Chips, high", min_value=0.0, format="%g",
+                                     key=state.bind("hw_count_high", float(run.get("chip_count_high") or 0.0)))
+        time_low = r3.number_input("Time, low (same unit)", min_value=0.0, format="%.6g",
+                                   key=state.bind("hw_time_low", float(run.get("duration_low") or 0.0)))
+        time_high = r4.number_input("Time, high (same unit)", min_value=0.0, format="%.6g",
+                                    key=state.bind("hw_time_high", float(run.get("duration_high") or 0.0)))
+
     with st.expander("Cost, energy and CO₂ assumptions"):
         d = db.defaults
         c1, c2, c3, c4 = st.columns(4)
@@ -74,6 +86,8 @@ with st.container(border=True):
 
 new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_unit": unit,
            "utilization": utilization, "utilization_low": low or None, "utilization_high": high or None,
+           "chip_count_low": count_low or None, "chip_count_high": count_high or None,
+           "duration_low": time_low or None, "duration_high": time_high or None,
            "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, "pue": pue,
            "grid_kg_co2_per_kwh": grid}
 estimate = costs = None
@@ -99,18 +113,15 @@ if estimate is not None:
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
     st.code(estimate.formula, language=None)
+    threshold_caption(estimate.training_flop)
     if peak.assumed_format:
         st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "
                 "above to change it.")
-    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
-        scale = estimate.training_flop / estimate.peak_flop_per_s
-        st.write(f"Unknown hardware, 90% band of the year's peak: "
-                 f"{format_flop(peak.peak_low_flop_per_s * scale)} – {format_flop(peak.peak_high_flop_per_s * scale)}")
-    if estimate.training_flop_low or estimate.training_flop_high:
-        st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
-                 f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "
-                 f"(utilization {estimate.utilization_low or estimate.utilization:g}–"
-                 f"{estimate.utilization_high or estimate.utilization:g})")
+    if estimate.interval is not None:
+        band = estimate.interval
+        metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+                     f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+                    ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
     if estimate.fallback_used:
         st.warning("Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:

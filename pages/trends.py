@@ -23,6 +23,7 @@ from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery,
                                select_runs)
 from engine.units import format_flop
 from ui import state
+from ui.thresholds import add_threshold_lines
 from ui.widgets import page_header, plain, show_error
 from ui.hardware_inputs import PEAK_LABELS
 
@@ -152,6 +153,7 @@ for label, flop in estimates.items():
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
+add_threshold_lines(fig)
 fig.update_layout(height=520, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
                   margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
 st.plotly_chart(fig, width="stretch")

@@ -22,6 +22,9 @@ COMMAND_MODULES = (
     "engine.cli.trend",
     "engine.cli.reconcile",
     "engine.cli.transformer",
+    "engine.cli.optimal",
+    "engine.cli.memory",
+    "engine.cli.plan",
 )
 
 
