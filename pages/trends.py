@@ -104,11 +104,14 @@ for label, query in queries.items():
 
 # ------------------------------------------------------------------ your estimate
 scenario = state.get()
-m1 = estimate_method1(scenario, strict=False).training_flop
+m1_estimate = estimate_method1(scenario, strict=False)
+m1 = m1_estimate.training_flop
+bands = {"Your estimate (method 1)": m1_estimate.training.interval if m1_estimate.training else None}
 m2 = None
 if scenario.hardware is not None:
     try:
-        m2 = estimate_method2(scenario.hardware).training_flop
+        m2_estimate = estimate_method2(scenario.hardware)
+        m2, bands["Your estimate (method 2)"] = m2_estimate.training_flop, m2_estimate.interval
     except InputError:
         m2 = None
 c1, c2 = st.columns([1, 2])
@@ -124,7 +127,11 @@ for label, flop in estimates.items():
                  f"({plain(placed.first_larger_run)} was the first larger one)")
     year_part = (f"; percentile {placed.percentile_in_year:.0f} among the {placed.n_runs_in_year} runs of {placed.year}"
                  if placed.percentile_in_year is not None else "")
-    c2.markdown(f"**{label}: {format_flop(flop)}** — {where}; rank {placed.rank} of {placed.n_runs + 1}{year_part}.")
+    band = bands.get(label)
+    band_part = (f" (90% interval {format_flop(band.low)} – {format_flop(band.high)}, {band.confidence})"
+                 if band is not None else "")
+    c2.markdown(f"**{label}: {format_flop(flop)}**{band_part} — {where}; rank {placed.rank} of {placed.n_runs + 1}"
+                f"{year_part}.")
 
 # ------------------------------------------------------------------ chart
 fig = go.Figure()
@@ -149,7 +156,10 @@ if anchor is not None:
                              name="Moore's law (2-year doubling)"))
 when_year = decimal_year_of(when)
 for label, flop in estimates.items():
-    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label,
+    band = bands.get(label)
+    error_y = (dict(type="data", symmetric=False, array=[band.high - flop], arrayminus=[flop - band.low],
+                    thickness=2, width=8) if band is not None else None)
+    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label, error_y=error_y,
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
