@@ -10,6 +10,7 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import estimate_method1
 from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
+from engine.method2.utilization_priors import prior_presets, reports_from_epoch
 from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
 from engine.units import TERA, format_duration, format_flop
@@ -19,6 +20,9 @@ from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error
+
+EPOCH_IMPORT_KEY = "trends_epoch_import"
+"""Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets)."""
 
 page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
@@ -42,7 +46,10 @@ with st.container(border=True):
                             help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
                                  "it only sets the wall-clock time shown.")
 
-    presets = db.utilization_presets
+    presets = list(db.utilization_presets) + prior_presets(db)
+    uploaded = st.session_state.get(EPOCH_IMPORT_KEY)  # an Epoch CSV uploaded on the trends page
+    if uploaded is not None:
+        presets += prior_presets(db, reports_from_epoch(uploaded.hardware_rows, db), origin="Epoch")
     preset_ids = [p.id for p in presets] + ["custom"]
     current_u = float(run.get("utilization", 0.4))
     default_preset = next((p.id for p in presets if abs(p.utilization - current_u) < 1e-12), "custom")

@@ -18,6 +18,7 @@ from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from engine.trends.reconcile import FLAG_FACTOR, UTILIZATION_SOURCE, reconcile_rows
+from engine.method2.utilization_priors import MIN_REPORTS, reports_from_epoch, summarise
 from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, domains_of, fit_trend, reference_line,
                                select_runs)
@@ -261,6 +262,17 @@ else:
                           yaxis_exponentformat="power", xaxis_title="reported training compute (FLOP)",
                           yaxis_title="method 2 (FLOP)", margin=dict(l=10, r=10, t=30, b=10))
         st.plotly_chart(rec, width="stretch")
+    priors = summarise(reports_from_epoch(imported.hardware_rows, db), db)
+    if priors:
+        st.markdown("**Reported utilization in this file, by chip generation and scale**")
+        st.dataframe(pd.DataFrame([{
+            "chip generation": p.generation, "scale": p.scale, "runs (n)": p.n, "median": p.median,
+            "25th–75th percentile": f"{100 * p.p25:.0f}–{100 * p.p75:.0f}%",
+            "min–max": f"{100 * p.minimum:.0f}–{100 * p.maximum:.0f}%", "runs": ", ".join(p.runs),
+        } for p in priors]), hide_index=True, width="stretch",
+            column_config={"median": st.column_config.NumberColumn(format="percent")})
+        st.caption(f"Groups of {MIN_REPORTS} runs or more are offered as utilization presets on the hardware page, "
+                   "with the runs they come from as the source.")
     st.caption("Method 2 = chips × hours × 3600 × dense peak of the chip's usual format × utilization (the row's, "
                f"else {UTILIZATION_SOURCE}). Beyond {FLAG_FACTOR:g}× is flagged; the likely cause is given where "
                "the row says so (a base model's compute included, hours that are chip-hours). A row naming "

@@ -139,3 +139,13 @@ def test_hardware_unknown_year_shows_the_trend_and_its_band():
     assert metric(at, "90% interval")
     assert any("Assumed FP32" in i.value.replace("\\", "") for i in at.info)
     assert any("trend of the faster" in c.value for c in at.caption)
+
+
+def test_hardware_offers_the_reported_utilization_prior_as_a_preset():
+    at = page("hardware")
+    at.selectbox(key="hw_u_preset").set_value("reported-2020-2021-2048-plus").run()
+    # median of PaLM 46.2%, MT-NLG 30.2%, Megatron-LM 1T 163/312, MegaScale 55.2% (utilization_reports.csv)
+    values = sorted([0.462, 0.302, 0.522, 0.552])
+    median = (values[1] + values[2]) / 2
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * A100_BF16 * median, rel=5e-3)
+    assert any("PaLM 540B" in c.value for c in at.caption)
