@@ -16,3 +16,5 @@ def parse_json_text(text: str | bytes, source: str, max_bytes: int) -> object:
         raise InputError(source, f"not valid JSON ({exc})") from None
     except RecursionError:
         raise InputError(source, "nested too deeply") from None
+    except ValueError as exc:  # e.g. an integer of more than 4,300 digits (Python's conversion limit)
+        raise InputError(source, f"not valid JSON ({str(exc).split(';')[0]})") from None

@@ -24,6 +24,9 @@ STARTER_VALUES: dict[str, dict] = {
     "transformer_block": {"heads": 8},
     "position_embedding": {"max_positions": 2048},
     "lm_head": {"vocab_size": 32_000},
+    "token_type_embedding": {"types": 2},
+    "relative_position_bias": {"buckets": 32, "heads": 8},
+    "decoder_input": {"length": 128},
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 

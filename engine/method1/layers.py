@@ -327,14 +327,15 @@ class _Norm(LayerBase):
 
 
 class LayerNorm(_Norm):
-    """Normalises over the last axis; params 2·(last axis) with the affine γ, β."""
+    """Normalises over the last axis; params 2·(last axis) with the affine γ, β (γ only without ``bias``)."""
 
     type: Literal["layer_norm"] = "layer_norm"
+    bias: bool = True
     kind_label: ClassVar[str] = "Layer norm"
     formula: ClassVar[str] = r"0 \quad (\text{full: } 7 \text{ per element})"
 
-    def item_cost(self, item):
-        return self._norm_cost(item, item[-1])
+    def item_cost(self, item):  # γ without β (MPT): one parameter and one multiply per element
+        return (item, *layer_norm_cost(prod(item), item[-1], self.affine, self.bias))
 
 
 class BatchNorm(_Norm):
