@@ -55,7 +55,17 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
                   "- Formula: C = F × (1 + r [+ 1 recomputation]) × examples × epochs [+ u × P × steps]",
                   f"- **Training compute: {format_flop(t.training_flop)} = {t.pfs_days:.4g} PF-days** "
                   f"(1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"]
+        lines += _interval_lines(t.interval)
     return lines
+
+
+def _interval_lines(interval) -> list[str]:
+    """The 90% interval, how it was computed and its Epoch confidence label (nothing without ranges)."""
+    if interval is None:
+        return []
+    return [f"- 90% interval: {format_flop(interval.low)} – {format_flop(interval.high)} "
+            f"(ranges: {', '.join(interval.factors)}; {interval.method})",
+            f"- Confidence: {interval.confidence} ({interval.confidence_rule})"]
 
 
 def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[str]:
@@ -76,6 +86,7 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
               "- Formula: C = chips × time × peak FLOP/s × utilization",
               f"- Calculation: {est.formula}",
               f"- **Training compute: {format_flop(est.training_flop)} = {est.pfs_days:.4g} PF-days**"]
+    lines += _interval_lines(est.interval)
     if peak.chip_id:
         lines.append(f"- Peak source: {', '.join(load_hardware_db().chip(peak.chip_id).source)}")
     lines += [f"- Note: {_cell(n)}" for n in peak.notes + peak.fallbacks]

@@ -19,8 +19,9 @@ from engine.plan.layout import PlanInputs
 
 SCENARIO_VERSION = 1
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
-                        "utilization": 0.4, "precision": "bf16"}
-"""What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%)."""
+                        "utilization": 0.4}
+"""What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%); no
+format, so the chip's default (BF16 tensor on the A100) applies, as in the CLI."""
 MAX_SCENARIO_BYTES = 2_000_000
 
 

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import html
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -16,6 +17,8 @@ from engine.method1.estimate import estimate_method1
 from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
+from engine.trends.reconcile import FLAG_FACTOR, UTILIZATION_SOURCE, reconcile_rows
+from engine.method2.utilization_priors import MIN_REPORTS, reports_from_epoch, summarise
 from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, domains_of, fit_trend, reference_line,
                                select_runs)
@@ -102,11 +105,14 @@ for label, query in queries.items():
 
 # ------------------------------------------------------------------ your estimate
 scenario = state.get()
-m1 = estimate_method1(scenario, strict=False).training_flop
+m1_estimate = estimate_method1(scenario, strict=False)
+m1 = m1_estimate.training_flop
+bands = {"Your estimate (method 1)": m1_estimate.training.interval if m1_estimate.training else None}
 m2 = None
 if scenario.hardware is not None:
     try:
-        m2 = estimate_method2(scenario.hardware).training_flop
+        m2_estimate = estimate_method2(scenario.hardware)
+        m2, bands["Your estimate (method 2)"] = m2_estimate.training_flop, m2_estimate.interval
     except InputError:
         m2 = None
 c1, c2 = st.columns([1, 2])
@@ -122,7 +128,11 @@ for label, flop in estimates.items():
                  f"({plain(placed.first_larger_run)} was the first larger one)")
     year_part = (f"; percentile {placed.percentile_in_year:.0f} among the {placed.n_runs_in_year} runs of {placed.year}"
                  if placed.percentile_in_year is not None else "")
-    c2.markdown(f"**{label}: {format_flop(flop)}** — {where}; rank {placed.rank} of {placed.n_runs + 1}{year_part}.")
+    band = bands.get(label)
+    band_part = (f" (90% interval {format_flop(band.low)} – {format_flop(band.high)}, {band.confidence})"
+                 if band is not None else "")
+    c2.markdown(f"**{label}: {format_flop(flop)}**{band_part} — {where}; rank {placed.rank} of {placed.n_runs + 1}"
+                f"{year_part}.")
 
 # ------------------------------------------------------------------ chart
 fig = go.Figure()
@@ -147,7 +157,10 @@ if anchor is not None:
                              name="Moore's law (2-year doubling)"))
 when_year = decimal_year_of(when)
 for label, flop in estimates.items():
-    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label,
+    band = bands.get(label)
+    error_y = (dict(type="data", symmetric=False, array=[band.high - flop], arrayminus=[flop - band.low],
+                    thickness=2, width=8) if band is not None else None)
+    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label, error_y=error_y,
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
@@ -200,5 +213,69 @@ st.plotly_chart(hw, width="stretch")
 if rows:
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")
+
+# ------------------------------------------------------------------ reconciliation
+st.subheader("Reported compute vs method 2, row by row")
+if imported is None or not imported.hardware_rows:
+    st.info("Upload an Epoch AI CSV above: every row that names its training hardware, chip count and training "
+            "time is recomputed by method 2 (chips × hours × the chip's dense peak × utilization) and compared "
+            "with the compute the row reports.")
+else:
+    result = reconcile_rows(imported.hardware_rows, imported.rows_read, db)
+    summary = result.summary
+    cols = st.columns(5)
+    cols[0].metric("Rows with hardware and time", f"{summary.rows_with_hardware:,}")
+    cols[1].metric("Chip found", f"{summary.rows_resolved:,}")
+    cols[2].metric("Median ratio (method 2 ÷ reported)",
+                   f"{summary.median_ratio:.3g}" if summary.median_ratio is not None else "—")
+    cols[3].metric("Within 2×", f"{100 * summary.share_within_2x:.0f}%" if summary.share_within_2x is not None else "—")
+    cols[4].metric("Within 3×", f"{100 * summary.share_within_3x:.0f}%" if summary.share_within_3x is not None else "—")
+    table = pd.DataFrame([{
+        "model": r.name, "date": r.publication_date, "hardware": r.hardware, "chips": r.chip_count,
+        "hours": r.training_hours, "utilization": r.utilization,
+        "utilization from": "assumed" if r.utilization_assumed else ("row" if r.utilization else ""),
+        "format": r.format, "method 2 (FLOP)": r.method2_flop, "reported (FLOP)": r.reported_flop,
+        "ratio": r.ratio, "beyond 3×": r.flagged, "likely cause / note": r.likely_cause or r.message or "",
+        "status": r.status,
+    } for r in result.rows])
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={"method 2 (FLOP)": st.column_config.NumberColumn(format="%.3e"),
+                                "reported (FLOP)": st.column_config.NumberColumn(format="%.3e"),
+                                "ratio": st.column_config.NumberColumn(format="%.3g")})
+    compared = [r for r in result.rows if r.status == "compared"]
+    if compared:
+        rec = go.Figure()
+        lo = min(min(r.reported_flop, r.method2_flop) for r in compared) / 2
+        hi = max(max(r.reported_flop, r.method2_flop) for r in compared) * 2
+        for factor, dash, label in ((1.0, "solid", "equal"), (FLAG_FACTOR, "dot", f"{FLAG_FACTOR:g}×"),
+                                    (1 / FLAG_FACTOR, "dot", f"1/{FLAG_FACTOR:g}×")):
+            rec.add_trace(go.Scatter(x=[lo, hi], y=[lo * factor, hi * factor], mode="lines", name=label,
+                                     line=dict(color="grey", dash=dash), hoverinfo="skip"))
+        for flagged, color, name in ((False, colors[4], "within 3×"), (True, colors[0], "beyond 3×")):
+            group = [r for r in compared if r.flagged == flagged]
+            rec.add_trace(go.Scatter(
+                x=[r.reported_flop for r in group], y=[r.method2_flop for r in group], mode="markers", name=name,
+                marker=dict(color=color, size=8),
+                customdata=[[html.escape(r.name), html.escape(r.hardware), f"{r.ratio:.3g}"] for r in group],
+                hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>ratio %{customdata[2]}<extra></extra>"))
+        rec.update_layout(height=460, xaxis_type="log", yaxis_type="log", xaxis_exponentformat="power",
+                          yaxis_exponentformat="power", xaxis_title="reported training compute (FLOP)",
+                          yaxis_title="method 2 (FLOP)", margin=dict(l=10, r=10, t=30, b=10))
+        st.plotly_chart(rec, width="stretch")
+    priors = summarise(reports_from_epoch(imported.hardware_rows, db), db)
+    if priors:
+        st.markdown("**Reported utilization in this file, by chip generation and scale**")
+        st.dataframe(pd.DataFrame([{
+            "chip generation": p.generation, "scale": p.scale, "runs (n)": p.n, "median": p.median,
+            "25th–75th percentile": f"{100 * p.p25:.0f}–{100 * p.p75:.0f}%",
+            "min–max": f"{100 * p.minimum:.0f}–{100 * p.maximum:.0f}%", "runs": ", ".join(p.runs),
+        } for p in priors]), hide_index=True, width="stretch",
+            column_config={"median": st.column_config.NumberColumn(format="percent")})
+        st.caption(f"Groups of {MIN_REPORTS} runs or more are offered as utilization presets on the hardware page, "
+                   "with the runs they come from as the source.")
+    st.caption("Method 2 = chips × hours × 3600 × dense peak of the chip's usual format × utilization (the row's, "
+               f"else {UTILIZATION_SOURCE}). Beyond {FLAG_FACTOR:g}× is flagged; the likely cause is given where "
+               "the row says so (a base model's compute included, hours that are chip-hours). A row naming "
+               "several chip types is not recomputed.")
 
 state.sync_link()

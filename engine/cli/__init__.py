@@ -20,6 +20,8 @@ COMMAND_MODULES = (
     "engine.cli.chips",
     "engine.cli.hardware",
     "engine.cli.trend",
+    "engine.cli.reconcile",
+    "engine.cli.priors",
     "engine.cli.transformer",
     "engine.cli.optimal",
     "engine.cli.memory",

@@ -334,11 +334,8 @@ class LayerNorm(_Norm):
     kind_label: ClassVar[str] = "Layer norm"
     formula: ClassVar[str] = r"0 \quad (\text{full: } 7 \text{ per element})"
 
-    def item_cost(self, item):
-        out, params, macs, extra = self._norm_cost(item, item[-1])
-        if self.affine and not self.bias:  # γ without β (MPT): one parameter and one multiply per element
-            return out, params // 2, macs, extra - prod(item)
-        return out, params, macs, extra
+    def item_cost(self, item):  # γ without β (MPT): one parameter and one multiply per element
+        return (item, *layer_norm_cost(prod(item), item[-1], self.affine, self.bias))
 
 
 class BatchNorm(_Norm):

@@ -256,14 +256,11 @@ class TransformerBlock(LayerBase):
 
     def norm_cost(self, width: int, positions: int) -> tuple[int, int]:
         """(params, full-convention FLOP) of one of this block's norms over ``positions`` vectors of ``width``."""
-        elements = positions * width
-        if self.norm == "rmsnorm":
-            params, _, extra = rms_norm_cost(elements, width, self.norm_affine)
-            return params, extra
-        params, _, extra = layer_norm_cost(elements, width, self.norm_affine)
-        if self.norm_affine and not self.norm_bias:  # γ without β (MPT): d parameters, no β add
-            return params // 2, extra - elements
-        return params, extra
+        if self.norm == "layernorm":
+            params, _, extra = layer_norm_cost(width, width, self.norm_affine, self.norm_bias)
+        else:
+            params, _, extra = rms_norm_cost(width, width, self.norm_affine)
+        return params, positions * extra
 
     def _norm(self, label: str, d: int, length: int) -> Part:
         params, extra = self.norm_cost(d, length)
