@@ -160,7 +160,7 @@ else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
 # ------------------------------------------------------------------ planning
-st.subheader("Plan a run")
+st.subheader("Time for a budget, chips for a deadline")
 c1, c2, c3 = st.columns(3)
 budget = c1.number_input("FLOP budget", min_value=0.0, format="%.4e",
                          key=state.bind("plan_budget", float(m1.training_flop or 1e21)),
