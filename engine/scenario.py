@@ -73,4 +73,9 @@ def parse_scenario(data: object, source: str = "scenario") -> Scenario:
 
 def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:
     """Parse JSON text (a file, an upload) into a ``Scenario``."""
-    return parse_scenario(parse_json_text(text, source, MAX_SCENARIO_BYTES), source)
+    data = parse_json_text(text, source, MAX_SCENARIO_BYTES)
+    if isinstance(data, dict) and "layers" not in data and ("model_type" in data or "architectures" in data):
+        raise InputError(source, "this is a Hugging Face config.json, not a FLOPscope scenario: load it as a model "
+                                 "config (dashboard: the 'Transformers: build from a Hugging Face config.json' "
+                                 "panel of the Layer builder; CLI: transformer --config FILE)")
+    return parse_scenario(data, source)

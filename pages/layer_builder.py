@@ -151,8 +151,21 @@ ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=1
 optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"], key=state.bind("t_opt", t.get("optimizer", "none")),
                          format_func=OPTIMIZER_LABELS.get)
 recompute = c3.checkbox("Activation recomputation (+1 forward)", key=state.bind("t_recompute", bool(t.get("recomputation"))))
+with st.expander("Ranges: r and examples per epoch (each a 90% interval; 0 = none)"):
+    r1, r2, r3, r4 = st.columns(4)
+    ratio_low = r1.number_input("r, low", min_value=0.0, max_value=100.0, step=0.5,
+                                key=state.bind("t_ratio_low", float(t.get("backward_ratio_low") or 0.0)),
+                                help="Epoch AI measured r from 1 to 3.")
+    ratio_high = r2.number_input("r, high", min_value=0.0, max_value=100.0, step=0.5,
+                                 key=state.bind("t_ratio_high", float(t.get("backward_ratio_high") or 0.0)))
+    examples_low = r3.number_input("Examples per epoch, low", min_value=0.0, format="%.6g",
+                                   key=state.bind("t_examples_low", float(t.get("examples_low") or 0.0)))
+    examples_high = r4.number_input("Examples per epoch, high", min_value=0.0, format="%.6g",
+                                    key=state.bind("t_examples_high", float(t.get("examples_high") or 0.0)))
 data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "optimizer": optimizer,
-                    "recomputation": recompute}
+                    "recomputation": recompute, "backward_ratio_low": ratio_low or None,
+                    "backward_ratio_high": ratio_high or None, "examples_low": examples_low or None,
+                    "examples_high": examples_high or None}
 
 # ------------------------------------------------------------------ validate, apply structural edits
 try:
@@ -197,6 +210,11 @@ with totals_area:
             ("MACs per example", format_flop(estimate.macs, "MACs"), "1 MAC = 2 FLOP"),
             ("Parameters", f"{estimate.params:,}", None),
         ])
+        if estimate.training.interval is not None:
+            band = estimate.training.interval
+            metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+                         f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+                        ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
         tr = estimate.training
         st.latex(rf"C = F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) \times E \times "
                  rf"\text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} = "

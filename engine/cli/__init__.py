@@ -21,6 +21,7 @@ COMMAND_MODULES = (
     "engine.cli.hardware",
     "engine.cli.trend",
     "engine.cli.reconcile",
+    "engine.cli.priors",
     "engine.cli.transformer",
     "engine.cli.optimal",
     "engine.cli.memory",

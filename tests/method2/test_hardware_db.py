@@ -457,3 +457,11 @@ def test_unknown_chip_suggests_by_name_and_by_year(db):
     text = str(info.value)
     assert "nvidia-quadro-rtx-4000" in text or "nvidia-quadro-rtx-5000" in text
     assert "launched 2017–2019" in text and "\n" not in text
+
+
+def test_a_combined_entry_is_named_part_by_part(db):
+    with pytest.raises(InputError) as info:
+        db.chip("Google TPU v2,Google TPU v1")
+    text = str(info.value)
+    assert info.value.field == "chip" and "several chip types" in text
+    assert "google-tpu-v2" in text and "google-tpu-v1" in text and "\n" not in text
