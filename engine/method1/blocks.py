@@ -31,7 +31,7 @@ MAX_DEPTH = 32
 MAX_LAYERS = 100_000
 """Layers written in one architecture, at every depth."""
 MAX_REPEAT = 100_000
-MAX_EVALUATIONS = 200_000
+MAX_EVALUATIONS = 100_000
 """Layer evaluations in one run (a repeat whose copies keep changing shape evaluates each copy)."""
 
 BLOCK_LISTS = ("body", "shortcut", "layers")
