@@ -143,7 +143,7 @@ class Walker:
     """Walks a layer list into its blocks, appending rows and adding up the totals."""
 
     __slots__ = ("full", "rows", "blocks", "params", "active", "macs", "flop", "evaluations", "index", "depth",
-                 "copy")
+                 "copy", "costs")
 
     def __init__(self, full: bool):
         self.full = full
@@ -151,6 +151,9 @@ class Walker:
         self.blocks: list[BlockRow] = []
         self.params = self.active = self.macs = self.flop = self.evaluations = 0
         self.index = self.depth = self.copy = 0
+        self.costs: dict = {}
+        """(layer, input flow) → its cost: a layer met again with the same input (a repeat's copies, DenseNet's
+        inner layers) is not costed again."""
 
     def top(self, layers, flow: Flow) -> Flow:
         """The architecture's own list: ``index`` is each layer's position."""
@@ -176,18 +179,25 @@ class Walker:
         if self.evaluations > MAX_EVALUATIONS:
             raise InputError(path, f"more than {MAX_EVALUATIONS:,} layer evaluations (repeats whose copies keep "
                                    "changing shape count each copy)")
-        try:
-            cost = layer.cost(flow)
-        except ShapeError as exc:
-            raise InputError(path, f"{layer.type}: {exc} (input {flow.describe()})") from None
+        key = (id(layer), flow)
+        hit = self.costs.get(key)
+        if hit is None:
+            try:
+                cost = layer.cost(flow)
+            except ShapeError as exc:
+                raise InputError(path, f"{layer.type}: {exc} (input {flow.describe()})") from None
+            shape = cost.out.shape
+            if prod(shape) > MAX_ELEMENTS:
+                raise InputError(path, f"{layer.type}: output {cost.out.describe()} has more than "
+                                       f"{MAX_ELEMENTS:.0e} values")
+            flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if self.full else 0)
+            active = cost.params if cost.active_params is None else cost.active_params
+            hit = self.costs[key] = (cost, shape, flop, active)
+        cost, shape, layer_flop, active = hit
         out = cost.out
-        shape = out.shape
-        if self.depth and prod(shape) > MAX_ELEMENTS:
-            raise InputError(path, f"{layer.type}: output {out.describe()} has more than {MAX_ELEMENTS:.0e} values")
-        full = self.full
-        layer_flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if full else 0)
         append, index, depth, copy = self.rows.append, self.index, self.depth, self.copy
         if cost.parts:
+            full = self.full
             for part in cost.parts:
                 append(LayerRow(index, layer.type, layer.name, shape, out.steps, part.params, part.macs,
                                 FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
@@ -196,7 +206,7 @@ class Walker:
             append(LayerRow(index, layer.type, layer.name, shape, out.steps, cost.params, cost.macs, layer_flop,
                             "", cost.active_params, 0.0, path, depth, 1, copy))
         self.params += cost.params
-        self.active += cost.params if cost.active_params is None else cost.active_params
+        self.active += active
         self.macs += cost.macs
         self.flop += layer_flop
         return out
