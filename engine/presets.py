@@ -1,4 +1,4 @@
-"""Preset scenarios, each with its source: the seed's worked example and published training runs."""
+"""Preset scenarios, each with its source: Epoch AI's worked example and published training runs."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -60,16 +60,16 @@ def _alexnet_layers() -> list[dict]:
 _PRESETS: list[dict] = [
     {
         "id": "seed-cnn-lstm",
-        "title": "Seed example: CNN-LSTM-FCN video classifier",
+        "title": "Epoch AI's worked example: CNN-LSTM-FCN video classifier (Sevilla et al. 2022)",
         "source": "Sevilla et al. (2022), 'Estimating Training Compute of Deep Learning Models', Epoch AI — "
                   "https://epoch.ai/blog/estimating-training-compute (worked example)",
         "notes": "Sequences of 20 images 400×400×5 → CNN (16 filters 5×5×5, stride 2, padding 2) → 200×200×16 "
                  "→ flatten (640,000) → LSTM 256 (many-to-one) → FC 10; 10 epochs × 100 batches × 128. "
-                 "Correct total ≈ 1.13e16 FLOP. The seed states CNN ≈ 1.024e12 = 2·(400·400·5)·(200·200·16): "
+                 "Correct total ≈ 1.13e16 FLOP. The article states CNN ≈ 1.024e12 = 2·(400·400·5)·(200·200·16): "
                  "the convolution counted as if fully connected (6,400× too high, 2·H′·W′·D·K²·C = 1.6e8 is "
                  "right), and its total 7.86e18 keeps only that figure and drops the LSTM.",
         "scenario": {
-            "name": "Seed CNN-LSTM-FCN",
+            "name": "Epoch AI worked example (CNN-LSTM-FCN)",
             "input": {"shape": [400, 400, 5], "sequence_length": 20},
             "layers": [_conv(16, 5, 2, 2), {"type": "flatten"}, {"type": "lstm", "units": 256},
                        {"type": "dense", "units": 10}],
