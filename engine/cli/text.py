@@ -40,8 +40,9 @@ def _layer_rows(layers: list[dict]) -> list[list[object]]:
 def flops_text(result: dict) -> str:
     out = []
     if result.get("layers"):
+        nested = any(r.get("path") for r in result["layers"])  # paths read left to right
         out += [table(["#", "layer", "name", "output", "params", "forward FLOP", "MACs", "share"],
-                      _layer_rows(result["layers"]), right=(0, 4, 5, 6, 7)), ""]
+                      _layer_rows(result["layers"]), right=(4, 5, 6, 7) if nested else (0, 4, 5, 6, 7)), ""]
     items = [("convention", result["convention"]), ("parameters", f"{result['params']:,}"),
              ("forward / example", format_flop(result["forward_flop"])),
              ("MACs / example", f"{format_flop(result['macs'], 'MACs')} (1 MAC = 2 FLOP)")]
