@@ -18,6 +18,7 @@ from engine.errors import InputError
 
 COMMAND_MODULES = (
     "engine.cli.flops",
+    "engine.cli.presets",
     "engine.cli.schema",
     "engine.cli.chips",
     "engine.cli.hardware",
