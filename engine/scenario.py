@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
+from engine.method1.blocks import check_nesting
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
 from engine.errors import InputError, parse_input
@@ -44,6 +45,13 @@ class Scenario(BaseModel):
     plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
                                                       "memory options.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_nesting(cls, data):
+        if isinstance(data, dict):
+            check_nesting(data.get("layers"))
+        return data
+
     @model_validator(mode="after")
     def _method1_inputs(self):
         if self.mode == "layers" and self.layers and self.input is None:
@@ -65,4 +73,9 @@ def parse_scenario(data: object, source: str = "scenario") -> Scenario:
 
 def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:
     """Parse JSON text (a file, an upload) into a ``Scenario``."""
-    return parse_scenario(parse_json_text(text, source, MAX_SCENARIO_BYTES), source)
+    data = parse_json_text(text, source, MAX_SCENARIO_BYTES)
+    if isinstance(data, dict) and "layers" not in data and ("model_type" in data or "architectures" in data):
+        raise InputError(source, "this is a Hugging Face config.json, not a FLOPscope scenario: load it as a model "
+                                 "config (dashboard: the 'Transformers: build from a Hugging Face config.json' "
+                                 "panel of the Layer builder; CLI: transformer --config FILE)")
+    return parse_scenario(data, source)

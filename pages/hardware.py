@@ -10,6 +10,7 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import estimate_method1
 from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
+from engine.method2.utilization_priors import prior_presets, reports_from_epoch
 from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
 from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duration, format_energy_kwh, format_flop,
@@ -18,9 +19,12 @@ from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duratio
 from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
-from ui.hardware_inputs import FORMAT_LABELS, hardware_error, hardware_spec_inputs
+from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error
+
+EPOCH_IMPORT_KEY = "trends_epoch_import"
+"""Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets)."""
 
 page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
@@ -44,7 +48,10 @@ with st.container(border=True):
                             help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
                                  "it only sets the wall-clock time shown.")
 
-    presets = db.utilization_presets
+    presets = list(db.utilization_presets) + prior_presets(db)
+    uploaded = st.session_state.get(EPOCH_IMPORT_KEY)  # an Epoch CSV uploaded on the trends page
+    if uploaded is not None:
+        presets += prior_presets(db, reports_from_epoch(uploaded.hardware_rows, db), origin="Epoch")
     preset_ids = [p.id for p in presets] + ["custom"]
     current_u = float(run.get("utilization", 0.4))
     default_preset = next((p.id for p in presets if abs(p.utilization - current_u) < 1e-12), "custom")
@@ -63,6 +70,17 @@ with st.container(border=True):
     high = c3.number_input("Range: high (0 = none)", 0.0, 1.0, step=0.05,
                            key=state.bind("hw_u_high", float(run.get("utilization_high") or 0.0)))
 
+    with st.expander("Ranges: chips and time (each a 90% interval; 0 = none)"):
+        r1, r2, r3, r4 = st.columns(4)
+        count_low = r1.number_input("Chips, low", min_value=0.0, format="%g",
+                                    key=state.bind("hw_count_low", float(run.get("chip_count_low") or 0.0)))
+        count_high = r2.number_input("Chips, high", min_value=0.0, format="%g",
+                                     key=state.bind("hw_count_high", float(run.get("chip_count_high") or 0.0)))
+        time_low = r3.number_input("Time, low (same unit)", min_value=0.0, format="%.6g",
+                                   key=state.bind("hw_time_low", float(run.get("duration_low") or 0.0)))
+        time_high = r4.number_input("Time, high (same unit)", min_value=0.0, format="%.6g",
+                                    key=state.bind("hw_time_high", float(run.get("duration_high") or 0.0)))
+
     with st.expander("Cost, energy and CO₂ assumptions"):
         d = db.defaults
         c1, c2, c3, c4 = st.columns(4)
@@ -77,6 +95,8 @@ with st.container(border=True):
 
 new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_unit": unit,
            "utilization": utilization, "utilization_low": low or None, "utilization_high": high or None,
+           "chip_count_low": count_low or None, "chip_count_high": count_high or None,
+           "duration_low": time_low or None, "duration_high": time_high or None,
            "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, "pue": pue,
            "grid_kg_co2_per_kwh": grid}
 estimate = costs = None
@@ -112,15 +132,11 @@ if estimate is not None:
     if peak.assumed_format:
         st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "
                 "above to change it.")
-    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
-        scale = estimate.training_flop / estimate.peak_flop_per_s
-        st.write(f"Unknown hardware, 90% band of the year's peak: "
-                 f"{format_flop(peak.peak_low_flop_per_s * scale)} – {format_flop(peak.peak_high_flop_per_s * scale)}")
-    if estimate.training_flop_low or estimate.training_flop_high:
-        st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
-                 f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "
-                 f"(utilization {estimate.utilization_low or estimate.utilization:g}–"
-                 f"{estimate.utilization_high or estimate.utilization:g})")
+    if estimate.interval is not None:
+        band = estimate.interval
+        metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+                     f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+                    ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
     if estimate.fallback_used:
         st.warning("Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:
@@ -159,7 +175,7 @@ else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
 # ------------------------------------------------------------------ planning
-st.subheader("Plan a run")
+st.subheader("Time for a budget, chips for a deadline")
 c1, c2, c3 = st.columns(3)
 budget = c1.number_input("FLOP budget", min_value=0.0, format="%.4e",
                          key=state.bind("plan_budget", float(m1.training_flop or 1e21)),

@@ -91,8 +91,9 @@ if mode == "layers":
     st.subheader("Edit layers")
     if "m1_pick_next" in st.session_state:  # chosen by the last add/move/delete, before the widget exists
         st.session_state["m1_pick"] = st.session_state.pop("m1_pick_next")
-    if layers and st.session_state.get("m1_pick", 0) >= len(layers):
-        st.session_state["m1_pick"] = len(layers) - 1
+    current = st.session_state.get("m1_pick")  # not an index once a new model changed its options
+    if layers and (not isinstance(current, int) or current >= len(layers)):
+        st.session_state["m1_pick"] = len(layers) - 1 if isinstance(current, int) else 0
     if layers:
         pick = st.selectbox("Layer", range(len(layers)), key="m1_pick",
                             format_func=lambda i: f"#{i}  {layers[i]['type']}  {layers[i].get('name') or ''}")
@@ -120,7 +121,7 @@ if mode == "layers":
                               format_func=lambda t: f"{KIND_BY_TYPE[t].kind_label} ({t})")
     a[1].write("")
     if a[1].button("Add after the selected layer", width="stretch"):
-        at = (st.session_state.get("m1_pick", -1) + 1) if layers else 0
+        at = (pick + 1) if layers else 0
         structural = ("insert", (at, starter_layer(new_kind)))
 else:
     q = data["quick"] or {"kind": "connections", "value": 1e6, "unit": "macs"}
@@ -165,8 +166,21 @@ ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=1
 optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"], key=state.bind("t_opt", t.get("optimizer", "none")),
                          format_func=OPTIMIZER_LABELS.get)
 recompute = c3.checkbox("Activation recomputation (+1 forward)", key=state.bind("t_recompute", bool(t.get("recomputation"))))
+with st.expander("Ranges: r and examples per epoch (each a 90% interval; 0 = none)"):
+    r1, r2, r3, r4 = st.columns(4)
+    ratio_low = r1.number_input("r, low", min_value=0.0, max_value=100.0, step=0.5,
+                                key=state.bind("t_ratio_low", float(t.get("backward_ratio_low") or 0.0)),
+                                help="Epoch AI measured r from 1 to 3.")
+    ratio_high = r2.number_input("r, high", min_value=0.0, max_value=100.0, step=0.5,
+                                 key=state.bind("t_ratio_high", float(t.get("backward_ratio_high") or 0.0)))
+    examples_low = r3.number_input("Examples per epoch, low", min_value=0.0, format="%.6g",
+                                   key=state.bind("t_examples_low", float(t.get("examples_low") or 0.0)))
+    examples_high = r4.number_input("Examples per epoch, high", min_value=0.0, format="%.6g",
+                                    key=state.bind("t_examples_high", float(t.get("examples_high") or 0.0)))
 data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "optimizer": optimizer,
-                    "recomputation": recompute}
+                    "recomputation": recompute, "backward_ratio_low": ratio_low or None,
+                    "backward_ratio_high": ratio_high or None, "examples_low": examples_low or None,
+                    "examples_high": examples_high or None}
 
 # ------------------------------------------------------------------ validate, apply structural edits
 try:
@@ -221,6 +235,11 @@ with totals_area:
             ("MACs per example" + mark, format_flop(shown.macs, "MACs"), "1 MAC = 2 FLOP"),
             ("Parameters" + mark, f"{shown.params:,}", None),
         ])
+        if shown.training.interval is not None:
+            band = shown.training.interval
+            metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+                         f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+                        ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
     if estimate.training is not None:
         tr = estimate.training
         # one step per line: the formula fits a phone's width instead of running off its edge

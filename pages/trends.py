@@ -19,6 +19,7 @@ from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from engine.trends.reconcile import FLAG_FACTOR, UTILIZATION_SOURCE, reconcile_rows
+from engine.method2.utilization_priors import MIN_REPORTS, reports_from_epoch, summarise
 from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, domains_of, fit_trend, reference_line,
                                select_runs)
@@ -111,11 +112,14 @@ for label, query in queries.items():
 
 # ------------------------------------------------------------------ your estimate
 scenario = state.get()
-m1 = estimate_method1(scenario, strict=False).training_flop
+m1_estimate = estimate_method1(scenario, strict=False)
+m1 = m1_estimate.training_flop
+bands = {"Your estimate (method 1)": m1_estimate.training.interval if m1_estimate.training else None}
 m2 = None
 if scenario.hardware is not None:
     try:
-        m2 = estimate_method2(scenario.hardware).training_flop
+        m2_estimate = estimate_method2(scenario.hardware)
+        m2, bands["Your estimate (method 2)"] = m2_estimate.training_flop, m2_estimate.interval
     except InputError:
         m2 = None
 c1, c2 = st.columns([1, 2])
@@ -131,7 +135,11 @@ for label, flop in estimates.items():
                  f"({plain(placed.first_larger_run)} was the first larger one)")
     year_part = (f"; percentile {placed.percentile_in_year:.0f} among the {placed.n_runs_in_year} runs of {placed.year}"
                  if placed.percentile_in_year is not None else "")
-    c2.markdown(f"**{label}: {format_flop(flop)}** — {where}; rank {placed.rank} of {placed.n_runs + 1}{year_part}.")
+    band = bands.get(label)
+    band_part = (f" (90% interval {format_flop(band.low)} – {format_flop(band.high)}, {band.confidence})"
+                 if band is not None else "")
+    c2.markdown(f"**{label}: {format_flop(flop)}**{band_part} — {where}; rank {placed.rank} of {placed.n_runs + 1}"
+                f"{year_part}.")
 
 # ------------------------------------------------------------------ chart
 fig = go.Figure()
@@ -160,7 +168,10 @@ if anchor is not None:
                              name="Moore's law (2-year doubling)"))
 when_year = decimal_year_of(when)
 for label, flop in estimates.items():
-    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label,
+    band = bands.get(label)
+    error_y = (dict(type="data", symmetric=False, array=[band.high - flop], arrayminus=[flop - band.low],
+                    thickness=2, width=8) if band is not None else None)
+    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label, error_y=error_y,
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
@@ -262,6 +273,17 @@ else:
                           yaxis_exponentformat="power", xaxis_title="reported training compute (FLOP)",
                           yaxis_title="method 2 (FLOP)", margin=dict(l=10, r=10, t=30, b=10))
         st.plotly_chart(rec, width="stretch")
+    priors = summarise(reports_from_epoch(imported.hardware_rows, db), db)
+    if priors:
+        st.markdown("**Reported utilization in this file, by chip generation and scale**")
+        st.dataframe(pd.DataFrame([{
+            "chip generation": p.generation, "scale": p.scale, "runs (n)": p.n, "median": p.median,
+            "25th–75th percentile": f"{100 * p.p25:.0f}–{100 * p.p75:.0f}%",
+            "min–max": f"{100 * p.minimum:.0f}–{100 * p.maximum:.0f}%", "runs": ", ".join(p.runs),
+        } for p in priors]), hide_index=True, width="stretch",
+            column_config={"median": st.column_config.NumberColumn(format="percent")})
+        st.caption(f"Groups of {MIN_REPORTS} runs or more are offered as utilization presets on the hardware page, "
+                   "with the runs they come from as the source.")
     st.caption("Method 2 = chips × hours × 3600 × dense peak of the chip's usual format × utilization (the row's, "
                f"else {UTILIZATION_SOURCE}). Beyond {FLAG_FACTOR:g}× is flagged; the likely cause is given where "
                "the row says so (a base model's compute included, hours that are chip-hours). A row naming "

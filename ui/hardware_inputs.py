@@ -40,7 +40,8 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
         spec["chip"] = chip_id
         chip = db.chip(chip_id)
         peaks = ", ".join(f"{PEAK_LABELS.get(k, k)} {v / TERA:,.4g}" for k, v in chip.peaks.available().items())
-        st.caption(f"{chip.name}: {peaks} (TFLOP/s, dense) · memory {chip.memory_gb or '?'} GB · "
+        st.caption(f"{chip.name}: {peaks} (TFLOP/s, dense) · usual training format "
+                   f"{PEAK_LABELS.get(chip.usual_format, chip.usual_format)} · memory {chip.memory_gb or '?'} GB · "
                    f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}")
         if chip.notes:
             st.caption(chip.notes)

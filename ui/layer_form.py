@@ -27,6 +27,9 @@ STARTER_VALUES: dict[str, dict] = {
     "token_type_embedding": {"types": 2},
     "relative_position_bias": {"buckets": 32, "heads": 8},
     "decoder_input": {"length": 128},
+    "residual": {"body": [{"type": "activation"}]},
+    "branches": {"branches": [[], [{"type": "activation"}]]},
+    "repeat": {"times": 2, "layers": [{"type": "activation"}]},
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 

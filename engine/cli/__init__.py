@@ -18,11 +18,13 @@ from engine.errors import InputError
 
 COMMAND_MODULES = (
     "engine.cli.flops",
+    "engine.cli.presets",
     "engine.cli.schema",
     "engine.cli.chips",
     "engine.cli.hardware",
     "engine.cli.trend",
     "engine.cli.reconcile",
+    "engine.cli.priors",
     "engine.cli.transformer",
     "engine.cli.optimal",
     "engine.cli.memory",

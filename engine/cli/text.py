@@ -29,7 +29,9 @@ def pairs(items: Iterable[tuple[str, object]]) -> str:
 
 def _layer_rows(layers: list[dict]) -> list[list[object]]:
     total = sum(r["forward_flop"] for r in layers) or 1.0
-    return [[r["index"], r["type"] + (f" · {r['part']}" if r.get("part") else ""), r.get("name") or "",
+    return [[r.get("path") or r["index"],
+             r["type"] + (f" · {r['part']}" if r.get("part") else "") + (f" ×{r['copies']}" if r.get("copies") else ""),
+             r.get("name") or "",
              "×".join(map(str, r["output_shape"])) if isinstance(r.get("output_shape"), list) else r.get("output_shape"),
              f"{r['params']:,}", format_flop(r["forward_flop"], ""), format_flop(r["macs"], ""),
              f"{100 * r['forward_flop'] / total:.1f}%"] for r in layers]
@@ -38,8 +40,9 @@ def _layer_rows(layers: list[dict]) -> list[list[object]]:
 def flops_text(result: dict) -> str:
     out = []
     if result.get("layers"):
+        nested = any(r.get("path") for r in result["layers"])  # paths read left to right
         out += [table(["#", "layer", "name", "output", "params", "forward FLOP", "MACs", "share"],
-                      _layer_rows(result["layers"]), right=(0, 4, 5, 6, 7)), ""]
+                      _layer_rows(result["layers"]), right=(4, 5, 6, 7) if nested else (0, 4, 5, 6, 7)), ""]
     items = [("convention", result["convention"]), ("parameters", f"{result['params']:,}"),
              ("forward / example", format_flop(result["forward_flop"])),
              ("MACs / example", f"{format_flop(result['macs'], 'MACs')} (1 MAC = 2 FLOP)")]
@@ -153,8 +156,12 @@ def transformer_text(result: dict) -> str:
     return out
 
 
+def presets_text(result: list) -> str:
+    return table(["id", "title"], [[p["id"], p["title"]] for p in result])
+
+
 TEXT: dict[str, Callable[[object], str]] = {
-    "flops": flops_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
+    "flops": flops_text, "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text,
 }
 """Command → its text renderer; a command without one prints JSON whatever ``--format`` says."""

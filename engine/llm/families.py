@@ -289,9 +289,9 @@ def _qwen2_moe(c: Keys) -> dict:
     fields = _decoder(c, **_rms_swiglu(c))
     fields["block"] |= {"qkv_bias": bias, "out_bias": False}
     dense_ff = _experts(c, fields, ("num_experts",))
-    shared = c.size("block.shared_ff_size", "shared_expert_intermediate_size", required=False)
-    if shared:
-        fields["block"] |= {"shared_ff_size": shared, "shared_expert_gate": True}
+    # transformers builds the shared expert and its gate whatever the size: 0 is refused by the field's check
+    fields["block"] |= {"shared_ff_size": c.size("block.shared_ff_size", "shared_expert_intermediate_size"),
+                        "shared_expert_gate": True}
     return _sparse_layers(c, fields, dense_ff) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
@@ -316,6 +316,10 @@ def _gemma_common(c: Keys, act_keys, **block) -> dict:
     fields = _decoder(c, **_rms_swiglu(c, act_keys=act_keys, **block))
     if fields["block"]["head_size"] is None:
         raise c.error("head_dim", "missing (Gemma's head size is not d/H)")
+    if block and isinstance(fields["d_model"], int) and fields["d_model"] % fields["block"]["heads"]:
+        # Gemma2Config/Gemma3TextConfig refuse it, although head_dim sets the attention width
+        raise c.error("num_attention_heads", f"{fields['block']['heads']} heads do not divide hidden_size "
+                                             f"{fields['d_model']} (transformers refuses such a Gemma 2/3 config)")
     c.neutral("query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping")
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 

@@ -233,6 +233,12 @@ class HardwareDB(BaseModel):
         found = self.find(name)
         if found is not None:
             return found
+        parts = [p.strip() for p in name.split(",") if p.strip()]
+        if len(parts) > 1:
+            named = "; ".join(f"{quoted(p)} → {c.id}" if (c := self.find(p)) else f"{quoted(p)} (unknown)"
+                              for p in parts[:6])
+            raise InputError("chip", f"several chip types ({named}): method 2 needs one type and its count; "
+                                     "estimate each part separately and add them")
         raise InputError("chip", self.unknown_chip_message(name, year))
 
     def unknown_chip_message(self, name: str, year: int | None = None) -> str:

@@ -30,13 +30,24 @@ DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
 DURATION_UNITS: tuple[str, ...] = ("days", "hours", "chip_hours", "gpu_days")
 
 def _preset_or_number(value: object) -> object:
-    """'openai-gpu' → 0.33 (a preset from the database); numbers and numeric text pass through."""
+    """'openai-gpu' → 0.33 (a preset from the database, or a prior from the shipped reported
+    utilizations, ``engine.method2.utilization_priors``); numbers and numeric text pass through."""
     if isinstance(value, str):
         text = value.strip()
         try:
             return float(text)
         except ValueError:
-            return load_hardware_db().preset(text.lower()).utilization
+            pass
+        db = load_hardware_db()
+        try:
+            return db.preset(text.lower()).utilization
+        except InputError as exc:
+            from engine.method2.utilization_priors import prior_presets
+            found = next((p for p in prior_presets(db) if p.id == text.lower()), None)
+            if found is None:
+                raise InputError("utilization", exc.reason + "; priors from reported runs: " + ", ".join(
+                    f"{p.id} ({p.utilization:.2g})" for p in prior_presets(db))) from None
+            return found.utilization
     return value
 
 

@@ -40,6 +40,8 @@ def _config(model_id: str) -> dict:
     ("deepseek-v2-lite", {"q_lora_rank": ...}, "config.q_lora_rank: missing"),
     ("qwen1.5-moe-a2.7b", {"use_sliding_window": True}, "config.use_sliding_window: true is not supported"),
     ("qwen1.5-moe-a2.7b", {"mlp_only_layers": "all"}, "config.mlp_only_layers: expected a list"),
+    ("qwen1.5-moe-a2.7b", {"shared_expert_intermediate_size": 0}, "config.shared_expert_intermediate_size: "),
+    ("gemma-2-2b", {"num_attention_heads": 7}, "config.num_attention_heads: 7 heads do not divide hidden_size"),
     ("qwen3-30b-a3b", {"num_experts": 1e400}, "config.num_experts: "),
     ("qwen3-8b", {"head_dim": ...}, "config.head_dim: missing"),
     ("gpt-oss-20b", {"num_local_experts": -32}, "config.num_local_experts: "),
@@ -142,3 +144,33 @@ def test_deepseek_v3_layer_by_hand():
     vocab = 129280
     expected = vocab * d * 2 + d + 3 * (attention + dense + norms) + 58 * (attention + moe + norms)
     assert evaluate(read_hf_config(library_model("deepseek-v3").config).architecture(8)).params == expected
+
+
+def test_gemma2_windows_on_alternate_layers_when_halved():
+    """Gemma 2 2B, T = 8192, causal_count half: 13 full layers count L(L+1)/2 query–key pairs per head,
+    13 sliding layers (W = 4096) W(W+1)/2 + (L − W)·W; QKᵀ is 2·H·Q FLOP per pair (H = 8, Q = 256)."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    config = read_hf_config(library_model("gemma-2-2b").config)
+    length, window, h, q = 8192, 4096, 8, 256
+    est = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=length, causal_count="half"))
+    full_pairs = length * (length + 1) // 2
+    window_pairs = window * (window + 1) // 2 + (length - window) * window
+    assert est.forward_flop_by_part()["attention scores QKᵀ"] == 2 * h * q * (13 * full_pairs + 13 * window_pairs)
+    full = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=length))
+    assert full.forward_flop_by_part()["attention scores QKᵀ"] == 2 * h * q * 26 * length * length
+
+
+def test_encoder_blocks_stay_full_when_halved():
+    """T5: --causal-count half halves the decoder's self-attention only (encoder and cross-attention see all)."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    config = read_hf_config(library_model("t5-small").config)
+    run = dict(tokens=1e9, seq_len=64, decoder_seq_len=32)
+    full = estimate_transformer(config, TransformerRun(**run)).forward_flop_by_part()
+    half = estimate_transformer(config, TransformerRun(**run, causal_count="half")).forward_flop_by_part()
+    h, q, layers = 8, 64, 6
+    encoder, decoder = layers * 2 * h * q * 64 * 64, layers * 2 * h * q * 32 * 32
+    assert full["attention scores QKᵀ"] == encoder + decoder
+    assert half["attention scores QKᵀ"] == encoder + layers * 2 * h * q * (32 * 33 // 2)
+    assert half["cross-attention scores QKᵀ"] == full["cross-attention scores QKᵀ"] == layers * 2 * h * q * 32 * 64
