@@ -127,7 +127,7 @@ if estimate is not None:
         ("Chip time", format_chip_hours(estimate.chip_hours), None),
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
-    st.code(estimate.formula, language=None)
+    st.text(estimate.formula)  # plain preformatted text: wraps, and needs no syntax highlighter
     threshold_caption(estimate.training_flop)
     if peak.assumed_format:
         st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "

@@ -289,7 +289,9 @@ if mode == "layers":
             "MACs": st.column_config.NumberColumn("MACs / example", format="%.3e"),
             "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
         })
-        if arch.rows and estimate.forward_flop > 0:
+        # the chart's code (plotly, the largest part of the page's JavaScript) loads only when asked for:
+        # the page's first numbers come sooner (bench/bench_browser.py)
+        if arch.rows and estimate.forward_flop > 0 and st.toggle("Chart: where the forward FLOP go", key="m1_chart"):
             chart = pd.DataFrame({"layer": [f"#{r.index} {layer_label(r.type, r.part)}" for r in arch.rows],
                                   "forward FLOP": [float(r.forward_flop) for r in arch.rows]})
             chart = chart[chart["forward FLOP"] > 0]
@@ -297,11 +299,12 @@ if mode == "layers":
             fig.update_layout(xaxis_title=None, yaxis_title="FLOP")
             show_chart(decades(fig), "Where the forward FLOP go (per example, log scale)")
 
-    with st.expander("Formulas of the layer kinds (matmul convention, the symbols of Epoch AI's article)"):
+    # drawn only when asked for: a collapsed expander would still typeset every formula on each load
+    if st.toggle("Formulas of every layer kind (matmul convention, the symbols of Epoch AI's article)",
+                 key="m1_formulas"):
         for kind in KIND_BY_TYPE.values():
-            c1, c2 = st.columns([1, 3])
-            c1.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
-            c2.latex(kind.formula)
+            st.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
+            st.latex(kind.formula)
         st.caption("H, W, C: input height, width, channels; D filters; K kernel; S stride; P padding; "
                    "N inputs; M units; L sequence length; T time steps. 1 MAC = 2 FLOP.")
 
