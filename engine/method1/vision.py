@@ -13,7 +13,7 @@ from pydantic import Field
 
 from engine.method1.conventions import BILINEAR_FLOP_PER_ELEMENT
 from engine.method1.costs import prod
-from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, Sizes, _per_dim, _shape, as_sequence
+from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Sizes, _per_dim, _shape, as_sequence
 
 MAX_SCALE = 1024
 
