@@ -155,3 +155,47 @@ def test_hardware_ranges_show_a_90_percent_interval(server, browser):
     assert metric_value(page, "Confidence (Epoch's labels)") == "Confident"
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
+
+
+def _pick_layer(page, text: str) -> None:
+    """Choose the layer whose picker label contains ``text`` (Streamlit's selectbox filters as one types)."""
+    box = page.get_by_label("Layer (blocks are listed with what they hold, indented)")
+    box.click()
+    page.keyboard.type(text)
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+
+
+def test_resnet50_link_edit_inside_a_repeat_and_wrap_unwrap(server, browser):
+    """Issue 11's flows: a nested preset through its link, an edit inside a repeated block (every copy
+    changes: the parameters drop by 2 × (256·32 + 2·32 + 32·64·9)), then wrap a layer into branches and unwrap."""
+    from engine.presets import presets
+    from engine.share_link import encode
+
+    context, page = new_page(browser)
+    page.goto(f"{server}/?s={encode(presets()['resnet50'].scenario)}")
+    wait_for_app(page)
+    assert metric_value(page, "Parameters") == "25,557,032"
+    _pick_layer(page, "#4 › layers[2] › layers[0] › body[0]")
+    assert page.get_by_text("edits every copy").count() >= 1
+    filters = page.get_by_label("filters", exact=True)
+    filters.fill("32")
+    filters.press("Enter")
+    want = f"{25_557_032 - 2 * (256 * 32 + 2 * 32 + 32 * 64 * 9):,}"
+    page.wait_for_function(
+        "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
+        arg=want, timeout=30_000)
+    wait_for_app(page)
+    _pick_layer(page, "#10  dense")
+    page.get_by_label("Wrap into a block").click()
+    page.get_by_role("option", name="branches").first.click()
+    wait_for_app(page)
+    page.get_by_role("button", name="Wrap", exact=True).click()
+    wait_for_app(page)
+    page.get_by_text("#10 · Parallel branches").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Unwrap", exact=True).click()
+    wait_for_app(page)
+    page.get_by_text("#10 · Fully connected").first.wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert metric_value(page, "Parameters") == want  # wrapping in (identity ‖ dense) and back changed nothing
+    context.close()
