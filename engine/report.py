@@ -42,7 +42,9 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
                   "| # | layer | name | output | params | forward FLOP | MACs | share |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in est.architecture.rows:
-            lines.append(f"| {r.index} | {r.type}{' · ' + r.part if r.part else ''} | {_cell(r.name)} | {r.output} | "
+            copies = f" ×{r.copies:,}" if r.copies > 1 else ""
+            lines.append(f"| {r.path if r.depth else r.index} | {r.type}{' · ' + r.part if r.part else ''}{copies} | "
+                         f"{_cell(r.name)} | {r.output} | "
                          f"{r.params:,} | {r.forward_flop:.4e} | {r.macs:.4e} | {100 * r.share:.1f}% |")
         if est.error:
             lines.append(f"\n**Error:** {_cell(str(est.error))}")
