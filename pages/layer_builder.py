@@ -126,7 +126,10 @@ if mode == "layers":
             w = st.columns([2, 1, 1, 1])
             wrap_kind = w[0].selectbox("Wrap into a block", tree.WRAP_KINDS, key="m1_wrap_kind",
                                        format_func=WRAP_LABELS.get)
-            count = w[1].number_input("layers from this one", min_value=1, max_value=max(1, size - index), step=1,
+            most = max(1, size - index)  # the layers from this one to the end of its list
+            if st.session_state.get("m1_wrap_count", 1) > most:  # a count chosen for another layer
+                st.session_state["m1_wrap_count"] = most
+            count = w[1].number_input("layers from this one", min_value=1, max_value=most, step=1,
                                       key="m1_wrap_count")
             w[2].write("")
             if w[2].button("Wrap", width="stretch", help="The selected layer and the ones after it in the same list "

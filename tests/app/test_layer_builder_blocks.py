@@ -96,3 +96,48 @@ def test_nested_presets_load_and_chart_one_bar_per_top_level_layer(preset_id):
 
     bars = json.loads(chart.proto.spec)["data"][0]["x"]
     assert len(bars) <= n_top
+
+
+@pytest.mark.parametrize("layers,needle", [
+    ([{"type": "residual", "body": [{"type": "dense", "units": 3}]}], "layers[0]"),  # [4] + [3]: a merge mismatch
+    ([{"type": "repeat", "times": 10**9, "layers": [{"type": "flatten"}]}], "layers[0].times"),
+    ([{"type": "branches", "branches": []}], "layers[0].branches"),
+])
+def test_hostile_nested_links_are_one_line_messages(layers, needle):
+    import base64
+    import json
+    import zlib
+
+    raw = json.dumps({"version": 1, "input": {"shape": [4]}, "layers": layers}).encode()
+    token = "1." + base64.urlsafe_b64encode(zlib.compress(raw)).decode().rstrip("=")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["s"] = token
+    at.run()
+    assert not at.exception
+    shown = " ".join(e.value.replace("\\", "") for e in list(at.error) + list(at.warning) + list(at.info))
+    assert needle in shown, shown
+
+
+def test_deep_nesting_link_is_refused():
+    import base64
+    import zlib
+
+    text = '{"version": 1, "input": {"shape": [4]}, "layers": [' + '{"type": "repeat", "layers": [' * 5_000 + \
+        '{"type": "flatten"}' + "]}" * 5_000 + "]}"
+    token = "1." + base64.urlsafe_b64encode(zlib.compress(text.encode(), 9)).decode().rstrip("=")
+    at = AppTest.from_file(APP, default_timeout=60)
+    at.query_params["s"] = token
+    at.run()
+    assert not at.exception
+    shown = " ".join(e.value.replace("\\", "") for e in list(at.error) + list(at.warning) + list(at.info))
+    assert "could not be opened" in shown
+
+
+def test_wrap_count_follows_the_picked_layer():
+    at = AppTest.from_file(APP, default_timeout=60).run()
+    button(at, "Start from scratch").click().run()
+    pick(at, "layers[0]")
+    at.number_input(key="m1_wrap_count").set_value(3).run()
+    pick(at, "layers[2]")  # the last layer: at most 1 layer from it
+    assert not at.exception
+    assert at.number_input(key="m1_wrap_count").value == 1
