@@ -83,7 +83,7 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     hardware = peak.hardware_name + (f" (`{peak.chip_id}`)" if peak.chip_id else "")
     lines += [f"- Hardware: {_cell(hardware)}; format {peak.describe()}; "
               f"{'effective ' if peak.split_basis else ''}dense peak per chip "
-              f"{format_flop(est.peak_flop_per_s, peak.unit)}",
+              f"{format_flop(peak.peak_flop_per_s, peak.unit)}",
               f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
               + (f" on {plural(run.chip_count, 'chip')}" if run.chip_count else "") + f"; utilization {est.utilization:g}",
               "- Formula: C = chips × time × peak FLOP/s × utilization",

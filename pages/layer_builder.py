@@ -262,7 +262,7 @@ with totals_area:
         tr = estimate.training
         st.latex(rf"C = F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) \times E \times "
                  rf"\text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} = "
-                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.examples)}"
+                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
                  rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} = "
                  rf"{latex_number(tr.training_flop)}\ \text{{FLOP}}")
         threshold_caption(tr.training_flop)
