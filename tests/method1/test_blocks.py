@@ -203,3 +203,13 @@ def test_report_names_nested_rows_by_path():
 ])
 def test_growth_inside_blocks_is_bounded(layers, needle):
     assert needle in error_of([2, 2, 1], layers)
+
+
+def test_a_block_costs_as_one_layer_too():
+    # residual(conv 4→4 3×3 + bias) on [8, 8, 4]: 148 params, 8·8·4·36 MACs; full extras: bias adds + the add
+    from engine.method1.kinds import KIND_BY_TYPE
+    from engine.method1.layers import Flow
+
+    block = KIND_BY_TYPE["residual"].model_validate({"type": "residual", "body": [CONV]})
+    cost = block.cost(Flow((8, 8, 4)))
+    assert (cost.out, cost.params, cost.macs, cost.extra_flop) == (Flow((8, 8, 4)), 148, 8 * 8 * 4 * 36, 2 * 8 * 8 * 4)
