@@ -157,13 +157,18 @@ def test_hardware_ranges_show_a_90_percent_interval(server, browser):
     context.close()
 
 
-def _pick_layer(page, text: str) -> None:
-    """Choose the layer whose picker label contains ``text`` (Streamlit's selectbox filters as one types)."""
-    box = page.get_by_label("Layer (blocks are listed with what they hold, indented)")
+def _choose(page, label: str, text: str) -> None:
+    """Choose the option of the selectbox ``label`` whose text contains ``text`` (it filters as one types)."""
+    box = page.get_by_label(label)
     box.click()
     page.keyboard.type(text)
+    page.get_by_role("option").filter(has_text=text).first.wait_for(timeout=30_000)
     page.keyboard.press("Enter")
     wait_for_app(page)
+
+
+def _pick_layer(page, text: str) -> None:
+    _choose(page, "Layer (blocks are listed with what they hold, indented)", text)
 
 
 def test_resnet50_link_edit_inside_a_repeat_and_wrap_unwrap(server, browser):
@@ -187,9 +192,7 @@ def test_resnet50_link_edit_inside_a_repeat_and_wrap_unwrap(server, browser):
         arg=want, timeout=30_000)
     wait_for_app(page)
     _pick_layer(page, "#10  dense")
-    page.get_by_label("Wrap into a block").click()
-    page.get_by_role("option", name="branches").first.click()
-    wait_for_app(page)
+    _choose(page, "Wrap into a block", "branches (the identity")
     page.get_by_role("button", name="Wrap", exact=True).click()
     wait_for_app(page)
     page.get_by_text("#10 · Parallel branches").first.wait_for(timeout=30_000)
