@@ -45,8 +45,9 @@ class Keys:
     """Typed reads from a config dict that remember which keys were read, and which key gave each
     field (for error messages)."""
 
-    def __init__(self, data: dict, source: str):
+    def __init__(self, data: dict, source: str, lenient: bool = False):
         self.data, self.source, self.key_of, self.used = data, source, {}, set()
+        self.lenient, self.ignored = lenient, []  # ignored: keys of nested objects left unread (lenient)
 
     def error(self, key: str, reason: str) -> InputError:
         return InputError(f"{self.source}.{key}", reason)
@@ -363,7 +364,11 @@ def _falcon(c: Keys) -> dict:
     c.neutral("alibi", "apply_residual_connection_post_layernorm")
     heads = c.size("block.heads", "num_attention_heads", "n_head")
     kv = c.size("block.kv_heads", "num_kv_heads", "n_head_kv", required=False)
-    kv = (kv or heads) if new or not multi_query else 1
+    # the fused q/k/v: num_kv_heads groups (new), one key/value head (multi-query) or H (otherwise: 3·d wide)
+    if not new and not multi_query and kv not in (None, heads):
+        raise c.error("num_kv_heads", "grouped key/value heads need new_decoder_architecture (transformers' "
+                                      "older Falcon layout has H or, with multi_query, 1)")
+    kv = (kv or heads) if new else 1 if multi_query else heads
     ln_count = c.size(None, "num_ln_in_parallel_attn", required=False, default=2 if new else 1)
     d = c.size("d_model", "hidden_size")
     fields = {"layers": c.size("layers", "num_hidden_layers", "n_layer"), "d_model": d,
@@ -460,13 +465,13 @@ def _mpt(c: Keys) -> dict:
     attn = c.get("attn_config", {})
     if not isinstance(attn, dict):
         raise c.error("attn_config", "expected an object")
-    sub = Keys(attn, f"{c.source}.attn_config")
+    sub = Keys(attn, f"{c.source}.attn_config", c.lenient)
     sub.require("alibi", lambda v: v is True, "transformers' MPT always uses ALiBi")
     sub.require("qk_ln", lambda v: v is False, "QK LayerNorm is not in transformers' MPT")
     sub.require("attn_type", lambda v: v == "multihead_attention", "only multi-head attention")
     sub.require("prefix_lm", lambda v: v is False, "prefix LM masking is not modelled")
     sub.neutral("alibi_bias_max", "attn_impl", "attn_pdrop", "attn_uses_sequence_id", "clip_qkv", "softmax_scale")
-    _check_unknown(sub, attn, (), lenient=False)
+    c.ignored += [f"attn_config.{k}" for k in _check_unknown(sub, attn, (), c.lenient)]
     c.require("norm_type", lambda v: v in ("low_precision_layernorm", "layernorm"), "only LayerNorm")
     c.require("no_bias", lambda v: v is True, "transformers' MPT has no biases in its linear layers")
     c.require("expansion_ratio", lambda v: v == 4, "transformers' MptMLP is always 4·d wide")
@@ -633,10 +638,10 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
         raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a family this reader supports "
                                                  f"(supported: {', '.join(sorted(FAMILIES))})")
     family = FAMILIES[model_type]
-    c = Keys(data, source)
+    c = Keys(data, source, lenient)
     name, head = _architecture(c, family)
     fields = family.reader(c)
-    ignored = _check_unknown(c, data, (), lenient)
+    ignored = _check_unknown(c, data, (), lenient) + c.ignored
     if head == "pooler":
         head, fields["pooler"] = "none", True
     return fields | {"model_type": model_type, "architecture_name": name, "head": head,

@@ -34,6 +34,7 @@ def _config(model_id: str) -> dict:
     ("gemma-3-1b", {"use_bidirectional_attention": True}, "config.use_bidirectional_attention: "),
     ("falcon-40b", {"num_kv_heads": 7}, "config.num_kv_heads: kv_heads 7 must divide heads 128"),
     ("falcon-7b", {"ffn_hidden_size": "big"}, "config.ffn_hidden_size: expected a whole number"),
+    ("falcon-7b", {"multi_query": False, "num_kv_heads": 7}, "config.num_kv_heads: grouped key/value heads need"),
     ("deepseek-v3", {"num_experts_per_tok": 300}, "config.num_experts_per_tok: active_experts 300 is more than"),
     ("deepseek-v3", {"kv_lora_rank": 0}, "config.kv_lora_rank: "),
     ("deepseek-v3", {"moe_layer_freq": 2}, "config.moe_layer_freq: 2 is not supported"),
@@ -174,3 +175,9 @@ def test_encoder_blocks_stay_full_when_halved():
     assert full["attention scores QKᵀ"] == encoder + decoder
     assert half["attention scores QKᵀ"] == encoder + layers * 2 * h * q * (32 * 33 // 2)
     assert half["cross-attention scores QKᵀ"] == full["cross-attention scores QKᵀ"] == layers * 2 * h * q * 32 * 64
+
+
+def test_lenient_reaches_nested_keys():
+    config = _config("mpt-7b")
+    config["attn_config"] = config["attn_config"] | {"rope": False}
+    assert read_hf_config(config, lenient=True).ignored_keys == ("attn_config.rope",)
