@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
+from engine.method1.blocks import check_nesting
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
 from engine.errors import InputError, parse_input
@@ -43,6 +44,13 @@ class Scenario(BaseModel):
                                                            "utilization), and cost/energy inputs.")
     plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
                                                       "memory options.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_nesting(cls, data):
+        if isinstance(data, dict):
+            check_nesting(data.get("layers"))
+        return data
 
     @model_validator(mode="after")
     def _method1_inputs(self):

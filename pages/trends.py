@@ -9,6 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.method2.formats import PEAK_KEYS
+from engine.trends.combine import BOTH, EPOCH, SHIPPED, combine_runs
 from engine.trends.epoch_csv import read_epoch_csv
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
@@ -27,8 +28,12 @@ from ui import state
 from ui.thresholds import add_threshold_lines
 from ui.widgets import page_header, plain, show_error
 from ui.hardware_inputs import PEAK_LABELS
+from ui.charts import decades, show_chart
 
 MAX_UPLOAD_BYTES = 20_000_000
+MARKERS = {SHIPPED: ("circle", "#1f6feb", "FLOPscope's dataset"),
+           EPOCH: ("diamond", "#8250df", "Epoch AI (uploaded)"),
+           BOTH: ("square", "#1a7f37", "in both, counted once")}
 EPOCH_DATA = "trends_epoch_import"
 EPOCH_SEEN = "trends_epoch_seen"
 
@@ -68,15 +73,18 @@ source_choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, 
                          disabled=imported is None,
                          format_func={"shipped": f"FLOPscope's dataset ({len(shipped)} runs)",
                                       "epoch": "the uploaded Epoch CSV", "both": "both"}.get)
-frames = []
-if source_choice in ("shipped", "both") or imported is None:
-    frames.append(shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
-                           "source_label"]])
+ours = shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
+                "source_label"]].assign(origin=SHIPPED)
 if imported is not None and source_choice in ("epoch", "both"):
     epoch = runs_frame(imported.runs)
     epoch["source_label"] = "Epoch AI, Data on AI Models (uploaded CSV)"
-    frames.append(epoch)
-runs = pd.concat(frames, ignore_index=True).sort_values("decimal_year", kind="stable").reset_index(drop=True)
+    runs = combine_runs(ours, epoch) if source_choice == "both" else epoch.assign(origin=EPOCH)
+else:
+    runs = ours
+if source_choice == "both" and imported is not None:
+    twice = int((runs["origin"] == BOTH).sum())
+    st.caption(f"{len(runs):,} runs: {twice:,} are in both datasets and counted once (same name, dates within "
+               f"a year, FLOP within 10×), with FLOPscope's figure and source.")
 
 domains = domains_of(runs)
 c1, c2 = st.columns([1, 2])
@@ -86,11 +94,10 @@ window = c2.slider("Custom fit window (years)", first, last, (max(first, 2010), 
 domain_filter = None if domain == "All" else domain
 shown = select_runs(runs, TrendQuery(domain=domain_filter))  # the fits' own domain match
 
-c1, c2 = st.columns([2, 1])
-named = c1.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
+named = st.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
                        default=["openai-2012-2018", "pre-deep-learning", "deep-learning"],
                        format_func=lambda k: NAMED_WINDOWS[k].label)
-frontier = c2.radio("Custom window fits", ["all", "records", "top_k"], key="trends_frontier",
+frontier = st.radio("Custom window fits", ["all", "records", "top_k"], horizontal=True, key="trends_frontier",
                     format_func={"all": "all runs", "records": "record-setters", "top_k": "top 3 per year"}.get)
 
 queries = {NAMED_WINDOWS[k].label: NAMED_WINDOWS[k].model_copy(update={"domain": domain_filter}) for k in named}
@@ -136,12 +143,16 @@ for label, flop in estimates.items():
 
 # ------------------------------------------------------------------ chart
 fig = go.Figure()
-fig.add_trace(go.Scatter(
-    x=shown["decimal_year"], y=shown["training_flop"], mode="markers", name="training runs",
-    marker=dict(size=7, color="#1f6feb", opacity=0.7),
-    customdata=shown[["name", "publication_date", "source_label", "domain"]].to_numpy(),
-    hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
-                  "<br>source: %{customdata[2]}<extra></extra>"))
+for origin, (symbol, color, legend) in MARKERS.items():
+    part = shown[shown["origin"] == origin]
+    if part.empty:
+        continue
+    fig.add_trace(go.Scatter(
+        x=part["decimal_year"], y=part["training_flop"], mode="markers", name=f"{legend} ({len(part):,})",
+        marker=dict(size=7, color=color, opacity=0.75, symbol=symbol),
+        customdata=part[["name", "publication_date", "source_label", "domain"]].to_numpy(),
+        hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
+                      "<br>source: %{customdata[2]}<extra></extra>"))
 colors = ["#d1242f", "#8250df", "#1a7f37", "#bc4c00", "#0550ae"]
 for i, (label, fit) in enumerate(fits.items()):
     xs = [fit.first_year, fit.last_year]
@@ -165,9 +176,9 @@ for label, flop in estimates.items():
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
 add_threshold_lines(fig)
-fig.update_layout(height=520, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
-                  margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
-st.plotly_chart(fig, width="stretch")
+fig.update_layout(height=520, yaxis_title="training compute (FLOP)", xaxis_title="publication date",
+                  legend=dict(orientation="h", y=-0.15))
+show_chart(decades(fig), "Training compute of notable runs (log scale)")
 
 if fits:
     table = pd.DataFrame([{
@@ -208,8 +219,8 @@ for i, key in enumerate(chosen):
                             line=dict(color=colors[i % len(colors)])))
     rows.append({"format": PEAK_LABELS.get(key, key), "chips": trend.n,
                  "doubling (months)": f"{trend.doubling_months:.3g}" if trend.doubling_months else "—"})
-hw.update_layout(height=400, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="dense peak (FLOP/s)", margin=dict(l=10, r=10, t=30, b=10))
-st.plotly_chart(hw, width="stretch")
+hw.update_layout(height=400, yaxis_title="dense peak (FLOP/s)")
+show_chart(decades(hw), "Dense peak per chip over time (log scale)")
 if rows:
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")

@@ -19,6 +19,8 @@ REV = "scenario_rev"
 BINDS = "_bound_at_rev"
 NOTICE = "scenario_notice"
 DEFAULT_PRESET = "seed-cnn-lstm"
+PRESET = "scenario_preset"
+"""The preset the scenario was loaded from, or None (scratch, a config, an upload, a link)."""
 
 
 def default_scenario() -> Scenario:
@@ -38,7 +40,12 @@ def init() -> None:
             st.session_state[NOTICE] = (f"The share link could not be opened ({plain(str(exc))}). "
                                         "Showing the default example.")
     st.session_state[SCENARIO] = scenario
+    st.session_state[PRESET] = DEFAULT_PRESET if scenario is default_scenario() else None
     st.session_state[REV] = 0
+
+
+def loaded_preset() -> str | None:
+    return st.session_state.get(PRESET)
 
 
 def get() -> Scenario:
@@ -49,10 +56,23 @@ def rev() -> int:
     return st.session_state[REV]
 
 
-def replace(scenario: Scenario) -> None:
-    """A new scenario from outside the widgets: widgets rebind to it."""
+def replace(scenario: Scenario, preset: str | None = None) -> None:
+    """A new scenario from outside the widgets: widgets rebind to it. ``preset``: the preset it comes
+    from (None: scratch, a config build, an upload), which the preset picker then shows."""
     st.session_state[SCENARIO] = scenario
+    st.session_state[PRESET] = preset
     st.session_state[REV] += 1
+
+
+PAGE = "_current_page"
+
+
+def enter_page(name: str) -> None:
+    """On arriving at a page from another, its widgets rebind to the scenario: an edit made on one page
+    (the hardware run on the precision page, say) is what the next page shows and keeps."""
+    if st.session_state.get(PAGE) != name:
+        st.session_state[PAGE] = name
+        st.session_state[REV] += 1
 
 
 def set_edited(scenario: Scenario) -> None:
@@ -80,6 +100,19 @@ def show_notice() -> None:
     message = st.session_state.pop(NOTICE, None)
     if message:
         st.warning(message)
+
+
+FIRST_RUN = "_hardware_run_first_shown"
+
+
+def hardware_entered(page: str, run: dict) -> bool:
+    """Whether ``run`` (what a page's controls hold) is the user's: the scenario already has a run, or the
+    controls changed since the page first showed the example run. Until then the example is not written
+    into the scenario, and method 2 is not compared with method 1."""
+    if get().hardware is not None:
+        return True
+    first = st.session_state.setdefault(FIRST_RUN, {}).setdefault(page, run)
+    return run != first
 
 
 def hardware_run() -> dict:

@@ -1,7 +1,9 @@
 """``python -m engine <command>``: each command lives in ``engine/cli/<name>.py``.
 
 A command module has ``register(subparsers)``, which adds its parser and sets ``run(args) -> object``;
-the result is printed as JSON. Bad input exits 2 with one line on stderr, never a traceback.
+the result is printed as text (aligned tables, units, the formula line: ``engine/cli/text.py``) when
+stdout is a terminal, as JSON otherwise; ``--format text|json`` chooses. Bad input exits 2 with one
+line on stderr, never a traceback.
 """
 from __future__ import annotations
 
@@ -16,6 +18,7 @@ from engine.errors import InputError
 
 COMMAND_MODULES = (
     "engine.cli.flops",
+    "engine.cli.presets",
     "engine.cli.schema",
     "engine.cli.chips",
     "engine.cli.hardware",
@@ -56,7 +59,35 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
+    for command in sub.choices.values():
+        command.add_argument("--format", choices=FORMATS, default=None,
+                             help="text: aligned tables with units and the formula (default on a terminal); "
+                                  "json: machine-readable (default when the output is a pipe or a file)")
     return parser
+
+
+FORMATS = ("text", "json")
+
+
+def output_format(requested: str | None, stream=None) -> str:
+    """``requested``, else text on a terminal and JSON in a pipe or a file."""
+    if requested:
+        return requested
+    stream = stream or sys.stdout
+    try:
+        return "text" if stream.isatty() else "json"
+    except (AttributeError, ValueError):
+        return "json"
+
+
+def render(command: str, result, fmt: str) -> str:
+    """The result as the chosen format's text."""
+    if fmt == "text":
+        from engine.cli.text import TEXT
+
+        if command in TEXT:
+            return TEXT[command](_finite(result))
+    return json.dumps(_finite(result), indent=2, default=_json_default)
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -70,7 +101,7 @@ def main(argv: list[str] | None = None) -> int:
         print("error: input: nested too deeply", file=sys.stderr)
         return 2
     try:
-        print(json.dumps(_finite(result), indent=2, default=_json_default))
+        print(render(args.command, result, output_format(getattr(args, "format", None))))
         sys.stdout.flush()
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         sys.stdout = open(os.devnull, "w")

@@ -70,10 +70,23 @@ def test_hardware_bad_values_are_named():
     assert not at.exception
 
 
+def test_pristine_hardware_page_holds_the_comparison_until_a_run_is_entered():
+    """The example run (8 A100s for a day) has nothing to do with the default model: no warning, no ratio;
+    the info says how long method 1's compute would take on those chips: C1 / (8 × 312e12 × 0.4) s."""
+    at = page("hardware")
+    assert not at.warning and not any(m.label == "Ratio method 2 ÷ method 1" for m in at.metric)
+    info = " ".join(i.value for i in at.info)
+    assert "example" in info and "enter your run" in info
+    seconds = EPOCH_EXAMPLE_TRAINING / (8 * A100_BF16 * 0.4)
+    assert f"{seconds:.3g} s" in info
+    assert at.session_state["scenario"].hardware is None  # not written into the scenario or the link
+
+
 def test_consistency_against_the_layer_builder():
     at = page("hardware")
+    at.number_input(key="hw_duration").set_value(2.0).run()  # the user's run: 8 A100s for 2 days
     m1 = EPOCH_EXAMPLE_TRAINING
-    m2 = 8 * DAY_S * A100_BF16 * 0.4
+    m2 = 8 * 2 * DAY_S * A100_BF16 * 0.4
     assert metric(at, "Ratio method 2 ÷ method 1") == f"{float(f'{m2 / m1:.3g}'):,.0f} ×"
     assert any("more than 3× apart" in w.value.replace("\\", "") for w in at.warning)
 
