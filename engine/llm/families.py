@@ -382,6 +382,35 @@ def _falcon(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+def _phi(c: Keys) -> dict:
+    """phi (Phi-1.5, Phi-2): parallel attention and MLP after one LayerNorm, biased q/k/v/dense and fc1/fc2,
+    a GELU MLP, an untied LM head with a bias; ``qk_layernorm``: a LayerNorm of d/H per head on q and k."""
+    fields = _decoder(c, activation=c.activation("hidden_act", default="gelu_new"), parallel=True,
+                      shared_norm=True, qk_norm="head" if c.flag("qk_layernorm", False) else "none")
+    if fields["block"]["head_size"] is not None:
+        raise c.error("head_dim", "not a key of transformers' Phi (the head size is d/H)")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "head_bias": True}
+
+
+def _gpt_bigcode(c: Keys) -> dict:
+    """gpt_bigcode (StarCoder, SantaCoder): GPT-2's layout (learned positions, LayerNorm, biases) with
+    multi-query attention (``multi_query``, default true)."""
+    c.require("add_cross_attention", lambda v: not v, "cross-attention needs the encoder's length")
+    c.neutral("n_ctx", "scale_attn_weights", "attention_softmax_in_fp32", "scale_attention_softmax_in_fp32",
+              "summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels",
+              "summary_first_dropout", "inference_runner", "max_batch_size", "max_sequence_length",
+              "pad_key_length", "pre_allocate_kv_cache", "validate_runner_input")
+    fields = {"layers": c.size("layers", "n_layer"), "d_model": c.size("d_model", "n_embd"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "n_positions", required=False),
+              "block": {"heads": c.size("block.heads", "n_head"),
+                        "kv_heads": 1 if c.flag("multi_query", True) else None,
+                        "ff_size": c.size("block.ff_size", "n_inner", required=False),
+                        "activation": c.activation("activation_function", default="gelu_pytorch_tanh")}}
+    return fields | {"learned_positions": _learned_positions(c, fields, "n_positions"),
+                     "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _olmo(c: Keys) -> dict:
     """olmo: LayerNorm without parameters (OlmoLayerNorm), SwiGLU; ``clip_qkv`` clamps values only."""
     c.neutral("clip_qkv")
@@ -588,6 +617,8 @@ FAMILIES: dict[str, Family] = {
     "gemma2": Family(_gemma2, _lm("Gemma2")),
     "gemma3_text": Family(_gemma3_text, {"Gemma3ForCausalLM": "lm", "Gemma3TextModel": "none"}),
     "phi3": Family(_phi3, _lm("Phi3")),
+    "phi": Family(_phi, _lm("Phi")),
+    "gpt_bigcode": Family(_gpt_bigcode, _lm("GPTBigCode")),
     "falcon": Family(_falcon, _lm("Falcon"), {"RWForCausalLM": "FalconForCausalLM"}),
     "olmo": Family(_olmo, _lm("Olmo")),
     "olmo2": Family(_olmo2, _lm("Olmo2")),
