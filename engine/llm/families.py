@@ -20,6 +20,9 @@ ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_py
                "sigmoid": "sigmoid", "tanh": "tanh"}
 """Hugging Face activation names → the block's (tanh approximations of GELU count as GELU)."""
 
+MAX_LAYERS = 10_000
+"""As ``engine.llm.config.MAX_TRANSFORMER_LAYERS`` (checked there; here it bounds the readers' own loops)."""
+
 NEUTRAL_KEYS = frozenset("""
 architectures model_type transformers_version torch_dtype dtype _name_or_path name_or_path auto_map
 bos_token_id eos_token_id pad_token_id unk_token_id sep_token_id cls_token_id mask_token_id
@@ -173,6 +176,9 @@ def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:
     """Qwen-MoE: layer i is sparse unless listed in ``mlp_only_layers`` or (i+1) % decoder_sparse_step ≠ 0;
     the dense ones (an ``intermediate_size`` MLP) become a first group."""
     layers = fields["layers"]
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        c.neutral("decoder_sparse_step", "mlp_only_layers")
+        return fields  # the model's own check names num_hidden_layers (and no loop runs 10⁹ times)
     step = c.size(None, "decoder_sparse_step", required=False, default=1)
     if step < 1:
         raise c.error("decoder_sparse_step", "must be at least 1")
