@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from engine.errors import InputError, quoted
 
@@ -23,7 +23,7 @@ ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_py
 MAX_LAYERS = 10_000
 """As ``engine.llm.config.MAX_TRANSFORMER_LAYERS`` (checked there; here it bounds the readers' own loops)."""
 
-NEUTRAL_KEYS = frozenset("""
+NEUTRAL_KEYS = frozenset("""  # noqa: SIM905 (a word list reads better than 100 quoted strings)
 architectures model_type transformers_version torch_dtype dtype _name_or_path name_or_path auto_map
 bos_token_id eos_token_id pad_token_id unk_token_id sep_token_id cls_token_id mask_token_id
 decoder_start_token_id forced_bos_token_id forced_eos_token_id

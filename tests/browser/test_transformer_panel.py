@@ -9,7 +9,12 @@ import os
 import pytest
 
 from engine.llm.library import library_model
-from tests.browser.harness import CHROMIUM_ARGS, metric_value, streamlit_server, wait_for_app
+from tests.browser.harness import (
+    CHROMIUM_ARGS,
+    metric_value,
+    streamlit_server,
+    wait_for_app,
+)
 from tests.llm.test_hub import local_hub
 
 PANEL = "Transformers: build from a Hugging Face config.json"

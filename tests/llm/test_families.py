@@ -137,7 +137,7 @@ def test_active_parameters_of_mixtures():
 
 def test_deepseek_v3_layer_by_hand():
     """One MoE layer of DeepSeek-V3 written out from DeepseekV3DecoderLayer's weight shapes."""
-    d, h, c, cq, q, r, v, e, f, k = 7168, 128, 512, 1536, 128, 64, 128, 256, 2048, 8
+    d, h, c, cq, q, r, v, e, f = 7168, 128, 512, 1536, 128, 64, 128, 256, 2048
     attention = (d * cq + cq + cq * h * (q + r)       # q_a_proj, q_a_layernorm, q_b_proj
                  + d * (c + r) + c + c * h * (q + v)   # kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj
                  + h * v * d)                          # o_proj

@@ -18,7 +18,7 @@ from engine.llm.library import library_models
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import counts  # noqa: E402
+from tests.llm.hf_reference import counts
 
 SEQ = 16
 
