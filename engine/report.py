@@ -42,7 +42,9 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
                   "| # | layer | name | output | params | forward FLOP | MACs | share |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in est.architecture.rows:
-            lines.append(f"| {r.index} | {r.type}{' · ' + r.part if r.part else ''} | {_cell(r.name)} | {r.output} | "
+            copies = f" ×{r.copies:,}" if r.copies > 1 else ""
+            lines.append(f"| {r.path if r.depth else r.index} | {r.type}{' · ' + r.part if r.part else ''}{copies} | "
+                         f"{_cell(r.name)} | {r.output} | "
                          f"{r.params:,} | {r.forward_flop:.4e} | {r.macs:.4e} | {100 * r.share:.1f}% |")
         if est.error:
             lines.append(f"\n**Error:** {_cell(str(est.error))}")
@@ -81,7 +83,7 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     hardware = peak.hardware_name + (f" (`{peak.chip_id}`)" if peak.chip_id else "")
     lines += [f"- Hardware: {_cell(hardware)}; format {peak.describe()}; "
               f"{'effective ' if peak.split_basis else ''}dense peak per chip "
-              f"{format_flop(est.peak_flop_per_s, peak.unit)}",
+              f"{format_flop(peak.peak_flop_per_s, peak.unit)}",
               f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
               + (f" on {plural(run.chip_count, 'chip')}" if run.chip_count else "") + f"; utilization {est.utilization:g}",
               "- Formula: C = chips × time × peak FLOP/s × utilization",

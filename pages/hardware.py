@@ -122,7 +122,7 @@ if estimate is not None:
     metric_row([
         ("Training compute", format_flop(estimate.training_flop), "C = chips × time × peak × utilization"),
         ("PF-days", format_flop(estimate.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
-        ("Peak used, per chip", format_flop(estimate.peak_flop_per_s / TERA, "T" + peak.unit),
+        ("Peak used, per chip", format_flop(peak.peak_flop_per_s / TERA, "T" + peak.unit),
          f"{peak.describe()} — dense"),
         ("Chip time", format_chip_hours(estimate.chip_hours), None),
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
@@ -137,7 +137,7 @@ if estimate is not None:
         metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
                      f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
                     ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
-    if estimate.fallback_used:
+    if estimate.peak.fallback_used:
         st.warning("Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:
         st.caption(note)

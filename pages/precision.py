@@ -101,13 +101,13 @@ else:
             hardware_error(exc)
 if estimate is not None:
     metric_row([
-        ("Effective peak per chip", format_flop(estimate.peak_flop_per_s / TERA, "T" + estimate.peak.unit),
+        ("Effective peak per chip", format_flop(estimate.peak.peak_flop_per_s / TERA, "T" + estimate.peak.unit),
          "; ".join(estimate.peak.notes) or None),
         ("Method 2 training compute", format_flop(estimate.training_flop),
          f"{format_chip_hours(estimate.chip_hours)} at utilization {estimate.utilization:g}"),
-        ("Format", FORMAT_LABELS.get(estimate.precision, estimate.precision), estimate.peak.describe()),
+        ("Format", FORMAT_LABELS.get(estimate.peak.precision, estimate.peak.precision), estimate.peak.describe()),
     ])
-    if estimate.fallback_used:
+    if estimate.peak.fallback_used:
         st.warning("Fallback peak: " + "; ".join(estimate.peak.fallbacks))
 
 # ------------------------------------------------------------------ peaks chart

@@ -16,20 +16,10 @@ import sys
 
 from engine.errors import InputError
 
-COMMAND_MODULES = (
-    "engine.cli.flops",
-    "engine.cli.presets",
-    "engine.cli.schema",
-    "engine.cli.chips",
-    "engine.cli.hardware",
-    "engine.cli.trend",
-    "engine.cli.reconcile",
-    "engine.cli.priors",
-    "engine.cli.transformer",
-    "engine.cli.optimal",
-    "engine.cli.memory",
-    "engine.cli.plan",
-)
+COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
+            "optimal", "memory", "plan")
+"""Each lives in ``engine/cli/<command>.py``; a run imports only its own module (start-up stays light)."""
+COMMAND_MODULES = tuple(f"engine.cli.{name}" for name in COMMANDS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -54,11 +44,12 @@ def _finite(value):
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``only`` that one (the others' modules are not imported)."""
     parser = _Parser(prog="python -m engine", description="FLOPscope: training compute estimates.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for name in COMMANDS if only is None else (only,):
+        importlib.import_module(f"engine.cli.{name}").register(sub)
     for command in sub.choices.values():
         command.add_argument("--format", choices=FORMATS, default=None,
                              help="text: aligned tables with units and the formula (default on a terminal); "
@@ -92,7 +83,9 @@ def render(command: str, result, fmt: str) -> str:
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        first = next((w for w in words if not w.startswith("-")), None)
+        args = build_parser(first if first in COMMANDS else None).parse_args(words)
         result = args.run(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

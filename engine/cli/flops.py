@@ -7,7 +7,6 @@ from engine.cli.files import read_text_file
 from engine.errors import InputError, quoted
 from engine.method1.conventions import CONVENTIONS
 from engine.method1.estimate import estimate_method1
-from engine.presets import presets
 from engine.scenario import load_scenario_text
 
 
@@ -31,6 +30,8 @@ def _flops(args):
     if (args.file is None) == (args.preset is None):
         raise InputError("arguments", "give a scenario FILE or --preset ID (one of them)")
     if args.preset is not None:
+        from engine.presets import presets  # the presets build dozens of architectures: only when asked
+
         known = presets()
         if args.preset not in known:
             raise InputError("preset", f"unknown id {quoted(args.preset)}; `python -m engine presets` lists them")

@@ -51,7 +51,7 @@ def flops_text(result: dict) -> str:
         items += [("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])}"),
                   ("formula", f"C = F × (1 + r) × examples × epochs{' + optimizer' if t['optimizer_flop'] else ''}"
                               f" = {format_flop(t['forward_flop_per_example'], '')} × {t['passes']:g} × "
-                              f"{format_count(t['examples'])}"
+                              f"{format_count(t['total_examples'])}"
                               + (f" + {format_flop(t['optimizer_flop'], '')}" if t["optimizer_flop"] else "")
                               + f" = {format_flop(t['training_flop'])}")]
     return "\n".join(out) + pairs(items)

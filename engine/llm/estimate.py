@@ -70,7 +70,7 @@ class TransformerEstimate:
             "ignored_keys": list(self.config.ignored_keys), "convention": arch.convention,
             "causal_count": self.config.block.causal_count, "tokens": self.run.tokens, "seq_len": self.seq_len,
             "decoder_seq_len": (self.run.decoder_seq_len or self.seq_len) if self.config.encoder else None,
-            "sequences": self.training.examples,
+            "sequences": self.training.total_examples,
             "params": arch.params, "non_embedding_params": self.non_embedding_params,
             "embedding_params": self.config.vocabulary_params,
             "active_params": arch.active_params, "active_non_embedding_params": self.active_non_embedding_params,

@@ -318,7 +318,8 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
 
 
 class Method2Estimate(BaseModel):
-    """Training FLOP by method 2, with every input it used and the peak stated."""
+    """Training FLOP by method 2 (whole run), with every input it used; ``peak`` states the per-chip peak
+    (value, format, tensor cores, fallbacks) and is not copied here."""
 
     model_config = ConfigDict(frozen=True)
     training_flop: float
@@ -333,10 +334,6 @@ class Method2Estimate(BaseModel):
     utilization: float
     utilization_low: float | None
     utilization_high: float | None
-    peak_flop_per_s: float
-    precision: str
-    tensor_cores: bool
-    fallback_used: bool
     peak: PeakUsed
     formula: str
     interval: Interval | None = None
@@ -373,5 +370,4 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
         chip_count=run.chip_count, chip_hours=run.chip_seconds / SECONDS_PER_HOUR,
         wall_clock_hours=run.wall_clock_hours, utilization=run.utilization,
         utilization_low=run.utilization_low, utilization_high=run.utilization_high,
-        peak_flop_per_s=peak.peak_flop_per_s, precision=peak.precision, tensor_cores=peak.tensor_cores,
-        fallback_used=peak.fallback_used, peak=peak, formula=formula, interval=interval)
+        peak=peak, formula=formula, interval=interval)
