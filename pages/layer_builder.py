@@ -24,8 +24,7 @@ from ui.transformer_panel import transformer_panel
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, plain, show_error, summary_bar
 
-LAST_VALID = "m1_last_valid"
-"""The last estimate without an error: its totals stay on screen, marked stale, while one is fixed."""
+LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
 
 page_header("Layer builder — method 1",
             "Training compute from the architecture: each layer's forward FLOP, summed, "
