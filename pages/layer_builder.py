@@ -260,11 +260,12 @@ with totals_area:
                         ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
     if estimate.training is not None:
         tr = estimate.training
-        st.latex(rf"C = F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) \times E \times "
-                 rf"\text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} = "
-                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
-                 rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} = "
-                 rf"{latex_number(tr.training_flop)}\ \text{{FLOP}}")
+        # one step per line: the formula fits a phone's width instead of running off its edge
+        st.latex(rf"\begin{{aligned}} C &= F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) "
+                 rf"\times E \times \text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} \\ "
+                 rf"&= {latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
+                 rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} \\ "
+                 rf"&= {latex_number(tr.training_flop)}\ \text{{FLOP}} \end{{aligned}}")
         threshold_caption(tr.training_flop)
     elif estimate.error is None:
         st.info("Give the training setup to get the training compute.")
