@@ -12,7 +12,7 @@ from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import (PFS_DAY_FLOP, format_chip_hours, format_co2_kg, format_energy_kwh, format_flop,
-                          format_pf_days, plural)
+                          format_pf_days, format_time_amount, plural)
 
 SOURCES = {
     "Method 1 and 2, per-layer formulas": "Sevilla et al. (2022), Estimating Training Compute of Deep Learning "
@@ -84,7 +84,7 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     lines += [f"- Hardware: {_cell(hardware)}; format {peak.describe()}; "
               f"{'effective ' if peak.split_basis else ''}dense peak per chip "
               f"{format_flop(peak.peak_flop_per_s, peak.unit)}",
-              f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
+              f"- Time: {format_time_amount(run.duration, run.duration_unit)}"
               + (f" on {plural(run.chip_count, 'chip')}" if run.chip_count else "") + f"; utilization {est.utilization:g}",
               "- Formula: C = chips × time × peak FLOP/s × utilization",
               f"- Calculation: {est.formula}",

@@ -24,8 +24,7 @@ from ui.transformer_panel import transformer_panel
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, plain, show_error, summary_bar
 
-LAST_VALID = "m1_last_valid"
-"""The last estimate without an error: its totals stay on screen, marked stale, while one is fixed."""
+LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
 
 page_header("Layer builder — method 1",
             "Training compute from the architecture: each layer's forward FLOP, summed, "
@@ -310,18 +309,21 @@ if mode == "layers":
             "MACs": st.column_config.NumberColumn("MACs / example", format="%.3e"),
             "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
         })
-        if arch.rows and estimate.forward_flop > 0:
+        # the chart's code (plotly, the largest part of the page's JavaScript) loads only when asked for:
+        # the page's first numbers come sooner (bench/bench_browser.py)
+        if arch.rows and estimate.forward_flop > 0 and st.toggle("Chart: where the forward FLOP go", key="m1_chart"):
             chart = pd.DataFrame(top_level_totals(arch, scenario.layers), columns=["layer", "forward FLOP"])
             chart = chart[chart["forward FLOP"] > 0]
             fig = px.bar(chart, x="layer", y="forward FLOP", height=280)
             fig.update_layout(xaxis_title=None, yaxis_title="FLOP")
             show_chart(decades(fig), "Where the forward FLOP go, per top-level layer or block (per example, log scale)")
 
-    with st.expander("Formulas of the layer kinds (matmul convention, the symbols of Epoch AI's article)"):
+    # drawn only when asked for: a collapsed expander would still typeset every formula on each load
+    if st.toggle("Formulas of every layer kind (matmul convention, the symbols of Epoch AI's article)",
+                 key="m1_formulas"):
         for kind in KIND_BY_TYPE.values():
-            c1, c2 = st.columns([1, 3])
-            c1.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
-            c2.latex(kind.formula)
+            st.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
+            st.latex(kind.formula)
         st.caption("H, W, C: input height, width, channels; D filters; K kernel; S stride; P padding; "
                    "N inputs; M units; L sequence length; T time steps. 1 MAC = 2 FLOP.")
 

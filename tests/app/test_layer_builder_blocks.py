@@ -91,6 +91,7 @@ def test_nested_presets_load_and_chart_one_bar_per_top_level_layer(preset_id):
     at = loaded(preset_id)
     assert not at.error
     n_top = len(presets()[preset_id].scenario.layers)
+    at.toggle(key="m1_chart").set_value(True).run()  # the chart is drawn when asked for
     chart = at.get("plotly_chart")[0]
     import json
 

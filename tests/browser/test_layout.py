@@ -81,7 +81,7 @@ def test_the_result_formula_fits_a_phone(server, browser, path):
     """The training-compute formula (LaTeX on the layer builder, the method-2 line on the hardware page)
     wraps onto lines within a 390 px screen instead of running off its edge."""
     context, page = open_page(browser, f"{server}/{path}", 390, 844)
-    selector = ".katex-display" if not path else "[data-testid=stCode] pre"
+    selector = ".katex-display" if not path else "[data-testid=stText]"
     formula = page.locator(selector).first
     sizes = formula.evaluate("e => [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right]")
     assert sizes[0] <= sizes[1] + 4 and sizes[2] <= 390, sizes  # KaTeX rounds a pixel or two
