@@ -114,6 +114,8 @@ class BlockRow:
     first: int
     end: int
     copies: int = 1
+    detail: str = ""
+    """What kind of block, in words: 'n copies' (repeat), the merge (branches)."""
 
     def as_dict(self) -> dict:
         return {"path": self.path, "type": self.type, "name": self.name, "output_shape": self.output_shape,
@@ -221,9 +223,11 @@ class Walker:
             out = layer.walk(flow, path, self)
         finally:
             self.depth = depth
+        times = getattr(layer, "times", 1)
+        detail = f"{times:,} copies" if times > 1 else getattr(layer, "merge", "")
         self.blocks.insert(at, BlockRow(index, path, layer.type, layer.name, depth, out.shape, out.steps,
                                         self.params - before[0], self.macs - before[1], self.flop - before[2],
-                                        first, len(self.rows)))
+                                        first, len(self.rows), 1, detail))
         return out
 
     def merge_row(self, layer, path: str, out: Flow, extra_flop: int) -> None:
