@@ -51,7 +51,8 @@ def table_rows(arch, levels: int) -> list[dict]:
     for i, r in enumerate(arch.rows):
         while block is not None and block.first == i:
             if block.depth <= levels:
-                out.append(row(block, f"▾ {block.type}", block.path, block.depth, block.copies, "subtotal"))
+                detail = f" ({block.detail})" if block.detail else ""
+                out.append(row(block, f"▾ {block.type}{detail}", block.path, block.depth, block.copies, "subtotal"))
             block = next(blocks, None)
         if r.depth <= levels:
             out.append(row(r, layer_label(r.type, r.part), r.path, r.depth, r.copies))

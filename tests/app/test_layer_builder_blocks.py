@@ -32,7 +32,9 @@ def test_resnet50_loads_with_subtotals_and_collapses():
     assert metric(at, "Parameters") == f"{RESNET50_PARAMS:,}"
     table = at.dataframe[0].value
     subtotals = table[table["status"] == "subtotal"]
-    assert set(subtotals["layer"].str.strip("· ")) >= {"▾ repeat", "▾ residual", "▾ residual ×2"}
+    # the stages (named groups), the bottlenecks, layer1's 2 repeated bottlenecks (one row standing for both)
+    assert set(subtotals["layer"].str.strip("· ")) >= {"▾ repeat", "▾ residual", "▾ repeat (2 copies)",
+                                                        "▾ residual ×2"}
     at.slider(key="m1_levels").set_value(0).run()
     table = at.dataframe[0].value
     # top level: conv, bn, relu, max pool, 4 stages (one subtotal row each), pool, flatten, dense
