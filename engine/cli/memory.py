@@ -38,6 +38,7 @@ def load_model(args) -> Loaded:
     """The model from --config, --model or a scenario file."""
     from engine.cli.files import read_text_file
     from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+    from engine.llm.library import library_models
     from engine.plan.model import plan_model, scenario_model, scenario_tokens
     from engine.plan.published_runs import PUBLISHED_RUNS
     from engine.presets import presets
@@ -57,10 +58,16 @@ def load_model(args) -> Loaded:
         if run is not None:
             config = read_hf_config(run.config)
             return Loaded(plan_model(config.architecture(seq_len or run.seq_len)))
+        library = {m.id: m for m in library_models()}
+        if args.model in library:  # a language model of the shipped library (transformer --list-models)
+            config = read_hf_config(library[args.model].config)
+            return Loaded(plan_model(config.architecture(config.sequence_length(seq_len))),
+                          library[args.model].training_tokens)
         found = presets().get(args.model)
         if found is None:
             known = ", ".join([*presets(), *(r.key for r in PUBLISHED_RUNS)])
-            raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}")
+            raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}, or a library "
+                                      "model (python -m engine transformer --list-models)")
         scenario = found.scenario
     else:
         scenario = load_scenario_text(read_text_file(args.scenario), source=args.scenario)
@@ -118,8 +125,8 @@ def _memory(args) -> dict:
 def add_model_arguments(p) -> None:
     p.add_argument("scenario", nargs="?", help="a scenario JSON file (its layers)")
     p.add_argument("--config", help="a Hugging Face config.json")
-    p.add_argument("--model", help="a preset id (llama2-7b, gpt3-175b, …) or a published run (palm-540b, "
-                                   "megatron-1t, …)")
+    p.add_argument("--model", help="a preset id (llama2-7b, gpt3-175b, …), a published run (palm-540b, "
+                                   "megatron-1t, …) or a library model (llama-3.1-8b, …: transformer --list-models)")
     p.add_argument("--seq-len", dest="seq_len", help="sequence length s (default: the model's)")
 
 
