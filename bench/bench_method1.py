@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 
 from bench.common import median_seconds
-from engine.architecture import Architecture, evaluate
+from engine.method1.architecture import Architecture, evaluate
 
 BLOCK = [{"type": "dense", "units": 256}, {"type": "layer_norm"}, {"type": "activation", "function": "gelu"},
          {"type": "dropout", "rate": 0.1}]

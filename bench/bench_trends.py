@@ -15,10 +15,10 @@ import random
 from pathlib import Path
 
 from bench.common import median_seconds
-from engine.epoch_import import read_epoch_csv
-from engine.placement import place_estimate
-from engine.runs_dataset import load_training_runs
-from engine.trend_fit import NAMED_WINDOWS, TrendQuery, fit_trend
+from engine.trends.epoch_csv import read_epoch_csv
+from engine.trends.placement import place_estimate
+from engine.trends.runs_dataset import load_training_runs
+from engine.trends.fit import NAMED_WINDOWS, TrendQuery, fit_trend
 
 SHARED_SLIM = Path(__file__).resolve().parents[2] / "shared" / "data" / "epoch" / "epoch_all_ai_models_slim.csv"
 

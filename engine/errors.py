@@ -34,7 +34,7 @@ class InputError(ValueError):
 
 
 UNION_TAGS: frozenset[str] = frozenset()
-"""Tags of the tagged unions (layer kinds); set once by ``engine.layers`` at import."""
+"""Tags of the tagged unions (layer kinds); set once by ``engine.method1.layers`` at import."""
 
 
 def _loc_to_field(loc: tuple) -> str:

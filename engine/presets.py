@@ -5,7 +5,7 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.llm_presets import GPT3_175B_CONFIG, LLAMA2_7B_CONFIG, transformer_scenario
+from engine.llm.presets import GPT3_175B_CONFIG, LLAMA2_7B_CONFIG, transformer_scenario
 from engine.scenario import Scenario
 
 OPENAI_APPENDIX = "https://openai.com/index/ai-and-compute/#appendixmethods"

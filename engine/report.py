@@ -2,11 +2,11 @@
 from __future__ import annotations
 
 from engine.consistency import consistency_check
-from engine.costs import estimate_costs
+from engine.method2.costs import estimate_costs
 from engine.errors import InputError
-from engine.hardware import load_hardware_db
-from engine.method1 import Method1Estimate, estimate_method1
-from engine.method2 import estimate_method2
+from engine.method2.hardware_db import load_hardware_db
+from engine.method1.estimate import Method1Estimate, estimate_method1
+from engine.method2.run import estimate_method2
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import PFS_DAY_FLOP, format_flop

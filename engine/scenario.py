@@ -8,13 +8,13 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from engine.architecture import MAX_LAYERS, Architecture, InputSpec
-from engine.conventions import Convention
+from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
+from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
 from engine.errors import InputError, from_validation_error
-from engine.layer_kinds import Layer
-from engine.method2 import HardwareRun
-from engine.training import QuickForm, TrainingSetup
+from engine.method1.kinds import Layer
+from engine.method2.run import HardwareRun
+from engine.method1.training import QuickForm, TrainingSetup
 
 SCENARIO_VERSION = 1
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",

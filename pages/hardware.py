@@ -4,15 +4,15 @@ from __future__ import annotations
 import streamlit as st
 
 from engine.consistency import consistency_check
-from engine.costs import estimate_costs
+from engine.method2.costs import estimate_costs
 from engine.errors import InputError
-from engine.hardware import load_hardware_db
-from engine.method1 import estimate_method1
-from engine.method2 import DURATION_UNITS, estimate_method2
-from engine.planning import plan_run
+from engine.method2.hardware_db import load_hardware_db
+from engine.method1.estimate import estimate_method1
+from engine.method2.run import DURATION_UNITS, estimate_method2
+from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
 from engine.units import TERA, format_duration, format_flop
-from engine.utilization import measured_utilization
+from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs

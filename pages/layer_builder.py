@@ -6,8 +6,8 @@ import plotly.express as px
 import streamlit as st
 
 from engine.errors import InputError
-from engine.layer_kinds import KIND_BY_TYPE
-from engine.method1 import estimate_method1
+from engine.method1.kinds import KIND_BY_TYPE
+from engine.method1.estimate import estimate_method1
 from engine.presets import presets
 from engine.scenario import parse_scenario
 from engine.units import PFS_DAY_FLOP, format_flop, latex_number

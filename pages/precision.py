@@ -6,10 +6,10 @@ import plotly.express as px
 import streamlit as st
 
 from engine.errors import InputError
-from engine.format_comparison import compare_formats
-from engine.hardware import load_hardware_db
-from engine.method1 import estimate_method1
-from engine.method2 import estimate_method2
+from engine.method2.format_comparison import compare_formats
+from engine.method2.hardware_db import load_hardware_db
+from engine.method1.estimate import estimate_method1
+from engine.method2.run import estimate_method2
 from engine.scenario import parse_scenario
 from engine.units import TERA, format_duration, format_flop
 from ui import state

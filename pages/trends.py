@@ -7,16 +7,16 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
-from engine.epoch_import import read_epoch_csv
+from engine.trends.epoch_csv import read_epoch_csv
 from engine.errors import InputError
-from engine.hardware import load_hardware_db
-from engine.hardware_trend import fit_hardware_trend, hardware_points
-from engine.method1 import estimate_method1
-from engine.method2 import estimate_method2
-from engine.partial_dates import decimal_year_of
-from engine.placement import place_estimate
-from engine.runs_dataset import load_training_runs, runs_frame, runs_table
-from engine.trend_fit import MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, fit_trend, reference_line
+from engine.method2.hardware_db import load_hardware_db
+from engine.trends.hardware_trend import fit_hardware_trend, hardware_points
+from engine.method1.estimate import estimate_method1
+from engine.method2.run import estimate_method2
+from engine.trends.partial_dates import decimal_year_of
+from engine.trends.placement import place_estimate
+from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
+from engine.trends.fit import MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, fit_trend, reference_line
 from engine.units import format_flop
 from ui import state
 from ui.widgets import page_header, plain, show_error

@@ -6,7 +6,7 @@ import json
 import pytest
 
 from engine.errors import InputError, one_line, quoted
-from engine.hardware import load_hardware_db
+from engine.method2.hardware_db import load_hardware_db
 from engine.scenario import load_scenario_text
 
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from engine.method1 import estimate_method1
+from engine.method1.estimate import estimate_method1
 from engine.presets import presets
 
 

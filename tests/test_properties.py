@@ -7,8 +7,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
-from engine.layer_kinds import KIND_BY_TYPE
-from engine.method1 import estimate_method1
+from engine.method1.kinds import KIND_BY_TYPE
+from engine.method1.estimate import estimate_method1
 from engine.scenario import load_scenario_text
 
 sizes = st.one_of(st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True), st.just("7"),

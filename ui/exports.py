@@ -8,7 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
-from engine.method1 import Method1Estimate, estimate_method1
+from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.report import markdown_report
 from engine.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario_text
 from engine.share_link import QUERY_KEY, encode, scenario_json

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.hardware import HardwareDB
+from engine.method2.hardware_db import HardwareDB
 from engine.units import TERA
 from ui import state
 

@@ -8,7 +8,7 @@ import streamlit as st
 from pydantic import ValidationError
 
 from engine.errors import from_validation_error
-from engine.layer_kinds import KIND_BY_TYPE
+from engine.method1.kinds import KIND_BY_TYPE
 from ui.state import bind
 
 STARTER_VALUES: dict[str, dict] = {

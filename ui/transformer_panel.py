@@ -5,9 +5,9 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
-from engine.hf_config import load_hf_config_text
-from engine.llm_estimate import TransformerRun, estimate_transformer
-from engine.method2 import parse_input
+from engine.llm.config import load_hf_config_text
+from engine.llm.estimate import TransformerRun, estimate_transformer
+from engine.method2.run import parse_input
 from engine.scenario import MAX_SCENARIO_BYTES
 from engine.units import format_flop
 from ui import state

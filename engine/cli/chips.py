@@ -1,0 +1,20 @@
+"""``chips``: the hardware database, every chip with its dense peaks."""
+from __future__ import annotations
+
+from engine.method2.hardware_db import load_hardware_db
+
+
+def _chips(args) -> list[dict]:
+    chips = load_hardware_db().chips
+    if args.vendor:
+        chips = [c for c in chips if c.vendor.lower() == args.vendor.lower()]
+    if args.year is not None:
+        chips = [c for c in chips if c.release_year == args.year]
+    return [c.summary() for c in chips]
+
+
+def register(sub) -> None:
+    c = sub.add_parser("chips", help="the hardware database: every chip with its dense peaks")
+    c.add_argument("--vendor", help="only this vendor (NVIDIA, Google, AMD, Intel)")
+    c.add_argument("--year", type=int, help="only chips launched this year")
+    c.set_defaults(run=_chips)

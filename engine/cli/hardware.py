@@ -1,0 +1,87 @@
+"""``hardware``: method 2, training FLOP = chips × time × peak × utilization."""
+from __future__ import annotations
+
+from engine.method2.costs import estimate_costs
+from engine.errors import InputError, quoted
+from engine.method2.run import HardwareRun, estimate_method2, parse_input
+from engine.method2.precision import PRECISIONS
+
+
+def _mixed(text: str | None) -> dict[str, float] | None:
+    """'bf16=0.9,fp32=0.1' → {'bf16': 0.9, 'fp32': 0.1}."""
+    if text is None:
+        return None
+    split: dict[str, float] = {}
+    for item in text.split(","):
+        fmt, sep, fraction = item.partition("=")
+        try:
+            split[fmt.strip().lower()] = float(fraction)
+        except ValueError:
+            sep = ""
+        if not sep:
+            raise InputError("mixed_precision", f"{quoted(item.strip())} is not FORMAT=FRACTION "
+                             "(e.g. --mixed bf16=0.9,fp32=0.1)")
+    return split
+
+
+def run_from_args(args) -> HardwareRun:
+    """The ``HardwareRun`` the ``hardware`` arguments describe."""
+    for flag, unit in (("days", "days"), ("hours", "hours"), ("chip_hours", "chip_hours"),
+                       ("gpu_days", "gpu_days")):
+        if getattr(args, flag) is not None:
+            duration, duration_unit = getattr(args, flag), unit
+    data = {
+        "chip": args.chip, "peak_flop_per_s": args.peak, "year": args.year,
+        "precision": args.precision.lower() if args.precision else None,
+        "tensor_cores": not args.no_tensor_cores, "mixed_precision": _mixed(args.mixed),
+        "split_basis": args.split_basis, "allow_fallback": args.allow_fallback,
+        "chip_count": args.count, "duration": duration, "duration_unit": duration_unit,
+        "utilization": args.utilization, "utilization_low": args.utilization_low,
+        "utilization_high": args.utilization_high, "price_usd_per_chip_hour": args.price,
+        "tdp_w": args.tdp, "pue": args.pue, "grid_kg_co2_per_kwh": args.grid,
+    }
+    return parse_input(HardwareRun, {k: v for k, v in data.items() if v is not None})
+
+
+def _hardware(args) -> dict:
+    run = run_from_args(args)
+    estimate = estimate_method2(run)
+    costs = estimate_costs(run)
+    out = estimate.model_dump(mode="json")
+    out.update({
+        "chip": estimate.peak.chip_id, "hardware": estimate.peak.hardware_name,
+        "fallback": "; ".join(estimate.peak.fallbacks) or None,
+        "cost_usd": costs.cost_usd, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
+        "costs": costs.model_dump(mode="json"),
+    })
+    return out
+
+
+def register(sub) -> None:
+    h = sub.add_parser("hardware", help="method 2: training FLOP = chips × time × peak × utilization")
+    which = h.add_mutually_exclusive_group(required=True)
+    which.add_argument("--chip", help="chip id or alias (see `chips`)")
+    which.add_argument("--peak", type=float, metavar="FLOP_PER_S", help="a custom dense peak per chip")
+    which.add_argument("--year", type=int, help="unknown hardware: mean peak of that year's accelerators")
+    h.add_argument("--count", type=float, metavar="N", help="number of chips")
+    time = h.add_mutually_exclusive_group(required=True)
+    time.add_argument("--days", type=float, help="wall-clock days (with --count)")
+    time.add_argument("--hours", type=float, help="wall-clock hours (with --count)")
+    time.add_argument("--chip-hours", type=float, dest="chip_hours", help="accumulated chip-hours")
+    time.add_argument("--gpu-days", type=float, dest="gpu_days", help="accumulated GPU-days")
+    h.add_argument("--utilization", required=True, metavar="U",
+                   help="in (0, 1], or a preset: openai-gpu, openai-cpu, epoch-llm, epoch-other")
+    h.add_argument("--utilization-low", dest="utilization_low", metavar="U")
+    h.add_argument("--utilization-high", dest="utilization_high", metavar="U")
+    h.add_argument("--precision", metavar="FORMAT", help=f"one of {', '.join(PRECISIONS)} (default fp32)")
+    h.add_argument("--no-tensor-cores", action="store_true", dest="no_tensor_cores")
+    h.add_argument("--mixed", metavar="SPLIT", help="mixed split, e.g. bf16=0.9,fp32=0.1")
+    h.add_argument("--split-basis", dest="split_basis", default="work",
+                   help="'work' (fractions of the FLOP, default) or 'time'")
+    h.add_argument("--allow-fallback", action="store_true", dest="allow_fallback",
+                   help="use the nearest peak (flagged) when the chip lacks the format")
+    h.add_argument("--price", type=float, metavar="USD", help="price per chip-hour (overrides the indicative one)")
+    h.add_argument("--tdp", type=float, metavar="W", help="power per chip (overrides the TDP)")
+    h.add_argument("--pue", type=float, help="data-center PUE (default in hardware_db.json)")
+    h.add_argument("--grid", type=float, metavar="KG_PER_KWH", help="grid intensity, kg CO2/kWh")
+    h.set_defaults(run=_hardware)

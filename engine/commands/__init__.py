@@ -1,1 +1,0 @@
-"""CLI commands, one module each (see engine/cli.py)."""

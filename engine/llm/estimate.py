@@ -1,0 +1,108 @@
+"""A language model's training compute: the detailed count (this engine's layers) and the quick
+formulas, side by side, with the parameter counts they rest on."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from engine.method1.architecture import ArchitectureResult, evaluate
+from engine.method1.conventions import Convention
+from engine.errors import from_validation_error
+from engine.llm.config import TransformerConfig, validate_transformer_config
+from engine.method1.layers import Size
+from engine.llm.formulas import FormulaResult, ModelShape, formula_results
+from engine.method1.training import DEFAULT_BACKWARD_RATIO, TrainingResult, TrainingSetup, training_compute
+
+MAX_TOKENS = 1e18
+
+
+class TransformerRun(BaseModel):
+    """The training run: D tokens in sequences of T (default: the model's context length)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    tokens: Annotated[float, Field(gt=0, le=MAX_TOKENS, allow_inf_nan=False)]
+    seq_len: Size | None = None
+    convention: Convention = "matmul"
+    causal_count: Literal["full", "half"] | None = Field(
+        None, description="full: every score of QKᵀ and AV, as FlopCounterMode and PaLM count; half: only "
+                          "the pairs a causal mask keeps, L(L+1)/2 or fewer with a sliding window; none: as the "
+                          "config's block says (full by default).")
+    backward_ratio: float = DEFAULT_BACKWARD_RATIO
+
+
+@dataclass(slots=True)
+class TransformerEstimate:
+    """Parameters (total, non-embedding, active), the detailed count and every formula."""
+
+    config: TransformerConfig
+    run: TransformerRun
+    seq_len: int
+    architecture: ArchitectureResult
+    training: TrainingResult
+    non_embedding_params: int
+    active_non_embedding_params: int
+    formulas: list[FormulaResult]
+
+    @property
+    def params(self) -> int:
+        return self.architecture.params
+
+    @property
+    def training_flop(self) -> float:
+        return self.training.training_flop
+
+    def forward_flop_by_part(self) -> dict[str, int]:
+        """Forward FLOP per sequence summed over the blocks by sub-layer (attention scores, feed-forward…)."""
+        totals: dict[str, int] = {}
+        for row in self.architecture.rows:
+            key = row.part or row.type
+            totals[key] = totals.get(key, 0) + row.forward_flop
+        return totals
+
+    def as_dict(self, layers: bool = False) -> dict:
+        arch = self.architecture
+        out = {
+            "model_type": self.config.model_type, "convention": arch.convention,
+            "causal_count": self.config.block.causal_count, "tokens": self.run.tokens, "seq_len": self.seq_len,
+            "sequences": self.training.examples,
+            "params": arch.params, "non_embedding_params": self.non_embedding_params,
+            "embedding_params": self.config.vocabulary_params,
+            "active_params": arch.active_params, "active_non_embedding_params": self.active_non_embedding_params,
+            "forward_flop_per_sequence": arch.forward_flop,
+            "forward_flop_per_token": arch.forward_flop / self.seq_len,
+            "training_flop": self.training.training_flop, "pfs_days": self.training.pfs_days,
+            "formulas": {f.key: f.training_flop for f in self.formulas},
+            "formula_details": [f.as_dict() for f in self.formulas],
+            "forward_flop_by_part": self.forward_flop_by_part(),
+        }
+        if layers:
+            out["layers"] = [row.as_dict() for row in arch.rows]
+        return out
+
+
+def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> TransformerEstimate:
+    """Detailed count: the config's layers (``evaluate``) × (1 + r) × D/T sequences (``engine.method1.training``);
+    formulas from the same parameter counts."""
+    seq_len = config.sequence_length(run.seq_len)
+    block = config.block
+    if run.causal_count not in (None, block.causal_count):
+        config = validate_transformer_config(
+            config.model_dump() | {"block": block.model_dump() | {"causal_count": run.causal_count}}, "config")
+        block = config.block
+    arch = evaluate(config.architecture(seq_len), run.convention)
+    try:
+        setup = TrainingSetup(examples=run.tokens / seq_len, backward_ratio=run.backward_ratio)
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+    training = training_compute(arch.forward_flop, setup)
+    vocab = config.vocabulary_params
+    heads, kv_heads, head_size = block.attention_sizes(config.d_model)
+    shape = ModelShape(
+        non_embedding_params=arch.active_params - vocab, all_params=arch.active_params, layers=config.layers,
+        d_model=config.d_model, heads=heads, head_size=head_size, kv_heads=kv_heads,
+        ff_size=block.ff_size or 4 * config.d_model, gated=block.gated, experts=block.experts,
+        vocab_size=config.vocab_size, seq_len=seq_len, tokens=run.tokens, attention_window=block.attention_window)
+    return TransformerEstimate(config, run, seq_len, arch, training, arch.params - vocab,
+                               arch.active_params - vocab, formula_results(shape, training.training_flop))

@@ -1,0 +1,1 @@
+"""Method 1: training compute from the architecture (layers, kinds, shapes, training setup)."""

@@ -1,0 +1,54 @@
+"""Method 1: training compute from the architecture (or from a quick form)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.method1.architecture import ArchitectureResult, evaluate
+from engine.errors import InputError
+from engine.scenario import Scenario
+from engine.method1.training import TrainingResult, training_compute
+
+
+@dataclass(slots=True)
+class Method1Estimate:
+    """Forward FLOP per example, and training FLOP when the training setup is given."""
+
+    convention: str
+    params: int
+    macs: float
+    forward_flop: float
+    architecture: ArchitectureResult | None
+    training: TrainingResult | None
+    error: InputError | None = None
+
+    @property
+    def training_flop(self) -> float | None:
+        return self.training.training_flop if self.training else None
+
+    def as_dict(self) -> dict:
+        out = {"convention": self.convention, "params": self.params, "macs": self.macs,
+               "forward_flop": self.forward_flop}
+        if self.training:
+            out["training_flop"] = self.training.training_flop
+            out["pfs_days"] = self.training.pfs_days
+            out["training"] = self.training.model_dump()
+        if self.architecture is not None:
+            out["layers"] = [row.as_dict() for row in self.architecture.rows]
+        return out
+
+
+def estimate_method1(scenario: Scenario, *, strict: bool = True) -> Method1Estimate:
+    """Per-layer evaluation (or the quick form), then C = F × (1 + r) × examples × epochs (+ optimizer)."""
+    if scenario.mode == "quick":
+        quick = scenario.quick
+        forward = quick.forward_flop
+        arch, params, macs, error = None, 0, forward / 2, None
+    else:
+        if scenario.input is None:
+            raise InputError("input", "no input shape given")
+        arch = evaluate(scenario.architecture(), scenario.convention, strict=strict)
+        forward, params, macs, error = arch.forward_flop, arch.params, arch.macs, arch.error
+    training = None
+    if scenario.training is not None and error is None:
+        training = training_compute(forward, scenario.training, params)
+    return Method1Estimate(scenario.convention, params, macs, forward, arch, training, error)

@@ -1,0 +1,18 @@
+"""Every layer kind, as one tagged union (``type``) for the scenario's ``layers`` list."""
+from __future__ import annotations
+
+from typing import Annotated, Union
+
+from pydantic import Field
+
+from engine import errors
+from engine.method1.layers import BASIC_KINDS, LayerBase
+from engine.method1.transformer import TRANSFORMER_KINDS
+
+LAYER_KINDS: tuple[type[LayerBase], ...] = BASIC_KINDS + TRANSFORMER_KINDS
+
+Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
+
+KIND_BY_TYPE: dict[str, type[LayerBase]] = {k.model_fields["type"].default: k for k in LAYER_KINDS}
+
+errors.UNION_TAGS = frozenset(KIND_BY_TYPE)  # so that messages read layers[0].units, not layers[0].dense.units

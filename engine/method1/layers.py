@@ -1,0 +1,505 @@
+"""The layer library: each kind knows its parameters, its forward FLOP and its output shape.
+
+Shapes are channels-last, as in the seed: images ``[H, W, C]``, vectors ``[N]``, 1-D signals
+``[L, C]``, volumes ``[D, H, W, C]``. A ``Flow`` is what runs between layers: one item shape and,
+for a sequence input, its number of steps T. Per-item layers run once per step (their cost × T);
+recurrent layers consume the sequence; attention layers take the whole sequence ``[L, W]``.
+
+Costs are exact integers: ``macs`` (multiply-accumulates; ``matmul`` FLOP = 2·macs) and
+``extra_flop`` (everything else the ``full`` convention adds; see ``engine.method1.conventions``).
+Adding a kind = one class with ``item_cost`` (or ``cost``) and one entry in ``Layer``.
+"""
+from __future__ import annotations
+
+import math
+from typing import Annotated, ClassVar, Literal, NamedTuple, Union
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.method1.conventions import (
+    ACTIVATION_FLOP,
+    ATTENTION_SCALE_FLOP_PER_SCORE,
+    DROPOUT_FLOP_PER_ELEMENT,
+    NORM_AFFINE_FLOP_PER_ELEMENT,
+    NORM_FLOP_PER_ELEMENT,
+)
+
+MAX_SIZE = 10**9
+"""Upper bound of any one size (units, filters, a dimension): beyond it an input is absurd."""
+
+Size = Annotated[int, Field(ge=1, le=MAX_SIZE)]
+Sizes = Union[Size, list[Size]]
+Padding = Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]],
+                Literal["same", "valid"]]
+
+
+class ShapeError(ValueError):
+    """A layer cannot take the shape it is given; the architecture adds the layer's index."""
+
+
+class Flow(NamedTuple):
+    """What runs between layers: ``item`` shape, and ``steps`` T for a sequence (None if not)."""
+
+    item: tuple[int, ...]
+    steps: int | None = None
+
+    @property
+    def shape(self) -> list[int]:
+        """The shape as shown: ``[T, *item]`` for a sequence."""
+        return ([self.steps] if self.steps else []) + list(self.item)
+
+    def describe(self) -> str:
+        item = "[" + ", ".join(str(d) for d in self.item) + "]"
+        return f"{self.steps} × {item}" if self.steps else item
+
+
+class Part(NamedTuple):
+    """A sub-layer of a composite kind (a transformer block's attention, feed-forward…), one table row."""
+
+    name: str
+    params: int
+    macs: int
+    extra_flop: int
+    active_params: int | None = None
+
+
+class LayerCost(NamedTuple):
+    """One layer's cost for one example (a whole sequence where there is one).
+
+    ``active_params``: the parameters one example goes through, where fewer than ``params``
+    (mixture of experts). ``parts``: rows of a composite kind; their sums are the layer's figures.
+    """
+
+    out: Flow
+    params: int
+    macs: int
+    extra_flop: int
+    active_params: int | None = None
+    parts: tuple[Part, ...] = ()
+
+
+def _shape(item: tuple[int, ...]) -> str:
+    return "[" + ", ".join(str(d) for d in item) + "]"
+
+
+def _prod(values) -> int:
+    return math.prod(values)
+
+
+class LayerBase(BaseModel):
+    """Common fields; subclasses set ``type`` and implement ``item_cost`` or ``cost``."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    name: str = Field("", max_length=200, description="Optional label, shown as plain text.")
+
+    kind_label: ClassVar[str] = ""
+    formula: ClassVar[str] = ""
+    """LaTeX of the forward FLOP in the seed's symbols (``matmul`` convention)."""
+
+    def item_cost(self, item: tuple[int, ...]) -> tuple[tuple[int, ...], int, int, int]:
+        """(output item, params, macs, extra_flop) for one item; per-item layers implement this."""
+        raise NotImplementedError
+
+    def cost(self, flow: Flow) -> LayerCost:
+        """Per-item layers run once per step of a sequence: their cost × T."""
+        out, params, macs, extra = self.item_cost(flow.item)
+        t = flow.steps or 1
+        return LayerCost(Flow(out, flow.steps), params, macs * t, extra * t)
+
+    # helpers shared by the kinds
+    def _vector(self, item: tuple[int, ...]) -> int:
+        if len(item) != 1:
+            raise ShapeError(f"expects a vector [N], got {_shape(item)}; add a flatten layer before it")
+        return item[0]
+
+
+# ---------------------------------------------------------------- fully connected, embedding
+
+class Dense(LayerBase):
+    """Fully connected N→M: params N·M + M, forward 2·N·M."""
+
+    type: Literal["dense"] = "dense"
+    units: Size
+    bias: bool = True
+    kind_label: ClassVar[str] = "Fully connected"
+    formula: ClassVar[str] = r"2 \cdot N \cdot M"
+
+    def item_cost(self, item):
+        n, m = self._vector(item), self.units
+        b = m if self.bias else 0
+        return (m,), n * m + b, n * m, b
+
+
+class Embedding(LayerBase):
+    """Lookup table V×d: params V·d, no arithmetic. Item [1] (a token) → [d]; [N] → [N, d]."""
+
+    type: Literal["embedding"] = "embedding"
+    vocab_size: Size
+    dim: Size
+    kind_label: ClassVar[str] = "Embedding"
+    formula: ClassVar[str] = r"0 \quad (\text{a table lookup; } V \cdot d \text{ parameters})"
+
+    def item_cost(self, item):
+        n = self._vector(item)
+        out = (self.dim,) if n == 1 else (n, self.dim)
+        return out, self.vocab_size * self.dim, 0, 0
+
+
+# ---------------------------------------------------------------- convolutions
+
+def _per_dim(value, d: int, field: str) -> tuple[int, ...]:
+    if isinstance(value, int):
+        return (value,) * d
+    if len(value) != d:
+        raise ShapeError(f"{field} has {len(value)} values, expected 1 or {d}")
+    return tuple(value)
+
+
+class _ConvBase(LayerBase):
+    filters: Size
+    kernel_size: Sizes
+    stride: Sizes = 1
+    padding: Padding = 0
+    dilation: Sizes = 1
+    groups: Size = 1
+    bias: bool = True
+    dims: ClassVar[int] = 2
+
+    def _geometry(self, item):
+        d = self.dims
+        if len(item) != d + 1:
+            expected = {1: "[L, C]", 2: "[H, W, C]", 3: "[D, H, W, C]"}[d]
+            raise ShapeError(f"expects {expected} (channels last), got {_shape(item)}")
+        spatial, c = item[:d], item[d]
+        k = _per_dim(self.kernel_size, d, "kernel_size")
+        s = _per_dim(self.stride, d, "stride")
+        dil = _per_dim(self.dilation, d, "dilation")
+        g = self.groups
+        if c % g or self.filters % g:
+            raise ShapeError(f"groups {g} must divide input channels C = {c} and filters D = {self.filters}"
+                             "")
+        return spatial, c, k, s, dil, g
+
+
+class _Conv(_ConvBase):
+    """Convolution: params D·K^d·C/g + D; forward 2·H′·W′·D·K²·C/g (H′ = ⌊(H+2P−dil·(K−1)−1)/S⌋+1)."""
+
+    formula: ClassVar[str] = r"2 \cdot H' \cdot W' \cdot D \cdot K^2 \cdot C, \quad H' = \left\lfloor \frac{H - K + 2P}{S} \right\rfloor + 1"
+
+    def item_cost(self, item):
+        spatial, c, k, s, dil, g = self._geometry(item)
+        if self.padding == "same":
+            if any(x != 1 for x in s):
+                raise ShapeError("padding 'same' needs stride 1")
+            out_spatial = spatial
+        else:
+            p = (0,) * self.dims if self.padding == "valid" else _per_dim(self.padding, self.dims, "padding")
+            out_spatial = []
+            for size, kk, ss, pp, dd in zip(spatial, k, s, p, dil):
+                span = dd * (kk - 1) + 1
+                if size + 2 * pp < span:
+                    raise ShapeError(f"kernel {kk} (dilation {dd}, span {span}) is larger than the padded "
+                                     f"input {size} + 2·{pp}")
+                out_spatial.append((size + 2 * pp - span) // ss + 1)
+        taps = _prod(k) * (c // g)  # multiply-accumulates per output value
+        out = tuple(out_spatial) + (self.filters,)
+        n_out = _prod(out)
+        return out, self.filters * taps + (self.filters if self.bias else 0), n_out * taps, \
+            (n_out if self.bias else 0)
+
+
+class Conv1d(_Conv):
+    type: Literal["conv1d"] = "conv1d"
+    dims: ClassVar[int] = 1
+    kind_label: ClassVar[str] = "CNN (1-D)"
+    formula: ClassVar[str] = r"2 \cdot L' \cdot D \cdot K \cdot C"
+
+
+class Conv2d(_Conv):
+    type: Literal["conv2d"] = "conv2d"
+    dims: ClassVar[int] = 2
+    kind_label: ClassVar[str] = "CNN (2-D)"
+
+
+class Conv3d(_Conv):
+    type: Literal["conv3d"] = "conv3d"
+    dims: ClassVar[int] = 3
+    kind_label: ClassVar[str] = "CNN (3-D)"
+    formula: ClassVar[str] = r"2 \cdot D' \cdot H' \cdot W' \cdot F \cdot K^3 \cdot C"
+
+
+class ConvTranspose2d(_ConvBase):
+    """Transposed convolution: each input pixel × each tap, 2·H·W·C·K²·D/g; output (H−1)·S−2P+dil·(K−1)+op+1."""
+
+    type: Literal["conv_transpose2d"] = "conv_transpose2d"
+    padding: Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]] = 0
+    output_padding: Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]] = 0
+    dims: ClassVar[int] = 2
+    kind_label: ClassVar[str] = "Transposed CNN"
+    formula: ClassVar[str] = r"2 \cdot H \cdot W \cdot C \cdot K^2 \cdot D, \quad H' = (H-1) \cdot S - 2P + K"
+
+    def item_cost(self, item):
+        spatial, c, k, s, dil, g = self._geometry(item)
+        p = _per_dim(self.padding, 2, "padding")
+        op = _per_dim(self.output_padding, 2, "output_padding")
+        out_spatial = []
+        for size, kk, ss, pp, oo, dd in zip(spatial, k, s, p, op, dil):
+            if oo >= max(ss, dd):
+                raise ShapeError(f"output_padding {oo} must be smaller than stride {ss} or dilation {dd}")
+            o = (size - 1) * ss - 2 * pp + dd * (kk - 1) + oo + 1
+            if o < 1:
+                raise ShapeError(f"padding {pp} leaves no output (output size {o})")
+            out_spatial.append(o)
+        taps = _prod(k) * (self.filters // g)  # each input value scatters into these outputs
+        out = tuple(out_spatial) + (self.filters,)
+        n_out = _prod(out)
+        return out, c * taps + (self.filters if self.bias else 0), _prod(spatial) * c * taps, \
+            (n_out if self.bias else 0)
+
+
+# ---------------------------------------------------------------- pooling, reshaping, element-wise
+
+class _Pool2d(LayerBase):
+    kernel_size: Sizes
+    stride: Sizes | None = None
+    padding: Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]] = 0
+    per_window_flop: ClassVar[int] = 0  # added to K² (max: K²−1 comparisons; avg: K²−1 adds + 1 divide)
+
+    def item_cost(self, item):
+        if len(item) != 3:
+            raise ShapeError(f"expects [H, W, C] (channels last), got {_shape(item)}")
+        k = _per_dim(self.kernel_size, 2, "kernel_size")
+        s = k if self.stride is None else _per_dim(self.stride, 2, "stride")
+        p = _per_dim(self.padding, 2, "padding")
+        out_spatial = []
+        for size, kk, ss, pp in zip(item[:2], k, s, p):
+            if 2 * pp > kk:
+                raise ShapeError(f"padding {pp} must be at most half the kernel {kk}")
+            if size + 2 * pp < kk:
+                raise ShapeError(f"kernel {kk} is larger than the padded input {size} + 2·{pp}")
+            out_spatial.append((size + 2 * pp - kk) // ss + 1)
+        out = tuple(out_spatial) + (item[2],)
+        return out, 0, 0, _prod(out) * (_prod(k) + self.per_window_flop)
+
+
+class MaxPool2d(_Pool2d):
+    type: Literal["max_pool2d"] = "max_pool2d"
+    per_window_flop: ClassVar[int] = -1
+    kind_label: ClassVar[str] = "Max pooling"
+    formula: ClassVar[str] = r"0 \quad (\text{full: } H' W' C (K^2 - 1) \text{ comparisons})"
+
+
+class AvgPool2d(_Pool2d):
+    type: Literal["avg_pool2d"] = "avg_pool2d"
+    per_window_flop: ClassVar[int] = 0
+    kind_label: ClassVar[str] = "Average pooling"
+    formula: ClassVar[str] = r"0 \quad (\text{full: } H' W' C \cdot K^2)"
+
+
+class Flatten(LayerBase):
+    type: Literal["flatten"] = "flatten"
+    kind_label: ClassVar[str] = "Flatten"
+    formula: ClassVar[str] = r"0"
+
+    def item_cost(self, item):
+        return (_prod(item),), 0, 0, 0
+
+
+class Dropout(LayerBase):
+    type: Literal["dropout"] = "dropout"
+    rate: float = Field(0.5, ge=0.0, lt=1.0)
+    kind_label: ClassVar[str] = "Dropout"
+    formula: ClassVar[str] = r"0 \quad (\text{full: one multiply per element})"
+
+    def item_cost(self, item):
+        return item, 0, 0, DROPOUT_FLOP_PER_ELEMENT * _prod(item)
+
+
+class Activation(LayerBase):
+    type: Literal["activation"] = "activation"
+    function: Literal["relu", "gelu", "tanh", "sigmoid", "silu", "softmax"] = "relu"
+    kind_label: ClassVar[str] = "Activation"
+    formula: ClassVar[str] = r"0 \quad (\text{full: } c_f \text{ per element})"
+
+    def item_cost(self, item):
+        return item, 0, 0, ACTIVATION_FLOP[self.function] * _prod(item)
+
+
+class _Norm(LayerBase):
+    affine: bool = True
+
+    def _norm_cost(self, item, channels: int):
+        per = NORM_FLOP_PER_ELEMENT + (NORM_AFFINE_FLOP_PER_ELEMENT if self.affine else 0)
+        return item, (2 * channels if self.affine else 0), 0, per * _prod(item)
+
+
+class LayerNorm(_Norm):
+    """Normalises over the last axis; params 2·(last axis) with the affine γ, β."""
+
+    type: Literal["layer_norm"] = "layer_norm"
+    kind_label: ClassVar[str] = "Layer norm"
+    formula: ClassVar[str] = r"0 \quad (\text{full: } 7 \text{ per element})"
+
+    def item_cost(self, item):
+        return self._norm_cost(item, item[-1])
+
+
+class BatchNorm(_Norm):
+    """Per-channel (last axis) statistics; params 2·C (running statistics are buffers, not parameters)."""
+
+    type: Literal["batch_norm"] = "batch_norm"
+    kind_label: ClassVar[str] = "Batch norm"
+    formula: ClassVar[str] = r"0 \quad (\text{full: } 7 \text{ per element})"
+
+    def item_cost(self, item):
+        return self._norm_cost(item, item[-1])
+
+
+# ---------------------------------------------------------------- recurrent
+
+def _as_sequence(flow: Flow) -> Flow:
+    """A 2-D item [L, W] with no sequence around it is read as a sequence of L vectors [W]."""
+    if flow.steps is None and len(flow.item) == 2:
+        return Flow((flow.item[1],), flow.item[0])
+    return flow
+
+
+class _Recurrent(LayerBase):
+    units: Size
+    bias: bool = True
+    bidirectional: bool = False
+    return_sequences: bool = False
+    gates: ClassVar[int] = 1  # weight blocks: RNN 1, GRU 3, LSTM 4
+
+    def step_extra_flop(self, m: int) -> int:
+        """Non-MAC FLOP of one step, one direction (``full`` convention)."""
+        raise NotImplementedError
+
+    def cost(self, flow: Flow) -> LayerCost:
+        """Per step, per direction: G·(N·M + M²) MACs; PyTorch keeps two bias vectors (+2·G·M params)."""
+        flow = _as_sequence(flow)
+        if flow.steps is None:
+            raise ShapeError(f"needs a sequence, got {flow.describe()}; set input.sequence_length")
+        n, m, g, t = self._vector(flow.item), self.units, self.gates, flow.steps
+        dirs = 2 if self.bidirectional else 1
+        params = dirs * g * (n * m + m * m + (2 * m if self.bias else 0))
+        macs = dirs * t * g * (n * m + m * m)
+        extra = dirs * t * self.step_extra_flop(m)
+        out = Flow((dirs * m,), t if self.return_sequences else None)
+        return LayerCost(out, params, macs, extra)
+
+    def _bias_adds(self, m: int) -> int:
+        return 2 * self.gates * m if self.bias else 0
+
+
+class RNN(_Recurrent):
+    """h = tanh(W_ih·x + b_ih + W_hh·h + b_hh)."""
+
+    type: Literal["rnn"] = "rnn"
+    gates: ClassVar[int] = 1
+    kind_label: ClassVar[str] = "RNN"
+    formula: ClassVar[str] = r"2 \cdot (N \cdot M + M^2) \text{ per time step}"
+
+    def step_extra_flop(self, m):
+        return self._bias_adds(m) + m + ACTIVATION_FLOP["tanh"] * m
+
+
+class GRU(_Recurrent):
+    """r, z = σ(…); n = tanh(W_in·x + b_in + r∘(W_hn·h + b_hn)); h = (1−z)∘n + z∘h."""
+
+    type: Literal["gru"] = "gru"
+    gates: ClassVar[int] = 3
+    kind_label: ClassVar[str] = "GRU"
+    formula: ClassVar[str] = r"6 \cdot (N \cdot M + M^2) \text{ per time step}"
+
+    def step_extra_flop(self, m):
+        sig, tanh = ACTIVATION_FLOP["sigmoid"], ACTIVATION_FLOP["tanh"]
+        # r, z: add x and h parts (2M) + σ; n: r∘(…) and + (2M) + tanh; h update: 1−z, ∘n, z∘h, + (4M)
+        return self._bias_adds(m) + 2 * m + 2 * sig * m + 2 * m + tanh * m + 4 * m
+
+
+class LSTM(_Recurrent):
+    """i, f, o = σ(…), g = tanh(…); c = f∘c + i∘g; h = o∘tanh(c)."""
+
+    type: Literal["lstm"] = "lstm"
+    gates: ClassVar[int] = 4
+    kind_label: ClassVar[str] = "LSTM"
+    formula: ClassVar[str] = r"8 \cdot (N \cdot M + M^2) \text{ per time step}"
+
+    def step_extra_flop(self, m):
+        sig, tanh = ACTIVATION_FLOP["sigmoid"], ACTIVATION_FLOP["tanh"]
+        # add x and h parts (4M); 3 σ + 1 tanh; c update (3M); tanh(c) and o∘ (M)
+        return self._bias_adds(m) + 4 * m + 3 * sig * m + tanh * m + 3 * m + tanh * m + m
+
+
+# ---------------------------------------------------------------- attention
+
+def _softmax_and_scale_flop(scores: int) -> int:
+    return (ACTIVATION_FLOP["softmax"] + ATTENTION_SCALE_FLOP_PER_SCORE) * scores
+
+
+class SelfAttention(LayerBase):
+    """One head over [L, W], key size D, value (and output) size N: params W·(2D+N);
+    forward 2·L·W·(2D+N) + 2·L²·D + 2·L²·N per sequence."""
+
+    type: Literal["self_attention"] = "self_attention"
+    key_size: Size
+    value_size: Size
+    bias: bool = False
+    kind_label: ClassVar[str] = "Self-attention"
+    formula: ClassVar[str] = r"2 L W (2D + N) + 2 L^2 D + 2 L^2 N"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        flow = _as_sequence(flow)
+        if flow.steps is None:
+            raise ShapeError(f"needs a sequence [L, W], got {flow.describe()}; set input.sequence_length")
+        w, length, d, n = self._vector(flow.item), flow.steps, self.key_size, self.value_size
+        proj = 2 * d + n
+        b = proj if self.bias else 0
+        macs = length * w * proj + length * length * (d + n)
+        extra = length * b + _softmax_and_scale_flop(length * length)
+        return LayerCost(Flow((n,), length), w * proj + b, macs, extra)
+
+
+class MultiHeadAttention(LayerBase):
+    """H heads of (D, N) and an output projection to M; D = N = W/H and M = W by default
+    (PyTorch's ``nn.MultiheadAttention``). Forward H·[2·L·W·(2D+N) + 2·L²·(D+N)] + 2·L·H·N·M."""
+
+    type: Literal["multi_head_attention"] = "multi_head_attention"
+    heads: Size
+    key_size: Size | None = None
+    value_size: Size | None = None
+    output_size: Size | None = None
+    bias: bool = True
+    kind_label: ClassVar[str] = "Multi-head attention"
+    formula: ClassVar[str] = r"H \left[ 2 L W (2D + N) + 2 L^2 (D + N) \right] + 2 L H N M"
+
+    def sizes(self, w: int) -> tuple[int, int, int]:
+        """(D, N, M) for input width W."""
+        h = self.heads
+        if (self.key_size is None or self.value_size is None) and w % h:
+            raise ShapeError(f"head size W/H = {w}/{h} is not an integer; set key_size and value_size")
+        d = self.key_size or w // h
+        n = self.value_size or w // h
+        return d, n, self.output_size or w
+
+    def cost(self, flow: Flow) -> LayerCost:
+        flow = _as_sequence(flow)
+        if flow.steps is None:
+            raise ShapeError(f"needs a sequence [L, W], got {flow.describe()}; set input.sequence_length")
+        w, length, h = self._vector(flow.item), flow.steps, self.heads
+        d, n, m = self.sizes(w)
+        proj = 2 * d + n
+        params = h * w * proj + h * n * m + ((h * proj + m) if self.bias else 0)
+        macs = h * (length * w * proj + length * length * (d + n)) + length * h * n * m
+        extra = (length * (h * proj + m) if self.bias else 0) + _softmax_and_scale_flop(h * length * length)
+        return LayerCost(Flow((m,), length), params, macs, extra)
+
+
+# ---------------------------------------------------------------- the basic kinds
+
+BASIC_KINDS: tuple[type[LayerBase], ...] = (
+    Dense, Conv1d, Conv2d, Conv3d, ConvTranspose2d, RNN, GRU, LSTM, SelfAttention, MultiHeadAttention,
+    Embedding, LayerNorm, BatchNorm, Activation, MaxPool2d, AvgPool2d, Flatten, Dropout,
+)
+"""The seed's table and the usual extras; ``engine.method1.kinds`` adds the composite kinds."""

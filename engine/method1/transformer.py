@@ -1,0 +1,273 @@
+"""Transformer layer kinds: the block, RMSNorm, a learned position table and the LM head.
+
+Symbols (Kaplan 2020; PaLM App. B): L positions in a sequence, d = d_model (the input width),
+H query heads, H_kv key/value heads, Q head size, F feed-forward size, E experts, k active experts
+per token, V vocabulary, M positions of an encoder memory (cross-attention).
+
+Counting, ``matmul`` convention (what ``FlopCounterMode`` counts): the projections are ``Dense``
+layers run at every position; QKᵀ and AV are H·L²·Q multiply-accumulates each. A causal mask does
+not change that count: the masked scores are computed and discarded, as ``FlopCounterMode`` and
+PaLM's 12·L·H·Q·T count them. ``causal_count="half"`` counts only the unmasked query–key pairs
+instead (what kernels that skip masked blocks do): the L(L+1)/2 of the causal triangle, which is what
+Kaplan's 2·n_layer·n_ctx·d_attn amounts to, or, with a sliding window of W positions (Mistral),
+W(W+1)/2 + (L − W)·W.
+"""
+from __future__ import annotations
+
+from typing import ClassVar, Literal
+
+from pydantic import Field, model_validator
+
+from engine.method1.conventions import ACTIVATION_FLOP, NORM_AFFINE_FLOP_PER_ELEMENT, NORM_FLOP_PER_ELEMENT
+from engine.errors import InputError
+from engine.method1.layers import (
+    Dense,
+    Flow,
+    LayerBase,
+    LayerCost,
+    LayerNorm,
+    Part,
+    ShapeError,
+    Size,
+    _as_sequence,
+    _prod,
+    _softmax_and_scale_flop,
+)
+
+
+RMS_NORM_FLOP_PER_ELEMENT = NORM_FLOP_PER_ELEMENT - 2
+"""LayerNorm's count less the mean and the centring: square, mean of squares (add), normalise."""
+RMS_NORM_GAIN_FLOP_PER_ELEMENT = NORM_AFFINE_FLOP_PER_ELEMENT - 1
+"""× γ only: RMSNorm has no β."""
+
+BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh"]
+
+
+def unmasked_pairs(length: int, window: int | None = None) -> int:
+    """Query–key pairs a causal mask keeps: query i sees keys max(0, i − W + 1) … i, i.e. min(i + 1, W) of
+    them; Σ = L(L+1)/2 without a window (or W ≥ L), W(W+1)/2 + (L − W)·W with one."""
+    if window is None or window >= length:
+        return length * (length + 1) // 2
+    return window * (window + 1) // 2 + (length - window) * window
+
+
+def _sequence(flow: Flow) -> tuple[int, int]:
+    """(d, L) of a sequence of vectors, or a ``ShapeError``."""
+    flow = _as_sequence(flow)
+    if flow.steps is None or len(flow.item) != 1:
+        raise ShapeError(f"needs a sequence of vectors [L, d], got {flow.describe()}; "
+                         "set input.sequence_length")
+    return flow.item[0], flow.steps
+
+
+def _linear(name: str, n_in: int, n_out: int, bias: bool, positions: int, extra_flop: int = 0) -> Part:
+    """A projection N→M at each of ``positions``, costed as the ``Dense`` kind costs it."""
+    _, params, macs, bias_adds = Dense.model_construct(units=n_out, bias=bias).item_cost((n_in,))
+    return Part(name, params, positions * macs, positions * bias_adds + extra_flop)
+
+
+def _scaled(part: Part, copies: int, active: int) -> Part:
+    """``copies`` experts of which ``active`` run: params × E, active params × k."""
+    return Part(part.name, copies * part.params, part.macs, part.extra_flop, active * part.params)
+
+
+class RMSNorm(LayerBase):
+    """x / √(mean(x²) + ε) · γ over the last axis (Zhang & Sennrich 2019): params d with the gain γ."""
+
+    type: Literal["rms_norm"] = "rms_norm"
+    affine: bool = True
+    kind_label: ClassVar[str] = "RMS norm"
+    formula: ClassVar[str] = r"0 \quad (\text{full: } 4 \text{ per element})"
+
+    def item_cost(self, item):
+        per = RMS_NORM_FLOP_PER_ELEMENT + (RMS_NORM_GAIN_FLOP_PER_ELEMENT if self.affine else 0)
+        return item, (item[-1] if self.affine else 0), 0, per * _prod(item)
+
+
+class PositionEmbedding(LayerBase):
+    """A learned table of P positions × d (GPT-2's ``wpe``), added to the token embeddings:
+    params P·d, no multiply-accumulates (full: one add per element)."""
+
+    type: Literal["position_embedding"] = "position_embedding"
+    max_positions: Size
+    kind_label: ClassVar[str] = "Position embedding"
+    formula: ClassVar[str] = r"0 \quad (P \cdot d \text{ parameters; full: } L \cdot d \text{ adds})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        if length > self.max_positions:
+            raise ShapeError(f"sequence length {length} is longer than the {self.max_positions} learned positions")
+        return LayerCost(Flow((d,), length), self.max_positions * d, 0, length * d)
+
+
+class LMHead(LayerBase):
+    """Logits over the vocabulary at every position: d → V, 2·d·V per position.
+
+    ``tied``: the weights are the token embedding's (its V·d parameters are counted there), so
+    the head adds no weight parameters, but its FLOP are counted all the same."""
+
+    type: Literal["lm_head"] = "lm_head"
+    vocab_size: Size
+    tied: bool = False
+    bias: bool = False
+    kind_label: ClassVar[str] = "LM head"
+    formula: ClassVar[str] = r"2 \cdot d \cdot V \text{ per position}"
+
+    def item_cost(self, item):
+        out, params, macs, extra = Dense.model_construct(units=self.vocab_size, bias=self.bias).item_cost(item)
+        if self.tied:
+            params = self.vocab_size if self.bias else 0
+        return out, params, macs, extra
+
+
+class TransformerBlock(LayerBase):
+    """One transformer layer over a sequence [L, d]: attention, then a feed-forward network.
+
+    Attention: q (d→H·Q), k and v (d→H_kv·Q each; H_kv = H multi-head, 1 multi-query, between:
+    grouped-query), QKᵀ and AV (H·L²·Q MACs each), output (H·Q→d). Feed-forward: up d→F and down
+    F→d; ``gated`` (SwiGLU, GeGLU) adds a gate d→F, act(gate)·up. Mixture of experts: a router d→E
+    (no bias) and E expert feed-forwards, k of which run per token; ``active_params`` counts k.
+
+    ``causal`` (decoder-only, the GPT/LLaMA block) vs not (encoder, BERT): the same count unless
+    ``causal_count="half"``; ``attention_window`` W (sliding-window attention, Mistral) narrows what the
+    mask keeps, and so counts only with ``causal_count="half"``. ``cross_attention_length`` M: a decoder block of an encoder-decoder
+    model, with cross-attention over an encoder memory of M positions of width d (the encoder's own
+    cost is counted in its own layers). ``parallel``: attention and feed-forward read the same input
+    (GPT-J, GPT-NeoX, PaLM), with one ``shared_norm`` (GPT-J, PaLM) or a norm each.
+
+    Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
+    score (scores row); activation and gating product (gate or up row); norms; residual adds (output
+    and down rows); router softmax and the weighted sum of the k expert outputs. Not counted:
+    dropout, rotary or ALiBi position terms, masking, top-k selection.
+    """
+
+    type: Literal["transformer_block"] = "transformer_block"
+    heads: Size = Field(description="H query heads.")
+    kv_heads: Size | None = Field(None, description="H_kv key/value heads (default H; 1 = multi-query).")
+    head_size: Size | None = Field(None, description="Q (default d_model / H).")
+    ff_size: Size | None = Field(None, description="F (default 4·d_model); per expert with experts.")
+    gated: bool = Field(False, description="Gated feed-forward (SwiGLU/GeGLU): gate, up, down matrices.")
+    activation: BlockActivation = "gelu"
+    causal: bool = Field(True, description="Causal self-attention (decoder); false for an encoder block.")
+    causal_count: Literal["full", "half"] = Field(
+        "full", description="full: all L² scores, as FlopCounterMode; half: only the unmasked ones, "
+                            "L(L+1)/2 (within the window, if any).")
+    attention_window: Size | None = Field(
+        None, description="W: sliding-window attention, each query sees the last W positions, itself "
+                          "included (Mistral's sliding_window); counted with causal_count 'half'.")
+    cross_attention_length: Size | None = Field(None, description="M encoder positions for cross-attention.")
+    norm: Literal["layernorm", "rmsnorm"] = "layernorm"
+    norm_position: Literal["pre", "post"] = "pre"
+    parallel: bool = False
+    shared_norm: bool = False
+    qkv_bias: bool = True
+    out_bias: bool = True
+    ff_bias: bool = True
+    experts: Size = Field(1, description="E feed-forward experts (1 = dense).")
+    active_experts: Size = Field(1, description="k experts per token.")
+    kind_label: ClassVar[str] = "Transformer block"
+    formula: ClassVar[str] = (r"2 L d (H + 2 H_{kv}) Q + 4 H L^2 Q + 2 L H Q d + 2 k L \, n_{ff} \, d F "
+                              r"+ 2 L d E \quad (n_{ff} = 2, \text{ gated } 3)")
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        h_kv = self.kv_heads or self.heads
+        if self.heads % h_kv:
+            raise InputError("kv_heads", f"kv_heads {h_kv} must divide heads {self.heads} (each key/value "
+                                              "head serves a whole group of query heads)")
+        if self.active_experts > self.experts:
+            raise InputError("active_experts", f"active_experts {self.active_experts} is more than "
+                                                    f"experts {self.experts}")
+        if self.causal_count == "half" and not self.causal:
+            raise InputError("causal_count", "causal_count 'half' needs causal attention")
+        if self.attention_window and not self.causal:
+            raise InputError("attention_window", "a sliding window is modelled for causal attention only")
+        if self.shared_norm and not self.parallel:
+            raise InputError("shared_norm", "shared_norm needs parallel attention and feed-forward")
+        if self.parallel and (self.norm_position == "post" or self.cross_attention_length):
+            raise InputError("parallel", "parallel blocks are pre-norm decoder-only blocks "
+                                              "(no post-norm, no cross-attention)")
+        return self
+
+    def attention_sizes(self, d: int) -> tuple[int, int, int]:
+        """(H, H_kv, Q) for d_model d."""
+        if self.head_size is None and d % self.heads:
+            raise ShapeError(f"head size d/H = {d}/{self.heads} is not an integer; set head_size")
+        return self.heads, self.kv_heads or self.heads, self.head_size or d // self.heads
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        half = self.causal_count == "half"
+        attention = self._attention("attention", d, length, length, half, self.attention_window if half else None)
+        feed_forward = self._feed_forward(d, length)
+        if self.parallel:
+            norms = [self._norm("shared", d, length)] if self.shared_norm else \
+                [self._norm("attention", d, length), self._norm("feed-forward", d, length)]
+            parts = norms[:1] + attention + norms[1:] + feed_forward
+        else:
+            sub_layers = [("attention", attention)]
+            if self.cross_attention_length:
+                sub_layers.append(("cross-attention",
+                                   self._attention("cross-attention", d, length, self.cross_attention_length,
+                                                   half=False, window=None)))
+            sub_layers.append(("feed-forward", feed_forward))
+            parts = []
+            for label, rows in sub_layers:
+                norm = [self._norm(label, d, length)]
+                parts += norm + rows if self.norm_position == "pre" else rows + norm
+        params = sum(p.params for p in parts)
+        moe = self.experts > 1
+        active = sum(p.params if p.active_params is None else p.active_params for p in parts) if moe else None
+        return LayerCost(Flow((d,), length), params, sum(p.macs for p in parts),
+                         sum(p.extra_flop for p in parts), active, tuple(parts))
+
+    # ------------------------------------------------------------ sub-layers
+
+    def _norm(self, label: str, d: int, length: int) -> Part:
+        kind = LayerNorm if self.norm == "layernorm" else RMSNorm
+        _, params, _, extra = kind.model_construct(affine=True).item_cost((d,))
+        return Part(f"{label} norm", params, 0, length * extra)
+
+    def _attention(self, label: str, d: int, length: int, memory: int, half: bool,
+                   window: int | None) -> list[Part]:
+        """Queries from the L positions, keys and values from ``memory`` positions (L for self-attention);
+        ``half``: only the pairs the causal mask keeps (``unmasked_pairs``, within ``window``)."""
+        h, h_kv, q = self.attention_sizes(d)
+        pairs = unmasked_pairs(length, window) if half else length * memory
+        return [
+            _linear(f"{label} q projection", d, h * q, self.qkv_bias, length),
+            _linear(f"{label} k/v projections", d, 2 * h_kv * q, self.qkv_bias, memory),
+            Part(f"{label} scores QKᵀ", 0, h * pairs * q, _softmax_and_scale_flop(h * pairs)),
+            Part(f"{label} values AV", 0, h * pairs * q, 0),
+            _linear(f"{label} output projection", h * q, d, self.out_bias, length,
+                    extra_flop=length * d),  # + the residual add
+        ]
+
+    def _feed_forward(self, d: int, length: int) -> list[Part]:
+        f = self.ff_size or 4 * d
+        e, k = self.experts, self.active_experts
+        moe = e > 1
+        label = "experts" if moe else "feed-forward"
+        tokens = length * k  # token–expert pairs: each token runs through k experts
+        act = ACTIVATION_FLOP[self.activation]
+        parts = []
+        if moe:
+            router = _linear("router", d, e, False, length)
+            parts.append(router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e))
+        up = _linear(f"{label} up", d, f, self.ff_bias, tokens)
+        if self.gated:
+            parts.append(_linear(f"{label} gate", d, f, self.ff_bias, tokens,
+                                 extra_flop=(act + 1) * tokens * f))  # act(gate) · up
+        else:
+            up = up._replace(extra_flop=up.extra_flop + act * tokens * f)
+        parts.append(up)
+        # + the residual add; with experts, the k outputs weighted and summed: k multiplies, k−1 adds
+        combine = (2 * k - 1) * length * d if moe else 0
+        parts.append(_linear(f"{label} down", f, d, self.ff_bias, tokens, extra_flop=length * d + combine))
+        if moe:
+            parts = parts[:1] + [_scaled(p, e, k) for p in parts[1:]]
+        return parts
+
+
+TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead)
+"""Registered in ``engine.method1.kinds``."""

@@ -1,0 +1,1 @@
+"""Method 2: training compute from the hardware (chips × time × peak × utilization), costs, planning."""

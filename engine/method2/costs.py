@@ -1,0 +1,97 @@
+"""Cost, energy and CO2 of a run: chip-hours × price; chip-hours × TDP × PUE; energy × grid intensity.
+
+Every input is editable and every default is stated with its basis: the price is the chip's
+INDICATIVE price from ``hardware_db.json``, PUE and grid intensity are the database defaults.
+TDP × time is an upper-end estimate of the chips' draw (they rarely sit at TDP the whole run) and
+leaves out host CPUs, memory and network, which add perhaps 30–50% in a GPU server; PUE adds the
+facility's cooling and power losses.
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from pydantic import BaseModel, ConfigDict
+
+from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
+from engine.method2.run import EnergyInputs, HardwareRun, parse_input
+from engine.units import SECONDS_PER_HOUR
+
+WATT_HOURS_PER_KWH = 1_000.0
+
+
+class CostEstimate(BaseModel):
+    """Cost (USD), energy (kWh) and CO2 (kg) of ``chip_hours``, with the basis of every input.
+
+    A figure is None when its input is unknown (no price / no TDP for the chip and none given).
+    """
+
+    model_config = ConfigDict(frozen=True)
+    chip_hours: float
+    price_usd_per_chip_hour: float | None
+    price_basis: str | None
+    cost_usd: float | None
+    tdp_w: float | None
+    tdp_basis: str | None
+    pue: float
+    pue_basis: str
+    energy_kwh: float | None
+    grid_kg_co2_per_kwh: float
+    grid_basis: str
+    co2_kg: float | None
+    notes: list[str]
+
+
+def costs_for_chip_hours(chip_hours: float, chip: Chip | None, inputs: EnergyInputs | Mapping | None = None,
+                         db: HardwareDB | None = None) -> CostEstimate:
+    """Cost = chip-hours × price; energy = chip-hours × TDP × PUE; CO2 = energy × grid intensity.
+
+    ``inputs`` overrides the chip's price and TDP and the database's PUE and grid intensity.
+    """
+    inputs = parse_input(EnergyInputs, inputs or {})
+    defaults = (db or load_hardware_db()).defaults
+    notes: list[str] = []
+
+    if inputs.price_usd_per_chip_hour is not None:
+        price, price_basis = inputs.price_usd_per_chip_hour, "given"
+    elif chip is not None and chip.price_usd_per_hour is not None:
+        price = chip.price_usd_per_hour
+        price_basis = chip.price_basis or "indicative price of the chip"
+        notes.append("the price is INDICATIVE (see price_basis): edit it for your provider and contract")
+    else:
+        price, price_basis = None, None
+        notes.append("no price for this hardware: give price_usd_per_chip_hour for a cost")
+
+    if inputs.tdp_w is not None:
+        tdp, tdp_basis = inputs.tdp_w, "given"
+    elif chip is not None and chip.tdp_w is not None:
+        tdp, tdp_basis = chip.tdp_w, f"TDP of {chip.name}"
+    else:
+        tdp, tdp_basis = None, None
+        notes.append("no TDP for this hardware: give tdp_w for energy and CO2")
+
+    pue, pue_basis = ((inputs.pue, "given") if inputs.pue is not None else (defaults.pue, defaults.pue_source))
+    grid, grid_basis = ((inputs.grid_kg_co2_per_kwh, "given") if inputs.grid_kg_co2_per_kwh is not None
+                        else (defaults.grid_kg_co2_per_kwh, defaults.grid_source))
+    energy = None if tdp is None else chip_hours * tdp / WATT_HOURS_PER_KWH * pue
+    if energy is not None:
+        notes.append("energy counts the chips at TDP the whole run (upper end) and leaves out host "
+                     "CPUs, memory and network")
+    return CostEstimate(
+        chip_hours=chip_hours, price_usd_per_chip_hour=price, price_basis=price_basis,
+        cost_usd=None if price is None else chip_hours * price, tdp_w=tdp, tdp_basis=tdp_basis,
+        pue=pue, pue_basis=pue_basis, energy_kwh=energy, grid_kg_co2_per_kwh=grid, grid_basis=grid_basis,
+        co2_kg=None if energy is None else energy * grid, notes=notes)
+
+
+def run_chip(run, db: HardwareDB) -> Chip | None:
+    """The chip behind a run or plan (database or user-defined); None for a custom peak or a year mean."""
+    if run.chip is not None:
+        return db.chip(run.chip)
+    return run.custom_chip
+
+
+def estimate_costs(run: HardwareRun | Mapping, db: HardwareDB | None = None) -> CostEstimate:
+    """Cost, energy and CO2 of a method-2 run (its chip-hours, its chip's price and TDP)."""
+    run = parse_input(HardwareRun, run)
+    db = db or load_hardware_db()
+    return costs_for_chip_hours(run.chip_seconds / SECONDS_PER_HOUR, run_chip(run, db), run, db)

@@ -1,0 +1,264 @@
+"""The hardware database (``hardware_db.json``): chips and their DENSE peak FLOP/s per number format.
+
+One validated model reads the file; every figure the engine uses for method 2 comes through it.
+A user-defined ``Chip`` (a name and a few peaks) goes wherever a database chip goes.
+"""
+from __future__ import annotations
+
+import difflib
+import json
+import re
+from functools import lru_cache
+from pathlib import Path
+from typing import Annotated, Literal
+
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator,
+                      model_validator)
+
+from engine.errors import InputError, from_validation_error, quoted
+
+HARDWARE_DB_PATH = Path(__file__).resolve().parents[2] / "hardware_db.json"
+
+PEAK_KEYS: tuple[str, ...] = (
+    "fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
+    "int8",
+)
+"""The peaks a chip may have. ``*_tensor``: matrix units (tensor cores, MXUs, matrix cores, MMEs);
+``fp64``/``fp32``/``fp16``: vector units; ``int8`` is one figure, in OP/s."""
+
+# A tensor peak must be at least the vector peak of the SAME format (the reason tensor units exist).
+_TENSOR_PAIRS: tuple[tuple[str, str], ...] = (("fp16_tensor", "fp16"), ("fp64_tensor", "fp64"))
+
+ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
+
+PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+_SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
+_DATE = r"^(19|20)\d\d-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$"
+
+
+def peak_unit(peak_key: str) -> str:
+    """'OP/s' for integer formats, 'FLOP/s' otherwise."""
+    return "OP/s" if peak_key.startswith("int") else "FLOP/s"
+
+
+class Peaks(BaseModel):
+    """Dense peak throughput per number format, per chip (FLOP/s; OP/s for int8). Absent = lacking."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    fp64: PositiveFinite | None = None
+    fp64_tensor: PositiveFinite | None = None
+    fp32: PositiveFinite | None = None
+    tf32_tensor: PositiveFinite | None = None
+    fp16: PositiveFinite | None = None
+    fp16_tensor: PositiveFinite | None = None
+    bf16_tensor: PositiveFinite | None = None
+    fp8_tensor: PositiveFinite | None = None
+    int8: PositiveFinite | None = None
+
+    @model_validator(mode="after")
+    def _invariants(self):
+        if not self.available():
+            raise ValueError("a chip needs at least one peak (fp64, fp32, tf32_tensor, fp16, fp16_tensor, "
+                             "bf16_tensor, fp8_tensor, int8)")
+        for tensor_key, vector_key in _TENSOR_PAIRS:
+            tensor, vector = getattr(self, tensor_key), getattr(self, vector_key)
+            if tensor is not None and vector is not None and tensor < vector:
+                raise ValueError(f"{tensor_key} ({tensor:.4g}) is below {vector_key} ({vector:.4g}): "
+                                 "a tensor peak is at least the non-tensor one")
+        return self
+
+    def get(self, peak_key: str) -> float | None:
+        """The peak for ``peak_key`` (None when the chip lacks it or the key is not a peak key)."""
+        return getattr(self, peak_key, None) if peak_key in PEAK_KEYS else None
+
+    def available(self) -> dict[str, float]:
+        """The peaks this chip has, in ``PEAK_KEYS`` order."""
+        return {k: v for k in PEAK_KEYS if (v := getattr(self, k)) is not None}
+
+
+class Chip(BaseModel):
+    """One chip: identity, memory, power, dense peaks per format, an indicative price, sources.
+
+    A user-defined chip needs only ``name`` and ``peaks``; database chips also carry a source.
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field("custom", pattern=_SLUG, max_length=80)
+    name: str = Field(min_length=1, max_length=120)
+    aliases: list[Annotated[str, Field(min_length=1, max_length=80)]] = Field(default_factory=list,
+                                                                             max_length=20)
+    vendor: str = Field("custom", max_length=60)
+    kind: ChipKind = "accelerator"
+    release_date: str | None = Field(None, pattern=_DATE, description="YYYY-MM-DD or YYYY-MM (launch)")
+    memory_gb: PositiveFinite | None = None
+    memory_bandwidth_gb_s: PositiveFinite | None = None
+    tdp_w: PositiveFinite | None = None
+    peaks: Peaks
+    price_usd_per_hour: PositiveFinite | None = Field(
+        None, description="INDICATIVE rental price per chip-hour; see price_basis")
+    price_basis: str | None = Field(None, max_length=400)
+    source: list[Annotated[str, Field(min_length=1, max_length=400)]] = Field(default_factory=list,
+                                                                             max_length=10)
+    notes: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _price_has_basis(self):
+        if self.price_usd_per_hour is not None and self.id != "custom" and not self.price_basis:
+            raise ValueError("price_usd_per_hour needs a price_basis (what the indicative price is)")
+        return self
+
+    @property
+    def release_year(self) -> int | None:
+        return int(self.release_date[:4]) if self.release_date else None
+
+    def summary(self) -> dict:
+        """The fields a chip list shows (id, name, release date, vendor, kind, dense peaks…)."""
+        return {
+            "id": self.id, "name": self.name, "vendor": self.vendor, "kind": self.kind,
+            "release_date": self.release_date, "aliases": list(self.aliases),
+            "memory_gb": self.memory_gb, "memory_bandwidth_gb_s": self.memory_bandwidth_gb_s,
+            "tdp_w": self.tdp_w, "peaks_flop_per_s": self.peaks.available(),
+            "price_usd_per_hour": self.price_usd_per_hour, "price_basis": self.price_basis,
+        }
+
+
+class UtilizationPreset(BaseModel):
+    """A published utilization assumption, with where it comes from."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    id: str = Field(pattern=_SLUG)
+    label: str
+    utilization: float = Field(gt=0, le=1, allow_inf_nan=False)
+    applies_to: str
+    source: str
+    url: str
+
+
+class EnergyDefaults(BaseModel):
+    """Defaults for energy and CO2, each with its source."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    pue: float = Field(ge=1, allow_inf_nan=False)
+    pue_source: str
+    grid_kg_co2_per_kwh: float = Field(ge=0, allow_inf_nan=False)
+    grid_source: str
+
+
+def _lookup_key(text: str) -> str:
+    """Case, spaces, dashes and brackets do not matter in a chip name: 'H100-SXM' == 'h100 sxm'."""
+    return re.sub(r"[^a-z0-9]", "", text.lower())
+
+
+_VENDOR_PREFIXES = ("nvidia", "google", "amd", "intel", "habana", "tesla", "geforce", "instinct", "cloud")
+
+
+class HardwareDB(BaseModel):
+    """The whole database: conventions, energy defaults, utilization presets and chips."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    schema_version: Literal[1]
+    description: str
+    conventions: list[str]
+    defaults: EnergyDefaults
+    utilization_presets: list[UtilizationPreset]
+    chips: list[Chip] = Field(min_length=1)
+    _lookup_index: dict[str, Chip] | None = PrivateAttr(default=None)
+
+    @field_validator("chips")
+    @classmethod
+    def _chips_sourced_and_unique(cls, chips: list[Chip]) -> list[Chip]:
+        ids = [chip.id for chip in chips]
+        if len(ids) != len(set(ids)):
+            raise ValueError(f"chip ids must be unique: {sorted({i for i in ids if ids.count(i) > 1})}")
+        owner: dict[str, str] = {}
+        for chip in chips:
+            if not chip.source:
+                raise ValueError(f"{chip.id}: every database chip needs a source (datasheet link)")
+            if chip.id == "custom":
+                raise ValueError("'custom' is reserved for user-defined chips")
+            if chip.release_date is None:
+                raise ValueError(f"{chip.id}: every database chip needs a release_date")
+            for name in (chip.id, chip.name, *chip.aliases):
+                key = _lookup_key(name)
+                if owner.get(key, chip.id) != chip.id:
+                    raise ValueError(f"'{name}' names both {owner[key]} and {chip.id}")
+                owner[key] = chip.id
+        return chips
+
+    @field_validator("utilization_presets")
+    @classmethod
+    def _unique_presets(cls, presets: list[UtilizationPreset]) -> list[UtilizationPreset]:
+        ids = [p.id for p in presets]
+        if len(ids) != len(set(ids)):
+            raise ValueError("utilization preset ids must be unique")
+        return presets
+
+    def _index(self) -> dict[str, Chip]:
+        if self._lookup_index is None:  # built once per instance (the model is frozen)
+            self._lookup_index = {_lookup_key(name): chip for chip in self.chips
+                                  for name in (chip.id, chip.name, *chip.aliases)}
+        return self._lookup_index
+
+    def find(self, name: str) -> Chip | None:
+        """The chip called ``name`` (id, name or alias; case, spaces and dashes ignored), or None."""
+        key = _lookup_key(name)
+        index = self._index()
+        if key in index:
+            return index[key]
+        for prefix in _VENDOR_PREFIXES:  # 'NVIDIA Tesla V100' → 'V100'
+            if key.startswith(prefix) and key[len(prefix):]:
+                key = key[len(prefix):]
+                if key in index:
+                    return index[key]
+        return None
+
+    def chip(self, name: str) -> Chip:
+        """The chip called ``name``, or ``InputError('chip', …)`` with the nearest names."""
+        if not isinstance(name, str) or not name.strip():
+            raise InputError("chip", "give a chip id or name (see `python -m engine chips`)")
+        found = self.find(name)
+        if found is not None:
+            return found
+        index = self._index()
+        close = difflib.get_close_matches(_lookup_key(name), list(index), n=6, cutoff=0.6)
+        ids = list(dict.fromkeys(index[c].id for c in close))[:3]
+        hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
+        raise InputError("chip", f"unknown chip {quoted(name)}; see `python -m engine chips` for the ids{hint}")
+
+    def chips_released_in(self, year: int, include_cpus: bool = False) -> list[Chip]:
+        """Chips launched in ``year`` (accelerators only unless ``include_cpus``)."""
+        return [c for c in self.chips
+                if c.release_year == year and (include_cpus or c.kind != "cpu")]
+
+    def preset(self, preset_id: str) -> UtilizationPreset:
+        for preset in self.utilization_presets:
+            if preset.id == preset_id:
+                return preset
+        known = ", ".join(f"{p.id} ({p.utilization:g})" for p in self.utilization_presets)
+        raise InputError("utilization", f"unknown preset {quoted(preset_id)}; presets: {known}")
+
+
+@lru_cache(maxsize=8)
+def _load(path_text: str) -> HardwareDB:
+    path = Path(path_text)
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise InputError("hardware_db", f"cannot read '{path}' ({exc.strerror or exc})") from None
+    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
+        raise InputError("hardware_db", f"'{path.name}' is not valid JSON ({exc})") from None
+    try:
+        return HardwareDB.model_validate(data)
+    except ValidationError as exc:
+        raise from_validation_error(exc, prefix="hardware_db") from None
+
+
+def load_hardware_db(path: str | Path | None = None) -> HardwareDB:
+    """The validated hardware database (``hardware_db.json`` at the repository root by default), cached."""
+    return _load(str(Path(path).resolve() if path is not None else HARDWARE_DB_PATH))
+
+
+def get_chip(name: str, db: HardwareDB | None = None) -> Chip:
+    """A database chip by id or alias; ``InputError('chip', "unknown chip 'x'; …")`` otherwise."""
+    return (db or load_hardware_db()).chip(name)
+

@@ -1,0 +1,318 @@
+"""Method 2: training FLOP = chips × training time × peak FLOP/s × utilization.
+
+The peak is the DENSE peak of the number format the run trained in (tensor cores when used), from
+``hardware_db.json``, a user-defined chip, a single custom peak, or, for unknown hardware, the mean
+of the chips launched in a given year. ``HardwareSpec`` says which peak; ``HardwareRun`` adds the
+chip count, time and utilization (and the cost/energy inputs ``engine.method2.costs`` reads).
+"""
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Annotated, Literal, TypeVar
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+
+from engine.errors import InputError, from_validation_error, quoted
+from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db, peak_unit
+from engine.method2.precision import (
+    FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
+    year_mean_chip,
+)
+from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
+
+PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
+DURATION_UNITS: tuple[str, ...] = ("days", "hours", "chip_hours", "gpu_days")
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def parse_input(model: type[M], data: object) -> M:
+    """Validate ``data`` (a mapping or an instance) as ``model``; errors become one ``InputError``.
+
+    A cross-field check that raised ``InputError`` keeps its own field; other problems are named by
+    ``engine.errors.from_validation_error`` ('field: reason').
+    """
+    if isinstance(data, model):
+        return data
+    if isinstance(data, BaseModel):
+        data = data.model_dump()
+    if not isinstance(data, Mapping):
+        raise InputError("input", f"expected an object for {model.__name__}, got {type(data).__name__}")
+    try:
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        raise from_validation_error(exc) from None
+
+
+def _preset_or_number(value: object) -> object:
+    """'openai-gpu' → 0.33 (a preset from the database); numbers and numeric text pass through."""
+    if isinstance(value, str):
+        text = value.strip()
+        try:
+            return float(text)
+        except ValueError:
+            return load_hardware_db().preset(text.lower()).utilization
+    return value
+
+
+class HardwareSpec(BaseModel):
+    """Which peak: a chip (id/alias), a user-defined chip, one custom peak, or the year's mean;
+    the number format (or a mixed split), tensor cores, and whether a missing format may fall back."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    chip: str | None = Field(None, max_length=120, description="database chip id or alias")
+    custom_chip: Chip | None = Field(None, description="a user-defined chip (name + peaks)")
+    peak_flop_per_s: PositiveFinite | None = Field(
+        None, description="one custom DENSE peak per chip, for the format the run used")
+    year: int | None = Field(None, ge=1950, le=2100,
+                             description="unknown hardware: mean peak of the accelerators launched that year")
+    precision: Precision | None = Field(None, description="number format the run trained in (default fp32)")
+    tensor_cores: bool = True
+    mixed_precision: dict[Precision, float] | None = Field(
+        None, description="fraction of the run per format, e.g. {'bf16': 0.9, 'fp32': 0.1}; sums to 1")
+    split_basis: SplitBasis = Field("work", description="'work': fractions of the FLOP; 'time': of the time")
+    allow_fallback: bool = Field(False, description="use the nearest available peak (flagged) when the "
+                                                    "chip lacks the format, instead of an error")
+
+    @model_validator(mode="after")
+    def _one_hardware_and_a_valid_split(self):
+        given = [name for name in ("chip", "custom_chip", "peak_flop_per_s", "year")
+                 if getattr(self, name) is not None]
+        if len(given) != 1:
+            raise InputError("chip", "give exactly one of chip, custom_chip, peak_flop_per_s or year"
+                             + (f" (got {', '.join(given)})" if given else ""))
+        if self.mixed_precision is not None:
+            self._check_split()
+        return self
+
+    def _check_split(self) -> None:
+        split = self.mixed_precision
+        if not split:
+            raise InputError("mixed_precision", "give at least one format with its fraction")
+        for fmt, fraction in split.items():
+            if not (math.isfinite(fraction) and 0 < fraction <= 1):
+                raise InputError(f"mixed_precision.{fmt}", f"fraction must be in (0, 1], got {fraction}")
+        total = math.fsum(split.values())
+        if abs(total - 1) > 1e-6:
+            raise InputError("mixed_precision", f"fractions must sum to 1, got {total:.6g}")
+        if self.peak_flop_per_s is not None:
+            raise InputError("mixed_precision", "a single custom peak has one format; give a chip or a "
+                             "custom_chip with per-format peaks for a mixed split")
+        if self.precision is not None and self.precision not in split:
+            raise InputError("precision", f"{quoted(self.precision)} is not in mixed_precision; leave precision "
+                             "out when giving a split")
+
+    @property
+    def formats(self) -> dict[str, float]:
+        """Format → fraction: the split, or the one format with fraction 1."""
+        return dict(self.mixed_precision) if self.mixed_precision else {self.precision or "fp32": 1.0}
+
+
+class UtilizationInputs(BaseModel):
+    """Utilization in (0, 1] (a number or a preset id such as 'openai-gpu'), and an optional range."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    utilization: Utilization = Field(description="fraction of peak achieved over the run, or a preset id")
+    utilization_low: Utilization | None = None
+    utilization_high: Utilization | None = None
+
+    @field_validator("utilization", "utilization_low", "utilization_high", mode="before")
+    @classmethod
+    def _presets(cls, value):
+        return _preset_or_number(value)
+
+    @model_validator(mode="after")
+    def _ordered_range(self):
+        if self.utilization_low is not None and self.utilization_low > self.utilization:
+            raise InputError("utilization_low", f"{self.utilization_low:g} is above utilization "
+                             f"{self.utilization:g}")
+        if self.utilization_high is not None and self.utilization_high < self.utilization:
+            raise InputError("utilization_high", f"{self.utilization_high:g} is below utilization "
+                             f"{self.utilization:g}")
+        return self
+
+
+class EnergyInputs(BaseModel):
+    """Overrides for cost, energy and CO2 (None: the chip's figure or the database default)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    price_usd_per_chip_hour: PositiveFinite | None = None
+    tdp_w: PositiveFinite | None = None
+    pue: float | None = Field(None, ge=1, le=5, allow_inf_nan=False)
+    grid_kg_co2_per_kwh: float | None = Field(None, ge=0, le=5, allow_inf_nan=False)
+
+
+class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
+    """A run for method 2: the hardware and format, chip count, duration and utilization.
+
+    duration_unit 'days'/'hours' is wall-clock time (chip_count required); 'chip_hours'/'gpu_days'
+    is accumulated chip time (the seed's GPU-days: 5 days on 4 GPUs = 20 GPU-days).
+    """
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    chip_count: PositiveFinite | None = Field(None, description="number of chips (GPUs, TPU chips…)")
+    duration: PositiveFinite
+    duration_unit: DurationUnit = "days"
+
+    @model_validator(mode="after")
+    def _count_for_wall_clock(self):
+        if self.duration_unit in ("days", "hours") and self.chip_count is None:
+            raise InputError("chip_count", f"needed with wall-clock time ('{self.duration_unit}'); or give "
+                             "the time as chip_hours / gpu_days")
+        return self
+
+    @property
+    def chip_seconds(self) -> float:
+        """Accumulated chip time in seconds."""
+        per_unit = {"days": SECONDS_PER_DAY, "hours": SECONDS_PER_HOUR, "chip_hours": SECONDS_PER_HOUR,
+                    "gpu_days": SECONDS_PER_DAY}[self.duration_unit]
+        count = self.chip_count if self.duration_unit in ("days", "hours") else 1.0
+        return count * self.duration * per_unit
+
+    @property
+    def wall_clock_hours(self) -> float | None:
+        """Wall-clock time, when it is known (given, or chip time ÷ chip count)."""
+        if self.duration_unit in ("days", "hours"):
+            return self.duration * (24.0 if self.duration_unit == "days" else 1.0)
+        if self.chip_count is None:
+            return None
+        return self.chip_seconds / SECONDS_PER_HOUR / self.chip_count
+
+
+class PeakUsed(BaseModel):
+    """The per-chip peak an estimate used, stated in full: value, format(s), tensor cores, fallbacks."""
+
+    model_config = ConfigDict(frozen=True)
+    hardware_kind: Literal["chip", "custom_chip", "custom_peak", "year_mean"]
+    hardware_name: str
+    chip_id: str | None
+    peak_flop_per_s: float
+    unit: str
+    precision: str
+    tensor_cores: bool
+    parts: list[FormatPeak]
+    split_basis: SplitBasis | None
+    fallback_used: bool
+    fallbacks: list[str]
+    notes: list[str]
+
+
+def _hardware(spec: HardwareSpec, db: HardwareDB) -> tuple[str, Chip, dict | None]:
+    if spec.chip is not None:
+        return "chip", db.chip(spec.chip), None
+    if spec.custom_chip is not None:
+        return "custom_chip", spec.custom_chip, None
+    chip, means = year_mean_chip(db, spec.year)
+    return "year_mean", chip, means
+
+
+def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> PeakUsed:
+    """The per-chip peak for ``spec``: one format's dense peak, or a mixed split's effective peak."""
+    spec = parse_input(HardwareSpec, spec)
+    notes: list[str] = []
+    if spec.peak_flop_per_s is not None:
+        precision = spec.precision or "fp32"
+        # the same rule as for a chip: fp32 and int8 are not chosen by the tensor-core switch
+        tensor = requested_peak_key(precision, spec.tensor_cores).endswith("_tensor")
+        part = FormatPeak(precision=precision, tensor_cores_requested=spec.tensor_cores, peak_key="custom",
+                          peak_flop_per_s=spec.peak_flop_per_s, unit=peak_unit(precision),
+                          tensor_cores=tensor)
+        notes.append("custom peak used as given: it should be the DENSE peak of the format the run "
+                     "used (NVIDIA prints tensor figures with sparsity, 2× too high)")
+        return PeakUsed(hardware_kind="custom_peak", hardware_name="custom peak", chip_id=None,
+                        peak_flop_per_s=spec.peak_flop_per_s, unit=part.unit, precision=precision,
+                        tensor_cores=tensor, parts=[part], split_basis=None,
+                        fallback_used=False, fallbacks=[], notes=notes)
+    db = db or load_hardware_db()
+    kind, chip, means = _hardware(spec, db)
+    mixed = spec.mixed_precision is not None
+    parts: list[FormatPeak] = []
+    for precision, fraction in spec.formats.items():
+        part = select_format_peak(chip.peaks, precision, spec.tensor_cores, chip_label=chip.name,
+                                  allow_fallback=spec.allow_fallback,
+                                  field=f"mixed_precision.{precision}" if mixed else "precision")
+        update: dict = {"fraction": fraction}
+        if means is not None:
+            update["averaged_chips"] = means[part.peak_key].chips
+        parts.append(part.model_copy(update=update))
+        if precision == "fp32" and spec.tensor_cores:
+            notes.append("fp32 uses the vector-unit peak: tensor-core FP32 is TF32 (choose tf32)")
+        if precision == "int8":
+            notes.append("int8 is one stored figure, in OP/s (tensor cores where the chip has them)")
+    if means is not None:
+        for part in parts:
+            names = ", ".join(c["name"] for c in part.averaged_chips or [])
+            notes.append(f"unknown hardware: {part.peak_key} is the mean of {len(part.averaged_chips or [])} "
+                         f"accelerators launched in {spec.year} ({names}), as Epoch suggests")
+    peak = (effective_peak_flop_per_s([(p.fraction, p.peak_flop_per_s) for p in parts], spec.split_basis)
+            if mixed else parts[0].peak_flop_per_s)
+    if mixed:
+        notes.append("mixed split: " + ("harmonic combination of the peaks, weighted by fraction of the "
+                                        "FLOP" if spec.split_basis == "work" else
+                                        "peaks weighted by fraction of the time (A × t1 + B × t2)"))
+    fallbacks = [p.fallback for p in parts if p.fallback]
+    units = {p.unit for p in parts}
+    return PeakUsed(
+        hardware_kind=kind, hardware_name=chip.name, chip_id=chip.id if kind == "chip" else None,
+        peak_flop_per_s=peak, unit=units.pop() if len(units) == 1 else "FLOP/s and OP/s",
+        precision="mixed" if mixed else parts[0].precision,
+        tensor_cores=all(p.tensor_cores for p in parts), parts=parts,
+        split_basis=spec.split_basis if mixed else None, fallback_used=bool(fallbacks),
+        fallbacks=fallbacks, notes=list(dict.fromkeys(notes)))
+
+
+class Method2Estimate(BaseModel):
+    """Training FLOP by method 2, with every input it used and the peak stated."""
+
+    model_config = ConfigDict(frozen=True)
+    training_flop: float
+    pfs_days: float
+    training_flop_low: float | None
+    training_flop_high: float | None
+    pfs_days_low: float | None
+    pfs_days_high: float | None
+    chip_count: float | None
+    chip_hours: float
+    wall_clock_hours: float | None
+    utilization: float
+    utilization_low: float | None
+    utilization_high: float | None
+    peak_flop_per_s: float
+    precision: str
+    tensor_cores: bool
+    fallback_used: bool
+    peak: PeakUsed
+    formula: str
+
+
+def _time_text(run: HardwareRun) -> str:
+    if run.duration_unit in ("days", "hours"):
+        return f"{run.chip_count:g} chips × {run.duration:g} {run.duration_unit}"
+    return f"{run.duration:g} {run.duration_unit.replace('_', '-')}"
+
+
+def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -> Method2Estimate:
+    """C = chips × time × peak × utilization (a FLOP range when a utilization range is given)."""
+    run = parse_input(HardwareRun, run)
+    peak = resolve_peak(run, db)
+    chip_peak_flop = run.chip_seconds * peak.peak_flop_per_s  # FLOP at 100% utilization
+
+    def at(utilization: float | None) -> float | None:
+        return None if utilization is None else chip_peak_flop * utilization
+
+    flop = chip_peak_flop * run.utilization
+    low, high = at(run.utilization_low), at(run.utilization_high)
+    formula = (f"{_time_text(run)} = {run.chip_seconds:.4g} chip-s × {peak.peak_flop_per_s:.4g} "
+               f"{peak.unit} × {run.utilization:g} = {flop:.4g} FLOP = {flop / PFS_DAY_FLOP:.4g} pfs-days")
+    return Method2Estimate(
+        training_flop=flop, pfs_days=flop_to_pfs_days(flop), training_flop_low=low, training_flop_high=high,
+        pfs_days_low=None if low is None else flop_to_pfs_days(low),
+        pfs_days_high=None if high is None else flop_to_pfs_days(high),
+        chip_count=run.chip_count, chip_hours=run.chip_seconds / SECONDS_PER_HOUR,
+        wall_clock_hours=run.wall_clock_hours, utilization=run.utilization,
+        utilization_low=run.utilization_low, utilization_high=run.utilization_high,
+        peak_flop_per_s=peak.peak_flop_per_s, precision=peak.precision, tensor_cores=peak.tensor_cores,
+        fallback_used=peak.fallback_used, peak=peak, formula=formula)

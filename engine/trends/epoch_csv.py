@@ -1,0 +1,200 @@
+"""Read Epoch AI's model CSVs ("Notable AI Models", "All AI Models", "Large-scale AI Models").
+
+Users download these files from epoch.ai themselves (CC BY 4.0: "Epoch AI, 'Data on AI Models'").
+The importer finds the columns it needs by name wherever they are: the name column is ``Model``
+(current) or ``System`` (older exports); ``Publication date`` may be ``YYYY-MM-DD`` or partial;
+``Training compute (FLOP)`` may be written in any float notation. The shipped
+``training_runs.csv`` is read too (its ``name``/``publication_date``/``training_flop`` columns).
+
+A row without a usable date or FLOP figure is skipped and counted by reason, never fatal: most
+rows of Epoch's files have no compute estimate. A file that is not such a CSV at all (empty,
+binary, not text, a line too long, the needed columns missing) raises
+``InputError("csv", reason)``.
+"""
+from __future__ import annotations
+
+import csv
+import io
+import math
+import os
+import re
+from collections import Counter
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from engine.errors import InputError
+from engine.trends.partial_dates import parse_partial_date
+from engine.trends.runs_dataset import RunPoint
+
+MAX_CSV_BYTES = 64 * 1024 * 1024
+"""Epoch's largest export (All AI Models, every column) is ~15 MB; anything far beyond is not it."""
+MAX_FIELD_CHARS = 1_000_000
+"""Longest cell accepted (Epoch's abstracts and notes are a few thousand characters)."""
+
+# header names each role is found under (compared lower-cased, letters and digits only)
+_ALIASES: dict[str, tuple[str, ...]] = {
+    "name": ("model", "system", "name", "modelname"),
+    "date": ("publicationdate", "publication_date", "date"),
+    "flop": ("trainingcomputeflop", "trainingcomputeflops", "trainingflop"),
+    "organization": ("organization", "organizations", "organisation"),
+    "domain": ("domain", "domains"),
+}
+_NORMALIZED_ALIASES = {role: frozenset(re.sub(r"[^a-z0-9]", "", a) for a in names)
+                       for role, names in _ALIASES.items()}
+_REQUIRED = {"name": "'Model' (or 'System')", "date": "'Publication date'", "flop": "'Training compute (FLOP)'"}
+
+# decimal or scientific notation; thousands separators handled before this
+_FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+
+
+class EpochImport(BaseModel):
+    """Usable runs of one CSV, and what was skipped and why."""
+
+    runs: list[RunPoint]
+    rows_read: int
+    skipped: int
+    skipped_by_reason: dict[str, int]
+    columns: dict[str, str]
+    """role → the header it was found under, e.g. ``{"name": "System", ...}``."""
+
+
+def _normalized(header: str) -> str:
+    return re.sub(r"[^a-z0-9]", "", header.lower())
+
+
+def parse_flop(text: str) -> float:
+    """'3.14e+23', '3.14E23', '314,000,000' … → float; ``ValueError`` unless positive and finite."""
+    value = text.strip()
+    if _THOUSANDS_RE.fullmatch(value):
+        value = value.replace(",", "")
+    if not _FLOAT_RE.fullmatch(value):
+        raise ValueError(f"'{text[:40]}' is not a number")
+    number = float(value)
+    if not math.isfinite(number) or number <= 0:
+        raise ValueError(f"'{text[:40]}' is not a positive finite number")
+    return number
+
+
+def _decode(data: bytes) -> str:
+    if not data.strip():
+        raise InputError("csv", "the file is empty")
+    if b"\x00" in data[:65_536]:
+        raise InputError("csv", "binary data, not a CSV text file")
+    for encoding in ("utf-8-sig", "cp1252"):  # Epoch's downloads are UTF-8; Excel re-saves as cp1252
+        try:
+            text = data.decode(encoding)
+            break
+        except UnicodeDecodeError:
+            continue
+    else:
+        raise InputError("csv", "not a text file (neither UTF-8 nor Windows-1252)")
+    sample = text[:65_536]
+    controls = sum(1 for ch in sample if ord(ch) < 32 and ch not in "\t\r\n")
+    if controls > max(16, len(sample) / 20):  # text has a stray control character at most
+        raise InputError("csv", "binary data, not a CSV text file")
+    return text
+
+
+def _delimiter(first_line: str) -> str:
+    # Epoch writes commas; a spreadsheet in a comma-decimal locale writes semicolons
+    counts = {d: first_line.count(d) for d in (",", ";", "\t")}
+    return max(counts, key=counts.get) if max(counts.values()) else ","
+
+
+def _find_columns(header: list[str]) -> dict[str, int]:
+    positions: dict[str, int] = {}
+    for index, name in enumerate(header):
+        key = _normalized(name)
+        for role, aliases in _NORMALIZED_ALIASES.items():
+            if role not in positions and key in aliases:  # the first matching column wins
+                positions[role] = index
+    missing = [label for role, label in _REQUIRED.items() if role not in positions]
+    if missing:
+        shown = ", ".join(repr(h[:40]) for h in header[:8]) + (", …" if len(header) > 8 else "")
+        raise InputError("csv", f"not an Epoch AI models CSV: missing column(s) {', '.join(missing)}; "
+                                f"found {len(header)} column(s): {shown}")
+    return positions
+
+
+def _read_bytes(source: str | os.PathLike | bytes) -> bytes:
+    if isinstance(source, (bytes, bytearray)):
+        data = bytes(source)
+    else:
+        path = Path(source)
+        try:
+            if not path.is_file():
+                raise InputError("csv", f"'{path}' does not exist or is not a file")
+            if path.stat().st_size > MAX_CSV_BYTES:
+                raise InputError("csv", f"'{path}' is larger than {MAX_CSV_BYTES // 2**20} MiB")
+            data = path.read_bytes()
+        except OSError as exc:
+            raise InputError("csv", f"cannot read '{path}' ({exc.strerror or exc})") from None
+    if len(data) > MAX_CSV_BYTES:
+        raise InputError("csv", f"larger than {MAX_CSV_BYTES // 2**20} MiB")
+    return data
+
+
+def read_epoch_csv(source: str | os.PathLike | bytes) -> EpochImport:
+    """Runs with a usable date and FLOP figure from an Epoch AI CSV (a path, or the file's bytes)."""
+    text = _decode(_read_bytes(source))
+    first_line = text.split("\n", 1)[0]
+    if len(first_line) > MAX_FIELD_CHARS:
+        raise InputError("csv", f"line 1 is longer than {MAX_FIELD_CHARS:,} characters")
+    previous_limit = csv.field_size_limit()
+    csv.field_size_limit(MAX_FIELD_CHARS)  # process-wide setting: restored below
+    try:
+        return _parse(text, _delimiter(first_line))
+    finally:
+        csv.field_size_limit(previous_limit)
+
+
+def _parse(text: str, delimiter: str) -> EpochImport:
+    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    try:
+        header = next(reader)
+    except csv.Error as exc:
+        raise InputError("csv", f"line 1: {exc}") from None
+    except StopIteration:
+        raise InputError("csv", "the file is empty") from None
+    positions = _find_columns(header)
+    runs: list[RunPoint] = []
+    skipped: Counter[str] = Counter()
+    rows_read = 0
+    try:
+        for row in reader:
+            if not any(cell.strip() for cell in row):
+                continue  # blank lines are not rows
+            rows_read += 1
+            cells = {role: (row[i].strip() if i < len(row) else "") for role, i in positions.items()}
+            point = _point(cells, rows_read, skipped)
+            if point is not None:
+                runs.append(point)
+    except csv.Error as exc:
+        raise InputError("csv", f"line {reader.line_num}: {exc}") from None
+    return EpochImport(runs=runs, rows_read=rows_read, skipped=sum(skipped.values()),
+                       skipped_by_reason=dict(sorted(skipped.items())),
+                       columns={role: header[i] for role, i in positions.items()})
+
+
+def _point(cells: dict[str, str], row_number: int, skipped: Counter) -> RunPoint | None:
+    if not cells["date"]:
+        skipped["no date"] += 1
+        return None
+    if not cells["flop"]:
+        skipped["no training compute"] += 1
+        return None
+    try:
+        when = parse_partial_date(cells["date"])
+    except ValueError:
+        skipped["bad date"] += 1
+        return None
+    try:
+        flop = parse_flop(cells["flop"])
+    except ValueError:
+        skipped["bad training compute"] += 1
+        return None
+    return RunPoint(name=cells["name"] or f"(row {row_number}, unnamed)",
+                    organization=cells.get("organization", ""), publication_date=when.isoformat(),
+                    decimal_year=when.decimal_year, domain=cells.get("domain", ""), training_flop=flop)

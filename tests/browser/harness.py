@@ -1,0 +1,70 @@
+"""A Streamlit server on a free loopback port, and headless Debian Chromium driven by Playwright."""
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[2]
+ARTIFACTS = ROOT / "test-artifacts"
+CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                 "--disable-background-networking", "--disable-component-update", "--disable-sync"]
+PAGES = {"layer_builder": "", "hardware": "hardware", "precision": "precision", "trends": "trends"}
+
+
+def free_port() -> int:
+    with contextlib.closing(socket.socket()) as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+@contextlib.contextmanager
+def streamlit_server(timeout_s: float = 60.0):
+    port = free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
+                             "--server.port", str(port), "--server.address", "127.0.0.1",
+                             "--server.headless", "true", "--server.fileWatcherType", "none"],
+                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + timeout_s
+        while True:
+            try:
+                with urllib.request.urlopen(url + "/_stcore/health", timeout=2) as r:
+                    if r.status == 200:
+                        break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                raise RuntimeError("streamlit did not start: " + (proc.stdout.read().decode() if proc.stdout else ""))
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(10)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+
+
+def wait_for_app(page, timeout_ms: int = 60_000) -> None:
+    """Until the script has run: a metric or a title is drawn and nothing is 'running'."""
+    page.wait_for_selector("[data-testid='stAppViewContainer']", timeout=timeout_ms)
+    page.wait_for_selector("h1", timeout=timeout_ms)
+    page.wait_for_function(
+        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
+    # widgets' code loads lazily: until then Streamlit draws grey skeletons
+    page.wait_for_function("() => !document.querySelector('[data-testid=\"stSkeleton\"], .stSkeleton')",
+                           timeout=timeout_ms)
+    page.wait_for_timeout(800)
+
+
+def metric_value(page, label: str) -> str:
+    return page.locator("[data-testid='stMetric']", has_text=label).locator(
+        "[data-testid='stMetricValue']").first.inner_text()

@@ -1,0 +1,107 @@
+"""The dashboard in a real browser: Debian's Chromium, headless, driven by Playwright.
+
+Screenshots of every page go to ``test-artifacts/``. Without Chromium these skip, except in CI
+(FLOPSCOPE_REQUIRE_BROWSER=1), where they must run.
+"""
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.harness import ARTIFACTS, CHROMIUM_ARGS, PAGES, metric_value, streamlit_server, wait_for_app
+
+SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def new_page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 2200})
+    return context, context.new_page()
+
+
+def flop(text: str) -> float:
+    return float(text.removesuffix(" FLOP"))
+
+
+@pytest.mark.parametrize("name", list(PAGES))
+def test_every_page_loads_without_an_exception(server, browser, name):
+    context, page = new_page(browser)
+    page.goto(f"{server}/{PAGES[name]}")
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / f"page-{name}.png"), full_page=True)
+    context.close()
+
+
+def test_edit_updates_the_total_and_the_link_restores_it(server, browser):
+    context, page = new_page(browser)
+    page.goto(server)
+    wait_for_app(page)
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    before = page.evaluate("() => location.search")
+    epochs = page.get_by_label("Epochs", exact=True)
+    epochs.fill("20")
+    epochs.press("Enter")
+    expected = f"{2 * SEED_TRAINING:.2e}".replace("e+", "e") + " FLOP"
+    page.wait_for_function(
+        "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
+        arg=expected, timeout=30_000)
+    page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
+    link = page.url
+    context.close()
+
+    fresh, page = new_page(browser)  # a new browser context: no cookies, no session
+    page.goto(link)
+    wait_for_app(page)
+    assert metric_value(page, "Training compute") == expected
+    fresh.close()
+
+
+def test_garbage_link_shows_a_message(server, browser):
+    context, page = new_page(browser)
+    page.goto(f"{server}/?s=1.garbage%3Cscript%3E")
+    wait_for_app(page)
+    assert page.get_by_text("share link could not be opened").count() >= 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()
+
+
+def test_hostile_upload_shows_a_message(server, browser, tmp_path):
+    bad = tmp_path / "bad.json"
+    bad.write_text('{"input": {"shape": [3]}, "layers": [{"type": "warp_drive"}]}')
+    context, page = new_page(browser)
+    page.goto(server)
+    wait_for_app(page)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(bad))
+    page.get_by_text("The file was not loaded").wait_for(timeout=30_000)
+    assert page.get_by_text("layers[0].type").count() >= 1
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    context.close()
+
+
+def test_hostile_epoch_csv_upload_shows_a_message(server, browser, tmp_path):
+    bad = tmp_path / "not_epoch.csv"
+    bad.write_bytes(b"\x00\x01\x02garbage,without,the,columns\n1,2,3\n")
+    context, page = new_page(browser)
+    page.goto(f"{server}/trends")
+    wait_for_app(page)
+    page.get_by_text("Add Epoch AI's data").click()
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(bad))
+    page.get_by_text("the file was not used").wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()
