@@ -24,6 +24,23 @@ def quoted(value: object, limit: int = 40) -> str:
     return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"
 
 
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages: object, array, text, number, true/false, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 class InputError(ValueError):
     """Bad user input: ``field`` names what is wrong, ``reason`` says why."""
 
@@ -37,6 +54,48 @@ UNION_TAGS: frozenset[str] = frozenset()
 """Tags of the tagged unions (layer kinds); set once by ``engine.method1.layers`` at import."""
 
 
+_UNION_MEMBER = re.compile(r"^(?:[a-z]+(?:-[a-z]+)+(?:\[.*\])?|[a-z-]+\[.*\]|int|str|float|bool|none|list|dict)$")
+"""Names pydantic gives a union's members in an error's path (``constrained-int``, ``list[int]``): not fields."""
+
+_REASONS = {
+    "missing": "missing (required)",
+    "extra_forbidden": "unknown field (not a setting here)",
+    "string_type": "must be text",
+    "string_unicode": "must be text (it holds characters that are not valid text)",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_parsing_size": "is too large a number",
+    "int_from_float": "must be a whole number (no fraction)",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number (not NaN or infinity)",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "list_type": "must be a list [ … ]",
+    "tuple_type": "must be a list [ … ]",
+    "dict_type": "must be an object { … }",
+    "model_type": "must be an object { … }",
+    "model_attributes_type": "must be an object { … }",
+    "none_required": "must be left out",
+}
+"""User-language reasons for pydantic's error types (its own messages name Python types)."""
+
+_BOUNDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
+           "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+
+
+def _number(value) -> str:
+    """1000000000 → '1e9'; 0.01 → '0.01' (bounds as a reader writes them)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+    if x.is_integer() and abs(x) >= 1e6:
+        mantissa, _, exponent = f"{x:.6e}".partition("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+    return f"{x:g}"
+
+
 def _loc_to_field(loc: tuple) -> str:
     parts: list[str] = []
     for i, item in enumerate(loc):
@@ -44,18 +103,50 @@ def _loc_to_field(loc: tuple) -> str:
             parts.append(f"[{item}]")
         elif item in UNION_TAGS and i and isinstance(loc[i - 1], int):
             continue  # pydantic puts the tag of a tagged union in the path: layers.0.dense.units
+        elif isinstance(item, str) and _UNION_MEMBER.match(item) and i:
+            continue  # a union member's name (kernel_size.constrained-int): not something the user wrote
         else:
             parts.append(("." if parts else "") + str(item))
     return "".join(parts)
 
 
+def _reason(error: dict) -> str:
+    """One pydantic error in the user's words."""
+    kind = error.get("type", "")
+    ctx = error.get("ctx") or {}
+    if kind in _REASONS:
+        return _REASONS[kind]
+    if kind in _BOUNDS and _BOUNDS[kind][0] in ctx:
+        key, words = _BOUNDS[kind]
+        return f"must be {words} {_number(ctx[key])}"
+    if kind in ("too_long", "too_short", "string_too_long", "string_too_short") and (
+            "actual_length" in ctx or kind.startswith("string")):
+        what = "characters" if kind.startswith("string") else "items"
+        got = f" (got {ctx['actual_length']:,})" if isinstance(ctx.get("actual_length"), int) else ""
+        if kind.endswith("too_long"):
+            return f"too long: at most {ctx.get('max_length')} {what}{got}"
+        return f"too short: at least {ctx.get('min_length')} {what}{got}"
+    reason = one_line(str(error.get("msg", "invalid")))
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):]
+    if reason.startswith("Input should be "):
+        reason = "must be " + reason[len("Input should be "):]
+    return reason
+
+
 def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
-    """The first error of a pydantic ``ValidationError`` as an ``InputError`` (field + reason)."""
+    """The first error of a pydantic ``ValidationError`` as an ``InputError`` (field + reason), in the
+    user's words: the field as they wrote it (no union member names), the reason without Python types."""
     errors = exc.errors(include_url=False)
     if not errors:
         return InputError(prefix or "input", "invalid")
     first = errors[0]
-    field = _loc_to_field(tuple(first.get("loc", ())))
+    loc = tuple(first.get("loc", ()))
+    key_error = bool(loc) and loc[-1] == "[key]"
+    if key_error:
+        loc = loc[:-1]
+    field = _loc_to_field(loc)
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, InputError):  # a cross-field check named its own field: keep it, under the path
         if not (field == cause.field or field.endswith("." + cause.field)):
@@ -64,7 +155,17 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
         return InputError(field, cause.reason)
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
-    reason = str(first.get("msg", "invalid"))
+    reason = _reason(first)
+    if first.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
+        field = _loc_to_field(loc[:-1])  # the user's unknown name goes in the reason, quoted and cut
+        field = (f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}") if prefix \
+            else field
+        reason = f"unknown field {quoted(loc[-1])} (not a setting here)"
+        if not field:  # at the top level the unknown name itself is the field
+            field, reason = quoted(loc[-1]).strip("'"), "unknown field (not a setting here)"
+    if key_error:
+        field, _, key = field.rpartition(".")
+        reason = f"{quoted(key)} is not allowed here ({reason})"
     if first.get("type") == "union_tag_invalid":  # an unknown ``type`` of a tagged union (a layer kind)
         ctx = first.get("ctx", {})
         field = f"{field}.{ctx.get('discriminator', 'type').strip(chr(39))}"
@@ -72,8 +173,6 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
     elif first.get("type") == "union_tag_not_found":
         field = f"{field}.type" if field else "type"
         reason = "missing; every layer needs a 'type'"
-    if reason.startswith("Value error, "):
-        reason = reason[len("Value error, "):]
     more = len(errors) - 1
     if more:
         reason += f" (and {more} more problem{'s' if more > 1 else ''})"

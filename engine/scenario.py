@@ -11,7 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError, from_validation_error, json_type
 from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
@@ -43,9 +43,9 @@ class Scenario(BaseModel):
     @model_validator(mode="after")
     def _method1_inputs(self):
         if self.mode == "layers" and self.layers and self.input is None:
-            raise ValueError("input is needed with layers: give input.shape (and sequence_length)")
+            raise InputError("input", "needed with layers: give input.shape (and sequence_length)")
         if self.mode == "quick" and self.quick is None:
-            raise ValueError("mode 'quick' needs the quick form (kind, value, unit)")
+            raise InputError("quick", "mode 'quick' needs the quick form (kind, value, unit)")
         return self
 
     def architecture(self) -> Architecture:
@@ -55,7 +55,7 @@ class Scenario(BaseModel):
 def parse_scenario(data: object, source: str = "scenario") -> Scenario:
     """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     try:
         return Scenario.model_validate(data)
     except ValidationError as exc:

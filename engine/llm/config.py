@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from engine.method1.architecture import Architecture, InputSpec
 from engine.json_text import parse_json_text
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError, from_validation_error, json_type
 from engine.method1.layers import Embedding, LayerNorm, Size
 from engine.scenario import Scenario
 from engine.method1.training import TrainingSetup
@@ -94,7 +94,7 @@ def validate_transformer_config(data: object, source: str = "config",
                                 key_of: dict[str, str] | None = None) -> TransformerConfig:
     """Validate normalised fields; an error names the field, or the config key it came from (``key_of``)."""
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     try:
         return TransformerConfig.model_validate(data)
     except ValidationError as exc:
@@ -279,7 +279,7 @@ def _model_type(data: dict, source: str) -> str:
 def read_hf_config(data: object, source: str = "config") -> TransformerConfig:
     """A Hugging Face ``config.json`` (decoded) → ``TransformerConfig``; ``InputError`` naming the key."""
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     model_type = _model_type(data, source)
     keys = _Keys(data, source)
     fields = FAMILIES[model_type](keys) | {"model_type": model_type}
