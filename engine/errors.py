@@ -110,7 +110,7 @@ def _loc_to_field(loc: tuple) -> str:
     return "".join(parts)
 
 
-def _reason(error: dict) -> str:
+def user_reason(error: dict) -> str:
     """One pydantic error in the user's words."""
     kind = error.get("type", "")
     ctx = error.get("ctx") or {}
@@ -155,7 +155,7 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
         return InputError(field, cause.reason)
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
-    reason = _reason(first)
+    reason = user_reason(first)
     if first.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
         field = _loc_to_field(loc[:-1])  # the user's unknown name goes in the reason, quoted and cut
         field = (f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}") if prefix \

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 
 from engine.method1.architecture import Architecture, InputSpec
 from engine.json_text import parse_json_text
-from engine.errors import InputError, from_validation_error, json_type
+from engine.errors import InputError, from_validation_error, json_type, user_reason
 from engine.method1.layers import Embedding, LayerNorm, Size
 from engine.scenario import Scenario
 from engine.method1.training import TrainingSetup
@@ -105,7 +105,7 @@ def validate_transformer_config(data: object, source: str = "config",
             path = f"{path}.{problem.field}" if path else problem.field
             reason = problem.reason
         else:
-            reason = str(first.get("msg", "invalid")).removeprefix("Value error, ")
+            reason = user_reason(first)
         field = (key_of or {}).get(path, path)
         raise InputError(f"{source}.{field}" if field else source, reason) from None
 

@@ -1,6 +1,7 @@
 """An architecture (input + layers) and its per-layer costs: shapes propagated layer by layer."""
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 from typing import Annotated
 
@@ -113,6 +114,13 @@ def evaluate(arch: Architecture, convention: Convention = "matmul", *, strict: b
             result.error = error
             break
         flow = cost.out
+        if math.prod(flow.item) * (flow.steps or 1) > MAX_ELEMENTS:  # e.g. transposed convolutions, stride 1e9
+            error = InputError(f"layers[{index}]", f"{layer.type}: its output, {flow.describe()}, holds more than "
+                                                   f"the {MAX_ELEMENTS:.0e} values per example this tool accepts")
+            if strict:
+                raise error from None
+            result.error = error
+            break
         shape = flow.shape
         layer_flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if full else 0)
         if cost.parts:

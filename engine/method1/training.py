@@ -9,10 +9,12 @@ P parameters; with activation recomputation the forward runs once more.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.errors import InputError
 from engine.units import FLOP_PER_MAC, flop_to_pfs_days
 
 PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
@@ -81,6 +83,9 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0)
     examples = setup.examples_per_epoch * setup.epochs
     optimizer_flop = OPTIMIZER_FLOP_PER_PARAM[setup.optimizer] * params * setup.steps
     total = forward_flop * setup.passes * examples + optimizer_flop
+    if not math.isfinite(total):
+        raise InputError("training", f"F × passes × examples is beyond {sys.float_info.max:.2g} FLOP "
+                                     "(forward FLOP per example or examples too large)")
     return TrainingResult(forward_flop_per_example=forward_flop, passes=setup.passes, examples=examples,
                           steps=setup.steps, optimizer_flop=optimizer_flop, training_flop=total,
                           pfs_days=flop_to_pfs_days(total))
