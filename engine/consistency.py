@@ -3,11 +3,11 @@ flag when they differ by more than a factor (3 by default: OpenAI aimed for agre
 """
 from __future__ import annotations
 
-import math
+from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict
+from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError
+from engine.errors import PositiveFinite, parse_input
 from engine.units import flop_to_pfs_days
 
 DEFAULT_TOLERANCE_FACTOR = 3.0
@@ -26,8 +26,7 @@ class ConsistencyCheck(BaseModel):
     """max/min of the two: 1 means equal, 3 means one is three times the other."""
     tolerance_factor: float
     agree: bool
-    flag: bool
-    """True when they differ by more than ``tolerance_factor``."""
+    """True when they differ by at most ``tolerance_factor`` (otherwise the page flags it)."""
     utilization_assumed: float | None
     utilization_to_agree: float | None
     """The utilization at which method 2 would equal method 1 (u × C1 / C2)."""
@@ -36,25 +35,22 @@ class ConsistencyCheck(BaseModel):
     message: str
 
 
-def _check_positive(field: str, value: float | None, allow_none: bool = False) -> None:
-    if value is None and allow_none:
-        return
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value) or value <= 0:
-        raise InputError(field, f"must be a positive finite number, got {value!r}")
+class ConsistencyInputs(BaseModel):
+    """The two training FLOP figures, method 2's utilization u, and the tolerance factor (≥ 1)."""
+
+    method1_training_flop: PositiveFinite
+    method2_training_flop: PositiveFinite
+    utilization: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
+    tolerance_factor: Annotated[float, Field(ge=1, allow_inf_nan=False)] = DEFAULT_TOLERANCE_FACTOR
 
 
 def consistency_check(method1_training_flop: float, method2_training_flop: float,
                       utilization: float | None = None,
                       tolerance_factor: float = DEFAULT_TOLERANCE_FACTOR) -> ConsistencyCheck:
     """Compare C1 (operations) with C2 (hardware × time × u): ratio C2/C1, and u' = u × C1/C2."""
-    _check_positive("method1_training_flop", method1_training_flop)
-    _check_positive("method2_training_flop", method2_training_flop)
-    _check_positive("utilization", utilization, allow_none=True)
-    if utilization is not None and utilization > 1:
-        raise InputError("utilization", f"must be in (0, 1], got {utilization}")
-    _check_positive("tolerance_factor", tolerance_factor)
-    if tolerance_factor < 1:
-        raise InputError("tolerance_factor", f"must be at least 1, got {tolerance_factor}")
+    parse_input(ConsistencyInputs, {"method1_training_flop": method1_training_flop,
+                                    "method2_training_flop": method2_training_flop,
+                                    "utilization": utilization, "tolerance_factor": tolerance_factor})
     ratio = method2_training_flop / method1_training_flop
     factor = max(ratio, 1 / ratio)
     agree = factor <= tolerance_factor
@@ -73,5 +69,5 @@ def consistency_check(method1_training_flop: float, method2_training_flop: float
         method1_pfs_days=flop_to_pfs_days(method1_training_flop),
         method2_pfs_days=flop_to_pfs_days(method2_training_flop),
         ratio_method2_to_method1=ratio, disagreement_factor=factor, tolerance_factor=tolerance_factor,
-        agree=agree, flag=not agree, utilization_assumed=utilization, utilization_to_agree=to_agree,
+        agree=agree, utilization_assumed=utilization, utilization_to_agree=to_agree,
         utilization_to_agree_plausible=plausible, message=message)

@@ -1,12 +1,19 @@
-"""One error type for bad input, with the field it concerns and the reason.
-
-UI, CLI and API all show ``str(error)``: one line, ``field: reason``.
+"""The one validation path: ``parse_input`` validates untrusted data as a pydantic model, and every
+problem becomes one ``InputError`` — one line, ``field: reason`` — that the UI, the CLI and the API show.
 """
 from __future__ import annotations
 
+import functools
 import re
+from collections.abc import Mapping
+from typing import Annotated, TypeVar
 
-from pydantic import ValidationError
+from pydantic import BaseModel, Field, ValidationError
+
+PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
+"""A number > 0 that is not NaN or infinite (sizes, counts, times, FLOP)."""
+
+M = TypeVar("M", bound=BaseModel)
 
 _BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
@@ -50,8 +57,27 @@ class InputError(ValueError):
         super().__init__(f"{self.field}: {self.reason}" if self.field else self.reason)
 
 
-UNION_TAGS: frozenset[str] = frozenset()
-"""Tags of the tagged unions (layer kinds); set once by ``engine.method1.layers`` at import."""
+@functools.cache
+def union_tags(model: type[BaseModel]) -> frozenset[str]:
+    """The tags of every tagged union inside ``model`` (e.g. the layer kinds), read from its schema."""
+    tags: set[str] = set()
+
+    def walk(node):
+        if isinstance(node, dict):
+            mapping = (node.get("discriminator") or {}).get("mapping") if isinstance(node.get("discriminator"),
+                                                                                      dict) else None
+            tags.update(mapping or ())
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    try:
+        walk(model.model_json_schema())
+    except Exception:  # a model without a JSON schema has no tags to hide
+        pass
+    return frozenset(tags)
 
 
 _UNION_MEMBER = re.compile(r"^(?:[a-z]+(?:-[a-z]+)+(?:\[.*\])?|[a-z-]+\[.*\]|int|str|float|bool|none|list|dict)$")
@@ -96,12 +122,12 @@ def _number(value) -> str:
     return f"{x:g}"
 
 
-def _loc_to_field(loc: tuple) -> str:
+def _loc_to_field(loc: tuple, tags: frozenset[str] = frozenset()) -> str:
     parts: list[str] = []
     for i, item in enumerate(loc):
         if isinstance(item, int):
             parts.append(f"[{item}]")
-        elif item in UNION_TAGS and i and isinstance(loc[i - 1], int):
+        elif item in tags and i and isinstance(loc[i - 1], int):
             continue  # pydantic puts the tag of a tagged union in the path: layers.0.dense.units
         elif isinstance(item, str) and _UNION_MEMBER.match(item) and i:
             continue  # a union member's name (kernel_size.constrained-int): not something the user wrote
@@ -135,9 +161,13 @@ def user_reason(error: dict) -> str:
     return reason
 
 
-def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
-    """The first error of a pydantic ``ValidationError`` as an ``InputError`` (field + reason), in the
-    user's words: the field as they wrote it (no union member names), the reason without Python types."""
+def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type[BaseModel] | None = None,
+                          key_of: Mapping[str, str] | None = None) -> InputError:
+    """The first error of a pydantic ``ValidationError`` as an ``InputError`` (field + reason).
+
+    ``model`` lets the path skip the tags of its tagged unions (``layers[0].units``, not
+    ``layers[0].dense.units``); ``key_of`` renames fields to the keys the user wrote (a config file's).
+    """
     errors = exc.errors(include_url=False)
     if not errors:
         return InputError(prefix or "input", "invalid")
@@ -146,18 +176,21 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
     key_error = bool(loc) and loc[-1] == "[key]"
     if key_error:
         loc = loc[:-1]
-    field = _loc_to_field(loc)
+    tags = union_tags(model) if model else frozenset()
+    field = _loc_to_field(loc, tags)
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, InputError):  # a cross-field check named its own field: keep it, under the path
         if not (field == cause.field or field.endswith("." + cause.field)):
             field = f"{field}.{cause.field}" if field else cause.field
+        field = (key_of or {}).get(field, field)
         field = f"{prefix}.{field}" if prefix else field
         return InputError(field, cause.reason)
+    field = (key_of or {}).get(field, field)
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
     reason = user_reason(first)
     if first.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
-        field = _loc_to_field(loc[:-1])  # the user's unknown name goes in the reason, quoted and cut
+        field = _loc_to_field(loc[:-1], tags)  # the user's unknown name goes in the reason, quoted and cut
         field = (f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}") if prefix \
             else field
         reason = f"unknown field {quoted(loc[-1])} (not a setting here)"
@@ -177,3 +210,21 @@ def from_validation_error(exc: ValidationError, prefix: str = "") -> InputError:
     if more:
         reason += f" (and {more} more problem{'s' if more > 1 else ''})"
     return InputError(field or "input", reason)
+
+
+def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mapping[str, str] | None = None) -> M:
+    """Validate ``data`` (a mapping or an instance) as ``model``; any problem becomes one ``InputError``.
+
+    ``source`` prefixes the field (``training.epochs``); a cross-field check that raised ``InputError``
+    keeps its own field; ``key_of`` renames fields to the user's keys.
+    """
+    if isinstance(data, model):
+        return data
+    if isinstance(data, BaseModel):
+        data = data.model_dump()
+    if not isinstance(data, Mapping):
+        raise InputError(source or "input", f"expected a JSON object {{ … }}, got {json_type(data)}")
+    try:
+        return model.model_validate(dict(data))
+    except ValidationError as exc:
+        raise from_validation_error(exc, source, model=model, key_of=key_of) from None

@@ -6,12 +6,12 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
-from engine.errors import InputError, from_validation_error, json_type
+from engine.errors import InputError, json_type, parse_input
 from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
@@ -56,10 +56,7 @@ def parse_scenario(data: object, source: str = "scenario") -> Scenario:
     """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
-    try:
-        return Scenario.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None
+    return parse_input(Scenario, data)
 
 
 def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:

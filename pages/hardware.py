@@ -8,6 +8,7 @@ from engine.method2.costs import estimate_costs
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import estimate_method1
+from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
 from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
@@ -129,7 +130,7 @@ if m1.training_flop and estimate is not None:
         ("Utilization that would agree", format_flop(check.utilization_to_agree, "") if check.utilization_to_agree
          else "—", "u × C1 / C2"),
     ])
-    (st.warning if check.flag else st.success)(check.message)
+    (st.success if check.agree else st.warning)(check.message)
 else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
@@ -166,8 +167,9 @@ with st.expander("Measured throughput → achieved utilization (MFU)"):
     c1, c2, c3, c4 = st.columns(4)
     item = c1.radio("Throughput of", ["example", "token"], horizontal=True, key="mu_item")
     per_item = c2.number_input(f"Training FLOP per {item}", min_value=0.0, format="%.4e", key="mu_flop",
-                               value=float((m1.forward_flop or 1e9) * 3),
-                               help="Default: method 1's forward FLOP per example × 3.")
+                               value=float(training_flop_per_example(m1.forward_flop or 1e9, scenario.training)),
+                               help="Default: method 1's forward FLOP per example × (1 + backward ratio, "
+                                    "+ 1 with recomputation), from the layer builder's training setup.")
     rate = c3.number_input(f"{item.capitalize()}s per second (all chips)", min_value=0.0, format="%.6g",
                            key="mu_rate", value=1000.0)
     mu_chips = c4.number_input("Chips", min_value=0.0, step=1.0, format="%g", key="mu_chips", value=float(count or 1))

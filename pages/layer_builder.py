@@ -6,7 +6,9 @@ import plotly.express as px
 import streamlit as st
 
 from engine.errors import InputError
+from engine.method1.conventions import CONVENTIONS
 from engine.method1.kinds import KIND_BY_TYPE
+from engine.method1.training import OPTIMIZER_LABELS
 from engine.method1.estimate import estimate_method1
 from engine.presets import presets
 from engine.scenario import parse_scenario
@@ -63,7 +65,7 @@ if mode == "layers":
                                key=state.bind("m1_shape", ", ".join(map(str, (data["input"] or {}).get("shape", [784])))))
     seq = c2.number_input("Sequence length T (0 = not a sequence)", min_value=0, step=1,
                           key=state.bind("m1_seq", (data["input"] or {}).get("sequence_length") or 0))
-    data["convention"] = c3.radio("Convention", ["matmul", "full"], key=state.bind("m1_conv", data["convention"]),
+    data["convention"] = c3.radio("Convention", list(CONVENTIONS), key=state.bind("m1_conv", data["convention"]),
                                   help="matmul: multiply-accumulates × 2 only (PyTorch's FlopCounterMode). "
                                        "full: + bias adds, activations, softmax, norms, pooling.")
     shape = text_to_sizes(shape_text)
@@ -146,8 +148,7 @@ ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=1
                         key=state.bind("t_ratio", float(t.get("backward_ratio", 2.0))),
                         help="2 by default (training ≈ 3 × forward). Epoch AI measured 1:1 to 3:1.")
 optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"], key=state.bind("t_opt", t.get("optimizer", "none")),
-                         format_func={"none": "not counted", "sgd": "SGD (2 FLOP/param/step)",
-                                      "adam": "Adam (18 FLOP/param/step)"}.get)
+                         format_func=OPTIMIZER_LABELS.get)
 recompute = c3.checkbox("Activation recomputation (+1 forward)", key=state.bind("t_recompute", bool(t.get("recomputation"))))
 data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "optimizer": optimizer,
                     "recomputation": recompute}

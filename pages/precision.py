@@ -5,6 +5,7 @@ import pandas as pd
 import plotly.express as px
 import streamlit as st
 
+from engine.method2.formats import FORMAT_BY_KEY
 from engine.errors import InputError
 from engine.method2.format_comparison import compare_formats
 from engine.method2.hardware_db import load_hardware_db
@@ -34,11 +35,9 @@ run = {k: v for k, v in run.items() if k not in ("custom_chip", "peak_flop_per_s
 
 # ------------------------------------------------------------------ peaks chart
 peaks = chip.peaks.available()
-has_tensor = any(k.endswith("_tensor") for k in peaks)
-frame = pd.DataFrame({"format": [PEAK_LABELS.get(k, k) for k in peaks],
+frame = pd.DataFrame({"format": [FORMAT_BY_KEY[k].label for k in peaks],
                       "TFLOP/s (dense)": [v / TERA for v in peaks.values()],
-                      "units": ["tensor cores" if k.endswith("_tensor") or (k == "int8" and has_tensor)
-                                else "vector units (no tensor cores)" for k in peaks]})
+                      "units": [FORMAT_BY_KEY[k].units for k in peaks]})
 fig = px.bar(frame, x="format", y="TFLOP/s (dense)", color="units", log_y=True, height=320,
              title=f"{chip.name}: dense peak per number format", text_auto=".4g",
              category_orders={"format": list(frame["format"])})

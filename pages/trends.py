@@ -7,6 +7,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from engine.method2.formats import PEAK_KEYS
 from engine.trends.epoch_csv import read_epoch_csv
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
@@ -16,7 +17,8 @@ from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
-from engine.trends.fit import MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, fit_trend, reference_line
+from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, domains_of, fit_trend, reference_line,
+                               select_runs)
 from engine.units import format_flop
 from ui import state
 from ui.widgets import page_header, plain, show_error
@@ -72,13 +74,13 @@ if imported is not None and source_choice in ("epoch", "both"):
     frames.append(epoch)
 runs = pd.concat(frames, ignore_index=True).sort_values("decimal_year", kind="stable").reset_index(drop=True)
 
-domains = sorted({d.strip() for value in runs["domain"] for d in str(value).split(",") if d.strip()})
+domains = domains_of(runs)
 c1, c2 = st.columns([1, 2])
 domain = c1.selectbox("Domain", ["All"] + domains, key="trends_domain")
 first, last = int(runs["decimal_year"].min()), int(runs["decimal_year"].max()) + 1
 window = c2.slider("Custom fit window (years)", first, last, (max(first, 2010), last), key="trends_window")
 domain_filter = None if domain == "All" else domain
-shown = runs if domain_filter is None else runs[runs["domain"].str.contains(domain_filter, case=False, regex=False)]
+shown = select_runs(runs, TrendQuery(domain=domain_filter))  # the fits' own domain match
 
 c1, c2 = st.columns([2, 1])
 named = c1.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
@@ -111,7 +113,7 @@ when = c1.date_input("Date of your run", value=dt.date(2026, 1, 1), key="trends_
                      min_value=dt.date(1950, 1, 1), max_value=dt.date(2100, 12, 31))
 estimates = {k: v for k, v in (("Your estimate (method 1)", m1), ("Your estimate (method 2)", m2)) if v}
 for label, flop in estimates.items():
-    placed = place_estimate(shown, flop, when.isoformat())
+    placed = place_estimate(runs, flop, when.isoformat(), domain=domain_filter)
     if placed.largest_known:
         where = "larger than every known run"
     else:
@@ -168,7 +170,7 @@ st.caption("Least squares of log10(FLOP) on the date; doubling = 12·log10(2)/sl
 # ------------------------------------------------------------------ hardware
 st.subheader("Hardware: peak FLOP/s over time")
 db = load_hardware_db()
-keys = ["fp32", "fp16_tensor", "bf16_tensor", "tf32_tensor", "fp8_tensor", "fp64"]
+keys = list(PEAK_KEYS)
 chosen = st.multiselect("Number formats", keys, default=["fp32", "fp16_tensor", "bf16_tensor"], key="trends_hw",
                         format_func=lambda k: PEAK_LABELS.get(k, k))
 hw = go.Figure()

@@ -11,24 +11,24 @@ def test_alexnet_both_methods_agree():
     # OpenAI's AlexNet: method 1 = 4.67e17 FLOP (470 PF), method 2 = 5.01e17 (500 PF) at 33%.
     check = consistency_check(4.67e17, 5.01e17, utilization=0.33)
     assert check.ratio_method2_to_method1 == pytest.approx(5.01 / 4.67)
-    assert check.agree is True and check.flag is False
+    assert check.agree is True
     assert check.utilization_to_agree == pytest.approx(0.33 * 4.67 / 5.01)   # 0.3076
     assert check.utilization_to_agree_plausible is True
 
 
 def test_more_than_3x_apart_is_flagged_both_ways():
     high = consistency_check(1e18, 4e18, utilization=0.33)
-    assert high.flag is True and high.disagreement_factor == pytest.approx(4)
+    assert high.agree is False and high.disagreement_factor == pytest.approx(4)
     assert high.utilization_to_agree == pytest.approx(0.33 / 4)
     low = consistency_check(4e18, 1e18, utilization=0.5)
-    assert low.flag is True and low.disagreement_factor == pytest.approx(4)
+    assert low.agree is False and low.disagreement_factor == pytest.approx(4)
     assert low.utilization_to_agree == pytest.approx(2.0) and low.utilization_to_agree_plausible is False
     assert "no utilization reconciles" in low.message
 
 
 def test_exactly_3x_is_within_tolerance_and_tolerance_is_editable():
-    assert consistency_check(1e18, 3e18).flag is False
-    assert consistency_check(1e18, 3e18, tolerance_factor=2).flag is True
+    assert consistency_check(1e18, 3e18).agree is True
+    assert consistency_check(1e18, 3e18, tolerance_factor=2).agree is False
 
 
 @pytest.mark.parametrize("args, field", [

@@ -3,15 +3,14 @@ from __future__ import annotations
 
 import streamlit as st
 
+from engine.method2.formats import PEAK_FORMATS
 from engine.method2.hardware_db import HardwareDB
 from engine.units import TERA
 from ui import state
 
 FORMAT_LABELS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8",
                  "int8": "INT8", "mixed": "mixed precision"}
-PEAK_LABELS = {"fp64": "FP64", "fp64_tensor": "FP64 tensor", "fp32": "FP32", "tf32_tensor": "TF32 tensor",
-               "fp16": "FP16 (no tensor cores)", "fp16_tensor": "FP16 tensor", "bf16_tensor": "BF16 tensor",
-               "fp8_tensor": "FP8 tensor", "int8": "INT8 (OP/s)"}
+PEAK_LABELS = {f.key: f.label for f in PEAK_FORMATS}
 SOURCES = {"chip": "a chip from the database", "custom_chip": "a custom chip", "peak_flop_per_s": "one custom peak",
            "year": "unknown hardware: the average of a year"}
 CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor")

@@ -5,9 +5,8 @@ import types
 from typing import Annotated, Literal, Union, get_args, get_origin
 
 import streamlit as st
-from pydantic import ValidationError
 
-from engine.errors import from_validation_error
+from engine.errors import InputError, parse_input
 from engine.method1.kinds import KIND_BY_TYPE
 from ui.state import bind
 
@@ -118,7 +117,7 @@ def layer_form(layer: dict, key_prefix: str):
             edited[name] = None
     edited = {k: v for k, v in edited.items() if v is not None or k == "type"}
     try:
-        kind.model_validate(edited)
-    except ValidationError as exc:
-        return edited, str(from_validation_error(exc))
+        parse_input(kind, edited)
+    except InputError as exc:
+        return edited, str(exc)
     return edited, None

@@ -7,7 +7,7 @@ import streamlit as st
 from engine.errors import InputError
 from engine.llm.config import load_hf_config_text
 from engine.llm.estimate import TransformerRun, estimate_transformer
-from engine.method2.run import parse_input
+from engine.errors import parse_input
 from engine.scenario import MAX_SCENARIO_BYTES
 from engine.units import format_flop
 from ui import state

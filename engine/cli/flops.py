@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from engine.cli.files import read_text_file
+from engine.method1.conventions import CONVENTIONS
 from engine.method1.estimate import estimate_method1
 from engine.scenario import load_scenario_text
 
@@ -16,5 +17,7 @@ def _flops(args):
 def register(sub) -> None:
     p = sub.add_parser("flops", help="method 1: parameters and FLOP of an architecture file")
     p.add_argument("file", help="scenario JSON (input, layers, training)")
-    p.add_argument("--convention", choices=("matmul", "full"), default=None)
+    p.add_argument("--convention", choices=CONVENTIONS, default=None,
+                   help="matmul: multiply-accumulates × 2 only, as PyTorch's FlopCounterMode counts (default); "
+                        "full: also bias adds, activations, softmax, norms, pooling")
     p.set_defaults(run=_flops)

@@ -3,7 +3,8 @@ from __future__ import annotations
 
 from engine.method2.costs import estimate_costs
 from engine.errors import InputError, quoted
-from engine.method2.run import HardwareRun, estimate_method2, parse_input
+from engine.errors import parse_input
+from engine.method2.run import HardwareRun, estimate_method2
 from engine.method2.precision import PRECISIONS
 
 

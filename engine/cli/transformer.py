@@ -5,10 +5,10 @@ from __future__ import annotations
 import math
 import re
 
-from pydantic import ValidationError
 
 from engine.cli.files import read_text_file
-from engine.errors import InputError, from_validation_error, quoted
+from engine.method1.conventions import CONVENTIONS
+from engine.errors import InputError, parse_input, quoted
 from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text
 from engine.llm.estimate import TransformerRun, estimate_transformer
 
@@ -29,11 +29,8 @@ def parse_count(text: str, field: str) -> float:
 
 def _transformer(args):
     config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
-    try:
-        run = TransformerRun(tokens=parse_count(args.tokens, "tokens"), seq_len=args.seq_len,
-                             convention=args.convention, causal_count=args.causal_count)
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None
+    run = parse_input(TransformerRun, {"tokens": parse_count(args.tokens, "tokens"), "seq_len": args.seq_len,
+                                       "convention": args.convention, "causal_count": args.causal_count})
     return estimate_transformer(config, run).as_dict(layers=args.layers)
 
 
@@ -44,7 +41,7 @@ def register(sub) -> None:
     p.add_argument("--tokens", required=True, help="training tokens D: 300e9, 300B, 1.4T")
     p.add_argument("--seq-len", type=int, default=None, help="training sequence length T (default: the "
                                                              "config's context length)")
-    p.add_argument("--convention", choices=("matmul", "full"), default="matmul")
+    p.add_argument("--convention", choices=CONVENTIONS, default="matmul")
     p.add_argument("--causal-count", choices=("full", "half"), default=None,
                    help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "
                         "ones (the causal half, or fewer with a sliding window)")

@@ -6,10 +6,8 @@ how many rows of the CSV were skipped.
 """
 from __future__ import annotations
 
-from engine.trends.epoch_csv import read_epoch_csv
 from engine.errors import InputError
-from engine.trends.runs_dataset import DATASET_PATH, load_training_runs
-from engine.trends.fit import NAMED_WINDOWS, TrendQuery, fit_trend
+from engine.trends.windows import NAMED_WINDOWS, TrendQuery
 
 
 def _query(args) -> TrendQuery:
@@ -34,6 +32,10 @@ def _query(args) -> TrendQuery:
 def _trend(args) -> dict:
     if args.top_k is not None and args.top_k < 1:
         raise InputError("arguments", "--top-k must be at least 1")
+    from engine.trends.epoch_csv import read_epoch_csv  # pandas: only when this command runs
+    from engine.trends.fit import fit_trend
+    from engine.trends.runs_dataset import DATASET_PATH, load_training_runs
+
     query = _query(args)
     if args.csv:
         imported = read_epoch_csv(args.csv)

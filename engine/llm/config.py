@@ -13,11 +13,11 @@ from __future__ import annotations
 import json
 from typing import Annotated, Callable
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import Architecture, InputSpec
 from engine.json_text import parse_json_text
-from engine.errors import InputError, from_validation_error, json_type, user_reason
+from engine.errors import InputError, json_type, parse_input
 from engine.method1.layers import Embedding, LayerNorm, Size
 from engine.scenario import Scenario
 from engine.method1.training import TrainingSetup
@@ -83,10 +83,7 @@ class TransformerConfig(BaseModel):
         i.e. tokens / T examples."""
         seq_len = self.sequence_length(seq_len)
         arch = self.architecture(seq_len)
-        try:
-            training = TrainingSetup(examples=tokens / seq_len)
-        except ValidationError as exc:
-            raise from_validation_error(exc, "training") from None
+        training = parse_input(TrainingSetup, {"examples": tokens / seq_len}, source="training")
         return Scenario(name=name, input=arch.input, layers=arch.layers, training=training)
 
 
@@ -95,19 +92,7 @@ def validate_transformer_config(data: object, source: str = "config",
     """Validate normalised fields; an error names the field, or the config key it came from (``key_of``)."""
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
-    try:
-        return TransformerConfig.model_validate(data)
-    except ValidationError as exc:
-        first = exc.errors(include_url=False)[0]
-        path = ".".join(str(p) for p in first.get("loc", ()))
-        problem = first.get("ctx", {}).get("error")
-        if isinstance(problem, InputError):  # a cross-field check names its own field
-            path = f"{path}.{problem.field}" if path else problem.field
-            reason = problem.reason
-        else:
-            reason = user_reason(first)
-        field = (key_of or {}).get(path, path)
-        raise InputError(f"{source}.{field}" if field else source, reason) from None
+    return parse_input(TransformerConfig, data, source=source, key_of=key_of)
 
 
 # ---------------------------------------------------------------- reading config.json

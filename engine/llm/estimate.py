@@ -5,11 +5,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field
 
 from engine.method1.architecture import ArchitectureResult, evaluate
 from engine.method1.conventions import Convention
-from engine.errors import from_validation_error
+from engine.errors import parse_input
 from engine.llm.config import TransformerConfig, validate_transformer_config
 from engine.method1.layers import Size
 from engine.llm.formulas import FormulaResult, ModelShape, formula_results
@@ -92,10 +92,7 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
             config.model_dump() | {"block": block.model_dump() | {"causal_count": run.causal_count}}, "config")
         block = config.block
     arch = evaluate(config.architecture(seq_len), run.convention)
-    try:
-        setup = TrainingSetup(examples=run.tokens / seq_len, backward_ratio=run.backward_ratio)
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None
+    setup = parse_input(TrainingSetup, {"examples": run.tokens / seq_len, "backward_ratio": run.backward_ratio})
     training = training_compute(arch.forward_flop, setup)
     vocab = config.vocabulary_params
     heads, kv_heads, head_size = block.attention_sizes(config.d_model)

@@ -13,7 +13,8 @@ from __future__ import annotations
 from typing import Literal
 
 Convention = Literal["matmul", "full"]
-CONVENTIONS: tuple[str, ...] = ("matmul", "full")
+CONVENTIONS: tuple[str, ...] = Convention.__args__
+"""The conventions' names, for pickers and CLI choices."""
 
 # FLOP per element under the ``full`` convention (exp, erf, tanh count 1 each inside their formula).
 ACTIVATION_FLOP: dict[str, int] = {

@@ -5,7 +5,6 @@ from typing import Annotated, Union
 
 from pydantic import Field
 
-from engine import errors
 from engine.method1.layers import BASIC_KINDS, LayerBase
 from engine.method1.transformer import TRANSFORMER_KINDS
 
@@ -15,4 +14,3 @@ Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
 
 KIND_BY_TYPE: dict[str, type[LayerBase]] = {k.model_fields["type"].default: k for k in LAYER_KINDS}
 
-errors.UNION_TAGS = frozenset(KIND_BY_TYPE)  # so that messages read layers[0].units, not layers[0].dense.units

@@ -7,21 +7,19 @@ recurrent layers consume the sequence; attention layers take the whole sequence 
 
 Costs are exact integers: ``macs`` (multiply-accumulates; ``matmul`` FLOP = 2·macs) and
 ``extra_flop`` (everything else the ``full`` convention adds; see ``engine.method1.conventions``).
-Adding a kind = one class with ``item_cost`` (or ``cost``) and one entry in ``Layer``.
+Adding a kind = one class with ``item_cost`` (or ``cost``) here, listed in ``BASIC_KINDS`` (the registry,
+``engine.method1.kinds``, builds the scenario's tagged union from it).
 """
 from __future__ import annotations
 
-import math
 from typing import Annotated, ClassVar, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from engine.method1.costs import dense_cost, layer_norm_cost, prod, softmax_and_scale_flop
 from engine.method1.conventions import (
     ACTIVATION_FLOP,
-    ATTENTION_SCALE_FLOP_PER_SCORE,
     DROPOUT_FLOP_PER_ELEMENT,
-    NORM_AFFINE_FLOP_PER_ELEMENT,
-    NORM_FLOP_PER_ELEMENT,
 )
 
 MAX_SIZE = 10**9
@@ -82,10 +80,6 @@ def _shape(item: tuple[int, ...]) -> str:
     return "[" + ", ".join(str(d) for d in item) + "]"
 
 
-def _prod(values) -> int:
-    return math.prod(values)
-
-
 class LayerBase(BaseModel):
     """Common fields; subclasses set ``type`` and implement ``item_cost`` or ``cost``."""
 
@@ -125,9 +119,7 @@ class Dense(LayerBase):
     formula: ClassVar[str] = r"2 \cdot N \cdot M"
 
     def item_cost(self, item):
-        n, m = self._vector(item), self.units
-        b = m if self.bias else 0
-        return (m,), n * m + b, n * m, b
+        return ((self.units,), *dense_cost(self._vector(item), self.units, self.bias))
 
 
 class Embedding(LayerBase):
@@ -184,7 +176,8 @@ class _ConvBase(LayerBase):
 class _Conv(_ConvBase):
     """Convolution: params D·K^d·C/g + D; forward 2·H′·W′·D·K²·C/g (H′ = ⌊(H+2P−dil·(K−1)−1)/S⌋+1)."""
 
-    formula: ClassVar[str] = r"2 \cdot H' \cdot W' \cdot D \cdot K^2 \cdot C, \quad H' = \left\lfloor \frac{H - K + 2P}{S} \right\rfloor + 1"
+    formula: ClassVar[str] = (r"2 \cdot H' \cdot W' \cdot D \cdot K^2 \cdot C / g, \quad "
+                               r"H' = \left\lfloor \frac{H + 2P - d(K-1) - 1}{S} \right\rfloor + 1")
 
     def item_cost(self, item):
         spatial, c, k, s, dil, g = self._geometry(item)
@@ -201,9 +194,9 @@ class _Conv(_ConvBase):
                     raise ShapeError(f"kernel {kk} (dilation {dd}, span {span}) is larger than the padded "
                                      f"input {size} + 2·{pp}")
                 out_spatial.append((size + 2 * pp - span) // ss + 1)
-        taps = _prod(k) * (c // g)  # multiply-accumulates per output value
+        taps = prod(k) * (c // g)  # multiply-accumulates per output value
         out = tuple(out_spatial) + (self.filters,)
-        n_out = _prod(out)
+        n_out = prod(out)
         return out, self.filters * taps + (self.filters if self.bias else 0), n_out * taps, \
             (n_out if self.bias else 0)
 
@@ -212,7 +205,7 @@ class Conv1d(_Conv):
     type: Literal["conv1d"] = "conv1d"
     dims: ClassVar[int] = 1
     kind_label: ClassVar[str] = "CNN (1-D)"
-    formula: ClassVar[str] = r"2 \cdot L' \cdot D \cdot K \cdot C"
+    formula: ClassVar[str] = r"2 \cdot L' \cdot D \cdot K \cdot C / g"
 
 
 class Conv2d(_Conv):
@@ -225,7 +218,7 @@ class Conv3d(_Conv):
     type: Literal["conv3d"] = "conv3d"
     dims: ClassVar[int] = 3
     kind_label: ClassVar[str] = "CNN (3-D)"
-    formula: ClassVar[str] = r"2 \cdot D' \cdot H' \cdot W' \cdot F \cdot K^3 \cdot C"
+    formula: ClassVar[str] = r"2 \cdot D' \cdot H' \cdot W' \cdot F \cdot K^3 \cdot C / g"
 
 
 class ConvTranspose2d(_ConvBase):
@@ -236,7 +229,8 @@ class ConvTranspose2d(_ConvBase):
     output_padding: Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]] = 0
     dims: ClassVar[int] = 2
     kind_label: ClassVar[str] = "Transposed CNN"
-    formula: ClassVar[str] = r"2 \cdot H \cdot W \cdot C \cdot K^2 \cdot D, \quad H' = (H-1) \cdot S - 2P + K"
+    formula: ClassVar[str] = (r"2 \cdot H \cdot W \cdot C \cdot K^2 \cdot D / g, \quad "
+                               r"H' = (H-1) \cdot S - 2P + d(K-1) + p_{out} + 1")
 
     def item_cost(self, item):
         spatial, c, k, s, dil, g = self._geometry(item)
@@ -250,10 +244,10 @@ class ConvTranspose2d(_ConvBase):
             if o < 1:
                 raise ShapeError(f"padding {pp} leaves no output (output size {o})")
             out_spatial.append(o)
-        taps = _prod(k) * (self.filters // g)  # each input value scatters into these outputs
+        taps = prod(k) * (self.filters // g)  # each input value scatters into these outputs
         out = tuple(out_spatial) + (self.filters,)
-        n_out = _prod(out)
-        return out, c * taps + (self.filters if self.bias else 0), _prod(spatial) * c * taps, \
+        n_out = prod(out)
+        return out, c * taps + (self.filters if self.bias else 0), prod(spatial) * c * taps, \
             (n_out if self.bias else 0)
 
 
@@ -279,7 +273,7 @@ class _Pool2d(LayerBase):
                 raise ShapeError(f"kernel {kk} is larger than the padded input {size} + 2·{pp}")
             out_spatial.append((size + 2 * pp - kk) // ss + 1)
         out = tuple(out_spatial) + (item[2],)
-        return out, 0, 0, _prod(out) * (_prod(k) + self.per_window_flop)
+        return out, 0, 0, prod(out) * (prod(k) + self.per_window_flop)
 
 
 class MaxPool2d(_Pool2d):
@@ -302,7 +296,7 @@ class Flatten(LayerBase):
     formula: ClassVar[str] = r"0"
 
     def item_cost(self, item):
-        return (_prod(item),), 0, 0, 0
+        return (prod(item),), 0, 0, 0
 
 
 class Dropout(LayerBase):
@@ -312,7 +306,7 @@ class Dropout(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{full: one multiply per element})"
 
     def item_cost(self, item):
-        return item, 0, 0, DROPOUT_FLOP_PER_ELEMENT * _prod(item)
+        return item, 0, 0, DROPOUT_FLOP_PER_ELEMENT * prod(item)
 
 
 class Activation(LayerBase):
@@ -322,15 +316,14 @@ class Activation(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{full: } c_f \text{ per element})"
 
     def item_cost(self, item):
-        return item, 0, 0, ACTIVATION_FLOP[self.function] * _prod(item)
+        return item, 0, 0, ACTIVATION_FLOP[self.function] * prod(item)
 
 
 class _Norm(LayerBase):
     affine: bool = True
 
     def _norm_cost(self, item, channels: int):
-        per = NORM_FLOP_PER_ELEMENT + (NORM_AFFINE_FLOP_PER_ELEMENT if self.affine else 0)
-        return item, (2 * channels if self.affine else 0), 0, per * _prod(item)
+        return (item, *layer_norm_cost(prod(item), channels, self.affine))
 
 
 class LayerNorm(_Norm):
@@ -357,7 +350,7 @@ class BatchNorm(_Norm):
 
 # ---------------------------------------------------------------- recurrent
 
-def _as_sequence(flow: Flow) -> Flow:
+def as_sequence(flow: Flow) -> Flow:
     """A 2-D item [L, W] with no sequence around it is read as a sequence of L vectors [W]."""
     if flow.steps is None and len(flow.item) == 2:
         return Flow((flow.item[1],), flow.item[0])
@@ -377,7 +370,7 @@ class _Recurrent(LayerBase):
 
     def cost(self, flow: Flow) -> LayerCost:
         """Per step, per direction: G·(N·M + M²) MACs; PyTorch keeps two bias vectors (+2·G·M params)."""
-        flow = _as_sequence(flow)
+        flow = as_sequence(flow)
         if flow.steps is None:
             raise ShapeError(f"needs a sequence, got {flow.describe()}; set input.sequence_length")
         n, m, g, t = self._vector(flow.item), self.units, self.gates, flow.steps
@@ -434,10 +427,6 @@ class LSTM(_Recurrent):
 
 # ---------------------------------------------------------------- attention
 
-def _softmax_and_scale_flop(scores: int) -> int:
-    return (ACTIVATION_FLOP["softmax"] + ATTENTION_SCALE_FLOP_PER_SCORE) * scores
-
-
 class SelfAttention(LayerBase):
     """One head over [L, W], key size D, value (and output) size N: params W·(2D+N);
     forward 2·L·W·(2D+N) + 2·L²·D + 2·L²·N per sequence."""
@@ -450,14 +439,14 @@ class SelfAttention(LayerBase):
     formula: ClassVar[str] = r"2 L W (2D + N) + 2 L^2 D + 2 L^2 N"
 
     def cost(self, flow: Flow) -> LayerCost:
-        flow = _as_sequence(flow)
+        flow = as_sequence(flow)
         if flow.steps is None:
             raise ShapeError(f"needs a sequence [L, W], got {flow.describe()}; set input.sequence_length")
         w, length, d, n = self._vector(flow.item), flow.steps, self.key_size, self.value_size
         proj = 2 * d + n
         b = proj if self.bias else 0
         macs = length * w * proj + length * length * (d + n)
-        extra = length * b + _softmax_and_scale_flop(length * length)
+        extra = length * b + softmax_and_scale_flop(length * length)
         return LayerCost(Flow((n,), length), w * proj + b, macs, extra)
 
 
@@ -484,7 +473,7 @@ class MultiHeadAttention(LayerBase):
         return d, n, self.output_size or w
 
     def cost(self, flow: Flow) -> LayerCost:
-        flow = _as_sequence(flow)
+        flow = as_sequence(flow)
         if flow.steps is None:
             raise ShapeError(f"needs a sequence [L, W], got {flow.describe()}; set input.sequence_length")
         w, length, h = self._vector(flow.item), flow.steps, self.heads
@@ -492,7 +481,7 @@ class MultiHeadAttention(LayerBase):
         proj = 2 * d + n
         params = h * w * proj + h * n * m + ((h * proj + m) if self.bias else 0)
         macs = h * (length * w * proj + length * length * (d + n)) + length * h * n * m
-        extra = (length * (h * proj + m) if self.bias else 0) + _softmax_and_scale_flop(h * length * length)
+        extra = (length * (h * proj + m) if self.bias else 0) + softmax_and_scale_flop(h * length * length)
         return LayerCost(Flow((m,), length), params, macs, extra)
 
 

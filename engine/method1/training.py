@@ -17,10 +17,11 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.errors import InputError
 from engine.units import FLOP_PER_MAC, flop_to_pfs_days
 
-PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 OPTIMIZER_FLOP_PER_PARAM: dict[str, int] = {"none": 0, "sgd": 2, "adam": 18}
 """FLOP per parameter per update step (BRIEF: Adam ≈ 18, SGD 2)."""
+OPTIMIZER_LABELS: dict[str, str] = {"none": "not counted", "sgd": f"SGD ({OPTIMIZER_FLOP_PER_PARAM['sgd']} FLOP/param/step)",
+                                    "adam": f"Adam ({OPTIMIZER_FLOP_PER_PARAM['adam']} FLOP/param/step)"}
 
 DEFAULT_BACKWARD_RATIO = 2.0
 """Backward ≈ 2 × forward (Epoch measured 1:1 to 3:1)."""
@@ -76,6 +77,11 @@ class TrainingResult(BaseModel):
     optimizer_flop: float
     training_flop: float
     pfs_days: float
+
+
+def training_flop_per_example(forward_flop: float, setup: TrainingSetup | None = None) -> float:
+    """One example's training FLOP: F × (1 + r [+ 1 with recomputation]); r = 2 without a setup."""
+    return forward_flop * (setup.passes if setup is not None else 1.0 + DEFAULT_BACKWARD_RATIO)
 
 
 def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0) -> TrainingResult:

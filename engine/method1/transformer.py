@@ -18,27 +18,18 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from engine.method1.conventions import ACTIVATION_FLOP, NORM_AFFINE_FLOP_PER_ELEMENT, NORM_FLOP_PER_ELEMENT
+from engine.method1.conventions import ACTIVATION_FLOP
 from engine.errors import InputError
-from engine.method1.layers import (
-    Dense,
-    Flow,
-    LayerBase,
-    LayerCost,
-    LayerNorm,
-    Part,
-    ShapeError,
-    Size,
-    _as_sequence,
-    _prod,
-    _softmax_and_scale_flop,
+from engine.method1.costs import (  # noqa: F401 (RMS constants re-exported)
+    RMS_NORM_FLOP_PER_ELEMENT,
+    RMS_NORM_GAIN_FLOP_PER_ELEMENT,
+    dense_cost,
+    layer_norm_cost,
+    prod,
+    rms_norm_cost,
+    softmax_and_scale_flop,
 )
-
-
-RMS_NORM_FLOP_PER_ELEMENT = NORM_FLOP_PER_ELEMENT - 2
-"""LayerNorm's count less the mean and the centring: square, mean of squares (add), normalise."""
-RMS_NORM_GAIN_FLOP_PER_ELEMENT = NORM_AFFINE_FLOP_PER_ELEMENT - 1
-"""× γ only: RMSNorm has no β."""
+from engine.method1.layers import Flow, LayerBase, LayerCost, Part, ShapeError, Size, as_sequence
 
 BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh"]
 
@@ -53,7 +44,7 @@ def unmasked_pairs(length: int, window: int | None = None) -> int:
 
 def _sequence(flow: Flow) -> tuple[int, int]:
     """(d, L) of a sequence of vectors, or a ``ShapeError``."""
-    flow = _as_sequence(flow)
+    flow = as_sequence(flow)
     if flow.steps is None or len(flow.item) != 1:
         raise ShapeError(f"needs a sequence of vectors [L, d], got {flow.describe()}; "
                          "set input.sequence_length")
@@ -62,7 +53,7 @@ def _sequence(flow: Flow) -> tuple[int, int]:
 
 def _linear(name: str, n_in: int, n_out: int, bias: bool, positions: int, extra_flop: int = 0) -> Part:
     """A projection N→M at each of ``positions``, costed as the ``Dense`` kind costs it."""
-    _, params, macs, bias_adds = Dense.model_construct(units=n_out, bias=bias).item_cost((n_in,))
+    params, macs, bias_adds = dense_cost(n_in, n_out, bias)
     return Part(name, params, positions * macs, positions * bias_adds + extra_flop)
 
 
@@ -80,8 +71,7 @@ class RMSNorm(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{full: } 4 \text{ per element})"
 
     def item_cost(self, item):
-        per = RMS_NORM_FLOP_PER_ELEMENT + (RMS_NORM_GAIN_FLOP_PER_ELEMENT if self.affine else 0)
-        return item, (item[-1] if self.affine else 0), 0, per * _prod(item)
+        return (item, *rms_norm_cost(prod(item), item[-1], self.affine))
 
 
 class PositionEmbedding(LayerBase):
@@ -114,7 +104,8 @@ class LMHead(LayerBase):
     formula: ClassVar[str] = r"2 \cdot d \cdot V \text{ per position}"
 
     def item_cost(self, item):
-        out, params, macs, extra = Dense.model_construct(units=self.vocab_size, bias=self.bias).item_cost(item)
+        out = (self.vocab_size,)
+        params, macs, extra = dense_cost(self._vector(item), self.vocab_size, self.bias)
         if self.tied:
             params = self.vocab_size if self.bias else 0
         return out, params, macs, extra
@@ -224,8 +215,8 @@ class TransformerBlock(LayerBase):
     # ------------------------------------------------------------ sub-layers
 
     def _norm(self, label: str, d: int, length: int) -> Part:
-        kind = LayerNorm if self.norm == "layernorm" else RMSNorm
-        _, params, _, extra = kind.model_construct(affine=True).item_cost((d,))
+        cost = layer_norm_cost if self.norm == "layernorm" else rms_norm_cost
+        params, _, extra = cost(d, d, True)
         return Part(f"{label} norm", params, 0, length * extra)
 
     def _attention(self, label: str, d: int, length: int, memory: int, half: bool,
@@ -237,7 +228,7 @@ class TransformerBlock(LayerBase):
         return [
             _linear(f"{label} q projection", d, h * q, self.qkv_bias, length),
             _linear(f"{label} k/v projections", d, 2 * h_kv * q, self.qkv_bias, memory),
-            Part(f"{label} scores QKᵀ", 0, h * pairs * q, _softmax_and_scale_flop(h * pairs)),
+            Part(f"{label} scores QKᵀ", 0, h * pairs * q, softmax_and_scale_flop(h * pairs)),
             Part(f"{label} values AV", 0, h * pairs * q, 0),
             _linear(f"{label} output projection", h * q, d, self.out_bias, length,
                     extra_flop=length * d),  # + the residual add

@@ -13,7 +13,8 @@ from collections.abc import Mapping
 from pydantic import BaseModel, ConfigDict
 
 from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
-from engine.method2.run import EnergyInputs, HardwareRun, parse_input
+from engine.errors import parse_input
+from engine.method2.run import EnergyInputs, HardwareRun
 from engine.units import SECONDS_PER_HOUR
 
 WATT_HOURS_PER_KWH = 1_000.0

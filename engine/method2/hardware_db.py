@@ -12,33 +12,23 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator,
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
                       model_validator)
 
-from engine.errors import InputError, from_validation_error, quoted
+from engine.errors import InputError, PositiveFinite, parse_input, quoted
+from engine.method2.formats import PEAK_FORMATS, PEAK_KEYS, peak_unit  # noqa: F401 (peak_unit re-exported)
 
 HARDWARE_DB_PATH = Path(__file__).resolve().parents[2] / "hardware_db.json"
 
-PEAK_KEYS: tuple[str, ...] = (
-    "fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
-    "int8",
-)
-"""The peaks a chip may have. ``*_tensor``: matrix units (tensor cores, MXUs, matrix cores, MMEs);
-``fp64``/``fp32``/``fp16``: vector units; ``int8`` is one figure, in OP/s."""
-
 # A tensor peak must be at least the vector peak of the SAME format (the reason tensor units exist).
-_TENSOR_PAIRS: tuple[tuple[str, str], ...] = (("fp16_tensor", "fp16"), ("fp64_tensor", "fp64"))
+_TENSOR_PAIRS: tuple[tuple[str, str], ...] = tuple(
+    (f.key, v.key) for f in PEAK_FORMATS for v in PEAK_FORMATS
+    if f.stored and v.stored and f.tensor and not v.tensor and f.precision == v.precision)
 
 ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
 
-PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 _DATE = r"^(19|20)\d\d-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$"
-
-
-def peak_unit(peak_key: str) -> str:
-    """'OP/s' for integer formats, 'FLOP/s' otherwise."""
-    return "OP/s" if peak_key.startswith("int") else "FLOP/s"
 
 
 class Peaks(BaseModel):
@@ -58,8 +48,7 @@ class Peaks(BaseModel):
     @model_validator(mode="after")
     def _invariants(self):
         if not self.available():
-            raise ValueError("a chip needs at least one peak (fp64, fp32, tf32_tensor, fp16, fp16_tensor, "
-                             "bf16_tensor, fp8_tensor, int8)")
+            raise ValueError(f"a chip needs at least one peak ({', '.join(PEAK_KEYS)})")
         for tensor_key, vector_key in _TENSOR_PAIRS:
             tensor, vector = getattr(self, tensor_key), getattr(self, vector_key)
             if tensor is not None and vector is not None and tensor < vector:
@@ -74,6 +63,9 @@ class Peaks(BaseModel):
     def available(self) -> dict[str, float]:
         """The peaks this chip has, in ``PEAK_KEYS`` order."""
         return {k: v for k in PEAK_KEYS if (v := getattr(self, k)) is not None}
+
+
+assert tuple(Peaks.model_fields) == PEAK_KEYS, "Peaks' fields are the stored rows of engine.method2.formats"
 
 
 class Chip(BaseModel):
@@ -247,10 +239,7 @@ def _load(path_text: str) -> HardwareDB:
         raise InputError("hardware_db", f"cannot read '{path}' ({exc.strerror or exc})") from None
     except (json.JSONDecodeError, UnicodeDecodeError) as exc:
         raise InputError("hardware_db", f"'{path.name}' is not valid JSON ({exc})") from None
-    try:
-        return HardwareDB.model_validate(data)
-    except ValidationError as exc:
-        raise from_validation_error(exc, prefix="hardware_db") from None
+    return parse_input(HardwareDB, data, source="hardware_db")
 
 
 def load_hardware_db(path: str | Path | None = None) -> HardwareDB:

@@ -13,46 +13,26 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict
 
 from engine.errors import InputError, quoted
-from engine.method2.hardware_db import PEAK_KEYS, Chip, HardwareDB, Peaks, peak_unit
+from engine.method2.formats import FORMAT_BY_KEY, ONE_FIGURE, PEAK_KEYS, PRECISIONS, is_tensor, peak_key, peak_unit
+from engine.method2.hardware_db import Chip, HardwareDB, Peaks
 
 Precision = Literal["fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"]
-PRECISIONS: tuple[str, ...] = ("fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8")
+assert Precision.__args__ == PRECISIONS, "the formats of engine.method2.formats"
 SplitBasis = Literal["work", "time"]
-
-# What to try, in order, when the chip lacks the requested peak and a fallback is allowed. Each step
-# is the format the run's arithmetic would actually have run in on such a chip (bf16 on a V100 runs
-# as fp16 on its tensor cores; fp8 on an A100 as 16-bit; tf32 without tensor cores as fp32).
-# No chain crosses to a LOWER precision than requested, so a fallback never inflates the peak by
-# pretending to a faster format; fp64/fp32/int8 have no fallback.
-FALLBACK_KEYS: dict[str, tuple[str, ...]] = {
-    "fp64_tensor": ("fp64",),
-    "fp64": (),
-    "fp32": (),
-    "tf32_tensor": ("fp32",),
-    "tf32": ("fp32",),
-    "fp16_tensor": ("bf16_tensor", "fp16", "fp32"),
-    "fp16": ("fp32",),
-    "bf16_tensor": ("fp16_tensor", "fp16", "fp32"),
-    "bf16": ("fp16", "fp32"),
-    "fp8_tensor": ("fp16_tensor", "bf16_tensor", "fp16", "fp32"),
-    "fp8": ("fp16", "fp32"),
-    "int8": (),
-}
 
 
 def requested_peak_key(precision: str, tensor_cores: bool) -> str:
-    """The peak key a format asks for: 'bf16' + tensor cores → 'bf16_tensor'.
+    """The peak key a format asks for: 'bf16' + tensor cores → 'bf16_tensor' (``engine.method2.formats``).
 
     fp32 is the vector-unit figure whatever ``tensor_cores`` says (tensor-core FP32 is TF32: choose
     tf32), and int8 is stored as one figure. 'tf32', 'bf16', 'fp8' without tensor cores name no
     stored peak, so they are unavailable (or fall back) on every chip.
     """
-    if precision not in PRECISIONS:
+    key = peak_key(precision, tensor_cores)
+    if key is None:
         raise InputError("precision", f"unsupported format {quoted(precision)}; choose one of "
                          f"{', '.join(PRECISIONS)}")
-    if precision in ("fp32", "int8"):
-        return precision
-    return f"{precision}_tensor" if tensor_cores else precision
+    return key
 
 
 class FormatPeak(BaseModel):
@@ -83,9 +63,9 @@ def select_format_peak(peaks: Peaks, precision: str, tensor_cores: bool, *, chip
     if value is not None:
         return FormatPeak(precision=precision, tensor_cores_requested=tensor_cores, peak_key=wanted,
                           peak_flop_per_s=value, unit=peak_unit(wanted),
-                          tensor_cores=wanted.endswith("_tensor"))
+                          tensor_cores=is_tensor(wanted))
     has = ", ".join(peaks.available()) or "no peaks"
-    mode = ("" if precision in ("fp32", "int8")  # one stored figure: tensor cores do not choose it
+    mode = ("" if precision in ONE_FIGURE  # one stored figure: tensor cores do not choose it
             else " with tensor cores" if tensor_cores else " without tensor cores")
     if not allow_fallback:
         hint = ""
@@ -96,14 +76,14 @@ def select_format_peak(peaks: Peaks, precision: str, tensor_cores: bool, *, chip
         raise InputError(field, f"{chip_label} has no {precision} peak{mode} (it has: {has}){hint}; "
                          "choose another format, or set allow_fallback (CLI: --allow-fallback) to use the "
                          "nearest peak, flagged")
-    for key in FALLBACK_KEYS[wanted]:
+    for key in FORMAT_BY_KEY[wanted].fallbacks:
         value = peaks.get(key)
         if value is not None:
             note = (f"{chip_label} has no {precision} peak{mode}: used its {key} peak "
                     f"{value:.4g} {peak_unit(key)} instead (fallback)")
             return FormatPeak(precision=precision, tensor_cores_requested=tensor_cores, peak_key=key,
                               peak_flop_per_s=value, unit=peak_unit(key),
-                              tensor_cores=key.endswith("_tensor"), fallback=note)
+                              tensor_cores=is_tensor(key), fallback=note)
     raise InputError(field, f"{chip_label} has no {precision} peak{mode} and no fallback for it "
                      f"(it has: {has})")
 

@@ -10,19 +10,19 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping
-from typing import Annotated, Literal, TypeVar
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engine.errors import InputError, from_validation_error, quoted
-from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db, peak_unit
+from engine.errors import InputError, PositiveFinite, parse_input, quoted
+from engine.method2.formats import is_tensor, peak_unit
+from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
 from engine.method2.precision import (
     FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
     year_mean_chip,
 )
 from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
 
-PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 MAX_CHIPS = 1e9
 """More chips than the world's accelerators: a typo, not a run."""
 MAX_DURATION = 1e12
@@ -32,27 +32,6 @@ MAX_PEAK = 1e21
 Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
 DURATION_UNITS: tuple[str, ...] = ("days", "hours", "chip_hours", "gpu_days")
-
-M = TypeVar("M", bound=BaseModel)
-
-
-def parse_input(model: type[M], data: object) -> M:
-    """Validate ``data`` (a mapping or an instance) as ``model``; errors become one ``InputError``.
-
-    A cross-field check that raised ``InputError`` keeps its own field; other problems are named by
-    ``engine.errors.from_validation_error`` ('field: reason').
-    """
-    if isinstance(data, model):
-        return data
-    if isinstance(data, BaseModel):
-        data = data.model_dump()
-    if not isinstance(data, Mapping):
-        raise InputError("input", f"expected an object for {model.__name__}, got {type(data).__name__}")
-    try:
-        return model.model_validate(dict(data))
-    except ValidationError as exc:
-        raise from_validation_error(exc) from None
-
 
 def _preset_or_number(value: object) -> object:
     """'openai-gpu' → 0.33 (a preset from the database); numbers and numeric text pass through."""
@@ -224,7 +203,7 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
     if spec.peak_flop_per_s is not None:
         precision = spec.precision or "fp32"
         # the same rule as for a chip: fp32 and int8 are not chosen by the tensor-core switch
-        tensor = requested_peak_key(precision, spec.tensor_cores).endswith("_tensor")
+        tensor = is_tensor(requested_peak_key(precision, spec.tensor_cores))
         part = FormatPeak(precision=precision, tensor_cores_requested=spec.tensor_cores, peak_key="custom",
                           peak_flop_per_s=spec.peak_flop_per_s, unit=peak_unit(precision),
                           tensor_cores=tensor)

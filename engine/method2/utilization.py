@@ -14,7 +14,8 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
-from engine.method2.run import HardwareSpec, PeakUsed, PositiveFinite, parse_input, resolve_peak
+from engine.errors import PositiveFinite, parse_input
+from engine.method2.run import HardwareSpec, PeakUsed, resolve_peak
 
 
 def utilization_presets(db: HardwareDB | None = None) -> list[UtilizationPreset]:

@@ -10,7 +10,8 @@ from __future__ import annotations
 from pydantic import BaseModel, Field
 
 from engine.errors import InputError, quoted
-from engine.method2.hardware_db import PEAK_KEYS, HardwareDB, load_hardware_db, peak_unit
+from engine.method2.formats import PEAK_KEYS, peak_unit
+from engine.method2.hardware_db import HardwareDB, load_hardware_db
 from engine.trends.partial_dates import parse_partial_date
 from engine.trends.fit import LogLinearFit, log_linear_fit_fields
 

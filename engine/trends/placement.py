@@ -14,7 +14,7 @@ from datetime import date
 import numpy as np
 from pydantic import BaseModel, Field
 
-from engine.errors import InputError
+from engine.errors import InputError, PositiveFinite, parse_input
 from engine.trends.partial_dates import decimal_year_of, parse_partial_date
 from engine.trends.fit import Runs, TrendQuery, as_frame, select_runs
 
@@ -35,11 +35,14 @@ class Placement(BaseModel):
     percentile_in_year: float | None = Field(None, description="0–100; None when no known run is from that year")
 
 
+class _Estimate(BaseModel):
+    training_flop: PositiveFinite
+
+
 def place_estimate(runs: Runs, training_flop: float, publication_date: str | date | None = None,
                    domain: str | None = None) -> Placement:
     """Rank, record date and percentile-in-year of ``training_flop`` among ``runs`` (of ``domain``)."""
-    if not (isinstance(training_flop, (int, float)) and math.isfinite(training_flop) and training_flop > 0):
-        raise InputError("training_flop", "must be a positive finite number")
+    training_flop = parse_input(_Estimate, {"training_flop": training_flop}).training_flop
     decimal_year = None
     if publication_date is not None:
         try:

@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Iterable, Literal
 
 import pandas as pd
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.errors import InputError, from_validation_error
+from engine.errors import InputError, parse_input
 from engine.trends.partial_dates import PartialDate, parse_partial_date
 
 DATASET_PATH = Path(__file__).resolve().parents[2] / "training_runs.csv"
@@ -129,10 +129,7 @@ def parse_training_runs(text: str, source: str = "training_runs.csv") -> list[Tr
         values = {k: v for k, v in _row_values(row).items() if v is not None}
         if None in row:
             raise InputError(f"{source} line {reader.line_num}", "more cells than columns (unquoted comma?)")
-        try:
-            runs.append(TrainingRun.model_validate(values))
-        except ValidationError as exc:
-            raise from_validation_error(exc, prefix=f"{source} line {reader.line_num}") from None
+        runs.append(parse_input(TrainingRun, values, source=f"{source} line {reader.line_num}"))
     return runs
 
 
@@ -153,11 +150,6 @@ def runs_frame(points: Iterable[RunPoint | TrainingRun]) -> pd.DataFrame:
     frame["decimal_year"] = frame["decimal_year"].astype(float)
     frame["training_flop"] = frame["training_flop"].astype(float)
     return frame.sort_values("decimal_year", kind="stable").reset_index(drop=True)
-
-
-def shipped_runs_frame() -> pd.DataFrame:
-    """``runs_frame`` of the shipped dataset."""
-    return runs_frame(load_training_runs())
 
 
 def runs_table(runs: Iterable[TrainingRun]) -> pd.DataFrame:

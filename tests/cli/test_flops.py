@@ -2,12 +2,10 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.cli import cli, write
 
 SEED = {"input": {"shape": [400, 400, 5], "sequence_length": 20},
         "layers": [{"type": "conv2d", "filters": 16, "kernel_size": 5, "stride": 2, "padding": 2},
@@ -16,14 +14,9 @@ SEED = {"input": {"shape": [400, 400, 5], "sequence_length": 20},
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)
+    return cli(*args)
 
 
-def write(tmp_path, data, name="s.json"):
-    path = tmp_path / name
-    path.write_text(data if isinstance(data, str) else json.dumps(data))
-    return str(path)
 
 
 def test_flops_on_the_seed_example(tmp_path):

@@ -2,19 +2,16 @@
 from __future__ import annotations
 
 import json
-import subprocess
-import sys
 
 import pytest
 
-from tests.conftest import ROOT
+from tests.cli import cli
 
 DAY_S = 86_400
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", *args], capture_output=True, text=True, cwd=ROOT,
-                          timeout=60)
+    return cli(*args)
 
 
 def ok(*args) -> dict | list:

@@ -7,7 +7,8 @@ import pytest
 
 from engine.cli.transformer import parse_count
 from engine.errors import InputError
-from tests.cli.test_flops import run, write
+from tests.cli import write
+from tests.cli.test_flops import run
 
 GPT2 = {"model_type": "gpt2", "n_layer": 12, "n_embd": 768, "n_head": 12, "n_positions": 1024,
         "vocab_size": 50257, "n_inner": None, "activation_function": "gelu_new", "resid_pdrop": 0.1}

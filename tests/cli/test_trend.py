@@ -3,17 +3,15 @@ from __future__ import annotations
 
 import csv
 import json
-import subprocess
-import sys
 
 import pytest
 
+from tests.cli import cli
 from tests.conftest import ROOT
 
 
 def run(*args):
-    return subprocess.run([sys.executable, "-m", "engine", "trend", *args], capture_output=True, text=True,
-                          cwd=ROOT, timeout=120)
+    return cli("trend", *args)
 
 
 def ok(*args) -> dict:

@@ -49,3 +49,11 @@ def test_bad_training_setup(kwargs, field):
     with pytest.raises(ValidationError) as info:
         TrainingSetup(**kwargs)
     assert field in str(info.value)
+
+
+def test_training_flop_per_example_is_forward_times_passes():
+    from engine.method1.training import TrainingSetup, training_flop_per_example
+
+    assert training_flop_per_example(10.0) == 30.0  # 1 + r with Epoch's default r = 2
+    setup = TrainingSetup(examples=1, backward_ratio=1.5, recomputation=True)
+    assert training_flop_per_example(10.0, setup) == 10.0 * (1 + 1.5 + 1)

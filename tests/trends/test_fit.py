@@ -177,3 +177,13 @@ def test_epoch_large_scale_era_is_slower_than_openai(epoch_notable):
     # record-setters give a figure between OpenAI's 3.4 and that
     fit = fit_named_window(epoch_notable, "large-scale")
     assert 4.0 <= fit.doubling_months <= 12.0
+
+
+def test_domains_of_splits_comma_separated_domains():
+    from engine.trends.fit import domains_of
+    from engine.trends.runs_dataset import runs_frame  # noqa: F401 (the table the pages pass)
+    import pandas as pd
+
+    frame = pd.DataFrame({"decimal_year": [2020.0, 2021.0, 2022.0], "training_flop": [1e20, 1e21, 1e22],
+                          "domain": ["Language,Vision", " Games", None]})
+    assert domains_of(frame) == ["Games", "Language", "Vision"]

@@ -1,0 +1,31 @@
+"""A few real ``python -m engine`` processes: start-up, exit status and streams as a shell sees them.
+The other CLI tests call ``engine.cli.main`` in-process (the same code after start-up)."""
+from __future__ import annotations
+
+import json
+
+from tests.cli import process, write
+from tests.cli.test_flops import SEED
+
+# The seed's worked example, from the per-layer formulas: CNN 2·200·200·16·125 per image, LSTM
+# 8·(640,000·256 + 256²) per step (PyTorch's counter, bias adds excluded), FC 2·256·10, × 20 steps.
+SEED_FORWARD = 20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 2 * 256 * 10
+
+
+def test_flops_process_prints_json_and_exits_0(tmp_path):
+    out = process("flops", write(tmp_path, SEED))
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["forward_flop"] == SEED_FORWARD
+
+
+def test_bad_input_process_exits_2_with_one_line(tmp_path):
+    out = process("flops", write(tmp_path, {"input": {"shape": [8]}, "layers": [{"type": "dense", "units": 0}]}))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr.strip().splitlines() == ["error: layers[0].units: must be at least 1"]
+
+
+def test_help_process_lists_every_command():
+    out = process("--help")
+    assert out.returncode == 0
+    for command in ("flops", "schema", "chips", "hardware", "trend", "transformer"):
+        assert command in out.stdout
