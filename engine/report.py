@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from engine.consistency import consistency_check
 from engine.method2.costs import estimate_costs
-from engine.errors import InputError
+from engine.errors import InputError, one_line
 from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method2.run import estimate_method2
+from engine.safe_text import code_fence, markdown_inert, spreadsheet_inert
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import PFS_DAY_FLOP, format_flop
@@ -22,8 +23,9 @@ SOURCES = {
 
 
 def _cell(text: str) -> str:
-    """Markdown table cells: user text is escaped, never interpreted."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    """User text in the report (table cells, title, notes): one line, Markdown-inert, and not a spreadsheet
+    formula (a leading =, +, -, @ gets a ')."""
+    return markdown_inert(spreadsheet_inert(one_line(str(text))))
 
 
 def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
@@ -65,8 +67,8 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     except InputError as exc:
         return lines + [f"**Error:** {_cell(str(exc))}"]
     peak = est.peak
-    hardware = peak.hardware_name + (f" (`{peak.chip_id}`)" if peak.chip_id else "")
-    lines += [f"- Hardware: {_cell(hardware)}; format {est.precision}, "
+    hardware = _cell(peak.hardware_name) + (f" (`{peak.chip_id}`)" if peak.chip_id else "")  # ids: database slugs
+    lines += [f"- Hardware: {hardware}; format {est.precision}, "
               f"{'tensor cores' if est.tensor_cores else 'no tensor cores'}; dense peak per chip "
               f"{format_flop(est.peak_flop_per_s, peak.unit)}",
               f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
@@ -98,5 +100,5 @@ def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> s
     if scenario.hardware is not None:
         lines += [""] + method2_section(scenario, est.training_flop)
     lines += ["", "## Sources", ""] + [f"- {k}: {v}" for k, v in SOURCES.items()]
-    lines += ["", "## Scenario (JSON, to restore it)", "", "```json", scenario_json(scenario, indent=2), "```", ""]
+    lines += ["", "## Scenario (JSON, to restore it)", "", code_fence(scenario_json(scenario, indent=2), "json"), ""]
     return "\n".join(lines)

@@ -17,7 +17,7 @@ from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
-from ui.widgets import metric_row, page_header, show_error
+from ui.widgets import metric_row, page_header, show_error, say
 
 page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
@@ -53,8 +53,9 @@ with st.container(border=True):
         utilization = chosen.utilization
         c1.caption(f"{chosen.applies_to}. Source: [{chosen.source}]({chosen.url})")
     else:
-        utilization = c1.slider("Utilization (fraction of peak)", 0.01, 1.0, step=0.01,
-                                key=state.bind("hw_u_custom", current_u))
+        # a number field, not a slider: a scenario may hold any utilization in (0, 1], e.g. 0.005
+        utilization = c1.number_input("Utilization (fraction of peak, in (0, 1])", min_value=0.0, max_value=1.0,
+                                      step=0.01, format="%.4g", key=state.bind("hw_u_custom", current_u))
     low = c2.number_input("Range: low (0 = none)", 0.0, 1.0, step=0.05,
                           key=state.bind("hw_u_low", float(run.get("utilization_low") or 0.0)))
     high = c3.number_input("Range: high (0 = none)", 0.0, 1.0, step=0.05,
@@ -105,9 +106,9 @@ if estimate is not None:
                  f"(utilization {estimate.utilization_low or estimate.utilization:g}–"
                  f"{estimate.utilization_high or estimate.utilization:g})")
     if estimate.fallback_used:
-        st.warning("Fallback peak: " + "; ".join(peak.fallbacks))
+        say("warning", "Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:
-        st.caption(note)
+        say("caption", note)
     if costs is not None:
         metric_row([
             ("Cost", f"{costs.cost_usd:,.0f} USD" if costs.cost_usd is not None else "— USD", costs.price_basis),
@@ -116,7 +117,7 @@ if estimate is not None:
             ("CO₂", f"{costs.co2_kg:,.4g} kg" if costs.co2_kg is not None else "— kg", costs.grid_basis),
         ])
         for note in costs.notes:
-            st.caption(note)
+            say("caption", note)
 
 # ------------------------------------------------------------------ consistency with method 1
 st.subheader("Method 1 and method 2 side by side")
@@ -130,7 +131,7 @@ if m1.training_flop and estimate is not None:
         ("Utilization that would agree", format_flop(check.utilization_to_agree, "") if check.utilization_to_agree
          else "—", "u × C1 / C2"),
     ])
-    (st.success if check.agree else st.warning)(check.message)
+    say("success" if check.agree else "warning", check.message)
 else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
@@ -184,7 +185,7 @@ with st.expander("Measured throughput → achieved utilization (MFU)"):
                         ("Per chip", format_flop(mu.achieved_flop_per_s_per_chip, "FLOP/s"), None),
                         ("Model FLOPs utilization", f"{100 * mu.mfu:.1f}%", "achieved ÷ (chips × peak)")])
             for warning in mu.warnings:
-                st.warning(warning)
+                say("warning", warning)
 
 exports_panel(scenario, m1)
 state.sync_link()

@@ -26,6 +26,8 @@ page_header("Layer builder — method 1",
 scenario = state.get()
 data = scenario.model_dump(mode="json")
 rev = state.rev()
+PICK = "m1_pick"
+"""The layer being edited (an index), kept across the picker widgets of successive layer lists."""
 
 # ------------------------------------------------------------------ presets
 with st.container(border=True):
@@ -74,14 +76,21 @@ if mode == "layers":
 
     layers = data["layers"]
     st.subheader("Edit layers")
-    if "m1_pick_next" in st.session_state:  # chosen by the last add/move/delete, before the widget exists
-        st.session_state["m1_pick"] = st.session_state.pop("m1_pick_next")
-    if layers and st.session_state.get("m1_pick", 0) >= len(layers):
-        st.session_state["m1_pick"] = len(layers) - 1
+    # The picker is a new widget whenever the layer list is replaced (preset, scratch, config, add/move/delete:
+    # each bumps rev), so it can never show the labels of the list before; its choice carries over by hand.
+    pick_key = f"m1_pick_{rev}"
+    chosen_pick = st.session_state.pop("m1_pick_next", st.session_state.get(PICK))
+    if not isinstance(chosen_pick, int) or not 0 <= chosen_pick < len(layers):
+        chosen_pick = 0
+    if pick_key not in st.session_state or not isinstance(st.session_state[pick_key], int) \
+            or not 0 <= st.session_state[pick_key] < len(layers):
+        st.session_state[pick_key] = chosen_pick
+    pick = 0
     if layers:
-        pick = st.selectbox("Layer", range(len(layers)), key="m1_pick",
+        pick = st.selectbox("Layer", range(len(layers)), key=pick_key,
                             format_func=lambda i: f"#{i}  {layers[i]['type']}  {layers[i].get('name') or ''}")
-        pick = min(pick or 0, len(layers) - 1)
+        pick = pick if isinstance(pick, int) and 0 <= pick < len(layers) else 0
+        st.session_state[PICK] = pick
         with st.container(border=True):
             kind = KIND_BY_TYPE[layers[pick]["type"]]
             st.markdown(f"**#{pick} · {kind.kind_label}** — forward FLOP (matmul):")
@@ -105,7 +114,7 @@ if mode == "layers":
                               format_func=lambda t: f"{KIND_BY_TYPE[t].kind_label} ({t})")
     a[1].write("")
     if a[1].button("Add after the selected layer", width="stretch"):
-        at = (st.session_state.get("m1_pick", -1) + 1) if layers else 0
+        at = pick + 1 if layers else 0
         structural = ("insert", (at, starter_layer(new_kind)))
 else:
     q = data["quick"] or {"kind": "connections", "value": 1e6, "unit": "macs"}

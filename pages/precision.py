@@ -14,8 +14,8 @@ from engine.method2.run import estimate_method2
 from engine.scenario import parse_scenario
 from engine.units import TERA, format_duration, format_flop
 from ui import state
-from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS
-from ui.widgets import metric_row, page_header, show_error
+from ui.hardware_inputs import known_chip, FORMAT_LABELS, PEAK_LABELS
+from ui.widgets import metric_row, page_header, show_error, say
 
 page_header("Precision & tensor cores",
             "The peak that method 2 multiplies is the dense peak of the number format the run trained in, "
@@ -27,9 +27,10 @@ run = state.hardware_run()
 if run.get("chip") is None:
     st.info("The hardware page uses a custom peak or a year average; pick a chip here to see its formats.")
 ids = [c.id for c in db.chips]
-chip_id = st.selectbox("Chip (type to search)", ids,
-                       key=state.bind("pr_chip", run.get("chip") if run.get("chip") in ids else "nvidia-h100-sxm"),
+current, replaced = known_chip(run.get("chip"), db, "nvidia-h100-sxm")
+chip_id = st.selectbox("Chip (type to search)", ids, key=state.bind("pr_chip", current, replaced=replaced),
                        format_func=lambda i: f"{db.chip(i).name} — {db.chip(i).vendor}, {db.chip(i).release_date[:4]}")
+state.replaced_notice("pr_chip")
 chip = db.chip(chip_id)
 run = {k: v for k, v in run.items() if k not in ("custom_chip", "peak_flop_per_s", "year")} | {"chip": chip_id}
 
@@ -43,7 +44,7 @@ fig = px.bar(frame, x="format", y="TFLOP/s (dense)", color="units", log_y=True, 
              category_orders={"format": list(frame["format"])})
 fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, legend_title=None, yaxis_exponentformat="power")
 st.plotly_chart(fig, width="stretch")
-st.caption(f"Source: {', '.join(chip.source)}. INT8 in OP/s. {chip.notes or ''}")
+say("caption", f"Source: {', '.join(chip.source)}. INT8 in OP/s. {chip.notes or ''}")
 st.markdown("**Dense or sparse?** NVIDIA's datasheets print tensor-core figures “with sparsity”: 2:4 structured "
             "sparsity skips half of the multiplications, which doubles the printed number but not the work a "
             "dense training run gets done. FLOPscope stores and uses dense peaks only — half of those figures.")
@@ -91,7 +92,7 @@ if estimate is not None:
          "tensor cores" if estimate.tensor_cores else "no tensor cores"),
     ])
     if estimate.fallback_used:
-        st.warning("Fallback peak: " + "; ".join(estimate.peak.fallbacks))
+        say("warning", "Fallback peak: " + "; ".join(estimate.peak.fallbacks))
 
 # ------------------------------------------------------------------ by format
 st.subheader("The same run in each format")

@@ -8,6 +8,7 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
+from engine.safe_text import spreadsheet_inert
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.report import markdown_report
 from engine.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario_text
@@ -19,9 +20,11 @@ UPLOAD_SEEN = "upload_seen"
 
 
 def layer_table_csv(est: Method1Estimate) -> str:
+    """The layer table as CSV; a name a spreadsheet would run as a formula is neutralised (leading ')."""
     if est.architecture is None:
         return "index,type,part,name,output,params,macs,forward_flop\n"
-    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": r.name, "output": r.output,
+    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": spreadsheet_inert(r.name),
+                           "output": r.output,
                            "params": r.params, "macs": r.macs, "forward_flop": r.forward_flop,
                            "convention": est.convention} for r in est.architecture.rows])
     buffer = io.StringIO()

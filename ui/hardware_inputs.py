@@ -6,7 +6,9 @@ import streamlit as st
 from engine.method2.formats import PEAK_FORMATS
 from engine.method2.hardware_db import HardwareDB
 from engine.units import TERA
+from engine.errors import InputError, quoted
 from ui import state
+from ui.text import plain
 
 FORMAT_LABELS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8",
                  "int8": "INT8", "mixed": "mixed precision"}
@@ -14,6 +16,21 @@ PEAK_LABELS = {f.key: f.label for f in PEAK_FORMATS}
 SOURCES = {"chip": "a chip from the database", "custom_chip": "a custom chip", "peak_flop_per_s": "one custom peak",
            "year": "unknown hardware: the average of a year"}
 CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor")
+
+
+DEFAULT_CHIP = "nvidia-a100-sxm4-80gb"
+
+
+def known_chip(wanted: str | None, db: HardwareDB, fallback: str) -> tuple[str, str | None]:
+    """The database id for ``wanted`` (an id or alias), or ``fallback`` and a sentence saying so."""
+    if wanted is None:
+        return fallback, None
+    try:
+        return db.chip(wanted).id, None
+    except InputError:
+        return fallback, (f"The scenario's chip {quoted(wanted)} is not in the hardware database: "
+                          f"{db.chip(fallback).name} is shown and used instead. Pick the chip you meant, "
+                          "or describe it as a custom chip.")
 
 
 def _source_of(run: dict) -> str:
@@ -27,17 +44,18 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
     spec: dict = {}
     if source == "chip":
         ids = [c.id for c in db.chips]
-        current = run.get("chip") if run.get("chip") in ids else "nvidia-a100-sxm4-80gb"
-        chip_id = st.selectbox("Chip (type to search)", ids, key=state.bind("hw_chip", current),
+        current, replaced = known_chip(run.get("chip"), db, DEFAULT_CHIP)
+        chip_id = st.selectbox("Chip (type to search)", ids, key=state.bind("hw_chip", current, replaced=replaced),
                                format_func=lambda i: f"{db.chip(i).name} — {db.chip(i).vendor}, "
                                                      f"{db.chip(i).release_date[:4]}")
+        state.replaced_notice("hw_chip")
         spec["chip"] = chip_id
         chip = db.chip(chip_id)
         peaks = ", ".join(f"{PEAK_LABELS.get(k, k)} {v / TERA:,.4g}" for k, v in chip.peaks.available().items())
-        st.caption(f"{chip.name}: {peaks} (TFLOP/s, dense) · memory {chip.memory_gb or '?'} GB · "
-                   f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}")
+        st.caption(plain(f"{chip.name}: {peaks} (TFLOP/s, dense) · memory {chip.memory_gb or '?'} GB · "
+                         f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}"))
         if chip.notes:
-            st.caption(chip.notes)
+            st.caption(plain(chip.notes))
     elif source == "custom_chip":
         custom = run.get("custom_chip") or {"name": "My accelerator", "peaks": {"fp32": 20e12, "bf16_tensor": 300e12}}
         name = st.text_input("Chip name", key=state.bind("hw_custom_name", custom.get("name", "")), max_chars=120)
@@ -55,8 +73,16 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
                                 format="%.6g", key=state.bind("hw_peak", (run.get("peak_flop_per_s") or 1e14) / TERA))
         spec["peak_flop_per_s"] = value * TERA
     else:
-        spec["year"] = int(st.number_input("Year the hardware was released", min_value=2008, max_value=2026, step=1,
-                                           key=state.bind("hw_year", int(run.get("year") or 2020))))
+        years = sorted({c.release_year for c in db.chips if c.release_year})
+        first, last = years[0], years[-1]
+        wanted = int(run.get("year") or 2020)
+        shown = min(max(wanted, first), last)
+        replaced = (None if shown == wanted else
+                    f"The scenario's hardware year {wanted} is outside the database's years ({first}–{last}): "
+                    f"{shown} is shown and used instead. Pick the year you meant.")
+        spec["year"] = int(st.number_input("Year the hardware was released", min_value=first, max_value=last, step=1,
+                                           key=state.bind("hw_year", shown, replaced=replaced)))
+        state.replaced_notice("hw_year")
     c1, c2, c3 = st.columns(3)
     mixed = run.get("mixed_precision")
     if mixed:

@@ -11,6 +11,7 @@ from engine.errors import parse_input
 from engine.scenario import MAX_SCENARIO_BYTES
 from engine.units import format_flop
 from ui import state
+from ui.text import plain
 from ui.widgets import show_error
 
 ESTIMATE = "hf_estimate"
@@ -42,7 +43,7 @@ def transformer_panel() -> None:
                 st.rerun()
         shown = st.session_state.get(ESTIMATE)
         if shown:
-            st.markdown(f"**As built from the config** ({shown['model_type']}, {shown['tokens']:.3g} tokens, "
+            st.markdown(f"**As built from the config** ({plain(shown['model_type'])}, {shown['tokens']:.3g} tokens, "
                         f"T = {shown['seq_len']}): parameters {shown['params']:,} "
                         f"(non-embedding {shown['non_embedding_params']:,}; active non-embedding "
                         f"{shown['active_non_embedding_params']:,}); detailed count "
