@@ -6,6 +6,8 @@ bound with ``bind`` take the new values. The URL's ``?s=`` always carries the cu
 """
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from engine.errors import InputError
@@ -41,6 +43,9 @@ def init() -> None:
             scenario = decode(token)
         except InputError as exc:
             st.session_state[LINK_FAILED] = {"reason": str(exc), "token": str(token)}
+        except Exception:  # noqa: BLE001 — a link must never brick the session (details to the server log)
+            logging.getLogger("flopscope").exception("share link could not be decoded")
+            st.session_state[LINK_FAILED] = {"reason": "link: it could not be read", "token": str(token)}
     st.session_state[SCENARIO] = scenario
     st.session_state[REV] = 0
 
