@@ -8,6 +8,8 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method2.run import estimate_method2
 from engine.safe_text import code_fence, markdown_inert, spreadsheet_inert
+from engine.plan.report import plan_section
+from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import PFS_DAY_FLOP, format_flop
@@ -55,7 +57,17 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
                   "- Formula: C = F × (1 + r [+ 1 recomputation]) × examples × epochs [+ u × P × steps]",
                   f"- **Training compute: {format_flop(t.training_flop)} = {t.pfs_days:.4g} PF-days** "
                   f"(1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"]
+        lines += _interval_lines(t.interval)
     return lines
+
+
+def _interval_lines(interval) -> list[str]:
+    """The 90% interval, how it was computed and its Epoch confidence label (nothing without ranges)."""
+    if interval is None:
+        return []
+    return [f"- 90% interval: {format_flop(interval.low)} – {format_flop(interval.high)} "
+            f"(ranges: {', '.join(interval.factors)}; {interval.method})",
+            f"- Confidence: {interval.confidence} ({interval.confidence_rule})"]
 
 
 def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[str]:
@@ -76,6 +88,7 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
               "- Formula: C = chips × time × peak FLOP/s × utilization",
               f"- Calculation: {est.formula}",
               f"- **Training compute: {format_flop(est.training_flop)} = {est.pfs_days:.4g} PF-days**"]
+    lines += _interval_lines(est.interval)
     if peak.chip_id:
         lines.append(f"- Peak source: {', '.join(load_hardware_db().chip(peak.chip_id).source)}")
     lines += [f"- Note: {_cell(n)}" for n in peak.notes + peak.fallbacks]
@@ -99,6 +112,10 @@ def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> s
     lines = [f"# FLOPscope report — {title}", ""] + method1_section(scenario, est)
     if scenario.hardware is not None:
         lines += [""] + method2_section(scenario, est.training_flop)
+    if scenario.plan is not None:
+        lines += [""] + plan_section(scenario)
+    if est.training_flop:
+        lines += [""] + thresholds_section(est.training_flop)
     lines += ["", "## Sources", ""] + [f"- {k}: {v}" for k, v in SOURCES.items()]
     lines += ["", "## Scenario (JSON, to restore it)", "", code_fence(scenario_json(scenario, indent=2), "json"), ""]
     return "\n".join(lines)

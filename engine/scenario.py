@@ -15,11 +15,13 @@ from engine.errors import InputError, json_type, parse_input
 from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
+from engine.plan.layout import PlanInputs
 
 SCENARIO_VERSION = 1
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
-                        "utilization": 0.4, "precision": "bf16"}
-"""What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%)."""
+                        "utilization": 0.4}
+"""What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%); no
+format, so the chip's default (BF16 tensor on the A100) applies, as in the CLI."""
 MAX_SCENARIO_BYTES = 2_000_000
 
 
@@ -39,6 +41,8 @@ class Scenario(BaseModel):
     convention: Convention = "matmul"
     hardware: HardwareRun | None = Field(None, description="Method 2: the hardware run (chips × time × peak × "
                                                            "utilization), and cost/energy inputs.")
+    plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
+                                                      "memory options.")
 
     @model_validator(mode="after")
     def _method1_inputs(self):

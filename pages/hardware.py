@@ -17,6 +17,7 @@ from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
+from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error, say
 
 page_header("Hardware & time — method 2",
@@ -100,6 +101,14 @@ if estimate is not None:
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
     st.code(estimate.formula, language=None)
+    threshold_caption(estimate.training_flop)
+    if peak.assumed_format:
+        st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "
+                "above to change it.")
+    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
+        scale = estimate.training_flop / estimate.peak_flop_per_s
+        st.write(f"Unknown hardware, 90% band of the year's peak: "
+                 f"{format_flop(peak.peak_low_flop_per_s * scale)} – {format_flop(peak.peak_high_flop_per_s * scale)}")
     if estimate.training_flop_low or estimate.training_flop_high:
         st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
                  f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "

@@ -17,6 +17,7 @@ from ui import state
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.transformer_panel import transformer_panel
+from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, plain, show_error
 
 page_header("Layer builder — method 1",
@@ -211,6 +212,7 @@ with totals_area:
                  rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.examples)}"
                  rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} = "
                  rf"{latex_number(tr.training_flop)}\ \text{{FLOP}}")
+        threshold_caption(tr.training_flop)
     elif estimate.error is None:
         st.info("Give the training setup to get the training compute.")
 

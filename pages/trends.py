@@ -17,11 +17,13 @@ from engine.method1.estimate import estimate_method1
 from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
+from engine.trends.reconcile import FLAG_FACTOR, UTILIZATION_SOURCE, reconcile_rows
 from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, domains_of, fit_trend, reference_line,
                                select_runs)
 from engine.units import format_flop
 from ui import state
+from ui.thresholds import add_threshold_lines
 from ui.widgets import page_header, plain, say, show_error
 from ui.hardware_inputs import PEAK_LABELS
 
@@ -55,7 +57,8 @@ with st.expander("Add Epoch AI's data (upload their CSV download)"):
             # the session keeps a compact table and the counts, not one object per row
             st.session_state[EPOCH_DATA] = {
                 "frame": runs_frame(imported.runs), "rows_read": imported.rows_read, "skipped": imported.skipped,
-                "skipped_by_reason": imported.skipped_by_reason, "file": upload.name}
+                "skipped_by_reason": imported.skipped_by_reason, "file": upload.name,
+                "hardware_rows": imported.hardware_rows}
         except InputError as exc:  # the earlier import, if any, stays
             st.session_state[EPOCH_REFUSED] = (upload.file_id, exc)
         progress.empty()
@@ -166,6 +169,7 @@ for label, flop in estimates.items():
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
+add_threshold_lines(fig)
 fig.update_layout(height=520, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
                   margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
 st.plotly_chart(fig, width="stretch")
@@ -214,5 +218,58 @@ st.plotly_chart(hw, width="stretch")
 if rows:
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")
+
+# ------------------------------------------------------------------ reconciliation
+st.subheader("Reported compute vs method 2, row by row")
+if imported is None or not imported["hardware_rows"]:
+    st.info("Upload an Epoch AI CSV above: every row that names its training hardware, chip count and training "
+            "time is recomputed by method 2 (chips × hours × the chip's dense peak × utilization) and compared "
+            "with the compute the row reports.")
+else:
+    result = reconcile_rows(imported["hardware_rows"], imported["rows_read"], db)
+    summary = result.summary
+    cols = st.columns(5)
+    cols[0].metric("Rows with hardware and time", f"{summary.rows_with_hardware:,}")
+    cols[1].metric("Chip found", f"{summary.rows_resolved:,}")
+    cols[2].metric("Median ratio (method 2 ÷ reported)",
+                   f"{summary.median_ratio:.3g}" if summary.median_ratio is not None else "—")
+    cols[3].metric("Within 2×", f"{100 * summary.share_within_2x:.0f}%" if summary.share_within_2x is not None else "—")
+    cols[4].metric("Within 3×", f"{100 * summary.share_within_3x:.0f}%" if summary.share_within_3x is not None else "—")
+    table = pd.DataFrame([{
+        "model": r.name, "date": r.publication_date, "hardware": r.hardware, "chips": r.chip_count,
+        "hours": r.training_hours, "utilization": r.utilization,
+        "utilization from": "assumed" if r.utilization_assumed else ("row" if r.utilization else ""),
+        "format": r.format, "method 2 (FLOP)": r.method2_flop, "reported (FLOP)": r.reported_flop,
+        "ratio": r.ratio, "beyond 3×": r.flagged, "likely cause / note": r.likely_cause or r.message or "",
+        "status": r.status,
+    } for r in result.rows])
+    st.dataframe(table, hide_index=True, width="stretch",
+                 column_config={"method 2 (FLOP)": st.column_config.NumberColumn(format="%.3e"),
+                                "reported (FLOP)": st.column_config.NumberColumn(format="%.3e"),
+                                "ratio": st.column_config.NumberColumn(format="%.3g")})
+    compared = [r for r in result.rows if r.status == "compared"]
+    if compared:
+        rec = go.Figure()
+        lo = min(min(r.reported_flop, r.method2_flop) for r in compared) / 2
+        hi = max(max(r.reported_flop, r.method2_flop) for r in compared) * 2
+        for factor, dash, label in ((1.0, "solid", "equal"), (FLAG_FACTOR, "dot", f"{FLAG_FACTOR:g}×"),
+                                    (1 / FLAG_FACTOR, "dot", f"1/{FLAG_FACTOR:g}×")):
+            rec.add_trace(go.Scatter(x=[lo, hi], y=[lo * factor, hi * factor], mode="lines", name=label,
+                                     line=dict(color="grey", dash=dash), hoverinfo="skip"))
+        for flagged, color, name in ((False, colors[4], "within 3×"), (True, colors[0], "beyond 3×")):
+            group = [r for r in compared if r.flagged == flagged]
+            rec.add_trace(go.Scatter(
+                x=[r.reported_flop for r in group], y=[r.method2_flop for r in group], mode="markers", name=name,
+                marker=dict(color=color, size=8),
+                customdata=[[html.escape(r.name), html.escape(r.hardware), f"{r.ratio:.3g}"] for r in group],
+                hovertemplate="%{customdata[0]}<br>%{customdata[1]}<br>ratio %{customdata[2]}<extra></extra>"))
+        rec.update_layout(height=460, xaxis_type="log", yaxis_type="log", xaxis_exponentformat="power",
+                          yaxis_exponentformat="power", xaxis_title="reported training compute (FLOP)",
+                          yaxis_title="method 2 (FLOP)", margin=dict(l=10, r=10, t=30, b=10))
+        st.plotly_chart(rec, width="stretch")
+    st.caption("Method 2 = chips × hours × 3600 × dense peak of the chip's usual format × utilization (the row's, "
+               f"else {UTILIZATION_SOURCE}). Beyond {FLAG_FACTOR:g}× is flagged; the likely cause is given where "
+               "the row says so (a base model's compute included, hours that are chip-hours). A row naming "
+               "several chip types is not recomputed.")
 
 state.sync_link()

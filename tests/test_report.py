@@ -4,6 +4,7 @@ from __future__ import annotations
 from engine.presets import presets
 from engine.report import markdown_report
 from engine.scenario import parse_scenario
+from tests.reference import EPOCH_EXAMPLE_TRAINING
 
 
 def test_report_of_the_seed_with_a_hardware_run():
@@ -13,7 +14,7 @@ def test_report_of_the_seed_with_a_hardware_run():
                         "utilization": 0.33, "precision": "fp16"}
     report = markdown_report(parse_scenario(data))
     # method 1: 3 × 128,000 × (20 × (2·200·200·16·125 + 8·(640,000·256 + 256²)) + 5,120)
-    m1 = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    m1 = EPOCH_EXAMPLE_TRAINING
     assert f"**Training compute: {m1:.3g}".replace("e+", "e") in report
     # method 2: 2 V100 × 3 days × 125 TFLOP/s (dense FP16 tensor, NVIDIA V100 datasheet) × 0.33
     m2 = 2 * 3 * 86_400 * 125e12 * 0.33

@@ -14,7 +14,9 @@ FORMAT_LABELS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "fp16": "FP16",
                  "int8": "INT8", "mixed": "mixed precision"}
 PEAK_LABELS = {f.key: f.label for f in PEAK_FORMATS}
 SOURCES = {"chip": "a chip from the database", "custom_chip": "a custom chip", "peak_flop_per_s": "one custom peak",
-           "year": "unknown hardware: the average of a year"}
+           "year": "unknown hardware: the trend of a year"}
+CLASS_LABELS = {"data_center": "data-centre accelerator", "workstation_consumer": "workstation or consumer card"}
+AUTO_FORMAT = "auto"
 CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor")
 
 
@@ -74,15 +76,20 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
         spec["peak_flop_per_s"] = value * TERA
     else:
         years = sorted({c.release_year for c in db.chips if c.release_year})
-        first, last = years[0], years[-1]
+        first, last = 2008, max(years[-1], 2026)  # the trend starts in 2008 (the schema's first year)
         wanted = int(run.get("year") or 2020)
         shown = min(max(wanted, first), last)
         replaced = (None if shown == wanted else
-                    f"The scenario's hardware year {wanted} is outside the database's years ({first}–{last}): "
+                    f"The scenario's hardware year {wanted} is outside the years this page offers ({first}–{last}): "
                     f"{shown} is shown and used instead. Pick the year you meant.")
-        spec["year"] = int(st.number_input("Year the hardware was released", min_value=first, max_value=last, step=1,
+        y1, y2 = st.columns(2)
+        spec["year"] = int(y1.number_input("Year the hardware was released", min_value=first, max_value=last, step=1,
                                            key=state.bind("hw_year", shown, replaced=replaced)))
-        state.replaced_notice("hw_year")
+        state.replaced_notice("hw_year", y1)
+        spec["hardware_class"] = y2.selectbox("Class", list(CLASS_LABELS), format_func=CLASS_LABELS.get,
+                                              key=state.bind("hw_class", run.get("hardware_class", "data_center")))
+        st.caption("The peak of a typical chip of that year and class, from the trend of the database's chips "
+                   "(with its 90% band), not a plain mean of that year's launches.")
     c1, c2, c3 = st.columns(3)
     mixed = run.get("mixed_precision")
     if mixed:
@@ -91,10 +98,14 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
         spec["mixed_precision"] = mixed
         spec["split_basis"] = run.get("split_basis", "work")
     else:
-        spec["precision"] = c1.selectbox("Number format trained in", list(FORMAT_LABELS)[:-1],
-                                         key=state.bind("hw_precision", run.get("precision") or "fp32"),
-                                         format_func=FORMAT_LABELS.get)
-    spec["tensor_cores"] = c2.checkbox("Tensor cores used", key=state.bind("hw_tensor", run.get("tensor_cores", True)))
+        choice = c1.selectbox("Number format trained in", [AUTO_FORMAT, *list(FORMAT_LABELS)[:-1]],
+                              key=state.bind("hw_precision", run.get("precision") or AUTO_FORMAT),
+                              format_func=lambda f: "the chip's usual format" if f == AUTO_FORMAT else FORMAT_LABELS[f])
+        if choice != AUTO_FORMAT:
+            spec["precision"] = choice
+    auto = "precision" not in spec and "mixed_precision" not in spec
+    spec["tensor_cores"] = c2.checkbox("Tensor cores used", key=state.bind("hw_tensor", run.get("tensor_cores", True)),
+                                       disabled=auto, help="With the chip's usual format, its default decides.")
     spec["allow_fallback"] = c3.checkbox("If the chip lacks the format, use the nearest slower one (flagged)",
                                          key=state.bind("hw_fallback", run.get("allow_fallback", False)))
     return spec

@@ -22,7 +22,11 @@ COMMAND_MODULES = (
     "engine.cli.chips",
     "engine.cli.hardware",
     "engine.cli.trend",
+    "engine.cli.reconcile",
     "engine.cli.transformer",
+    "engine.cli.optimal",
+    "engine.cli.memory",
+    "engine.cli.plan",
 )
 
 

@@ -33,12 +33,15 @@ def run_from_args(args) -> HardwareRun:
             duration, duration_unit = getattr(args, flag), unit
     data = {
         "chip": args.chip, "peak_flop_per_s": args.peak, "year": args.year,
+        "hardware_class": args.hardware_class,
         "precision": args.precision.lower() if args.precision else None,
         "tensor_cores": not args.no_tensor_cores, "mixed_precision": _mixed(args.mixed),
         "split_basis": args.split_basis, "allow_fallback": args.allow_fallback,
         "chip_count": args.count, "duration": duration, "duration_unit": duration_unit,
         "utilization": args.utilization, "utilization_low": args.utilization_low,
         "utilization_high": args.utilization_high, "price_usd_per_chip_hour": args.price,
+        "chip_count_low": args.count_low, "chip_count_high": args.count_high,
+        "duration_low": args.time_low, "duration_high": args.time_high,
         "tdp_w": args.tdp, "pue": args.pue, "grid_kg_co2_per_kwh": args.grid,
     }
     return parse_input(HardwareRun, {k: v for k, v in data.items() if v is not None})
@@ -52,6 +55,10 @@ def _hardware(args) -> dict:
     out.update({
         "chip": estimate.peak.chip_id, "hardware": estimate.peak.hardware_name,
         "fallback": "; ".join(estimate.peak.fallbacks) or None,
+        "format_note": (f"assumed {estimate.peak.assumed_format}; set --precision to change"
+                        if estimate.peak.assumed_format else None),
+        "low": estimate.training_flop_low, "high": estimate.training_flop_high,
+        "confidence": estimate.interval.confidence if estimate.interval else None,
         "cost_usd": costs.cost_usd, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
         "costs": costs.model_dump(mode="json"),
     })
@@ -63,7 +70,9 @@ def register(sub) -> None:
     which = h.add_mutually_exclusive_group(required=True)
     which.add_argument("--chip", help="chip id or alias (see `chips`)")
     which.add_argument("--peak", type=float, metavar="FLOP_PER_S", help="a custom dense peak per chip")
-    which.add_argument("--year", type=int, help="unknown hardware: mean peak of that year's accelerators")
+    which.add_argument("--year", type=int, help="unknown hardware: the trend peak of that year's chips (from 2008)")
+    h.add_argument("--class", dest="hardware_class", choices=("data_center", "workstation_consumer"),
+                   help="with --year: data-centre accelerators (default) or workstation/consumer cards")
     h.add_argument("--count", type=float, metavar="N", help="number of chips")
     time = h.add_mutually_exclusive_group(required=True)
     time.add_argument("--days", type=float, help="wall-clock days (with --count)")
@@ -74,7 +83,13 @@ def register(sub) -> None:
                    help="in (0, 1], or a preset: openai-gpu, openai-cpu, epoch-llm, epoch-other")
     h.add_argument("--utilization-low", dest="utilization_low", metavar="U")
     h.add_argument("--utilization-high", dest="utilization_high", metavar="U")
-    h.add_argument("--precision", metavar="FORMAT", help=f"one of {', '.join(PRECISIONS)} (default fp32)")
+    h.add_argument("--count-low", type=float, dest="count_low", metavar="N", help="range: fewest chips")
+    h.add_argument("--count-high", type=float, dest="count_high", metavar="N", help="range: most chips")
+    h.add_argument("--time-low", type=float, dest="time_low", metavar="T",
+                   help="range: shortest time, in the unit of --days/--hours/--chip-hours/--gpu-days")
+    h.add_argument("--time-high", type=float, dest="time_high", metavar="T", help="range: longest time")
+    h.add_argument("--precision", metavar="FORMAT", help=f"one of {', '.join(PRECISIONS)} (default: the chip's usual format, "
+                                                               "e.g. BF16 tensor on an A100, FP32 on a GTX 580)")
     h.add_argument("--no-tensor-cores", action="store_true", dest="no_tensor_cores")
     h.add_argument("--mixed", metavar="SPLIT", help="mixed split, e.g. bf16=0.9,fp32=0.1")
     h.add_argument("--split-basis", dest="split_basis", default="work",

@@ -30,6 +30,10 @@ class Method1Estimate:
                "forward_flop": self.forward_flop}
         if self.training:
             out["training_flop"] = self.training.training_flop
+            interval = self.training.interval
+            out["low"] = interval.low if interval else None
+            out["high"] = interval.high if interval else None
+            out["confidence"] = interval.confidence if interval else None
             out["pfs_days"] = self.training.pfs_days
             out["training"] = self.training.model_dump()
         if self.architecture is not None:

@@ -15,6 +15,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
+from engine.ranges import Factor, Interval, check_range, monte_carlo_interval
 from engine.units import FLOP_PER_MAC, flop_to_pfs_days
 
 
@@ -39,6 +40,12 @@ class TrainingSetup(BaseModel):
     backward_ratio: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] = DEFAULT_BACKWARD_RATIO
     optimizer: Literal["none", "sgd", "adam"] = "none"
     recomputation: bool = False
+    backward_ratio_low: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = Field(
+        None, description="range of r (90% interval); Epoch measured 1 to 3")
+    backward_ratio_high: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = None
+    examples_low: Annotated[float, Field(gt=0, le=1e18, allow_inf_nan=False)] | None = Field(
+        None, description="range of examples (tokens…) per epoch (90% interval)")
+    examples_high: Annotated[float, Field(gt=0, le=1e18, allow_inf_nan=False)] | None = None
 
     @model_validator(mode="after")
     def _examples_known(self):
@@ -46,7 +53,27 @@ class TrainingSetup(BaseModel):
             raise ValueError("give examples per epoch, or batches_per_epoch and batch_size")
         if self.optimizer != "none" and self.batch_size is None:
             raise ValueError("batch_size is needed to count optimizer steps")
+        low, high = self.backward_ratio_low, self.backward_ratio_high
+        if low is not None and high is not None and low > high:
+            raise InputError("backward_ratio_low", f"{low:g} is above backward_ratio_high {high:g}")
+        if (low is not None and low > self.backward_ratio) or (high is not None and high < self.backward_ratio):
+            raise InputError("backward_ratio", f"{self.backward_ratio:g} is outside its range "
+                             f"{low if low is not None else '…'}–{high if high is not None else '…'}")
+        check_range("examples", self.examples_per_epoch, self.examples_low, self.examples_high)
         return self
+
+    def factors(self) -> list[Factor]:
+        """The uncertain inputs: passes 1 + r (+1) over r's range, examples per epoch over theirs."""
+        found = []
+        if self.backward_ratio_low is not None or self.backward_ratio_high is not None:
+            rest = self.passes - self.backward_ratio
+            low = self.backward_ratio if self.backward_ratio_low is None else self.backward_ratio_low
+            high = self.backward_ratio if self.backward_ratio_high is None else self.backward_ratio_high
+            found.append(Factor("passes", self.passes, rest + low, rest + high))
+        if self.examples_low is not None or self.examples_high is not None:
+            point = self.examples_per_epoch
+            found.append(Factor("examples", point, self.examples_low or point, self.examples_high or point))
+        return found
 
     @property
     def examples_per_epoch(self) -> float:
@@ -77,6 +104,8 @@ class TrainingResult(BaseModel):
     optimizer_flop: float
     training_flop: float
     pfs_days: float
+    interval: Interval | None = None
+    """90% interval when r or the examples are ranges (Monte Carlo, fixed seed)."""
 
 
 def training_flop_per_example(forward_flop: float, setup: TrainingSetup | None = None) -> float:
@@ -92,9 +121,18 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0)
     if not math.isfinite(total):
         raise InputError("training", f"F × passes × examples is beyond {sys.float_info.max:.2g} FLOP "
                                      "(forward FLOP per example or examples too large)")
+    interval = None
+    factors = setup.factors()
+    if factors:
+        optimizer_per_example = optimizer_flop / examples  # steps scale with the examples
+
+        def total_of(passes=setup.passes, examples=setup.examples_per_epoch):
+            return (forward_flop * passes + optimizer_per_example) * examples * setup.epochs
+
+        interval = monte_carlo_interval(total, factors, total_of)
     return TrainingResult(forward_flop_per_example=forward_flop, passes=setup.passes, examples=examples,
                           steps=setup.steps, optimizer_flop=optimizer_flop, training_flop=total,
-                          pfs_days=flop_to_pfs_days(total))
+                          pfs_days=flop_to_pfs_days(total), interval=interval)
 
 
 class QuickForm(BaseModel):

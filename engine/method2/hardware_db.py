@@ -26,7 +26,13 @@ _TENSOR_PAIRS: tuple[tuple[str, str], ...] = tuple(
     if f.stored and v.stored and f.tensor and not v.tensor and f.precision == v.precision)
 
 ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
+Segment = Literal["data_center", "workstation", "consumer"]
+"""Market class: data-centre accelerators vs workstation (Quadro/RTX A) and consumer (GeForce/Radeon) cards."""
+SEGMENTS: tuple[str, ...] = ("data_center", "workstation", "consumer")
+PeakKey = Literal["fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
+                  "int8"]
 
+_USUAL_ORDER = ("bf16_tensor", "fp16_tensor", "fp32", "fp16", "fp8_tensor", "int8")
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 _DATE = r"^(19|20)\d\d-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$"
 
@@ -81,17 +87,38 @@ class Chip(BaseModel):
                                                                              max_length=20)
     vendor: str = Field("custom", max_length=60)
     kind: ChipKind = "accelerator"
+    segment: Segment = "data_center"
     release_date: str | None = Field(None, pattern=_DATE, description="YYYY-MM-DD or YYYY-MM (launch)")
     memory_gb: PositiveFinite | None = None
     memory_bandwidth_gb_s: PositiveFinite | None = None
     tdp_w: PositiveFinite | None = None
     peaks: Peaks
+    default_format: PeakKey | None = Field(
+        None, description="the peak a run on this chip is assumed to use when no format is given: what such "
+                          "chips trained in (FP32 before tensor cores, FP16 tensor on V100/T4-era parts, BF16 "
+                          "tensor on A100/H100/TPU)")
     price_usd_per_hour: PositiveFinite | None = Field(
         None, description="INDICATIVE rental price per chip-hour; see price_basis")
     price_basis: str | None = Field(None, max_length=400)
     source: list[Annotated[str, Field(min_length=1, max_length=400)]] = Field(default_factory=list,
                                                                              max_length=10)
     notes: str = Field("", max_length=2000)
+
+    @model_validator(mode="after")
+    def _default_format_is_a_peak(self):
+        if self.default_format is not None and self.peaks.get(self.default_format) is None:
+            raise ValueError(f"default_format '{self.default_format}' is not one of this chip's peaks "
+                             f"({', '.join(self.peaks.available())})")
+        return self
+
+    @property
+    def usual_format(self) -> str | None:
+        """The peak key assumed when a run names no format: ``default_format``, else (a user-defined chip)
+        its BF16 tensor, FP16 tensor, FP32, FP16, FP8 tensor or INT8 peak, the first it has."""
+        if self.default_format:
+            return self.default_format
+        available = self.peaks.available()
+        return next((k for k in _USUAL_ORDER if k in available), next(iter(available), None))
 
     @model_validator(mode="after")
     def _price_has_basis(self):
@@ -109,7 +136,8 @@ class Chip(BaseModel):
             "id": self.id, "name": self.name, "vendor": self.vendor, "kind": self.kind,
             "release_date": self.release_date, "aliases": list(self.aliases),
             "memory_gb": self.memory_gb, "memory_bandwidth_gb_s": self.memory_bandwidth_gb_s,
-            "tdp_w": self.tdp_w, "peaks_flop_per_s": self.peaks.available(),
+            "tdp_w": self.tdp_w, "peaks_flop_per_s": self.peaks.available(), "segment": self.segment,
+            "default_format": self.default_format,
             "price_usd_per_hour": self.price_usd_per_hour, "price_basis": self.price_basis,
         }
 
@@ -204,18 +232,32 @@ class HardwareDB(BaseModel):
                     return index[key]
         return None
 
-    def chip(self, name: str) -> Chip:
-        """The chip called ``name``, or ``InputError('chip', …)`` with the nearest names."""
+    def chip(self, name: str, year: int | None = None) -> Chip:
+        """The chip called ``name``, or ``InputError('chip', …)`` with the nearest names (and, given the
+        ``year`` of the run, the chips launched in the two years before it)."""
         if not isinstance(name, str) or not name.strip():
             raise InputError("chip", "give a chip id or name (see `python -m engine chips`)")
         found = self.find(name)
         if found is not None:
             return found
+        raise InputError("chip", self.unknown_chip_message(name, year))
+
+    def unknown_chip_message(self, name: str, year: int | None = None) -> str:
+        """'unknown chip 'X'; …' with the nearest ids by name and, given a year, by launch date."""
         index = self._index()
-        close = difflib.get_close_matches(_lookup_key(name), list(index), n=6, cutoff=0.6)
+        key = _lookup_key(name)
+        close = difflib.get_close_matches(key, list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
-        raise InputError("chip", f"unknown chip {quoted(name)}; see `python -m engine chips` for the ids{hint}")
+        text = f"unknown chip {quoted(name)}; see `python -m engine chips` for the ids{hint}"
+        if year is not None:
+            recent = [c for c in self.chips if c.kind != "cpu" and c.release_year is not None
+                      and year - 2 <= c.release_year <= year]
+            recent.sort(key=lambda c: -max(difflib.SequenceMatcher(None, key, _lookup_key(n)).ratio()
+                                           for n in (c.id, c.name, *c.aliases)))
+            if recent:
+                text += f"; launched {year - 2}–{year}: {', '.join(c.id for c in recent[:3])}"
+        return text
 
     def chips_released_in(self, year: int, include_cpus: bool = False) -> list[Chip]:
         """Chips launched in ``year`` (accelerators only unless ``include_cpus``)."""

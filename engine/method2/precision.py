@@ -7,14 +7,13 @@ same FLOP.
 """
 from __future__ import annotations
 
-import statistics
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
 from engine.errors import InputError, quoted
-from engine.method2.formats import FORMAT_BY_KEY, ONE_FIGURE, PEAK_KEYS, PRECISIONS, is_tensor, peak_key, peak_unit
-from engine.method2.hardware_db import Chip, HardwareDB, Peaks
+from engine.method2.formats import FORMAT_BY_KEY, ONE_FIGURE, PRECISIONS, is_tensor, peak_key, peak_unit
+from engine.method2.hardware_db import Peaks
 
 Precision = Literal["fp64", "fp32", "tf32", "fp16", "bf16", "fp8", "int8"]
 assert Precision.__args__ == PRECISIONS, "the formats of engine.method2.formats"
@@ -48,8 +47,6 @@ class FormatPeak(BaseModel):
     fraction: float = 1.0
     fallback: str | None = None
     """A sentence when the requested format was not available and another peak was used."""
-    averaged_chips: list[dict] | None = None
-    """For the unknown-hardware fallback: the chips whose peaks were averaged (id, name, date, peak)."""
 
 
 def select_format_peak(peaks: Peaks, precision: str, tensor_cores: bool, *, chip_label: str,
@@ -106,50 +103,15 @@ def effective_peak_flop_per_s(parts: list[tuple[float, float]], basis: SplitBasi
     raise InputError("split_basis", f"unknown basis {quoted(basis)}; choose 'work' or 'time'")
 
 
-class YearMeanPeak(BaseModel):
-    """The unknown-hardware fallback: the mean peak of the chips launched in a year, for one format."""
-
-    model_config = ConfigDict(frozen=True)
-    year: int
-    peak_key: str
-    mean_peak_flop_per_s: float
-    median_peak_flop_per_s: float
-    chip_count: int
-    chips: list[dict]
+def peak_key_label(key: str) -> str:
+    """'bf16_tensor' → 'BF16 tensor' (the formats table's label)."""
+    row = FORMAT_BY_KEY.get(key)
+    return row.label if row else key
 
 
-def year_mean_peak(db: HardwareDB, year: int, peak_key: str) -> YearMeanPeak | None:
-    """Mean ``peak_key`` over the database's accelerators launched in ``year`` (Epoch's suggestion:
-    the average peak of that year's hardware); None when no chip of that year has the format.
-
-    CPUs are left out: the fallback is for unknown accelerators.
-    """
-    rows = [(chip, value) for chip in db.chips_released_in(year)
-            if (value := chip.peaks.get(peak_key)) is not None]
-    if not rows:
-        return None
-    values = [value for _, value in rows]
-    return YearMeanPeak(
-        year=year, peak_key=peak_key, mean_peak_flop_per_s=statistics.fmean(values),
-        median_peak_flop_per_s=statistics.median(values), chip_count=len(rows),
-        chips=[{"id": c.id, "name": c.name, "release_date": c.release_date, "peak_flop_per_s": v}
-               for c, v in rows])
-
-
-def year_mean_chip(db: HardwareDB, year: int) -> tuple[Chip, dict[str, YearMeanPeak]]:
-    """A stand-in chip whose peak per format is the mean over ``year``'s accelerators, and the means.
-
-    Built without validation: means over different sets of chips need not keep the tensor ≥
-    non-tensor invariant, and the stand-in is never stored.
-    """
-    means = {key: m for key in PEAK_KEYS if (m := year_mean_peak(db, year, key)) is not None}
-    if not means:
-        years = sorted({c.release_year for c in db.chips if c.kind != "cpu" and c.release_year})
-        raise InputError("year", f"no accelerator launched in {year} is in the database; years with "
-                         f"chips: {', '.join(map(str, years))}")
-    peaks = Peaks.model_construct(**{key: m.mean_peak_flop_per_s for key, m in means.items()})
-    chip = Chip.model_construct(id="custom", name=f"mean of {year} accelerators", aliases=[],
-                                vendor="various", kind="accelerator", release_date=str(year),
-                                memory_gb=None, memory_bandwidth_gb_s=None, tdp_w=None, peaks=peaks,
-                                price_usd_per_hour=None, price_basis=None, source=[], notes="")
-    return chip, means
+def format_of_peak_key(key: str) -> tuple[str, bool]:
+    """The (precision, tensor cores) that ask for ``key``: 'bf16_tensor' → ('bf16', True)."""
+    row = FORMAT_BY_KEY.get(key)
+    if row is None:
+        raise InputError("precision", f"unknown peak key {quoted(key)}")
+    return row.precision, row.tensor

@@ -18,9 +18,11 @@ from engine.errors import InputError, PositiveFinite, parse_input, quoted
 from engine.method2.formats import is_tensor, peak_unit
 from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
 from engine.method2.precision import (
-    FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, requested_peak_key, select_format_peak,
-    year_mean_chip,
+    FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, format_of_peak_key, peak_key_label,
+    requested_peak_key, select_format_peak,
 )
+from engine.method2.unknown_hardware import HardwareClass, year_chip
+from engine.ranges import Factor, Interval, check_range, product_interval
 from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
 
 MAX_CHIPS = 1e9
@@ -53,9 +55,12 @@ class HardwareSpec(BaseModel):
     custom_chip: Chip | None = Field(None, description="a user-defined chip (name + peaks)")
     peak_flop_per_s: Annotated[float, Field(gt=0, le=MAX_PEAK, allow_inf_nan=False)] | None = Field(
         None, description="one custom DENSE peak per chip, for the format the run used")
-    year: int | None = Field(None, ge=1950, le=2100,
-                             description="unknown hardware: mean peak of the accelerators launched that year")
-    precision: Precision | None = Field(None, description="number format the run trained in (default fp32)")
+    year: int | None = Field(None, ge=2008, le=2100,
+                             description="unknown hardware: the trend peak of that year's chips of hardware_class")
+    hardware_class: HardwareClass = Field("data_center", description="for year: 'data_center' accelerators or "
+                                                                       "'workstation_consumer' cards")
+    precision: Precision | None = Field(None, description="number format the run trained in (default: the "
+                                                          "chip's default_format, e.g. BF16 tensor on an A100)")
     tensor_cores: bool = True
     mixed_precision: dict[Precision, float] | None = Field(
         None, description="fraction of the run per format, e.g. {'bf16': 0.9, 'fp32': 0.1}; sums to 1")
@@ -93,7 +98,7 @@ class HardwareSpec(BaseModel):
 
     @property
     def formats(self) -> dict[str, float]:
-        """Format → fraction: the split, or the one format with fraction 1."""
+        """Format → fraction: the split, or the one format with fraction 1 (fp32 when none is given)."""
         return dict(self.mixed_precision) if self.mixed_precision else {self.precision or "fp32": 1.0}
 
 
@@ -143,13 +148,35 @@ class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
         None, description="number of chips (GPUs, TPU chips…)")
     duration: Annotated[float, Field(gt=0, le=MAX_DURATION, allow_inf_nan=False)]
     duration_unit: DurationUnit = "days"
+    chip_count_low: PositiveFinite | None = Field(None, description="range: fewest chips (90% interval)")
+    chip_count_high: PositiveFinite | None = None
+    duration_low: PositiveFinite | None = Field(None, description="range: shortest time, same unit (90% interval)")
+    duration_high: PositiveFinite | None = None
 
     @model_validator(mode="after")
     def _count_for_wall_clock(self):
         if self.duration_unit in ("days", "hours") and self.chip_count is None:
             raise InputError("chip_count", f"needed with wall-clock time ('{self.duration_unit}'); or give "
                              "the time as chip_hours / gpu_days")
+        if (self.chip_count_low or self.chip_count_high) and self.chip_count is None:
+            raise InputError("chip_count", "a chip-count range needs the chip count itself")
+        check_range("chip_count", self.chip_count, self.chip_count_low, self.chip_count_high)
+        check_range("duration", self.duration, self.duration_low, self.duration_high)
         return self
+
+    def factors(self) -> list[Factor]:
+        """The uncertain inputs of C = chips × time × peak × u (the peak's band is added by the estimate)."""
+        found = []
+        for name, point, low, high in (
+                ("utilization", self.utilization, self.utilization_low, self.utilization_high),
+                ("duration", self.duration, self.duration_low, self.duration_high),
+                ("chip_count", self.chip_count, self.chip_count_low, self.chip_count_high)):
+            if name == "chip_count" and self.duration_unit not in ("days", "hours"):
+                continue  # chip-time units already count the chips
+            if low is not None or high is not None:
+                found.append(Factor(name, point, low if low is not None else point,
+                                    high if high is not None else point))
+        return found
 
     @property
     def chip_seconds(self) -> float:
@@ -173,7 +200,7 @@ class PeakUsed(BaseModel):
     """The per-chip peak an estimate used, stated in full: value, format(s), tensor cores, fallbacks."""
 
     model_config = ConfigDict(frozen=True)
-    hardware_kind: Literal["chip", "custom_chip", "custom_peak", "year_mean"]
+    hardware_kind: Literal["chip", "custom_chip", "custom_peak", "year_trend"]
     hardware_name: str
     chip_id: str | None
     peak_flop_per_s: float
@@ -185,6 +212,11 @@ class PeakUsed(BaseModel):
     fallback_used: bool
     fallbacks: list[str]
     notes: list[str]
+    assumed_format: str | None = None
+    """Set when no format was given: the chip's default, e.g. 'BF16 tensor'."""
+    peak_low_flop_per_s: float | None = None
+    peak_high_flop_per_s: float | None = None
+    """Unknown hardware: the 90% band of the year's trend peak."""
 
 
 def _hardware(spec: HardwareSpec, db: HardwareDB) -> tuple[str, Chip, dict | None]:
@@ -192,12 +224,16 @@ def _hardware(spec: HardwareSpec, db: HardwareDB) -> tuple[str, Chip, dict | Non
         return "chip", db.chip(spec.chip), None
     if spec.custom_chip is not None:
         return "custom_chip", spec.custom_chip, None
-    chip, means = year_mean_chip(db, spec.year)
-    return "year_mean", chip, means
+    chip, trends = year_chip(db, spec.year, spec.hardware_class)
+    return "year_trend", chip, trends
 
 
 def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> PeakUsed:
-    """The per-chip peak for ``spec``: one format's dense peak, or a mixed split's effective peak."""
+    """The per-chip peak for ``spec``: one format's dense peak, or a mixed split's effective peak.
+
+    With no format given, the chip's ``default_format`` (what such chips trained in) is used and
+    named in ``assumed_format``.
+    """
     spec = parse_input(HardwareSpec, spec)
     notes: list[str] = []
     if spec.peak_flop_per_s is not None:
@@ -214,26 +250,34 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
                         tensor_cores=tensor, parts=[part], split_basis=None,
                         fallback_used=False, fallbacks=[], notes=notes)
     db = db or load_hardware_db()
-    kind, chip, means = _hardware(spec, db)
+    kind, chip, trends = _hardware(spec, db)
     mixed = spec.mixed_precision is not None
+    assumed = None
+    if mixed or spec.precision is not None:
+        formats = [(precision, fraction, spec.tensor_cores) for precision, fraction in spec.formats.items()]
+    else:
+        key = chip.usual_format
+        precision, tensor = format_of_peak_key(key)
+        formats = [(precision, 1.0, tensor)]
+        assumed = peak_key_label(key)
+        notes.append(f"assumed {assumed}, the usual training format of {chip.name}; choose a number format to "
+                     "change it")
     parts: list[FormatPeak] = []
-    for precision, fraction in spec.formats.items():
-        part = select_format_peak(chip.peaks, precision, spec.tensor_cores, chip_label=chip.name,
+    for precision, fraction, tensor_cores in formats:
+        part = select_format_peak(chip.peaks, precision, tensor_cores, chip_label=chip.name,
                                   allow_fallback=spec.allow_fallback,
                                   field=f"mixed_precision.{precision}" if mixed else "precision")
-        update: dict = {"fraction": fraction}
-        if means is not None:
-            update["averaged_chips"] = means[part.peak_key].chips
-        parts.append(part.model_copy(update=update))
-        if precision == "fp32" and spec.tensor_cores:
+        parts.append(part.model_copy(update={"fraction": fraction}))
+        if precision == "fp32" and tensor_cores and not assumed:
             notes.append("fp32 uses the vector-unit peak: tensor-core FP32 is TF32 (choose tf32)")
         if precision == "int8":
             notes.append("int8 is one stored figure, in OP/s (tensor cores where the chip has them)")
-    if means is not None:
+    low = high = None
+    if trends is not None:
         for part in parts:
-            names = ", ".join(c["name"] for c in part.averaged_chips or [])
-            notes.append(f"unknown hardware: {part.peak_key} is the mean of {len(part.averaged_chips or [])} "
-                         f"accelerators launched in {spec.year} ({names}), as Epoch suggests")
+            notes.append(trends[part.peak_key].describe())
+        if not mixed:
+            low, high = trends[parts[0].peak_key].low_flop_per_s, trends[parts[0].peak_key].high_flop_per_s
     peak = (effective_peak_flop_per_s([(p.fraction, p.peak_flop_per_s) for p in parts], spec.split_basis)
             if mixed else parts[0].peak_flop_per_s)
     if mixed:
@@ -248,7 +292,8 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
         precision="mixed" if mixed else parts[0].precision,
         tensor_cores=all(p.tensor_cores for p in parts), parts=parts,
         split_basis=spec.split_basis if mixed else None, fallback_used=bool(fallbacks),
-        fallbacks=fallbacks, notes=list(dict.fromkeys(notes)))
+        fallbacks=fallbacks, notes=list(dict.fromkeys(notes)), assumed_format=assumed,
+        peak_low_flop_per_s=low, peak_high_flop_per_s=high)
 
 
 class Method2Estimate(BaseModel):
@@ -273,6 +318,8 @@ class Method2Estimate(BaseModel):
     fallback_used: bool
     peak: PeakUsed
     formula: str
+    interval: Interval | None = None
+    """90% interval from the ranges given (utilization, time, chips, the unknown-hardware peak band)."""
 
 
 def _time_text(run: HardwareRun) -> str:
@@ -282,19 +329,22 @@ def _time_text(run: HardwareRun) -> str:
 
 
 def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -> Method2Estimate:
-    """C = chips × time × peak × utilization (a FLOP range when a utilization range is given)."""
+    """C = chips × time × peak × utilization, with a 90% interval when any input is a range
+    (``engine.ranges.product_interval``: exact for a product)."""
     run = parse_input(HardwareRun, run)
     peak = resolve_peak(run, db)
     chip_peak_flop = run.chip_seconds * peak.peak_flop_per_s  # FLOP at 100% utilization
-
-    def at(utilization: float | None) -> float | None:
-        return None if utilization is None else chip_peak_flop * utilization
 
     flop = chip_peak_flop * run.utilization
     if not math.isfinite(chip_peak_flop):  # a custom chip's peak near the float limit
         raise InputError("hardware", f"chips × time × peak is beyond {sys.float_info.max:.2g} FLOP; check the "
                                      "peak, the chip count and the time")
-    low, high = at(run.utilization_low), at(run.utilization_high)
+    factors = run.factors()
+    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
+        factors.append(Factor("peak (unknown hardware)", peak.peak_flop_per_s, peak.peak_low_flop_per_s,
+                              peak.peak_high_flop_per_s))
+    interval = product_interval(flop, factors) if factors else None
+    low, high = (interval.low, interval.high) if interval else (None, None)
     formula = (f"{_time_text(run)} = {run.chip_seconds:.4g} chip-s × {peak.peak_flop_per_s:.4g} "
                f"{peak.unit} × {run.utilization:g} = {flop:.4g} FLOP = {flop / PFS_DAY_FLOP:.4g} pfs-days")
     return Method2Estimate(
@@ -305,4 +355,4 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
         wall_clock_hours=run.wall_clock_hours, utilization=run.utilization,
         utilization_low=run.utilization_low, utilization_high=run.utilization_high,
         peak_flop_per_s=peak.peak_flop_per_s, precision=peak.precision, tensor_cores=peak.tensor_cores,
-        fallback_used=peak.fallback_used, peak=peak, formula=formula)
+        fallback_used=peak.fallback_used, peak=peak, formula=formula, interval=interval)

@@ -41,7 +41,17 @@ _ALIASES: dict[str, tuple[str, ...]] = {
     "flop": ("trainingcomputeflop", "trainingcomputeflops", "trainingflop"),
     "organization": ("organization", "organizations", "organisation"),
     "domain": ("domain", "domains"),
+    # method 2's inputs, read for the reconciliation (engine.trends.reconcile)
+    "hardware": ("traininghardware",),
+    "quantity": ("hardwarequantity",),
+    "hours": ("trainingtimehours",),
+    "utilization": ("hardwareutilization",),
+    "base_model": ("basemodel",),
+    "time_notes": ("trainingtimenotes",),
+    "compute_notes": ("trainingcomputenotes",),
+    "confidence": ("confidence",),
 }
+HARDWARE_ROLES = ("hardware", "quantity", "hours")
 _NORMALIZED_ALIASES = {role: frozenset(re.sub(r"[^a-z0-9]", "", a) for a in names)
                        for role, names in _ALIASES.items()}
 _REQUIRED = {"name": "'Model' (or 'System')", "date": "'Publication date'", "flop": "'Training compute (FLOP)'"}
@@ -49,6 +59,24 @@ _REQUIRED = {"name": "'Model' (or 'System')", "date": "'Publication date'", "flo
 # decimal or scientific notation; thousands separators handled before this
 _FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
+
+
+class HardwareRow(BaseModel):
+    """A row's method-2 cells as written (text), for the reconciliation; ``flop`` may be empty."""
+
+    row: int
+    name: str
+    date: str
+    domain: str = ""
+    flop: str = ""
+    hardware: str
+    quantity: str
+    hours: str
+    utilization: str = ""
+    base_model: str = ""
+    time_notes: str = ""
+    compute_notes: str = ""
+    confidence: str = ""
 
 
 class EpochImport(BaseModel):
@@ -60,6 +88,8 @@ class EpochImport(BaseModel):
     skipped_by_reason: dict[str, int]
     columns: dict[str, str]
     """role → the header it was found under, e.g. ``{"name": "System", ...}``."""
+    hardware_rows: list[HardwareRow] = []
+    """Rows naming training hardware, a chip count and a training time (all three)."""
 
     def require_runs(self) -> "EpochImport":
         """This import, or an ``InputError`` when not one row was usable (header only, every date bad…)."""
@@ -201,6 +231,7 @@ def _parse(text: str, delimiter: str) -> EpochImport:
     if text.count("\n") > MAX_ROWS:  # maybe too many rows: count them before building any run
         _refuse_beyond_max_rows(text, delimiter)
     runs: list[RunPoint] = []
+    hardware_rows: list[HardwareRow] = []
     skipped: Counter[str] = Counter()
     rows_read = 0
     try:
@@ -214,11 +245,14 @@ def _parse(text: str, delimiter: str) -> EpochImport:
             point = _point(cells, rows_read, skipped)
             if point is not None:
                 runs.append(point)
+            if all(cells.get(role) for role in HARDWARE_ROLES):
+                hardware_rows.append(HardwareRow(row=rows_read, name=cells["name"] or f"(row {rows_read}, unnamed)",
+                                                 **{k: v for k, v in cells.items() if k != "name"}))
     except csv.Error as exc:
         raise InputError("csv", f"line {reader.line_num}: {exc}") from None
     return EpochImport(runs=runs, rows_read=rows_read, skipped=sum(skipped.values()),
                        skipped_by_reason=dict(sorted(skipped.items())),
-                       columns={role: header[i] for role, i in positions.items()})
+                       columns={role: header[i] for role, i in positions.items()}, hardware_rows=hardware_rows)
 
 
 def _point(cells: dict[str, str], row_number: int, skipped: Counter) -> RunPoint | None:

@@ -5,9 +5,9 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
+from tests.reference import EPOCH_EXAMPLE_TRAINING, flop, metric
 
 APP = str(ROOT / "app.py")
-SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
 
 
 def app(query: dict | None = None) -> AppTest:
@@ -22,32 +22,23 @@ def layer_picker(at: AppTest):
     return next(s for s in at.selectbox if s.label == "Layer")
 
 
-def metric(at: AppTest, label: str) -> str:
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def flop(text: str) -> float:
-    assert text.endswith(" FLOP"), text
-    return float(text.removesuffix(" FLOP"))
-
-
 def test_default_is_the_seed_example():
     at = app()
     assert not at.exception
-    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)  # shown to 3 digits
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)  # shown to 3 digits
     assert metric(at, "Parameters") == f"{2016 + 4 * (640_000 * 256 + 256 ** 2 + 512) + 2570:,}"
 
 
 def test_doubling_the_epochs_doubles_the_total():
     at = app()
     at.number_input(key="t_epochs").set_value(20.0).run()
-    assert flop(metric(at, "Training compute")) == pytest.approx(2 * SEED_TRAINING, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(2 * EPOCH_EXAMPLE_TRAINING, rel=5e-3)
 
 
 def test_backward_ratio_one_gives_two_passes():
     at = app()
     at.number_input(key="t_ratio").set_value(1.0).run()
-    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING * 2 / 3, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING * 2 / 3, rel=5e-3)
 
 
 def test_editing_a_layer_changes_its_flop():
@@ -63,7 +54,7 @@ def test_editing_a_layer_changes_its_flop():
 def test_full_convention_switch():
     at = app()
     at.radio(key="m1_conv").set_value("full").run()
-    assert flop(metric(at, "Training compute")) > SEED_TRAINING
+    assert flop(metric(at, "Training compute")) > EPOCH_EXAMPLE_TRAINING
     assert "convention: full" in next(m.help for m in at.metric if m.label == "Forward per example").replace("\\", "")
 
 
@@ -90,7 +81,7 @@ def test_bad_field_value_is_named_and_the_last_estimate_kept():
     at = app()
     at.text_input(key="m1_shape").set_value("400, -3, 5").run()
     assert any("input.shape" in e.value.replace("\\", "") for e in at.error)
-    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
 
 
 def test_add_and_delete_a_layer():
@@ -101,7 +92,7 @@ def test_add_and_delete_a_layer():
     assert len(at.dataframe[0].value) == 5 and not at.exception
     next(b for b in at.button if b.label == "Delete").click().run()
     assert len(at.dataframe[0].value) == 4
-    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
 
 
 def test_quick_form_connections():
@@ -130,23 +121,26 @@ def test_hostile_links_give_a_message_and_the_defaults(token):
     at = app({"s": token})
     assert not at.exception
     assert any("share link could not be opened" in w.value.replace("\\", "") for w in at.warning)
-    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
 
 
 def test_two_sessions_do_not_share_state():
     one, two = app(), app()
     one.number_input(key="t_epochs").set_value(30.0).run()
     two.run()
-    assert flop(metric(two, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
-    assert flop(metric(one, "Training compute")) == pytest.approx(3 * SEED_TRAINING, rel=5e-3)
+    assert flop(metric(two, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+    assert flop(metric(one, "Training compute")) == pytest.approx(3 * EPOCH_EXAMPLE_TRAINING, rel=5e-3)
 
 
 def test_user_text_is_not_rendered_as_html():
+    name = "<img src=x onerror=alert(1)>"
     at = app()
-    at.text_input(key="m1_name").set_value("<img src=x onerror=alert(1)>").run()
+    at.text_input(key="m1_name").set_value(name).run()
     assert not at.exception
-    for md in at.markdown:
-        assert "<img" not in md.value or not md.allow_unsafe_html  # never rendered as HTML
+    assert at.session_state["scenario"].name == name  # kept as typed …
+    rendered = [e.value for kind in ("markdown", "caption", "warning", "info", "error", "success")
+                for e in getattr(at, kind)]
+    assert not any("<img" in str(v) for v in rendered)  # … and never handed to Markdown as HTML
 
 
 def test_text_from_a_link_is_inert_in_the_message():
@@ -185,4 +179,4 @@ def test_config_panel_bad_token_count_is_named_and_keeps_the_scenario(tokens):
     next(b for b in at.button if b.label.startswith("Build the layers")).click().run()
     assert not at.exception
     assert [e.value for e in at.error][0].startswith("tokens\\: ")
-    assert flop(metric(at, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)

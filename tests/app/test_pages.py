@@ -5,6 +5,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
+from tests.reference import EPOCH_EXAMPLE_TRAINING, flop, metric
 
 DAY_S = 86_400
 A100_BF16 = 312e12   # NVIDIA A100 datasheet: BF16 tensor 312 TFLOP/s dense (624 with sparsity)
@@ -19,12 +20,6 @@ def page(name: str) -> AppTest:
     return at
 
 
-def metric(at, label):
-    return next(m.value for m in at.metric if m.label == label)
-
-
-def flop(text):
-    return float(text.removesuffix(" FLOP"))
 
 
 def test_hardware_default_run():
@@ -45,9 +40,22 @@ def test_hardware_edits_follow_the_formula():
     assert flop(metric(at, "Training compute")) == pytest.approx(1000 * 3600 * H100_BF16 * 0.33, rel=5e-3)
 
 
+def test_hardware_uses_the_chips_usual_format_and_says_so():
+    at = page("hardware")
+    at.selectbox(key="hw_chip").set_value("nvidia-tesla-v100-sxm2").run()
+    # no format chosen: the V100's usual FP16 tensor, 125 TFLOP/s (datasheet), as the CLI does
+    assert not at.error
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * 0.4, rel=5e-3)
+    assert any("Assumed FP16 tensor" in i.value.replace("\\", "") for i in at.info)
+    at.selectbox(key="hw_chip").set_value("nvidia-gtx-580").run()
+    # Fermi: FP32, 512 cores × 1544 MHz × 2 (GTX 580 datasheet)
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 512 * 1544e6 * 2 * 0.4, rel=5e-3)
+
+
 def test_hardware_missing_format_is_a_named_error_or_a_visible_fallback():
     at = page("hardware")
     at.selectbox(key="hw_chip").set_value("nvidia-tesla-v100-sxm2").run()
+    at.selectbox(key="hw_precision").set_value("bf16").run()
     assert any("precision" in e.value.replace("\\", "") and "bf16" in e.value.replace("\\", "") for e in at.error)
     at.checkbox(key="hw_fallback").check().run()
     assert any("Fallback peak" in w.value.replace("\\", "") for w in at.warning)
@@ -64,7 +72,7 @@ def test_hardware_bad_values_are_named():
 
 def test_consistency_against_the_layer_builder():
     at = page("hardware")
-    m1 = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    m1 = EPOCH_EXAMPLE_TRAINING
     m2 = 8 * DAY_S * A100_BF16 * 0.4
     assert metric(at, "Ratio method 2 ÷ method 1") == f"{float(f'{m2 / m1:.3g}'):,.0f} ×"
     assert any("more than 3× apart" in w.value.replace("\\", "") for w in at.warning)

@@ -8,8 +8,8 @@ from __future__ import annotations
 import pytest
 
 from tests.browser.harness import ARTIFACTS, CHROMIUM_ARGS, PAGES, metric_value, streamlit_server, wait_for_app
+from tests.reference import EPOCH_EXAMPLE_TRAINING, flop
 
-SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
 
 
 @pytest.fixture(scope="module")
@@ -32,9 +32,6 @@ def new_page(browser):
     return context, context.new_page()
 
 
-def flop(text: str) -> float:
-    return float(text.removesuffix(" FLOP"))
-
 
 @pytest.mark.parametrize("name", list(PAGES))
 def test_every_page_loads_without_an_exception(server, browser, name):
@@ -51,13 +48,13 @@ def test_edit_updates_the_total_and_the_link_restores_it(server, browser):
     context, page = new_page(browser)
     page.goto(server)
     wait_for_app(page)
-    assert flop(metric_value(page, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
     page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
     before = page.evaluate("() => location.search")
     epochs = page.get_by_label("Epochs", exact=True)
     epochs.fill("20")
     epochs.press("Enter")
-    expected = f"{2 * SEED_TRAINING:.2e}".replace("e+", "e") + " FLOP"
+    expected = f"{2 * EPOCH_EXAMPLE_TRAINING:.2e}".replace("e+", "e") + " FLOP"
     page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
         arg=expected, timeout=30_000)
@@ -90,7 +87,7 @@ def test_hostile_upload_shows_a_message(server, browser, tmp_path):
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(bad))
     page.get_by_text("The file was not loaded").wait_for(timeout=30_000)
     assert page.get_by_text("layers[0].type").count() >= 1
-    assert flop(metric_value(page, "Training compute")) == pytest.approx(SEED_TRAINING, rel=5e-3)
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
     context.close()
 
 

@@ -6,11 +6,9 @@ import json
 import pytest
 
 from tests.cli import cli, write
+from tests.reference import EPOCH_EXAMPLE
 
-SEED = {"input": {"shape": [400, 400, 5], "sequence_length": 20},
-        "layers": [{"type": "conv2d", "filters": 16, "kernel_size": 5, "stride": 2, "padding": 2},
-                   {"type": "flatten"}, {"type": "lstm", "units": 256}, {"type": "dense", "units": 10}],
-        "training": {"epochs": 10, "batches_per_epoch": 100, "batch_size": 128}}
+SEED = EPOCH_EXAMPLE
 
 
 def run(*args):

@@ -114,3 +114,45 @@ def test_bad_input_exits_2_with_one_line_naming_the_field(args, field):
     lines = out.stderr.strip().splitlines()
     assert len(lines) == 1 and "Traceback" not in out.stderr
     assert lines[0].startswith(f"error: {field}: ")
+
+
+# --- one default format per chip, the same as the dashboard's -----------------------------------------------
+
+@pytest.mark.parametrize("chip, peak, note", [
+    ("H200", 1979e12 / 2, "assumed BF16 tensor"),   # H200 datasheet: BF16 1,979 with sparsity
+    ("TPU v4", 275e12, "assumed BF16 tensor"),      # cloud.google.com/tpu/docs/v4
+    ("V100", 125e12, "assumed FP16 tensor"),        # V100 SXM2 datasheet
+    ("GTX 580", 512 * 1544e6 * 2, "assumed FP32"),  # 512 cores × 1544 MHz × 2
+])
+def test_hardware_without_precision_uses_the_chips_default_and_says_so(chip, peak, note):
+    data = ok("hardware", "--chip", chip, "--count", "8", "--days", "1", "--utilization", "0.4")
+    assert data["training_flop"] == pytest.approx(8 * DAY_S * peak * 0.4, rel=2e-3)
+    assert data["format_note"] == f"{note}; set --precision to change"
+
+
+def test_hardware_with_precision_has_no_format_note():
+    data = ok("hardware", "--chip", "H200", "--count", "8", "--days", "1", "--utilization", "0.4",
+              "--precision", "fp32")
+    assert data["format_note"] is None and data["training_flop"] == pytest.approx(8 * DAY_S * 67e12 * 0.4, rel=2e-3)
+
+
+def test_unknown_hardware_by_year_and_class():
+    dc = ok("hardware", "--year", "2011", "--count", "8", "--days", "1", "--utilization", "0.33")
+    ws = ok("hardware", "--year", "2011", "--class", "workstation_consumer", "--count", "8", "--days", "1",
+            "--utilization", "0.33")
+    for data in (dc, ws):
+        peak = data["peak"]
+        assert peak["hardware_kind"] == "year_trend" and data["format_note"] == "assumed FP32; set --precision to change"
+        assert peak["peak_low_flop_per_s"] < peak["peak_flop_per_s"] < peak["peak_high_flop_per_s"]
+        assert data["training_flop"] == pytest.approx(8 * DAY_S * peak["peak_flop_per_s"] * 0.33)
+    assert dc["peak"]["peak_flop_per_s"] != ws["peak"]["peak_flop_per_s"]
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--year", "2007"], "year"), (["--year", "2020", "--class", "gaming"], "arguments"),
+    (["--chip", "Quadro RTX 4500"], "chip"),
+])
+def test_unknown_hardware_bad_input_is_one_line(args, field):
+    out = run("hardware", *args, "--count", "8", "--days", "1", "--utilization", "0.3")
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.startswith(f"error: {field}: ")

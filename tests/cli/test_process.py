@@ -5,17 +5,13 @@ from __future__ import annotations
 import json
 
 from tests.cli import process, write
-from tests.cli.test_flops import SEED
-
-# The seed's worked example, from the per-layer formulas: CNN 2·200·200·16·125 per image, LSTM
-# 8·(640,000·256 + 256²) per step (PyTorch's counter, bias adds excluded), FC 2·256·10, × 20 steps.
-SEED_FORWARD = 20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 2 * 256 * 10
+from tests.reference import EPOCH_EXAMPLE, EPOCH_EXAMPLE_FORWARD
 
 
 def test_flops_process_prints_json_and_exits_0(tmp_path):
-    out = process("flops", write(tmp_path, SEED))
+    out = process("flops", write(tmp_path, EPOCH_EXAMPLE))
     assert out.returncode == 0, out.stderr
-    assert json.loads(out.stdout)["forward_flop"] == SEED_FORWARD
+    assert json.loads(out.stdout)["forward_flop"] == EPOCH_EXAMPLE_FORWARD
 
 
 def test_bad_input_process_exits_2_with_one_line(tmp_path):

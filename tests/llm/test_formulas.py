@@ -68,7 +68,7 @@ def test_chinchilla_70b_1_4t_tokens_is_5_76e23():
                                    block={"heads": 64, "ff_size": 4 * 8192, "norm": "rmsnorm",
                                           "qkv_bias": False, "out_bias": False, "ff_bias": False})
     published = 5.76e23
-    assert 6 * 70e9 * 1.4e12 == pytest.approx(published, rel=0.05)  # 6ND with the published size
+    # (6ND with the published 70B and 1.4T is 5.88e23, within 2% of the published figure)
     est = estimate(chinchilla, 1.4e12)
     assert est.params == pytest.approx(80 * 12 * 8192 ** 2 + 2 * 32000 * 8192 + 161 * 8192, rel=1e-12)
     assert est.training_flop == pytest.approx(published, rel=0.05)

@@ -3,13 +3,11 @@ from __future__ import annotations
 
 import pytest
 
-from engine.method1.architecture import Architecture, evaluate
+from tests.method1 import evaluated
 
 
 def row(input_shape, layer, steps=None, convention="matmul"):
-    arch = Architecture.model_validate({"input": {"shape": input_shape, "sequence_length": steps},
-                                        "layers": [layer]})
-    return evaluate(arch, convention).rows[0]
+    return evaluated(input_shape, [layer], steps, convention).rows[0]
 
 
 def test_self_attention_seed_formula():

@@ -14,14 +14,13 @@ import pytest
 from engine.method1.architecture import Architecture, evaluate
 from engine.errors import InputError
 from engine.method1.kinds import KIND_BY_TYPE
+from tests.method1 import evaluated
 
 CASES = 40
 
 
 def _engine(input_shape, layer: dict, steps=None):
-    arch = Architecture.model_validate({"input": {"shape": input_shape, "sequence_length": steps},
-                                        "layers": [layer]})
-    return evaluate(arch, "matmul")
+    return evaluated(input_shape, [layer], steps)
 
 
 def _torch_count(torch, module, *inputs):

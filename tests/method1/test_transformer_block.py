@@ -12,11 +12,11 @@ from engine.method1.architecture import Architecture, evaluate
 from engine.errors import InputError
 from engine.method1.estimate import estimate_method1
 from engine.scenario import load_scenario_text, parse_scenario
+from tests.method1 import evaluated
 
 
 def rows(d, length, layer: dict, convention="matmul"):
-    arch = Architecture.model_validate({"input": {"shape": [d], "sequence_length": length}, "layers": [layer]})
-    return evaluate(arch, convention)
+    return evaluated([d], [layer], length, convention)
 
 
 def test_rows_per_sub_layer_in_data_flow_order():

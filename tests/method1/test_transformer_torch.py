@@ -13,8 +13,9 @@ import random
 
 import pytest
 
-from engine.method1.architecture import Architecture, evaluate
+from engine.method1.architecture import evaluate
 from engine.llm.config import read_hf_config
+from tests.method1 import evaluated
 
 
 def _count(torch, module, *inputs):
@@ -27,9 +28,7 @@ def _count(torch, module, *inputs):
 
 
 def _block_result(d, length, block: dict):
-    arch = Architecture.model_validate({"input": {"shape": [d], "sequence_length": length},
-                                        "layers": [{"type": "transformer_block", **block}]})
-    return evaluate(arch, "matmul")
+    return evaluated([d], [{"type": "transformer_block", **block}], length)
 
 
 def _reference_classes(torch):

@@ -8,15 +8,16 @@ from __future__ import annotations
 import csv
 import json
 import math
+from datetime import date
 from pathlib import Path
 
 import pytest
 
-from engine.errors import InputError
-from engine.method2.hardware_db import PEAK_KEYS, Chip, HardwareDB, Peaks, get_chip, load_hardware_db
+from engine.errors import InputError, parse_input
+from engine.method2.hardware_db import Chip, HardwareDB, Peaks, get_chip, load_hardware_db
 
 ROOT = Path(__file__).resolve().parents[2]
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+from tests.conftest import SHARED  # noqa: E402
 EPOCH_HARDWARE = SHARED / "data" / "epoch" / "epoch_ml_hardware.csv"
 
 
@@ -36,13 +37,17 @@ REQUIRED_NAMES = [
 ]
 
 
-def test_at_least_40_accelerators_from_2010_to_2025_and_a_cpu(db):
+def test_at_least_120_chips_accelerators_from_2008_to_today_and_a_few_cpus(db):
+    assert len(db.chips) >= 120
     accelerators = [c for c in db.chips if c.kind != "cpu"]
-    assert len(accelerators) >= 40
+    assert len(accelerators) >= 115
     years = {c.release_year for c in accelerators}
-    assert min(years) == 2010 and max(years) == 2025
-    assert all(2010 <= y <= 2025 for y in years)
-    assert 1 <= sum(c.kind == "cpu" for c in db.chips) <= 2
+    newest_allowed = date.today().year + 1  # a part announced for next year may be listed
+    assert min(years) == 2008 and 2025 <= max(years) <= newest_allowed
+    assert set(range(2008, 2026)) <= years  # every year has at least one accelerator (for the year fallback)
+    assert 1 <= sum(c.kind == "cpu" for c in db.chips) <= 3
+    segments = {s: sum(c.segment == s for c in accelerators) for s in ("data_center", "workstation", "consumer")}
+    assert segments["data_center"] >= 60 and segments["workstation"] >= 10 and segments["consumer"] >= 15
 
 
 @pytest.mark.parametrize("name", REQUIRED_NAMES)
@@ -54,7 +59,7 @@ def test_every_chip_has_https_sources_and_a_dated_release(db):
     for chip in db.chips:
         assert chip.source, chip.id
         assert all(url.startswith("https://") for url in chip.source), chip.id
-        assert chip.release_date and 2010 <= chip.release_year <= 2025, chip.id
+        assert chip.release_date and 2000 <= chip.release_year <= date.today().year + 1, chip.id
 
 
 def test_prices_are_labelled_indicative_with_a_basis(db):
@@ -65,15 +70,14 @@ def test_prices_are_labelled_indicative_with_a_basis(db):
     assert any("INDICATIVE" in line for line in db.conventions)
 
 
-def test_peaks_positive_finite_and_tensor_at_least_vector(db):
-    for chip in db.chips:
-        peaks = chip.peaks.available()
-        assert peaks, chip.id
-        assert set(peaks) <= set(PEAK_KEYS)
-        assert all(math.isfinite(v) and v > 0 for v in peaks.values()), chip.id
-        for tensor, vector in (("fp16_tensor", "fp16"), ("fp64_tensor", "fp64")):
-            if tensor in peaks and vector in peaks:
-                assert peaks[tensor] >= peaks[vector], chip.id
+@pytest.mark.parametrize(("peaks", "needle"), [
+    ({"fp16": 100e12, "fp16_tensor": 50e12}, "fp16_tensor"),  # a tensor peak below the vector one
+    ({"fp64": 10e12, "fp64_tensor": 5e12}, "fp64_tensor"),
+    ({}, "at least one peak"),
+])
+def test_peak_invariants_are_enforced(peaks, needle):
+    with pytest.raises(InputError, match=needle):
+        parse_input(Peaks, peaks)
 
 
 def test_formats_a_chip_lacks_are_absent(db):
@@ -107,6 +111,13 @@ MI250X = "https://www.amd.com/en/products/accelerators/instinct/mi200/mi250x.htm
 HGX = "https://www.nvidia.com/en-us/data-center/hgx/"
 MI355X = "https://www.amd.com/en/products/accelerators/instinct/mi350/mi355x.html"
 GAUDI3 = "https://www.intel.com/content/www/us/en/content-details/817486/intel-gaudi-3-ai-accelerator-white-paper.html"
+
+GT200 = "https://www.nvidia.com/docs/IO/55506/GeForce_GTX_200_GPU_Technical_Brief.pdf"
+C2075 = "https://www.nvidia.com/docs/IO/43395/NV-DS-Tesla-C2075.pdf"
+NEURON = "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/"
+TRN1 = NEURON + "general/arch/neuron-hardware/trainium.html"
+TRN2 = NEURON + "about-neuron/arch/neuron-hardware/trainium2.html"
+TRN3 = NEURON + "about-neuron/arch/neuron-hardware/trainium3.html"
 
 DATASHEET_PEAKS = [
     # chip, peak key, dense figure (FLOP/s; OP/s for int8), where it is printed
@@ -143,6 +154,62 @@ DATASHEET_PEAKS = [
     ("nvidia-gb200", "fp32", 80e12, HGX),                   # per-GPU table, GB200 NVL72 column
     ("nvidia-gb200", "fp64", 40e12, HGX),
     ("amd-instinct-mi355x", "fp8_tensor", 256 * 2.4e9 * 8192, MI355X),  # CUs × clock × FP8 FLOP/CU/clock (ISSCC 2026)
+    # --- chips added for Epoch's notable runs and current parts (issue: method 2 at the scale of the field)
+    ("nvidia-gtx-280", "fp32", 240 * 1296e6 * 2, GT200),      # 240 cores × 1296 MHz × 2 (FMA only)
+    ("nvidia-gtx-285", "fp32", 240 * 1476e6 * 2, GT200),
+    ("nvidia-tesla-c2075", "fp32", 1.03e12, C2075),
+    ("nvidia-tesla-c2075", "fp64", 515e9, C2075),
+    ("nvidia-gtx-titan", "fp32", 2688 * 876e6 * 2, "https://www.nvidia.com/en-us/geforce/graphics-cards/geforce-gtx-titan/specifications/"),
+    ("nvidia-gtx-780", "fp32", 2304 * 900e6 * 2, "https://www.nvidia.com/en-us/geforce/graphics-cards/geforce-gtx-780/specifications/"),
+    ("nvidia-quadro-k6000", "fp32", 2880 * 902e6 * 2, "https://www.nvidia.com/content/PDF/data-sheet/DS_NV_Quadro_K6000_OCT13_NV_US_LR.pdf"),
+    ("nvidia-gtx-980", "fp32", 2048 * 1216e6 * 2, "https://www.nvidia.com/en-us/geforce/graphics-cards/geforce-gtx-980/specifications/"),
+    ("nvidia-tesla-m40", "fp32", 3072 * 1114e6 * 2, "https://images.nvidia.com/content/tesla/pdf/nvidia-tesla-m40-datasheet.pdf"),
+    ("nvidia-tesla-p40", "fp32", 12e12, "https://images.nvidia.com/content/pdf/tesla/184427-Tesla-P40-Datasheet-NV-Final-Letter-Web.pdf"),
+    ("nvidia-tesla-p40", "int8", 47e12, "https://images.nvidia.com/content/pdf/tesla/184427-Tesla-P40-Datasheet-NV-Final-Letter-Web.pdf"),
+    ("nvidia-quadro-gp100", "fp16", 20.7e12, "https://images.nvidia.com/content/pdf/quadro/data-sheets/NV-DS-Quadro-GP100-US-NV-704-A4-web.pdf"),
+    ("nvidia-quadro-p600", "fp32", 384 * 1557e6 * 2, "Quadro P600 data sheet: up to 1.2 TFLOP/s FP32"),
+    ("nvidia-titan-xp", "fp32", 3840 * 1582e6 * 2, "https://www.nvidia.com/en-us/titan/titan-xp/"),
+    ("nvidia-titan-v", "fp16_tensor", 110e12, "https://www.nvidia.com/en-us/titan/titan-v/"),
+    ("nvidia-quadro-rtx-4000", "fp16_tensor", 57e12, "Quadro RTX 4000 data sheet: tensor performance 57.0 TFLOP/s"),
+    ("nvidia-quadro-rtx-4000", "fp32", 7.1e12, "Quadro RTX 4000 data sheet"),
+    ("nvidia-quadro-rtx-5000", "fp16_tensor", 89.2e12, "Quadro RTX 5000 data sheet: tensor performance 89.2 TFLOP/s"),
+    ("nvidia-quadro-rtx-6000", "fp16_tensor", 130.5e12, "Quadro RTX 6000 data sheet: tensor performance 130.5"),
+    ("nvidia-quadro-rtx-8000", "fp16_tensor", 130.5e12, "Quadro RTX 8000 data sheet: tensor performance 130.5"),
+    ("nvidia-rtx-a6000", "bf16_tensor", 309.7e12 / 2, "https://www.nvidia.com/en-us/design-visualization/rtx-a6000/"),  # printed sparse
+    ("nvidia-a30", "bf16_tensor", 165e12, "https://www.nvidia.com/content/dam/en-zz/Solutions/data-center/products/a30-gpu/pdf/a30-datasheet.pdf"),
+    ("nvidia-a100-pcie-40gb", "bf16_tensor", 312e12, A100),
+    ("nvidia-a800-sxm4-80gb", "bf16_tensor", 312e12, A100),   # A100 compute, NVLink cut to 400 GB/s
+    ("nvidia-h800-sxm5", "bf16_tensor", 1979e12 / 2, H100),  # H100 tensor figures, printed with sparsity
+    ("nvidia-h800-sxm5", "fp64", 1e12, "https://www.nvidia.cn/data-center/h800/"),  # FP64 cut to 1 TFLOP/s
+    ("nvidia-l40", "bf16_tensor", 181.05e12, "https://www.nvidia.com/content/dam/en-zz/Solutions/design-visualization/support-guide/NVIDIA-L40-Datasheet-January-2023.pdf"),
+    ("nvidia-l40", "fp8_tensor", 724e12 / 2, "L40 data sheet: FP8 362 | 724 with sparsity"),
+    ("nvidia-rtx-6000-ada", "fp8_tensor", 1457e12 / 2, "https://www.nvidia.com/en-us/design-visualization/rtx-6000/"),  # printed sparse
+    ("nvidia-gb300", "bf16_tensor", 360e15 / 72 / 2, "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),  # rack total, sparse
+    ("nvidia-gb300", "fp8_tensor", 720e15 / 72 / 2, "https://www.nvidia.com/en-us/data-center/gb300-nvl72/"),
+    ("amd-instinct-mi210", "bf16_tensor", 181e12, "https://www.amd.com/en/products/accelerators/instinct/mi200/mi210.html"),
+    ("amd-instinct-mi300a", "bf16_tensor", 980.6e12, "https://www.amd.com/content/dam/amd/en/documents/instinct-tech-docs/data-sheets/amd-instinct-mi300a-data-sheet.pdf"),
+    ("amd-instinct-mi350x", "bf16_tensor", 256 * 2.2e9 * 4096, "MI350X brochure: 256 CUs × 2.2 GHz; 2.3 PFLOP/s BF16 dense"),
+    ("aws-trainium", "bf16_tensor", 190e12, TRN1),
+    ("aws-trainium", "fp32", 47.5e12, TRN1),
+    ("aws-trainium2", "bf16_tensor", 667e12, TRN2),
+    ("aws-trainium2", "fp8_tensor", 1299e12, TRN2),
+    ("aws-trainium3", "bf16_tensor", 671e12, TRN3),
+    ("aws-inferentia2", "bf16_tensor", 190e12, "https://awsdocs-neuron.readthedocs-hosted.com/en/latest/general/arch/neuron-hardware/inferentia2.html"),
+    ("google-tpu-v1", "int8", 65536 * 700e6 * 2, "https://arxiv.org/abs/1704.04760"),  # 64K MACs × 700 MHz × 2 = 92 TOPS
+    ("google-tpu-v7", "bf16_tensor", 4614e12 / 2, "https://cloud.google.com/tpu/docs/tpu7x"),
+    ("huawei-ascend-910", "fp16_tensor", 256e12, "https://www.huawei.com/en/news/2019/8/huawei-ascend-910-most-powerful-ai-processor"),
+    ("huawei-ascend-910", "int8", 512e12, "https://www.huawei.com/en/news/2019/8/huawei-ascend-910-most-powerful-ai-processor"),
+    ("huawei-ascend-310", "int8", 16e12, "https://www.hisilicon.com/en/Media-Center/News/Key-Information-About-the-Huawei-Ascend310"),
+    ("graphcore-gc200", "fp16_tensor", 1e15 / 4, "https://www.graphcore.ai/posts/introducing-second-generation-ipu-systems-for-ai-at-scale"),  # M2000: 1 PFLOP/s, 4 IPUs
+    ("sambanova-sn40l", "bf16_tensor", 638e12, "https://arxiv.org/abs/2405.07518"),
+    ("nvidia-tesla-m60", "fp32", 2 * 2048 * 1178e6 * 2, "https://images.nvidia.com/content/pdf/tesla/tesla-m60-product-brief.pdf"),
+    ("nvidia-tesla-p4", "int8", 22e12, "https://images.nvidia.com/content/pdf/tesla/184457-Tesla-P4-Datasheet-NV-Final-Letter-Web.pdf"),
+    ("nvidia-rtx-3080", "fp16_tensor", 59.5e12, "GA102 whitepaper: RTX 3080 FP16 tensor, FP32 accumulate, dense"),
+    ("nvidia-rtx-4080", "bf16_tensor", 97.5e12, "Ada whitepaper: RTX 4080 FP16/BF16 tensor, FP32 accumulate, dense"),
+    ("amd-instinct-mi250", "bf16_tensor", 362.1e12, "https://www.amd.com/en/products/accelerators/instinct/mi200/mi250.html"),
+    ("amd-radeon-instinct-mi50", "fp32", 13.3e12, "https://www.amd.com/system/files/documents/radeon-instinct-mi50-datasheet.pdf"),
+    ("intel-data-center-gpu-max-1550", "fp32", 128 * 1.6e9 * 256, "Intel Max 1550: 128 Xe cores × 1.6 GHz × 256 FLOP/clock"),
+    ("intel-core-2-quad-q9450", "fp32", 4 * 2.66e9 * 8, "Intel ARK: 4 cores, 2.66 GHz; SSE 4-wide add + 4-wide mul per clock"),
 ]
 
 
@@ -152,8 +219,8 @@ def test_peak_matches_datasheet(db, chip_id, key, expected, link):
     assert chip.peaks.get(key) == pytest.approx(expected, rel=2e-3), (chip_id, key, link)
 
 
-def test_datasheet_table_covers_at_least_ten_chips():
-    assert len({row[0] for row in DATASHEET_PEAKS}) >= 10
+def test_datasheet_table_covers_at_least_sixty_chips():
+    assert len({row[0] for row in DATASHEET_PEAKS}) >= 60
 
 
 # --- the 2× sparse/dense trap -------------------------------------------------------------------------
@@ -176,6 +243,19 @@ SPARSE_FIGURES = [
     ("nvidia-b200", "bf16_tensor", 4.5e15),
     ("nvidia-gb200", "fp8_tensor", 10e15),
     ("amd-instinct-mi300x", "bf16_tensor", 2614.9e12),
+    ("nvidia-a30", "bf16_tensor", 330e12),
+    ("nvidia-a2", "bf16_tensor", 36e12),
+    ("nvidia-rtx-a6000", "bf16_tensor", 309.7e12),
+    ("nvidia-rtx-a5000", "bf16_tensor", 222.2e12),
+    ("nvidia-rtx-a4000", "bf16_tensor", 153.4e12),
+    ("nvidia-l40", "bf16_tensor", 362.1e12),
+    ("nvidia-rtx-6000-ada", "fp8_tensor", 1457e12),
+    ("nvidia-h800-sxm5", "bf16_tensor", 1979e12),
+    ("nvidia-gh200", "fp8_tensor", 3958e12),
+    ("nvidia-b100", "bf16_tensor", 3.5e15),
+    ("nvidia-b300", "fp8_tensor", 9e15),
+    ("nvidia-gb300", "bf16_tensor", 5e15),
+    ("amd-instinct-mi300a", "bf16_tensor", 1961.2e12),
 ]
 
 
@@ -309,3 +389,71 @@ def test_a_user_defined_chip_needs_only_a_name_and_peaks():
     assert chip.id == "custom" and chip.peaks.bf16_tensor == 5e14 and chip.source == []
     with pytest.raises(ValueError):
         Chip(name="no peaks", peaks={})
+
+
+# --- Epoch's names, aliases, default formats ------------------------------------------------------------
+
+EPOCH_MODELS = SHARED / "data" / "epoch" / "epoch_notable_ai_models.csv"
+
+
+def _epoch_hardware_names() -> list[str]:
+    if not EPOCH_MODELS.is_file():
+        pytest.skip("../shared/data/epoch/epoch_notable_ai_models.csv is not here")
+    with EPOCH_MODELS.open(encoding="utf-8") as handle:
+        return sorted({row["Training hardware"].strip() for row in csv.DictReader(handle)
+                       if row["Training hardware"].strip()})
+
+
+def test_every_single_chip_name_in_epochs_notable_models_resolves(db):
+    names = _epoch_hardware_names()
+    singles = [n for n in names if "," not in n]
+    parts = {p.strip() for n in names for p in n.split(",")}
+    assert len(singles) >= 50
+    assert [n for n in singles if db.find(n) is None] == []
+    assert [p for p in parts if db.find(p) is None] == []  # every part of a combined entry too
+
+
+@pytest.mark.parametrize("epoch_name, chip_id", [
+    ("NVIDIA Tesla V100 DGXS 32 GB", "nvidia-tesla-v100-sxm2"), ("NVIDIA Tesla K40t", "nvidia-tesla-k40"),
+    ("NVIDIA A800", "nvidia-a800-sxm4-80gb"), ("Amazon Trainium1", "aws-trainium"),
+    ("Huawei Ascend 910", "huawei-ascend-910"), ("NVIDIA Quadro RTX 4000", "nvidia-quadro-rtx-4000"),
+    ("NVIDIA GeForce GTX TITAN", "nvidia-gtx-titan"), ("NVIDIA GeForce GTX TITAN X", "nvidia-gtx-titan-x-maxwell"),
+    ("NVIDIA Tesla C2075", "nvidia-tesla-c2075"), ("AMD Radeon Instinct MI250X", "amd-instinct-mi250x"),
+    ("NVIDIA GeForce RTX 2080 Ti 11GB", "nvidia-rtx-2080-ti"), ("Google TPU v1", "google-tpu-v1"),
+])
+def test_epoch_names_are_aliases(db, epoch_name, chip_id):
+    assert db.chip(epoch_name).id == chip_id
+
+
+def test_aliases_name_one_chip_each_and_every_chip_has_a_source(db):
+    owner: dict[str, str] = {}
+    for chip in db.chips:
+        assert chip.source and all(s.startswith("https://") for s in chip.source), chip.id
+        for name in {chip.id, chip.name, *chip.aliases}:
+            key = "".join(ch for ch in name.lower() if ch.isalnum())
+            assert owner.setdefault(key, chip.id) == chip.id, (name, owner[key], chip.id)
+
+
+@pytest.mark.parametrize("chip_id, expected", [
+    # the issue's rule: FP32 before tensor cores, FP16 tensor on V100/T4-era parts, BF16 on A100/H100/TPU
+    ("nvidia-gtx-580", "fp32"), ("nvidia-tesla-k80", "fp32"), ("nvidia-tesla-p100-sxm2", "fp32"),
+    ("nvidia-tesla-v100-sxm2", "fp16_tensor"), ("nvidia-t4", "fp16_tensor"), ("nvidia-quadro-rtx-6000", "fp16_tensor"),
+    ("nvidia-a100-sxm4-80gb", "bf16_tensor"), ("nvidia-h100-sxm", "bf16_tensor"), ("google-tpu-v3", "bf16_tensor"),
+    ("google-tpu-v7", "bf16_tensor"), ("amd-instinct-mi300x", "bf16_tensor"), ("aws-trainium", "bf16_tensor"),
+    ("huawei-ascend-910", "fp16_tensor"), ("google-tpu-v1", "int8"),
+])
+def test_default_format_per_chip(db, chip_id, expected):
+    assert db.chip(chip_id).default_format == expected
+
+
+def test_every_database_chip_has_a_default_format_it_has_a_peak_for(db):
+    for chip in db.chips:
+        assert chip.default_format and chip.peaks.get(chip.default_format), chip.id
+
+
+def test_unknown_chip_suggests_by_name_and_by_year(db):
+    with pytest.raises(InputError) as info:
+        db.chip("Quadro RTX 4500", year=2019)
+    text = str(info.value)
+    assert "nvidia-quadro-rtx-4000" in text or "nvidia-quadro-rtx-5000" in text
+    assert "launched 2017–2019" in text and "\n" not in text

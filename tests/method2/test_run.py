@@ -4,18 +4,16 @@ from __future__ import annotations
 
 import csv
 import math
-from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from engine.errors import InputError
-from engine.method2.hardware_db import load_hardware_db
 from engine.method2.run import estimate_method2, resolve_peak
-from engine.method2.precision import effective_peak_flop_per_s, year_mean_peak
+from engine.method2.precision import effective_peak_flop_per_s
 
-SHARED = Path(__file__).resolve().parents[3] / "shared"
+from tests.conftest import SHARED  # noqa: E402
 OPENAI_CSV = SHARED / "data" / "openai_ai_and_compute.csv"
 DAY_S = 86_400
 
@@ -223,33 +221,6 @@ def test_bad_mixed_split(split, field):
     with pytest.raises(InputError) as info:
         resolve_peak({"chip": "A100", "mixed_precision": split})
     assert info.value.field == field
-
-
-# --- unknown hardware: the mean of a year's chips --------------------------------------------------------------
-
-def test_year_fallback_averages_that_years_chips_and_lists_them():
-    # 2017 FP16 tensor: V100 SXM2 125, V100 PCIe 112 → 118.5 TFLOP/s
-    peak = resolve_peak({"year": 2017, "precision": "fp16"})
-    assert peak.hardware_kind == "year_mean"
-    assert peak.peak_flop_per_s == pytest.approx((125e12 + 112e12) / 2)
-    averaged = {c["id"] for c in peak.parts[0].averaged_chips}
-    assert averaged == {"nvidia-tesla-v100-sxm2", "nvidia-tesla-v100-pcie"}
-    assert any("mean of 2 accelerators launched in 2017" in note for note in peak.notes)
-
-
-def test_year_fallback_fp32_2014_and_cpus_are_left_out():
-    # 2014 FP32: Titan Black 5.1, K80 8.73 → 6.915 TFLOP/s
-    mean = year_mean_peak(load_hardware_db(), 2014, "fp32")
-    assert mean.mean_peak_flop_per_s == pytest.approx((5.1e12 + 8.73e12) / 2)
-    # 2021: the two CPUs launched that year are not averaged in
-    mean_2021 = year_mean_peak(load_hardware_db(), 2021, "fp32")
-    assert all("xeon" not in c["id"] and "epyc" not in c["id"] for c in mean_2021.chips)
-
-
-def test_year_without_chips_is_an_error_naming_the_year():
-    with pytest.raises(InputError) as info:
-        resolve_peak({"year": 2011})
-    assert info.value.field == "year"
 
 
 # --- a user-defined chip works like a database chip ----------------------------------------------------------

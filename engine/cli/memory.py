@@ -1,0 +1,139 @@
+"""``memory (--config FILE | --model ID | SCENARIO.json) [--chip ID] --optimizer --precision --zero --dp --tp
+--pp --micro-batch --seq-len [--recompute]``: memory per chip (model states and activations), and whether
+it fits the chip."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from engine.cli.files import read_text_file
+from engine.errors import InputError, parse_input, quoted
+from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+from engine.method2.hardware_db import load_hardware_db
+from engine.plan.layout import Layout, MemoryOptions, PlanInputs
+from engine.plan.memory import GB, fewest_chips, memory_per_chip
+from engine.plan.model import PlanModel, plan_model, scenario_model, scenario_tokens
+from engine.plan.published_runs import PUBLISHED_RUNS
+from engine.presets import presets
+from engine.scenario import load_scenario_text
+
+_INTS = ("dp", "tp", "pp", "ep", "micro_batch", "global_batch", "virtual_stages")
+
+
+def _number(text: str | None):
+    """'8' → 8; anything else is passed on as given, for the model to name the field."""
+    if text is None:
+        return None
+    try:
+        return int(text.strip().replace("_", ""))
+    except ValueError:
+        return text
+
+
+@dataclass(frozen=True, slots=True)
+class Loaded:
+    """The model, its training tokens (when a scenario gives them) and the scenario's saved plan, if any."""
+
+    model: PlanModel
+    tokens: float | None = None
+    saved: PlanInputs | None = None
+
+
+def load_model(args) -> Loaded:
+    """The model from --config, --model or a scenario file."""
+    seq_len = _number(args.seq_len)
+    if seq_len is not None and (isinstance(seq_len, str) or not 1 <= seq_len <= 10**7):
+        raise InputError("seq_len", f"{str(args.seq_len)[:40]!r} is not a whole number from 1 to 10,000,000")
+    given = [x for x in (args.config, args.model, args.scenario) if x]
+    if len(given) != 1:
+        raise InputError("model", "give exactly one of --config FILE, --model ID or SCENARIO.json")
+    if args.config:
+        config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
+        return Loaded(plan_model(config.architecture(config.sequence_length(seq_len))))
+    if args.model:
+        run = next((r for r in PUBLISHED_RUNS if r.key == args.model), None)
+        if run is not None:
+            config = read_hf_config(run.config)
+            return Loaded(plan_model(config.architecture(seq_len or run.seq_len)))
+        found = presets().get(args.model)
+        if found is None:
+            known = ", ".join([*presets(), *(r.key for r in PUBLISHED_RUNS)])
+            raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}")
+        scenario = found.scenario
+    else:
+        scenario = load_scenario_text(read_text_file(args.scenario), source=args.scenario)
+    model = scenario_model(scenario, seq_len)
+    tokens = scenario_tokens(scenario)
+    if tokens is not None and seq_len is not None and scenario.input.sequence_length:
+        tokens = tokens / scenario.input.sequence_length * seq_len
+    return Loaded(model, tokens, scenario.plan)
+
+
+def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, MemoryOptions]:
+    """The layout and options the flags give, on top of a scenario's saved plan (flags win)."""
+    data = saved.layout.model_dump() if saved else {}
+    data.update({k: _number(getattr(args, k)) for k in _INTS if getattr(args, k, None) is not None})
+    if args.sequence_parallel:
+        data["sequence_parallel"] = True
+    layout = parse_input(Layout, data)
+    chips = _number(getattr(args, "chips", None))
+    if chips is not None and (isinstance(chips, str) or chips != layout.chips):
+        raise InputError("chips", f"{str(args.chips)[:40]} chips but dp × tp × pp = {layout.dp} × {layout.tp} × "
+                                  f"{layout.pp} = {layout.chips:,}")
+    options = saved.options.model_dump() if saved else {}
+    flags = {"optimizer": args.optimizer, "precision": args.precision.lower() if args.precision else None,
+             "zero": _number(args.zero), "recompute": args.recompute}
+    options.update({k: v for k, v in flags.items() if v is not None})
+    return layout, parse_input(MemoryOptions, options)
+
+
+def _memory(args) -> dict:
+    loaded = load_model(args)
+    model = loaded.model
+    layout, options = layout_and_options(args, loaded.saved)
+    capacity = None
+    chip_name = args.chip or (loaded.saved.chip if loaded.saved else None)
+    if chip_name:
+        chip = load_hardware_db().chip(chip_name)
+        if chip.memory_gb is None:
+            raise InputError("chip", f"{chip.name} has no memory size on file")
+        capacity = chip.memory_gb * GB
+    memory = memory_per_chip(model, layout, options, capacity)
+    out = {"params": model.params, "chips": layout.chips, **memory.as_dict()}
+    if capacity is not None:
+        out["chip"] = chip.id
+        best = fewest_chips(model, options, capacity, layout.micro_batch, sequence_parallel=layout.sequence_parallel)
+        out["fewest_chips"] = None if best is None else {"chips": best.chips, "dp": best.layout.dp,
+                                                         "tp": best.layout.tp, "pp": best.layout.pp}
+    return out
+
+
+def add_model_arguments(p) -> None:
+    p.add_argument("scenario", nargs="?", help="a scenario JSON file (its layers)")
+    p.add_argument("--config", help="a Hugging Face config.json")
+    p.add_argument("--model", help="a preset id (llama2-7b, gpt3-175b, …) or a published run (palm-540b, "
+                                   "megatron-1t, …)")
+    p.add_argument("--seq-len", dest="seq_len", help="sequence length s (default: the model's)")
+
+
+def add_layout_arguments(p) -> None:
+    for flag, text in (("--chips", "chips n (checked: n = d × t × p)"), ("--dp", "data-parallel replicas d"), ("--tp", "tensor-parallel ranks t"),
+                       ("--pp", "pipeline stages p"), ("--ep", "expert-parallel ranks e (divides d)"),
+                       ("--micro-batch", "micro-batch b (sequences)"),
+                       ("--global-batch", "global batch B (sequences per step)"),
+                       ("--virtual-stages", "interleaved virtual stages v per pipeline rank")):
+        p.add_argument(flag, dest=flag[2:].replace("-", "_"), default=None, help=text)
+    p.add_argument("--sequence-parallel", dest="sequence_parallel", action="store_true",
+                   help="sequence parallelism with tensor parallelism (Korthikanti et al. 2022)")
+    p.add_argument("--optimizer", help="adam (default; mixed precision: 16 B/param), adam-8bit, sgd-momentum, sgd")
+    p.add_argument("--precision", help="bf16 (default), fp16, fp8 (16-bit states) or fp32")
+    p.add_argument("--zero", help="ZeRO stage 0 (default) to 3 (3 = FSDP full sharding)")
+    p.add_argument("--recompute", help="activation recomputation: none (default), selective, full")
+    p.add_argument("--chip", help="chip id or alias: fits / does not fit its memory")
+    p.epilog = "Flags left out come from the scenario's saved plan (the dashboard's share link), if any."
+
+
+def register(sub) -> None:
+    p = sub.add_parser("memory", help="memory per chip: model states and activations, and whether it fits")
+    add_model_arguments(p)
+    add_layout_arguments(p)
+    p.set_defaults(run=_memory)

@@ -1,0 +1,64 @@
+"""``plan (--config FILE | --model ID | SCENARIO.json) --chip ID --dp --tp --pp --micro-batch --global-batch
+[--tokens D] [--kernel-efficiency K] [--sweep CHIPS]``: step time, MFU and wall-clock of a layout, or the
+best layouts for a number of chips."""
+from __future__ import annotations
+
+from engine.cli.memory import (
+    Loaded,
+    add_layout_arguments,
+    add_model_arguments,
+    layout_and_options,
+    load_model,
+)
+from engine.cli.transformer import parse_count
+from engine.errors import InputError, parse_input
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
+from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
+
+
+def _settings(args, loaded: Loaded) -> PlanSettings:
+    tokens = parse_count(args.tokens, "tokens") if args.tokens is not None else loaded.tokens
+    saved = loaded.saved
+    k = saved.kernel_efficiency if saved else DEFAULT_KERNEL_EFFICIENCY
+    if args.kernel_efficiency is not None:
+        try:
+            k = float(args.kernel_efficiency)
+        except ValueError:
+            raise InputError("kernel_efficiency", f"{args.kernel_efficiency[:40]!r} is not a number") from None
+    chip = args.chip or (saved.chip if saved else None)
+    if not chip:
+        raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
+    data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens}
+    return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
+
+
+def _plan(args) -> dict:
+    loaded = load_model(args)
+    model = loaded.model
+    settings = _settings(args, loaded)
+    layout, options = layout_and_options(args, loaded.saved)
+    if args.sweep is not None:
+        try:
+            chips = int(args.sweep)
+        except ValueError:
+            raise InputError("sweep", f"{args.sweep[:40]!r} is not a whole number of chips") from None
+        if layout.global_batch is None:
+            raise InputError("global_batch", "the sweep needs the global batch (--global-batch)")
+        rows = sweep_layouts(model, chips, layout.global_batch, options, settings,
+                             sequence_parallel=layout.sequence_parallel)
+        return {"chips": chips, "layouts": len(rows), "best": [r.as_dict() for r in rows[:args.top]]}
+    if layout.global_batch is None:
+        raise InputError("global_batch", "the step time needs the global batch (--global-batch)")
+    return plan_run(model, layout, options, settings).as_dict()
+
+
+def register(sub) -> None:
+    p = sub.add_parser("plan", help="a parallel layout's step time, MFU and wall-clock (or --sweep)")
+    add_model_arguments(p)
+    add_layout_arguments(p)
+    p.add_argument("--tokens", help="training tokens, for the wall-clock time (default: the scenario's)")
+    p.add_argument("--kernel-efficiency", dest="kernel_efficiency", default=None,
+                   help=f"share of peak the kernels reach (default {DEFAULT_KERNEL_EFFICIENCY})")
+    p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
+    p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")
+    p.set_defaults(run=_plan)

@@ -1,0 +1,116 @@
+"""A parallel layout and the memory options of a run, validated against the model they split.
+
+Degrees (Narayanan et al. 2021): d data-parallel replicas, t tensor-parallel ranks per layer, p pipeline
+stages, e expert-parallel ranks (carved out of the data-parallel ones); chips n = d·t·p. A step
+processes the global batch B sequences in m = B / (d·b) micro-batches of b per replica.
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.errors import InputError
+from engine.plan.model import PlanModel
+
+MAX_CHIPS = 10_000_000
+"""More chips than any cluster built (the largest are ~10⁵–10⁶)."""
+MAX_DEGREE = MAX_CHIPS
+MAX_BATCH = 100_000_000
+DEFAULT_KERNEL_EFFICIENCY = 0.7
+"""Share of peak the kernels of a training step reach when not waiting on communication or the pipeline.
+Large 16-bit matrix multiplications run at about 70–90% of the dense peak; norms, softmax and element-wise
+kernels are bound by memory bandwidth and pull the average down. 0.7 is an assumption, not a measurement:
+the published-run table (``engine.plan.published_runs``) shows how far it is off for each run."""
+
+Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)]
+Optimizer = Literal["adam", "adam-8bit", "sgd-momentum", "sgd"]
+Precision = Literal["bf16", "fp16", "fp32", "fp8"]
+Recompute = Literal["none", "selective", "full"]
+
+
+class Layout(BaseModel):
+    """d, t, p, e, micro-batch b, global batch B (sequences), interleaved virtual stages v, sequence
+    parallelism (Korthikanti et al. 2022) with tensor parallelism."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    dp: Degree = 1
+    tp: Degree = 1
+    pp: Degree = 1
+    ep: Degree = 1
+    micro_batch: Annotated[int, Field(ge=1, le=MAX_BATCH, strict=True)] = 1
+    global_batch: Annotated[int, Field(ge=1, le=MAX_BATCH, strict=True)] | None = None
+    virtual_stages: Annotated[int, Field(ge=1, le=1000, strict=True)] = 1
+    sequence_parallel: bool = False
+
+    @model_validator(mode="after")
+    def _consistent(self):
+        if self.chips > MAX_CHIPS:
+            raise InputError("dp", f"dp × tp × pp = {self.chips:,} chips is more than the {MAX_CHIPS:,} this "
+                                   "tool accepts")
+        if self.dp % self.ep:
+            raise InputError("ep", f"{self.ep} expert-parallel ranks do not divide dp = {self.dp}")
+        if self.global_batch is not None:
+            if self.micro_batch > self.global_batch:
+                raise InputError("micro_batch", f"{self.micro_batch} is larger than the global batch "
+                                                f"{self.global_batch}")
+            if self.global_batch % (self.dp * self.micro_batch):
+                raise InputError("global_batch", f"{self.global_batch} is not a multiple of dp × micro_batch = "
+                                                 f"{self.dp * self.micro_batch}")
+        return self
+
+    @property
+    def chips(self) -> int:
+        return self.dp * self.tp * self.pp
+
+    @property
+    def micro_batches(self) -> int:
+        """m = B / (d·b) per replica and step (1 when no global batch is given)."""
+        if self.global_batch is None:
+            return 1
+        return self.global_batch // (self.dp * self.micro_batch)
+
+    def check_model(self, model: PlanModel, chips: int | None = None) -> None:
+        """The degrees must divide what they split: heads by t, blocks (layers) by p·v, experts by e."""
+        if chips is not None and chips != self.chips:
+            raise InputError("chips", f"{chips:,} chips but dp × tp × pp = {self.dp} × {self.tp} × {self.pp} = "
+                                      f"{self.chips:,}")
+        if self.tp > 1:
+            if not model.heads:
+                raise InputError("tp", "tensor parallelism splits attention heads; this model has no "
+                                       "transformer block (use tp = 1)")
+            if model.heads % self.tp:
+                raise InputError("tp", f"{self.tp} does not divide the {model.heads} attention heads")
+            if model.kv_heads % self.tp and self.tp % model.kv_heads:
+                raise InputError("tp", f"{self.tp} neither divides nor is a multiple of the {model.kv_heads} "
+                                       "key/value heads")
+        units = model.pipeline_units
+        stages = self.pp * self.virtual_stages
+        if stages > 1 and units % stages:
+            what = "transformer blocks" if model.blocks else "layers"
+            field = "pp" if self.virtual_stages == 1 else "virtual_stages"
+            raise InputError(field, f"pp × virtual stages = {stages} does not divide the {units} {what}")
+        if self.ep > 1 and (model.experts <= 1 or model.experts % self.ep):
+            raise InputError("ep", f"{self.ep} does not divide the model's {model.experts} expert(s)")
+
+
+class MemoryOptions(BaseModel):
+    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding) and activation recomputation."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    optimizer: Optimizer = "adam"
+    precision: Precision = "bf16"
+    zero: Literal[0, 1, 2, 3] = 0
+    recompute: Recompute = "none"
+
+
+class PlanInputs(BaseModel):
+    """What the "Plan a run" page keeps in a scenario (and its share link): the chip, the kernel efficiency,
+    the layout and the memory options."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    chip: str = Field("nvidia-h100-sxm", pattern=r"^[a-z0-9]+(-[a-z0-9]+)*$", max_length=80,
+                      description="A chip id of the hardware database.")
+    kernel_efficiency: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = DEFAULT_KERNEL_EFFICIENCY
+    layout: Layout = Layout(dp=8, global_batch=64)
+    options: MemoryOptions = MemoryOptions()

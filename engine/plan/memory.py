@@ -1,0 +1,197 @@
+"""Memory per chip: model states (weights, gradients, optimizer states) and saved activations.
+
+Model states per parameter, bytes (w weights, g gradients, o optimizer states):
+- ``adam``, 16-bit mixed precision: 2 + 2 + 12 (FP32 master copy, m and v) = 16 (Rajbhandari et al. 2020,
+  ZeRO §3: "2Ψ + 2Ψ + KΨ, K = 12"); FP32: 4 + 4 + 8 = 16.
+- ``adam-8bit`` (Dettmers et al. 2022, block-wise 8-bit m and v): 16-bit mixed 2 + 2 + (4 master + 2) = 10;
+  FP32: 4 + 4 + 2 = 10.
+- ``sgd-momentum``: 16-bit mixed 2 + 2 + (4 + 4) = 12; FP32 4 + 4 + 4 = 12. ``sgd``: no state beyond
+  the FP32 master copy in mixed precision (2 + 2 + 4), FP32 4 + 4.
+FP8 training keeps 16-bit weights and gradients here (its master copy and states as BF16 mixed).
+
+Sharding: tensor (t) and pipeline (p) parallelism split the parameters, Ψ_chip = Ψ_dense/(t·p) +
+Ψ_experts/(t·p·e); ZeRO shards over the d data-parallel replicas (the experts' over d/e): stage 1 the
+optimizer states, stage 2 also the gradients, stage 3 (FSDP) also the weights.
+
+Activations of one transformer block per micro-batch of b sequences (Korthikanti et al. 2022, "Reducing
+Activation Recomputation in Large Transformer Models", Table 2; 16-bit values, 1-byte dropout masks), with
+s sequence length, h hidden size, a heads, t tensor-parallel ranks:
+- none: s·b·h·(34 + 5·a·s/h); with t: s·b·h·(10 + 24/t + 5·a·s/(h·t)); with sequence parallelism:
+  s·b·h·(34 + 5·a·s/h)/t.
+- selective (attention core recomputed): s·b·h·34 (÷t with sequence parallelism; 10 + 24/t without).
+- full (each block's input kept): 2·s·b·h (÷t with sequence parallelism).
+FP32 activations double these. Other layers keep their output values at the activation width (2 bytes,
+4 in FP32). With 1F1B pipelining the first stage holds min(m, p) micro-batches of its L/p blocks
+(Korthikanti eq. 5: L blocks' worth when m ≥ p); the interleaved schedule adds a factor 1 + (p−1)/(p·v).
+Not counted: temporary buffers, the framework and allocator's reserve, communication buffers.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import InputError
+from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.model import PlanModel
+
+GB = 1e9
+
+STATE_BYTES: dict[tuple[str, bool], tuple[float, float, float]] = {
+    # (optimizer, mixed 16-bit?) -> (weights, gradients, optimizer states) bytes per parameter
+    ("adam", True): (2, 2, 12), ("adam", False): (4, 4, 8),
+    ("adam-8bit", True): (2, 2, 6), ("adam-8bit", False): (4, 4, 2),
+    ("sgd-momentum", True): (2, 2, 8), ("sgd-momentum", False): (4, 4, 4),
+    ("sgd", True): (2, 2, 4), ("sgd", False): (4, 4, 0),
+}
+
+
+def state_bytes_per_param(options: MemoryOptions) -> tuple[float, float, float]:
+    """(w, g, o) bytes per parameter for the optimizer and number format."""
+    return STATE_BYTES[(options.optimizer, options.precision != "fp32")]
+
+
+def activation_bytes_per_value(options: MemoryOptions) -> int:
+    return 4 if options.precision == "fp32" else 2
+
+
+def block_activation_bytes(s: int, b: int, h: int, a: int, t: int = 1, recompute: str = "none",
+                           sequence_parallel: bool = False) -> float:
+    """Bytes one transformer block keeps for the backward pass, 16-bit (Korthikanti et al. 2022, Table 2)."""
+    sbh = s * b * h
+    if recompute == "full":
+        return 2 * sbh / (t if sequence_parallel else 1)
+    attention = 5 * a * s / h if recompute == "none" else 0.0
+    if sequence_parallel:
+        return sbh * (34 + attention) / t
+    return sbh * (10 + 24 / t + attention / t)
+
+
+@dataclass(frozen=True, slots=True)
+class Memory:
+    """Bytes per chip (the most loaded chip: pipeline stage 1)."""
+
+    weights: float
+    gradients: float
+    optimizer_states: float
+    activations: float
+    activations_per_sample: float
+    """Activation bytes per sequence of the micro-batch: the slope in b."""
+    params_per_chip: float
+    chip_memory: float | None = None
+
+    @property
+    def model_states(self) -> float:
+        return self.weights + self.gradients + self.optimizer_states
+
+    @property
+    def total(self) -> float:
+        return self.model_states + self.activations
+
+    @property
+    def fits(self) -> bool | None:
+        return None if self.chip_memory is None else self.total <= self.chip_memory
+
+    @property
+    def largest_micro_batch(self) -> int | None:
+        """The largest b whose total fits the chip's memory (0: the model states alone do not fit)."""
+        if self.chip_memory is None or self.activations_per_sample <= 0:
+            return None
+        room = self.chip_memory - self.model_states
+        return max(0, math.floor(room / self.activations_per_sample)) if room > 0 else 0
+
+    def as_dict(self) -> dict:
+        out = {"model_states_bytes_per_chip": self.model_states, "activation_bytes_per_chip": self.activations,
+               "total_bytes_per_chip": self.total, "weights_bytes_per_chip": self.weights,
+               "gradients_bytes_per_chip": self.gradients, "optimizer_bytes_per_chip": self.optimizer_states,
+               "params_per_chip": self.params_per_chip}
+        if self.chip_memory is not None:
+            out.update(chip_memory_bytes=self.chip_memory, fits=self.fits,
+                       largest_micro_batch=self.largest_micro_batch)
+        return out
+
+
+def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, float, float, float]:
+    """(params per chip, weight, gradient, optimizer-state parameter counts per chip after ZeRO)."""
+    mp = layout.tp * layout.pp
+    dense, experts = model.dense_params / mp, model.expert_params / (mp * layout.ep)
+    params = dense + experts
+    d_dense, d_expert = layout.dp, layout.dp // layout.ep
+
+    def sharded(stage: int) -> float:
+        return dense / d_dense + experts / d_expert if zero >= stage else params
+
+    return params, sharded(3), sharded(2), sharded(1)
+
+
+def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> float:
+    """Activation bytes on the first pipeline stage for micro-batches of ``micro_batch`` sequences."""
+    scale = activation_bytes_per_value(options) / 2
+    in_flight = min(layout.micro_batches, layout.pp) if layout.global_batch else layout.pp
+    interleave = 1 + (layout.pp - 1) / (layout.pp * layout.virtual_stages) if layout.virtual_stages > 1 else 1
+    per_block = block_activation_bytes(model.seq_len, micro_batch, model.d_model, model.heads, layout.tp,
+                                       options.recompute, layout.sequence_parallel) if model.blocks else 0.0
+    blocks = model.blocks / layout.pp * per_block * scale
+    others = model.other_activation_values * micro_batch * activation_bytes_per_value(options) / layout.pp
+    return (blocks + others) * in_flight * interleave
+
+
+def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
+                    chip_memory_bytes: float | None = None) -> Memory:
+    """Weights, gradients, optimizer states and activations per chip (see the module's formulas)."""
+    layout.check_model(model)
+    w, g, o = state_bytes_per_param(options)
+    params, w_params, g_params, o_params = _state_shards(model, layout, options.zero)
+    acts = activation_bytes(model, layout, options, layout.micro_batch)
+    slope = activation_bytes(model, layout, options, 1)
+    return Memory(w * w_params, g * g_params, o * o_params, acts, slope, params, chip_memory_bytes)
+
+
+def divisors(n: int) -> list[int]:
+    small = [i for i in range(1, math.isqrt(n) + 1) if n % i == 0]
+    return sorted(set(small + [n // i for i in small]))
+
+
+@dataclass(frozen=True, slots=True)
+class FewestChips:
+    chips: int
+    layout: Layout
+    memory: Memory
+
+
+def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: float, micro_batch: int = 1,
+                 max_tp: int = 8, sequence_parallel: bool = False) -> FewestChips | None:
+    """The fewest chips whose memory holds the model at ``micro_batch``: over t dividing the heads (≤ max_tp),
+    p dividing the blocks, and, with ZeRO, the smallest d that shards the states enough (states = fixed +
+    sharded/d, solved for d). None if no layout fits."""
+    if not math.isfinite(chip_memory_bytes) or chip_memory_bytes <= 0:
+        raise InputError("chip_memory", "must be a positive number of bytes")
+    best: FewestChips | None = None
+    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
+    pps = divisors(model.pipeline_units) if model.pipeline_units else [1]
+    for t in tps:
+        for p in pps:
+            if best is not None and t * p >= best.chips:
+                continue
+            base = Layout(tp=t, pp=p, micro_batch=micro_batch, sequence_parallel=sequence_parallel and t > 1)
+            one = memory_per_chip(model, base, options, chip_memory_bytes)
+            d = 1
+            if not one.fits:
+                if options.zero == 0:
+                    continue
+                # states(d) = unsharded + sharded / d; sharded = states at d = 1 minus what ZeRO leaves whole
+                w, g, _ = state_bytes_per_param(options)
+                stage = options.zero
+                whole = one.params_per_chip * ((w if stage < 3 else 0) + (g if stage < 2 else 0))
+                shardable = one.model_states - whole
+                room = chip_memory_bytes - one.activations - whole
+                if room <= 0:
+                    continue
+                d = max(1, math.ceil(shardable / room))
+                if best is not None and d * t * p >= best.chips:
+                    continue
+            layout = Layout(dp=d, tp=t, pp=p, micro_batch=micro_batch,
+                            sequence_parallel=sequence_parallel and t > 1)
+            mem = memory_per_chip(model, layout, options, chip_memory_bytes)
+            if mem.fits and (best is None or layout.chips < best.chips):
+                best = FewestChips(layout.chips, layout, mem)
+    return best

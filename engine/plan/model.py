@@ -1,0 +1,117 @@
+"""What planning needs to know of a model, read from a method-1 architecture (any kinds).
+
+Transformer blocks are described by (s, h, a) for the activation formulas; every other layer by the
+number of output values it keeps per example. Blocks are the unit a pipeline splits; their heads the
+unit tensor parallelism splits.
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import InputError
+from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
+
+
+@dataclass(frozen=True, slots=True)
+class PlanModel:
+    """Parameters, FLOP and shapes of one model trained on examples (sequences) of ``seq_len`` tokens."""
+
+    params: int
+    """Every parameter (all experts)."""
+    active_params: int
+    expert_params: int
+    """Parameters inside mixture-of-experts feed-forwards (split by expert parallelism)."""
+    experts: int
+    """E experts per MoE block (1 = dense)."""
+    forward_flop: float
+    """Forward FLOP per example (a whole sequence)."""
+    attention_core_flop: float
+    """Forward FLOP per example of QKᵀ and AV: what selective recomputation runs again."""
+    blocks: int
+    """Transformer blocks (0 for other architectures)."""
+    d_model: int
+    heads: int
+    kv_heads: int
+    attention_width: int
+    """d_attn = H·Q (heads × head size)."""
+    seq_len: int
+    """s: tokens per example (1 for an example that is not a sequence)."""
+    other_layers: int
+    """Layers other than transformer blocks."""
+    other_activation_values: int
+    """Output values per example that the non-block layers keep for the backward pass."""
+
+    @property
+    def pipeline_units(self) -> int:
+        """What pipeline stages split: the blocks of a transformer, else the layers."""
+        return self.blocks or self.other_layers
+
+    @property
+    def dense_params(self) -> int:
+        return self.params - self.expert_params
+
+    @property
+    def tokens_per_example(self) -> int:
+        return self.seq_len
+
+
+def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> PlanModel:
+    """A ``PlanModel`` from an architecture (evaluated here unless ``result`` is given, matmul convention)."""
+    if result is None:
+        result = evaluate(arch, "matmul")
+    if result.error is not None:
+        raise result.error
+    blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = width = 0
+    other_values = expert_params = 0
+    attention_core = 0.0
+    shapes: dict[int, list[int]] = {}
+    for row in result.rows:
+        shapes.setdefault(row.index, row.output_shape)
+        if row.part.startswith("experts ") or row.part == "router":
+            expert_params += row.params if row.part != "router" else 0
+        if "QKᵀ" in row.part or row.part.endswith("values AV"):
+            attention_core += row.forward_flop
+    steps = arch.input.sequence_length or 1
+    for index, layer in enumerate(arch.layers):
+        shape = shapes.get(index)
+        if shape is None:
+            continue
+        if layer.type == "transformer_block":
+            h, h_kv, q = layer.attention_sizes(shape[-1])
+            if blocks and (shape[-1], h) != (d_model, heads):
+                raise InputError(f"layers[{index}]", "planning needs identical transformer blocks "
+                                                     f"(d_model {shape[-1]}, {h} heads differs from the first)")
+            blocks += 1
+            d_model, heads, kv_heads, seq_len, width = shape[-1], h, h_kv, shape[0], h * q
+            experts = max(experts, layer.experts)
+        else:
+            other_layers += 1
+            other_values += math.prod(shape)
+    return PlanModel(params=result.params, active_params=result.active_params, expert_params=expert_params,
+                     experts=experts or 1, forward_flop=float(result.forward_flop),
+                     attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
+                     kv_heads=kv_heads, attention_width=width, seq_len=seq_len or steps, other_layers=other_layers,
+                     other_activation_values=other_values)
+
+
+def scenario_model(scenario, seq_len: int | None = None) -> PlanModel:
+    """The ``PlanModel`` of a scenario's layers (``seq_len`` replaces the input's sequence length)."""
+    if scenario.mode != "layers" or scenario.input is None or not scenario.layers:
+        raise InputError("layers", "planning needs the model's layers (the quick form gives no shapes)")
+    arch = scenario.architecture()
+    if seq_len is not None:
+        if arch.input.sequence_length is None:
+            raise InputError("seq_len", "this model's input is not a sequence")
+        arch = Architecture.model_construct(input=arch.input.model_copy(update={"sequence_length": seq_len}),
+                                            layers=arch.layers)
+    return plan_model(arch)
+
+
+def scenario_tokens(scenario) -> float | None:
+    """Training tokens (or examples, for a model whose input is not a sequence) of the scenario's run."""
+    training = scenario.training
+    if training is None:
+        return None
+    per_example = scenario.input.sequence_length if scenario.input and scenario.input.sequence_length else 1
+    return training.examples_per_epoch * training.epochs * per_example

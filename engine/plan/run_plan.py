@@ -1,0 +1,139 @@
+"""One plan: a model on a chip in a layout → memory per chip, step time, MFU, wall-clock and thresholds;
+and a sweep over layouts for a number of chips."""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Annotated
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.errors import InputError
+from engine.method2.hardware_db import Chip, load_hardware_db
+from engine.method2.precision import select_format_peak
+from engine.plan.interconnects import Interconnect, interconnect_for
+from engine.plan.layout import MAX_CHIPS, Layout, MemoryOptions
+from engine.plan.memory import GB, Memory, divisors, memory_per_chip
+from engine.plan.model import PlanModel
+from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY, StepTime, step_time
+from engine.plan.thresholds import compare
+
+MAX_TOKENS = 1e18
+
+
+class PlanSettings(BaseModel):
+    """Everything but the model and the layout: the chip, what runs on it, and the data."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    chip: str = Field("nvidia-h100-sxm", min_length=1, max_length=120)
+    kernel_efficiency: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = DEFAULT_KERNEL_EFFICIENCY
+    tokens: Annotated[float, Field(gt=0, le=MAX_TOKENS, allow_inf_nan=False)] | None = Field(
+        None, description="Training tokens, for the wall-clock time and the total FLOP.")
+    interconnect: Interconnect | None = Field(None, description="Bandwidths, when the chip has none on file "
+                                                                "or to override them.")
+
+
+def peak_for(chip: Chip, precision: str) -> float:
+    """The chip's dense peak for the run's format (tensor cores), or an ``InputError`` naming what it has."""
+    return select_format_peak(chip.peaks, precision, True, chip_label=chip.name).peak_flop_per_s
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    chip: Chip
+    link: Interconnect
+    layout: Layout
+    options: MemoryOptions
+    memory: Memory
+    step: StepTime | None
+    tokens: float | None
+
+    @property
+    def training_flop(self) -> float | None:
+        """Model FLOP of the whole run: per-token model FLOP × tokens."""
+        if self.step is None or self.tokens is None:
+            return None
+        return self.step.model_flop_per_step / self.step.tokens_per_step * self.tokens
+
+    def as_dict(self) -> dict:
+        out = {"chip": self.chip.id, "chips": self.layout.chips, "layout": self.layout.model_dump(),
+               "options": self.options.model_dump(), "interconnect": self.link.model_dump(),
+               }
+        out.update(self.memory.as_dict())
+        if self.step is not None:
+            out["step"] = self.step.as_dict(self.tokens)
+            out.update(step_s=self.step.step_s, mfu=self.step.mfu, hfu=self.step.hfu)
+            if self.tokens is not None:
+                out.update(wall_clock_days=self.step.wall_clock_s(self.tokens) / 86_400,
+                           training_flop=self.training_flop,
+                           thresholds=[{"key": s.threshold.key, "ratio": s.ratio, "above": s.above,
+                                        "sentence": s.sentence(), "source": s.threshold.source}
+                                       for s in compare(self.training_flop)])
+        return out
+
+
+def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:
+    chip = load_hardware_db().chip(settings.chip)
+    if chip.memory_gb is None:
+        raise InputError("chip", f"{chip.name} has no memory size on file")
+    return chip, settings.interconnect or interconnect_for(chip.id)
+
+
+def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings: PlanSettings) -> Plan:
+    """Memory per chip always; the step time when the layout has a global batch."""
+    chip, link = resolve_chip(settings)
+    memory = memory_per_chip(model, layout, options, chip.memory_gb * GB)
+    step = None
+    if layout.global_batch is not None:
+        step = step_time(model, layout, options, peak_for(chip, options.precision), link,
+                         settings.kernel_efficiency)
+    return Plan(chip, link, layout, options, memory, step, settings.tokens)
+
+
+@dataclass(frozen=True, slots=True)
+class SweepRow:
+    layout: Layout
+    memory: Memory
+    step: StepTime
+
+    def as_dict(self) -> dict:
+        lay = self.layout
+        return {"dp": lay.dp, "tp": lay.tp, "pp": lay.pp, "micro_batch": lay.micro_batch,
+                "virtual_stages": lay.virtual_stages, "fits": self.memory.fits,
+                "memory_gb": self.memory.total / GB, "step_s": self.step.step_s, "mfu": self.step.mfu}
+
+
+def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: MemoryOptions,
+                  settings: PlanSettings, micro_batches: tuple[int, ...] = (1, 2, 4, 8, 16),
+                  virtual_stages: tuple[int, ...] = (1, 2, 4), max_tp: int | None = None,
+                  sequence_parallel: bool = False) -> list[SweepRow]:
+    """Every layout of ``chips`` chips (t dividing the heads, within a node unless ``max_tp``; p dividing the
+    blocks; d = chips/(t·p); b dividing B/d; v interleaving), with its memory and step time; the ones that
+    fit first, by MFU."""
+    if isinstance(chips, bool) or not isinstance(chips, int) or not 1 <= chips <= MAX_CHIPS:
+        raise InputError("chips", f"must be a whole number from 1 to {MAX_CHIPS:,}")
+    chip, link = resolve_chip(settings)
+    peak = peak_for(chip, options.precision)
+    capacity = chip.memory_gb * GB
+    max_tp = max_tp or link.chips_per_node
+    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
+    units = model.pipeline_units or 1
+    rows: list[SweepRow] = []
+    for t in tps:
+        for p in divisors(units):
+            if chips % (t * p):
+                continue
+            d = chips // (t * p)
+            for b in micro_batches:
+                if global_batch % (d * b):
+                    continue
+                for v in virtual_stages:
+                    if (v > 1 and p == 1) or units % (p * v):
+                        continue
+                    layout = Layout(dp=d, tp=t, pp=p, micro_batch=b, global_batch=global_batch,
+                                    virtual_stages=v, sequence_parallel=sequence_parallel and t > 1)
+                    memory = memory_per_chip(model, layout, options, capacity)
+                    rows.append(SweepRow(layout, memory, step_time(model, layout, options, peak, link,
+                                                                   settings.kernel_efficiency)))
+    rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if math.isfinite(r.step.mfu) else 0))
+    return rows

@@ -1,0 +1,126 @@
+"""Step time of a parallel layout, hence the predicted utilization (MFU) and wall-clock time.
+
+For one step of B sequences on n = d·t·p chips of peak P (the run's number format) at kernel efficiency k:
+- compute: hardware FLOP per step / (n·P·k), hardware FLOP = F·(1 + r)·B plus recomputation (full: one
+  more forward, F·B; selective: the attention core QKᵀ and AV once more);
+- pipeline bubble: the compute stretches by (v·m + p − 1)/(v·m), i.e. the bubble is (p−1)/(v·m + p−1) of
+  the pipelined time (Narayanan et al. 2021, §2.2; v interleaved virtual stages);
+- tensor parallelism: per block and micro-batch 4 all-reduces of s·b·h activations (2 forward, 2 backward;
+  6 with full recomputation), each 2(t−1)/t × bytes / link bandwidth (ring all-reduce), on the critical path;
+- pipeline: per micro-batch an activation forward and a gradient back across each stage boundary,
+  2·v·m·(s·b·h·bytes) / bandwidth when p > 1 (interleaving multiplies the transfers by v; Narayanan et
+  al. 2021, §2.2.2);
+- data parallelism: the gradients of a chip's parameters, 2(d−1)/d × Ψ_chip × bytes / bandwidth (×1.5 with
+  ZeRO-3: parameters gathered for forward and backward, gradients reduce-scattered; Rajbhandari et al.
+  2020, §7), not overlapped with compute.
+Groups are placed t innermost, then d, then p (Megatron-LM's order): a group uses the intra-node links
+when its span (t; t·d; t·d·p) fits in a node.
+
+MFU = model FLOP per step (F·(1 + r)·B, no recomputation) / (step time × n × P) (Chowdhery et al. 2022, App. B).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.errors import InputError
+from engine.plan.interconnects import Interconnect
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, Layout, MemoryOptions
+from engine.plan.memory import activation_bytes_per_value
+from engine.plan.model import PlanModel
+
+DEFAULT_BACKWARD_RATIO = 2.0
+
+
+@dataclass(frozen=True, slots=True)
+class StepTime:
+    compute_s: float
+    bubble_s: float
+    tp_comm_s: float
+    pp_comm_s: float
+    dp_comm_s: float
+    model_flop_per_step: float
+    hardware_flop_per_step: float
+    chips: int
+    peak_flop_per_s: float
+    tokens_per_step: float
+    notes: tuple[str, ...] = ()
+
+    @property
+    def step_s(self) -> float:
+        return self.compute_s + self.bubble_s + self.tp_comm_s + self.pp_comm_s + self.dp_comm_s
+
+    @property
+    def mfu(self) -> float:
+        return self.model_flop_per_step / (self.step_s * self.chips * self.peak_flop_per_s)
+
+    @property
+    def hfu(self) -> float:
+        return self.hardware_flop_per_step / (self.step_s * self.chips * self.peak_flop_per_s)
+
+    @property
+    def bubble_fraction(self) -> float:
+        pipelined = self.compute_s + self.bubble_s
+        return self.bubble_s / pipelined if pipelined else 0.0
+
+    def wall_clock_s(self, tokens: float) -> float:
+        """Seconds to train on ``tokens`` tokens at this step time."""
+        return tokens / self.tokens_per_step * self.step_s
+
+    def as_dict(self, tokens: float | None = None) -> dict:
+        out = {"step_s": self.step_s, "compute_s": self.compute_s, "bubble_s": self.bubble_s,
+               "tp_comm_s": self.tp_comm_s, "pp_comm_s": self.pp_comm_s, "dp_comm_s": self.dp_comm_s,
+               "bubble_fraction": self.bubble_fraction, "mfu": self.mfu, "hfu": self.hfu,
+               "model_flop_per_step": self.model_flop_per_step,
+               "hardware_flop_per_step": self.hardware_flop_per_step, "chips": self.chips,
+               "peak_flop_per_s": self.peak_flop_per_s, "tokens_per_step": self.tokens_per_step,
+               "notes": list(self.notes)}
+        if tokens is not None:
+            out["tokens"] = tokens
+            out["wall_clock_s"] = self.wall_clock_s(tokens)
+            out["wall_clock_days"] = self.wall_clock_s(tokens) / 86_400
+        return out
+
+
+def ring_all_reduce_s(bytes_: float, n: int, bandwidth: float) -> float:
+    """2(n−1)/n × bytes / bandwidth (Patarasuk & Yuan 2009): each chip sends and receives that much."""
+    return 0.0 if n <= 1 else 2 * (n - 1) / n * bytes_ / bandwidth
+
+
+def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flop_per_s: float,
+              link: Interconnect, kernel_efficiency: float = DEFAULT_KERNEL_EFFICIENCY,
+              backward_ratio: float = DEFAULT_BACKWARD_RATIO) -> StepTime:
+    """One step's time by parts (see the module's formulas)."""
+    if layout.global_batch is None:
+        raise InputError("global_batch", "the step time needs the global batch (sequences per step)")
+    if not (0 < kernel_efficiency <= 1) or not math.isfinite(kernel_efficiency):
+        raise InputError("kernel_efficiency", "must be in (0, 1]")
+    if not (math.isfinite(peak_flop_per_s) and peak_flop_per_s > 0):
+        raise InputError("peak_flop_per_s", "must be a positive number")
+    layout.check_model(model)
+    d, t, p, v, b, m = layout.dp, layout.tp, layout.pp, layout.virtual_stages, layout.micro_batch, \
+        layout.micro_batches
+    batch = layout.global_batch
+    n = layout.chips
+    model_flop = model.forward_flop * (1 + backward_ratio) * batch
+    extra = {"none": 0.0, "selective": model.attention_core_flop, "full": model.forward_flop}[options.recompute]
+    hardware_flop = model_flop + extra * batch
+    compute = hardware_flop / (n * peak_flop_per_s * kernel_efficiency)
+    bubble = compute * (p - 1) / (v * m)
+    notes: list[str] = []
+
+    act_bytes = model.seq_len * b * model.d_model * activation_bytes_per_value(options)
+    tp_bw, stand_in_tp = link.bandwidth(t)
+    per_block = 6 if options.recompute == "full" else 4
+    tp_comm = (model.blocks / p) * m * per_block * ring_all_reduce_s(act_bytes, t, tp_bw) if model.blocks else 0.0
+    pp_bw, stand_in_pp = link.bandwidth(t * d * p)
+    pp_comm = 2 * v * m * act_bytes / pp_bw if p > 1 else 0.0
+    dp_bw, stand_in_dp = link.bandwidth(t * d)
+    grad_bytes = 4 if options.precision == "fp32" else 2
+    params_chip = model.dense_params / (t * p) + model.expert_params / (t * p * layout.ep)
+    dp_comm = ring_all_reduce_s(params_chip * grad_bytes, d, dp_bw) * (1.5 if options.zero == 3 else 1.0)
+    if (stand_in_tp and t > 1) or (stand_in_pp and p > 1) or (stand_in_dp and d > 1):
+        notes.append(f"{link.system}: no published bandwidth between nodes; the within-node figure is used, "
+                     "so communication between nodes is underestimated")
+    return StepTime(compute, bubble, tp_comm, pp_comm, dp_comm, model_flop, hardware_flop, n, peak_flop_per_s,
+                    float(batch * model.tokens_per_example), tuple(notes))

@@ -1,0 +1,104 @@
+"""Training-compute thresholds in law and guidance, each with its legal source.
+
+``compare(flop)`` says where a run stands against each: "3.2× below the EU AI Act threshold".
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+
+@dataclass(frozen=True, slots=True)
+class Threshold:
+    key: str
+    label: str
+    flop: float
+    meaning: str
+    source: str
+    url: str
+
+
+EU_SYSTEMIC_RISK = Threshold(
+    "eu-ai-act-systemic-risk", "EU AI Act: systemic-risk presumption", 1e25,
+    "A general-purpose AI model is presumed to have high-impact capabilities (systemic risk) when the "
+    "cumulative compute used for its training is greater than 10^25 FLOP.",
+    "Regulation (EU) 2024/1689 (AI Act), Article 51(2)",
+    "https://eur-lex.europa.eu/eli/reg/2024/1689/oj")
+EU_GPAI_INDICATOR = Threshold(
+    "eu-gpai-indicator", "EU guidelines: general-purpose AI indicator", 1e23,
+    "Indicative criterion for a general-purpose AI model: training compute greater than 10^23 FLOP and able to "
+    "generate language (text or audio), text-to-image or text-to-video.",
+    "European Commission, Guidelines on the scope of the obligations for providers of general-purpose AI "
+    "models under the AI Act (July 2025)",
+    "https://digital-strategy.ec.europa.eu/en/library/guidelines-scope-obligations-providers-general-purpose-ai-models-under-ai-act")
+CA_FRONTIER = Threshold(
+    "ca-sb53-frontier", "California SB 53: frontier model", 1e26,
+    "A 'frontier model' is a foundation model trained using more than 10^26 integer or floating-point "
+    "operations, counting the original training run and subsequent fine-tuning, reinforcement learning or "
+    "other material modifications.",
+    "California Senate Bill 53 (2025), Transparency in Frontier Artificial Intelligence Act, definition of "
+    "'frontier model'",
+    "https://leginfo.legislature.ca.gov/faces/billNavClient.xhtml?bill_id=202520260SB53")
+
+THRESHOLDS: tuple[Threshold, ...] = (EU_GPAI_INDICATOR, EU_SYSTEMIC_RISK, CA_FRONTIER)
+"""In increasing order of FLOP."""
+
+MODIFICATION_FRACTION = 1 / 3
+MODIFICATION_SOURCE = (
+    "European Commission, guidelines for providers of general-purpose AI models (July 2025): a downstream modifier becomes the "
+    "provider of the modified model when the modification uses more than one third of the original model's "
+    "training compute (where that is unknown: one third of 10^25 FLOP for a model with systemic risk, "
+    "one third of 10^23 FLOP otherwise).")
+
+
+@dataclass(frozen=True, slots=True)
+class Standing:
+    threshold: Threshold
+    ratio: float
+    """flop / threshold."""
+
+    @property
+    def above(self) -> bool:
+        return self.ratio > 1  # the texts say "greater than"
+
+    def sentence(self, subject: str = "This run") -> str:
+        """'This run is 3.2× below the EU AI Act: systemic-risk presumption (10^25 FLOP).'"""
+        exp = round(math.log10(self.threshold.flop))
+        where = f"{self.threshold.label} (10^{exp} FLOP)"
+        if self.ratio == 1:
+            return f"{subject} is exactly at the {where}; the text requires more than it."
+        factor = self.ratio if self.above else 1 / self.ratio
+        return f"{subject} is {_factor(factor)} {'above' if self.above else 'below'} the {where}."
+
+
+def _factor(x: float) -> str:
+    return f"{x:.2g}×" if x < 10 else f"{x:,.0f}×"
+
+
+def compare(flop: float) -> list[Standing]:
+    """Where ``flop`` stands against each threshold (ratios flop / threshold)."""
+    return [Standing(t, flop / t.flop) for t in THRESHOLDS]
+
+
+def modification_threshold(original_flop: float | None, systemic_risk: bool = False) -> float:
+    """FLOP above which a modification makes its author a provider: one third of the original model's
+    training compute, or of 10^25 / 10^23 FLOP when that is unknown (Commission guidelines)."""
+    if original_flop is None:
+        original_flop = EU_SYSTEMIC_RISK.flop if systemic_risk else EU_GPAI_INDICATOR.flop
+    return original_flop * MODIFICATION_FRACTION
+
+
+def nearest_sentence(flop: float, subject: str = "This run") -> str:
+    """The sentence for the threshold nearest to ``flop`` on a log scale: what a total is shown with."""
+    standing = min(compare(flop), key=lambda s: abs(math.log10(s.ratio)))
+    return standing.sentence(subject)
+
+
+def markdown_section(flop: float) -> list[str]:
+    """The report's lines: where the training compute stands against each threshold, with the legal source."""
+    lines = ["## Regulatory thresholds", ""]
+    for standing in compare(flop):
+        t = standing.threshold
+        lines.append(f"- {standing.sentence()} {t.meaning} Source: {t.source} — {t.url}")
+    lines.append(f"- Modifications: {MODIFICATION_SOURCE}")
+    return lines

@@ -1,0 +1,57 @@
+"""The "Plan a run" flow in Chromium: a shared Llama 2 7B link, a bad tensor-parallel degree, a good one."""
+from __future__ import annotations
+
+import pytest
+
+from engine.presets import presets
+from engine.share_link import encode
+from tests.browser.harness import (
+    ARTIFACTS,
+    CHROMIUM_ARGS,
+    metric_value,
+    streamlit_server,
+    wait_for_app,
+)
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def _no_exception(page):
+    assert page.locator("[data-testid='stException']").count() == 0
+
+
+def test_plan_flow_in_the_browser(browser):
+    token = encode(presets()["llama2-7b"].scenario)
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 2600})
+        page = context.new_page()
+        page.goto(f"{url}/plan?s={token}")
+        wait_for_app(page)
+        _no_exception(page)
+        assert metric_value(page, "Fits") == "no"  # 16 B × 6.74e9 parameters alone exceed 80 GB
+        before = metric_value(page, "Memory per chip (of 80 GB)")
+
+        tp = page.get_by_label("Tensor parallel t", exact=True)
+        tp.fill("5")
+        tp.press("Enter")
+        page.get_by_text("does not divide the 32 attention heads").first.wait_for(timeout=30_000)
+        _no_exception(page)
+
+        tp.fill("8")
+        tp.press("Enter")
+        page.wait_for_function(
+            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
+            "m.innerText.includes('Memory per chip') && !m.innerText.includes(before))", arg=before, timeout=30_000)
+        wait_for_app(page)
+        _no_exception(page)
+        assert page.get_by_text("does not divide").count() == 0
+        ARTIFACTS.mkdir(exist_ok=True)
+        page.screenshot(path=str(ARTIFACTS / "plan-flow.png"), full_page=True)
+        context.close()

@@ -1,0 +1,135 @@
+"""Memory per chip: model states by optimizer and ZeRO stage, activations (Korthikanti et al. 2022)."""
+from __future__ import annotations
+
+import dataclasses
+import itertools
+import math
+
+import pytest
+
+from engine.errors import InputError, parse_input
+from engine.llm.config import read_hf_config
+from engine.llm.presets import LLAMA2_7B_CONFIG
+from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.memory import fewest_chips, memory_per_chip
+from engine.plan.model import PlanModel, plan_model
+from engine.presets import presets
+
+GB = 1e9
+
+
+@pytest.fixture(scope="module")
+def llama7b() -> PlanModel:
+    return plan_model(read_hf_config(LLAMA2_7B_CONFIG).architecture(4096))
+
+
+def _bare(params: int, **kw) -> PlanModel:
+    """A model of ``params`` parameters with no activations (for model-state figures)."""
+    base = dict(params=params, active_params=params, expert_params=0, experts=1, forward_flop=0.0,
+                attention_core_flop=0.0, blocks=0, d_model=0, heads=0, kv_heads=0, attention_width=0, seq_len=1, other_layers=1,
+                other_activation_values=0)
+    return PlanModel(**(base | kw))
+
+
+def test_7b_with_mixed_precision_adam_is_16_bytes_per_parameter(llama7b):
+    # EleutherAI "Transformer Math 101" / ZeRO §3: 2 + 2 + 12 bytes per parameter
+    mem = memory_per_chip(llama7b, Layout(), MemoryOptions(optimizer="adam", precision="bf16"))
+    assert llama7b.params == 6_738_415_616  # meta-llama/Llama-2-7b-hf
+    assert mem.model_states == 16 * llama7b.params
+    assert (mem.weights, mem.gradients, mem.optimizer_states) == (2 * llama7b.params, 2 * llama7b.params,
+                                                                  12 * llama7b.params)
+
+
+@pytest.mark.parametrize("optimizer,precision,per_param", [
+    ("adam", "fp32", 16), ("adam-8bit", "bf16", 10), ("sgd-momentum", "bf16", 12), ("sgd-momentum", "fp32", 12),
+    ("sgd", "fp32", 8),
+])
+def test_bytes_per_parameter_by_optimizer(optimizer, precision, per_param):
+    model = _bare(1_000_000)
+    mem = memory_per_chip(model, Layout(), MemoryOptions(optimizer=optimizer, precision=precision))
+    assert mem.model_states == per_param * 1_000_000
+
+
+@pytest.mark.parametrize("zero,published_gb", [(0, 120), (1, 31.4), (2, 16.6), (3, 1.9)])
+def test_zero_paper_figure_1(zero, published_gb):
+    # Rajbhandari et al. 2020 (ZeRO), Figure 1: Ψ = 7.5B, N_d = 64, K = 12
+    mem = memory_per_chip(_bare(7_500_000_000), Layout(dp=64), MemoryOptions(zero=zero))
+    assert mem.model_states / GB == pytest.approx(published_gb, abs=0.05)
+
+
+def test_tensor_and_pipeline_split_the_states(llama7b):
+    mem = memory_per_chip(llama7b, Layout(tp=4, pp=2), MemoryOptions())
+    assert mem.model_states == pytest.approx(16 * llama7b.params / 8)
+
+
+def korthikanti(s, b, h, a, t=1, sp=False, recompute="none"):
+    """Table 2 of Korthikanti et al. 2022, written out per case."""
+    if recompute == "full":
+        return 2 * s * b * h / (t if sp else 1)
+    if recompute == "selective":
+        return s * b * h * 34 / t if sp else s * b * h * (10 + 24 / t)
+    if sp:
+        return s * b * h / t * (34 + 5 * a * s / h)
+    return s * b * h * (10 + 24 / t + 5 * a * s / (h * t))
+
+
+@pytest.mark.parametrize("t,sp,recompute", list(itertools.product([1, 4], [False, True], ["none", "selective", "full"])))
+def test_block_activations_follow_korthikanti(llama7b, t, sp, recompute):
+    b, p, s, h, a = 2, 4, 4096, 4096, 32
+    no_others = dataclasses.replace(llama7b, other_activation_values=0)
+    mem = memory_per_chip(no_others, Layout(tp=t, pp=p, micro_batch=b, sequence_parallel=sp),
+                          MemoryOptions(recompute=recompute))
+    # 1F1B, m ≥ p: stage 1 holds p micro-batches of its L/p blocks
+    expected = 32 / p * p * korthikanti(s, b, h, a, t, sp, recompute)
+    assert mem.activations == pytest.approx(expected)
+
+
+def test_fewer_micro_batches_than_stages_hold_fewer(llama7b):
+    no_others = dataclasses.replace(llama7b, other_activation_values=0)
+    layout = Layout(dp=1, pp=8, micro_batch=1, global_batch=2)  # m = 2 < p = 8
+    mem = memory_per_chip(no_others, layout, MemoryOptions(recompute="full"))
+    assert mem.activations == pytest.approx(32 / 8 * 2 * 2 * 4096 * 4096)
+
+
+def test_other_kinds_keep_their_outputs():
+    # the seed's CNN-LSTM: per sequence the CNN output 20 × 200·200·16, the LSTM's 256, the head's 10, …
+    scenario = presets()["seed-cnn-lstm"].scenario
+    model = plan_model(scenario.architecture())
+    assert model.blocks == 0 and model.params > 0
+    mem = memory_per_chip(model, Layout(micro_batch=8), MemoryOptions(precision="fp32"))
+    assert mem.activations == pytest.approx(model.other_activation_values * 8 * 4)
+    assert model.other_activation_values >= 20 * 200 * 200 * 16
+
+
+def test_fits_and_largest_micro_batch(llama7b):
+    options = MemoryOptions(zero=3, recompute="full")
+    mem = memory_per_chip(llama7b, Layout(dp=8), options, chip_memory_bytes=80 * GB)
+    per_sample = 32 * 2 * 4096 * 4096 + llama7b.other_activation_values * 2
+    assert mem.activations_per_sample == pytest.approx(per_sample)
+    assert mem.largest_micro_batch == math.floor((80 * GB - 16 * llama7b.params / 8) / per_sample)
+    assert mem.fits
+    unsharded = memory_per_chip(llama7b, Layout(), MemoryOptions(), chip_memory_bytes=80 * GB)
+    assert not unsharded.fits and unsharded.largest_micro_batch == 0
+
+
+@pytest.mark.parametrize("zero", [0, 3])
+def test_fewest_chips_is_the_smallest_layout_that_fits(llama7b, zero):
+    options = MemoryOptions(zero=zero, recompute="full")
+    best = fewest_chips(llama7b, options, 40 * GB)
+    assert best is not None and best.memory.fits
+    for t, p, d in itertools.product([1, 2, 4, 8], [1, 2, 4, 8, 16, 32], range(1, best.chips)):
+        if t * p * d < best.chips:
+            assert not memory_per_chip(llama7b, Layout(dp=d, tp=t, pp=p), options, 40 * GB).fits, (t, p, d)
+
+
+@pytest.mark.parametrize("data,field", [
+    ({"tp": 5}, "tp"), ({"pp": 3}, "pp"), ({"dp": 0}, "dp"), ({"dp": math.nan}, "dp"),
+    ({"dp": 10**9}, "dp"), ({"micro_batch": 64, "global_batch": 32}, "micro_batch"),
+    ({"dp": 3, "global_batch": 32}, "global_batch"), ({"ep": 2, "dp": 2}, "ep"), ({"tp": "2"}, "tp"),
+    ({"pp": 4, "virtual_stages": 3}, "virtual_stages"), ({"warp": 2}, "warp"),
+])
+def test_bad_layouts_name_the_field(llama7b, data, field):
+    with pytest.raises(InputError) as err:
+        memory_per_chip(llama7b, parse_input(Layout, data), MemoryOptions())
+    assert str(err.value).split(":")[0] == field
+    assert "\n" not in str(err.value)

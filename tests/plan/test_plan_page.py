@@ -1,0 +1,102 @@
+"""The "Plan a run" page through AppTest: figures worked out here from the formulas."""
+from __future__ import annotations
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.llm.config import read_hf_config
+from engine.llm.presets import LLAMA2_7B_CONFIG
+from engine.plan.model import plan_model
+from tests.conftest import ROOT
+
+LLAMA_7B_PARAMS = 6_738_415_616
+
+
+def plan_page(preset: str | None = None) -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    if preset:
+        at.selectbox(key="preset_choice").set_value(preset).run()
+        next(b for b in at.button if b.label == "Load preset").click().run()
+    at.switch_page(str(ROOT / "pages" / "plan.py")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def metric(at, label):
+    return next(m.value for m in at.metric if m.label == label)
+
+
+def gb(text: str) -> float:
+    return float(text.split(" GB")[0].replace(",", ""))
+
+
+@pytest.fixture(scope="module")
+def llama():
+    return plan_model(read_hf_config(LLAMA2_7B_CONFIG).architecture(4096))
+
+
+def test_llama_7b_memory_follows_the_formulas(llama):
+    at = plan_page("llama2-7b")
+    # defaults: H100 80 GB, Adam in BF16 (16 B/param), no ZeRO, d = 8, b = 1, no recomputation
+    per_block = 4096 * 4096 * (34 + 5 * 32 * 4096 / 4096)  # s·b·h·(34 + 5as/h), Korthikanti et al. 2022
+    total = 16 * LLAMA_7B_PARAMS + 32 * per_block + llama.other_activation_values * 2
+    assert gb(metric(at, "Memory per chip (of 80 GB)")) == pytest.approx(total / 1e9, rel=5e-3)
+    assert metric(at, "Fits") == "no"
+    # ZeRO-3 over 8 replicas and full recomputation: 16Ψ/8 + 2·s·h per block
+    at.selectbox(key="plan_zero").set_value(3).run()
+    at.selectbox(key="plan_recompute").set_value("full").run()
+    total = 16 * LLAMA_7B_PARAMS / 8 + 32 * 2 * 4096 * 4096 + llama.other_activation_values * 2
+    assert gb(metric(at, "Memory per chip (of 80 GB)")) == pytest.approx(total / 1e9, rel=5e-3)
+    assert metric(at, "Fits") == "yes"
+    assert not at.exception
+
+
+def test_bad_degrees_are_named_not_raised():
+    at = plan_page("llama2-7b")
+    at.number_input(key="plan_tp").set_value(5).run()
+    assert any(e.value.replace("\\", "").startswith("tp: 5 does not divide the 32") for e in at.error)
+    at.number_input(key="plan_tp").set_value(1).run()
+    at.number_input(key="plan_micro").set_value(128).run()  # > the global batch of 64
+    assert any(e.value.replace("\\", "").startswith("layout.micro_batch: 128 is larger than the global batch 64") for e in at.error)
+    assert not at.exception
+
+
+def test_thresholds_for_llama_7b():
+    at = plan_page("llama2-7b")
+    # Llama 2 7B preset: 9.22e22 FLOP (block count) → 1.1× below the 10^23 indicator, 108× below 10^25
+    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "1.1× below the EU guidelines" in text and "108× below the EU AI Act" in text
+
+
+def test_default_model_without_blocks_still_plans():
+    at = plan_page()  # the seed's CNN-LSTM: no transformer block, no tensor parallelism
+    assert metric(at, "Fits") == "yes"
+    at.number_input(key="plan_tp").set_value(2).run()
+    assert any(e.value.replace("\\", "").startswith("tp: ") for e in at.error)
+    assert not at.exception
+
+
+def test_compute_optimal_table_for_gophers_budget():
+    at = plan_page()
+    at.number_input(key="plan_budget").set_value(5.76e23).run()
+    table = at.dataframe[[i for i, d in enumerate(at.dataframe) if "tokens per parameter" in d.value.columns][0]].value
+    row = table[table["rule"].str.startswith("20 tokens")].iloc[0]
+    assert float(row["parameters"]) == pytest.approx(6.93e10, rel=1e-2)  # √(5.76e23/120): Chinchilla's 70B
+    assert not at.exception
+
+
+def test_the_plan_travels_in_the_share_link():
+    from engine.share_link import decode
+    at = plan_page("llama2-7b")
+    at.number_input(key="plan_tp").set_value(4).run()
+    at.selectbox(key="plan_zero").set_value(2).run()
+    token = at.query_params["s"] if isinstance(at.query_params["s"], str) else at.query_params["s"][0]
+    plan = decode(token).plan
+    assert plan.layout.tp == 4 and plan.options.zero == 2 and plan.layout.dp == 8
+    # a fresh session opened from that link shows the same layout
+    fresh = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    fresh.query_params["s"] = token
+    fresh.run()
+    fresh.switch_page(str(ROOT / "pages" / "plan.py")).run()
+    assert fresh.number_input(key="plan_tp").value == 4 and fresh.selectbox(key="plan_zero").value == 2
+    assert not fresh.exception

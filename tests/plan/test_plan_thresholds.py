@@ -1,0 +1,98 @@
+"""Regulatory thresholds: EU AI Act Art. 51(2) 10^25, the Commission's 10^23 indicator, California SB 53 10^26."""
+from __future__ import annotations
+
+import pytest
+
+from engine.plan.thresholds import THRESHOLDS, compare, modification_threshold
+
+
+def test_thresholds_and_their_sources():
+    by_key = {t.key: t for t in THRESHOLDS}
+    assert by_key["eu-ai-act-systemic-risk"].flop == 1e25 and "Article 51(2)" in by_key["eu-ai-act-systemic-risk"].source
+    assert by_key["eu-gpai-indicator"].flop == 1e23
+    assert by_key["ca-sb53-frontier"].flop == 1e26 and "53" in by_key["ca-sb53-frontier"].source
+    assert all(t.url.startswith("https://") for t in THRESHOLDS)
+
+
+def test_sentence_says_how_far_below():
+    eu = next(s for s in compare(1e25 / 3.2) if s.threshold.key == "eu-ai-act-systemic-risk")
+    assert not eu.above
+    assert "3.2× below" in eu.sentence()
+
+
+def test_gpt3_is_above_the_indicator_and_below_the_eu_threshold():
+    # GPT-3 175B: 3.14e23 FLOP (Brown et al. 2020, App. D)
+    standing = {s.threshold.key: s for s in compare(3.14e23)}
+    assert standing["eu-gpai-indicator"].above
+    assert standing["eu-gpai-indicator"].ratio == pytest.approx(3.14)
+    assert "32× below" in standing["eu-ai-act-systemic-risk"].sentence()
+    assert "318× below" in standing["ca-sb53-frontier"].sentence()
+
+
+def test_exactly_at_the_threshold_is_not_above():
+    # Art. 51(2): "greater than 10^25"
+    eu = next(s for s in compare(1e25) if s.threshold.key == "eu-ai-act-systemic-risk")
+    assert not eu.above and "exactly" in eu.sentence()
+
+
+def test_one_third_rule_for_modifications():
+    assert modification_threshold(3.8e25) == pytest.approx(3.8e25 / 3)
+    assert modification_threshold(None, systemic_risk=True) == pytest.approx(1e25 / 3)
+    assert modification_threshold(None) == pytest.approx(1e23 / 3)
+
+
+def test_nearest_threshold_sentence():
+    from engine.plan.thresholds import nearest_sentence
+    assert nearest_sentence(1e25 / 3.2) == ("This run is 3.2× below the EU AI Act: systemic-risk presumption "
+                                            "(10^25 FLOP).")
+    assert "above the California SB 53" in nearest_sentence(4e26)
+
+
+def test_report_has_the_thresholds_with_sources():
+    from engine.presets import presets
+    from engine.report import markdown_report
+    report = markdown_report(presets()["gpt3-175b"].scenario)
+    section = report.split("## Regulatory thresholds")[1].split("## Sources")[0]
+    # the preset's block count: 3.23e23 FLOP → 31× below 10^25, 3.2× above 10^23
+    assert "31× below the EU AI Act" in section and "Article 51(2)" in section
+    assert "3.2× above the EU guidelines" in section and "SB 53" in section
+
+
+def test_totals_and_trend_chart_show_the_thresholds():
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    seed = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
+    captions = " ".join(c.value for c in at.caption)
+    assert f"{1e23 / seed:,.0f}× below the EU guidelines" in captions
+    at.switch_page(str(ROOT / "pages" / "trends.py")).run()
+    assert not at.exception
+    charts = [el.proto.spec for el in at.get("plotly_chart")]
+    assert any("10^25" in spec and "EU AI Act" in spec for spec in charts)
+
+
+def test_report_has_the_saved_plan():
+    from engine.plan.layout import PlanInputs
+    from engine.presets import presets
+    from engine.report import markdown_report
+    saved = PlanInputs.model_validate({"chip": "nvidia-a100-sxm4-80gb", "layout": {"dp": 8, "global_batch": 64},
+                                       "options": {"zero": 3, "recompute": "full"}})
+    report = markdown_report(presets()["llama2-7b"].scenario.model_copy(update={"plan": saved}))
+    section = report.split("## Plan — memory and time")[1].split("## ")[0]
+    assert f"model states {16 * 6_738_415_616 / 8 / 1e9:.4g} GB" in section and "— fits" in section
+    assert "predicted MFU" in section
+    broken = PlanInputs.model_validate({"layout": {"tp": 5, "global_batch": 64}})
+    report = markdown_report(presets()["llama2-7b"].scenario.model_copy(update={"plan": broken}))
+    assert "**Error:** tp: 5 does not divide the 32 attention heads" in report
+
+
+def test_a_link_cannot_smuggle_markup_into_the_plan():
+    import pytest as _pytest
+
+    from engine.errors import InputError
+    from engine.presets import presets
+    from engine.scenario import parse_scenario
+    data = presets()["llama2-7b"].scenario.model_dump(mode="json") | {"plan": {"chip": "x`<script>`"}}
+    with _pytest.raises(InputError, match=r"^plan\.chip: "):
+        parse_scenario(data)

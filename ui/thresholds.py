@@ -1,0 +1,26 @@
+"""Regulatory thresholds on charts and beside totals (the figures and sources live in the engine)."""
+from __future__ import annotations
+
+import math
+
+import streamlit as st
+
+from engine.plan.thresholds import THRESHOLDS, nearest_sentence
+
+COLOR = "#9a6700"
+
+
+def add_threshold_lines(fig, log_y: bool = True) -> None:
+    """Dashed horizontal lines at each threshold on a FLOP chart, labelled with the law (on a log axis
+    plotly places annotations at log10 of the value)."""
+    for i, t in enumerate(THRESHOLDS):  # labels alternate below and above their line, not to overlap
+        fig.add_hline(y=t.flop, line={"color": COLOR, "dash": "dash", "width": 1})
+        fig.add_annotation(x=0.005, xref="paper", y=math.log10(t.flop) if log_y else t.flop, yref="y",
+                           text=f"{t.label} (10^{round(math.log10(t.flop))})", showarrow=False,
+                           xanchor="left", yanchor="top" if i % 2 else "bottom", font={"size": 10, "color": COLOR})
+
+
+def threshold_caption(flop: float | None, subject: str = "This run") -> None:
+    """'This run is 3.2× below the EU AI Act: systemic-risk presumption (10^25 FLOP).' under a total."""
+    if flop and math.isfinite(flop) and flop > 0:
+        st.caption(nearest_sentence(flop, subject) + " See “Plan a run” for every threshold and its legal source.")
