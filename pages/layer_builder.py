@@ -11,7 +11,7 @@ from engine.method1.kinds import KIND_BY_TYPE
 from engine.method1.training import OPTIMIZER_LABELS
 from engine.method1.estimate import estimate_method1
 from engine.presets import presets
-from engine.scenario import parse_scenario
+from engine.scenario import MAX_PAGE_LAYERS, parse_scenario
 from engine.units import PFS_DAY_FLOP, format_flop, latex_number
 from ui import state
 from ui.exports import exports_panel
@@ -178,18 +178,23 @@ if edited is not None:
             i, j = arg
             layers[i], layers[j] = layers[j], layers[i]
             st.session_state["m1_pick_next"] = j
+        elif action == "insert" and len(layers) >= MAX_PAGE_LAYERS:
+            structural = None  # the page's limit (the same as a link's): nothing is added
+            show_error(InputError("layers", f"at most {MAX_PAGE_LAYERS:,} layers on this page"),
+                       "the layer list is unchanged (larger models: python -m engine flops FILE).")
         elif action == "insert":
             layers.insert(arg[0], arg[1])
             st.session_state["m1_pick_next"] = arg[0]
         elif action == "delete":
             layers.pop(arg)
             st.session_state["m1_pick_next"] = max(0, arg - 1)
-        try:
-            state.replace(parse_scenario(edited_data))
-        except InputError as exc:
-            show_error(exc, "the layer list is unchanged.")
-        else:
-            st.rerun()
+        if structural is not None:
+            try:
+                state.replace(parse_scenario(edited_data))
+            except InputError as exc:
+                show_error(exc, "the layer list is unchanged.")
+            else:
+                st.rerun()
     state.set_edited(edited)
 
 scenario = state.get()
