@@ -36,6 +36,8 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
         q = scenario.quick
         lines += [f"- Quick form: {q.kind} = {q.value:.6g}" + (f" ({q.unit})" if q.kind == "ops_per_forward" else ""),
                   "- Formula: F = 2 × connections, or published ops × 2 when they are MACs (1 MAC = 2 FLOP)"]
+    elif scenario.input is None:
+        lines += ["- No input shape and no layers yet"]
     else:
         lines += [f"- Input: shape {scenario.input.shape}"
                   + (f", sequence length T = {scenario.input.sequence_length}" if scenario.input.sequence_length else ""),
