@@ -261,12 +261,16 @@ def _injection() -> list[Case]:
     cases = []
     for i, payload in enumerate(INJECTIONS):
         cases.append(Case("injection", f"name-{i}", pack_json(_with("name", payload)), "results", True))
-        cases.append(Case("injection", f"layer-name-{i}", pack_json(_with("layers.3.name", payload)), "either",
-                          True))
-        custom = {**HW, "custom_chip": {"name": payload, "peaks": {"fp32": 20e12}}, "precision": "bf16",
-                  "allow_fallback": True}
-        custom.pop("chip")
-        cases.append(Case("injection", f"custom-chip-{i}", pack_json(_with("hardware", custom)), "either", True))
+        # the layer and chip names get every other payload (both kinds of each: link, HTML, LaTeX, formula)
+        if i % 2 == 0:
+            cases.append(Case("injection", f"layer-name-{i}", pack_json(_with("layers.3.name", payload)), "either",
+                              True))
+        else:
+            custom = {**HW, "custom_chip": {"name": payload, "peaks": {"fp32": 20e12}}, "precision": "bf16",
+                      "allow_fallback": True}
+            custom.pop("chip")
+            cases.append(Case("injection", f"custom-chip-{i}", pack_json(_with("hardware", custom)), "either",
+                              True))
     for i, payload in enumerate(INJECTIONS[:6]):
         cases.append(Case("injection", f"chip-id-{i}", pack_json(_with("hardware.chip", payload[:120])), "either",
                           True))
