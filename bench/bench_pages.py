@@ -13,7 +13,7 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
-from tests.browser import CHROMIUM_ARGS, PAGES, ROOT, streamlit_server, wait_for_app
+from tests.browser.harness import CHROMIUM_ARGS, PAGES, ROOT, streamlit_server, wait_for_app
 
 REPEAT = 9
 SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)

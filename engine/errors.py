@@ -190,12 +190,11 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
     reason = user_reason(first)
     if first.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
-        field = _loc_to_field(loc[:-1], tags)  # the user's unknown name goes in the reason, quoted and cut
-        field = (f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}") if prefix \
-            else field
-        reason = f"unknown field {quoted(loc[-1])} (not a setting here)"
-        if not field:  # at the top level the unknown name itself is the field
-            field, reason = quoted(loc[-1]).strip("'"), "unknown field (not a setting here)"
+        parent = _loc_to_field(loc[:-1], tags)  # the user's unknown name ends the field, cut to 40 characters
+        parent = (f"{prefix}.{parent}" if parent and not parent.startswith("[") else f"{prefix}{parent}") \
+            if prefix else parent
+        name = quoted(loc[-1]).strip("'")
+        field = f"{parent}.{name}" if parent else name
     if key_error:
         field, _, key = field.rpartition(".")
         reason = f"{quoted(key)} is not allowed here ({reason})"

@@ -1,4 +1,4 @@
-"""Preset scenarios, each with its source: the seed's worked example and published training runs."""
+"""Preset scenarios, each with its source: Epoch AI's worked example and published training runs."""
 from __future__ import annotations
 
 from functools import lru_cache
@@ -6,6 +6,7 @@ from functools import lru_cache
 from pydantic import BaseModel, ConfigDict
 
 from engine.llm.presets import GPT3_175B_CONFIG, LLAMA2_7B_CONFIG, transformer_scenario
+from engine.method1 import vision_nets as nets
 from engine.scenario import Scenario
 
 OPENAI_APPENDIX = "https://openai.com/index/ai-and-compute/#appendixmethods"
@@ -59,16 +60,16 @@ def _alexnet_layers() -> list[dict]:
 _PRESETS: list[dict] = [
     {
         "id": "seed-cnn-lstm",
-        "title": "Seed example: CNN-LSTM-FCN video classifier",
+        "title": "Epoch AI's worked example: CNN-LSTM-FCN video classifier (Sevilla et al. 2022)",
         "source": "Sevilla et al. (2022), 'Estimating Training Compute of Deep Learning Models', Epoch AI — "
                   "https://epoch.ai/blog/estimating-training-compute (worked example)",
         "notes": "Sequences of 20 images 400×400×5 → CNN (16 filters 5×5×5, stride 2, padding 2) → 200×200×16 "
                  "→ flatten (640,000) → LSTM 256 (many-to-one) → FC 10; 10 epochs × 100 batches × 128. "
-                 "Correct total ≈ 1.13e16 FLOP. The seed states CNN ≈ 1.024e12 = 2·(400·400·5)·(200·200·16): "
+                 "Correct total ≈ 1.13e16 FLOP. The article states CNN ≈ 1.024e12 = 2·(400·400·5)·(200·200·16): "
                  "the convolution counted as if fully connected (6,400× too high, 2·H′·W′·D·K²·C = 1.6e8 is "
                  "right), and its total 7.86e18 keeps only that figure and drops the LSTM.",
         "scenario": {
-            "name": "Seed CNN-LSTM-FCN",
+            "name": "Epoch AI worked example (CNN-LSTM-FCN)",
             "input": {"shape": [400, 400, 5], "sequence_length": 20},
             "layers": [_conv(16, 5, 2, 2), {"type": "flatten"}, {"type": "lstm", "units": 256},
                        {"type": "dense", "units": 10}],
@@ -176,6 +177,79 @@ _PRESETS: list[dict] = [
                  "9.22e22 (+14%: attention over 4,096 positions).",
         "scenario": transformer_scenario(LLAMA2_7B_CONFIG, "Llama 2 7B", 2e12),
     },
+]
+
+
+TORCHVISION = "torchvision's definition: https://github.com/pytorch/vision/blob/v0.20.0/torchvision/models/"
+IMAGENET_IMAGES = 1_281_167
+"""ImageNet-1k (ILSVRC 2012) training images (Russakovsky et al. 2015, Table 2)."""
+PARITY = ("Parameters and matmul forward FLOP equal torchvision's model in eval mode (Σ p.numel(); "
+          "FlopCounterMode on the meta device) exactly. ")
+
+
+def _vision(id_, title, source, notes, net, training) -> dict:
+    shape, layers = net
+    scenario = {"name": title.split(" (")[0], "input": {"shape": shape}, "layers": layers}
+    if training:
+        scenario["training"] = training
+    return {"id": id_, "title": title, "source": source, "notes": PARITY + notes, "scenario": scenario}
+
+
+_PRESETS += [
+    _vision("resnet18", "ResNet-18 (He et al. 2016)",
+            "He, Zhang, Ren, Sun (2016), 'Deep Residual Learning for Image Recognition', "
+            "https://arxiv.org/abs/1512.03385 ; " + TORCHVISION + "resnet.py",
+            "224×224×3; 4 stages of 2 basic blocks (two 3×3 convolutions and a residual; a strided 1×1 "
+            "projection where the shape changes). 90 epochs of ImageNet-1k (torchvision's recipe).",
+            nets.resnet((2, 2, 2, 2), bottleneck=False), {"epochs": 90, "examples": IMAGENET_IMAGES}),
+    _vision("resnet50", "ResNet-50 (He et al. 2016)",
+            "He et al. (2016), https://arxiv.org/abs/1512.03385 ; " + TORCHVISION + "resnet.py",
+            "224×224×3; 3, 4, 6, 3 bottleneck blocks (1×1, 3×3 with the stride (v1.5), 1×1 to 4× the width), "
+            "written as repeats. 4.09 G MACs. 90 epochs of ImageNet-1k (torchvision's recipe).",
+            nets.resnet((3, 4, 6, 3), bottleneck=True), {"epochs": 90, "examples": IMAGENET_IMAGES}),
+    _vision("mobilenet_v2", "MobileNetV2 (Sandler et al. 2018)",
+            "Sandler et al. (2018), 'MobileNetV2: Inverted Residuals and Linear Bottlenecks', "
+            "https://arxiv.org/abs/1801.04381 ; " + TORCHVISION + "mobilenetv2.py",
+            "224×224×3; inverted residuals (1×1 expansion ×6, 3×3 depthwise convolution (groups = channels), "
+            "linear 1×1 projection; residual where stride 1 and widths equal), ReLU6. 300 epochs of ImageNet-1k "
+            "(torchvision's recipe).",
+            nets.mobilenet_v2(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+    _vision("efficientnet_b0", "EfficientNet-B0 (Tan & Le 2019)",
+            "Tan & Le (2019), 'EfficientNet: Rethinking Model Scaling for CNNs', https://arxiv.org/abs/1905.11946 ; "
+            + TORCHVISION + "efficientnet.py",
+            "224×224×3; MBConv blocks with squeeze-excite (global pooling → 1×1 → SiLU → 1×1 → sigmoid, "
+            "multiplied into the block by broadcasting), SiLU; stochastic depth is the identity in eval mode. "
+            "350 epochs of ImageNet-1k (Tan & Le, section 5.2).",
+            nets.efficientnet_b0(), {"epochs": 350, "examples": IMAGENET_IMAGES}),
+    _vision("inception_v3", "Inception-v3 (Szegedy et al. 2016), without the auxiliary classifier",
+            "Szegedy et al. (2016), 'Rethinking the Inception Architecture for Computer Vision', "
+            "https://arxiv.org/abs/1512.00567 ; " + TORCHVISION + "inception.py",
+            "299×299×3; parallel branches merged by concatenation (Mixed_5b … Mixed_7c, the 7c/7b branches split "
+            "again into 1×3 and 3×1), aux_logits off. 100 epochs (section 8: 50 replicas, batch 32, 100 epochs) "
+            "of ImageNet-1k.",
+            nets.inception_v3(), {"epochs": 100, "examples": IMAGENET_IMAGES}),
+    _vision("densenet121", "DenseNet-121 (Huang et al. 2017)",
+            "Huang et al. (2017), 'Densely Connected Convolutional Networks', https://arxiv.org/abs/1608.06993 ; "
+            + TORCHVISION + "densenet.py",
+            "224×224×3; growth 32, blocks of 6, 12, 24, 16 layers, each layer's 32 new channels concatenated to "
+            "its input (a branch beside the identity, repeated); transitions halve the channels. 90 epochs of "
+            "ImageNet-1k, batch 256 (Huang et al., section 4.2).",
+            nets.densenet((6, 12, 24, 16)), {"epochs": 90, "examples": IMAGENET_IMAGES, "batch_size": 256}),
+    _vision("vit_b_16", "ViT-B/16 (Dosovitskiy et al. 2021)",
+            "Dosovitskiy et al. (2021), 'An Image is Worth 16x16 Words', https://arxiv.org/abs/2010.11929 ; "
+            + TORCHVISION + "vision_transformer.py",
+            "224×224×3; a 16×16/16 patchify convolution → 196 tokens of 768, a class token (197), a learned "
+            "position table, 12 pre-norm encoder blocks (attention and MLP 3,072, each a residual), the class "
+            "token → 1,000 classes. 300 epochs of ImageNet-1k (Table 3; torchvision's recipe).",
+            nets.vit(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+    _vision("unet", "U-Net (Ronneberger et al. 2015), padded convolutions, 512×512",
+            "Ronneberger, Fischer, Brox (2015), 'U-Net: Convolutional Networks for Biomedical Image "
+            "Segmentation', https://arxiv.org/abs/1505.04597",
+            "512×512×1 input (padded 3×3 convolutions keep the sizes, so the skips need no cropping), "
+            "64…1,024 channels, 2×2 up-convolutions, skip concatenation, 1×1 to 2 classes; no batch norm, as in "
+            "the paper. Training: the ISBI 2012 set's 30 images; the paper gives no epoch count, so 1 epoch "
+            "here: set your own. Reference: the same net written in torch.nn (U-Net is not in torchvision).",
+            nets.unet(), {"epochs": 1, "examples": 30}),
 ]
 
 

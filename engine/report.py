@@ -12,7 +12,8 @@ from engine.plan.report import plan_section
 from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
-from engine.units import PFS_DAY_FLOP, format_flop
+from engine.units import (PFS_DAY_FLOP, format_chip_hours, format_co2_kg, format_energy_kwh, format_flop,
+                          format_pf_days, plural)
 
 SOURCES = {
     "Method 1 and 2, per-layer formulas": "Sevilla et al. (2022), Estimating Training Compute of Deep Learning "
@@ -57,7 +58,7 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
                   f"backward/forward ratio {s.backward_ratio:g}, optimizer {s.optimizer}, "
                   f"recomputation {'on' if s.recomputation else 'off'}",
                   "- Formula: C = F × (1 + r [+ 1 recomputation]) × examples × epochs [+ u × P × steps]",
-                  f"- **Training compute: {format_flop(t.training_flop)} = {t.pfs_days:.4g} PF-days** "
+                  f"- **Training compute: {format_flop(t.training_flop)} = {format_pf_days(t.pfs_days)}** "
                   f"(1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"]
         lines += _interval_lines(t.interval)
     return lines
@@ -82,24 +83,25 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
         return lines + [f"**Error:** {_cell(str(exc))}"]
     peak = est.peak
     hardware = _cell(peak.hardware_name) + (f" (`{peak.chip_id}`)" if peak.chip_id else "")  # ids: database slugs
-    lines += [f"- Hardware: {hardware}; format {est.precision}, "
-              f"{'tensor cores' if est.tensor_cores else 'no tensor cores'}; dense peak per chip "
-              f"{format_flop(est.peak_flop_per_s, peak.unit)}",
+    lines += [f"- Hardware: {hardware}; format {peak.describe()}; "
+              f"{'effective ' if peak.split_basis else ''}dense peak per chip "
+              f"{format_flop(peak.peak_flop_per_s, peak.unit)}",
               f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
-              + (f" on {run.chip_count:g} chips" if run.chip_count else "") + f"; utilization {est.utilization:g}",
+              + (f" on {plural(run.chip_count, 'chip')}" if run.chip_count else "") + f"; utilization {est.utilization:g}",
               "- Formula: C = chips × time × peak FLOP/s × utilization",
               f"- Calculation: {est.formula}",
-              f"- **Training compute: {format_flop(est.training_flop)} = {est.pfs_days:.4g} PF-days**"]
+              f"- **Training compute: {format_flop(est.training_flop)} = {format_pf_days(est.pfs_days)}**"]
     lines += _interval_lines(est.interval)
     if peak.chip_id:
         lines.append(f"- Peak source: {', '.join(load_hardware_db().chip(peak.chip_id).source)}")
     lines += [f"- Note: {_cell(n)}" for n in peak.notes + peak.fallbacks]
     if costs.cost_usd is not None:
-        lines.append(f"- Cost: {costs.cost_usd:,.0f} USD ({costs.chip_hours:,.4g} chip-hours × "
+        lines.append(f"- Cost: {costs.cost_usd:,.0f} USD ({format_chip_hours(costs.chip_hours)} × "
                      f"{costs.price_usd_per_chip_hour:g} USD; {_cell(costs.price_basis or '')})")
     if costs.energy_kwh is not None:
-        lines.append(f"- Energy: {costs.energy_kwh:,.4g} kWh (TDP {costs.tdp_w:g} W × PUE {costs.pue:g}); "
-                     f"CO2 {costs.co2_kg:,.4g} kg at {costs.grid_kg_co2_per_kwh:g} kg/kWh ({_cell(costs.grid_basis)})")
+        lines.append(f"- Energy: {format_energy_kwh(costs.energy_kwh)} (TDP {costs.tdp_w:g} W × PUE {costs.pue:g}); "
+                     f"CO₂ {format_co2_kg(costs.co2_kg)} at {costs.grid_kg_co2_per_kwh:g} kg/kWh "
+                     f"({_cell(costs.grid_basis)})")
     if m1_training_flop:
         check = consistency_check(m1_training_flop, est.training_flop, utilization=est.utilization)
         lines += ["", "## Consistency of the two methods", "", f"- {check.message}",

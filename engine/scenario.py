@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
+from engine.method1.blocks import check_nesting
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
 from engine.errors import InputError, json_type, parse_input
@@ -49,6 +50,13 @@ class Scenario(BaseModel):
     plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
                                                       "memory options.")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_nesting(cls, data):
+        if isinstance(data, dict):
+            check_nesting(data.get("layers"))
+        return data
+
     @model_validator(mode="after")
     def _method1_inputs(self):
         if self.mode == "layers" and self.layers and self.input is None:
@@ -75,4 +83,8 @@ def load_scenario_text(text: str | bytes, source: str = "scenario", *, max_layer
     if isinstance(data, dict) and isinstance(data.get("layers"), list) and len(data["layers"]) > max_layers:
         raise InputError("layers", f"{len(data['layers']):,} layers: the dashboard opens at most {max_layers:,} "
                                    "(larger models: python -m engine flops FILE)")
+    if isinstance(data, dict) and "layers" not in data and ("model_type" in data or "architectures" in data):
+        raise InputError(source, "this is a Hugging Face config.json, not a FLOPscope scenario: load it as a model "
+                                 "config (dashboard: the 'Transformers: build from a Hugging Face config.json' "
+                                 "panel of the Layer builder; CLI: transformer --config FILE)")
     return parse_scenario(data, source)

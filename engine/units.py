@@ -1,4 +1,12 @@
-"""Units and the conventions that tie them together (see BRIEF: conventions)."""
+"""Units and the conventions that tie them together (see BRIEF: conventions), and the one set of
+display rules every page, the report and the CLI's text output use:
+
+- FLOP in scientific notation with three significant digits: ``1.13e16 FLOP``;
+- training compute in ``PF-days`` (petaFLOP/s-days; the only name shown);
+- counts with k/M/B suffixes: ``737k chip-hours``; energy in kWh/MWh/GWh; CO₂ in kg/t/kt;
+- a count with its noun in the right number: ``1 chip``, ``8 chips``;
+- peaks as plain numbers without padding zeros: ``9.7``, ``78``, ``989.4``.
+"""
 from __future__ import annotations
 
 import math
@@ -56,3 +64,71 @@ def format_duration(hours: float | None) -> str:
         if seconds < limit:
             return f"{seconds / divisor:,.3g} {unit}"
     return f"{seconds / (365.25 * SECONDS_PER_DAY):,.3g} years"
+
+
+PF_DAYS = "PF-days"
+"""The one name of petaFLOP/s-days in the interface (1 PF-day = 8.64e19 FLOP)."""
+
+
+def format_pf_days(value: float | None, digits: int = 3) -> str:
+    """'1.31e4 PF-days', '0.131 PF-days'."""
+    return format_flop(value, PF_DAYS, digits)
+
+
+def format_number(value: float | None, digits: int = 4) -> str:
+    """A plain number with at most ``digits`` significant digits and no padding zeros: 9.7, 78, 1,979."""
+    if value is None or not math.isfinite(value):
+        return "—"
+    rounded = float(f"{value:.{digits}g}")
+    if rounded.is_integer() and abs(rounded) < 1e15:
+        return f"{int(rounded):,}"
+    return f"{rounded:,.{digits}g}" if abs(rounded) >= 1e-3 else f"{rounded:.{digits}g}"
+
+
+_SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
+
+
+def format_count(value: float | None, unit: str = "", digits: int = 3) -> str:
+    """A large count with a k/M/B/T suffix: 737,300 → '737k', 1.05e6 → '1.05M' (+ the unit)."""
+    if value is None or not math.isfinite(value):
+        return f"— {unit}".strip()
+    for scale, suffix in _SUFFIXES:
+        if abs(value) >= scale * 0.9995:
+            if abs(value) >= 1e3 * _SUFFIXES[0][0]:
+                return f"{format_flop(value, '', digits)} {unit}".strip()
+            return f"{float(f'{value / scale:.{digits}g}'):g}{suffix} {unit}".strip()
+    return f"{format_number(value, digits)} {unit}".strip()
+
+
+def _scaled(value: float | None, steps: tuple[tuple[float, str], ...], digits: int) -> str:
+    """``value`` in the largest unit of ``steps`` (ascending (scale, unit)) it reaches."""
+    if value is None or not math.isfinite(value):
+        return f"— {steps[0][1]}"
+    scale, unit = steps[0]
+    for step_scale, step_unit in steps:
+        if abs(value) >= step_scale * 0.9995:
+            scale, unit = step_scale, step_unit
+    return f"{format_number(value / scale, digits)} {unit}"
+
+
+def format_energy_kwh(kwh: float | None, digits: int = 3) -> str:
+    """Energy from kWh: '820 kWh', '568 MWh', '1.2 GWh', '3.4 TWh'."""
+    return _scaled(kwh, ((1.0, "kWh"), (1e3, "MWh"), (1e6, "GWh"), (1e9, "TWh")), digits)
+
+
+def format_co2_kg(kg: float | None, digits: int = 3) -> str:
+    """CO₂ from kg: '41 kg CO₂', '273 t CO₂', '1.5 kt CO₂' (t = tonne)."""
+    return _scaled(kg, ((1.0, "kg CO₂"), (1e3, "t CO₂"), (1e6, "kt CO₂"), (1e9, "Mt CO₂")), digits)
+
+
+def format_chip_hours(hours: float | None, digits: int = 3) -> str:
+    """'737k chip-hours', '1 chip-hour'."""
+    if hours is not None and math.isfinite(hours) and float(f"{hours:.{digits}g}") == 1:
+        return "1 chip-hour"
+    return format_count(hours, "chip-hours", digits)
+
+
+def plural(count: float, noun: str, nouns: str | None = None) -> str:
+    """'1 chip', '8 chips', '2.5 chips', '1,024 chips' (the count as given, the noun in its number)."""
+    text = f"{count:,.0f}" if float(count).is_integer() else f"{count:,.4g}"
+    return f"{text} {noun if count == 1 else (nouns or noun + 's')}"

@@ -10,15 +10,21 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import estimate_method1
 from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
+from engine.method2.utilization_priors import prior_presets, reports_from_epoch
 from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
-from engine.units import TERA, format_duration, format_flop
+from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duration, format_energy_kwh, format_flop,
+                          format_number,
+                          plural)
 from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
-from ui.hardware_inputs import FORMAT_LABELS, hardware_spec_inputs
+from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error, say
+
+EPOCH_IMPORT_KEY = "trends_epoch_import"
+"""Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets)."""
 
 page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
@@ -42,7 +48,10 @@ with st.container(border=True):
                             help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
                                  "it only sets the wall-clock time shown.")
 
-    presets = db.utilization_presets
+    presets = list(db.utilization_presets) + prior_presets(db)
+    uploaded = st.session_state.get(EPOCH_IMPORT_KEY)  # an Epoch CSV uploaded on the trends page
+    if uploaded is not None:
+        presets += prior_presets(db, reports_from_epoch(uploaded.hardware_rows, db), origin="Epoch")
     preset_ids = [p.id for p in presets] + ["custom"]
     current_u = float(run.get("utilization", 0.4))
     default_preset = next((p.id for p in presets if abs(p.utilization - current_u) < 1e-12), "custom")
@@ -62,6 +71,17 @@ with st.container(border=True):
     high = c3.number_input("Range: high (0 = none)", 0.0, 1.0, step=0.05,
                            key=state.bind("hw_u_high", float(run.get("utilization_high") or 0.0)))
 
+    with st.expander("Ranges: chips and time (each a 90% interval; 0 = none)"):
+        r1, r2, r3, r4 = st.columns(4)
+        count_low = r1.number_input("Chips, low", min_value=0.0, format="%g",
+                                    key=state.bind("hw_count_low", float(run.get("chip_count_low") or 0.0)))
+        count_high = r2.number_input("Chips, high", min_value=0.0, format="%g",
+                                     key=state.bind("hw_count_high", float(run.get("chip_count_high") or 0.0)))
+        time_low = r3.number_input("Time, low (same unit)", min_value=0.0, format="%.6g",
+                                   key=state.bind("hw_time_low", float(run.get("duration_low") or 0.0)))
+        time_high = r4.number_input("Time, high (same unit)", min_value=0.0, format="%.6g",
+                                    key=state.bind("hw_time_high", float(run.get("duration_high") or 0.0)))
+
     with st.expander("Cost, energy and CO₂ assumptions"):
         d = db.defaults
         c1, c2, c3, c4 = st.columns(4)
@@ -76,16 +96,25 @@ with st.container(border=True):
 
 new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_unit": unit,
            "utilization": utilization, "utilization_low": low or None, "utilization_high": high or None,
+           "chip_count_low": count_low or None, "chip_count_high": count_high or None,
+           "duration_low": time_low or None, "duration_high": time_high or None,
            "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, "pue": pue,
            "grid_kg_co2_per_kwh": grid}
 estimate = costs = None
+entered = False
 try:
     edited = parse_scenario({**scenario.model_dump(mode="json"), "hardware": new_run})
-    estimate = estimate_method2(edited.hardware, db)
-    costs = estimate_costs(edited.hardware, db)
-    state.set_edited(edited)
 except InputError as exc:
     show_error(exc)
+else:
+    entered = state.hardware_entered("hardware", new_run)
+    if entered:
+        state.set_edited(edited)  # kept even when the chip lacks the format: the message says what to change
+    try:
+        estimate = estimate_method2(edited.hardware, db)
+        costs = estimate_costs(edited.hardware, db)
+    except InputError as exc:
+        hardware_error(exc)
 scenario = state.get()
 
 # ------------------------------------------------------------------ results
@@ -94,10 +123,9 @@ if estimate is not None:
     metric_row([
         ("Training compute", format_flop(estimate.training_flop), "C = chips × time × peak × utilization"),
         ("PF-days", format_flop(estimate.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
-        ("Peak used, per chip", format_flop(estimate.peak_flop_per_s / TERA, "T" + peak.unit),
-         f"{FORMAT_LABELS.get(estimate.precision, estimate.precision)}, "
-         f"{'tensor cores' if estimate.tensor_cores else 'no tensor cores'} — dense"),
-        ("Chip-hours", f"{estimate.chip_hours:,.4g} h", None),
+        ("Peak used, per chip", format_flop(peak.peak_flop_per_s / TERA, "T" + peak.unit),
+         f"{peak.describe()} — dense"),
+        ("Chip time", format_chip_hours(estimate.chip_hours), None),
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
     st.code(estimate.formula, language=None)
@@ -105,25 +133,21 @@ if estimate is not None:
     if peak.assumed_format:
         st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "
                 "above to change it.")
-    if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
-        scale = estimate.training_flop / estimate.peak_flop_per_s
-        st.write(f"Unknown hardware, 90% band of the year's peak: "
-                 f"{format_flop(peak.peak_low_flop_per_s * scale)} – {format_flop(peak.peak_high_flop_per_s * scale)}")
-    if estimate.training_flop_low or estimate.training_flop_high:
-        st.write(f"Range: {format_flop(estimate.training_flop_low or estimate.training_flop)} – "
-                 f"{format_flop(estimate.training_flop_high or estimate.training_flop)} "
-                 f"(utilization {estimate.utilization_low or estimate.utilization:g}–"
-                 f"{estimate.utilization_high or estimate.utilization:g})")
-    if estimate.fallback_used:
+    if estimate.interval is not None:
+        band = estimate.interval
+        metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+                     f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+                    ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
+    if estimate.peak.fallback_used:
         say("warning", "Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:
         say("caption", note)
     if costs is not None:
         metric_row([
             ("Cost", f"{costs.cost_usd:,.0f} USD" if costs.cost_usd is not None else "— USD", costs.price_basis),
-            ("Energy", f"{costs.energy_kwh:,.4g} kWh" if costs.energy_kwh is not None else "— kWh",
+            ("Energy", format_energy_kwh(costs.energy_kwh),
              f"chip-hours × {costs.tdp_w or '?'} W × PUE {costs.pue:g}"),
-            ("CO₂", f"{costs.co2_kg:,.4g} kg" if costs.co2_kg is not None else "— kg", costs.grid_basis),
+            ("CO₂", format_co2_kg(costs.co2_kg), costs.grid_basis),
         ])
         for note in costs.notes:
             say("caption", note)
@@ -131,12 +155,19 @@ if estimate is not None:
 # ------------------------------------------------------------------ consistency with method 1
 st.subheader("Method 1 and method 2 side by side")
 m1 = estimate_method1(scenario, strict=False)
-if m1.training_flop and estimate is not None:
+if m1.training_flop and estimate is not None and not entered:
+    st.info(f"The run above is an example ({plural(count, 'chip')}, {duration:g} {unit.replace('_', '-')}); enter "
+            f"your run's chips, time and utilization to compare it with method 1's {format_flop(m1.training_flop)}. "
+            f"On these chips at this utilization, method 1's compute takes "
+            f"{format_duration(m1.training_flop / (estimate.training_flop / estimate.chip_hours) / (count or 1))} "
+            "of wall-clock time.")
+elif m1.training_flop and estimate is not None:
     check = consistency_check(m1.training_flop, estimate.training_flop, utilization=estimate.utilization)
     metric_row([
         ("Method 1 (architecture)", format_flop(check.method1_training_flop), f"{check.method1_pfs_days:.4g} PF-days"),
         ("Method 2 (hardware)", format_flop(check.method2_training_flop), f"{check.method2_pfs_days:.4g} PF-days"),
-        ("Ratio method 2 ÷ method 1", format_flop(check.ratio_method2_to_method1, "×"), None),
+        ("Ratio method 2 ÷ method 1", format_number(check.ratio_method2_to_method1, 3) + " ×"
+         if 1e-3 <= check.ratio_method2_to_method1 < 1e9 else format_flop(check.ratio_method2_to_method1, "×"), None),
         ("Utilization that would agree", format_flop(check.utilization_to_agree, "") if check.utilization_to_agree
          else "—", "u × C1 / C2"),
     ])
@@ -145,7 +176,7 @@ else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
 # ------------------------------------------------------------------ planning
-st.subheader("Plan a run")
+st.subheader("Time for a budget, chips for a deadline")
 c1, c2, c3 = st.columns(3)
 budget = c1.number_input("FLOP budget", min_value=0.0, format="%.4e",
                          key=state.bind("plan_budget", float(m1.training_flop or 1e21)),
@@ -164,10 +195,10 @@ if estimate is not None and budget > 0:
     else:
         items = []
         if by_time:
-            items.append((f"Wall-clock on {chips:g} chips", format_duration(by_time.wall_clock_hours),
-                          f"{by_time.chip_hours:,.4g} chip-hours at utilization {by_time.utilization:g}"))
+            items.append((f"Wall-clock on {plural(chips, 'chip')}", format_duration(by_time.wall_clock_hours),
+                          f"{format_chip_hours(by_time.chip_hours)} at utilization {by_time.utilization:g}"))
         if by_chips:
-            items.append((f"Chips for {deadline:g} days", f"{by_chips.chip_count:,.0f} chips",
+            items.append((f"Chips for {plural(deadline, 'day')}", plural(by_chips.chip_count, "chip"),
                           f"exactly {by_chips.chip_count_exact:,.4g}"))
         if items:
             metric_row(items)

@@ -14,11 +14,21 @@ from engine.presets import presets
 from engine.scenario import MAX_PAGE_LAYERS, parse_scenario
 from engine.units import PFS_DAY_FLOP, format_flop, latex_number
 from ui import state
+from ui.charts import decades, show_chart
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.transformer_panel import transformer_panel
 from ui.thresholds import threshold_caption
-from ui.widgets import metric_row, page_header, plain, show_error
+from ui.widgets import metric_row, page_header, plain, show_error, summary_bar
+
+LAST_VALID = "m1_last_valid"
+
+
+def layer_label(kind: str, part: str | None) -> str:
+    """The part first ('attention q · transformer_block'): a narrow column still shows what the row is."""
+    return f"{part} · {kind}" if part else kind
+
+"""The last estimate without an error: its totals stay on screen, marked stale, while one is fixed."""
 
 page_header("Layer builder — method 1",
             "Training compute from the architecture: each layer's forward FLOP, summed, "
@@ -35,10 +45,11 @@ with st.container(border=True):
     cols = st.columns([4, 1, 1])
     preset_ids = list(presets())
     chosen = cols[0].selectbox("Start from a preset", preset_ids, format_func=lambda i: presets()[i].title,
-                               key="preset_choice")
+                               key=state.bind("preset_choice", state.loaded_preset()),
+                               placeholder="Your own scenario — pick a preset to start from it")
     cols[1].write("")
-    if cols[1].button("Load preset", width="stretch"):
-        state.replace(presets()[chosen].scenario)
+    if cols[1].button("Load preset", width="stretch", disabled=chosen is None):
+        state.replace(presets()[chosen].scenario, preset=chosen)
         st.rerun()
     cols[2].write("")
     if cols[2].button("Start from scratch", width="stretch"):
@@ -47,10 +58,13 @@ with st.container(border=True):
                                                  {"type": "dense", "units": 10}],
                                       "training": {"epochs": 10, "examples": 60_000}}))
         st.rerun()
-    with st.expander(f"About “{presets()[chosen].title}”"):
-        st.text(presets()[chosen].notes)
-        st.caption(f"Source: {presets()[chosen].source}")
+    if chosen is not None:
+        loaded = "" if chosen == state.loaded_preset() else " (not loaded)"
+        with st.expander(f"About “{presets()[chosen].title}”{loaded}"):
+            st.text(presets()[chosen].notes)
+            st.caption(f"Source: {presets()[chosen].source}")
 
+summary_area = st.container(key="flop_summary")  # sticky: the total stays in view while editing
 transformer_panel()
 totals_area = st.container()
 
@@ -160,8 +174,21 @@ ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=1
 optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"], key=state.bind("t_opt", t.get("optimizer", "none")),
                          format_func=OPTIMIZER_LABELS.get)
 recompute = c3.checkbox("Activation recomputation (+1 forward)", key=state.bind("t_recompute", bool(t.get("recomputation"))))
+with st.expander("Ranges: r and examples per epoch (each a 90% interval; 0 = none)"):
+    r1, r2, r3, r4 = st.columns(4)
+    ratio_low = r1.number_input("r, low", min_value=0.0, max_value=100.0, step=0.5,
+                                key=state.bind("t_ratio_low", float(t.get("backward_ratio_low") or 0.0)),
+                                help="Epoch AI measured r from 1 to 3.")
+    ratio_high = r2.number_input("r, high", min_value=0.0, max_value=100.0, step=0.5,
+                                 key=state.bind("t_ratio_high", float(t.get("backward_ratio_high") or 0.0)))
+    examples_low = r3.number_input("Examples per epoch, low", min_value=0.0, format="%.6g",
+                                   key=state.bind("t_examples_low", float(t.get("examples_low") or 0.0)))
+    examples_high = r4.number_input("Examples per epoch, high", min_value=0.0, format="%.6g",
+                                    key=state.bind("t_examples_high", float(t.get("examples_high") or 0.0)))
 data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "optimizer": optimizer,
-                    "recomputation": recompute}
+                    "recomputation": recompute, "backward_ratio_low": ratio_low or None,
+                    "backward_ratio_high": ratio_high or None, "examples_low": examples_low or None,
+                    "examples_high": examples_high or None}
 
 # ------------------------------------------------------------------ validate, apply structural edits
 try:
@@ -190,7 +217,7 @@ if edited is not None:
             st.session_state["m1_pick_next"] = max(0, arg - 1)
         if structural is not None:
             try:
-                state.replace(parse_scenario(edited_data))
+                state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
             except InputError as exc:
                 show_error(exc, "the layer list is unchanged.")
             else:
@@ -198,23 +225,39 @@ if edited is not None:
     state.set_edited(edited)
 
 scenario = state.get()
-estimate = estimate_method1(scenario, strict=False)
+with summary_area, st.spinner("Counting the FLOP…"):
+    estimate = estimate_method1(scenario, strict=False)
+if estimate.error is None and estimate.training is not None:
+    st.session_state[LAST_VALID] = estimate
+stale = st.session_state.get(LAST_VALID) if estimate.error is not None else None
+shown = estimate if estimate.training is not None else (stale if stale is not None and stale.training else None)
 
 # ------------------------------------------------------------------ results
+with summary_area:
+    summary_bar(shown, stale=shown is stale and stale is not None)
 with totals_area:
-    if estimate.training is not None:
+    if shown is not None:
+        mark = " (stale)" if shown is stale else ""
+        if mark:
+            st.warning("The totals are those of the last valid layer list, kept while you fix the error below.")
         metric_row([
-            ("Training compute", format_flop(estimate.training.training_flop),
-             f"{estimate.training.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"),
-            ("PF-days", format_flop(estimate.training.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
-            ("Forward per example", format_flop(estimate.forward_flop), f"convention: {estimate.convention}"),
-            ("MACs per example", format_flop(estimate.macs, "MACs"), "1 MAC = 2 FLOP"),
-            ("Parameters", f"{estimate.params:,}", None),
+            ("Training compute" + mark, format_flop(shown.training.training_flop),
+             f"{shown.training.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"),
+            ("PF-days" + mark, format_flop(shown.training.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
+            ("Forward per example" + mark, format_flop(shown.forward_flop), f"convention: {shown.convention}"),
+            ("MACs per example" + mark, format_flop(shown.macs, "MACs"), "1 MAC = 2 FLOP"),
+            ("Parameters" + mark, f"{shown.params:,}", None),
         ])
+        if shown.training.interval is not None:
+            band = shown.training.interval
+            metric_row([("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+                         f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+                        ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
+    if estimate.training is not None:
         tr = estimate.training
         st.latex(rf"C = F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) \times E \times "
                  rf"\text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} = "
-                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.examples)}"
+                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
                  rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} = "
                  rf"{latex_number(tr.training_flop)}\ \text{{FLOP}}")
         threshold_caption(tr.training_flop)
@@ -226,19 +269,32 @@ if mode == "layers":
         if estimate.error is not None:
             show_error(estimate.error)
         arch = estimate.architecture
-        rows = [{"#": r.index, "layer": r.type + (f" · {r.part}" if r.part else ""), "name": r.name,
+        rows = [{"#": r.index, "layer": layer_label(r.type, r.part), "name": r.name or "",
                  "output": r.output, "params": r.params, "forward FLOP": float(r.forward_flop),
                  "MACs": float(r.macs), "share": 100 * r.share, "status": "ok"} for r in arch.rows]
         done = {r.index for r in arch.rows}
+        last_rows = {}
+        if stale is not None and stale.architecture is not None:
+            for r in stale.architecture.rows:
+                last_rows.setdefault(r.index, []).append(r)
         for i, layer in enumerate(scenario.layers):
-            if i not in done:
-                rows.append({"#": i, "layer": layer.type, "name": layer.name, "output": "—", "params": None,
-                             "forward FLOP": None, "MACs": None, "share": None,
-                             "status": "⚠ error" if estimate.error and estimate.error.field == f"layers[{i}]"
-                             else "not reached"})
+            if i in done:
+                continue
+            failed = estimate.error is not None and estimate.error.field.startswith(f"layers[{i}]")
+            old = [r for r in last_rows.get(i, []) if r.type == layer.type]
+            for r in old or [None]:
+                rows.append({"#": i, "layer": layer_label(layer.type, r.part if r is not None else None),
+                             "name": layer.name or "", "output": r.output if r is not None else "—",
+                             "params": r.params if r is not None else float("nan"),
+                             "forward FLOP": float(r.forward_flop) if r is not None else float("nan"),
+                             "MACs": float(r.macs) if r is not None else float("nan"),
+                             "share": 100 * r.share if r is not None else float("nan"),
+                             "status": ("⚠ error" if failed else "not reached")
+                                       + (" · last valid values" if r is not None else "")})
         frame = pd.DataFrame(rows, columns=["#", "layer", "name", "output", "params", "forward FLOP", "MACs",
                                             "share", "status"])
         st.dataframe(frame, hide_index=True, width="stretch", column_config={
+            "layer": st.column_config.TextColumn("layer", width="medium"),
             "params": st.column_config.NumberColumn("params", format="localized"),
             "forward FLOP": st.column_config.NumberColumn("forward FLOP / example", format="%.3e",
                                                           help=f"per example ({arch.input}); convention {arch.convention}"),
@@ -246,15 +302,14 @@ if mode == "layers":
             "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
         })
         if arch.rows and estimate.forward_flop > 0:
-            chart = pd.DataFrame({"layer": [f"#{r.index} {r.type}{' · ' + r.part if r.part else ''}" for r in arch.rows],
+            chart = pd.DataFrame({"layer": [f"#{r.index} {layer_label(r.type, r.part)}" for r in arch.rows],
                                   "forward FLOP": [float(r.forward_flop) for r in arch.rows]})
             chart = chart[chart["forward FLOP"] > 0]
-            fig = px.bar(chart, x="layer", y="forward FLOP", log_y=True, height=280,
-                         title="Where the forward FLOP go (per example, log scale)")
-            fig.update_layout(margin=dict(l=10, r=10, t=40, b=10), xaxis_title=None, yaxis_title="FLOP", yaxis_exponentformat="power")
-            st.plotly_chart(fig, width="stretch")
+            fig = px.bar(chart, x="layer", y="forward FLOP", height=280)
+            fig.update_layout(xaxis_title=None, yaxis_title="FLOP")
+            show_chart(decades(fig), "Where the forward FLOP go (per example, log scale)")
 
-    with st.expander("Formulas of the layer kinds (matmul convention, the seed's symbols)"):
+    with st.expander("Formulas of the layer kinds (matmul convention, the symbols of Epoch AI's article)"):
         for kind in KIND_BY_TYPE.values():
             c1, c2 = st.columns([1, 3])
             c1.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")

@@ -114,7 +114,7 @@ if model is not None:
         layout, options = inputs.layout, inputs.options
         settings = parse_input(PlanSettings, {"chip": chip_id, "kernel_efficiency": efficiency, "tokens": tokens})
         plan = plan_run(model, layout, options, settings)
-        if inputs != scenario.plan:
+        if inputs != saved:  # a visit alone leaves the scenario (and its link) as it was
             state.set_edited(scenario.model_copy(update={"plan": inputs}))
     except InputError as exc:
         show_error(exc, "fix the layout to see memory and time.")

@@ -3,13 +3,15 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+from types import SimpleNamespace
 
 import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
 from engine.method2.formats import PEAK_KEYS
-from engine.trends.epoch_csv import MAX_ROWS, read_epoch_csv
+from engine.trends.combine import BOTH, EPOCH, SHIPPED, combine_runs
+from engine.trends.epoch_csv import MAX_ROWS, EpochImport, read_epoch_csv
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
 from engine.trends.hardware_trend import fit_hardware_trend, hardware_points
@@ -18,6 +20,7 @@ from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from engine.trends.reconcile import FLAG_FACTOR, UTILIZATION_SOURCE, reconcile_rows
+from engine.method2.utilization_priors import MIN_REPORTS, reports_from_epoch, summarise
 from engine.trends.runs_dataset import load_training_runs, runs_frame, runs_table
 from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery, domains_of, fit_trend, reference_line,
                                select_runs)
@@ -26,11 +29,23 @@ from ui import state
 from ui.thresholds import add_threshold_lines
 from ui.widgets import page_header, plain, say, show_error
 from ui.hardware_inputs import PEAK_LABELS
+from ui.charts import decades, show_chart
 
 MAX_UPLOAD_BYTES = 20_000_000
+MARKERS = {SHIPPED: ("circle", "#1f6feb", "FLOPscope's dataset"),
+           EPOCH: ("diamond", "#8250df", "Epoch AI (uploaded)"),
+           BOTH: ("square", "#1a7f37", "in both, counted once")}
 EPOCH_DATA = "trends_epoch_import"
 EPOCH_SEEN = "trends_epoch_seen"
 EPOCH_REFUSED = "trends_epoch_refused"
+
+def compact(imported: EpochImport, file: str) -> SimpleNamespace:
+    """What the session keeps of an import: the runs as one table (not an object per row), the counts,
+    and the rows that name their hardware (the reconciliation and the hardware page read them)."""
+    return SimpleNamespace(frame=runs_frame(imported.runs), rows_read=imported.rows_read, skipped=imported.skipped,
+                           skipped_by_reason=imported.skipped_by_reason, file=file,
+                           hardware_rows=imported.hardware_rows)
+
 
 page_header("Historical trends",
             "Training compute of notable runs against their publication date (log scale), fitted trends with "
@@ -55,37 +70,39 @@ with st.expander("Add Epoch AI's data (upload their CSV download)"):
             imported = read_epoch_csv(upload.getvalue()).require_runs()
             progress.progress(1.0, text="Done")
             # the session keeps a compact table and the counts, not one object per row
-            st.session_state[EPOCH_DATA] = {
-                "frame": runs_frame(imported.runs), "rows_read": imported.rows_read, "skipped": imported.skipped,
-                "skipped_by_reason": imported.skipped_by_reason, "file": upload.name,
-                "hardware_rows": imported.hardware_rows}
+            st.session_state[EPOCH_DATA] = compact(imported, upload.name)
         except InputError as exc:  # the earlier import, if any, stays
             st.session_state[EPOCH_REFUSED] = (upload.file_id, exc)
         progress.empty()
     refused = st.session_state.get(EPOCH_REFUSED)
     imported = st.session_state.get(EPOCH_DATA)
+    if isinstance(imported, EpochImport):  # put there whole (by a test, or an older session): compact it
+        imported = st.session_state[EPOCH_DATA] = compact(imported, "the uploaded file")
     if refused is not None and upload is not None and refused[0] == upload.file_id:
-        kept = (f"the earlier import ({len(imported['frame']):,} runs from {imported['file']}) is kept."
+        kept = (f"the earlier import ({len(imported.frame):,} runs from {imported.file}) is kept."
                 if imported is not None else "nothing was imported.")
         show_error(refused[1], f"the file was not used; {kept}")
     if imported is not None:
-        reasons = ", ".join(f"{k}: {v}" for k, v in imported["skipped_by_reason"].items()) or "none"
-        say("success", f"{len(imported['frame']):,} runs imported from {imported['rows_read']:,} rows of "
-                       f"{imported['file']}; {imported['skipped']:,} skipped ({reasons}).")
+        reasons = ", ".join(f"{k}: {v}" for k, v in imported.skipped_by_reason.items()) or "none"
+        say("success", f"{len(imported.frame):,} runs imported from {imported.rows_read:,} rows of "
+                       f"{imported.file}; {imported.skipped:,} skipped ({reasons}).")
 
 source_choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, key="trends_source",
                          disabled=imported is None,
                          format_func={"shipped": f"FLOPscope's dataset ({len(shipped)} runs)",
                                       "epoch": "the uploaded Epoch CSV", "both": "both"}.get)
-frames = []
-if source_choice in ("shipped", "both") or imported is None:
-    frames.append(shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
-                           "source_label"]])
+ours = shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
+                "source_label"]].assign(origin=SHIPPED)
 if imported is not None and source_choice in ("epoch", "both"):
-    epoch = imported["frame"].copy()
+    epoch = imported.frame.copy()
     epoch["source_label"] = "Epoch AI, Data on AI Models (uploaded CSV)"
-    frames.append(epoch)
-runs = pd.concat(frames, ignore_index=True).sort_values("decimal_year", kind="stable").reset_index(drop=True)
+    runs = combine_runs(ours, epoch) if source_choice == "both" else epoch.assign(origin=EPOCH)
+else:
+    runs = ours
+if source_choice == "both" and imported is not None:
+    twice = int((runs["origin"] == BOTH).sum())
+    st.caption(f"{len(runs):,} runs: {twice:,} are in both datasets and counted once (same name, dates within "
+               f"a year, FLOP within 10×), with FLOPscope's figure and source.")
 
 domains = domains_of(runs)
 c1, c2 = st.columns([1, 2])
@@ -96,11 +113,10 @@ window = c2.slider("Custom fit window (years)", first, last, (min(max(first, 201
 domain_filter = None if domain == "All" else domain
 shown = select_runs(runs, TrendQuery(domain=domain_filter))  # the fits' own domain match
 
-c1, c2 = st.columns([2, 1])
-named = c1.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
+named = st.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named",
                        default=["openai-2012-2018", "pre-deep-learning", "deep-learning"],
                        format_func=lambda k: NAMED_WINDOWS[k].label)
-frontier = c2.radio("Custom window fits", ["all", "records", "top_k"], key="trends_frontier",
+frontier = st.radio("Custom window fits", ["all", "records", "top_k"], horizontal=True, key="trends_frontier",
                     format_func={"all": "all runs", "records": "record-setters", "top_k": "top 3 per year"}.get)
 
 queries = {NAMED_WINDOWS[k].label: NAMED_WINDOWS[k].model_copy(update={"domain": domain_filter}) for k in named}
@@ -115,11 +131,14 @@ for label, query in queries.items():
 
 # ------------------------------------------------------------------ your estimate
 scenario = state.get()
-m1 = estimate_method1(scenario, strict=False).training_flop
+m1_estimate = estimate_method1(scenario, strict=False)
+m1 = m1_estimate.training_flop
+bands = {"Your estimate (method 1)": m1_estimate.training.interval if m1_estimate.training else None}
 m2 = None
 if scenario.hardware is not None:
     try:
-        m2 = estimate_method2(scenario.hardware).training_flop
+        m2_estimate = estimate_method2(scenario.hardware)
+        m2, bands["Your estimate (method 2)"] = m2_estimate.training_flop, m2_estimate.interval
     except InputError:
         m2 = None
 c1, c2 = st.columns([1, 2])
@@ -139,17 +158,25 @@ for label, flop in estimates.items():
                  f"({plain(placed.first_larger_run)} was the first larger one)")
     year_part = (f"; percentile {placed.percentile_in_year:.0f} among the {placed.n_runs_in_year} runs of {placed.year}"
                  if placed.percentile_in_year is not None else "")
-    c2.markdown(f"**{label}: {format_flop(flop)}** — {where}; rank {placed.rank} of {placed.n_runs + 1}{year_part}.")
+    band = bands.get(label)
+    band_part = (f" (90% interval {format_flop(band.low)} – {format_flop(band.high)}, {band.confidence})"
+                 if band is not None else "")
+    c2.markdown(f"**{label}: {format_flop(flop)}**{band_part} — {where}; rank {placed.rank} of {placed.n_runs + 1}"
+                f"{year_part}.")
 
 # ------------------------------------------------------------------ chart
 fig = go.Figure()
-fig.add_trace(go.Scatter(
-    x=shown["decimal_year"], y=shown["training_flop"], mode="markers", name="training runs",
-    marker=dict(size=7, color="#1f6feb", opacity=0.7),
-    # names and domains may come from an uploaded file: Plotly renders tags in hover text, so escape them
-    customdata=shown[["name", "publication_date", "source_label", "domain"]].astype(str).map(html.escape).to_numpy(),
-    hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
-                  "<br>source: %{customdata[2]}<extra></extra>"))
+for origin, (symbol, color, legend) in MARKERS.items():
+    part = shown[shown["origin"] == origin]
+    if part.empty:
+        continue
+    fig.add_trace(go.Scatter(
+        x=part["decimal_year"], y=part["training_flop"], mode="markers", name=f"{legend} ({len(part):,})",
+        marker=dict(size=7, color=color, opacity=0.75, symbol=symbol),
+        # names and domains may come from an uploaded file: Plotly renders tags in hover text, so escape them
+        customdata=part[["name", "publication_date", "source_label", "domain"]].astype(str).map(html.escape).to_numpy(),
+        hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
+                      "<br>source: %{customdata[2]}<extra></extra>"))
 colors = ["#d1242f", "#8250df", "#1a7f37", "#bc4c00", "#0550ae"]
 for i, (label, fit) in enumerate(fits.items()):
     xs = [fit.first_year, fit.last_year]
@@ -165,14 +192,17 @@ if anchor is not None:
                              name="Moore's law (2-year doubling)"))
 when_year = decimal_year_of(when)
 for label, flop in estimates.items():
-    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label,
+    band = bands.get(label)
+    error_y = (dict(type="data", symmetric=False, array=[band.high - flop], arrayminus=[flop - band.low],
+                    thickness=2, width=8) if band is not None else None)
+    fig.add_trace(go.Scatter(x=[when_year], y=[flop], mode="markers", name=label, error_y=error_y,
                              marker=dict(size=16, symbol="star", color="#cf222e" if "1" in label else "#fb8500",
                                          line=dict(width=1, color="black")),
                              hovertemplate=f"{label}<br>%{{y:.3e}} FLOP<extra></extra>"))
 add_threshold_lines(fig)
-fig.update_layout(height=520, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="training compute (FLOP)", xaxis_title="publication date",
-                  margin=dict(l=10, r=10, t=30, b=10), legend=dict(orientation="h", y=-0.15))
-st.plotly_chart(fig, width="stretch")
+fig.update_layout(height=520, yaxis_title="training compute (FLOP)", xaxis_title="publication date",
+                  legend=dict(orientation="h", y=-0.15))
+show_chart(decades(fig), "Training compute of notable runs (log scale)")
 
 if fits:
     table = pd.DataFrame([{
@@ -213,20 +243,20 @@ for i, key in enumerate(chosen):
                             line=dict(color=colors[i % len(colors)])))
     rows.append({"format": PEAK_LABELS.get(key, key), "chips": trend.n,
                  "doubling (months)": f"{trend.doubling_months:.3g}" if trend.doubling_months else "—"})
-hw.update_layout(height=400, yaxis_type="log", yaxis_exponentformat="power", yaxis_title="dense peak (FLOP/s)", margin=dict(l=10, r=10, t=30, b=10))
-st.plotly_chart(hw, width="stretch")
+hw.update_layout(height=400, yaxis_title="dense peak (FLOP/s)")
+show_chart(decades(hw), "Dense peak per chip over time (log scale)")
 if rows:
     st.dataframe(pd.DataFrame(rows), hide_index=True)
 st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")
 
 # ------------------------------------------------------------------ reconciliation
 st.subheader("Reported compute vs method 2, row by row")
-if imported is None or not imported["hardware_rows"]:
+if imported is None or not imported.hardware_rows:
     st.info("Upload an Epoch AI CSV above: every row that names its training hardware, chip count and training "
             "time is recomputed by method 2 (chips × hours × the chip's dense peak × utilization) and compared "
             "with the compute the row reports.")
 else:
-    result = reconcile_rows(imported["hardware_rows"], imported["rows_read"], db)
+    result = reconcile_rows(imported.hardware_rows, imported.rows_read, db)
     summary = result.summary
     cols = st.columns(5)
     cols[0].metric("Rows with hardware and time", f"{summary.rows_with_hardware:,}")
@@ -267,6 +297,17 @@ else:
                           yaxis_exponentformat="power", xaxis_title="reported training compute (FLOP)",
                           yaxis_title="method 2 (FLOP)", margin=dict(l=10, r=10, t=30, b=10))
         st.plotly_chart(rec, width="stretch")
+    priors = summarise(reports_from_epoch(imported.hardware_rows, db), db)
+    if priors:
+        st.markdown("**Reported utilization in this file, by chip generation and scale**")
+        st.dataframe(pd.DataFrame([{
+            "chip generation": p.generation, "scale": p.scale, "runs (n)": p.n, "median": p.median,
+            "25th–75th percentile": f"{100 * p.p25:.0f}–{100 * p.p75:.0f}%",
+            "min–max": f"{100 * p.minimum:.0f}–{100 * p.maximum:.0f}%", "runs": ", ".join(p.runs),
+        } for p in priors]), hide_index=True, width="stretch",
+            column_config={"median": st.column_config.NumberColumn(format="percent")})
+        st.caption(f"Groups of {MIN_REPORTS} runs or more are offered as utilization presets on the hardware page, "
+                   "with the runs they come from as the source.")
     st.caption("Method 2 = chips × hours × 3600 × dense peak of the chip's usual format × utilization (the row's, "
                f"else {UTILIZATION_SOURCE}). Beyond {FLAG_FACTOR:g}× is flagged; the likely cause is given where "
                "the row says so (a base model's compute included, hours that are chip-hours). A row naming "

@@ -23,3 +23,21 @@ def test_report_of_the_seed_with_a_hardware_run():
     assert "https://" in report.split("## Sources")[1]
     assert "<b>" not in report.splitlines()[0] and "\\|" in report.splitlines()[0]  # user text escaped
     assert '"chip": "nvidia-tesla-v100-sxm2"' in report  # the JSON that restores it
+
+
+def test_report_names_the_units_of_each_share_of_a_mixed_run():
+    """A 70/30 BF16/FP32 split: the BF16 share runs on tensor cores, FP32 on vector units (H100 SXM
+    datasheet: BF16 tensor 989.4 TFLOP/s dense, FP32 67 TFLOP/s)."""
+    data = presets()["seed-cnn-lstm"].scenario.model_dump(mode="json")
+    data["hardware"] = {"chip": "nvidia-h100-sxm", "chip_count": 8, "duration": 1, "duration_unit": "days",
+                        "utilization": 0.4, "mixed_precision": {"bf16": 0.7, "fp32": 0.3}}
+    report = markdown_report(parse_scenario(data))
+    hardware = next(line for line in report.splitlines() if line.startswith("- Hardware:"))
+    assert "no tensor cores" not in hardware
+    assert "BF16 70% on tensor cores (989.4 TFLOP/s)" in hardware
+    assert "FP32 30% on vector units (67 TFLOP/s)" in hardware
+    effective = 1 / (0.7 / 989.4e12 + 0.3 / 67e12)  # harmonic: fractions of the work
+    assert f"{8 * 86_400 * effective * 0.4:.3g}".replace("e+", "e") in report
+    energy = next(line for line in report.splitlines() if line.startswith("- Energy:"))
+    assert "kWh (" in energy or "MWh (" in energy
+    assert "e+" not in energy

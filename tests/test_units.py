@@ -26,3 +26,20 @@ def test_format_duration():
 def test_latex_number():
     assert latex_number(2.942e10) == r"2.942 \times 10^{10}"
     assert latex_number(3) == "3"
+
+
+def test_display_rules_scale_counts_energy_and_co2():
+    from engine.units import (PF_DAYS, format_chip_hours, format_co2_kg, format_count, format_energy_kwh,
+                              format_number, plural)
+
+    assert format_chip_hours(1024 * 30 * 24) == "737k chip-hours"      # 737,280
+    assert format_chip_hours(2048 * 24 * 60) == "2.95M chip-hours"     # 2,949,120
+    assert format_chip_hours(1) == "1 chip-hour"
+    assert format_count(999.4) == "999" and format_count(999_600) == "1M"
+    assert format_energy_kwh(820) == "820 kWh"
+    assert format_energy_kwh(737_280 * 0.7 * 1.1) == "568 MWh"       # 567,706 kWh
+    assert format_energy_kwh(1.2e6) == "1.2 GWh"
+    assert format_co2_kg(41.2) == "41.2 kg CO₂" and format_co2_kg(2.7e5) == "270 t CO₂"
+    assert format_number(9.7) == "9.7" and format_number(78.0) == "78" and format_number(1979) == "1,979"
+    assert plural(1, "chip") == "1 chip" and plural(8, "chip") == "8 chips" and plural(2.5, "chip") == "2.5 chips"
+    assert PF_DAYS == "PF-days"

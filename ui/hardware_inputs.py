@@ -1,4 +1,9 @@
-"""The hardware picker shared by the hardware and precision pages: which peak, which format."""
+"""The hardware picker shared by the hardware and precision pages: which peak, which format.
+
+Both pages edit the ONE hardware run of the scenario with the same controls (same widget keys): the
+chip, the number format (or a mixed split), tensor cores and the fallback. A page that is entered
+rebinds them to the scenario (``state.enter_page``), so an edit made on one page is what the other shows.
+"""
 from __future__ import annotations
 
 import streamlit as st
@@ -7,6 +12,7 @@ from engine.method2.formats import PEAK_FORMATS
 from engine.method2.hardware_db import HardwareDB
 from engine.units import TERA
 from engine.errors import InputError, quoted
+from engine.method2.chip_search import search_chips
 from ui import state
 from ui.text import plain
 
@@ -45,16 +51,12 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
                       format_func=SOURCES.get)
     spec: dict = {}
     if source == "chip":
-        ids = [c.id for c in db.chips]
-        current, replaced = known_chip(run.get("chip"), db, DEFAULT_CHIP)
-        chip_id = st.selectbox("Chip (type to search)", ids, key=state.bind("hw_chip", current, replaced=replaced),
-                               format_func=lambda i: f"{db.chip(i).name} — {db.chip(i).vendor}, "
-                                                     f"{db.chip(i).release_date[:4]}")
-        state.replaced_notice("hw_chip")
+        chip_id = chip_picker(run.get("chip"), db)
         spec["chip"] = chip_id
         chip = db.chip(chip_id)
         peaks = ", ".join(f"{PEAK_LABELS.get(k, k)} {v / TERA:,.4g}" for k, v in chip.peaks.available().items())
-        st.caption(plain(f"{chip.name}: {peaks} (TFLOP/s, dense) · memory {chip.memory_gb or '?'} GB · "
+        st.caption(plain(f"{chip.name}: {peaks} (TFLOP/s, dense) · usual training format "
+                         f"{PEAK_LABELS.get(chip.usual_format, chip.usual_format)} · memory {chip.memory_gb or '?'} GB · "
                          f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}"))
         if chip.notes:
             st.caption(plain(chip.notes))
@@ -90,22 +92,62 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
                                               key=state.bind("hw_class", run.get("hardware_class", "data_center")))
         st.caption("The peak of a typical chip of that year and class, from the trend of the database's chips "
                    "(with its 90% band), not a plain mean of that year's launches.")
+    spec.update(format_inputs(run))
+    return spec
+
+
+FALLBACK_LABEL = "Fall back to the nearest slower format"
+FALLBACK_HELP = ("If the chip lacks the format (a V100 has no BF16), use the nearest slower peak it has, "
+                 "flagged with the result, instead of stopping with an error.")
+TENSOR_LABEL = "Tensor cores used"
+
+
+def chip_picker(current: str | None, db: HardwareDB, *, label: str = "Chip") -> str:
+    """A search field and the chips it matches, exact names first (``engine.method2.chip_search``)."""
+    ids = [c.id for c in db.chips]
+    current, replaced = known_chip(current, db, DEFAULT_CHIP)
+    c1, c2 = st.columns([1, 2])
+    query = c1.text_input("Find a chip", key="hw_chip_search", placeholder="e.g. H100, TPU v4, MI300X",
+                          help="Exact names first, then names starting with what you typed.")
+    matches = [c.id for c in search_chips(db, query)] or ids
+    key = state.bind("hw_chip", current, replaced=replaced)
+    if st.session_state.get(key) not in matches:
+        st.session_state[key] = matches[0]
+    chip_id = c2.selectbox(f"{label} ({len(matches)} of {len(ids)})" if query.strip() else label, matches, key=key,
+                           format_func=lambda i: f"{db.chip(i).name} — {db.chip(i).vendor}, "
+                                                 f"{db.chip(i).release_date[:4]}")
+    state.replaced_notice(key)
+    return chip_id
+
+
+def format_inputs(run: dict, *, mixed_here: bool = False) -> dict:
+    """Number format (or the mixed split, edited on the precision page), tensor cores and the fallback:
+    the same three controls on both pages."""
+    spec: dict = {}
     c1, c2, c3 = st.columns(3)
     mixed = run.get("mixed_precision")
-    if mixed:
+    if mixed and not mixed_here:
         c1.info("Mixed precision: " + ", ".join(f"{FORMAT_LABELS[k]} {100 * v:.0f}%" for k, v in mixed.items())
                 + " (set on the Precision page)")
         spec["mixed_precision"] = mixed
         spec["split_basis"] = run.get("split_basis", "work")
-    else:
+    elif not mixed:
         choice = c1.selectbox("Number format trained in", [AUTO_FORMAT, *list(FORMAT_LABELS)[:-1]],
                               key=state.bind("hw_precision", run.get("precision") or AUTO_FORMAT),
                               format_func=lambda f: "the chip's usual format" if f == AUTO_FORMAT else FORMAT_LABELS[f])
         if choice != AUTO_FORMAT:
             spec["precision"] = choice
-    auto = "precision" not in spec and "mixed_precision" not in spec
-    spec["tensor_cores"] = c2.checkbox("Tensor cores used", key=state.bind("hw_tensor", run.get("tensor_cores", True)),
+    auto = "precision" not in spec and "mixed_precision" not in spec and not mixed_here
+    spec["tensor_cores"] = c2.checkbox(TENSOR_LABEL, key=state.bind("hw_tensor", run.get("tensor_cores", True)),
                                        disabled=auto, help="With the chip's usual format, its default decides.")
-    spec["allow_fallback"] = c3.checkbox("If the chip lacks the format, use the nearest slower one (flagged)",
+    spec["allow_fallback"] = c3.checkbox(FALLBACK_LABEL, help=FALLBACK_HELP,
                                          key=state.bind("hw_fallback", run.get("allow_fallback", False)))
     return spec
+
+
+def hardware_error(exc: InputError) -> None:
+    """A method-2 error in the words of the controls on the page (the engine's names the CLI's flags)."""
+    reason = exc.reason.replace("set allow_fallback (CLI: --allow-fallback)", f"tick “{FALLBACK_LABEL}”")
+    reason = reason.replace("turn tensor cores off", f"untick “{TENSOR_LABEL}”")
+    reason = reason.replace("turn tensor cores on", f"tick “{TENSOR_LABEL}”")
+    st.error(plain(f"{exc.field}: {reason}"))

@@ -24,6 +24,12 @@ STARTER_VALUES: dict[str, dict] = {
     "transformer_block": {"heads": 8},
     "position_embedding": {"max_positions": 2048},
     "lm_head": {"vocab_size": 32_000},
+    "token_type_embedding": {"types": 2},
+    "relative_position_bias": {"buckets": 32, "heads": 8},
+    "decoder_input": {"length": 128},
+    "residual": {"body": [{"type": "activation"}]},
+    "branches": {"branches": [[], [{"type": "activation"}]]},
+    "repeat": {"times": 2, "layers": [{"type": "activation"}]},
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 
@@ -88,8 +94,9 @@ def layer_form(layer: dict, key_prefix: str):
     kind = KIND_BY_TYPE[layer["type"]]
     edited: dict = {"type": layer["type"]}
     fields = [(n, f) for n, f in kind.model_fields.items() if n not in HIDDEN_FIELDS]
-    columns = st.columns(3)
     for i, (name, info) in enumerate(fields):
+        if i % 3 == 0:  # a row of three at a time: on a phone the fields stack in reading order
+            columns = st.columns(3)
         widget, choices, optional = _widget_kind(info.annotation)
         current = layer.get(name, info.default)
         label = name.replace("_", " ")

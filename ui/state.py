@@ -26,6 +26,8 @@ REPLACED = "replaced_values"
 """widget key → (value shown, sentence): a value from the scenario the widget could not show as it was."""
 DEFAULT_PRESET = "seed-cnn-lstm"
 SHOWN_TOKEN_CHARS = 20_000
+PRESET = "scenario_preset"
+"""The preset the scenario was loaded from, or None (scratch, a config, an upload, a link)."""
 
 
 def default_scenario() -> Scenario:
@@ -47,7 +49,12 @@ def init() -> None:
             logging.getLogger("flopscope").exception("share link could not be decoded")
             st.session_state[LINK_FAILED] = {"reason": "link: it could not be read", "token": str(token)}
     st.session_state[SCENARIO] = scenario
+    st.session_state[PRESET] = DEFAULT_PRESET if scenario is default_scenario() else None
     st.session_state[REV] = 0
+
+
+def loaded_preset() -> str | None:
+    return st.session_state.get(PRESET)
 
 
 def get() -> Scenario:
@@ -58,12 +65,25 @@ def rev() -> int:
     return st.session_state[REV]
 
 
-def replace(scenario: Scenario) -> None:
-    """A new scenario from outside the widgets: widgets rebind to it (the user acted: a failed link's
-    notice goes)."""
+def replace(scenario: Scenario, preset: str | None = None) -> None:
+    """A new scenario from outside the widgets: widgets rebind to it. ``preset``: the preset it comes
+    from (None: scratch, a config build, an upload), which the preset picker then shows. The user acted:
+    a failed link's notice goes."""
     st.session_state[SCENARIO] = scenario
+    st.session_state[PRESET] = preset
     st.session_state[REV] += 1
     st.session_state.pop(LINK_FAILED, None)
+
+
+PAGE = "_current_page"
+
+
+def enter_page(name: str) -> None:
+    """On arriving at a page from another, its widgets rebind to the scenario: an edit made on one page
+    (the hardware run on the precision page, say) is what the next page shows and keeps."""
+    if st.session_state.get(PAGE) != name:
+        st.session_state[PAGE] = name
+        st.session_state[REV] += 1
 
 
 def set_edited(scenario: Scenario) -> None:
@@ -123,6 +143,19 @@ def show_notice() -> None:
     if st.button("Dismiss this notice", key="link_notice_dismiss"):
         st.session_state.pop(LINK_FAILED, None)
         st.rerun()
+
+
+FIRST_RUN = "_hardware_run_first_shown"
+
+
+def hardware_entered(page: str, run: dict) -> bool:
+    """Whether ``run`` (what a page's controls hold) is the user's: the scenario already has a run, or the
+    controls changed since the page first showed the example run. Until then the example is not written
+    into the scenario, and method 2 is not compared with method 1."""
+    if get().hardware is not None:
+        return True
+    first = st.session_state.setdefault(FIRST_RUN, {}).setdefault(page, run)
+    return run != first
 
 
 def hardware_run() -> dict:

@@ -1,58 +1,129 @@
-"""'From a Hugging Face config.json': build the layers, and show the standard formulas beside them."""
+"""'From a Hugging Face config.json': a model from the library, a pasted or uploaded config.json, or one
+downloaded by model id; build the layers, and show the standard formulas beside them."""
 from __future__ import annotations
 
 import pandas as pd
 import streamlit as st
 
-from engine.errors import InputError
-from engine.llm.config import load_hf_config_text
+from engine.errors import InputError, parse_input
+from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
 from engine.llm.estimate import TransformerRun, estimate_transformer
-from engine.errors import parse_input
-from engine.scenario import MAX_SCENARIO_BYTES
+from engine.llm.hub import fetch_config_text
+from engine.llm.library import library_model, library_models
 from engine.units import format_flop
 from ui import state
 from ui.text import plain
 from ui.widgets import show_error
 
 ESTIMATE = "hf_estimate"
-EXAMPLE = ('{"model_type": "llama", "hidden_size": 4096, "intermediate_size": 11008, "num_hidden_layers": 32,\n'
-           ' "num_attention_heads": 32, "num_key_value_heads": 32, "vocab_size": 32000,\n'
-           ' "max_position_embeddings": 4096, "tie_word_embeddings": false}')
+HUB_TEXT = "hf_hub_text"
+SOURCES = {"library": "the model library", "paste": "a config.json (paste or upload)", "hub": "a Hub model id"}
+EXAMPLE = ('{"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 4096,\n'
+           ' "intermediate_size": 11008, "num_hidden_layers": 32, "num_attention_heads": 32,\n'
+           ' "num_key_value_heads": 32, "vocab_size": 32000, "max_position_embeddings": 4096,\n'
+           ' "tie_word_embeddings": false}')
+
+
+def _library_tokens() -> None:
+    """A newly picked library model brings its published token count, where there is one."""
+    model = library_model(st.session_state["hf_model"])
+    if model.training_tokens:
+        st.session_state["hf_tokens"] = float(model.training_tokens)
+
+
+def _config_source(source: str):
+    """(JSON text or a decoded config, name) from the chosen source; None until there is one."""
+    if source == "library":
+        ids = [m.id for m in library_models()]
+        model_id = st.selectbox("Pick a model", ids, key="hf_model", on_change=_library_tokens,
+                                format_func=lambda i: library_model(i).label)
+        model = library_model(model_id)
+        st.caption(f"config.json written from {model.source}"
+                   + (f" · training tokens {model.training_tokens:.3g}: {model.training_tokens_source}"
+                      if model.training_tokens else " · no published token count")
+                   + (f" · {model.note}" if model.note else ""))
+        return model.config, model.name
+    if source == "paste":
+        c1, c2 = st.columns([3, 2])
+        text = c1.text_area("config.json text", value=EXAMPLE, height=150, key="hf_text",
+                            max_chars=MAX_CONFIG_BYTES)
+        upload = c2.file_uploader("or upload config.json", type=["json"], key="hf_upload",
+                                  help=f"A Hugging Face config.json (at most {MAX_CONFIG_BYTES // 1000:,} kB); "
+                                       "it replaces the pasted text.")
+        if upload is not None:
+            if upload.size > MAX_CONFIG_BYTES:
+                raise InputError("upload", f"larger than {MAX_CONFIG_BYTES:,} bytes")
+            return upload.getvalue(), upload.name
+        return text, "config.json"
+    c1, c2 = st.columns([3, 1])
+    model_id = c1.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-8B", key="hf_hub_id", max_chars=200)
+    c2.write("")
+    if c2.button("Download config.json", width="stretch"):
+        st.session_state.pop(HUB_TEXT, None)
+        with st.spinner("Asking the Hub for config.json (10 s at most)…"):
+            st.session_state[HUB_TEXT] = (model_id, fetch_config_text(model_id))
+    fetched = st.session_state.get(HUB_TEXT)
+    if fetched:
+        st.caption(plain(f"Downloaded config.json of {fetched[0]} ({len(fetched[1]):,} bytes); only that file."))
+        return fetched[1], fetched[0]
+    st.caption("Only config.json is downloaded (no weights). Offline servers: upload the file instead.")
+    return None
 
 
 def transformer_panel() -> None:
     with st.expander("Transformers: build from a Hugging Face config.json, compare 6ND, PaLM and Megatron-LM"):
-        text = st.text_area("config.json (GPT-2/GPT-J/NeoX/OPT or LLaMA/Mistral/Mixtral/Qwen2 keys)", value=EXAMPLE,
-                            height=130, key="hf_text", max_chars=MAX_SCENARIO_BYTES)
-        c1, c2, c3 = st.columns([1, 1, 1])
-        tokens = c1.number_input("Training tokens D", min_value=0.0, value=2e12, format="%.4e", key="hf_tokens")
+        source = st.radio("Config from", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="hf_source")
+        try:
+            picked = _config_source(source)
+        except InputError as exc:
+            show_error(exc)
+            picked = None
+        lenient = st.checkbox("Count a config with keys the reader does not know (they are listed, and may "
+                              "change the count)", key="hf_lenient", disabled=source == "library")
+        c1, c2, c3, c4 = st.columns(4)
+        st.session_state.setdefault("hf_tokens", float(library_models()[0].training_tokens or 2e12))
+        tokens = c1.number_input("Training tokens D", min_value=0.0, format="%.4e", key="hf_tokens")
         seq = c2.number_input("Sequence length T (0 = the config's context)", min_value=0, step=1, value=0,
                               key="hf_seq")
-        c3.write("")
-        if c3.button("Build the layers from this config", width="stretch"):
+        decoder_seq = c3.number_input("Decoder length (T5/BART; 0 = T)", min_value=0, step=1, value=0,
+                                      key="hf_decoder_seq")
+        c4.write("")
+        if c4.button("Build the layers from this config", width="stretch", disabled=picked is None):
+            config_data, name = picked
             try:
-                config = load_hf_config_text(text, source="config")
-                run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None})
+                if isinstance(config_data, dict):
+                    config = read_hf_config(config_data, source="config")
+                else:
+                    config = load_hf_config_text(config_data, source="config", lenient=lenient)
+                run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None,
+                                                   "decoder_seq_len": decoder_seq or None})
                 estimate = estimate_transformer(config, run)
-                scenario = config.scenario(tokens, seq or None, name=f"{config.model_type} from config.json")
+                scenario = config.scenario(tokens, seq or None, name=f"{name} ({config.architecture_name})",
+                                           decoder_seq_len=decoder_seq or None)
             except InputError as exc:
                 show_error(exc)
             else:
                 st.session_state[ESTIMATE] = estimate.as_dict()
                 state.replace(scenario)
                 st.rerun()
-        shown = st.session_state.get(ESTIMATE)
-        if shown:
-            st.markdown(f"**As built from the config** ({plain(shown['model_type'])}, {shown['tokens']:.3g} tokens, "
-                        f"T = {shown['seq_len']}): parameters {shown['params']:,} "
-                        f"(non-embedding {shown['non_embedding_params']:,}; active non-embedding "
-                        f"{shown['active_non_embedding_params']:,}); detailed count "
-                        f"{format_flop(shown['training_flop'])}.")
-            table = pd.DataFrame([{
-                "formula": f["label"], "training compute": format_flop(f["training_flop"]),
-                "vs detailed count": (f"{f['vs_detailed_percent']:+.1f}%" if f["vs_detailed_percent"] is not None
-                                      else "—"),
-                "assumptions": f["assumptions"], "source": f["source"],
-                "caveats": "; ".join(f["caveats"]),
-            } for f in shown["formula_details"]])
-            st.dataframe(table, hide_index=True, width="stretch")
+        _show(st.session_state.get(ESTIMATE))
+
+
+def _show(shown: dict | None) -> None:
+    if not shown:
+        return
+    if shown.get("ignored_keys"):
+        st.warning(plain("Not read (counted as if absent): " + ", ".join(shown["ignored_keys"])))
+    lengths = f"T = {shown['seq_len']}" + (f", decoder {shown['decoder_seq_len']}" if shown.get("decoder_seq_len")
+                                            else "")
+    st.markdown(plain(f"As built from the config ({shown['architecture'] or shown['model_type']}, "
+                      f"{shown['tokens']:.3g} tokens, {lengths}): parameters {shown['params']:,} "
+                      f"(non-embedding {shown['non_embedding_params']:,}; active non-embedding "
+                      f"{shown['active_non_embedding_params']:,}); detailed count "
+                      f"{format_flop(shown['training_flop'])}."))
+    table = pd.DataFrame([{
+        "formula": f["label"], "training compute": format_flop(f["training_flop"]),
+        "vs detailed count": (f"{f['vs_detailed_percent']:+.1f}%" if f["vs_detailed_percent"] is not None else "—"),
+        "assumptions": f["assumptions"], "source": f["source"], "caveats": "; ".join(f["caveats"]),
+    } for f in shown["formula_details"]])
+    st.dataframe(table, hide_index=True, width="stretch")

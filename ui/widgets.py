@@ -3,7 +3,8 @@ from __future__ import annotations
 
 import streamlit as st
 
-from ui import state
+from engine.units import format_flop, format_pf_days
+from ui import state, style
 from ui.text import plain
 
 
@@ -36,5 +37,21 @@ def page_header(title: str, caption: str) -> None:
     """Title and what the page computes; the session's scenario (from the link on a first visit)."""
     st.title(title)
     st.caption(caption)
+    style.apply()
     state.init()
+    state.enter_page(title)
     state.show_notice()
+
+
+def summary_bar(estimate, stale: bool = False) -> None:
+    """One line with the training compute (and its range), PF-days and the forward FLOP, kept in view
+    by the page's sticky container; marked stale while an error is being fixed."""
+    if estimate is None or estimate.training is None:
+        st.markdown("**Training compute: —** · give the training setup (or fix the error) to get it")
+        return
+    tr = estimate.training
+    interval = getattr(tr, "interval", None)
+    span = f" (90% range {format_flop(interval.low)} – {format_flop(interval.high)})" if interval else ""
+    st.markdown(f"**Training compute: {format_flop(tr.training_flop)}**{span} · {format_pf_days(tr.pfs_days)} · "
+                f"forward {format_flop(estimate.forward_flop)} per example"
+                + (" · :orange[stale: the last valid layer list]" if stale else ""))

@@ -1,7 +1,9 @@
 """``python -m engine <command>``: each command lives in ``engine/cli/<name>.py``.
 
 A command module has ``register(subparsers)``, which adds its parser and sets ``run(args) -> object``;
-the result is printed as JSON. Bad input exits 2 with one line on stderr, never a traceback.
+the result is printed as text (aligned tables, units, the formula line: ``engine/cli/text.py``) when
+stdout is a terminal, as JSON otherwise; ``--format text|json`` chooses. Bad input exits 2 with one
+line on stderr, never a traceback.
 """
 from __future__ import annotations
 
@@ -16,18 +18,10 @@ from pydantic import ValidationError
 
 from engine.errors import InputError, from_validation_error
 
-COMMAND_MODULES = (
-    "engine.cli.flops",
-    "engine.cli.schema",
-    "engine.cli.chips",
-    "engine.cli.hardware",
-    "engine.cli.trend",
-    "engine.cli.reconcile",
-    "engine.cli.transformer",
-    "engine.cli.optimal",
-    "engine.cli.memory",
-    "engine.cli.plan",
-)
+COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
+            "optimal", "memory", "plan")
+"""Each lives in ``engine/cli/<command>.py``; a run imports only its own module (start-up stays light)."""
+COMMAND_MODULES = tuple(f"engine.cli.{name}" for name in COMMANDS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -52,17 +46,48 @@ def _finite(value):
     return value
 
 
-def build_parser() -> argparse.ArgumentParser:
+def build_parser(only: str | None = None) -> argparse.ArgumentParser:
+    """The parser of every command, or of ``only`` that one (the others' modules are not imported)."""
     parser = _Parser(prog="python -m engine", description="FLOPscope: training compute estimates.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
+    for name in COMMANDS if only is None else (only,):
+        importlib.import_module(f"engine.cli.{name}").register(sub)
+    for command in sub.choices.values():
+        command.add_argument("--format", choices=FORMATS, default=None,
+                             help="text: aligned tables with units and the formula (default on a terminal); "
+                                  "json: machine-readable (default when the output is a pipe or a file)")
     return parser
+
+
+FORMATS = ("text", "json")
+
+
+def output_format(requested: str | None, stream=None) -> str:
+    """``requested``, else text on a terminal and JSON in a pipe or a file."""
+    if requested:
+        return requested
+    stream = stream or sys.stdout
+    try:
+        return "text" if stream.isatty() else "json"
+    except (AttributeError, ValueError):
+        return "json"
+
+
+def render(command: str, result, fmt: str) -> str:
+    """The result as the chosen format's text."""
+    if fmt == "text":
+        from engine.cli.text import TEXT
+
+        if command in TEXT:
+            return TEXT[command](_finite(result))
+    return json.dumps(_finite(result), indent=2, default=_json_default)
 
 
 def main(argv: list[str] | None = None) -> int:
     try:
-        args = build_parser().parse_args(argv)
+        words = sys.argv[1:] if argv is None else list(argv)
+        first = next((w for w in words if not w.startswith("-")), None)
+        args = build_parser(first if first in COMMANDS else None).parse_args(words)
         result = args.run(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
@@ -78,7 +103,7 @@ def main(argv: list[str] | None = None) -> int:
               "command line)", file=sys.stderr)
         return 1
     try:
-        print(json.dumps(_finite(result), indent=2, default=_json_default))
+        print(render(args.command, result, output_format(getattr(args, "format", None))))
         sys.stdout.flush()
     except BrokenPipeError:  # the reader (e.g. `| head`) stopped reading: not an error of ours
         sys.stdout = open(os.devnull, "w")

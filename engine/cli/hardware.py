@@ -54,6 +54,9 @@ def _hardware(args) -> dict:
     out = estimate.model_dump(mode="json")
     out.update({
         "chip": estimate.peak.chip_id, "hardware": estimate.peak.hardware_name,
+        # the peak's own fields, flat for scripts (the estimate keeps them in ``peak`` only)
+        "peak_flop_per_s": estimate.peak.peak_flop_per_s, "precision": estimate.peak.precision,
+        "tensor_cores": estimate.peak.tensor_cores, "fallback_used": estimate.peak.fallback_used,
         "fallback": "; ".join(estimate.peak.fallbacks) or None,
         "format_note": (f"assumed {estimate.peak.assumed_format}; set --precision to change"
                         if estimate.peak.assumed_format else None),

@@ -4,17 +4,13 @@ it fits the chip."""
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-from engine.cli.files import read_text_file
 from engine.errors import InputError, parse_input, quoted
-from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
-from engine.method2.hardware_db import load_hardware_db
-from engine.plan.layout import Layout, MemoryOptions, PlanInputs
-from engine.plan.memory import GB, fewest_chips, memory_per_chip
-from engine.plan.model import PlanModel, plan_model, scenario_model, scenario_tokens
-from engine.plan.published_runs import PUBLISHED_RUNS
-from engine.presets import presets
-from engine.scenario import load_scenario_text
+
+if TYPE_CHECKING:  # the engine modules are imported when a command runs: `python -m engine` starts fast
+    from engine.plan.layout import Layout, MemoryOptions, PlanInputs
+    from engine.plan.model import PlanModel
 
 _INTS = ("dp", "tp", "pp", "ep", "micro_batch", "global_batch", "virtual_stages")
 
@@ -40,6 +36,13 @@ class Loaded:
 
 def load_model(args) -> Loaded:
     """The model from --config, --model or a scenario file."""
+    from engine.cli.files import read_text_file
+    from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+    from engine.plan.model import plan_model, scenario_model, scenario_tokens
+    from engine.plan.published_runs import PUBLISHED_RUNS
+    from engine.presets import presets
+    from engine.scenario import load_scenario_text
+
     seq_len = _number(args.seq_len)
     if seq_len is not None and (isinstance(seq_len, str) or not 1 <= seq_len <= 10**7):
         raise InputError("seq_len", f"{str(args.seq_len)[:40]!r} is not a whole number from 1 to 10,000,000")
@@ -70,6 +73,8 @@ def load_model(args) -> Loaded:
 
 def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, MemoryOptions]:
     """The layout and options the flags give, on top of a scenario's saved plan (flags win)."""
+    from engine.plan.layout import Layout, MemoryOptions
+
     data = saved.layout.model_dump() if saved else {}
     data.update({k: _number(getattr(args, k)) for k in _INTS if getattr(args, k, None) is not None})
     if args.sequence_parallel:
@@ -87,6 +92,9 @@ def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, M
 
 
 def _memory(args) -> dict:
+    from engine.method2.hardware_db import load_hardware_db
+    from engine.plan.memory import GB, fewest_chips, memory_per_chip
+
     loaded = load_model(args)
     model = loaded.model
     layout, options = layout_and_options(args, loaded.saved)

@@ -12,11 +12,16 @@ from engine.cli.memory import (
 )
 from engine.cli.transformer import parse_count
 from engine.errors import InputError, parse_input
-from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
-from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
+
+DEFAULT_KERNEL_EFFICIENCY = 0.7
+"""engine.plan.layout.DEFAULT_KERNEL_EFFICIENCY, for the help text without importing the engine at start-up
+(a test checks they agree)."""
 
 
-def _settings(args, loaded: Loaded) -> PlanSettings:
+def _settings(args, loaded: Loaded):
+    from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
+    from engine.plan.run_plan import PlanSettings
+
     tokens = parse_count(args.tokens, "tokens") if args.tokens is not None else loaded.tokens
     saved = loaded.saved
     k = saved.kernel_efficiency if saved else DEFAULT_KERNEL_EFFICIENCY
@@ -33,6 +38,8 @@ def _settings(args, loaded: Loaded) -> PlanSettings:
 
 
 def _plan(args) -> dict:
+    from engine.plan.run_plan import plan_run, sweep_layouts
+
     loaded = load_model(args)
     model = loaded.model
     settings = _settings(args, loaded)

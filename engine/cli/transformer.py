@@ -1,5 +1,7 @@
-"""``transformer --config CONFIG.json --tokens D [--seq-len T]``: a language model's training FLOP,
-by the detailed count and by the published formulas."""
+"""``transformer (--config CONFIG.json | --model ID) [--tokens D] [--seq-len T] [--decoder-seq-len T_dec]``:
+a language model's training FLOP, by the detailed count and by the published formulas. ``--model`` picks a
+config from the shipped library (``--list-models`` prints them), whose published training tokens are
+the default D."""
 from __future__ import annotations
 
 import math
@@ -9,7 +11,8 @@ import re
 from engine.cli.files import read_text_file
 from engine.method1.conventions import CONVENTIONS
 from engine.errors import InputError, parse_input, quoted
-from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text
+from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+from engine.llm.library import library_model, library_models
 from engine.llm.estimate import TransformerRun, estimate_transformer
 
 _SUFFIXES = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
@@ -28,19 +31,50 @@ def parse_count(text: str, field: str) -> float:
 
 
 def _transformer(args):
-    config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
-    run = parse_input(TransformerRun, {"tokens": parse_count(args.tokens, "tokens"), "seq_len": args.seq_len,
+    if args.list_models:
+        return {"models": [{"id": m.id, "name": m.name, "family": m.family, "source": m.source,
+                            "training_tokens": m.training_tokens} for m in library_models()]}
+    if (args.config is None) == (args.model is None):
+        raise InputError("arguments", "give exactly one of --config FILE or --model ID (see --list-models)")
+    tokens = None
+    if args.model is not None:
+        model = library_model(args.model)
+        config = read_hf_config(model.config, source=f"model {model.id}")
+        tokens = model.training_tokens
+    else:
+        config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES), lenient=args.lenient)
+    if args.tokens is not None:
+        tokens = parse_count(args.tokens, "tokens")
+    if tokens is None:
+        raise InputError("tokens", "give --tokens (this library model has no published token count)")
+    run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": args.seq_len,
+                                       "decoder_seq_len": args.decoder_seq_len,
                                        "convention": args.convention, "causal_count": args.causal_count})
-    return estimate_transformer(config, run).as_dict(layers=args.layers)
+    out = estimate_transformer(config, run).as_dict(layers=args.layers)
+    if args.model is not None:
+        out |= {"model": model.id, "config_source": model.source,
+                "training_tokens_source": model.training_tokens_source if args.tokens is None else None}
+    return out
 
 
 def register(sub) -> None:
     p = sub.add_parser("transformer", help="a language model's training FLOP from its Hugging Face config.json")
-    p.add_argument("--config", required=True, help="config.json (GPT-2/GPT-J/GPT-NeoX/OPT/LLaMA/Mistral/"
-                                                   "Mixtral/Qwen2 keys)")
-    p.add_argument("--tokens", required=True, help="training tokens D: 300e9, 300B, 1.4T")
+    p.add_argument("--config", default=None, help="config.json (model_type: llama, mistral, mixtral, qwen2, "
+                                                  "qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi3, "
+                                                  "falcon, olmo, olmo2, deepseek_v2, deepseek_v3, gpt_oss, "
+                                                  "starcoder2, bloom, mpt, gpt2, gptj, gpt_neox, opt, bert, "
+                                                  "roberta, t5, bart)")
+    p.add_argument("--model", default=None, help="a model of the shipped library by id (e.g. llama-3.1-8b)")
+    p.add_argument("--list-models", action="store_true", help="print the library's models and exit")
+    p.add_argument("--tokens", default=None, help="training tokens D: 300e9, 300B, 1.4T (default with --model: "
+                                                  "the published count, where there is one)")
     p.add_argument("--seq-len", type=int, default=None, help="training sequence length T (default: the "
-                                                             "config's context length)")
+                                                             "config's context length); the encoder's for T5/BART")
+    p.add_argument("--decoder-seq-len", type=int, default=None,
+                   help="encoder-decoder models (T5, BART): decoder tokens per sequence (default: --seq-len)")
+    p.add_argument("--lenient", action="store_true",
+                   help="count a config with keys the reader does not know, listing them in ignored_keys "
+                        "(by default such a key is an error)")
     p.add_argument("--convention", choices=CONVENTIONS, default="matmul")
     p.add_argument("--causal-count", choices=("full", "half"), default=None,
                    help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "

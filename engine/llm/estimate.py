@@ -24,6 +24,8 @@ class TransformerRun(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     tokens: Annotated[float, Field(gt=0, le=MAX_TOKENS, allow_inf_nan=False)]
     seq_len: Size | None = None
+    decoder_seq_len: Size | None = Field(None, description="Encoder–decoder models: decoder tokens per "
+                                                           "sequence (default seq_len).")
     convention: Convention = "matmul"
     causal_count: Literal["full", "half"] | None = Field(
         None, description="full: every score of QKᵀ and AV, as FlopCounterMode and PaLM count; half: only "
@@ -64,9 +66,11 @@ class TransformerEstimate:
     def as_dict(self, layers: bool = False) -> dict:
         arch = self.architecture
         out = {
-            "model_type": self.config.model_type, "convention": arch.convention,
+            "model_type": self.config.model_type, "architecture": self.config.architecture_name,
+            "ignored_keys": list(self.config.ignored_keys), "convention": arch.convention,
             "causal_count": self.config.block.causal_count, "tokens": self.run.tokens, "seq_len": self.seq_len,
-            "sequences": self.training.examples,
+            "decoder_seq_len": (self.run.decoder_seq_len or self.seq_len) if self.config.encoder else None,
+            "sequences": self.training.total_examples,
             "params": arch.params, "non_embedding_params": self.non_embedding_params,
             "embedding_params": self.config.vocabulary_params,
             "active_params": arch.active_params, "active_non_embedding_params": self.active_non_embedding_params,
@@ -82,24 +86,35 @@ class TransformerEstimate:
         return out
 
 
+def with_causal_count(config: TransformerConfig, causal_count: str) -> TransformerConfig:
+    """The same model with every causal block's attention counted ``causal_count`` (encoders keep theirs)."""
+    def block(b):
+        return b.model_dump() | ({"causal_count": causal_count} if b.causal else {})
+
+    data = config.model_dump()
+    data["block"] = block(config.block)
+    data["first_layers"] = [{"layers": g.layers, "block": block(g.block)} for g in config.first_layers]
+    return validate_transformer_config(data, "config")
+
+
 def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> TransformerEstimate:
     """Detailed count: the config's layers (``evaluate``) × (1 + r) × D/T sequences (``engine.method1.training``);
-    formulas from the same parameter counts."""
-    seq_len = config.sequence_length(run.seq_len)
+    formulas from the same parameter counts. Encoder–decoder models: T encoder and ``decoder_seq_len``
+    decoder tokens per sequence, D counted in encoder tokens."""
+    seq_len = config.sequence_length(run.seq_len, run.decoder_seq_len)
+    if run.causal_count not in (None, config.block.causal_count):
+        config = with_causal_count(config, run.causal_count)
     block = config.block
-    if run.causal_count not in (None, block.causal_count):
-        config = validate_transformer_config(
-            config.model_dump() | {"block": block.model_dump() | {"causal_count": run.causal_count}}, "config")
-        block = config.block
-    arch = evaluate(config.architecture(seq_len), run.convention)
+    arch = evaluate(config.architecture(seq_len, run.decoder_seq_len), run.convention)
     setup = parse_input(TrainingSetup, {"examples": run.tokens / seq_len, "backward_ratio": run.backward_ratio})
     training = training_compute(arch.forward_flop, setup)
     vocab = config.vocabulary_params
     heads, kv_heads, head_size = block.attention_sizes(config.d_model)
     shape = ModelShape(
-        non_embedding_params=arch.active_params - vocab, all_params=arch.active_params, layers=config.layers,
-        d_model=config.d_model, heads=heads, head_size=head_size, kv_heads=kv_heads,
+        non_embedding_params=arch.active_params - vocab, all_params=arch.active_params,
+        layers=config.total_layers, d_model=config.d_model, heads=heads, head_size=head_size, kv_heads=kv_heads,
         ff_size=block.ff_size or 4 * config.d_model, gated=block.gated, experts=block.experts,
-        vocab_size=config.vocab_size, seq_len=seq_len, tokens=run.tokens, attention_window=block.attention_window)
+        vocab_size=config.vocab_size, seq_len=seq_len, tokens=run.tokens, attention_window=block.attention_window,
+        encoder_decoder=config.encoder is not None)
     return TransformerEstimate(config, run, seq_len, arch, training, arch.params - vocab,
                                arch.active_params - vocab, formula_results(shape, training.training_flop))

@@ -31,6 +31,8 @@ class ModelShape(NamedTuple):
     tokens: float
     attention_window: int | None = None
     """W of sliding-window attention (Mistral), None for full attention."""
+    encoder_decoder: bool = False
+    """T5, BART: N and n_layer cover both stacks; D is counted in encoder tokens."""
 
 
 @dataclass(frozen=True)
@@ -44,12 +46,20 @@ class Formula:
     """Where this model breaks the formula's assumptions."""
 
 
+def _stack_caveats(m: ModelShape) -> list[str]:
+    if m.encoder_decoder:
+        return ["assumes a decoder-only model; here an encoder and a decoder (N covers both, and each "
+                "training token is counted once although it passes through one stack only)"]
+    return []
+
+
 def _window_caveats(m: ModelShape) -> list[str]:
     """The attention terms below take every token to see the whole context."""
+    notes = _stack_caveats(m)
     if m.attention_window and m.attention_window < m.seq_len:
-        return [f"attends over the whole context T = {m.seq_len}; this model's sliding window lets a token "
-                f"see at most W = {m.attention_window} positions"]
-    return []
+        notes.append(f"attends over the whole context T = {m.seq_len}; this model's sliding window lets a "
+                     f"token see at most W = {m.attention_window} positions")
+    return notes
 
 
 def _megatron_caveats(m: ModelShape) -> list[str]:
@@ -79,13 +89,13 @@ FORMULAS: tuple[Formula, ...] = (
             "Kaplan et al. 2020, 'Scaling Laws for Neural Language Models', §2.1 — https://arxiv.org/abs/2001.08361",
             "C ≈ 6·N·D: forward 2N per token, backward twice that; N excludes the vocabulary and position "
             "embeddings; attention over the context and the output layer are left out.",
-            lambda m: 6 * m.non_embedding_params * m.tokens),
+            lambda m: 6 * m.non_embedding_params * m.tokens, _stack_caveats),
     Formula("total_params_6nd", "6ND, N with embeddings",
             "The rule behind published totals: GPT-3 175B 3.14e23 (Brown et al. 2020, App. D — "
             "https://arxiv.org/abs/2005.14165), Llama 3.1 405B 3.8e25 (Dubey et al. 2024 — "
             "https://arxiv.org/abs/2407.21783)",
             "C ≈ 6·N·D with N every parameter a token goes through, embeddings included; no attention term.",
-            lambda m: 6 * m.all_params * m.tokens),
+            lambda m: 6 * m.all_params * m.tokens, _stack_caveats),
     Formula("kaplan_6n_attention", "6N + attention (Kaplan)",
             "Kaplan et al. 2020, Table 1 — https://arxiv.org/abs/2001.08361",
             "Forward per token 2N + 2·n_layer·n_ctx·d_attn, × 3 for training: the context term equals QKᵀ "

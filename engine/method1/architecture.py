@@ -5,15 +5,17 @@ import math
 from dataclasses import dataclass, field
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.conventions import Convention
 from engine.errors import InputError
 from engine.method1.kinds import Layer
+from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, Block, check_nesting
+from engine.method1.costs import prod
 from engine.method1.layers import MAX_SIZE, Flow, ShapeError
 from engine.units import FLOP_PER_MAC
 
-MAX_LAYERS = 100_000
+__all__ = ["MAX_LAYERS", "Architecture", "ArchitectureResult", "BlockRow", "InputSpec", "LayerRow", "evaluate"]
 MAX_ELEMENTS = 10**15
 """An input of more values than this per example is absurd (a 10-terabyte example)."""
 
@@ -42,10 +44,22 @@ class Architecture(BaseModel):
     input: InputSpec
     layers: Annotated[list[Layer], Field(max_length=MAX_LAYERS)]
 
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_nesting(cls, data):
+        if isinstance(data, dict):
+            check_nesting(data.get("layers"))
+        return data
+
 
 @dataclass(slots=True)
 class LayerRow:
-    """One layer's result, per example (the whole sequence where there is one)."""
+    """One layer's result, per example (the whole sequence where there is one).
+
+    Inside blocks, ``path`` names the layer (``layers[3].branches[1][2]``), ``depth`` counts the blocks
+    around it and ``index`` is the top-level layer it belongs to. ``copies``: the copies of a repeat
+    this row stands for (its figures are their sum); ``copy``: the first of them (0-based).
+    """
 
     index: int
     type: str
@@ -59,6 +73,10 @@ class LayerRow:
     """The sub-layer, for a composite kind's rows (same index, one row per part)."""
     active_params: int | None = None
     share: float = 0.0
+    path: str = ""
+    depth: int = 0
+    copies: int = 1
+    copy: int = 0
 
     @property
     def output(self) -> str:
@@ -73,12 +91,42 @@ class LayerRow:
             out["part"] = self.part
         if self.active_params is not None:
             out["active_params"] = self.active_params
+        if self.depth:
+            out["path"] = self.path
+        if self.copies > 1:
+            out["copies"] = self.copies
         return out
 
 
 @dataclass(slots=True)
+class BlockRow:
+    """A block's subtotal: its rows ``rows[first:end]`` summed (all copies of a repeat included)."""
+
+    index: int
+    path: str
+    type: str
+    name: str
+    depth: int
+    output_shape: list[int]
+    steps: int | None
+    params: int
+    macs: int
+    forward_flop: int
+    first: int
+    end: int
+    copies: int = 1
+
+    def as_dict(self) -> dict:
+        return {"path": self.path, "type": self.type, "name": self.name, "output_shape": self.output_shape,
+                "params": self.params, "macs": self.macs, "forward_flop": self.forward_flop}
+
+
+@dataclass(slots=True)
 class ArchitectureResult:
-    """Totals and rows; ``error`` is set (and rows stop) at the first layer that cannot take its input."""
+    """Totals and rows; ``error`` is set (and rows stop) at the first layer that cannot take its input.
+
+    ``rows``: one per layer (per part of a composite kind), blocks walked into, in order; their sums are
+    the totals. ``blocks``: one subtotal per block, in the order the blocks open."""
 
     convention: str
     input: str
@@ -89,54 +137,156 @@ class ArchitectureResult:
     macs: int = 0
     forward_flop: int = 0
     error: InputError | None = None
+    blocks: list[BlockRow] = field(default_factory=list)
+
+
+class Walker:
+    """Walks a layer list into its blocks, appending rows and adding up the totals."""
+
+    __slots__ = ("full", "rows", "blocks", "params", "active", "macs", "flop", "evaluations", "index", "depth",
+                 "copy", "costs")
+
+    def __init__(self, full: bool):
+        self.full = full
+        self.rows: list[LayerRow] = []
+        self.blocks: list[BlockRow] = []
+        self.params = self.active = self.macs = self.flop = self.evaluations = 0
+        self.index = self.depth = self.copy = 0
+        self.costs: dict = {}
+        """(layer, input flow) → its cost: a layer met again with the same input (a repeat's copies, DenseNet's
+        inner layers) is not costed again."""
+
+    def top(self, layers, flow: Flow) -> Flow:
+        """The architecture's own list: ``index`` is each layer's position."""
+        for i, layer in enumerate(layers):
+            self.index = i
+            flow = self.step(layer, flow, f"layers[{i}]")
+        return flow
+
+    def run(self, layers, flow: Flow, prefix: str, copy: int | None = None) -> Flow:
+        """An inner list (a block's body, a branch, a repeated list): ``prefix[i]`` names each layer."""
+        if copy is not None:
+            outer, self.copy = self.copy, copy
+        for i, layer in enumerate(layers):
+            flow = self.step(layer, flow, f"{prefix}[{i}]")
+        if copy is not None:
+            self.copy = outer
+        return flow
+
+    def step(self, layer, flow: Flow, path: str) -> Flow:
+        if isinstance(layer, Block):
+            return self.block(layer, flow, path, self.index, self.depth)
+        self.evaluations += 1
+        if self.evaluations > MAX_EVALUATIONS:
+            raise InputError(path, f"more than {MAX_EVALUATIONS:,} layer evaluations (repeats whose copies keep "
+                                   "changing shape count each copy)")
+        key = (id(layer), flow)
+        hit = self.costs.get(key)
+        if hit is None:
+            try:
+                cost = layer.cost(flow)
+            except ShapeError as exc:
+                raise InputError(path, f"{layer.type}: {exc} (input {flow.describe()})") from None
+            shape = cost.out.shape
+            if prod(shape) > MAX_ELEMENTS:
+                raise InputError(path, f"{layer.type}: output {cost.out.describe()} has more than "
+                                       f"{MAX_ELEMENTS:.0e} values")
+            flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if self.full else 0)
+            active = cost.params if cost.active_params is None else cost.active_params
+            hit = self.costs[key] = (cost, shape, flop, active)
+        cost, shape, layer_flop, active = hit
+        out = cost.out
+        append, index, depth, copy = self.rows.append, self.index, self.depth, self.copy
+        if cost.parts:
+            full = self.full
+            for part in cost.parts:
+                append(LayerRow(index, layer.type, layer.name, shape, out.steps, part.params, part.macs,
+                                FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
+                                part.active_params, 0.0, path, depth, 1, copy))
+        else:
+            append(LayerRow(index, layer.type, layer.name, shape, out.steps, cost.params, cost.macs, layer_flop,
+                            "", cost.active_params, 0.0, path, depth, 1, copy))
+        self.params += cost.params
+        self.active += active
+        self.macs += cost.macs
+        self.flop += layer_flop
+        return out
+
+    def block(self, layer, flow: Flow, path: str, index: int, depth: int) -> Flow:
+        """A block: its rows one level deeper, and its subtotal row (placed before its inner blocks')."""
+        at, first = len(self.blocks), len(self.rows)
+        before = (self.params, self.macs, self.flop)
+        self.depth = depth + 1
+        try:
+            out = layer.walk(flow, path, self)
+        finally:
+            self.depth = depth
+        self.blocks.insert(at, BlockRow(index, path, layer.type, layer.name, depth, out.shape, out.steps,
+                                        self.params - before[0], self.macs - before[1], self.flop - before[2],
+                                        first, len(self.rows)))
+        return out
+
+    def merge_row(self, layer, path: str, out: Flow, extra_flop: int) -> None:
+        """The row where a block's inputs meet (``add``, ``concat``, ``multiply``): 0 MACs, full extras."""
+        flop = extra_flop if self.full else 0
+        merge = "add" if layer.type == "residual" else layer.merge
+        self.rows.append(LayerRow(self.index, merge, layer.name, out.shape, out.steps, 0, 0, flop, "", None, 0.0,
+                                  f"{path}.merge", self.depth, 1, self.copy))
+        self.flop += flop
+
+    def mark(self) -> tuple[int, int, int, int, int, int]:
+        return len(self.rows), len(self.blocks), self.params, self.active, self.macs, self.flop
+
+    def scale_since(self, mark, copies: int) -> None:
+        """The rows and blocks since ``mark`` stand for ``copies`` identical copies: × copies."""
+        rows, blocks, params, active, macs, flop = mark
+        k = copies - 1
+        self.params += k * (self.params - params)
+        self.active += k * (self.active - active)
+        self.macs += k * (self.macs - macs)
+        self.flop += k * (self.flop - flop)
+        for row in self.rows[rows:]:
+            row.params *= copies
+            row.macs *= copies
+            row.forward_flop *= copies
+            if row.active_params is not None:
+                row.active_params *= copies
+            row.copies *= copies
+        for b in self.blocks[blocks:]:
+            b.params *= copies
+            b.macs *= copies
+            b.forward_flop *= copies
+            b.copies *= copies
 
 
 def evaluate(arch: Architecture, convention: Convention = "matmul", *, strict: bool = True) -> ArchitectureResult:
     """Propagate shapes and add up parameters, MACs and forward FLOP (per example).
 
     ``matmul``: forward FLOP = 2·MACs. ``full``: 2·MACs + bias adds, element-wise ops, activations,
-    softmax and scaling, norms, pooling. With ``strict=False`` a shape error is returned in
-    ``result.error`` with the rows before it, instead of raised.
+    softmax and scaling, norms, pooling, merges. Blocks are walked into (``engine.method1.blocks``).
+    With ``strict=False`` a shape error is returned in ``result.error`` with the rows before it,
+    instead of raised.
     """
-    full = convention == "full"
     flow = arch.input.flow()
     result = ArchitectureResult(convention=convention, input=flow.describe())
-    rows = result.rows
-    append = rows.append
-    params = active = macs = flop = 0  # locals: this loop runs once per layer (10,000 layers in a few ms)
-    for index, layer in enumerate(arch.layers):
-        try:
-            cost = layer.cost(flow)
-        except ShapeError as exc:
-            error = InputError(f"layers[{index}]", f"{layer.type}: {exc} (input {flow.describe()})")
-            if strict:
-                raise error from None
-            result.error = error
-            break
-        flow = cost.out
-        if math.prod(flow.item) * (flow.steps or 1) > MAX_ELEMENTS:  # e.g. transposed convolutions, stride 1e9
-            error = InputError(f"layers[{index}]", f"{layer.type}: its output, {flow.describe()}, holds more than "
-                                                   f"the {MAX_ELEMENTS:.0e} values per example this tool accepts")
-            if strict:
-                raise error from None
-            result.error = error
-            break
-        shape = flow.shape
-        layer_flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if full else 0)
-        if cost.parts:
-            for part in cost.parts:
-                append(LayerRow(index, layer.type, layer.name, shape, flow.steps, part.params, part.macs,
-                                FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
-                                part.active_params))
-        else:
-            append(LayerRow(index, layer.type, layer.name, shape, flow.steps, cost.params, cost.macs, layer_flop,
-                            "", cost.active_params))
-        params += cost.params
-        active += cost.params if cost.active_params is None else cost.active_params
-        macs += cost.macs
-        flop += layer_flop
-    result.params, result.active_params, result.macs, result.forward_flop = params, active, macs, flop
+    walker = Walker(convention == "full")
+    try:
+        walker.top(arch.layers, flow)
+    except InputError as error:
+        if strict:
+            raise
+        result.error = error
+        walker.blocks = [b for b in walker.blocks if b.end <= len(walker.rows)]
+    except RecursionError:  # bounded by MAX_DEPTH on validated input; a hand-built object may not be
+        error = InputError("layers", "nested too deeply")
+        if strict:
+            raise error from None
+        result.error = error
+    result.rows, result.blocks = walker.rows, walker.blocks
+    result.params, result.active_params = walker.params, walker.active
+    result.macs, result.forward_flop = walker.macs, walker.flop
+    flop = walker.flop
     if flop:
-        for row in rows:
+        for row in result.rows:
             row.share = row.forward_flop / flop
     return result

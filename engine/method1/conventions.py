@@ -24,8 +24,13 @@ ACTIVATION_FLOP: dict[str, int] = {
     "gelu": 5,      # 0.5·x·(1 + erf(x/√2)), PyTorch's default: ×(1/√2), erf, +1, ×x, ×0.5
     "silu": 5,      # x · sigmoid(x)
     "softmax": 5,   # max, subtract, exp, sum, divide
+    "relu6": 2,     # min(max(0, x), 6)
+    "hardswish": 5,     # x · min(max(x + 3, 0), 6) / 6: add, max, min, multiply, divide
+    "hardsigmoid": 4,   # min(max(x + 3, 0), 6) / 6: add, max, min, divide
 }
 NORM_FLOP_PER_ELEMENT = 5         # mean (add), centre (subtract), square, variance (add), normalise
 NORM_AFFINE_FLOP_PER_ELEMENT = 2  # × gamma, + beta
 DROPOUT_FLOP_PER_ELEMENT = 1      # training-time mask multiply (the 1/(1-p) scale folds into it)
 ATTENTION_SCALE_FLOP_PER_SCORE = 1  # QKᵀ / √D
+MERGE_FLOP_PER_ELEMENT = 1         # adding or multiplying two tensors: one FLOP per output value per extra input
+BILINEAR_FLOP_PER_ELEMENT = 7      # w00·a + w01·b + w10·c + w11·d: 4 multiplies, 3 adds per output value

@@ -37,10 +37,14 @@ def dense_cost(n_in: int, n_out: int, bias: bool) -> Cost:
     return Cost(n_in * n_out + b, n_in * n_out, b)
 
 
-def layer_norm_cost(elements: int, channels: int, affine: bool) -> Cost:
-    """LayerNorm/BatchNorm over ``elements`` values: params 2·C with γ, β; full 5 (+2) FLOP per element."""
-    per = NORM_FLOP_PER_ELEMENT + (NORM_AFFINE_FLOP_PER_ELEMENT if affine else 0)
-    return Cost(2 * channels if affine else 0, 0, per * elements)
+def layer_norm_cost(elements: int, channels: int, affine: bool, bias: bool = True) -> Cost:
+    """LayerNorm/BatchNorm over ``elements`` values: params 2·C with γ and β (C with γ only, as MPT);
+    full 5 FLOP per element, + 2 with γ, β (+ 1 with γ only)."""
+    if not affine:
+        return Cost(0, 0, NORM_FLOP_PER_ELEMENT * elements)
+    if not bias:
+        return Cost(channels, 0, (NORM_FLOP_PER_ELEMENT + NORM_AFFINE_FLOP_PER_ELEMENT - 1) * elements)
+    return Cost(2 * channels, 0, (NORM_FLOP_PER_ELEMENT + NORM_AFFINE_FLOP_PER_ELEMENT) * elements)
 
 
 def rms_norm_cost(elements: int, d: int, affine: bool) -> Cost:

@@ -5,12 +5,17 @@ from typing import Annotated, Union
 
 from pydantic import Field
 
+from engine.method1.blocks import BLOCK_KINDS
 from engine.method1.layers import BASIC_KINDS, LayerBase
 from engine.method1.transformer import TRANSFORMER_KINDS
+from engine.method1.vision import VISION_KINDS
 
-LAYER_KINDS: tuple[type[LayerBase], ...] = BASIC_KINDS + TRANSFORMER_KINDS
+LAYER_KINDS: tuple[type[LayerBase], ...] = BASIC_KINDS + VISION_KINDS + TRANSFORMER_KINDS + BLOCK_KINDS
 
 Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
+
+for _block in BLOCK_KINDS:  # their layer lists hold any kind, blocks included
+    _block.model_rebuild(_types_namespace={"Layer": Layer})
 
 KIND_BY_TYPE: dict[str, type[LayerBase]] = {k.model_fields["type"].default: k for k in LAYER_KINDS}
 

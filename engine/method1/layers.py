@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal, NamedTuple, Union
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
 from engine.method1.costs import dense_cost, layer_norm_cost, prod, softmax_and_scale_flop
 from engine.method1.conventions import (
@@ -89,6 +89,12 @@ class LayerBase(BaseModel):
     kind_label: ClassVar[str] = ""
     formula: ClassVar[str] = ""
     """LaTeX of the forward FLOP in the seed's symbols (``matmul`` convention)."""
+
+    @model_serializer(mode="wrap")
+    def _with_type(self, handler):
+        """A dump always carries ``type`` (the union's tag), even with ``exclude_defaults`` and inside blocks."""
+        data = handler(self)
+        return {"type": self.type, **data} if isinstance(data, dict) else data
 
     def item_cost(self, item: tuple[int, ...]) -> tuple[tuple[int, ...], int, int, int]:
         """(output item, params, macs, extra_flop) for one item; per-item layers implement this."""
@@ -311,7 +317,8 @@ class Dropout(LayerBase):
 
 class Activation(LayerBase):
     type: Literal["activation"] = "activation"
-    function: Literal["relu", "gelu", "tanh", "sigmoid", "silu", "softmax"] = "relu"
+    function: Literal["relu", "gelu", "tanh", "sigmoid", "silu", "softmax", "relu6", "hardswish",
+                      "hardsigmoid"] = "relu"
     kind_label: ClassVar[str] = "Activation"
     formula: ClassVar[str] = r"0 \quad (\text{full: } c_f \text{ per element})"
 
@@ -327,14 +334,15 @@ class _Norm(LayerBase):
 
 
 class LayerNorm(_Norm):
-    """Normalises over the last axis; params 2·(last axis) with the affine γ, β."""
+    """Normalises over the last axis; params 2·(last axis) with the affine γ, β (γ only without ``bias``)."""
 
     type: Literal["layer_norm"] = "layer_norm"
+    bias: bool = True
     kind_label: ClassVar[str] = "Layer norm"
     formula: ClassVar[str] = r"0 \quad (\text{full: } 7 \text{ per element})"
 
-    def item_cost(self, item):
-        return self._norm_cost(item, item[-1])
+    def item_cost(self, item):  # γ without β (MPT): one parameter and one multiply per element
+        return (item, *layer_norm_cost(prod(item), item[-1], self.affine, self.bias))
 
 
 class BatchNorm(_Norm):

@@ -96,10 +96,12 @@ class TrainingSetup(BaseModel):
 
 
 class TrainingResult(BaseModel):
+    """Training compute of the whole run: C = F × passes × total_examples + optimizer FLOP."""
+
     forward_flop_per_example: float
     passes: float
-    examples: float
-    """Examples over the whole run (per epoch × epochs)."""
+    total_examples: float
+    """Examples over the whole run (per epoch × epochs); ``TrainingSetup.examples`` is per epoch."""
     steps: float
     optimizer_flop: float
     training_flop: float
@@ -130,7 +132,7 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0)
             return (forward_flop * passes + optimizer_per_example) * examples * setup.epochs
 
         interval = monte_carlo_interval(total, factors, total_of)
-    return TrainingResult(forward_flop_per_example=forward_flop, passes=setup.passes, examples=examples,
+    return TrainingResult(forward_flop_per_example=forward_flop, passes=setup.passes, total_examples=examples,
                           steps=setup.steps, optimizer_flop=optimizer_flop, training_flop=total,
                           pfs_days=flop_to_pfs_days(total), interval=interval)
 

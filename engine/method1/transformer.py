@@ -117,7 +117,14 @@ class TransformerBlock(LayerBase):
     Attention: q (d→H·Q), k and v (d→H_kv·Q each; H_kv = H multi-head, 1 multi-query, between:
     grouped-query), QKᵀ and AV (H·L²·Q MACs each), output (H·Q→d). Feed-forward: up d→F and down
     F→d; ``gated`` (SwiGLU, GeGLU) adds a gate d→F, act(gate)·up. Mixture of experts: a router d→E
-    (no bias) and E expert feed-forwards, k of which run per token; ``active_params`` counts k.
+    (no bias unless ``router_bias``) and E expert feed-forwards, k of which run per token;
+    ``active_params`` counts k. ``shared_ff_size`` F_s: a shared expert every token runs (DeepSeek,
+    Qwen2-MoE), with a sigmoid gate d→1 when ``shared_expert_gate`` (Qwen2-MoE).
+
+    Multi-head latent attention (DeepSeek-V2/V3, ``kv_lora_rank`` c set): queries d→H·(Q+R) directly
+    or through a rank-``q_lora_rank`` bottleneck (d→c_q, norm, c_q→H·(Q+R)); keys and values from one
+    latent d→c+R (R = ``rope_head_size``, a rotary key shared by the heads), norm, c→H·(Q+V)
+    (V = ``value_head_size``); QKᵀ over Q+R per head, AV over V, output H·V→d.
 
     ``causal`` (decoder-only, the GPT/LLaMA block) vs not (encoder, BERT): the same count unless
     ``causal_count="half"``; ``attention_window`` W (sliding-window attention, Mistral) narrows what the
@@ -125,6 +132,13 @@ class TransformerBlock(LayerBase):
     model, with cross-attention over an encoder memory of M positions of width d (the encoder's own
     cost is counted in its own layers). ``parallel``: attention and feed-forward read the same input
     (GPT-J, GPT-NeoX, PaLM), with one ``shared_norm`` (GPT-J, PaLM) or a norm each.
+
+    Norms: ``norm`` kind, with γ (``norm_affine``) and, for LayerNorm, β (``norm_bias``); placed before
+    each sub-layer (``pre``), after its residual add (``post``, BERT) or on its output before the add
+    (``output``, OLMo 2); ``sandwich_norms`` adds a norm on each sub-layer's output to the pre-norms
+    (Gemma 2/3). ``qk_norm``: a norm of the queries and keys, per head (``head``: γ of Q, Qwen3, Gemma 3)
+    or over the whole projection (``width``: γ of H·Q and H_kv·Q, OLMo 2). ``attention_sinks``: one
+    learned logit per head (GPT-OSS), H parameters and no multiply-accumulates.
 
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
@@ -148,14 +162,26 @@ class TransformerBlock(LayerBase):
                           "included (Mistral's sliding_window); counted with causal_count 'half'.")
     cross_attention_length: Size | None = Field(None, description="M encoder positions for cross-attention.")
     norm: Literal["layernorm", "rmsnorm"] = "layernorm"
-    norm_position: Literal["pre", "post"] = "pre"
+    norm_position: Literal["pre", "post", "output"] = "pre"
+    norm_affine: bool = Field(True, description="The norms have a learned gain γ (OLMo's have none).")
+    norm_bias: bool = Field(True, description="LayerNorm's β (MPT's norms have none).")
+    sandwich_norms: bool = Field(False, description="A norm on each sub-layer's output too (Gemma 2/3).")
+    qk_norm: Literal["none", "head", "width"] = "none"
     parallel: bool = False
     shared_norm: bool = False
     qkv_bias: bool = True
     out_bias: bool = True
     ff_bias: bool = True
+    attention_sinks: bool = Field(False, description="A learned sink logit per head (GPT-OSS).")
+    kv_lora_rank: Size | None = Field(None, description="c: latent attention's key/value rank (DeepSeek).")
+    q_lora_rank: Size | None = Field(None, description="c_q: latent attention's query rank (None: direct).")
+    rope_head_size: Size | None = Field(None, description="R: latent attention's rotary part per head.")
+    value_head_size: Size | None = Field(None, description="V: latent attention's value size per head.")
     experts: Size = Field(1, description="E feed-forward experts (1 = dense).")
     active_experts: Size = Field(1, description="k experts per token.")
+    router_bias: bool = False
+    shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
+    shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
     kind_label: ClassVar[str] = "Transformer block"
     formula: ClassVar[str] = (r"2 L d (H + 2 H_{kv}) Q + 4 H L^2 Q + 2 L H Q d + 2 k L \, n_{ff} \, d F "
                               r"+ 2 L d E \quad (n_{ff} = 2, \text{ gated } 3)")
@@ -175,9 +201,21 @@ class TransformerBlock(LayerBase):
             raise InputError("attention_window", "a sliding window is modelled for causal attention only")
         if self.shared_norm and not self.parallel:
             raise InputError("shared_norm", "shared_norm needs parallel attention and feed-forward")
-        if self.parallel and (self.norm_position == "post" or self.cross_attention_length):
+        if self.parallel and (self.norm_position != "pre" or self.cross_attention_length or self.sandwich_norms):
             raise InputError("parallel", "parallel blocks are pre-norm decoder-only blocks "
                                               "(no post-norm, no cross-attention)")
+        if self.kv_lora_rank is not None:
+            if self.rope_head_size is None or self.value_head_size is None:
+                raise InputError("kv_lora_rank", "latent attention needs rope_head_size and value_head_size")
+            if self.cross_attention_length or self.qk_norm != "none":
+                raise InputError("kv_lora_rank", "latent attention is modelled for self-attention without qk_norm")
+        elif self.q_lora_rank is not None or self.rope_head_size is not None or self.value_head_size is not None:
+            raise InputError("kv_lora_rank", "q_lora_rank, rope_head_size and value_head_size belong to "
+                                             "latent attention (set kv_lora_rank)")
+        if self.experts == 1 and (self.shared_ff_size or self.router_bias or self.shared_expert_gate):
+            raise InputError("experts", "shared experts and router biases need experts > 1")
+        if self.shared_expert_gate and not self.shared_ff_size:
+            raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         return self
 
     def attention_sizes(self, d: int) -> tuple[int, int, int]:
@@ -206,6 +244,8 @@ class TransformerBlock(LayerBase):
             for label, rows in sub_layers:
                 norm = [self._norm(label, d, length)]
                 parts += norm + rows if self.norm_position == "pre" else rows + norm
+                if self.sandwich_norms:
+                    parts.append(self._norm(f"{label} output", d, length))
         params = sum(p.params for p in parts)
         moe = self.experts > 1
         active = sum(p.params if p.active_params is None else p.active_params for p in parts) if moe else None
@@ -214,10 +254,17 @@ class TransformerBlock(LayerBase):
 
     # ------------------------------------------------------------ sub-layers
 
+    def norm_cost(self, width: int, positions: int) -> tuple[int, int]:
+        """(params, full-convention FLOP) of one of this block's norms over ``positions`` vectors of ``width``."""
+        if self.norm == "layernorm":
+            params, _, extra = layer_norm_cost(width, width, self.norm_affine, self.norm_bias)
+        else:
+            params, _, extra = rms_norm_cost(width, width, self.norm_affine)
+        return params, positions * extra
+
     def _norm(self, label: str, d: int, length: int) -> Part:
-        cost = layer_norm_cost if self.norm == "layernorm" else rms_norm_cost
-        params, _, extra = cost(d, d, True)
-        return Part(f"{label} norm", params, 0, length * extra)
+        params, extra = self.norm_cost(d, length)
+        return Part(f"{label} norm", params, 0, extra)
 
     def _attention(self, label: str, d: int, length: int, memory: int, half: bool,
                    window: int | None) -> list[Part]:
@@ -225,40 +272,144 @@ class TransformerBlock(LayerBase):
         ``half``: only the pairs the causal mask keeps (``unmasked_pairs``, within ``window``)."""
         h, h_kv, q = self.attention_sizes(d)
         pairs = unmasked_pairs(length, window) if half else length * memory
-        return [
+        if self.kv_lora_rank is not None:
+            return self._latent_attention(label, d, length, pairs)
+        sinks = h if self.attention_sinks else 0
+        parts = [
             _linear(f"{label} q projection", d, h * q, self.qkv_bias, length),
             _linear(f"{label} k/v projections", d, 2 * h_kv * q, self.qkv_bias, memory),
-            Part(f"{label} scores QKᵀ", 0, h * pairs * q, softmax_and_scale_flop(h * pairs)),
+        ]
+        if self.qk_norm != "none":
+            q_params, q_flop = self.norm_cost(q if self.qk_norm == "head" else h * q, 1)
+            k_params, k_flop = self.norm_cost(q if self.qk_norm == "head" else h_kv * q, 1)
+            per_head = self.qk_norm == "head"
+            parts.append(Part(f"{label} q/k norms", q_params + k_params, 0,
+                              length * q_flop * (h if per_head else 1) + memory * k_flop * (h_kv if per_head else 1)))
+        return parts + [
+            Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs)),
             Part(f"{label} values AV", 0, h * pairs * q, 0),
             _linear(f"{label} output projection", h * q, d, self.out_bias, length,
                     extra_flop=length * d),  # + the residual add
         ]
+
+    def _latent_attention(self, label: str, d: int, length: int, pairs: int) -> list[Part]:
+        """DeepSeek's multi-head latent attention, as ``DeepseekV3Attention`` computes it (keys and values
+        decompressed from the latent for every position)."""
+        h, _, q = self.attention_sizes(d)
+        r, v, c = self.rope_head_size, self.value_head_size, self.kv_lora_rank
+        qk = q + r
+        parts = []
+        if self.q_lora_rank:
+            cq = self.q_lora_rank
+            norm_params, norm_flop = self.norm_cost(cq, length)
+            parts += [_linear(f"{label} q down-projection", d, cq, self.qkv_bias, length),
+                      Part(f"{label} q latent norm", norm_params, 0, norm_flop),
+                      _linear(f"{label} q up-projection", cq, h * qk, False, length)]
+        else:
+            parts.append(_linear(f"{label} q projection", d, h * qk, False, length))
+        norm_params, norm_flop = self.norm_cost(c, length)
+        return parts + [
+            _linear(f"{label} kv down-projection", d, c + r, self.qkv_bias, length),
+            Part(f"{label} kv latent norm", norm_params, 0, norm_flop),
+            _linear(f"{label} kv up-projection", c, h * (q + v), False, length),
+            Part(f"{label} scores QKᵀ", 0, h * pairs * qk, softmax_and_scale_flop(h * pairs)),
+            Part(f"{label} values AV", 0, h * pairs * v, 0),
+            _linear(f"{label} output projection", h * v, d, self.out_bias, length, extra_flop=length * d),
+        ]
+
+    def _mlp(self, label: str, d: int, f: int, tokens: int, bias: bool) -> list[Part]:
+        """up (and gate) d→F, down F→d at ``tokens`` positions; act(gate)·up or act(up) in the full count."""
+        act = ACTIVATION_FLOP[self.activation]
+        up = _linear(f"{label} up", d, f, bias, tokens)
+        parts = []
+        if self.gated:
+            parts.append(_linear(f"{label} gate", d, f, bias, tokens, extra_flop=(act + 1) * tokens * f))
+        else:
+            up = up._replace(extra_flop=up.extra_flop + act * tokens * f)
+        return parts + [up, _linear(f"{label} down", f, d, bias, tokens)]
 
     def _feed_forward(self, d: int, length: int) -> list[Part]:
         f = self.ff_size or 4 * d
         e, k = self.experts, self.active_experts
         moe = e > 1
         label = "experts" if moe else "feed-forward"
-        tokens = length * k  # token–expert pairs: each token runs through k experts
-        act = ACTIVATION_FLOP[self.activation]
-        parts = []
-        if moe:
-            router = _linear("router", d, e, False, length)
-            parts.append(router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e))
-        up = _linear(f"{label} up", d, f, self.ff_bias, tokens)
-        if self.gated:
-            parts.append(_linear(f"{label} gate", d, f, self.ff_bias, tokens,
-                                 extra_flop=(act + 1) * tokens * f))  # act(gate) · up
-        else:
-            up = up._replace(extra_flop=up.extra_flop + act * tokens * f)
-        parts.append(up)
+        parts = self._mlp(label, d, f, length * k, self.ff_bias)  # token–expert pairs: each token runs k experts
         # + the residual add; with experts, the k outputs weighted and summed: k multiplies, k−1 adds
         combine = (2 * k - 1) * length * d if moe else 0
-        parts.append(_linear(f"{label} down", f, d, self.ff_bias, tokens, extra_flop=length * d + combine))
-        if moe:
-            parts = parts[:1] + [_scaled(p, e, k) for p in parts[1:]]
+        parts[-1] = parts[-1]._replace(extra_flop=parts[-1].extra_flop + length * d + combine)
+        if not moe:
+            return parts
+        router = _linear("router", d, e, self.router_bias, length)
+        router = router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e)
+        parts = [router] + [_scaled(p, e, k) for p in parts]
+        if self.shared_ff_size:
+            shared = self._mlp("shared expert", d, self.shared_ff_size, length, False)
+            shared[-1] = shared[-1]._replace(extra_flop=shared[-1].extra_flop + length * d)  # + the routed output
+            if self.shared_expert_gate:  # sigmoid(x·w) scales the shared expert's output
+                gate = _linear("shared expert gate", d, 1, False, length)
+                shared.append(gate._replace(extra_flop=gate.extra_flop + (ACTIVATION_FLOP["sigmoid"] + d) * length))
+            parts += shared
         return parts
 
 
-TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead)
+class TokenTypeEmbedding(LayerBase):
+    """BERT's segment table: ``types`` rows × d, looked up and added at every position (params types·d,
+    no multiply-accumulates; full: one add per element)."""
+
+    type: Literal["token_type_embedding"] = "token_type_embedding"
+    types: Size
+    kind_label: ClassVar[str] = "Token-type embedding"
+    formula: ClassVar[str] = r"0 \quad (\text{types} \cdot d \text{ parameters; full: } L \cdot d \text{ adds})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        return LayerCost(Flow((d,), length), self.types * d, 0, length * d)
+
+
+class RelativePositionBias(LayerBase):
+    """T5's relative attention bias: a table of ``buckets`` × H scalars added to the attention scores of
+    a stack (computed in its first layer, shared by the others): params buckets·H, no multiply-accumulates."""
+
+    type: Literal["relative_position_bias"] = "relative_position_bias"
+    buckets: Size
+    heads: Size
+    kind_label: ClassVar[str] = "Relative position bias"
+    formula: ClassVar[str] = r"0 \quad (\text{buckets} \cdot H \text{ parameters})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        return LayerCost(Flow((d,), length), self.buckets * self.heads, 0, 0)
+
+
+class DecoderInput(LayerBase):
+    """Where an encoder–decoder model's decoder starts: the encoder's output is kept as the memory its
+    cross-attention reads, and the flow becomes the decoder's own ``length`` tokens, embedded with the
+    shared table (``vocab_size`` None: no parameters) or a table of its own (V·d)."""
+
+    type: Literal["decoder_input"] = "decoder_input"
+    length: Size
+    vocab_size: Size | None = None
+    kind_label: ClassVar[str] = "Decoder input"
+    formula: ClassVar[str] = r"0 \quad (\text{a table lookup})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, _ = _sequence(flow)
+        return LayerCost(Flow((d,), self.length), (self.vocab_size or 0) * d, 0, 0)
+
+
+class Pooler(LayerBase):
+    """BERT's pooler: a dense d→d layer with tanh on the first position only (params d² + d, 2·d²)."""
+
+    type: Literal["pooler"] = "pooler"
+    kind_label: ClassVar[str] = "Pooler (first token)"
+    formula: ClassVar[str] = r"2 \cdot d^2"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, _ = _sequence(flow)
+        params, macs, bias_adds = dense_cost(d, d, True)
+        return LayerCost(Flow((d,), None), params, macs, bias_adds + ACTIVATION_FLOP["tanh"] * d)
+
+
+TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead,
+                                                  TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler)
 """Registered in ``engine.method1.kinds``."""

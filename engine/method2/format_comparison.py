@@ -42,8 +42,8 @@ def compare_formats(run: HardwareRun, budget_flop: float | None = None,
             seen.add(key)
             hours = None
             if budget_flop and run.chip_count:
-                hours = wall_clock_hours(budget_flop, est.peak_flop_per_s, run.utilization, run.chip_count)
-            rows.append(FormatRow(precision=precision, tensor_cores=est.tensor_cores, peak_key=key,
-                                  peak_flop_per_s=est.peak_flop_per_s, unit=est.peak.unit,
+                hours = wall_clock_hours(budget_flop, est.peak.peak_flop_per_s, run.utilization, run.chip_count)
+            rows.append(FormatRow(precision=precision, tensor_cores=est.peak.tensor_cores, peak_key=key,
+                                  peak_flop_per_s=est.peak.peak_flop_per_s, unit=est.peak.unit,
                                   training_flop=est.training_flop, hours_for_budget=hours))
     return rows

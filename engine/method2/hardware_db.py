@@ -12,7 +12,7 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
 
-from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, field_validator,
+from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, create_model, field_validator,
                       model_validator)
 
 from engine.errors import InputError, PositiveFinite, parse_input, quoted
@@ -37,19 +37,11 @@ _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"
 _DATE = r"^(19|20)\d\d-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$"
 
 
-class Peaks(BaseModel):
-    """Dense peak throughput per number format, per chip (FLOP/s; OP/s for int8). Absent = lacking."""
+class _PeaksBase(BaseModel):
+    """Dense peak throughput per number format, per chip (FLOP/s; OP/s for int8). Absent = lacking.
+    One optional field per stored row of ``engine.method2.formats`` (``Peaks`` below)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    fp64: PositiveFinite | None = None
-    fp64_tensor: PositiveFinite | None = None
-    fp32: PositiveFinite | None = None
-    tf32_tensor: PositiveFinite | None = None
-    fp16: PositiveFinite | None = None
-    fp16_tensor: PositiveFinite | None = None
-    bf16_tensor: PositiveFinite | None = None
-    fp8_tensor: PositiveFinite | None = None
-    int8: PositiveFinite | None = None
 
     @model_validator(mode="after")
     def _invariants(self):
@@ -71,7 +63,8 @@ class Peaks(BaseModel):
         return {k: v for k in PEAK_KEYS if (v := getattr(self, k)) is not None}
 
 
-assert tuple(Peaks.model_fields) == PEAK_KEYS, "Peaks' fields are the stored rows of engine.method2.formats"
+Peaks = create_model("Peaks", __base__=_PeaksBase, __module__=__name__,
+                     **{key: (PositiveFinite | None, None) for key in PEAK_KEYS})
 
 
 class Chip(BaseModel):
@@ -240,6 +233,12 @@ class HardwareDB(BaseModel):
         found = self.find(name)
         if found is not None:
             return found
+        parts = [p.strip() for p in name.split(",") if p.strip()]
+        if len(parts) > 1:
+            named = "; ".join(f"{quoted(p)} → {c.id}" if (c := self.find(p)) else f"{quoted(p)} (unknown)"
+                              for p in parts[:6])
+            raise InputError("chip", f"several chip types ({named}): method 2 needs one type and its count; "
+                                     "estimate each part separately and add them")
         raise InputError("chip", self.unknown_chip_message(name, year))
 
     def unknown_chip_message(self, name: str, year: int | None = None) -> str:

@@ -23,7 +23,8 @@ from engine.method2.precision import (
 )
 from engine.method2.unknown_hardware import HardwareClass, year_chip
 from engine.ranges import Factor, Interval, check_range, product_interval
-from engine.units import PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
+from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
+                          format_number, format_pf_days, plural)
 
 MAX_CHIPS = 1e9
 """More chips than the world's accelerators: a typo, not a run."""
@@ -36,13 +37,24 @@ DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
 DURATION_UNITS: tuple[str, ...] = ("days", "hours", "chip_hours", "gpu_days")
 
 def _preset_or_number(value: object) -> object:
-    """'openai-gpu' → 0.33 (a preset from the database); numbers and numeric text pass through."""
+    """'openai-gpu' → 0.33 (a preset from the database, or a prior from the shipped reported
+    utilizations, ``engine.method2.utilization_priors``); numbers and numeric text pass through."""
     if isinstance(value, str):
         text = value.strip()
         try:
             return float(text)
         except ValueError:
-            return load_hardware_db().preset(text.lower()).utilization
+            pass
+        db = load_hardware_db()
+        try:
+            return db.preset(text.lower()).utilization
+        except InputError as exc:
+            from engine.method2.utilization_priors import prior_presets
+            found = next((p for p in prior_presets(db) if p.id == text.lower()), None)
+            if found is None:
+                raise InputError("utilization", exc.reason + "; priors from reported runs: " + ", ".join(
+                    f"{p.id} ({p.utilization:.2g})" for p in prior_presets(db))) from None
+            return found.utilization
     return value
 
 
@@ -218,6 +230,23 @@ class PeakUsed(BaseModel):
     peak_high_flop_per_s: float | None = None
     """Unknown hardware: the 90% band of the year's trend peak."""
 
+    def describe(self) -> str:
+        """The format(s) in words, each with the units that ran it: 'BF16 on tensor cores', or for a split
+        'mixed (fractions of the work): BF16 70% on tensor cores (989.4 TFLOP/s), FP32 30% on vector units
+        (66.9 TFLOP/s)'."""
+        def units(part: FormatPeak) -> str:
+            return "tensor cores" if part.tensor_cores else "vector units"
+
+        def name(part: FormatPeak) -> str:
+            return part.precision.upper()
+
+        if self.split_basis is None:
+            part = self.parts[0]
+            return f"{name(part)} on {units(part)}" + (" (fallback)" if part.fallback else "")
+        return (f"mixed (fractions of the {self.split_basis}): "
+                + ", ".join(f"{name(p)} {100 * p.fraction:.4g}% on {units(p)} "
+                            f"({format_number(p.peak_flop_per_s / 1e12)} T{p.unit})" for p in self.parts))
+
 
 def _hardware(spec: HardwareSpec, db: HardwareDB) -> tuple[str, Chip, dict | None]:
     if spec.chip is not None:
@@ -297,7 +326,8 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
 
 
 class Method2Estimate(BaseModel):
-    """Training FLOP by method 2, with every input it used and the peak stated."""
+    """Training FLOP by method 2 (whole run), with every input it used; ``peak`` states the per-chip peak
+    (value, format, tensor cores, fallbacks) and is not copied here."""
 
     model_config = ConfigDict(frozen=True)
     training_flop: float
@@ -312,10 +342,6 @@ class Method2Estimate(BaseModel):
     utilization: float
     utilization_low: float | None
     utilization_high: float | None
-    peak_flop_per_s: float
-    precision: str
-    tensor_cores: bool
-    fallback_used: bool
     peak: PeakUsed
     formula: str
     interval: Interval | None = None
@@ -324,7 +350,7 @@ class Method2Estimate(BaseModel):
 
 def _time_text(run: HardwareRun) -> str:
     if run.duration_unit in ("days", "hours"):
-        return f"{run.chip_count:g} chips × {run.duration:g} {run.duration_unit}"
+        return f"{plural(run.chip_count, 'chip')} × {run.duration:g} {run.duration_unit}"
     return f"{run.duration:g} {run.duration_unit.replace('_', '-')}"
 
 
@@ -345,8 +371,9 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
                               peak.peak_high_flop_per_s))
     interval = product_interval(flop, factors) if factors else None
     low, high = (interval.low, interval.high) if interval else (None, None)
-    formula = (f"{_time_text(run)} = {run.chip_seconds:.4g} chip-s × {peak.peak_flop_per_s:.4g} "
-               f"{peak.unit} × {run.utilization:g} = {flop:.4g} FLOP = {flop / PFS_DAY_FLOP:.4g} pfs-days")
+    formula = (f"{_time_text(run)} = {format_flop(run.chip_seconds, 'chip-s', 4)} × "
+               f"{format_flop(peak.peak_flop_per_s, peak.unit, 4)} × {run.utilization:g} = {format_flop(flop)} = "
+               f"{format_pf_days(flop / PFS_DAY_FLOP)}")
     return Method2Estimate(
         training_flop=flop, pfs_days=flop_to_pfs_days(flop), training_flop_low=low, training_flop_high=high,
         pfs_days_low=None if low is None else flop_to_pfs_days(low),
@@ -354,5 +381,4 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
         chip_count=run.chip_count, chip_hours=run.chip_seconds / SECONDS_PER_HOUR,
         wall_clock_hours=run.wall_clock_hours, utilization=run.utilization,
         utilization_low=run.utilization_low, utilization_high=run.utilization_high,
-        peak_flop_per_s=peak.peak_flop_per_s, precision=peak.precision, tensor_cores=peak.tensor_cores,
-        fallback_used=peak.fallback_used, peak=peak, formula=formula, interval=interval)
+        peak=peak, formula=formula, interval=interval)

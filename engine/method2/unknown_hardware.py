@@ -4,14 +4,16 @@ For one peak key k (a number format) and one class (data-centre accelerators, or
 consumer cards), the chips of that class with a k peak give points (launch date t_i, log10 P_i).
 Around the year asked for, y, the points launched within ``WINDOW_YEARS`` of y + 0.5 are fitted by
 least squares, log10 P(t) = a + b·(t − t̄); the chips on or above that line (the faster half: the
-training parts notable runs used, not the inference cards of the same year) are fitted again, and
-the estimate is that line at y + 0.5: a trend, not a plain mean of whatever launched that year.
+training parts notable runs used, not the inference cards of the same year) lie above it by their
+mean residual r̄, and the estimate is a + b·(y + 0.5 − t̄) + r̄ (at most the window's fastest
+chip): a trend, not a plain mean of whatever launched that year. A year more than ``HOLD_YEARS`` past the class's newest chip is read
+at that point (the trend is not extended further).
 Where the window holds fewer than ``MIN_POINTS`` chips, the nearest ``MIN_POINTS`` by date are
 used. The spread is the residual standard deviation s of all the window's chips (in orders of
 magnitude): a 90% band P × 10^(±1.645·s).
 
 Leave-one-out on the 139 rows of Epoch's notable-models file with a known chip (the chip left out
-of the fit, its launch year and class given): median ratio 0.90, 94% within 2× (see
+of the fit, its launch year and class given): median ratio 0.92, 95% within 2× (see
 ``tests/method2/test_unknown_hardware.py``).
 
 A year before the format existed in that class (BF16 tensor in 2012) falls back to the format such
@@ -37,6 +39,8 @@ CLASS_LABELS = {"data_center": "data-centre accelerators", "workstation_consumer
 FIRST_YEAR = 2008
 WINDOW_YEARS = 4.0
 MIN_POINTS = 4
+HOLD_YEARS = 1.0
+"""A year more than this past the class's newest chip reads the trend there (no far extrapolation)."""
 Z90 = 1.6448536269514722
 """Standard normal 95th percentile: ±Z90·s holds 90% of a normal spread."""
 
@@ -72,11 +76,15 @@ class YearPeak(BaseModel):
     slope_oom_per_year: float
     chips: list[str]
     fallback: str | None = None
+    held_at: float | None = None
+    """Set when the year is past the newest chip of the class by more than ``HOLD_YEARS``: the date
+    the trend was read at instead."""
 
     def describe(self) -> str:
         label = CLASS_LABELS[self.hardware_class]
+        held = (f" (held at {self.held_at:.1f}, a year past the newest such chip)" if self.held_at else "")
         return (f"unknown hardware: {self.peak_key} trend of the faster {self.n_faster} of {self.n_chips} {label} "
-                f"launched {self.window[0]:.0f}–{self.window[1]:.0f}, at {self.year}: {self.peak_flop_per_s:.3g} "
+                f"launched {int(self.window[0])}–{int(self.window[1])}, at {self.year}{held}: {self.peak_flop_per_s:.3g} "
                 f"(90% band {self.low_flop_per_s:.3g}–{self.high_flop_per_s:.3g}, ×{10 ** (Z90 * self.spread_oom):.2g})")
 
 
@@ -136,21 +144,29 @@ def year_peak(db: HardwareDB, year: int, peak_key: str, hardware_class: str = "d
                     "(fallback)")
     elif not existing:
         fallback = None  # the format is the class's oldest: the trend is extended back to the year
+    newest = points[-1][0]
+    held = at > newest + HOLD_YEARS
+    at = min(at, newest + HOLD_YEARS)  # no trend is extended far past the newest chip
     window = [p for p in points if abs(p[0] - at) <= WINDOW_YEARS]
     if len(window) < MIN_POINTS:
         window = sorted(points, key=lambda p: abs(p[0] - at))[:MIN_POINTS]
-    log_all, slope_all, spread = _fit(window, at)
+    log_all, slope, spread = _fit(window, at)
     x_mean = sum(p[0] for p in window) / len(window)
     y_mean = sum(p[1] for p in window) / len(window)
-    faster = [p for p in window if p[1] >= y_mean + slope_all * (p[0] - x_mean)]
-    log_value, slope, _ = _fit(faster, at) if len(faster) >= 2 else (log_all, slope_all, spread)
-    value = 10 ** log_value
+    residuals = [p[1] - (y_mean + slope * (p[0] - x_mean)) for p in window]
+    faster = [p for p, r in zip(window, residuals) if r >= 0]
+    # the faster half sits above the window's line by its mean residual: same slope, shifted
+    offset = sum(r for r in residuals if r >= 0) / len(faster) if faster else 0.0
+    # a typical chip is no faster than the fastest of the window (the trend's edge overshoots)
+    value = 10 ** min(log_all + offset, max(p[1] for p in window))
+    note_held = held
     factor = 10 ** (Z90 * spread)
     return YearPeak(year=year, hardware_class=hardware_class, peak_key=key, requested_key=peak_key,
                     peak_flop_per_s=value, low_flop_per_s=value / factor, high_flop_per_s=value * factor,
                     spread_oom=spread, n_chips=len(window), n_faster=len(faster) if len(faster) >= 2 else len(window),
                     window=(min(p[0] for p in window), max(p[0] for p in window)),
-                    slope_oom_per_year=slope, chips=[p[2] for p in sorted(window)], fallback=fallback)
+                    slope_oom_per_year=slope, chips=[p[2] for p in sorted(window)], fallback=fallback,
+                    held_at=at if note_held else None)
 
 
 def year_chip(db: HardwareDB, year: int, hardware_class: str = "data_center",

@@ -16,6 +16,8 @@ For one step of B sequences on n = d·t·p chips of peak P (the run's number for
 Groups are placed t innermost, then d, then p (Megatron-LM's order): a group uses the intra-node links
 when its span (t; t·d; t·d·p) fits in a node.
 
+Not modelled: expert parallelism's all-to-all, context parallelism, latency of small messages.
+
 MFU = model FLOP per step (F·(1 + r)·B, no recomputation) / (step time × n × P) (Chowdhery et al. 2022, App. B).
 """
 from __future__ import annotations

@@ -31,6 +31,8 @@ UTILIZATION_OTHER = 0.4
 UTILIZATION_SOURCE = ("Sevilla et al., 'Estimating Training Compute of Deep Learning Models', Epoch AI, 2022: "
                       "30% for large language models, 40% for other models "
                       "(https://epoch.ai/blog/estimating-training-compute)")
+_COUNTING_WORDS = re.compile(r"\b6\s*\*?\s*n\s*\*?\s*d\b|operation count|mult-adds|multiply-adds|flop ?/ ?token",
+                             re.IGNORECASE)
 _CHIP_HOURS_WORDS = re.compile(r"(gpu|tpu|chip|core|accelerator|device)[- ]?(hours|hrs|days)", re.IGNORECASE)
 
 
@@ -105,9 +107,13 @@ def _likely_cause(row: HardwareRow, ratio: float, count: float) -> str | None:
         if count >= FLAG_FACTOR and 1 / FLAG_FACTOR <= per_chip <= FLAG_FACTOR:
             return (f"'hours' may already be chip-hours: divided by the {count:g} chips, the ratio is "
                     f"{per_chip:.3g}")
-    if ratio < 1 / FLAG_FACTOR and _CHIP_HOURS_WORDS.search(row.compute_notes) is None and "fine" in (
-            row.compute_notes.lower()):
+    notes = row.compute_notes.lower()
+    if ratio < 1 / FLAG_FACTOR and "fine" in notes:
         return "the compute notes mention fine-tuning: the reported figure may include earlier training"
+    if "geometric mean" in notes:
+        return "the reported figure is a geometric mean of several estimates (the compute notes say so)"
+    if _COUNTING_WORDS.search(notes):
+        return "the reported figure counts operations (the compute notes say so), not hardware time"
     return None
 
 

@@ -166,7 +166,7 @@ def test_sliding_window_edit_on_one_block_changes_only_its_attention_rows():
     at.number_input(key="layer1_attention_window").set_value(1024).run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value
-    scores = table[table["layer"].str.endswith("attention scores QKᵀ")].set_index("#")["forward FLOP"]
+    scores = table[table["layer"].str.startswith("attention scores QKᵀ")].set_index("#")["forward FLOP"]
     h, q, length, w = 32, 128, 4096, 1024
     assert scores[1] == 2 * h * q * (w * (w + 1) // 2 + (length - w) * w)
     assert scores[2] == 2 * h * q * length * length
@@ -180,3 +180,22 @@ def test_config_panel_bad_token_count_is_named_and_keeps_the_scenario(tokens):
     assert not at.exception
     assert [e.value for e in at.error][0].startswith("tokens\\: ")
     assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+
+
+def test_a_range_on_r_gives_a_90_percent_band_beside_the_total():
+    at = app()
+    at.number_input(key="t_ratio_low").set_value(1.0).run()
+    at.number_input(key="t_ratio_high").set_value(3.0).run()
+    assert not at.exception and not at.error
+    # C = F × (1 + r) × E: with r in [1, 3] (its 90% interval), C's interval is C × [2, 4] / 3
+    low, high = metric(at, "90% interval").replace(" FLOP", "").split(" – ")
+    assert float(low) == pytest.approx(EPOCH_EXAMPLE_TRAINING * 2 / 3, rel=0.03)  # Monte Carlo, fixed seed
+    assert float(high) == pytest.approx(EPOCH_EXAMPLE_TRAINING * 4 / 3, rel=0.03)
+    assert metric(at, "Confidence (Epoch's labels)") == "Confident"
+
+
+def test_a_reversed_range_is_a_named_error():
+    at = app()
+    at.number_input(key="t_ratio_low").set_value(3.0).run()
+    at.number_input(key="t_ratio_high").set_value(1.0).run()
+    assert any("backward_ratio" in e.value.replace("\\", "") for e in at.error) and not at.exception

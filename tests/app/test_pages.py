@@ -70,10 +70,23 @@ def test_hardware_bad_values_are_named():
     assert not at.exception
 
 
+def test_pristine_hardware_page_holds_the_comparison_until_a_run_is_entered():
+    """The example run (8 A100s for a day) has nothing to do with the default model: no warning, no ratio;
+    the info says how long method 1's compute would take on those chips: C1 / (8 × 312e12 × 0.4) s."""
+    at = page("hardware")
+    assert not at.warning and not any(m.label == "Ratio method 2 ÷ method 1" for m in at.metric)
+    info = " ".join(i.value for i in at.info)
+    assert "example" in info and "enter your run" in info
+    seconds = EPOCH_EXAMPLE_TRAINING / (8 * A100_BF16 * 0.4)
+    assert f"{seconds:.3g} s" in info
+    assert at.session_state["scenario"].hardware is None  # not written into the scenario or the link
+
+
 def test_consistency_against_the_layer_builder():
     at = page("hardware")
+    at.number_input(key="hw_duration").set_value(2.0).run()  # the user's run: 8 A100s for 2 days
     m1 = EPOCH_EXAMPLE_TRAINING
-    m2 = 8 * DAY_S * A100_BF16 * 0.4
+    m2 = 8 * 2 * DAY_S * A100_BF16 * 0.4
     assert metric(at, "Ratio method 2 ÷ method 1") == f"{float(f'{m2 / m1:.3g}'):,.0f} ×"
     assert any("more than 3× apart" in w.value.replace("\\", "") for w in at.warning)
 
@@ -102,3 +115,50 @@ def test_trends_domain_filter():
     at = page("trends")
     at.selectbox(key="trends_domain").set_value("Language").run()
     assert not at.exception and len(at.dataframe[0].value) >= 1
+
+
+def test_hardware_ranges_give_a_90_percent_interval_and_a_confidence_label():
+    import math
+    at = page("hardware")
+    at.number_input(key="hw_count_low").set_value(6.0).run()
+    at.number_input(key="hw_count_high").set_value(12.0).run()
+    at.number_input(key="hw_u_low").set_value(0.3).run()
+    at.number_input(key="hw_u_high").set_value(0.5).run()
+    assert not at.exception and not at.error
+    # log-normal factors, each range its 90% interval: ln C ~ N(μ, σ²), the interval μ ± 1.645σ
+    z = 1.6448536269514722
+    point = 8 * DAY_S * A100_BF16 * 0.4
+    mu = math.log(point) + math.log(math.sqrt(6 * 12) / 8) + math.log(math.sqrt(0.3 * 0.5) / 0.4)
+    sigma = math.hypot(math.log(12 / 6) / (2 * z), math.log(0.5 / 0.3) / (2 * z))
+    low, high = (metric(at, "90% interval").replace(" FLOP", "").split(" – "))
+    assert float(low) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
+    assert float(high) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
+    assert metric(at, "Confidence (Epoch's labels)") == "Confident"
+
+
+def test_hardware_bad_range_is_a_named_error():
+    at = page("hardware")
+    at.number_input(key="hw_count_low").set_value(20.0).run()
+    assert any("chip_count_low" in e.value.replace("\\", "") for e in at.error)
+    assert not at.exception
+
+
+def test_hardware_unknown_year_shows_the_trend_and_its_band():
+    at = page("hardware")
+    at.radio(key="hw_source").set_value("year").run()
+    at.number_input(key="hw_year").set_value(2011).run()
+    at.selectbox(key="hw_class").set_value("workstation_consumer").run()
+    assert not at.exception and not at.error
+    assert metric(at, "90% interval")
+    assert any("Assumed FP32" in i.value.replace("\\", "") for i in at.info)
+    assert any("trend of the faster" in c.value for c in at.caption)
+
+
+def test_hardware_offers_the_reported_utilization_prior_as_a_preset():
+    at = page("hardware")
+    at.selectbox(key="hw_u_preset").set_value("reported-2020-2021-2048-plus").run()
+    # median of PaLM 46.2%, MT-NLG 30.2%, Megatron-LM 1T 163/312, MegaScale 55.2% (utilization_reports.csv)
+    values = sorted([0.462, 0.302, 0.522, 0.552])
+    median = (values[1] + values[2]) / 2
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * A100_BF16 * median, rel=5e-3)
+    assert any("PaLM 540B" in c.value for c in at.caption)

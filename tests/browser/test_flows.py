@@ -102,3 +102,56 @@ def test_hostile_epoch_csv_upload_shows_a_message(server, browser, tmp_path):
     page.get_by_text("the file was not used").wait_for(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
+
+
+def test_epoch_csv_upload_reconciles_rows_with_their_hardware(server, browser, tmp_path):
+    # ratios worked out here: method 2 = chips × hours × 3600 × dense peak × utilization
+    a100 = 8 * 10 * 3600 * 312e12 * 0.5          # A100 datasheet BF16 312 TFLOP/s → ratio 1
+    v100 = 4 * 24 * 3600 * 125e12 * 0.4          # V100 SXM2 FP16 tensor 125 TFLOP/s, Epoch's 40% → ratio 2
+    gtx = 2 * 100 * 3600 * 512 * 1544e6 * 2 * 0.4  # GTX 580: 512 cores × 1544 MHz × 2 → ratio 10
+    rows = [("Alpha", "2021-01-01", "Language", a100, "NVIDIA A100", 8, 10, "0.5"),
+            ("Beta", "2018-01-01", "Vision", v100 / 2, "NVIDIA V100", 4, 24, ""),
+            ("Gamma", "2012-01-01", "Vision", gtx / 10, "NVIDIA GeForce GTX 580", 2, 100, "")]
+    lines = ["Model,Publication date,Domain,Training compute (FLOP),Training hardware,Hardware quantity,"
+             "Training time (hours),Hardware utilization"]
+    lines += [f"{n},{d},{dom},{c:.6e},{hw},{q},{h},{u}" for n, d, dom, c, hw, q, h, u in rows]
+    path = tmp_path / "epoch.csv"
+    path.write_text("\n".join(lines) + "\n")
+    context, page = new_page(browser)
+    page.goto(f"{server}/trends")
+    wait_for_app(page)
+    page.get_by_text("Add Epoch AI's data").click()
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(path))
+    page.get_by_text("Median ratio (method 2 ÷ reported)").wait_for(timeout=30_000)
+    wait_for_app(page)
+    assert metric_value(page, "Median ratio (method 2 ÷ reported)") == "2"   # median of 1, 2, 10
+    assert metric_value(page, "Within 2×") == "67%" and metric_value(page, "Within 3×") == "67%"
+    assert metric_value(page, "Chip found") == "3"
+    assert page.locator("[data-testid='stException']").count() == 0
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "trends-reconciliation.png"), full_page=True)
+    context.close()
+
+
+def test_hardware_ranges_show_a_90_percent_interval(server, browser):
+    import math
+    context, page = new_page(browser)
+    page.goto(f"{server}/hardware")
+    wait_for_app(page)
+    page.get_by_text("Ranges: chips and time").click()
+    for label, value in (("Chips, low", "6"), ("Chips, high", "12")):
+        box = page.get_by_label(label, exact=True)
+        box.fill(value)
+        box.press("Enter")
+        wait_for_app(page)
+    page.get_by_text("90% interval").first.wait_for(timeout=30_000)
+    # 8 A100s × 1 day × 312 TFLOP/s (datasheet, BF16 dense) × 40%, chips log-normal on [6, 12] as a 90% interval
+    z = 1.6448536269514722
+    point = 8 * 86_400 * 312e12 * 0.4
+    mu, sigma = math.log(point * math.sqrt(6 * 12) / 8), math.log(12 / 6) / (2 * z)
+    low, high = metric_value(page, "90% interval").replace(" FLOP", "").split(" – ")
+    assert float(low) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
+    assert float(high) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
+    assert metric_value(page, "Confidence (Epoch's labels)") == "Confident"
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()

@@ -25,3 +25,18 @@ def test_help_process_lists_every_command():
     assert out.returncode == 0
     for command in ("flops", "schema", "chips", "hardware", "trend", "transformer"):
         assert command in out.stdout
+
+
+def test_flops_does_not_import_pandas(tmp_path):
+    """Start-up: a command imports only what it uses (pandas is the trends' and reconcile's alone)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "engine", "flops", write(tmp_path, EPOCH_EXAMPLE)],
+                         cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-500:]
+    modules = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "engine.method1.estimate" in modules  # the check reads the real import list
+    assert "pandas" not in modules and "streamlit" not in modules

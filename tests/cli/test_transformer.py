@@ -48,7 +48,7 @@ def test_seq_len_layers_and_options(tmp_path):
     (GPT2 | {"n_head": 7}, (), "config.n_head: 7 heads do not divide"),
     (GPT2 | {"n_embd": -1}, (), "config.n_embd"),
     (json.dumps(GPT2).replace('"n_layer": 12', '"n_layer": NaN'), (), "config.n_layer: must be a finite"),
-    (GPT2 | {"model_type": "t5"}, (), "config.model_type"),
+    (GPT2 | {"model_type": "xlnet"}, (), "config.model_type"),
     (GPT2, ("--tokens", "lots"), "tokens: 'lots' is not a count"),
     (GPT2, ("--tokens", "0"), "tokens"),
     (GPT2, ("--tokens", "1e999"), "tokens"),
@@ -80,3 +80,64 @@ def test_parse_count(text, value):
 def test_parse_count_refuses(text):
     with pytest.raises(InputError, match="^tokens: "):
         parse_count(text, "tokens")
+
+
+def test_library_model_with_its_published_tokens():
+    """Llama 3.1 405B from the library: 15.6T tokens (Dubey et al. 2024) by default, sources in the output."""
+    out = run("transformer", "--model", "llama-3.1-405b", "--seq-len", "8192")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["model"] == "llama-3.1-405b" and data["tokens"] == 15.6e12
+    assert data["params"] == 405_853_388_800  # transformers' LlamaForCausalLM from this config (meta device)
+    assert "2407.21783" in data["training_tokens_source"]
+    assert data["config_source"] == "https://huggingface.co/meta-llama/Llama-3.1-405B/blob/main/config.json"
+    # --tokens overrides the published count, and the token source is then not claimed
+    data = json.loads(run("transformer", "--model", "llama-3.1-405b", "--seq-len", "8192", "--tokens", "1T").stdout)
+    assert data["tokens"] == 1e12 and data["training_tokens_source"] is None
+
+
+def test_list_models():
+    data = json.loads(run("transformer", "--list-models").stdout)
+    ids = [m["id"] for m in data["models"]]
+    assert len(ids) >= 40 and len(set(ids)) == len(ids) and "deepseek-v3" in ids
+
+
+def test_encoder_decoder_lengths(tmp_path):
+    """T5-small, 512 encoder and 128 decoder tokens: each decoder block's cross-attention reads 512 positions."""
+    base = ("transformer", "--model", "t5-small", "--tokens", "1e9", "--seq-len", "512")
+    same = json.loads(run(*base).stdout)
+    apart = json.loads(run(*base, "--decoder-seq-len", "128").stdout)
+    assert (same["decoder_seq_len"], apart["decoder_seq_len"]) == (512, 128)
+    d, h, q, layers = 512, 8, 64, 6
+    # cross-attention scores and values: 2 × 2·H·L_dec·M·Q per decoder layer, M = 512 either way
+    assert apart["forward_flop_by_part"]["cross-attention scores QKᵀ"] == layers * 2 * h * 128 * 512 * q
+    assert same["forward_flop_by_part"]["cross-attention scores QKᵀ"] == layers * 2 * h * 512 * 512 * q
+    # cross-attention k/v projections run over the encoder's 512 positions in both
+    assert apart["forward_flop_by_part"]["cross-attention k/v projections"] == \
+        same["forward_flop_by_part"]["cross-attention k/v projections"] == layers * 2 * 512 * d * 2 * h * q
+    out = run("transformer", "--model", "gpt2", "--tokens", "1e9", "--decoder-seq-len", "64")
+    assert out.returncode == 2 and out.stderr.strip() == \
+        "error: decoder_seq_len: only an encoder-decoder model has a separate decoder length"
+
+
+def test_unknown_key_refused_unless_lenient(tmp_path):
+    path = write(tmp_path, GPT2 | {"n_experts_magic": 8}, "config.json")
+    out = run("transformer", "--config", path, "--tokens", "1e9")
+    assert out.returncode == 2 and out.stderr.startswith("error: config.n_experts_magic: not read")
+    out = run("transformer", "--config", path, "--tokens", "1e9", "--lenient")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["ignored_keys"] == ["n_experts_magic"]
+    assert data["params"] == 124_439_808
+
+
+@pytest.mark.parametrize("args,needle", [
+    (("--model", "gpt2", "--config", "x.json", "--tokens", "1"), "arguments: give exactly one of"),
+    (("--tokens", "1"), "arguments: give exactly one of"),
+    (("--model", "no-such-model", "--tokens", "1"), "model: 'no-such-model' is not in the model library"),
+    (("--model", "gpt2"), "tokens: give --tokens"),
+    (("--model", "t5-small", "--tokens", "1e9", "--decoder-seq-len", "0"), "decoder_seq_len"),
+])
+def test_model_option_errors(args, needle):
+    out = run("transformer", *args)
+    assert out.returncode == 2 and out.stdout == "" and needle in out.stderr
+    assert len(out.stderr.strip().splitlines()) == 1

@@ -151,11 +151,11 @@ def test_llama_head_dim_key():
     assert params(config) == block + d + 2 * v * d
 
 
-def test_missing_model_type_is_inferred_from_the_keys():
-    gpt2 = {k: v for k, v in GPT2.items() if k != "model_type"}
-    llama = {k: v for k, v in LLAMA2_7B.items() if k != "model_type"}
-    assert params(gpt2) == params(GPT2)
-    assert params(llama) == params(LLAMA2_7B)
+def test_missing_model_type_is_refused_not_guessed():
+    """The family decides biases, norms and heads: without model_type nothing is guessed from the keys."""
+    for config in (GPT2, LLAMA2_7B):
+        with pytest.raises(InputError, match=r"^config\.model_type: missing"):
+            read_hf_config({k: v for k, v in config.items() if k != "model_type"})
 
 
 def test_scenario_from_a_config():
@@ -199,7 +199,7 @@ def test_normalised_config_round_trips_and_validates_by_field():
     (LLAMA2_7B | {"hidden_act": "mish"}, "config.hidden_act: unknown activation"),
     (MIXTRAL_8X7B | {"num_experts_per_tok": 9}, "config.num_experts_per_tok: active_experts 9 is more than"),
     ({k: v for k, v in MIXTRAL_8X7B.items() if k != "num_local_experts"}, "config.num_local_experts: missing"),
-    (GPT2 | {"model_type": "bert"}, "config.model_type: \"bert\" is not a decoder-only family"),
+    (GPT2 | {"model_type": "xlnet"}, "config.model_type: 'xlnet' is not a family this reader supports"),
     (GPT2 | {"model_type": ["gpt2"]}, "config.model_type: "),
     ({"model_type": "opt", "hidden_size": 1024, "word_embed_proj_dim": 512}, "config.word_embed_proj_dim: "),
     (GPT2 | {"add_cross_attention": True}, "config.add_cross_attention: true is not supported"),

@@ -138,8 +138,8 @@ def test_format_selects_the_peak(precision, tensor_cores, key, expected):
 def test_method2_states_the_peak_it_used():
     estimate = estimate_method2({"chip": "H100", "precision": "bf16", "chip_count": 1024, "duration": 30,
                                  "utilization": 0.4})
-    assert estimate.peak_flop_per_s == pytest.approx(989.4e12, rel=1e-3)
-    assert estimate.precision == "bf16" and estimate.tensor_cores is True
+    assert estimate.peak.peak_flop_per_s == pytest.approx(989.4e12, rel=1e-3)
+    assert estimate.peak.precision == "bf16" and estimate.peak.tensor_cores is True
     assert estimate.peak.chip_id == H100
     assert estimate.training_flop == pytest.approx(1024 * 30 * DAY_S * 989.4e12 * 0.4, rel=1e-3)
 

@@ -150,3 +150,14 @@ def test_leave_one_out_on_epochs_rows_with_known_chips(capsys):
               f"{sum(f <= 3 for f in factors) / len(factors):.0%}, worst {max(factors):.3g}×")
     assert len(ratios) >= 130
     assert 0.5 <= statistics.median(ratios) <= 2 and within_2 >= 0.8
+
+
+def test_years_past_the_newest_chip_are_held_not_extrapolated():
+    db = load_hardware_db()
+    newest = max(c.peaks.bf16_tensor or 0 for c in db.chips if c.segment == "data_center")
+    for year in (2026, 2030, 2100):
+        peak = resolve_peak({"year": year}, db)
+        assert peak.peak_flop_per_s <= newest  # never faster than the fastest chip there is
+    far = year_peak(db, 2100, "bf16_tensor")
+    assert far.held_at is not None and far.held_at < 2028 and "held at" in far.describe()
+    assert far.peak_flop_per_s == year_peak(db, 2030, "bf16_tensor").peak_flop_per_s

@@ -135,3 +135,9 @@ def test_a_scenario_with_a_saved_plan_needs_no_flags(capsys, tmp_path):
     code, data, err = cli(capsys, "plan", str(path), "--tp", "4")  # a flag overrides the saved plan
     assert code == 0, err
     assert data["layout"]["tp"] == 4 and data["layout"]["dp"] == 4 and data["chips"] == 16
+
+
+def test_help_default_matches_the_engine():
+    from engine.cli import plan as plan_command
+    from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
+    assert plan_command.DEFAULT_KERNEL_EFFICIENCY == DEFAULT_KERNEL_EFFICIENCY

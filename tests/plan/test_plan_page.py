@@ -100,3 +100,19 @@ def test_the_plan_travels_in_the_share_link():
     fresh.switch_page(str(ROOT / "pages" / "plan.py")).run()
     assert fresh.number_input(key="plan_tp").value == 4 and fresh.selectbox(key="plan_zero").value == 2
     assert not fresh.exception
+
+
+def test_a_quick_form_scenario_gets_the_flop_sections_only():
+    at = plan_page("nas")  # NAS (Zoph & Le 2016) is a quick form: its FLOP, but no layers
+    assert any("need the model's layers" in i.value.replace("\\", "") for i in at.info)
+    assert not any(m.label == "Fits" for m in at.metric)
+    text = " ".join(m.value.replace("\\", "") for m in at.markdown)
+    assert "below the EU AI Act" in text
+    assert not at.exception
+
+
+def test_visiting_the_page_leaves_the_link_alone():
+    at = plan_page("llama2-7b")
+    assert at.session_state["scenario"].plan is None
+    at.number_input(key="plan_dp").set_value(4).run()
+    assert at.session_state["scenario"].plan.layout.dp == 4

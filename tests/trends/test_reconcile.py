@@ -172,3 +172,14 @@ def test_input_error_for_missing_file():
     with pytest.raises(InputError) as info:
         reconcile_epoch_csv("/nonexistent/file.csv")
     assert info.value.field == "csv"
+
+
+def test_notes_that_explain_a_flag_are_named():
+    rows = [("Mu", "2022-01-01", "Vision", "1e19", "geometric mean of 1e18 and 1e20", "100", "", "NVIDIA A100",
+             "64", "", ""),
+            ("Nu", "2022-01-01", "Language", "1e18", "6ND = 6 * 1e8 * 1e9", "100", "", "NVIDIA A100", "64", "", "")]
+    result = reconcile_epoch_csv(_csv(rows))
+    mu, nu = result.rows
+    assert mu.ratio == pytest.approx(64 * 100 * 3600 * A100_BF16 * 0.4 / 1e19) and mu.flagged
+    assert "geometric mean" in mu.likely_cause
+    assert nu.flagged and "counts operations" in nu.likely_cause

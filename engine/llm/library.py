@@ -1,0 +1,49 @@
+"""The shipped model library: published ``config.json`` values of well-known models (``models.json``),
+each with the URL it was written from and, where a paper or the developer states them, the training
+tokens with their source."""
+from __future__ import annotations
+
+import functools
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+from engine.errors import InputError, quoted
+
+LIBRARY_FILE = Path(__file__).with_name("models.json")
+
+
+@dataclass(frozen=True, slots=True)
+class LibraryModel:
+    id: str
+    name: str
+    family: str
+    source: str
+    config: dict
+    training_tokens: float | None = None
+    training_tokens_source: str | None = None
+    note: str | None = None
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} — {self.family}"
+
+
+@functools.cache
+def _models() -> tuple[LibraryModel, ...]:
+    data = json.loads(LIBRARY_FILE.read_text(encoding="utf-8"))
+    return tuple(LibraryModel(**entry) for entry in data["models"])
+
+
+def library_models() -> list[LibraryModel]:
+    """Every model in the library, in its order (by family)."""
+    return list(_models())
+
+
+def library_model(model_id: str) -> LibraryModel:
+    """The model with this ``id``; ``InputError`` naming the known ones otherwise."""
+    for model in _models():
+        if model.id == model_id:
+            return model
+    raise InputError("model", f"{quoted(model_id)} is not in the model library; known: "
+                              f"{', '.join(m.id for m in _models())}")

@@ -1,0 +1,219 @@
+"""Blocks: layer lists that nest, so that real topologies can be written down.
+
+- ``residual``: y = body(x) + shortcut(x); the shortcut is the identity when empty, or a projection
+  (a 1×1 convolution and its norm, as in ResNet).
+- ``branches``: every branch reads the same x; the outputs merge by ``concat`` (along the channels,
+  the last axis, or along the ``sequence``), ``add`` (equal shapes) or ``multiply`` (shapes broadcast
+  as NumPy's do: squeeze-excite's [1, 1, C] gate × [H, W, C]). An empty branch is the identity.
+- ``repeat``: ``times`` copies of a layer list, each with its own parameters (ResNet's stages).
+
+Merging costs no multiply-accumulate; in the ``full`` convention ``add`` and ``multiply`` cost one FLOP
+per output value per input after the first, ``concat`` nothing. Every merge checks the shapes and
+names the path of the block and both shapes. Nesting is at most ``MAX_DEPTH`` deep and a whole
+architecture at most ``MAX_LAYERS`` layers written and ``MAX_EVALUATIONS`` layer evaluations.
+"""
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
+
+from pydantic import Field
+
+from engine.errors import InputError
+from engine.method1.conventions import MERGE_FLOP_PER_ELEMENT
+from engine.method1.costs import prod
+from engine.method1.layers import MAX_SIZE, Flow, LayerBase, LayerCost, as_sequence
+
+if TYPE_CHECKING:  # the tagged union of every kind, blocks included (``engine.method1.kinds``)
+    from engine.method1.kinds import Layer
+
+MAX_DEPTH = 32
+"""Blocks inside blocks: ResNet needs 3 levels, U-Net 10; 32 is plenty and keeps recursion shallow."""
+MAX_LAYERS = 100_000
+"""Layers written in one architecture, at every depth."""
+MAX_REPEAT = 100_000
+MAX_EVALUATIONS = 100_000
+"""Layer evaluations in one run (a repeat whose copies keep changing shape evaluates each copy)."""
+
+BLOCK_LISTS = ("body", "shortcut", "layers")
+"""The fields of a block that hold a layer list (``branches`` holds a list of them)."""
+
+
+class Block(LayerBase):
+    """A layer that holds layer lists; the architecture walks into it (``walk``)."""
+
+    def walk(self, flow: Flow, path: str, walker) -> Flow:
+        """Evaluate the inner lists through ``walker`` (rows, totals); return the output flow."""
+        raise NotImplementedError
+
+    def cost(self, flow: Flow) -> LayerCost:
+        """The whole block as one layer (its rows summed), matmul and full extras."""
+        from engine.method1.architecture import Walker
+
+        walker = Walker(full=True)
+        out = walker.block(self, flow, "block", 0, 0)
+        return LayerCost(out, walker.params, walker.macs, walker.flop - 2 * walker.macs)
+
+
+def _shape(flow: Flow) -> str:
+    return flow.describe()
+
+
+def _merge(kind: str, outs: list[Flow], names: list[str], path: str) -> tuple[Flow, int]:
+    """The merged flow of ``outs`` and its ``full`` FLOP; an ``InputError`` on ``path`` naming both shapes."""
+    first, first_name = outs[0], names[0]
+    if kind == "add":
+        for out, name in zip(outs[1:], names[1:]):
+            if out != first:
+                raise InputError(path, f"cannot add {name} {_shape(out)} to {first_name} {_shape(first)}: "
+                                       "the shapes must be equal")
+        return first, MERGE_FLOP_PER_ELEMENT * (len(outs) - 1) * prod(first.shape)
+    if kind == "multiply":
+        item = first.item
+        for out, name in zip(outs[1:], names[1:]):
+            if out.steps != first.steps:
+                raise InputError(path, f"cannot multiply {name} {_shape(out)} by {first_name} {_shape(first)}: "
+                                       "the sequence lengths differ")
+            item = _broadcast(item, out.item)
+            if item is None:
+                raise InputError(path, f"cannot multiply {name} {_shape(out)} by {first_name} {_shape(first)}: "
+                                       "the shapes do not broadcast (each axis equal, or 1 in one of them)")
+        merged = Flow(item, first.steps)
+        return merged, MERGE_FLOP_PER_ELEMENT * (len(outs) - 1) * prod(merged.shape)
+    if kind == "concat_sequence":
+        seqs = [as_sequence(o) for o in outs]
+        for out, seq, name in zip(outs, seqs, names):
+            if seq.steps is None or seq.item != as_sequence(first).item:
+                raise InputError(path, f"cannot join {name} {_shape(out)} to {first_name} {_shape(first)} along "
+                                       "the sequence: both must be sequences of the same item shape")
+        return Flow(seqs[0].item, sum(s.steps for s in seqs)), 0
+    # concat along the channels (the last axis)
+    channels = first.item[-1]
+    for out, name in zip(outs[1:], names[1:]):
+        if out.steps != first.steps or out.item[:-1] != first.item[:-1]:
+            raise InputError(path, f"cannot concatenate {name} {_shape(out)} with {first_name} {_shape(first)} "
+                                   "along the channels: every axis but the last must be equal")
+        channels += out.item[-1]
+    if channels > MAX_SIZE:
+        raise InputError(path, f"{channels:,} channels after concatenation is more than {MAX_SIZE:,}")
+    return Flow(first.item[:-1] + (channels,), first.steps), 0
+
+
+def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
+    """NumPy broadcasting of two shapes (right-aligned), or None."""
+    n = max(len(a), len(b))
+    a, b = (1,) * (n - len(a)) + a, (1,) * (n - len(b)) + b
+    out = []
+    for x, y in zip(a, b):
+        if x != y and 1 not in (x, y):
+            return None
+        out.append(max(x, y))
+    return tuple(out)
+
+
+LayerList = Annotated[list["Layer"], Field(max_length=MAX_LAYERS)]
+NonEmptyLayerList = Annotated[list["Layer"], Field(min_length=1, max_length=MAX_LAYERS)]
+
+
+class Residual(Block):
+    """y = body(x) + shortcut(x): the shortcut is the identity (empty) or a projection; shapes must match.
+
+    Full: + one add per output value."""
+
+    type: Literal["residual"] = "residual"
+    body: NonEmptyLayerList
+    shortcut: LayerList = Field(default_factory=list,
+                                description="Empty: the identity. Otherwise a projection, e.g. a strided 1×1 "
+                                            "convolution and its batch norm.")
+    kind_label: ClassVar[str] = "Residual block"
+    formula: ClassVar[str] = r"y = f(x) + s(x) \quad (\text{full: } +1 \text{ per output value})"
+
+    def walk(self, flow, path, walker):
+        body = walker.run(self.body, flow, f"{path}.body")
+        short = walker.run(self.shortcut, flow, f"{path}.shortcut")
+        out, extra = _merge("add", [body, short], ["the body's output", "the shortcut's"], path)
+        walker.merge_row(self, path, out, extra)
+        return out
+
+
+class Branches(Block):
+    """Parallel branches over the same input, merged (Inception, DenseNet, U-Net's skips, squeeze-excite).
+
+    concat: channels (last axis) or ``sequence``; add: equal shapes; multiply: broadcasting.
+    Full: add and multiply, + one FLOP per output value per branch after the first."""
+
+    type: Literal["branches"] = "branches"
+    branches: Annotated[list[LayerList], Field(min_length=2, max_length=1_000,
+                                               description="Layer lists; an empty list is the identity.")]
+    merge: Literal["concat", "add", "multiply"] = "concat"
+    axis: Literal["channels", "sequence"] = Field("channels", description="For concat: the axis joined.")
+    kind_label: ClassVar[str] = "Parallel branches"
+    formula: ClassVar[str] = r"y = [f_1(x), f_2(x), \dots] \ \text{or} \ \textstyle\sum f_i(x) \ \text{or} \ \prod f_i(x)"
+
+    def walk(self, flow, path, walker):
+        outs = [walker.run(branch, flow, f"{path}.branches[{b}]") for b, branch in enumerate(self.branches)]
+        kind = "concat_sequence" if self.merge == "concat" and self.axis == "sequence" else self.merge
+        out, extra = _merge(kind, outs, [f"branches[{b}]" for b in range(len(outs))], path)
+        walker.merge_row(self, path, out, extra)
+        return out
+
+
+class Repeat(Block):
+    """``times`` copies of ``layers`` in sequence, each with its own parameters.
+
+    Once a copy's output has its input's shape, the later copies cost the same: they are counted, not
+    walked, so ResNet-152's 36 blocks (or 100,000) take one copy's time."""
+
+    type: Literal["repeat"] = "repeat"
+    times: int = Field(2, ge=1, le=MAX_REPEAT)
+    layers: NonEmptyLayerList
+    kind_label: ClassVar[str] = "Repeat"
+    formula: ClassVar[str] = r"n \times f \quad (n \text{ copies, each with its own parameters})"
+
+    def walk(self, flow, path, walker):
+        n = self.times
+        for copy in range(n):
+            mark = walker.mark()
+            try:
+                out = walker.run(self.layers, flow, f"{path}.layers", copy=copy)
+            except InputError as exc:
+                if n == 1 or "(copy " in exc.reason:
+                    raise
+                raise InputError(exc.field, f"{exc.reason} (copy {copy + 1} of {n})") from None
+            if out == flow and copy < n - 1:  # a fixed point: every later copy is this one again
+                walker.scale_since(mark, n - copy)
+                return out
+            flow = out
+        return flow
+
+
+BLOCK_KINDS: tuple[type[Block], ...] = (Residual, Branches, Repeat)
+BLOCK_TYPES = frozenset(k.model_fields["type"].default for k in BLOCK_KINDS)
+
+
+def check_nesting(layers: object, field: str = "layers") -> None:
+    """Raw (decoded JSON) layer lists: at most ``MAX_DEPTH`` blocks deep and ``MAX_LAYERS`` layers in all.
+
+    Runs before validation, iteratively, so that a 10,000-deep input is one message, not a recursion."""
+    if not isinstance(layers, list):
+        return
+    stack: list[tuple[list, str, int]] = [(layers, field, 0)]
+    count = 0
+    while stack:
+        items, prefix, depth = stack.pop()
+        count += len(items)
+        if count > MAX_LAYERS:
+            raise InputError(field, f"more than {MAX_LAYERS:,} layers in all (blocks included)")
+        for i, item in enumerate(items):
+            if not isinstance(item, dict) or item.get("type") not in BLOCK_TYPES:
+                continue
+            here = f"{prefix}[{i}]"
+            if depth + 1 > MAX_DEPTH:
+                raise InputError(here, f"blocks nested more than {MAX_DEPTH} deep")
+            for key in BLOCK_LISTS:
+                if isinstance(item.get(key), list):
+                    stack.append((item[key], f"{here}.{key}", depth + 1))
+            branches = item.get("branches")
+            if isinstance(branches, list):
+                for b, branch in enumerate(branches):
+                    if isinstance(branch, list):
+                        stack.append((branch, f"{here}.branches[{b}]", depth + 1))

@@ -1,0 +1,114 @@
+"""The 'Transformers: build from a Hugging Face config.json' panel through AppTest: a library model,
+a pasted config (strict and lenient), a download by model id from a local HTTP server, and errors."""
+from __future__ import annotations
+
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.llm.library import library_model
+from tests.conftest import ROOT
+from tests.llm.test_hub import local_hub
+from tests.reference import EPOCH_EXAMPLE_TRAINING, flop, metric
+
+APP = str(ROOT / "app.py")
+
+
+def app() -> AppTest:
+    return AppTest.from_file(APP, default_timeout=60).run()
+
+
+def build(at: AppTest) -> AppTest:
+    next(b for b in at.button if b.label.startswith("Build the layers")).click().run()
+    assert not at.exception
+    return at
+
+
+def shown(at: AppTest) -> str:
+    """The panel's summary line, without the escapes that keep it inert Markdown."""
+    return " ".join(m.value for m in at.markdown if "As built from the config" in m.value).replace("\\", "")
+
+
+def errors(at: AppTest) -> list[str]:
+    return [e.value.replace("\\", "") for e in at.error]
+
+
+def test_pick_a_model_from_the_library():
+    at = app()
+    at.selectbox(key="hf_model").set_value("gemma-2-2b").run()
+    assert at.number_input(key="hf_tokens").value == 2e12  # Gemma 2 report: 2.6B on 2T tokens
+    at.number_input(key="hf_seq").set_value(4096).run()
+    build(at)
+    # Gemma2ForCausalLM built by transformers from this config on the meta device: 2,614,341,888 parameters
+    assert "parameters 2,614,341,888" in shown(at)
+    assert metric(at, "Parameters") == "2,614,341,888"
+    assert "Gemma2ForCausalLM" in shown(at)
+
+
+def test_encoder_decoder_lengths():
+    at = app()
+    at.selectbox(key="hf_model").set_value("t5-small").run()
+    at.number_input(key="hf_seq").set_value(512).run()
+    at.number_input(key="hf_decoder_seq").set_value(128).run()
+    build(at)
+    assert "T = 512, decoder 128" in shown(at)
+    assert "parameters 60,506,624" in shown(at)  # T5ForConditionalGeneration (transformers, meta device)
+
+
+def paste(at: AppTest, config: dict | str) -> AppTest:
+    at.radio(key="hf_source").set_value("paste").run()
+    at.text_area(key="hf_text").set_value(config if isinstance(config, str) else json.dumps(config)).run()
+    return at
+
+
+def test_unknown_key_is_refused_then_listed_when_lenient():
+    config = library_model("qwen3-8b").config | {"moe_magic": 4}
+    at = paste(app(), config)
+    build(at)
+    assert errors(at)[0].startswith("config.moe_magic: not read by this family")
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+    at.checkbox(key="hf_lenient").check().run()
+    build(at)
+    assert not at.error
+    assert any("moe\\_magic" in w.value for w in at.warning)
+    assert "parameters 8,190,735,360" in shown(at)
+
+
+@pytest.mark.parametrize("text,field", [
+    ('{"model_type": "bert", "hidden_size": 768}', "config.num_attention_heads: missing"),
+    ('{"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "d_model": 512, "d_kv": 64, '
+     '"d_ff": 2048, "num_layers": 6, "num_heads": 0, "vocab_size": 32128, "n_positions": 512}', "config.num_heads"),
+    ('{"model_type": "falcon", "hidden_size": 64, "num_hidden_layers": 1e9, "num_attention_heads": 4, '
+     '"vocab_size": 10}', "config.num_hidden_layers"),
+    ('{"model_type": "<b>x</b>"}', "config.model_type"),
+    ("[]", "config"),
+])
+def test_hostile_configs_are_one_line(text, field):
+    at = build(paste(app(), text))
+    message = errors(at)[0]
+    assert message.startswith(field) and "\n" not in message
+    assert "<b>" not in at.error[0].value  # shown escaped: inert text
+
+
+def test_hub_download_from_a_local_server(monkeypatch):
+    with local_hub() as url:
+        monkeypatch.setenv("HF_ENDPOINT", url)
+        at = app()
+        at.radio(key="hf_source").set_value("hub").run()
+        at.text_input(key="hf_hub_id").set_value("Qwen/Qwen3-0.6B").run()
+        next(b for b in at.button if b.label == "Download config.json").click().run()
+        assert not at.exception and not at.error
+        build(at)
+    assert "parameters 596,049,920" in shown(at)  # Qwen3ForCausalLM from this config (transformers, meta)
+
+
+def test_hub_offline_says_so(monkeypatch):
+    monkeypatch.setenv("HF_ENDPOINT", "http://127.0.0.1:9")  # nothing listens on the discard port
+    at = app()
+    at.radio(key="hf_source").set_value("hub").run()
+    at.text_input(key="hf_hub_id").set_value("Qwen/Qwen3-0.6B").run()
+    next(b for b in at.button if b.label == "Download config.json").click().run()
+    assert not at.exception
+    message = errors(at)[0]
+    assert message.startswith("model_id: the Hugging Face Hub is unreachable") and "offline" in message

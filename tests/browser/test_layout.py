@@ -1,0 +1,92 @@
+"""What only a browser shows: labels not cut off at 1440 px, the total in view while editing at 900 px,
+the layer form in reading order and nothing wider than a 390 px phone."""
+from __future__ import annotations
+
+import pytest
+
+from tests.browser.harness import CHROMIUM_ARGS, metric_value, streamlit_server, wait_for_app
+from tests.reference import EPOCH_EXAMPLE_TRAINING, flop
+
+CUT_OFF = """() => {
+  const main = document.querySelector('[data-testid=stMain]');
+  const visible = e => e.offsetParent !== null && e.getBoundingClientRect().width > 0;
+  const ellipsis = [...main.querySelectorAll('*')].filter(e => visible(e) && e.scrollWidth > e.clientWidth + 1
+      && getComputedStyle(e).textOverflow === 'ellipsis');
+  const hiddenTags = [...main.querySelectorAll('[data-baseweb=tag]')].filter(tag => {
+      const box = tag.parentElement.getBoundingClientRect();
+      const r = tag.getBoundingClientRect();
+      return r.right > box.right + 1 || r.bottom > box.bottom + 1; });
+  return [...ellipsis, ...hiddenTags].map(e => e.innerText.slice(0, 80));
+}"""
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_page(browser, url, width, height):
+    context = browser.new_context(viewport={"width": width, "height": height})
+    page = context.new_page()
+    page.goto(url)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    return context, page
+
+
+@pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
+def test_no_label_is_cut_off_at_1440(server, browser, path):
+    context, page = open_page(browser, f"{server}/{path}", 1440, 900)
+    assert page.evaluate(CUT_OFF) == []
+    context.close()
+
+
+def test_the_total_stays_in_view_while_editing_the_epochs(server, browser):
+    context, page = open_page(browser, server, 1440, 900)
+    epochs = page.get_by_label("Epochs", exact=True)
+    epochs.scroll_into_view_if_needed()
+    epochs.fill("20")
+    epochs.press("Enter")
+    want = f"{2 * EPOCH_EXAMPLE_TRAINING:.2e}".replace("e+", "e") + " FLOP"
+    bar = page.locator(".st-key-flop_summary")
+    bar.get_by_text(want).wait_for(timeout=30_000)
+    box = bar.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(2 * EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+    context.close()
+
+
+@pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
+def test_nothing_is_wider_than_a_phone(server, browser, path):
+    context, page = open_page(browser, f"{server}/{path}", 390, 844)
+    overflow = page.evaluate("""() => [...document.querySelectorAll(
+        '.katex-display, [data-testid="stMarkdown"], [data-testid="stCaptionContainer"], [data-testid="stCode"]')]
+        .filter(e => e.getBoundingClientRect().right > window.innerWidth + 1)
+        .filter(e => !['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
+        .map(e => e.innerText.slice(0, 60))""")
+    assert overflow == []
+    context.close()
+
+
+def test_the_layer_form_reads_in_order_on_a_phone(server, browser):
+    from engine.method1.kinds import KIND_BY_TYPE
+
+    context, page = open_page(browser, server, 390, 844)
+    order = [n.replace("_", " ") for n in KIND_BY_TYPE["conv2d"].model_fields if n != "type"]
+    tops = []
+    for label in order:
+        widget = page.get_by_label(label, exact=True).first
+        tops.append(widget.evaluate("e => e.getBoundingClientRect().top"
+                                    " + document.querySelector('[data-testid=stMain]').scrollTop"))
+    assert tops == sorted(tops), list(zip(order, tops))
+    context.close()

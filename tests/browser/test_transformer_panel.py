@@ -1,0 +1,114 @@
+"""The transformer config panel in a real browser: a config.json file upload, a model picked from the
+library, a download by model id from a local Hub on 127.0.0.1, and a config uploaded as a scenario.
+Any exception element fails the test."""
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+
+from engine.llm.library import library_model
+from tests.browser.harness import CHROMIUM_ARGS, metric_value, streamlit_server, wait_for_app
+from tests.llm.test_hub import local_hub
+
+PANEL = "Transformers: build from a Hugging Face config.json"
+
+
+@pytest.fixture(scope="module")
+def server():
+    with local_hub() as hub:
+        previous = os.environ.get("HF_ENDPOINT")
+        os.environ["HF_ENDPOINT"] = hub  # the server below inherits it: its Hub is the local one
+        try:
+            with streamlit_server() as url:
+                yield url
+        finally:
+            if previous is None:
+                os.environ.pop("HF_ENDPOINT", None)
+            else:
+                os.environ["HF_ENDPOINT"] = previous
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+def open_panel(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_text(PANEL).click()
+    panel = page.locator("[data-testid='stExpander']", has_text=PANEL)
+    return context, page, panel
+
+
+def build_and_check(page, panel, params: int) -> None:
+    panel.get_by_role("button", name="Build the layers from this config").click()
+    page.get_by_text("As built from the config").wait_for(timeout=60_000)
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert metric_value(page, "Parameters") == f"{params:,}"
+
+
+def test_upload_a_config_json_file(server, browser, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(library_model("olmo-1b").config))
+    context, page, panel = open_panel(browser, server)
+    panel.get_by_text("a config.json (paste or upload)").click()
+    wait_for_app(page)
+    panel.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    wait_for_app(page)
+    build_and_check(page, panel, 1_176_764_416)  # OlmoForCausalLM from this config (transformers, meta)
+    context.close()
+
+
+def test_pick_a_model_from_the_library(server, browser):
+    context, page, panel = open_panel(browser, server)
+    choice = panel.locator("[data-testid='stSelectbox'] input")
+    choice.click()
+    choice.fill("Mistral 7B")  # the list is long: type to filter it, as a user would
+    page.get_by_role("option", name="Mistral 7B (v0.1) — Mistral").click()
+    wait_for_app(page)
+    build_and_check(page, panel, 7_241_732_096)
+    context.close()
+
+
+def test_load_by_model_id_from_a_local_hub(server, browser):
+    context, page, panel = open_panel(browser, server)
+    panel.get_by_text("a Hub model id").click()
+    wait_for_app(page)
+    box = panel.get_by_label("Hugging Face model id")
+    box.fill("Qwen/Qwen3-0.6B")
+    box.press("Enter")
+    wait_for_app(page)
+    panel.get_by_role("button", name="Download config.json").click()
+    page.get_by_text("Downloaded config.json of Qwen/Qwen3-0.6B").wait_for(timeout=30_000)
+    build_and_check(page, panel, 596_049_920)
+    box.fill("no/such-model")
+    box.press("Enter")
+    wait_for_app(page)
+    panel.get_by_role("button", name="Download config.json").click()
+    page.get_by_text("no config.json for 'no/such-model' on the Hub").wait_for(timeout=30_000)
+    exceptions = page.locator("[data-testid='stException']")
+    assert exceptions.count() == 0, exceptions.first.inner_text()
+    context.close()
+
+
+def test_a_config_uploaded_as_a_scenario_points_to_the_panel(server, browser, tmp_path):
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps(library_model("llama-3.1-8b").config))
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    page.goto(server)
+    wait_for_app(page)
+    page.locator("[data-testid='stFileUploaderDropzoneInput']").last.set_input_files(str(path))
+    page.get_by_text("this is a Hugging Face config.json, not a FLOPscope scenario").wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()

@@ -1,0 +1,120 @@
+"""``--format text|json``: text (aligned tables, units, the formula line) on a terminal, JSON in a pipe
+or with ``--format json``; ``flops --help`` explains ``--convention``. Figures worked out here."""
+from __future__ import annotations
+
+import contextlib
+import io
+import json
+import os
+import pty
+import subprocess
+import sys
+
+from tests.cli import cli, write
+from tests.conftest import ROOT
+from tests.reference import EPOCH_EXAMPLE, EPOCH_EXAMPLE_PARAMS, EPOCH_EXAMPLE_TRAINING
+
+H100_BF16 = 989.4e12  # NVIDIA H100 SXM datasheet: 1,979 TFLOP/s with sparsity → 989.4 dense
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def on_terminal(*args: str) -> str:
+    """``main(args)`` with stdout a terminal (no --format): what a user at a shell sees."""
+    from engine.cli import main
+
+    out = _Terminal()
+    with contextlib.redirect_stdout(out):
+        assert main(list(args)) == 0
+    return out.getvalue()
+
+
+def test_flops_on_a_terminal_is_a_table_with_units_and_the_formula(tmp_path):
+    text = on_terminal("flops", write(tmp_path, EPOCH_EXAMPLE))
+    assert not text.lstrip().startswith("{")
+    lines = text.splitlines()
+    header = lines[0].split()
+    assert header[:3] == ["#", "layer", "name"] and "params" in header
+    lstm = next(line for line in lines if " lstm " in f" {line} ")
+    assert f"{4 * (640_000 * 256 + 256 ** 2 + 2 * 256):,}" in lstm  # PyTorch's two bias vectors
+    assert f"{EPOCH_EXAMPLE_PARAMS:,}" in text
+    assert f"{EPOCH_EXAMPLE_TRAINING:.2e}".replace("e+", "e") + " FLOP" in text
+    assert f"{EPOCH_EXAMPLE_TRAINING / 8.64e19:.2e}".replace("e-0", "e-") + " PF-days" in text  # 1.31e-4
+    formula = next(line for line in lines if line.startswith("formula"))
+    assert "C = F × (1 + r) × examples × epochs" in formula and "128k" in formula  # 100 × 128 × 10
+
+
+def test_pipes_get_json_and_format_forces_either(tmp_path):
+    path = write(tmp_path, EPOCH_EXAMPLE)
+    assert json.loads(cli("flops", path).stdout)["training_flop"] == EPOCH_EXAMPLE_TRAINING  # StringIO: no TTY
+    assert json.loads(cli("flops", path, "--format", "json").stdout)["training_flop"] == EPOCH_EXAMPLE_TRAINING
+    text = cli("flops", path, "--format", "text").stdout
+    assert "training compute" in text and not text.startswith("{")
+
+
+def test_hardware_text_scales_chip_hours_energy_and_co2():
+    text = on_terminal("hardware", "--chip", "H100", "--count", "1024", "--days", "30", "--utilization", "0.4",
+                       "--precision", "bf16", "--tdp", "700", "--pue", "1.1", "--grid", "0.48")
+    chip_hours = 1024 * 30 * 24                      # 737,280
+    kwh = chip_hours * 0.7 * 1.1                    # 567,706 kWh
+    flop = chip_hours * 3600 * H100_BF16 * 0.4
+    assert f"{round(chip_hours / 1e3)}k chip-hours" in text
+    assert f"{round(kwh / 1e3)} MWh" in text
+    assert f"{round(kwh * 0.48 / 1e3)} t CO₂" in text
+    assert f"{flop:.2e}".replace("e+", "e") + " FLOP" in text
+    assert "e+" not in text and "pfs-days" not in text and "PF-days" in text
+    one = on_terminal("hardware", "--chip", "H100", "--count", "1", "--days", "1", "--utilization", "0.4",
+                      "--precision", "bf16")
+    assert "1 chip × 1 days" in one and "1 chips" not in one
+
+
+def test_chips_and_schema_text_are_tables_not_pages_of_json():
+    from engine.method2.hardware_db import load_hardware_db
+
+    chips = on_terminal("chips")
+    ids = [c.id for c in load_hardware_db().chips]
+    rows = chips.splitlines()[2:2 + len(ids)]
+    assert [r.split()[0] for r in rows] == ids
+    assert "H100" in chips and "989.4" in chips  # H100 SXM BF16 tensor, dense
+    schema = on_terminal("schema")
+    assert len(schema.splitlines()) < 700 and not schema.startswith("{")
+    assert any(line.split()[:1] == ["training"] for line in schema.splitlines())
+
+
+def test_trend_text_has_the_doubling_and_its_formula():
+    text = on_terminal("trend", "--window", "openai-2012-2018")
+    assert "doubling" in text and "months" in text and "12 × log10(2) / b" in text
+
+
+def test_flops_help_explains_the_conventions():
+    out = cli("flops", "--help").stdout
+    section = out[out.index("--convention:"):]
+    assert "matmul" in section and "full" in section
+    assert "1 MAC = 2 FLOP" in section and "FlopCounterMode" in section
+    assert "bias" in section and "softmax" in section
+    assert "--format" in out
+
+
+def test_a_real_terminal_gets_text(tmp_path):
+    """The real process decides by isatty: a pseudo-terminal gets the table, a pipe gets JSON."""
+    path = write(tmp_path, EPOCH_EXAMPLE)
+    leader, follower = pty.openpty()
+    proc = subprocess.run([sys.executable, "-m", "engine", "flops", path], stdout=follower,
+                          stderr=subprocess.PIPE, cwd=ROOT, timeout=120)
+    os.close(follower)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(leader, 65536)
+        except OSError:
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(leader)
+    text = b"".join(chunks).decode()
+    assert proc.returncode == 0, proc.stderr
+    assert "training compute" in text and not text.lstrip().startswith("{")

@@ -1,0 +1,66 @@
+"""The external reference for language models: Hugging Face ``transformers`` itself.
+
+The model class the config's ``architectures`` names (head included) is built from the config on the
+``meta`` device (no weights are allocated, so DeepSeek-V3 fits), with eager attention. Parameters are
+Σ ``p.numel()`` over ``model.parameters()`` (a tied head shares the embedding's tensor and is counted
+once); forward FLOP are ``torch.utils.flop_counter.FlopCounterMode`` over one forward pass of one
+sequence of zeros.
+
+Mixtures of experts: the default ("eager") experts loop asks which experts were hit (``nonzero``),
+which the meta device cannot answer. The reference runs transformers' own ``batched_mm`` experts
+implementation instead: every token is sent through exactly its k routed experts as a batched
+matmul (S = L·k token–expert pairs), so ``FlopCounterMode`` counts exactly the k experts per token,
+independently of where the router sends them (which the eager loop on real weights would count the
+same way, token–expert pair by token–expert pair).
+"""
+from __future__ import annotations
+
+import copy
+import warnings
+
+ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM"}
+"""Class names written by the models' own remote code → the transformers class of the same model."""
+
+
+def build(config: dict):
+    """The ``transformers`` model named by ``config["architectures"][0]``, on the meta device."""
+    import torch
+    import transformers
+
+    data = copy.deepcopy(config)
+    data = {k: v for k, v in data.items() if not k.startswith("_")}
+    architectures = data.pop("architectures")
+    model_type = data.pop("model_type")
+    hf_config = transformers.AutoConfig.for_model(model_type, **data)
+    hf_config._experts_implementation = "batched_mm"
+    cls = getattr(transformers, ALIASES.get(architectures[0], architectures[0]))
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        model = cls._from_config(hf_config, attn_implementation="eager")
+    try:
+        model.config._experts_implementation = "batched_mm"
+    except Exception:  # noqa: BLE001 - older configs: the attribute is plain
+        pass
+    for module in model.modules():
+        if getattr(module, "config", None) is not None and hasattr(module.config, "_experts_implementation"):
+            module.config._experts_implementation = "batched_mm"
+    return model.eval()
+
+
+def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
+    """(parameters, forward FLOP of one sequence of ``seq_len`` tokens) as transformers builds the model.
+    Encoder–decoder models: ``seq_len`` encoder tokens, ``decoder_seq_len`` (default ``seq_len``) decoder ones."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = build(config)
+    params = sum(p.numel() for p in model.parameters())
+    ids = torch.zeros(1, seq_len, dtype=torch.long, device="meta")
+    kwargs = {"input_ids": ids}
+    if model.config.is_encoder_decoder:
+        kwargs["decoder_input_ids"] = torch.zeros(1, decoder_seq_len or seq_len, dtype=torch.long, device="meta")
+    if "use_cache" in model.forward.__code__.co_varnames:
+        kwargs["use_cache"] = False
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model(**kwargs)
+    return params, counter.get_total_flops()

@@ -1,0 +1,176 @@
+"""The family readers without transformers: hostile configs → one line naming the key; the library's
+entries are sourced; what each family fixes, checked against hand-written weight shapes."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.errors import InputError
+from engine.llm.config import load_hf_config_text, read_hf_config
+from engine.llm.families import FAMILIES
+from engine.llm.library import library_model, library_models
+from engine.method1.architecture import evaluate
+
+
+def _config(model_id: str) -> dict:
+    return json.loads(json.dumps(library_model(model_id).config))
+
+
+@pytest.mark.parametrize("model_id,change,key", [
+    ("bert-base-uncased", {"num_attention_heads": 7}, "config.num_attention_heads: 7 heads do not divide"),
+    ("bert-base-uncased", {"position_embedding_type": "relative_key"}, "config.position_embedding_type: "),
+    ("bert-base-uncased", {"architectures": ["BertForSequenceClassification"]},
+     "config.architectures: 'BertForSequenceClassification' is not counted"),
+    ("bert-base-uncased", {"architectures": "BertModel"}, "config.architectures: expected a list"),
+    ("bert-base-uncased", {"tie_word_embeddings": False}, "config.tie_word_embeddings: false is not supported"),
+    ("t5-base", {"d_kv": -64}, "config.d_kv: "),
+    ("t5-base", {"feed_forward_proj": "gated-mish"}, "config.feed_forward_proj: 'gated-mish' is not one of"),
+    ("t5-base", {"num_layers": 10**9}, "config.num_layers: must be at most 10000"),
+    ("bart-base", {"encoder_attention_heads": 5}, "config.encoder_attention_heads: 5 heads do not divide"),
+    ("bart-base", {"add_final_layer_norm": True}, "config.add_final_layer_norm: true is not supported"),
+    ("gemma-2b", {"head_dim": None}, "config.head_dim: missing"),
+    ("gemma-2-9b", {"layer_types": ["full_attention"]}, "config.layer_types: expected 42 entries"),
+    ("gemma-3-1b", {"use_bidirectional_attention": True}, "config.use_bidirectional_attention: "),
+    ("falcon-40b", {"num_kv_heads": 7}, "config.num_kv_heads: kv_heads 7 must divide heads 128"),
+    ("falcon-7b", {"ffn_hidden_size": "big"}, "config.ffn_hidden_size: expected a whole number"),
+    ("deepseek-v3", {"num_experts_per_tok": 300}, "config.num_experts_per_tok: active_experts 300 is more than"),
+    ("deepseek-v3", {"kv_lora_rank": 0}, "config.kv_lora_rank: "),
+    ("deepseek-v3", {"moe_layer_freq": 2}, "config.moe_layer_freq: 2 is not supported"),
+    ("deepseek-v2-lite", {"q_lora_rank": ...}, "config.q_lora_rank: missing"),
+    ("qwen1.5-moe-a2.7b", {"use_sliding_window": True}, "config.use_sliding_window: true is not supported"),
+    ("qwen1.5-moe-a2.7b", {"mlp_only_layers": "all"}, "config.mlp_only_layers: expected a list"),
+    ("qwen1.5-moe-a2.7b", {"shared_expert_intermediate_size": 0}, "config.shared_expert_intermediate_size: "),
+    ("gemma-2-2b", {"num_attention_heads": 7}, "config.num_attention_heads: 7 heads do not divide hidden_size"),
+    ("qwen3-30b-a3b", {"num_experts": 1e400}, "config.num_experts: "),
+    ("qwen3-8b", {"head_dim": ...}, "config.head_dim: missing"),
+    ("gpt-oss-20b", {"num_local_experts": -32}, "config.num_local_experts: "),
+    ("mpt-7b", {"expansion_ratio": 3}, "config.expansion_ratio: 3 is not supported"),
+    ("mpt-7b", {"attn_config": {"alibi": True, "qk_ln": True}}, "config.attn_config.qk_ln: true is not supported"),
+    ("mpt-7b", {"attn_config": {"alibi": True, "rope": True}}, "config.attn_config.rope: not read"),
+    ("mpt-7b", {"attn_config": "alibi"}, "config.attn_config: expected an object"),
+    ("bloom-560m", {"n_embed": None}, "config.hidden_size: missing (or n_embed)"),
+    ("starcoder2-3b", {"use_bias": "yes"}, "config.use_bias: expected true or false"),
+    ("olmo-2-7b", {"num_key_value_heads": 0}, "config.num_key_value_heads: "),
+    ("phi-3-mini-4k", {"attention_bias": True}, "config.attention_bias: true is not supported"),
+    ("llama-3.1-8b", {"model_type": "llama4"}, "config.model_type: 'llama4' is not a family this reader supports"),
+    ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
+    ("llama-3.1-8b", {"moe_experts": 8}, "config.moe_experts: not read by this family's reader"),
+    ("llama-3.1-8b", {"<script>alert(1)</script>": 1}, "config.<script>alert(1)</script>: not read"),
+])
+def test_hostile_configs_name_the_key(model_id, change, key):
+    config = _config(model_id)
+    for k, v in change.items():
+        if v is ...:
+            config.pop(k, None)
+        else:
+            config[k] = v
+    if model_id == "bloom-560m":
+        config.pop("hidden_size", None)
+    with pytest.raises(InputError) as info:
+        read_hf_config(config)
+    message = str(info.value)
+    assert message.startswith(key), message
+    assert "\n" not in message and len(message) < 600
+
+
+def test_lenient_lists_every_ignored_key():
+    config = _config("llama-3.1-8b") | {"zeta": 1, "alpha": {"x": 2}}
+    with pytest.raises(InputError, match=r"^config\.alpha: not read .*\(and 1 more such keys\)"):
+        read_hf_config(config)
+    model = read_hf_config(config, lenient=True)
+    assert model.ignored_keys == ("alpha", "zeta")
+    assert evaluate(model.architecture(8)).params == 8_030_261_248
+
+
+def test_huge_and_garbage_text():
+    with pytest.raises(InputError, match=r"^config"):
+        load_hf_config_text('{"model_type": "llama", "num_hidden_layers": ' + "9" * 5000 + "}")
+    with pytest.raises(InputError, match=r"^config\.num_hidden_layers: "):
+        load_hf_config_text(json.dumps(_config("llama-3.1-8b") | {"num_hidden_layers": 10**9}))
+
+
+def test_library_is_sourced_and_covers_every_family():
+    models = library_models()
+    assert len(models) >= 40
+    assert len({m.id for m in models}) == len(models)
+    for m in models:
+        assert m.source.startswith("https://huggingface.co/") and m.source.endswith("/config.json"), m.id
+        assert (m.training_tokens is None) == (m.training_tokens_source is None), m.id
+        if m.training_tokens is not None:
+            assert "https://" in m.training_tokens_source and m.training_tokens > 1e9, m.id
+        read_hf_config(m.config)  # strict: every key of a shipped config is read or known neutral
+    families = {m.config["model_type"] for m in models}
+    assert families == set(FAMILIES) - {"gptj", "gpt_neox", "opt"}  # the rest of the readers, with sizes
+    assert sum(1 for m in models if m.config["model_type"] in families) == len(models)
+    for family in families:  # several sizes each, except the one-of-a-kind Qwen2 dense entry
+        sizes = [m for m in models if m.config["model_type"] == family]
+        assert len(sizes) >= (1 if family in ("qwen2", "mistral", "mixtral", "deepseek_v3") else 2), family
+
+
+@pytest.mark.parametrize("model_id,published", [
+    ("bert-base-uncased", 109_514_298),  # BertForMaskedLM (no pooler): 110M in Devlin et al.
+    ("llama-3.1-8b", 8_030_261_248),     # "8.03B" on the model card
+    ("mistral-7b", 7_241_732_096),       # Jiang et al. 2023 "7.3B"; HF numel
+    ("deepseek-v3", 671_026_404_352),    # "671B total" (without the 14B multi-token-prediction module)
+    ("gpt-oss-120b", 116_829_156_672),   # OpenAI model card: 116.8B total
+    ("gpt-oss-20b", 20_914_757_184),     # 20.9B total
+    ("qwen3-235b-a22b", 235_093_634_560),
+])
+def test_published_totals(model_id, published):
+    assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
+
+
+def test_active_parameters_of_mixtures():
+    """DeepSeek-V3 37B active (DeepSeek-AI 2024), GPT-OSS-120B 5.13B active (OpenAI's gpt-oss model card,
+    which counts the unembedding but not the embedding table), Qwen3-235B-A22B 22B active: the engine's
+    active count, the weights a token goes through."""
+    def active(model_id):
+        return evaluate(read_hf_config(library_model(model_id).config).architecture(8)).active_params
+    assert 37.0e9 < active("deepseek-v3") < 38.0e9
+    assert 5.12e9 < active("gpt-oss-120b") - 201088 * 2880 < 5.14e9
+    assert 22.0e9 < active("qwen3-235b-a22b") < 22.5e9
+
+
+def test_deepseek_v3_layer_by_hand():
+    """One MoE layer of DeepSeek-V3 written out from DeepseekV3DecoderLayer's weight shapes."""
+    d, h, c, cq, q, r, v, e, f, k = 7168, 128, 512, 1536, 128, 64, 128, 256, 2048, 8
+    attention = (d * cq + cq + cq * h * (q + r)       # q_a_proj, q_a_layernorm, q_b_proj
+                 + d * (c + r) + c + c * h * (q + v)   # kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj
+                 + h * v * d)                          # o_proj
+    moe = e * d + e * 3 * d * f + 3 * d * f           # router, 256 experts, 1 shared expert
+    dense = 3 * d * 18432
+    norms = 2 * d
+    vocab = 129280
+    expected = vocab * d * 2 + d + 3 * (attention + dense + norms) + 58 * (attention + moe + norms)
+    assert evaluate(read_hf_config(library_model("deepseek-v3").config).architecture(8)).params == expected
+
+
+def test_gemma2_windows_on_alternate_layers_when_halved():
+    """Gemma 2 2B, T = 8192, causal_count half: 13 full layers count L(L+1)/2 query–key pairs per head,
+    13 sliding layers (W = 4096) W(W+1)/2 + (L − W)·W; QKᵀ is 2·H·Q FLOP per pair (H = 8, Q = 256)."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    config = read_hf_config(library_model("gemma-2-2b").config)
+    length, window, h, q = 8192, 4096, 8, 256
+    est = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=length, causal_count="half"))
+    full_pairs = length * (length + 1) // 2
+    window_pairs = window * (window + 1) // 2 + (length - window) * window
+    assert est.forward_flop_by_part()["attention scores QKᵀ"] == 2 * h * q * (13 * full_pairs + 13 * window_pairs)
+    full = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=length))
+    assert full.forward_flop_by_part()["attention scores QKᵀ"] == 2 * h * q * 26 * length * length
+
+
+def test_encoder_blocks_stay_full_when_halved():
+    """T5: --causal-count half halves the decoder's self-attention only (encoder and cross-attention see all)."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    config = read_hf_config(library_model("t5-small").config)
+    run = dict(tokens=1e9, seq_len=64, decoder_seq_len=32)
+    full = estimate_transformer(config, TransformerRun(**run)).forward_flop_by_part()
+    half = estimate_transformer(config, TransformerRun(**run, causal_count="half")).forward_flop_by_part()
+    h, q, layers = 8, 64, 6
+    encoder, decoder = layers * 2 * h * q * 64 * 64, layers * 2 * h * q * 32 * 32
+    assert full["attention scores QKᵀ"] == encoder + decoder
+    assert half["attention scores QKᵀ"] == encoder + layers * 2 * h * q * (32 * 33 // 2)
+    assert half["cross-attention scores QKᵀ"] == full["cross-attention scores QKᵀ"] == layers * 2 * h * q * 32 * 64

@@ -1,0 +1,140 @@
+"""Every family against Hugging Face ``transformers`` itself: the model the config's ``architectures``
+names, built from the config on the meta device (``tests/llm/hf_reference.py``): parameters
+(Σ numel) and forward FLOP of one sequence (``FlopCounterMode``, eager attention) equal this engine's
+count to the integer, for every model in the shipped library (published configs, full size) and for
+small configs that switch each option the readers know.
+
+One documented difference: transformers ≥ 5 forces ``tie_word_embeddings = True`` for T5
+(``T5Config.__post_init__``), so T5 v1.1 / Flan-T5 checkpoints, which have an lm_head of their own
+(``"tie_word_embeddings": false``; google/flan-t5-base has 247,577,856 parameters), are built tied:
+the engine counts the published untied head, V·d more parameters; the FLOP are the same.
+"""
+from __future__ import annotations
+
+import pytest
+
+from engine.llm.config import read_hf_config
+from engine.llm.library import library_models
+from engine.method1.architecture import evaluate
+
+pytest.importorskip("transformers")
+from tests.llm.hf_reference import counts  # noqa: E402
+
+SEQ = 16
+
+
+def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
+    model = read_hf_config(config)
+    result = evaluate(model.architecture(seq_len, decoder_seq_len), "matmul")
+    return result.params, result.forward_flop
+
+
+def _untied_t5_head(config: dict) -> int:
+    """The V·d of an untied T5 head that transformers ≥ 5 ties (see the module docstring)."""
+    if config["model_type"] == "t5" and config.get("tie_word_embeddings") is False:
+        return config["vocab_size"] * config["d_model"]
+    return 0
+
+
+@pytest.mark.parametrize("model", library_models(), ids=lambda m: m.id)
+def test_library_model_matches_transformers(torch, model):
+    config = model.config
+    expected_params, expected_flop = counts(config, SEQ)
+    params, flop = _engine(config, SEQ)
+    assert flop == expected_flop
+    assert params == expected_params + _untied_t5_head(config)
+
+
+@pytest.mark.parametrize("model_id", ["t5-small", "flan-t5-base", "bart-base", "bart-large-cnn"])
+def test_encoder_decoder_lengths_apart(torch, model_id):
+    """Encoder and decoder lengths differ: cross-attention reads M = encoder positions."""
+    config = next(m for m in library_models() if m.id == model_id).config
+    expected_params, expected_flop = counts(config, 24, decoder_seq_len=7)
+    params, flop = _engine(config, 24, 7)
+    assert (params - _untied_t5_head(config), flop) == (expected_params, expected_flop)
+
+
+SMALL = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4,
+         "num_key_value_heads": 2, "vocab_size": 128, "max_position_embeddings": 64}
+
+VARIANTS = {
+    "llama bare model, biases": {"model_type": "llama", "architectures": ["LlamaModel"], **SMALL,
+                                 "attention_bias": True, "mlp_bias": True},
+    "llama tied, head_dim": {"model_type": "llama", "architectures": ["LlamaForCausalLM"], **SMALL,
+                             "head_dim": 24, "tie_word_embeddings": True},
+    "bert model with pooler": {"model_type": "bert", "architectures": ["BertModel"], "hidden_size": 48,
+                               "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4,
+                               "vocab_size": 90, "max_position_embeddings": 40, "type_vocab_size": 3},
+    "roberta model": {"model_type": "roberta", "architectures": ["RobertaModel"], "hidden_size": 48,
+                      "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4,
+                      "vocab_size": 90, "max_position_embeddings": 42, "type_vocab_size": 1, "pad_token_id": 1},
+    "t5 bare, gated-silu, unequal stacks": {"model_type": "t5", "architectures": ["T5Model"], "d_model": 40,
+                                           "d_kv": 12, "d_ff": 72, "num_layers": 3, "num_decoder_layers": 2,
+                                           "num_heads": 5, "vocab_size": 100, "feed_forward_proj": "gated-silu",
+                                           "relative_attention_num_buckets": 16},
+    "bart unequal stacks": {"model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 48,
+                            "encoder_layers": 3, "decoder_layers": 2, "encoder_attention_heads": 4,
+                            "decoder_attention_heads": 6, "encoder_ffn_dim": 64, "decoder_ffn_dim": 80,
+                            "vocab_size": 100, "max_position_embeddings": 40, "activation_function": "relu"},
+    "falcon sequential, multi-head, biases": {"model_type": "falcon", "architectures": ["FalconForCausalLM"],
+                                              "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 4,
+                                              "vocab_size": 100, "parallel_attn": False, "multi_query": False,
+                                              "bias": True, "ffn_hidden_size": 100},
+    "falcon new architecture, one norm": {"model_type": "falcon", "architectures": ["FalconForCausalLM"],
+                                          "hidden_size": 64, "num_hidden_layers": 2, "num_attention_heads": 8,
+                                          "num_kv_heads": 2, "vocab_size": 100, "new_decoder_architecture": True,
+                                          "num_ln_in_parallel_attn": 1, "alibi": True},
+    "deepseek v2 direct queries, two dense layers": {
+        "model_type": "deepseek_v2", "architectures": ["DeepseekV2ForCausalLM"], **SMALL, "num_key_value_heads": 4,
+        "q_lora_rank": None, "kv_lora_rank": 24, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 12,
+        "n_routed_experts": 6, "num_experts_per_tok": 3, "n_shared_experts": 2, "moe_intermediate_size": 20,
+        "first_k_dense_replace": 2, "topk_method": "greedy", "n_group": 1, "topk_group": 1},
+    "deepseek v3 no shared experts": {
+        "model_type": "deepseek_v3", "architectures": ["DeepseekV3ForCausalLM"], **SMALL, "num_key_value_heads": 4,
+        "q_lora_rank": 20, "kv_lora_rank": 24, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 12,
+        "n_routed_experts": 8, "num_experts_per_tok": 2, "n_shared_experts": 0, "moe_intermediate_size": 20,
+        "first_k_dense_replace": 1, "n_group": 2, "topk_group": 1},
+    "qwen2-moe sparse step and mlp-only layers": {
+        "model_type": "qwen2_moe", "architectures": ["Qwen2MoeForCausalLM"], **SMALL, "num_hidden_layers": 5,
+        "num_experts": 6, "num_experts_per_tok": 2, "moe_intermediate_size": 24,
+        "shared_expert_intermediate_size": 40, "decoder_sparse_step": 2, "mlp_only_layers": [1]},
+    "qwen3-moe all sparse": {"model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"], **SMALL,
+                             "head_dim": 20, "num_experts": 5, "num_experts_per_tok": 5,
+                             "moe_intermediate_size": 24},
+    "gemma3 with layer_types": {"model_type": "gemma3_text", "architectures": ["Gemma3ForCausalLM"], **SMALL,
+                                "head_dim": 20, "sliding_window": 8,
+                                "layer_types": ["full_attention", "sliding_attention", "sliding_attention"]},
+    "olmo tied": {"model_type": "olmo", "architectures": ["OlmoForCausalLM"], **SMALL, "tie_word_embeddings": True,
+                  "attention_bias": True},
+    "olmo2 gqa": {"model_type": "olmo2", "architectures": ["Olmo2ForCausalLM"], **SMALL},
+    "gpt-oss small": {"model_type": "gpt_oss", "architectures": ["GptOssForCausalLM"], **SMALL, "head_dim": 16,
+                      "num_local_experts": 4, "num_experts_per_tok": 2, "sliding_window": 8},
+    "starcoder2 no bias, untied": {"model_type": "starcoder2", "architectures": ["Starcoder2ForCausalLM"], **SMALL,
+                                   "use_bias": False, "tie_word_embeddings": False, "bos_token_id": 0,
+                                   "eos_token_id": 0},
+    "bloom bare": {"model_type": "bloom", "architectures": ["BloomModel"], "hidden_size": 48, "n_layer": 2,
+                   "n_head": 4, "vocab_size": 100},
+    "mpt": {"model_type": "mpt", "architectures": ["MptForCausalLM"], "d_model": 48, "n_heads": 4,
+            "n_layers": 2, "vocab_size": 100, "max_seq_len": 64},
+    "phi3 gqa": {"model_type": "phi3", "architectures": ["Phi3ForCausalLM"], **SMALL, "pad_token_id": 0,
+                 "eos_token_id": 1, "bos_token_id": 1},
+    "gemma bare": {"model_type": "gemma", "architectures": ["GemmaModel"], **SMALL, "head_dim": 12},
+    "gemma2 untied": {"model_type": "gemma2", "architectures": ["Gemma2ForCausalLM"], **SMALL, "head_dim": 12,
+                      "tie_word_embeddings": False},
+    "mixtral": {"model_type": "mixtral", "architectures": ["MixtralForCausalLM"], **SMALL, "num_local_experts": 4,
+                "num_experts_per_tok": 2},
+    "gpt-neox sequential": {"model_type": "gpt_neox", "architectures": ["GPTNeoXForCausalLM"], "hidden_size": 48,
+                            "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4,
+                            "vocab_size": 100, "max_position_embeddings": 40, "use_parallel_residual": False},
+    "opt post-norm": {"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 48, "ffn_dim": 80,
+                      "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
+                      "max_position_embeddings": 40, "word_embed_proj_dim": 48, "do_layer_norm_before": False},
+    "gptj": {"model_type": "gptj", "architectures": ["GPTJForCausalLM"], "n_embd": 48, "n_layer": 2, "n_head": 4,
+             "n_positions": 40, "vocab_size": 100, "rotary_dim": 4},
+}
+
+
+@pytest.mark.parametrize("name", VARIANTS)
+def test_small_variant_matches_transformers(torch, name):
+    config = VARIANTS[name]
+    assert _engine(config, 10) == counts(config, 10)

@@ -1,0 +1,188 @@
+"""Blocks (residual, branches, repeat) and the vision kinds: formulas worked out here, shape checks at every
+merge, and hostile input — each a one-line error naming the path, quickly."""
+from __future__ import annotations
+
+import json
+import time
+
+import pytest
+
+from engine.errors import InputError
+from engine.scenario import load_scenario_text, parse_scenario
+from tests.method1 import evaluated
+
+CONV = {"type": "conv2d", "filters": 4, "kernel_size": 3, "padding": 1}
+
+
+def error_of(shape, layers, steps=None) -> str:
+    with pytest.raises(InputError) as info:
+        evaluated(shape, layers, steps)
+    message = str(info.value)
+    assert "\n" not in message
+    return message
+
+
+# ---------------------------------------------------------------- formulas
+
+def test_residual_add_costs_one_flop_per_value_in_full():
+    # body: conv 4→4 3×3 on 8×8: 2·8·8·4·36 FLOP (+ 8·8·4 bias adds in full); the add: 8·8·4
+    layers = [{"type": "residual", "body": [CONV]}]
+    matmul = evaluated([8, 8, 4], layers)
+    full = evaluated([8, 8, 4], layers, convention="full")
+    assert matmul.forward_flop == 2 * 8 * 8 * 4 * 36
+    assert full.forward_flop == 2 * 8 * 8 * 4 * 36 + 8 * 8 * 4 + 8 * 8 * 4
+    assert [r.path for r in full.rows] == ["layers[0].body[0]", "layers[0].merge"]
+    assert full.blocks[0].forward_flop == full.forward_flop
+
+
+def test_squeeze_excite_gate_broadcasts():
+    # [6, 6, 8] × gate [1, 1, 8]: output [6, 6, 8]; full: pool 6·6·8, 1×1 convs 8→2→8 with biases,
+    # SiLU 5·2, sigmoid 4·8, the product 6·6·8
+    gate = [{"type": "adaptive_avg_pool2d"}, {"type": "conv2d", "filters": 2, "kernel_size": 1},
+            {"type": "activation", "function": "silu"}, {"type": "conv2d", "filters": 8, "kernel_size": 1},
+            {"type": "activation", "function": "sigmoid"}]
+    layers = [{"type": "branches", "merge": "multiply", "branches": [[], gate]}]
+    result = evaluated([6, 6, 8], layers, convention="full")
+    assert result.rows[-1].output_shape == [6, 6, 8]
+    assert result.params == (8 * 2 + 2) + (2 * 8 + 8)
+    assert result.forward_flop == (6 * 6 * 8 + 2 * (8 * 2 + 2 * 8) + 2 + 8 + 5 * 2 + 4 * 8 + 6 * 6 * 8)
+
+
+def test_concat_along_channels_and_sequence():
+    layers = [{"type": "branches", "branches": [[], [CONV], [{"type": "conv2d", "filters": 3, "kernel_size": 1}]]}]
+    assert evaluated([5, 5, 2], layers).rows[-1].output_shape == [5, 5, 2 + 4 + 3]
+    seq = [{"type": "branches", "axis": "sequence", "branches": [[], [{"type": "dense", "units": 6}]]}]
+    row = evaluated([6], seq, steps=10).rows[-1]
+    assert (row.output_shape, row.steps) == ([20, 6], 20)
+
+
+def test_repeat_counts_every_copy_and_folds_identical_ones():
+    # 1,000 copies of conv 4→4 3×3 (+bias) on 8×8: params 1,000·(4·36 + 4), FLOP 1,000·2·8·8·4·36
+    result = evaluated([8, 8, 4], [{"type": "repeat", "times": 1000, "layers": [CONV]}])
+    assert result.params == 1000 * (4 * 36 + 4)
+    assert result.forward_flop == 1000 * 2 * 8 * 8 * 4 * 36
+    assert len(result.rows) == 1 and result.rows[0].copies == 1000
+
+
+def test_repeat_with_growing_channels_evaluates_each_copy():
+    # DenseNet-style: copy i sees 2 + 3i channels; conv 3×3 → 3 filters, no bias
+    dense = {"type": "branches", "branches": [[], [{"type": "conv2d", "filters": 3, "kernel_size": 3,
+                                                    "padding": 1, "bias": False}]]}
+    result = evaluated([4, 4, 2], [{"type": "repeat", "times": 5, "layers": [dense]}])
+    assert result.rows[-1].output_shape == [4, 4, 2 + 5 * 3]
+    assert result.params == sum(3 * 9 * (2 + 3 * i) for i in range(5))
+
+
+def test_vision_kinds():
+    # ViT's entry: 32×32×3 → patchify conv 16/16 → [2, 2, 8] → 4 tokens → + class token → 5 tokens
+    layers = [{"type": "conv2d", "filters": 8, "kernel_size": 16, "stride": 16}, {"type": "to_tokens"},
+              {"type": "class_token"}, {"type": "position_embedding", "max_positions": 5},
+              {"type": "token_select", "select": "mean"}]
+    result = evaluated([32, 32, 3], layers, convention="full")
+    assert [r.output_shape for r in result.rows] == [[2, 2, 8], [4, 8], [5, 8], [5, 8], [8]]
+    assert [r.params for r in result.rows] == [8 * 16 * 16 * 3 + 8, 0, 8, 5 * 8, 0]
+    assert result.rows[-1].forward_flop == 5 * 8  # mean: L·d
+    up = evaluated([3, 4, 2], [{"type": "upsample", "scale": 2, "mode": "bilinear"}], convention="full").rows[0]
+    assert (up.output_shape, up.forward_flop) == ([6, 8, 2], 7 * 6 * 8 * 2)
+    # adaptive pooling 5 → 2: PyTorch's windows [0, 3) and [2, 5), 3 + 3 values per axis
+    pool = evaluated([5, 5, 1], [{"type": "adaptive_avg_pool2d", "output_size": 2}], convention="full").rows[0]
+    assert (pool.output_shape, pool.forward_flop) == ([2, 2, 1], 6 * 6)
+
+
+def test_upsample_and_adaptive_pool_shapes_match_torch(torch):
+    for size, out in ((7, 3), (5, 2), (9, 1)):
+        y = torch.nn.AdaptiveAvgPool2d(out)(torch.empty(1, 2, size, size + 1, device="meta"))
+        assert evaluated([size, size + 1, 2], [{"type": "adaptive_avg_pool2d", "output_size": out}]) \
+            .rows[0].output_shape == [out, out, 2] == [y.shape[2], y.shape[3], y.shape[1]]
+    y = torch.nn.Upsample(scale_factor=3, mode="bilinear")(torch.empty(1, 2, 4, 5, device="meta"))
+    assert list(y.shape[2:]) == evaluated([4, 5, 2], [{"type": "upsample", "scale": 3}]).rows[0].output_shape[:2]
+
+
+# ---------------------------------------------------------------- shape checks and hostile input
+
+def test_mismatched_add_names_the_path_and_both_shapes():
+    layers = [{"type": "dropout"}, {"type": "dropout"}, {"type": "dropout"},
+              {"type": "residual", "body": [{"type": "conv2d", "filters": 6, "kernel_size": 3, "padding": 1}]}]
+    message = error_of([8, 8, 4], layers)
+    assert message.startswith("layers[3]: ")
+    assert "[8, 8, 6]" in message and "[8, 8, 4]" in message
+
+
+def test_error_inside_a_branch_names_the_nested_path():
+    inner = [{"type": "dropout"}, {"type": "dropout"}, {"type": "dense", "units": 3}]
+    layers = [{"type": "branches", "branches": [[], inner]}]
+    message = error_of([8, 8, 4], layers)
+    assert message.startswith("layers[0].branches[1][2]: dense:") and "[8, 8, 4]" in message
+
+
+@pytest.mark.parametrize("block,needle", [
+    ({"type": "branches", "merge": "add", "branches": [[], [CONV, {"type": "max_pool2d", "kernel_size": 2}]]},
+     "cannot add"),
+    ({"type": "branches", "branches": [[], [{"type": "max_pool2d", "kernel_size": 2}]]}, "cannot concatenate"),
+    ({"type": "branches", "merge": "multiply", "branches": [[], [{"type": "max_pool2d", "kernel_size": 2}]]},
+     "do not broadcast"),
+    ({"type": "branches", "axis": "sequence", "branches": [[], []]}, "along the sequence"),
+])
+def test_merge_mismatches(block, needle):
+    message = error_of([8, 8, 4], [block])
+    assert message.startswith("layers[0]: ") and needle in message
+    assert "[8, 8, 4]" in message and "[4, 4, 4]" in message or "sequence" in needle
+
+
+@pytest.mark.parametrize("layer,field", [
+    ({"type": "branches", "branches": []}, "layers[0].branches"),
+    ({"type": "branches", "branches": [[CONV]]}, "layers[0].branches"),
+    ({"type": "residual", "body": []}, "layers[0].body"),
+    ({"type": "repeat", "times": 0, "layers": [CONV]}, "layers[0].times"),
+    ({"type": "repeat", "times": 10**9, "layers": [CONV]}, "layers[0].times"),
+    ({"type": "repeat", "times": 2, "layers": []}, "layers[0].layers"),
+    ({"type": "repeat", "times": "2; rm -rf /", "layers": [CONV]}, "layers[0].times"),
+    ({"type": "residual", "body": [{"type": "warp_drive"}]}, "layers[0].body[0].type"),
+    ({"type": "branches", "branches": [[], [CONV, {"type": "dense", "units": -1}]]},
+     "layers[0].branches[1][1].units"),
+    ({"type": "residual", "body": [CONV], "cycle": "layers[0]"}, "layers[0].cycle"),
+])
+def test_invalid_blocks_are_one_line_errors(layer, field):
+    with pytest.raises(InputError) as info:
+        parse_scenario({"input": {"shape": [8, 8, 4]}, "layers": [layer]})
+    assert str(info.value).startswith(field + ":"), str(info.value)
+
+
+def test_nesting_10000_deep_is_refused_quickly():
+    layer: dict = CONV
+    for _ in range(10_000):
+        layer = {"type": "residual", "body": [layer]}
+    start = time.perf_counter()
+    with pytest.raises(InputError) as info:
+        parse_scenario({"input": {"shape": [8, 8, 4]}, "layers": [layer]})
+    assert "nested more than 32 deep" in str(info.value)
+    text = '{"input": {"shape": [4]}, "layers": [' + '{"type": "repeat", "layers": [' * 10_000 + \
+        '{"type": "flatten"}' + "]}" * 10_000 + "]}"
+    with pytest.raises(InputError) as info:
+        load_scenario_text(text)
+    assert "\n" not in str(info.value)
+    assert time.perf_counter() - start < 5
+
+
+def test_repeats_of_a_shape_changing_block_are_bounded():
+    dense = {"type": "branches", "branches": [[], [{"type": "conv2d", "filters": 1, "kernel_size": 1}]]}
+    start = time.perf_counter()
+    message = error_of([2, 2, 1], [{"type": "repeat", "times": 100_000, "layers": [dense, dense, dense]}])
+    assert "layer evaluations" in message
+    assert time.perf_counter() - start < 60  # a guard against a hang, not a speed test (bench/ has those)
+
+
+def test_nested_repeats_multiply():
+    # 3 × (4 × conv): 12 copies of the conv
+    layers = [{"type": "repeat", "times": 3, "layers": [{"type": "repeat", "times": 4, "layers": [CONV]}]}]
+    result = evaluated([8, 8, 4], layers)
+    assert result.params == 12 * (4 * 36 + 4) and result.rows[0].copies == 12
+
+
+def test_blocks_round_trip_through_the_link():
+    from engine.share_link import decode, encode
+
+    scenario = parse_scenario({"input": {"shape": [8, 8, 4]}, "layers": [
+        {"type": "repeat", "times": 3, "layers": [{"type": "residual", "body": [CONV], "name": "a <b>"}]}]})
+    assert decode(encode(scenario)) == scenario
+    assert json.loads(json.dumps(scenario.model_dump(mode="json")))["layers"][0]["layers"][0]["type"] == "residual"

@@ -1,0 +1,48 @@
+"""Every vision preset against torchvision's definition (rewritten in torch.nn, ``torch_nets.py``):
+parameters = Σ p.numel(), matmul forward FLOP = FlopCounterMode on the meta device, exactly."""
+from __future__ import annotations
+
+import pytest
+
+from engine.method1.estimate import estimate_method1
+from engine.presets import presets
+from engine.share_link import encode
+
+PUBLISHED_PARAMS = {
+    # torchvision's model cards (num_params); Inception-v3 less its auxiliary classifier (27,161,264 with it)
+    "resnet18": 11_689_512, "resnet50": 25_557_032, "mobilenet_v2": 3_504_872, "efficientnet_b0": 5_288_548,
+    "inception_v3": 23_834_568, "densenet121": 7_978_856, "vit_b_16": 86_567_656,
+}
+PUBLISHED_GFLOPS = {  # torchvision's model cards: GFLOPS, which are G multiply-accumulates (2 decimals)
+    "resnet18": 1.81, "resnet50": 4.09, "mobilenet_v2": 0.30, "efficientnet_b0": 0.39, "inception_v3": 5.71,
+    "densenet121": 2.83, "vit_b_16": 17.56,
+}
+
+
+@pytest.mark.parametrize("preset_id", ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "inception_v3",
+                                       "densenet121", "vit_b_16", "unet"])
+def test_preset_matches_torch_exactly(torch, preset_id):
+    from tests.method1.torch_nets import REFERENCE_NETS, count
+
+    make, chw = REFERENCE_NETS[preset_id]
+    params, flop = count(make, chw)
+    est = estimate_method1(presets()[preset_id].scenario)
+    assert (est.params, est.forward_flop) == (params, flop)
+    if preset_id in PUBLISHED_PARAMS:
+        assert params == PUBLISHED_PARAMS[preset_id]
+        assert round(flop / 2e9, 2) == PUBLISHED_GFLOPS[preset_id]
+
+
+def test_resnet50_share_link_is_short():
+    assert len("https://flopscope.streamlit.app/?s=" + encode(presets()["resnet50"].scenario)) < 2_000
+
+
+def test_full_convention_adds_the_merges_and_the_norms():
+    # ResNet-18, full − matmul: the 8 residual adds are one FLOP per output value each
+    est = {c: estimate_method1(presets()["resnet18"].scenario.model_copy(update={"convention": c}))
+           for c in ("matmul", "full")}
+    rows = est["full"].architecture.rows
+    adds = [r for r in rows if r.type == "add"]
+    sizes = [56 * 56 * 64] * 2 + [28 * 28 * 128] * 2 + [14 * 14 * 256] * 2 + [7 * 7 * 512] * 2
+    assert sorted(r.forward_flop for r in adds) == sorted(sizes)
+    assert est["full"].forward_flop > est["matmul"].forward_flop

@@ -1,0 +1,38 @@
+"""The dashboard's few style rules (our own CSS, never user text): the sticky results bar, formulas
+that scroll instead of being cut off, labels that wrap instead of ending in '…', and a phone layout."""
+from __future__ import annotations
+
+import streamlit as st
+
+CSS = """
+<style>
+/* the results bar stays under the app's header while the page scrolls */
+[data-testid="stLayoutWrapper"]:has(> .st-key-flop_summary), .st-key-flop_summary {
+  position: sticky; top: 3.75rem; z-index: 990;
+}
+.st-key-flop_summary {
+  background-color: rgb(255 255 255 / 0.97);
+  border-bottom: 1px solid rgba(49, 51, 63, 0.15); padding: 0.35rem 0 0.2rem 0;
+}
+.st-key-flop_summary p { margin-bottom: 0; }
+/* formulas: scroll sideways on narrow screens instead of being cut off */
+.stMarkdown .katex-display, [data-testid="stLatex"] .katex-display, [data-testid="stLatex"] {
+  overflow-x: auto; overflow-y: hidden; max-width: 100%;
+}
+[data-testid="stCode"] pre, [data-testid="stCode"] code { white-space: pre-wrap !important; word-break: break-word; }
+/* labels wrap rather than end in an ellipsis */
+[data-testid="stCheckbox"] label p, [data-testid="stWidgetLabel"] p { white-space: normal; overflow: visible; text-overflow: clip; }
+[data-baseweb="tag"] { max-width: none !important; }
+/* chosen options wrap onto more lines instead of sliding out of the box */
+.stMultiSelect [data-baseweb="select"] > div > div:first-child { flex-wrap: wrap; overflow: visible; mask-image: none; -webkit-mask-image: none; }
+[data-baseweb="tag"] span { overflow: visible !important; text-overflow: clip !important; max-width: none !important; }
+@media (max-width: 640px) {
+  [data-testid="stLayoutWrapper"]:has(> .st-key-flop_summary), .st-key-flop_summary { top: 3.5rem; }
+  .st-key-flop_summary { font-size: 0.9rem; }
+}
+</style>
+"""
+
+
+def apply() -> None:
+    st.html(CSS)
