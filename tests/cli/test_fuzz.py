@@ -257,8 +257,11 @@ def test_the_issue_cases_exit_2_with_one_line(tmp_path):
     huge.write_text('{"input": {"shape": [' + "9" * 4301 + "]}}")
     header = tmp_path / "header_only.csv"
     header.write_text("Model,Publication date,Training compute (FLOP)\n")
+    unhashable = tmp_path / "unhashable.json"  # found by this fuzz: a list as a layer's type was a TypeError
+    unhashable.write_text('{"input": {"shape": [4]}, "layers": [{"type": []}]}')
     cases = [
         (("flops", str(huge)), "digits"),
+        (("flops", str(unhashable)), "layers[0].type: unknown type"),
         (("transformer", "--config", str(huge), "--tokens", "1e9"), "digits"),
         (("trend", "--csv", str(header), "--domain", "Language"), "0 point"),
         (("trend", "--from", "10000000000000000", "--to", "10000000000000000"), "--from"),
