@@ -219,7 +219,8 @@ _PRESETS += [
             + TORCHVISION + "efficientnet.py",
             "224×224×3; MBConv blocks with squeeze-excite (global pooling → 1×1 → SiLU → 1×1 → sigmoid, "
             "multiplied into the block by broadcasting), SiLU; stochastic depth is the identity in eval mode. "
-            "350 epochs of ImageNet-1k (Tan & Le, section 5.2).",
+            "350 epochs of ImageNet-1k: the authors' TPU training script (tensorflow/tpu, "
+            "models/official/efficientnet/main.py: 218,949 steps of 2,048 images).",
             nets.efficientnet_b0(), {"epochs": 350, "examples": IMAGENET_IMAGES}),
     _vision("inception_v3", "Inception-v3 (Szegedy et al. 2016), without the auxiliary classifier",
             "Szegedy et al. (2016), 'Rethinking the Inception Architecture for Computer Vision', "

@@ -13,7 +13,7 @@ from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
 from engine.share_link import scenario_json
 from engine.units import (PFS_DAY_FLOP, format_chip_hours, format_co2_kg, format_energy_kwh, format_flop,
-                          format_pf_days, plural)
+                          format_pf_days, format_time_amount, plural)
 
 SOURCES = {
     "Method 1 and 2, per-layer formulas": "Sevilla et al. (2022), Estimating Training Compute of Deep Learning "
@@ -46,7 +46,9 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
                   "| # | layer | name | output | params | forward FLOP | MACs | share |",
                   "|---|---|---|---|---|---|---|---|"]
         for r in est.architecture.rows:
-            lines.append(f"| {r.index} | {r.type}{' · ' + r.part if r.part else ''} | {_cell(r.name)} | {r.output} | "
+            copies = f" ×{r.copies:,}" if r.copies > 1 else ""
+            lines.append(f"| {r.path if r.depth else r.index} | {r.type}{' · ' + r.part if r.part else ''}{copies} | "
+                         f"{_cell(r.name)} | {r.output} | "
                          f"{r.params:,} | {r.forward_flop:.4e} | {r.macs:.4e} | {100 * r.share:.1f}% |")
         if est.error:
             lines.append(f"\n**Error:** {_cell(str(est.error))}")
@@ -86,7 +88,7 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     lines += [f"- Hardware: {hardware}; format {peak.describe()}; "
               f"{'effective ' if peak.split_basis else ''}dense peak per chip "
               f"{format_flop(peak.peak_flop_per_s, peak.unit)}",
-              f"- Time: {run.duration:g} {run.duration_unit.replace('_', '-')}"
+              f"- Time: {format_time_amount(run.duration, run.duration_unit)}"
               + (f" on {plural(run.chip_count, 'chip')}" if run.chip_count else "") + f"; utilization {est.utilization:g}",
               "- Formula: C = chips × time × peak FLOP/s × utilization",
               f"- Calculation: {est.formula}",

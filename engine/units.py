@@ -132,3 +132,13 @@ def plural(count: float, noun: str, nouns: str | None = None) -> str:
     """'1 chip', '8 chips', '2.5 chips', '1,024 chips' (the count as given, the noun in its number)."""
     text = f"{count:,.0f}" if float(count).is_integer() else f"{count:,.4g}"
     return f"{text} {noun if count == 1 else (nouns or noun + 's')}"
+
+
+DURATION_NOUNS = {"days": ("day", "days"), "hours": ("hour", "hours"), "chip_hours": ("chip-hour", "chip-hours"),
+                  "gpu_days": ("GPU-day", "GPU-days")}
+
+
+def format_time_amount(duration: float, unit: str) -> str:
+    """A run's time as given: '1 day', '30 days', '480 chip-hours', '20 GPU-days'."""
+    one, many = DURATION_NOUNS.get(unit, (unit, unit))
+    return f"{duration:g} {one if duration == 1 else many}"

@@ -14,7 +14,7 @@ from engine.method2.utilization_priors import prior_presets, reports_from_epoch
 from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
 from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duration, format_energy_kwh, format_flop,
-                          format_number,
+                          format_number, format_time_amount,
                           plural)
 from engine.method2.utilization import measured_utilization
 from ui import state
@@ -24,7 +24,7 @@ from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, show_error, say
 
 EPOCH_IMPORT_KEY = "trends_epoch_import"
-"""Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets)."""
+# Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets).
 
 page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
@@ -128,7 +128,7 @@ if estimate is not None:
         ("Chip time", format_chip_hours(estimate.chip_hours), None),
         ("Wall-clock", format_duration(estimate.wall_clock_hours), None),
     ])
-    st.code(estimate.formula, language=None)
+    st.text(estimate.formula)  # plain preformatted text: wraps, and needs no syntax highlighter
     threshold_caption(estimate.training_flop)
     if peak.assumed_format:
         st.info(f"Assumed {peak.assumed_format}, the usual training format of this chip; choose a number format "
@@ -156,7 +156,7 @@ if estimate is not None:
 st.subheader("Method 1 and method 2 side by side")
 m1 = estimate_method1(scenario, strict=False)
 if m1.training_flop and estimate is not None and not entered:
-    st.info(f"The run above is an example ({plural(count, 'chip')}, {duration:g} {unit.replace('_', '-')}); enter "
+    st.info(f"The run above is an example ({plural(count, 'chip')}, {format_time_amount(duration, unit)}); enter "
             f"your run's chips, time and utilization to compare it with method 1's {format_flop(m1.training_flop)}. "
             f"On these chips at this utilization, method 1's compute takes "
             f"{format_duration(m1.training_flop / (estimate.training_flop / estimate.chip_hours) / (count or 1))} "

@@ -7,6 +7,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.method1.conventions import CONVENTIONS
+from engine.method1 import tree
 from engine.method1.kinds import KIND_BY_TYPE
 from engine.method1.training import OPTIMIZER_LABELS
 from engine.method1.estimate import estimate_method1
@@ -17,18 +18,13 @@ from ui import state
 from ui.charts import decades, show_chart
 from ui.exports import exports_panel
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
+from ui.layer_table import (WRAP_LABELS, entry_label, layer_label, short_path, table_rows, top_level_totals,
+                            widget_prefix)
 from ui.transformer_panel import transformer_panel
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, plain, show_error, summary_bar
 
-LAST_VALID = "m1_last_valid"
-
-
-def layer_label(kind: str, part: str | None) -> str:
-    """The part first ('attention q · transformer_block'): a narrow column still shows what the row is."""
-    return f"{part} · {kind}" if part else kind
-
-"""The last estimate without an error: its totals stay on screen, marked stale, while one is fixed."""
+LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
 
 page_header("Layer builder — method 1",
             "Training compute from the architecture: each layer's forward FLOP, summed, "
@@ -91,46 +87,76 @@ if mode == "layers":
 
     layers = data["layers"]
     st.subheader("Edit layers")
-    # The picker is a new widget whenever the layer list is replaced (preset, scratch, config, add/move/delete:
-    # each bumps rev), so it can never show the labels of the list before; its choice carries over by hand.
+    entries = tree.entries(layers)  # every layer, blocks and what they hold, in reading order
+    # The picker is a new widget whenever the layer list is replaced (preset, scratch, config, a structural
+    # edit: each bumps rev), so it never shows the labels of the list before; its choice carries over by hand.
     pick_key = f"m1_pick_{rev}"
-    chosen_pick = st.session_state.pop("m1_pick_next", st.session_state.get(PICK))
-    if not isinstance(chosen_pick, int) or not 0 <= chosen_pick < len(layers):
-        chosen_pick = 0
-    if pick_key not in st.session_state or not isinstance(st.session_state[pick_key], int) \
-            or not 0 <= st.session_state[pick_key] < len(layers):
-        st.session_state[pick_key] = chosen_pick
+    if "m1_pick_next" in st.session_state:  # chosen by the last structural edit, before the widget exists
+        st.session_state[pick_key] = st.session_state.pop("m1_pick_next")
+    elif pick_key not in st.session_state:
+        st.session_state[pick_key] = st.session_state.get(PICK, 0)
+    current = st.session_state.get(pick_key)  # a browser may send a cleared value (None)
+    if entries and (not isinstance(current, int) or not 0 <= current < len(entries)):
+        st.session_state[pick_key] = len(entries) - 1 if isinstance(current, int) and current >= 0 else 0
     pick = 0
-    if layers:
-        pick = st.selectbox("Layer", range(len(layers)), key=pick_key,
-                            format_func=lambda i: f"#{i}  {layers[i]['type']}  {layers[i].get('name') or ''}")
-        pick = pick if isinstance(pick, int) and 0 <= pick < len(layers) else 0
+    if entries:
+        pick = st.selectbox("Layer (blocks are listed with what they hold, indented)", range(len(entries)),
+                            key=pick_key, format_func=lambda i: entry_label(entries[i]))
+        pick = pick if isinstance(pick, int) and 0 <= pick < len(entries) else 0
         st.session_state[PICK] = pick
+        entry = entries[pick]
+        path, layer = entry.path, entry.layer
         with st.container(border=True):
-            kind = KIND_BY_TYPE[layers[pick]["type"]]
-            st.markdown(f"**#{pick} · {kind.kind_label}** — forward FLOP (matmul):")
+            kind = KIND_BY_TYPE[layer["type"]]
+            st.markdown(f"**{short_path(path)} · {plain(kind.kind_label)}** — forward FLOP (matmul):")
             st.latex(kind.formula)
-            edited, edit_error = layer_form(layers[pick], key_prefix=f"layer{pick}")
+            if entry.copies > 1:
+                st.info(f"Inside a repeat: this layer stands for {entry.copies:,} copies, each with its own "
+                        "parameters. Editing it edits every copy.")
+            edited, edit_error = layer_form(layer, key_prefix=widget_prefix(path))
             if edit_error:
-                st.error(f"Layer #{pick}: {plain(edit_error)} — the last valid value is kept.")
-            else:
-                layers[pick] = edited
+                st.error(f"Layer {short_path(path)}: {plain(edit_error)} — the last valid value is kept.")
+            elif edited != layer:
+                data["layers"] = layers = tree.replace(layers, path, edited)
+            index = int(path.rsplit("[", 1)[1].rstrip("]"))
+            size = len(tree.siblings(layers, path))
             b = st.columns(4)
-            if b[0].button("↑ Move up", disabled=pick == 0, width="stretch"):
-                structural = ("move", (pick, pick - 1))
-            if b[1].button("↓ Move down", disabled=pick == len(layers) - 1, width="stretch"):
-                structural = ("move", (pick, pick + 1))
+            if b[0].button("↑ Move up", disabled=index == 0, width="stretch"):
+                structural = lambda ls: tree.move(ls, path, -1)  # noqa: E731
+            if b[1].button("↓ Move down", disabled=index == size - 1, width="stretch"):
+                structural = lambda ls: tree.move(ls, path, 1)  # noqa: E731
             if b[2].button("Duplicate", width="stretch"):
-                structural = ("insert", (pick + 1, dict(layers[pick])))
+                structural = lambda ls: (tree.insert(ls, tree.sibling(path, index + 1), tree.get(ls, path)),  # noqa: E731
+                                         tree.sibling(path, index + 1))
             if b[3].button("Delete", width="stretch"):
-                structural = ("delete", pick)
+                structural = lambda ls: (tree.delete(ls, path), tree.sibling(path, max(0, index - 1)))  # noqa: E731
+            w = st.columns([2, 1, 1, 1])
+            wrap_kind = w[0].selectbox("Wrap into a block", tree.WRAP_KINDS, key="m1_wrap_kind",
+                                       format_func=WRAP_LABELS.get)
+            most = max(1, size - index)  # the layers from this one to the end of its list
+            if st.session_state.get("m1_wrap_count", 1) > most:  # a count chosen for another layer
+                st.session_state["m1_wrap_count"] = most
+            count = w[1].number_input("layers from this one", min_value=1, max_value=most, step=1,
+                                      key="m1_wrap_count")
+            w[2].write("")
+            if w[2].button("Wrap", width="stretch", help="The selected layer and the ones after it in the same list "
+                                                          "become one block."):
+                structural = lambda ls: (tree.wrap(ls, path, int(count), wrap_kind), path)  # noqa: E731
+            w[3].write("")
+            if w[3].button("Unwrap", width="stretch", disabled=layer["type"] not in tree.WRAP_KINDS,
+                           help="The block is replaced by what it holds (a residual's body, the branch that is not "
+                                "the identity, one copy of a repeat)."):
+                structural = lambda ls: (tree.unwrap(ls, path)[0], path)  # noqa: E731
     a = st.columns([3, 1])
     new_kind = a[0].selectbox("Add a layer", list(KIND_BY_TYPE), key="m1_new_kind",
                               format_func=lambda t: f"{KIND_BY_TYPE[t].kind_label} ({t})")
     a[1].write("")
     if a[1].button("Add after the selected layer", width="stretch"):
-        at = pick + 1 if layers else 0
-        structural = ("insert", (at, starter_layer(new_kind)))
+        if entries:
+            at = tree.sibling(entries[pick].path, int(entries[pick].path.rsplit("[", 1)[1].rstrip("]")) + 1)
+        else:
+            at = "layers[0]"
+        structural = lambda ls: (tree.insert(ls, at, starter_layer(new_kind)), at)  # noqa: E731
 else:
     q = data["quick"] or {"kind": "connections", "value": 1e6, "unit": "macs"}
     c1, c2, c3 = st.columns(3)
@@ -199,29 +225,18 @@ except InputError as exc:
 if edited is not None:
     if structural is not None:
         edited_data = edited.model_dump(mode="json")
-        layers = edited_data["layers"]
-        action, arg = structural
-        if action == "move":
-            i, j = arg
-            layers[i], layers[j] = layers[j], layers[i]
-            st.session_state["m1_pick_next"] = j
-        elif action == "insert" and len(layers) >= MAX_PAGE_LAYERS:
-            structural = None  # the page's limit (the same as a link's): nothing is added
-            show_error(InputError("layers", f"at most {MAX_PAGE_LAYERS:,} layers on this page"),
-                       "the layer list is unchanged (larger models: python -m engine flops FILE).")
-        elif action == "insert":
-            layers.insert(arg[0], arg[1])
-            st.session_state["m1_pick_next"] = arg[0]
-        elif action == "delete":
-            layers.pop(arg)
-            st.session_state["m1_pick_next"] = max(0, arg - 1)
-        if structural is not None:
-            try:
-                state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
-            except InputError as exc:
-                show_error(exc, "the layer list is unchanged.")
-            else:
-                st.rerun()
+        try:
+            edited_data["layers"], next_path = structural(edited_data["layers"])
+            if len(tree.entries(edited_data["layers"])) > MAX_PAGE_LAYERS:  # the same limit as a link's
+                raise InputError("layers", f"at most {MAX_PAGE_LAYERS:,} layers on this page (larger models: "
+                                           "python -m engine flops FILE)")
+            state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
+        except InputError as exc:
+            show_error(exc, "the layer list is unchanged.")
+        else:
+            paths = [e.path for e in tree.entries(edited_data["layers"])]
+            st.session_state["m1_pick_next"] = paths.index(next_path) if next_path in paths else 0
+            st.rerun()
     state.set_edited(edited)
 
 scenario = state.get()
@@ -255,11 +270,12 @@ with totals_area:
                         ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
     if estimate.training is not None:
         tr = estimate.training
-        st.latex(rf"C = F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) \times E \times "
-                 rf"\text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} = "
-                 rf"{latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
-                 rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} = "
-                 rf"{latex_number(tr.training_flop)}\ \text{{FLOP}}")
+        # one step per line: the formula fits a phone's width instead of running off its edge
+        st.latex(rf"\begin{{aligned}} C &= F \times (1 + r{' + 1' if scenario.training.recomputation else ''}) "
+                 rf"\times E \times \text{{epochs}}{' + u P S' if tr.optimizer_flop else ''} \\ "
+                 rf"&= {latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
+                 rf"{' + ' + latex_number(tr.optimizer_flop) if tr.optimizer_flop else ''} \\ "
+                 rf"&= {latex_number(tr.training_flop)}\ \text{{FLOP}} \end{{aligned}}")
         threshold_caption(tr.training_flop)
     elif estimate.error is None:
         st.info("Give the training setup to get the training compute.")
@@ -269,9 +285,12 @@ if mode == "layers":
         if estimate.error is not None:
             show_error(estimate.error)
         arch = estimate.architecture
-        rows = [{"#": r.index, "layer": layer_label(r.type, r.part), "name": r.name or "",
-                 "output": r.output, "params": r.params, "forward FLOP": float(r.forward_flop),
-                 "MACs": float(r.macs), "share": 100 * r.share, "status": "ok"} for r in arch.rows]
+        levels = max((r.depth for r in arch.rows), default=0)
+        shown_levels = levels
+        if levels:
+            shown_levels = st.slider("Block levels shown (0: each top-level block as one subtotal row)", 0, levels,
+                                     levels, key="m1_levels")
+        rows = table_rows(arch, shown_levels)
         done = {r.index for r in arch.rows}
         last_rows = {}
         if stale is not None and stale.architecture is not None:
@@ -281,9 +300,9 @@ if mode == "layers":
             if i in done:
                 continue
             failed = estimate.error is not None and estimate.error.field.startswith(f"layers[{i}]")
-            old = [r for r in last_rows.get(i, []) if r.type == layer.type]
+            old = [r for r in last_rows.get(i, []) if r.type == layer.type and not r.depth]
             for r in old or [None]:
-                rows.append({"#": i, "layer": layer_label(layer.type, r.part if r is not None else None),
+                rows.append({"#": i, "path": "", "layer": layer_label(layer.type, r.part if r is not None else None),
                              "name": layer.name or "", "output": r.output if r is not None else "—",
                              "params": r.params if r is not None else float("nan"),
                              "forward FLOP": float(r.forward_flop) if r is not None else float("nan"),
@@ -291,7 +310,7 @@ if mode == "layers":
                              "share": 100 * r.share if r is not None else float("nan"),
                              "status": ("⚠ error" if failed else "not reached")
                                        + (" · last valid values" if r is not None else "")})
-        frame = pd.DataFrame(rows, columns=["#", "layer", "name", "output", "params", "forward FLOP", "MACs",
+        frame = pd.DataFrame(rows, columns=["#", "path", "layer", "name", "output", "params", "forward FLOP", "MACs",
                                             "share", "status"])
         st.dataframe(frame, hide_index=True, width="stretch", column_config={
             "layer": st.column_config.TextColumn("layer", width="medium"),
@@ -301,19 +320,21 @@ if mode == "layers":
             "MACs": st.column_config.NumberColumn("MACs / example", format="%.3e"),
             "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
         })
-        if arch.rows and estimate.forward_flop > 0:
-            chart = pd.DataFrame({"layer": [f"#{r.index} {layer_label(r.type, r.part)}" for r in arch.rows],
-                                  "forward FLOP": [float(r.forward_flop) for r in arch.rows]})
+        # the chart's code (plotly, the largest part of the page's JavaScript) loads only when asked for:
+        # the page's first numbers come sooner (bench/bench_browser.py)
+        if arch.rows and estimate.forward_flop > 0 and st.toggle("Chart: where the forward FLOP go", key="m1_chart"):
+            chart = pd.DataFrame(top_level_totals(arch, scenario.layers), columns=["layer", "forward FLOP"])
             chart = chart[chart["forward FLOP"] > 0]
             fig = px.bar(chart, x="layer", y="forward FLOP", height=280)
             fig.update_layout(xaxis_title=None, yaxis_title="FLOP")
-            show_chart(decades(fig), "Where the forward FLOP go (per example, log scale)")
+            show_chart(decades(fig), "Where the forward FLOP go, per top-level layer or block (per example, log scale)")
 
-    with st.expander("Formulas of the layer kinds (matmul convention, the symbols of Epoch AI's article)"):
+    # drawn only when asked for: a collapsed expander would still typeset every formula on each load
+    if st.toggle("Formulas of every layer kind (matmul convention, the symbols of Epoch AI's article)",
+                 key="m1_formulas"):
         for kind in KIND_BY_TYPE.values():
-            c1, c2 = st.columns([1, 3])
-            c1.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
-            c2.latex(kind.formula)
+            st.markdown(f"**{kind.kind_label}** `{kind.model_fields['type'].default}`")
+            st.latex(kind.formula)
         st.caption("H, W, C: input height, width, channels; D filters; K kernel; S stride; P padding; "
                    "N inputs; M units; L sequence length; T time steps. 1 MAC = 2 FLOP.")
 

@@ -138,7 +138,7 @@ if shown_run is None or not mix_error:
 if shown_run is not None:
     rows = compare_formats(shown_run, budget, db)
     table = pd.DataFrame([{
-        "format": PEAK_LABELS.get(r.peak_key, r.peak_key), "peak (dense)": format_flop(r.peak_flop_per_s, r.unit),
+        "format": PEAK_LABELS.get(r.peak_key, r.peak_key), "peak (dense)": f"{format_number(r.peak_flop_per_s / TERA)} T{r.unit}",
         "method 2 training compute": format_flop(r.training_flop),
         "time for the method-1 budget": format_duration(r.hours_for_budget),
     } for r in rows])

@@ -43,3 +43,11 @@ def test_display_rules_scale_counts_energy_and_co2():
     assert format_number(9.7) == "9.7" and format_number(78.0) == "78" and format_number(1979) == "1,979"
     assert plural(1, "chip") == "1 chip" and plural(8, "chip") == "8 chips" and plural(2.5, "chip") == "2.5 chips"
     assert PF_DAYS == "PF-days"
+
+
+def test_time_amounts_take_the_noun_in_its_number():
+    from engine.units import format_time_amount
+
+    assert format_time_amount(1, "days") == "1 day" and format_time_amount(30, "days") == "30 days"
+    assert format_time_amount(480, "chip_hours") == "480 chip-hours" and format_time_amount(1, "hours") == "1 hour"
+    assert format_time_amount(20, "gpu_days") == "20 GPU-days"

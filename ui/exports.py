@@ -53,8 +53,9 @@ def restore_upload(key: str = "scenario_upload") -> None:
 def share_link_box() -> None:
     url = getattr(st.context, "url", None) or ""
     token = encode(state.get())
-    st.code(f"{url.split('?')[0]}?{QUERY_KEY}={token}", language=None, wrap_lines=True)
-    st.caption("Share link: the address bar always holds it too. Opening it restores every page.")
+    # a read-only field, not st.code: the code block's syntax highlighter is 1.5 MB of JavaScript
+    st.text_area("Share link", f"{url.split('?')[0]}?{QUERY_KEY}={token}", height=68,
+                 help="Select and copy it; the address bar always holds it too. Opening it restores every page.")
 
 
 def exports_panel(scenario: Scenario, est: Method1Estimate | None = None) -> None:

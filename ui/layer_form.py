@@ -33,7 +33,8 @@ STARTER_VALUES: dict[str, dict] = {
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 
-HIDDEN_FIELDS = {"type"}
+HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches"}
+"""Not edited as fields: the tag, and a block's layer lists (edited layer by layer in the picker)."""
 
 
 def _strip(annotation):
@@ -123,6 +124,9 @@ def layer_form(layer: dict, key_prefix: str):
         if optional and edited[name] in (None, 0, ""):
             edited[name] = None
     edited = {k: v for k, v in edited.items() if v is not None or k == "type"}
+    for name in HIDDEN_FIELDS - {"type"}:  # a block keeps what it holds
+        if name in layer:
+            edited[name] = layer[name]
     try:
         parse_input(kind, edited)
     except InputError as exc:

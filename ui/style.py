@@ -24,11 +24,14 @@ CSS = """
 [data-testid="stCheckbox"] label p, [data-testid="stWidgetLabel"] p { white-space: normal; overflow: visible; text-overflow: clip; }
 [data-baseweb="tag"] { max-width: none !important; }
 /* chosen options wrap onto more lines instead of sliding out of the box */
-.stMultiSelect [data-baseweb="select"] > div > div:first-child { flex-wrap: wrap; overflow: visible; mask-image: none; -webkit-mask-image: none; }
+[data-testid="stMultiSelectTagsContainer"] { overflow: visible !important; mask-image: none !important;
+  -webkit-mask-image: none !important; flex-wrap: wrap; }
+[data-testid="stMultiSelectTagsContainer"] > span[role="group"] { flex-wrap: wrap; }
 [data-baseweb="tag"] span { overflow: visible !important; text-overflow: clip !important; max-width: none !important; }
 @media (max-width: 640px) {
   [data-testid="stLayoutWrapper"]:has(> .st-key-flop_summary), .st-key-flop_summary { top: 3.5rem; }
   .st-key-flop_summary { font-size: 0.9rem; }
+  .katex-display > .katex { font-size: 1em; }
 }
 </style>
 """

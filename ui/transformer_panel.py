@@ -97,7 +97,8 @@ def transformer_panel() -> None:
                     config = load_hf_config_text(config_data, source="config", lenient=lenient)
                 run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None,
                                                    "decoder_seq_len": decoder_seq or None})
-                estimate = estimate_transformer(config, run)
+                with st.spinner("Counting every layer of the model…"):  # large models take a moment
+                    estimate = estimate_transformer(config, run)
                 scenario = config.scenario(tokens, seq or None, name=f"{name} ({config.architecture_name})",
                                            decoder_seq_len=decoder_seq or None)
             except InputError as exc:

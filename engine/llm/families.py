@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 import math
-from typing import Callable
+from collections.abc import Callable
 
 from engine.errors import InputError, quoted
 
@@ -20,7 +20,10 @@ ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_py
                "sigmoid": "sigmoid", "tanh": "tanh"}
 """Hugging Face activation names → the block's (tanh approximations of GELU count as GELU)."""
 
-NEUTRAL_KEYS = frozenset("""
+MAX_LAYERS = 10_000
+"""As ``engine.llm.config.MAX_TRANSFORMER_LAYERS`` (checked there; here it bounds the readers' own loops)."""
+
+NEUTRAL_KEYS = frozenset("""  # noqa: SIM905 (a word list reads better than 100 quoted strings)
 architectures model_type transformers_version torch_dtype dtype _name_or_path name_or_path auto_map
 bos_token_id eos_token_id pad_token_id unk_token_id sep_token_id cls_token_id mask_token_id
 decoder_start_token_id forced_bos_token_id forced_eos_token_id
@@ -45,8 +48,9 @@ class Keys:
     """Typed reads from a config dict that remember which keys were read, and which key gave each
     field (for error messages)."""
 
-    def __init__(self, data: dict, source: str):
+    def __init__(self, data: dict, source: str, lenient: bool = False):
         self.data, self.source, self.key_of, self.used = data, source, {}, set()
+        self.lenient, self.ignored = lenient, []  # ignored: keys of nested objects left unread (lenient)
 
     def error(self, key: str, reason: str) -> InputError:
         return InputError(f"{self.source}.{key}", reason)
@@ -172,6 +176,9 @@ def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:
     """Qwen-MoE: layer i is sparse unless listed in ``mlp_only_layers`` or (i+1) % decoder_sparse_step ≠ 0;
     the dense ones (an ``intermediate_size`` MLP) become a first group."""
     layers = fields["layers"]
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        c.neutral("decoder_sparse_step", "mlp_only_layers")
+        return fields  # the model's own check names num_hidden_layers (and no loop runs 10⁹ times)
     step = c.size(None, "decoder_sparse_step", required=False, default=1)
     if step < 1:
         raise c.error("decoder_sparse_step", "must be at least 1")
@@ -363,7 +370,11 @@ def _falcon(c: Keys) -> dict:
     c.neutral("alibi", "apply_residual_connection_post_layernorm")
     heads = c.size("block.heads", "num_attention_heads", "n_head")
     kv = c.size("block.kv_heads", "num_kv_heads", "n_head_kv", required=False)
-    kv = (kv or heads) if new or not multi_query else 1
+    # the fused q/k/v: num_kv_heads groups (new), one key/value head (multi-query) or H (otherwise: 3·d wide)
+    if not new and not multi_query and kv not in (None, heads):
+        raise c.error("num_kv_heads", "grouped key/value heads need new_decoder_architecture (transformers' "
+                                      "older Falcon layout has H or, with multi_query, 1)")
+    kv = (kv or heads) if new else 1 if multi_query else heads
     ln_count = c.size(None, "num_ln_in_parallel_attn", required=False, default=2 if new else 1)
     d = c.size("d_model", "hidden_size")
     fields = {"layers": c.size("layers", "num_hidden_layers", "n_layer"), "d_model": d,
@@ -375,6 +386,35 @@ def _falcon(c: Keys) -> dict:
                         "out_bias": bias, "ff_bias": bias, "parallel": parallel,
                         "shared_norm": parallel and ln_count != 2}}
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _phi(c: Keys) -> dict:
+    """phi (Phi-1.5, Phi-2): parallel attention and MLP after one LayerNorm, biased q/k/v/dense and fc1/fc2,
+    a GELU MLP, an untied LM head with a bias; ``qk_layernorm``: a LayerNorm of d/H per head on q and k."""
+    fields = _decoder(c, activation=c.activation("hidden_act", default="gelu_new"), parallel=True,
+                      shared_norm=True, qk_norm="head" if c.flag("qk_layernorm", False) else "none")
+    if fields["block"]["head_size"] is not None:
+        raise c.error("head_dim", "not a key of transformers' Phi (the head size is d/H)")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "head_bias": True}
+
+
+def _gpt_bigcode(c: Keys) -> dict:
+    """gpt_bigcode (StarCoder, SantaCoder): GPT-2's layout (learned positions, LayerNorm, biases) with
+    multi-query attention (``multi_query``, default true)."""
+    c.require("add_cross_attention", lambda v: not v, "cross-attention needs the encoder's length")
+    c.neutral("n_ctx", "scale_attn_weights", "attention_softmax_in_fp32", "scale_attention_softmax_in_fp32",
+              "summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels",
+              "summary_first_dropout", "inference_runner", "max_batch_size", "max_sequence_length",
+              "pad_key_length", "pre_allocate_kv_cache", "validate_runner_input")
+    fields = {"layers": c.size("layers", "n_layer"), "d_model": c.size("d_model", "n_embd"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "n_positions", required=False),
+              "block": {"heads": c.size("block.heads", "n_head"),
+                        "kv_heads": 1 if c.flag("multi_query", True) else None,
+                        "ff_size": c.size("block.ff_size", "n_inner", required=False),
+                        "activation": c.activation("activation_function", default="gelu_pytorch_tanh")}}
+    return fields | {"learned_positions": _learned_positions(c, fields, "n_positions"),
+                     "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
 def _olmo(c: Keys) -> dict:
@@ -460,13 +500,13 @@ def _mpt(c: Keys) -> dict:
     attn = c.get("attn_config", {})
     if not isinstance(attn, dict):
         raise c.error("attn_config", "expected an object")
-    sub = Keys(attn, f"{c.source}.attn_config")
+    sub = Keys(attn, f"{c.source}.attn_config", c.lenient)
     sub.require("alibi", lambda v: v is True, "transformers' MPT always uses ALiBi")
     sub.require("qk_ln", lambda v: v is False, "QK LayerNorm is not in transformers' MPT")
     sub.require("attn_type", lambda v: v == "multihead_attention", "only multi-head attention")
     sub.require("prefix_lm", lambda v: v is False, "prefix LM masking is not modelled")
     sub.neutral("alibi_bias_max", "attn_impl", "attn_pdrop", "attn_uses_sequence_id", "clip_qkv", "softmax_scale")
-    _check_unknown(sub, attn, (), lenient=False)
+    c.ignored += [f"attn_config.{k}" for k in _check_unknown(sub, attn, (), c.lenient)]
     c.require("norm_type", lambda v: v in ("low_precision_layernorm", "layernorm"), "only LayerNorm")
     c.require("no_bias", lambda v: v is True, "transformers' MPT has no biases in its linear layers")
     c.require("expansion_ratio", lambda v: v == 4, "transformers' MptMLP is always 4·d wide")
@@ -583,6 +623,8 @@ FAMILIES: dict[str, Family] = {
     "gemma2": Family(_gemma2, _lm("Gemma2")),
     "gemma3_text": Family(_gemma3_text, {"Gemma3ForCausalLM": "lm", "Gemma3TextModel": "none"}),
     "phi3": Family(_phi3, _lm("Phi3")),
+    "phi": Family(_phi, _lm("Phi")),
+    "gpt_bigcode": Family(_gpt_bigcode, _lm("GPTBigCode")),
     "falcon": Family(_falcon, _lm("Falcon"), {"RWForCausalLM": "FalconForCausalLM"}),
     "olmo": Family(_olmo, _lm("Olmo")),
     "olmo2": Family(_olmo2, _lm("Olmo2")),
@@ -633,10 +675,10 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
         raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a family this reader supports "
                                                  f"(supported: {', '.join(sorted(FAMILIES))})")
     family = FAMILIES[model_type]
-    c = Keys(data, source)
+    c = Keys(data, source, lenient)
     name, head = _architecture(c, family)
     fields = family.reader(c)
-    ignored = _check_unknown(c, data, (), lenient)
+    ignored = _check_unknown(c, data, (), lenient) + c.ignored
     if head == "pooler":
         head, fields["pooler"] = "none", True
     return fields | {"model_type": model_type, "architecture_name": name, "head": head,

@@ -52,7 +52,7 @@ def fetch_config_text(model_id: str, revision: str = "main", timeout_s: float = 
             raise InputError("model_id", f"no config.json for {quoted(model_id)} on the Hub (HTTP 404): "
                                          "check the id") from None
         raise InputError("model_id", f"the Hub answered HTTP {exc.code} for {quoted(model_id)}") from None
-    except (urllib.error.URLError, socket.timeout, TimeoutError, ConnectionError, OSError) as exc:
+    except (urllib.error.URLError, TimeoutError, ConnectionError, OSError) as exc:
         reason = getattr(exc, "reason", exc)
         kind = "timed out" if isinstance(reason, (socket.timeout, TimeoutError)) else "unreachable"
         raise InputError("model_id", f"the Hugging Face Hub is {kind} from this server ({hub_endpoint()}); "

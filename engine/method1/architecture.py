@@ -10,7 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.method1.conventions import Convention
 from engine.errors import InputError
 from engine.method1.kinds import Layer
-from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, Block, check_nesting
+from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, check_nesting
 from engine.method1.costs import prod
 from engine.method1.layers import MAX_SIZE, Flow, ShapeError
 from engine.units import FLOP_PER_MAC
@@ -115,6 +115,8 @@ class BlockRow:
     first: int
     end: int
     copies: int = 1
+    detail: str = ""
+    """What kind of block, in words: 'n copies' (repeat), the merge (branches)."""
 
     def as_dict(self) -> dict:
         return {"path": self.path, "type": self.type, "name": self.name, "output_shape": self.output_shape,
@@ -167,14 +169,15 @@ class Walker:
         """An inner list (a block's body, a branch, a repeated list): ``prefix[i]`` names each layer."""
         if copy is not None:
             outer, self.copy = self.copy, copy
+        step = self.step
         for i, layer in enumerate(layers):
-            flow = self.step(layer, flow, f"{prefix}[{i}]")
+            flow = step(layer, flow, f"{prefix}[{i}]")
         if copy is not None:
             self.copy = outer
         return flow
 
     def step(self, layer, flow: Flow, path: str) -> Flow:
-        if isinstance(layer, Block):
+        if layer.is_block:  # a class attribute: pydantic's isinstance is slow
             return self.block(layer, flow, path, self.index, self.depth)
         self.evaluations += 1
         if self.evaluations > MAX_EVALUATIONS:
@@ -221,9 +224,11 @@ class Walker:
             out = layer.walk(flow, path, self)
         finally:
             self.depth = depth
+        times = getattr(layer, "times", 1)
+        detail = f"{times:,} copies" if times > 1 else getattr(layer, "merge", "")
         self.blocks.insert(at, BlockRow(index, path, layer.type, layer.name, depth, out.shape, out.steps,
                                         self.params - before[0], self.macs - before[1], self.flop - before[2],
-                                        first, len(self.rows)))
+                                        first, len(self.rows), 1, detail))
         return out
 
     def merge_row(self, layer, path: str, out: Flow, extra_flop: int) -> None:

@@ -41,6 +41,8 @@ BLOCK_LISTS = ("body", "shortcut", "layers")
 class Block(LayerBase):
     """A layer that holds layer lists; the architecture walks into it (``walk``)."""
 
+    is_block: ClassVar[bool] = True
+
     def walk(self, flow: Flow, path: str, walker) -> Flow:
         """Evaluate the inner lists through ``walker`` (rows, totals); return the output flow."""
         raise NotImplementedError

@@ -87,6 +87,8 @@ class LayerBase(BaseModel):
     name: str = Field("", max_length=200, description="Optional label, shown as plain text.")
 
     kind_label: ClassVar[str] = ""
+    is_block: ClassVar[bool] = False
+    """True for the kinds that hold layer lists (``engine.method1.blocks``): the architecture walks into them."""
     formula: ClassVar[str] = ""
     """LaTeX of the forward FLOP in the seed's symbols (``matmul`` convention)."""
 

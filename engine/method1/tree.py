@@ -76,6 +76,11 @@ def entries(layers: list, prefix: str = "layers", depth: int = 0, copies: int = 
     return out
 
 
+def siblings(layers: list, path: str) -> list:
+    """The list that holds the layer at ``path``."""
+    return _list_at(layers, parse_path(path))
+
+
 def get(layers: list, path: str) -> dict:
     steps = parse_path(path)
     try:

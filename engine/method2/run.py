@@ -24,7 +24,7 @@ from engine.method2.precision import (
 from engine.method2.unknown_hardware import HardwareClass, year_chip
 from engine.ranges import Factor, Interval, check_range, product_interval
 from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
-                          format_number, format_pf_days, plural)
+                          format_number, format_pf_days, format_time_amount, plural)
 
 MAX_CHIPS = 1e9
 """More chips than the world's accelerators: a typo, not a run."""
@@ -350,8 +350,8 @@ class Method2Estimate(BaseModel):
 
 def _time_text(run: HardwareRun) -> str:
     if run.duration_unit in ("days", "hours"):
-        return f"{plural(run.chip_count, 'chip')} × {run.duration:g} {run.duration_unit}"
-    return f"{run.duration:g} {run.duration_unit.replace('_', '-')}"
+        return f"{plural(run.chip_count, 'chip')} × {format_time_amount(run.duration, run.duration_unit)}"
+    return format_time_amount(run.duration, run.duration_unit)
 
 
 def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -> Method2Estimate:

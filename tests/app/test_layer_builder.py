@@ -19,7 +19,7 @@ def app(query: dict | None = None) -> AppTest:
 
 def layer_picker(at: AppTest):
     """The "Layer" selectbox (its key changes with every new layer list)."""
-    return next(s for s in at.selectbox if s.label == "Layer")
+    return next(s for s in at.selectbox if s.label.startswith("Layer"))
 
 
 def test_default_is_the_seed_example():

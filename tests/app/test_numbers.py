@@ -49,7 +49,10 @@ def test_precision_chart_prints_peaks_without_padding_zeros():
 
 def test_every_log_axis_is_labelled_at_decades_only():
     for name in ("layer_builder", "precision", "trends"):
-        specs = figures(page(name))
+        at = page(name)
+        if name == "layer_builder":
+            at.toggle(key="m1_chart").set_value(True).run()
+        specs = figures(at)
         assert specs, name
         for spec in specs:
             y = spec["layout"]["yaxis"]

@@ -36,7 +36,7 @@ def test_a_chip_chosen_on_the_precision_page_is_the_run_everywhere():
     assert f"“{fallback.label}”" in errors
     # the per-format table is the V100's: FP16 tensor 125 TFLOP/s, no BF16 row
     table = at.dataframe[0].value
-    assert "1.25e14 FLOP/s" in list(table["peak (dense)"]) and "BF16 tensor" not in list(table["format"])
+    assert "125 TFLOP/s" in list(table["peak (dense)"]) and "BF16 tensor" not in list(table["format"])
     at = page("hardware", at)
     assert at.selectbox(key="hw_chip").value == "nvidia-tesla-v100-sxm2"
     assert at.session_state["scenario"].hardware.chip == "nvidia-tesla-v100-sxm2"

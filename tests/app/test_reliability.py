@@ -42,7 +42,7 @@ def click(at, label):
 
 
 def picker(at):
-    return next(s for s in at.selectbox if s.label == "Layer")
+    return next(s for s in at.selectbox if s.label.startswith("Layer"))
 
 
 def text(elements) -> str:

@@ -34,7 +34,7 @@ def test_rows_before_the_error_are_computed_afresh():
     at.selectbox(key="preset_choice").set_value("alexnet").run()
     at.button[[b.label for b in at.button].index("Load preset")].click().run()
     before = metric(at, "Training compute")
-    next(s for s in at.selectbox if s.label == "Layer").set_value(3).run()  # conv2: 5×5 on the 27×27 map after the first pool
+    next(s for s in at.selectbox if s.label.startswith("Layer")).set_value(3).run()  # conv2: 5×5 on the 27×27 map after the first pool
     at.text_input(key="layer3_kernel_size").set_value("40").run()
     assert any("layers[3]" in e.value.replace("\\", "") for e in at.error)
     table = at.dataframe[0].value
@@ -43,3 +43,14 @@ def test_rows_before_the_error_are_computed_afresh():
     # conv1: 96 filters 11×11×3, stride 4 on 227×227 → 55×55: 2·55·55·96·363 FLOP
     assert fresh.iloc[0]["forward FLOP"] == 2 * 55 * 55 * 96 * 11 * 11 * 3
     assert metric(at, "Training compute (stale)") == before  # the value shown before the bad edit
+
+
+def test_transformer_rows_lead_with_the_parts_name():
+    """A narrow 'layer' column still tells the rows apart: 'attention q projection · transformer_block'."""
+    at = builder()
+    at.selectbox(key="preset_choice").set_value("llama2-7b").run()
+    at.button[[b.label for b in at.button].index("Load preset")].click().run()
+    labels = [label.lstrip("· ") for label in at.dataframe[0].value["layer"]]
+    block_rows = [label for label in labels if "transformer_block" in label and not label.startswith("▾")]
+    assert block_rows and not any(label.startswith("transformer") for label in block_rows)
+    assert any(label.startswith("attention q projection") for label in block_rows)

@@ -54,6 +54,17 @@ def test_encoder_decoder_lengths():
     build(at)
     assert "T = 512, decoder 128" in shown(at)
     assert "parameters 60,506,624" in shown(at)  # T5ForConditionalGeneration (transformers, meta device)
+    assert metric(at, "Parameters") == "60,506,624"  # the scenario's layer list counts the same
+
+
+def test_encoder_only_model_becomes_the_scenario():
+    at = app()
+    at.selectbox(key="hf_model").set_value("bert-base-uncased").run()
+    at.number_input(key="hf_seq").set_value(512).run()
+    build(at)
+    assert metric(at, "Parameters") == "109,514,298"  # BertForMaskedLM (transformers, meta device)
+    # D = 1.28e11 tokens (Devlin et al.): 2.5e8 sequences of 512
+    assert at.number_input(key="hf_tokens").value == 1.28e11
 
 
 def paste(at: AppTest, config: dict | str) -> AppTest:

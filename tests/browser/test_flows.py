@@ -155,3 +155,50 @@ def test_hardware_ranges_show_a_90_percent_interval(server, browser):
     assert metric_value(page, "Confidence (Epoch's labels)") == "Confident"
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
+
+
+def _choose(page, label: str, text: str) -> None:
+    """Choose the option of the selectbox ``label`` whose text contains ``text`` (it filters as one types)."""
+    box = page.get_by_label(label)
+    box.click()
+    page.keyboard.type(text)
+    page.get_by_role("option").filter(has_text=text).first.wait_for(timeout=30_000)
+    page.keyboard.press("Enter")
+    wait_for_app(page)
+
+
+def _pick_layer(page, text: str) -> None:
+    _choose(page, "Layer (blocks are listed with what they hold, indented)", text)
+
+
+def test_resnet50_link_edit_inside_a_repeat_and_wrap_unwrap(server, browser):
+    """Issue 11's flows: a nested preset through its link, an edit inside a repeated block (every copy
+    changes: the parameters drop by 2 × (256·32 + 2·32 + 32·64·9)), then wrap a layer into branches and unwrap."""
+    from engine.presets import presets
+    from engine.share_link import encode
+
+    context, page = new_page(browser)
+    page.goto(f"{server}/?s={encode(presets()['resnet50'].scenario)}")
+    wait_for_app(page)
+    assert metric_value(page, "Parameters") == "25,557,032"
+    _pick_layer(page, "#4 › layers[2] › layers[0] › body[0]")
+    assert page.get_by_text("edits every copy").count() >= 1
+    filters = page.get_by_label("filters", exact=True)
+    filters.fill("32")
+    filters.press("Enter")
+    want = f"{25_557_032 - 2 * (256 * 32 + 2 * 32 + 32 * 64 * 9):,}"
+    page.wait_for_function(
+        "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
+        arg=want, timeout=30_000)
+    wait_for_app(page)
+    _pick_layer(page, "#10  dense")
+    _choose(page, "Wrap into a block", "branches (the identity")
+    page.get_by_role("button", name="Wrap", exact=True).click()
+    wait_for_app(page)
+    page.get_by_text("#10 · Parallel branches").first.wait_for(timeout=30_000)
+    page.get_by_role("button", name="Unwrap", exact=True).click()
+    wait_for_app(page)
+    page.get_by_text("#10 · Fully connected").first.wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert metric_value(page, "Parameters") == want  # wrapping in (identity ‖ dense) and back changed nothing
+    context.close()

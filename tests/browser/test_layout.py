@@ -12,10 +12,8 @@ CUT_OFF = """() => {
   const visible = e => e.offsetParent !== null && e.getBoundingClientRect().width > 0;
   const ellipsis = [...main.querySelectorAll('*')].filter(e => visible(e) && e.scrollWidth > e.clientWidth + 1
       && getComputedStyle(e).textOverflow === 'ellipsis');
-  const hiddenTags = [...main.querySelectorAll('[data-baseweb=tag]')].filter(tag => {
-      const box = tag.parentElement.getBoundingClientRect();
-      const r = tag.getBoundingClientRect();
-      return r.right > box.right + 1 || r.bottom > box.bottom + 1; });
+  const hiddenTags = [...main.querySelectorAll('[data-testid=stMultiSelectTagsContainer]')].filter(
+      e => visible(e) && e.scrollWidth > e.clientWidth + 1);
   return [...ellipsis, ...hiddenTags].map(e => e.innerText.slice(0, 80));
 }"""
 
@@ -75,6 +73,18 @@ def test_nothing_is_wider_than_a_phone(server, browser, path):
         .filter(e => !['auto', 'scroll'].includes(getComputedStyle(e).overflowX))
         .map(e => e.innerText.slice(0, 60))""")
     assert overflow == []
+    context.close()
+
+
+@pytest.mark.parametrize("path", ["", "hardware"])
+def test_the_result_formula_fits_a_phone(server, browser, path):
+    """The training-compute formula (LaTeX on the layer builder, the method-2 line on the hardware page)
+    wraps onto lines within a 390 px screen instead of running off its edge."""
+    context, page = open_page(browser, f"{server}/{path}", 390, 844)
+    selector = ".katex-display" if not path else "[data-testid=stText]"
+    formula = page.locator(selector).first
+    sizes = formula.evaluate("e => [e.scrollWidth, e.clientWidth, e.getBoundingClientRect().right]")
+    assert sizes[0] <= sizes[1] + 4 and sizes[2] <= 390, sizes  # KaTeX rounds a pixel or two
     context.close()
 
 

@@ -9,7 +9,12 @@ import os
 import pytest
 
 from engine.llm.library import library_model
-from tests.browser.harness import CHROMIUM_ARGS, metric_value, streamlit_server, wait_for_app
+from tests.browser.harness import (
+    CHROMIUM_ARGS,
+    metric_value,
+    streamlit_server,
+    wait_for_app,
+)
 from tests.llm.test_hub import local_hub
 
 PANEL = "Transformers: build from a Hugging Face config.json"
@@ -111,4 +116,31 @@ def test_a_config_uploaded_as_a_scenario_points_to_the_panel(server, browser, tm
     page.locator("[data-testid='stFileUploaderDropzoneInput']").last.set_input_files(str(path))
     page.get_by_text("this is a Hugging Face config.json, not a FLOPscope scenario").wait_for(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
+    context.close()
+
+
+def test_pasted_configs_hostile_then_lenient(server, browser):
+    context, page, panel = open_panel(browser, server)
+    panel.get_by_text("a config.json (paste or upload)").click()
+    wait_for_app(page)
+    area = panel.locator("textarea")
+    area.fill(json.dumps(library_model("qwen3-0.6b").config | {"hidden_size": -5}))
+    area.press("Control+Enter")
+    wait_for_app(page)
+    panel.get_by_role("button", name="Build the layers from this config").click()
+    error = page.locator("[data-testid='stAlertContentError']", has_text="config.hidden_size")
+    error.wait_for(timeout=30_000)
+    assert len(error.inner_text().strip().splitlines()) == 1
+    assert page.locator("[data-testid='stException']").count() == 0
+    area.fill(json.dumps(library_model("qwen3-0.6b").config | {"<i>extra</i>": 1}))
+    area.press("Control+Enter")
+    wait_for_app(page)
+    panel.get_by_role("button", name="Build the layers from this config").click()
+    page.get_by_text("not read by this family's reader").wait_for(timeout=30_000)
+    panel.get_by_text("Count a config with keys the reader does not know").click()
+    wait_for_app(page)
+    build_and_check(page, panel, 596_049_920)
+    warning = page.locator("[data-testid='stAlertContentWarning']", has_text="Not read")
+    assert "<i>extra</i>" in warning.inner_text()  # shown as text, not as markup
+    assert page.locator("i", has_text="extra").count() == 0
     context.close()

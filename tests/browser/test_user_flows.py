@@ -57,8 +57,8 @@ def click(page, label: str) -> None:
 
 
 def choose(page, label: str, option: str) -> None:
-    page.get_by_label(label, exact=True).first.click()
-    page.get_by_role("option", name=option, exact=True).click()
+    page.get_by_label(label).first.click()
+    page.get_by_role("option", name=option).first.click()
     settle(page)
 
 
@@ -90,7 +90,7 @@ def test_start_from_scratch_then_edit_delete_and_add(server, page):
     type_number(page, "Epochs", 20)
     assert flop(metric_changes(page, "Training compute", total)) == pytest.approx(
         3 * SCRATCH_FORWARD * 1_200_000, rel=5e-3)
-    choose(page, "Layer", "#2  dense")
+    choose(page, "Layer (blocks", "#2 dense")
     before = metric_value(page, "Parameters")
     click(page, "Delete")
     assert int(metric_changes(page, "Parameters", before).replace(",", "")) == 784 * 128 + 128  # last dense gone
@@ -122,7 +122,7 @@ def test_add_move_duplicate_and_delete_layers(server, page):
     wait_for_app(page)
     seed = metric_value(page, "Parameters")
     assert int(seed.replace(",", "")) == EPOCH_EXAMPLE_PARAMS
-    choose(page, "Layer", "#3  dense")
+    choose(page, "Layer (blocks", "#3 dense")
     click(page, "Duplicate")  # a second dense 10 → 10 after the first: + 10·10 + 10
     assert int(metric_changes(page, "Parameters", seed).replace(",", "")) == EPOCH_EXAMPLE_PARAMS + 110
     page.get_by_text("#4 · ").first.wait_for(timeout=30_000)  # the copy is selected

@@ -68,7 +68,7 @@ def test_hardware_text_scales_chip_hours_energy_and_co2():
     assert "e+" not in text and "pfs-days" not in text and "PF-days" in text
     one = on_terminal("hardware", "--chip", "H100", "--count", "1", "--days", "1", "--utilization", "0.4",
                       "--precision", "bf16")
-    assert "1 chip × 1 days" in one and "1 chips" not in one
+    assert "1 chip × 1 day " in one and "1 chips" not in one and "1 days" not in one
 
 
 def test_chips_and_schema_text_are_tables_not_pages_of_json():

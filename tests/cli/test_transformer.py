@@ -141,3 +141,10 @@ def test_model_option_errors(args, needle):
     out = run("transformer", *args)
     assert out.returncode == 2 and out.stdout == "" and needle in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_a_config_given_as_a_scenario_points_to_the_transformer_command(tmp_path):
+    out = run("flops", write(tmp_path, GPT2, "config.json"))
+    assert out.returncode == 2 and out.stdout == ""
+    assert "this is a Hugging Face config.json, not a FLOPscope scenario" in out.stderr
+    assert "transformer --config FILE" in out.stderr and len(out.stderr.strip().splitlines()) == 1

@@ -37,10 +37,6 @@ def build(config: dict):
     with warnings.catch_warnings(), torch.device("meta"):
         warnings.simplefilter("ignore")
         model = cls._from_config(hf_config, attn_implementation="eager")
-    try:
-        model.config._experts_implementation = "batched_mm"
-    except Exception:  # noqa: BLE001 - older configs: the attribute is plain
-        pass
     for module in model.modules():
         if getattr(module, "config", None) is not None and hasattr(module.config, "_experts_implementation"):
             module.config._experts_implementation = "batched_mm"

@@ -18,7 +18,7 @@ from engine.llm.library import library_models
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import counts  # noqa: E402
+from tests.llm.hf_reference import counts
 
 SEQ = 16
 
@@ -129,6 +129,10 @@ VARIANTS = {
     "opt post-norm": {"model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 48, "ffn_dim": 80,
                       "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100,
                       "max_position_embeddings": 40, "word_embed_proj_dim": 48, "do_layer_norm_before": False},
+    "phi with qk layernorm, gqa": {"model_type": "phi", "architectures": ["PhiForCausalLM"], **SMALL,
+                                   "qk_layernorm": True},
+    "gpt-bigcode multi-head": {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeForCausalLM"], "n_embd": 48,
+                               "n_layer": 2, "n_head": 4, "n_positions": 40, "vocab_size": 100, "multi_query": False},
     "gptj": {"model_type": "gptj", "architectures": ["GPTJForCausalLM"], "n_embd": 48, "n_layer": 2, "n_head": 4,
              "n_positions": 40, "vocab_size": 100, "rotary_dim": 4},
 }

@@ -10,7 +10,7 @@ from engine.llm.config import read_hf_config
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import counts  # noqa: E402
+from tests.llm.hf_reference import counts
 
 SETTINGS = settings(max_examples=12, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
@@ -50,7 +50,7 @@ def deepseek(draw):
                "kv_lora_rank": draw(st.integers(1, 20)), "qk_nope_head_dim": draw(st.integers(1, 8)) * 2,
                "qk_rope_head_dim": draw(st.integers(1, 4)) * 2, "v_head_dim": draw(st.integers(1, 12)),
                "n_routed_experts": e, "num_experts_per_tok": draw(st.integers(1, e // groups)) if groups > 1 else
-               draw(st.integers(1, e)), "n_group": groups, "topk_group": 1 if groups > 1 else 1,
+               draw(st.integers(1, e)), "n_group": groups, "topk_group": 1,
                "n_shared_experts": draw(st.integers(0, 2)), "moe_intermediate_size": draw(st.integers(1, 16)),
                "first_k_dense_replace": draw(st.integers(0, layers))}
     return config

@@ -23,7 +23,7 @@ class _Hub(http.server.BaseHTTPRequestHandler):
              "/big/model/resolve/main/config.json": b" " * 2_000_000}
     seen: list[str] = []
 
-    def do_GET(self):  # noqa: N802 (http.server's name)
+    def do_GET(self):
         self.seen.append(self.path)
         if self.path.startswith("/gated/"):
             self.send_response(401)

@@ -186,3 +186,30 @@ def test_blocks_round_trip_through_the_link():
         {"type": "repeat", "times": 3, "layers": [{"type": "residual", "body": [CONV], "name": "a <b>"}]}]})
     assert decode(encode(scenario)) == scenario
     assert json.loads(json.dumps(scenario.model_dump(mode="json")))["layers"][0]["layers"][0]["type"] == "residual"
+
+
+def test_report_names_nested_rows_by_path():
+    from engine.presets import presets
+    from engine.report import markdown_report
+
+    text = markdown_report(presets()["resnet50"].scenario)
+    assert "| layers[4].layers[2].layers[0].body[0] | conv2d ×2 |" in text
+
+
+@pytest.mark.parametrize("layers,needle", [
+    ([{"type": "repeat", "times": 40, "layers": [{"type": "upsample", "scale": 1024}]}], "more than 1e+15 values"),
+    ([{"type": "repeat", "times": 30, "layers": [{"type": "branches", "branches": [[], []]}]}],
+     "channels after concatenation"),
+])
+def test_growth_inside_blocks_is_bounded(layers, needle):
+    assert needle in error_of([2, 2, 1], layers)
+
+
+def test_a_block_costs_as_one_layer_too():
+    # residual(conv 4→4 3×3 + bias) on [8, 8, 4]: 148 params, 8·8·4·36 MACs; full extras: bias adds + the add
+    from engine.method1.kinds import KIND_BY_TYPE
+    from engine.method1.layers import Flow
+
+    block = KIND_BY_TYPE["residual"].model_validate({"type": "residual", "body": [CONV]})
+    cost = block.cost(Flow((8, 8, 4)))
+    assert (cost.out, cost.params, cost.macs, cost.extra_flop) == (Flow((8, 8, 4)), 148, 8 * 8 * 4 * 36, 2 * 8 * 8 * 4)

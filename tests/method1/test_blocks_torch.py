@@ -192,3 +192,120 @@ def test_random_nested_blocks_match_torch(torch, net):
     assert (result.params, result.forward_flop) == (params, counter.get_total_flops())
     assert sum(r.forward_flop for r in result.rows) == result.forward_flop
     assert sum(r.params for r in result.rows) == result.params
+
+
+# ---------------------------------------------------------------- token sequences (ViT-like), mixed kinds
+
+@st.composite
+def token_nets(draw):
+    """A patchify convolution → tokens (± class token, position table) → blocks over the sequence → a head."""
+    heads = draw(st.integers(1, 3))
+    width = heads * draw(st.integers(1, 4))
+    patch = draw(st.integers(1, 3))
+    grid = draw(st.integers(1, 4))
+    layers = [{"type": "conv2d", "filters": width, "kernel_size": patch, "stride": patch}, {"type": "to_tokens"}]
+    tokens = grid * grid
+    if draw(st.booleans()):
+        layers.append({"type": "class_token"})
+        tokens += 1
+    if draw(st.booleans()):
+        layers.append({"type": "position_embedding", "max_positions": tokens})
+    attention = {"type": "residual", "body": [{"type": "layer_norm"},
+                                              {"type": "multi_head_attention", "heads": heads}]}
+    mlp_width = draw(st.integers(1, 8))
+    mlp = {"type": "residual", "body": [{"type": "layer_norm"}, {"type": "dense", "units": mlp_width},
+                                        {"type": "activation", "function": draw(st.sampled_from(["gelu", "relu"]))},
+                                        {"type": "dense", "units": width}]}
+    block = draw(st.sampled_from([[attention, mlp], [mlp], [attention]]))
+    layers.append({"type": "repeat", "times": draw(st.integers(1, 3)), "layers": block})
+    if draw(st.booleans()):  # two views of the sequence, joined along it
+        layers.append({"type": "branches", "axis": "sequence",
+                       "branches": [[], [{"type": "dense", "units": width, "bias": draw(st.booleans())}]]})
+    layers += [{"type": "layer_norm"}, {"type": "token_select", "select": draw(st.sampled_from(["first", "mean"]))},
+               {"type": "dense", "units": draw(st.integers(1, 5))}]
+    return [grid * patch, grid * patch, draw(st.integers(1, 3))], layers
+
+
+def token_torch(torch, layers: list[dict], channels: int):
+    """The test's reading of a token net: channels-first convolution, then [N, L, d] sequences."""
+    nn = torch.nn
+
+    class Net(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.steps = nn.ModuleList()
+            self.kinds = []
+            c, d, tokens = channels, None, None
+            for layer in layers:
+                t = layer["type"]
+                self.kinds.append(t)
+                if t == "conv2d":
+                    self.steps.append(nn.Conv2d(c, layer["filters"], layer["kernel_size"], layer["stride"]))
+                    d = layer["filters"]
+                elif t == "class_token":
+                    self.steps.append(nn.ParameterDict({"token": nn.Parameter(torch.zeros(1, 1, d))}))
+                elif t == "position_embedding":
+                    self.steps.append(nn.ParameterDict({"table": nn.Parameter(torch.zeros(1, layer["max_positions"], d))}))
+                elif t == "repeat":
+                    copies = []
+                    for _ in range(layer["times"]):
+                        for r in layer["layers"]:
+                            body = r["body"]
+                            if body[1]["type"] == "multi_head_attention":
+                                copies.append(nn.ModuleList([nn.LayerNorm(d),
+                                                             nn.MultiheadAttention(d, body[1]["heads"], batch_first=True)]))
+                            else:
+                                act = nn.GELU() if body[2]["function"] == "gelu" else nn.ReLU()
+                                copies.append(nn.ModuleList([nn.LayerNorm(d), nn.Sequential(
+                                    nn.Linear(d, body[1]["units"]), act, nn.Linear(body[1]["units"], d))]))
+                    self.steps.append(nn.ModuleList(copies))
+                elif t == "branches":
+                    b = layer["branches"][1][0]
+                    self.steps.append(nn.Linear(d, b["units"], bias=b.get("bias", True)))
+                elif t == "layer_norm":
+                    self.steps.append(nn.LayerNorm(d))
+                elif t == "dense":
+                    self.steps.append(nn.Linear(d, layer["units"]))
+                else:
+                    self.steps.append(nn.Identity())
+                    self.kinds[-1] = (t, layer.get("select"))
+
+        def forward(self, x):
+            for kind, step in zip(self.kinds, self.steps):
+                if kind == "conv2d":
+                    x = step(x)
+                    x = x.flatten(2).transpose(1, 2)  # the to_tokens that follows: [N, H·W, d]
+                elif kind == "class_token":
+                    x = torch.cat([step["token"].expand(x.shape[0], -1, -1), x], 1)
+                elif kind == "position_embedding":
+                    x = x + step["table"]
+                elif kind == "repeat":
+                    for norm, inner in step:
+                        y = norm(x)
+                        x = x + (inner(y, y, y, need_weights=False)[0] if isinstance(inner, nn.MultiheadAttention)
+                                 else inner(y))
+                elif kind == "branches":
+                    x = torch.cat([x, step(x)], 1)
+                elif kind in ("layer_norm", "dense"):
+                    x = step(x)
+                elif kind[0] == "token_select":
+                    x = x[:, 0] if kind[1] == "first" else x.mean(1)
+            return x
+
+    return Net()
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(token_nets())
+def test_random_token_nets_match_torch(torch, net):
+    from torch.utils.flop_counter import FlopCounterMode
+
+    shape, layers = net
+    with torch.device("meta"):
+        module = token_torch(torch, layers, shape[2])
+        x = torch.empty(1, shape[2], shape[0], shape[1])
+    params = sum(p.numel() for p in module.parameters())
+    with FlopCounterMode(display=False) as counter:
+        module(x)
+    result = evaluated(shape, layers)
+    assert (result.params, result.forward_flop) == (params, counter.get_total_flops())

@@ -1,0 +1,73 @@
+"""Browser benchmark (issue 14): time to the first number after a page load on a WARM server, and
+from an edit of the epochs to the updated total. Medians of ``REPEAT`` fresh browser contexts.
+
+    /work/main/.venv/bin/python -m bench.bench_browser [--repeat N]
+
+Target: first render ≤ 1.5 s (warm server). "First render" = navigation start → the training compute
+metric shows its value; "edit → total" = Enter in the epochs field → the new total is on screen.
+The first load after the server starts (imports, caches) is run once and not counted.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import time
+
+from tests.browser.harness import CHROMIUM_ARGS, streamlit_server, wait_for_app
+from tests.reference import EPOCH_EXAMPLE_TRAINING
+
+REPEAT = 7
+FIRST_NUMBER = "[data-testid='stMetricValue']"
+
+
+def total_text(epochs: int) -> str:
+    return f"{EPOCH_EXAMPLE_TRAINING * epochs / 10:.2e}".replace("e+", "e") + " FLOP"
+
+
+def measure(repeat: int = REPEAT, cache: str = "warm") -> dict:
+    """``cache`` 'warm': one browser profile, a new tab (and Streamlit session) per load, as a returning
+    user; 'cold': a fresh profile per load (the JS bundle fetched and compiled again)."""
+    from playwright.sync_api import sync_playwright
+
+    first, edits = [], []
+    with streamlit_server() as url, sync_playwright() as p:
+        browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
+        shared = browser.new_context(viewport={"width": 1440, "height": 900})
+        page = shared.new_page()
+        page.goto(url)
+        wait_for_app(page)  # the server's first run: imports, caches (not counted)
+        page.close()
+        for i in range(repeat):
+            context = shared if cache == "warm" else browser.new_context(viewport={"width": 1440, "height": 900})
+            page = context.new_page()
+            start = time.perf_counter()
+            page.goto(url)
+            page.wait_for_selector(FIRST_NUMBER, timeout=60_000)
+            first.append(time.perf_counter() - start)
+            wait_for_app(page)
+            epochs = page.get_by_label("Epochs", exact=True)
+            epochs.fill(str(11 + i))
+            want = total_text(11 + i)
+            start = time.perf_counter()
+            epochs.press("Enter")
+            page.wait_for_function(
+                "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
+                ".some(e => e.innerText === want)", arg=want, timeout=30_000)
+            edits.append(time.perf_counter() - start)
+            page.close()
+            if context is not shared:
+                context.close()
+        browser.close()
+    return {"cache": cache, "first_render_ms_median": round(1e3 * statistics.median(first)),
+            "first_render_ms_all": [round(1e3 * x) for x in first],
+            "edit_to_total_ms_median": round(1e3 * statistics.median(edits)),
+            "edit_to_total_ms_all": [round(1e3 * x) for x in edits]}
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=REPEAT)
+    parser.add_argument("--cache", choices=("warm", "cold"), default="warm")
+    args = parser.parse_args()
+    print(json.dumps(measure(args.repeat, args.cache)))
