@@ -6,6 +6,7 @@ Each page also calls ``state.init()`` and ``state.sync_link()`` itself: Streamli
 import streamlit as st
 
 from ui import state
+from ui.boundary import run_page
 
 st.set_page_config(page_title="FLOPscope — training compute", page_icon=":material/speed:", layout="wide")
 state.init()
@@ -17,4 +18,4 @@ pages = [
     st.Page("pages/trends.py", title="Historical trends", icon=":material/trending_up:"),
     st.Page("pages/plan.py", title="Plan a run", icon=":material/calendar_month:"),
 ]
-st.navigation(pages).run()
+run_page(st.navigation(pages))  # a last-resort boundary: one sentence instead of a traceback

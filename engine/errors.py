@@ -31,6 +31,23 @@ def quoted(value: object, limit: int = 40) -> str:
     return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"
 
 
+def json_type(value: object) -> str:
+    """The JSON name of a decoded value's type, for messages: object, array, text, number, true/false, null."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true/false"
+    if isinstance(value, (int, float)):
+        return "a number"
+    if isinstance(value, str):
+        return "text"
+    if isinstance(value, (list, tuple)):
+        return "an array"
+    if isinstance(value, dict):
+        return "an object"
+    return type(value).__name__
+
+
 class InputError(ValueError):
     """Bad user input: ``field`` names what is wrong, ``reason`` says why."""
 
@@ -63,6 +80,48 @@ def union_tags(model: type[BaseModel]) -> frozenset[str]:
     return frozenset(tags)
 
 
+_UNION_MEMBER = re.compile(r"^(?:[a-z]+(?:-[a-z]+)+(?:\[.*\])?|[a-z-]+\[.*\]|int|str|float|bool|none|list|dict)$")
+"""Names pydantic gives a union's members in an error's path (``constrained-int``, ``list[int]``): not fields."""
+
+_REASONS = {
+    "missing": "missing (required)",
+    "extra_forbidden": "unknown field (not a setting here)",
+    "string_type": "must be text",
+    "string_unicode": "must be text (it holds characters that are not valid text)",
+    "int_type": "must be a whole number",
+    "int_parsing": "must be a whole number",
+    "int_parsing_size": "is too large a number",
+    "int_from_float": "must be a whole number (no fraction)",
+    "float_type": "must be a number",
+    "float_parsing": "must be a number",
+    "finite_number": "must be a finite number (not NaN or infinity)",
+    "bool_type": "must be true or false",
+    "bool_parsing": "must be true or false",
+    "list_type": "must be a list [ … ]",
+    "tuple_type": "must be a list [ … ]",
+    "dict_type": "must be an object { … }",
+    "model_type": "must be an object { … }",
+    "model_attributes_type": "must be an object { … }",
+    "none_required": "must be left out",
+}
+"""User-language reasons for pydantic's error types (its own messages name Python types)."""
+
+_BOUNDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
+           "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
+
+
+def _number(value) -> str:
+    """1000000000 → '1e9'; 0.01 → '0.01' (bounds as a reader writes them)."""
+    try:
+        x = float(value)
+    except (TypeError, ValueError, OverflowError):
+        return str(value)
+    if x.is_integer() and abs(x) >= 1e6:
+        mantissa, _, exponent = f"{x:.6e}".partition("e")
+        return f"{mantissa.rstrip('0').rstrip('.')}e{int(exponent)}"
+    return f"{x:g}"
+
+
 def _loc_to_field(loc: tuple, tags: frozenset[str] = frozenset()) -> str:
     parts: list[str] = []
     for i, item in enumerate(loc):
@@ -70,9 +129,36 @@ def _loc_to_field(loc: tuple, tags: frozenset[str] = frozenset()) -> str:
             parts.append(f"[{item}]")
         elif item in tags and i and isinstance(loc[i - 1], int):
             continue  # pydantic puts the tag of a tagged union in the path: layers.0.dense.units
+        elif isinstance(item, str) and _UNION_MEMBER.match(item) and i:
+            continue  # a union member's name (kernel_size.constrained-int): not something the user wrote
         else:
             parts.append(("." if parts else "") + str(item))
     return "".join(parts)
+
+
+def user_reason(error: dict) -> str:
+    """One pydantic error in the user's words."""
+    kind = error.get("type", "")
+    ctx = error.get("ctx") or {}
+    if kind in _REASONS:
+        return _REASONS[kind]
+    if kind in _BOUNDS and _BOUNDS[kind][0] in ctx:
+        key, words = _BOUNDS[kind]
+        return f"must be {words} {_number(ctx[key])}"
+    if kind in ("too_long", "too_short", "string_too_long", "string_too_short") and (
+            "actual_length" in ctx or kind.startswith("string")):
+        what = "characters" if kind.startswith("string") else "items"
+        got = f" (got {ctx['actual_length']:,})" if isinstance(ctx.get("actual_length"), int) else ""
+        if kind.endswith("too_long"):
+            return f"too long: at most {ctx.get('max_length')} {what}{got}"
+        return f"too short: at least {ctx.get('min_length')} {what}{got}"
+    reason = one_line(str(error.get("msg", "invalid")))
+    for prefix in ("Value error, ", "Assertion failed, "):
+        if reason.startswith(prefix):
+            reason = reason[len(prefix):]
+    if reason.startswith("Input should be "):
+        reason = "must be " + reason[len("Input should be "):]
+    return reason
 
 
 def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type[BaseModel] | None = None,
@@ -86,7 +172,12 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     if not errors:
         return InputError(prefix or "input", "invalid")
     first = errors[0]
-    field = _loc_to_field(tuple(first.get("loc", ())), union_tags(model) if model else frozenset())
+    loc = tuple(first.get("loc", ()))
+    key_error = bool(loc) and loc[-1] == "[key]"
+    if key_error:
+        loc = loc[:-1]
+    tags = union_tags(model) if model else frozenset()
+    field = _loc_to_field(loc, tags)
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, InputError):  # a cross-field check named its own field: keep it, under the path
         if not (field == cause.field or field.endswith("." + cause.field)):
@@ -97,7 +188,16 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     field = (key_of or {}).get(field, field)
     if prefix:
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
-    reason = str(first.get("msg", "invalid"))
+    reason = user_reason(first)
+    if first.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
+        parent = _loc_to_field(loc[:-1], tags)  # the user's unknown name ends the field, cut to 40 characters
+        parent = (f"{prefix}.{parent}" if parent and not parent.startswith("[") else f"{prefix}{parent}") \
+            if prefix else parent
+        name = quoted(loc[-1]).strip("'")
+        field = f"{parent}.{name}" if parent else name
+    if key_error:
+        field, _, key = field.rpartition(".")
+        reason = f"{quoted(key)} is not allowed here ({reason})"
     if first.get("type") == "union_tag_invalid":  # an unknown ``type`` of a tagged union (a layer kind)
         ctx = first.get("ctx", {})
         field = f"{field}.{ctx.get('discriminator', 'type').strip(chr(39))}"
@@ -105,8 +205,6 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     elif first.get("type") == "union_tag_not_found":
         field = f"{field}.type" if field else "type"
         reason = "missing; every layer needs a 'type'"
-    if reason.startswith("Value error, "):
-        reason = reason[len("Value error, "):]
     more = len(errors) - 1
     if more:
         reason += f" (and {more} more problem{'s' if more > 1 else ''})"
@@ -124,7 +222,7 @@ def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mappi
     if isinstance(data, BaseModel):
         data = data.model_dump()
     if not isinstance(data, Mapping):
-        raise InputError(source or "input", f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source or "input", f"expected a JSON object {{ … }}, got {json_type(data)}")
     try:
         return model.model_validate(dict(data))
     except ValidationError as exc:

@@ -5,16 +5,40 @@ import json
 
 from engine.errors import InputError
 
+MAX_INT_DIGITS = 100
+"""Longest integer accepted in JSON text: every count FLOPscope takes is below 10^30; Python's own
+limit (4,300 digits) would raise a bare ``ValueError`` deep inside ``json``."""
+
+
+def _int(text: str) -> int:
+    digits = len(text.lstrip("-"))
+    if digits > MAX_INT_DIGITS:
+        raise InputError("", f"a number has {digits:,} digits (at most {MAX_INT_DIGITS} are accepted)")
+    return int(text)
+
 
 def parse_json_text(text: str | bytes, source: str, max_bytes: int) -> object:
-    """``json.loads`` with a size limit; every failure is an ``InputError`` on ``source``. Never eval."""
+    """``json.loads`` with a size limit; every failure is an ``InputError`` on ``source``. Never eval.
+
+    Integers longer than ``MAX_INT_DIGITS`` digits are refused here, with the reason (NaN/Infinity pass,
+    for the model to name the field they are in); a UTF-8 byte-order mark (as editors write) is skipped.
+    """
     if len(text) > max_bytes:
         raise InputError(source, f"larger than {max_bytes:,} bytes")
+    if isinstance(text, (bytes, bytearray)):
+        try:
+            text = bytes(text).decode("utf-8")
+        except UnicodeDecodeError:
+            raise InputError(source, "not UTF-8 text") from None
+    text = text.removeprefix("\ufeff")
     try:
-        return json.loads(text)
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError(source, f"not valid JSON ({exc})") from None
+        return json.loads(text, parse_int=_int)
+    except InputError as exc:
+        raise InputError(source, exc.reason) from None
+    except json.JSONDecodeError as exc:
+        raise InputError(source, f"not valid JSON ({exc.msg[:1].lower()}{exc.msg[1:]} at line {exc.lineno}, "
+                                 f"column {exc.colno})") from None
     except RecursionError:
         raise InputError(source, "nested too deeply") from None
-    except ValueError as exc:  # e.g. an integer of more than 4,300 digits (Python's conversion limit)
-        raise InputError(source, f"not valid JSON ({str(exc).split(';')[0]})") from None
+    except ValueError as exc:  # anything else json's number conversion refuses
+        raise InputError(source, f"not valid JSON ({exc.__class__.__name__})") from None

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 from engine.consistency import consistency_check
 from engine.method2.costs import estimate_costs
-from engine.errors import InputError
+from engine.errors import InputError, one_line
 from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method2.run import estimate_method2
+from engine.safe_text import code_fence, markdown_inert, spreadsheet_inert
 from engine.plan.report import plan_section
 from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
@@ -25,8 +26,9 @@ SOURCES = {
 
 
 def _cell(text: str) -> str:
-    """Markdown table cells: user text is escaped, never interpreted."""
-    return str(text).replace("\\", "\\\\").replace("|", "\\|").replace("<", "&lt;").replace("\n", " ")
+    """User text in the report (table cells, title, notes): one line, Markdown-inert, and not a spreadsheet
+    formula (a leading =, +, -, @ gets a ')."""
+    return markdown_inert(spreadsheet_inert(one_line(str(text))))
 
 
 def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
@@ -35,6 +37,8 @@ def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
         q = scenario.quick
         lines += [f"- Quick form: {q.kind} = {q.value:.6g}" + (f" ({q.unit})" if q.kind == "ops_per_forward" else ""),
                   "- Formula: F = 2 × connections, or published ops × 2 when they are MACs (1 MAC = 2 FLOP)"]
+    elif scenario.input is None:
+        lines += ["- No input shape and no layers yet"]
     else:
         lines += [f"- Input: shape {scenario.input.shape}"
                   + (f", sequence length T = {scenario.input.sequence_length}" if scenario.input.sequence_length else ""),
@@ -80,8 +84,8 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     except InputError as exc:
         return lines + [f"**Error:** {_cell(str(exc))}"]
     peak = est.peak
-    hardware = peak.hardware_name + (f" (`{peak.chip_id}`)" if peak.chip_id else "")
-    lines += [f"- Hardware: {_cell(hardware)}; format {peak.describe()}; "
+    hardware = _cell(peak.hardware_name) + (f" (`{peak.chip_id}`)" if peak.chip_id else "")  # ids: database slugs
+    lines += [f"- Hardware: {hardware}; format {peak.describe()}; "
               f"{'effective ' if peak.split_basis else ''}dense peak per chip "
               f"{format_flop(peak.peak_flop_per_s, peak.unit)}",
               f"- Time: {format_time_amount(run.duration, run.duration_unit)}"
@@ -119,5 +123,5 @@ def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> s
     if est.training_flop:
         lines += [""] + thresholds_section(est.training_flop)
     lines += ["", "## Sources", ""] + [f"- {k}: {v}" for k, v in SOURCES.items()]
-    lines += ["", "## Scenario (JSON, to restore it)", "", "```json", scenario_json(scenario, indent=2), "```", ""]
+    lines += ["", "## Scenario (JSON, to restore it)", "", code_fence(scenario_json(scenario, indent=2), "json"), ""]
     return "\n".join(lines)

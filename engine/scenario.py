@@ -12,7 +12,7 @@ from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.method1.blocks import check_nesting
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
-from engine.errors import InputError, parse_input
+from engine.errors import InputError, json_type, parse_input
 from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
@@ -24,6 +24,11 @@ DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "durat
 """What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%); no
 format, so the chip's default (BF16 tensor on the A100) applies, as in the CLI."""
 MAX_SCENARIO_BYTES = 2_000_000
+MAX_PAGE_LAYERS = 2_000
+"""Most layers a link or an upload brings into the dashboard. Measured (bench/bench_link_layers.py, AppTest,
+median page run): 4 layers 0.5 s, 2,000 0.7 s, 5,000 ~1 s, 10,000 ~1.5 s, 20,000 ~5 s per page, and the
+browser then draws a table and a bar per layer (100,000 layers took 7.3 s a run). The largest preset has
+100; the CLI takes files up to ``MAX_LAYERS``."""
 
 
 class Scenario(BaseModel):
@@ -67,13 +72,17 @@ class Scenario(BaseModel):
 def parse_scenario(data: object, source: str = "scenario") -> Scenario:
     """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     return parse_input(Scenario, data)
 
 
-def load_scenario_text(text: str | bytes, source: str = "scenario") -> Scenario:
-    """Parse JSON text (a file, an upload) into a ``Scenario``."""
+def load_scenario_text(text: str | bytes, source: str = "scenario", *, max_layers: int = MAX_LAYERS) -> Scenario:
+    """Parse JSON text (a file, an upload, a link) into a ``Scenario``; more than ``max_layers`` layers are
+    refused before any of them is validated."""
     data = parse_json_text(text, source, MAX_SCENARIO_BYTES)
+    if isinstance(data, dict) and isinstance(data.get("layers"), list) and len(data["layers"]) > max_layers:
+        raise InputError("layers", f"{len(data['layers']):,} layers: the dashboard opens at most {max_layers:,} "
+                                   "(larger models: python -m engine flops FILE)")
     if isinstance(data, dict) and "layers" not in data and ("model_type" in data or "architectures" in data):
         raise InputError(source, "this is a Hugging Face config.json, not a FLOPscope scenario: load it as a model "
                                  "config (dashboard: the 'Transformers: build from a Hugging Face config.json' "

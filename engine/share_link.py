@@ -12,7 +12,7 @@ import json
 import zlib
 
 from engine.errors import InputError
-from engine.scenario import MAX_SCENARIO_BYTES, SCENARIO_VERSION, Scenario, load_scenario_text
+from engine.scenario import MAX_PAGE_LAYERS, MAX_SCENARIO_BYTES, SCENARIO_VERSION, Scenario, load_scenario_text
 
 MAX_LINK_CHARS = 16_000
 QUERY_KEY = "s"
@@ -53,7 +53,7 @@ def decode(token: str) -> Scenario:
     except (binascii.Error, ValueError, zlib.error):
         raise InputError("link", "damaged (it does not decode; was it cut or edited?)") from None
     if len(raw) > MAX_SCENARIO_BYTES or inflater.unconsumed_tail:
-        raise InputError("link", "expands to more than the size limit")
+        raise InputError("link", f"expands to more than the size limit ({MAX_SCENARIO_BYTES:,} bytes)")
     if not inflater.eof:
         raise InputError("link", "truncated (the data ends early)")
-    return load_scenario_text(text, source="link")
+    return load_scenario_text(text, source="link", max_layers=MAX_PAGE_LAYERS)

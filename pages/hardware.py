@@ -21,7 +21,7 @@ from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
-from ui.widgets import metric_row, page_header, show_error
+from ui.widgets import metric_row, page_header, show_error, say
 
 EPOCH_IMPORT_KEY = "trends_epoch_import"
 # Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets).
@@ -63,8 +63,9 @@ with st.container(border=True):
         utilization = chosen.utilization
         c1.caption(f"{chosen.applies_to}. Source: [{chosen.source}]({chosen.url})")
     else:
-        utilization = c1.slider("Utilization (fraction of peak)", 0.01, 1.0, step=0.01,
-                                key=state.bind("hw_u_custom", current_u))
+        # a number field, not a slider: a scenario may hold any utilization in (0, 1], e.g. 0.005
+        utilization = c1.number_input("Utilization (fraction of peak, in (0, 1])", min_value=0.0, max_value=1.0,
+                                      step=0.01, format="%.4g", key=state.bind("hw_u_custom", current_u))
     low = c2.number_input("Range: low (0 = none)", 0.0, 1.0, step=0.05,
                           key=state.bind("hw_u_low", float(run.get("utilization_low") or 0.0)))
     high = c3.number_input("Range: high (0 = none)", 0.0, 1.0, step=0.05,
@@ -138,9 +139,9 @@ if estimate is not None:
                      f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
                     ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)])
     if estimate.peak.fallback_used:
-        st.warning("Fallback peak: " + "; ".join(peak.fallbacks))
+        say("warning", "Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:
-        st.caption(note)
+        say("caption", note)
     if costs is not None:
         metric_row([
             ("Cost", f"{costs.cost_usd:,.0f} USD" if costs.cost_usd is not None else "— USD", costs.price_basis),
@@ -149,7 +150,7 @@ if estimate is not None:
             ("CO₂", format_co2_kg(costs.co2_kg), costs.grid_basis),
         ])
         for note in costs.notes:
-            st.caption(note)
+            say("caption", note)
 
 # ------------------------------------------------------------------ consistency with method 1
 st.subheader("Method 1 and method 2 side by side")
@@ -170,7 +171,7 @@ elif m1.training_flop and estimate is not None:
         ("Utilization that would agree", format_flop(check.utilization_to_agree, "") if check.utilization_to_agree
          else "—", "u × C1 / C2"),
     ])
-    (st.success if check.agree else st.warning)(check.message)
+    say("success" if check.agree else "warning", check.message)
 else:
     st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
@@ -224,7 +225,7 @@ with st.expander("Measured throughput → achieved utilization (MFU)"):
                         ("Per chip", format_flop(mu.achieved_flop_per_s_per_chip, "FLOP/s"), None),
                         ("Model FLOPs utilization", f"{100 * mu.mfu:.1f}%", "achieved ÷ (chips × peak)")])
             for warning in mu.warnings:
-                st.warning(warning)
+                say("warning", warning)
 
 exports_panel(scenario, m1)
 state.sync_link()

@@ -12,7 +12,7 @@ from engine.method1.kinds import KIND_BY_TYPE
 from engine.method1.training import OPTIMIZER_LABELS
 from engine.method1.estimate import estimate_method1
 from engine.presets import presets
-from engine.scenario import parse_scenario
+from engine.scenario import MAX_PAGE_LAYERS, parse_scenario
 from engine.units import PFS_DAY_FLOP, format_flop, latex_number
 from ui import state
 from ui.charts import decades, show_chart
@@ -33,6 +33,8 @@ page_header("Layer builder — method 1",
 scenario = state.get()
 data = scenario.model_dump(mode="json")
 rev = state.rev()
+PICK = "m1_pick"
+"""The layer being edited (an index), kept across the picker widgets of successive layer lists."""
 
 # ------------------------------------------------------------------ presets
 with st.container(border=True):
@@ -86,16 +88,22 @@ if mode == "layers":
     layers = data["layers"]
     st.subheader("Edit layers")
     entries = tree.entries(layers)  # every layer, blocks and what they hold, in reading order
+    # The picker is a new widget whenever the layer list is replaced (preset, scratch, config, a structural
+    # edit: each bumps rev), so it never shows the labels of the list before; its choice carries over by hand.
+    pick_key = f"m1_pick_{rev}"
     if "m1_pick_next" in st.session_state:  # chosen by the last structural edit, before the widget exists
-        st.session_state["m1_pick"] = st.session_state.pop("m1_pick_next")
-    current = st.session_state.get("m1_pick")  # not an index once a new model changed its options
-    if entries and (not isinstance(current, int) or current >= len(entries)):
-        st.session_state["m1_pick"] = len(entries) - 1 if isinstance(current, int) else 0
+        st.session_state[pick_key] = st.session_state.pop("m1_pick_next")
+    elif pick_key not in st.session_state:
+        st.session_state[pick_key] = st.session_state.get(PICK, 0)
+    current = st.session_state.get(pick_key)  # a browser may send a cleared value (None)
+    if entries and (not isinstance(current, int) or not 0 <= current < len(entries)):
+        st.session_state[pick_key] = len(entries) - 1 if isinstance(current, int) and current >= 0 else 0
     pick = 0
     if entries:
         pick = st.selectbox("Layer (blocks are listed with what they hold, indented)", range(len(entries)),
-                            key="m1_pick", format_func=lambda i: entry_label(entries[i]))
-        pick = min(pick or 0, len(entries) - 1)
+                            key=pick_key, format_func=lambda i: entry_label(entries[i]))
+        pick = pick if isinstance(pick, int) and 0 <= pick < len(entries) else 0
+        st.session_state[PICK] = pick
         entry = entries[pick]
         path, layer = entry.path, entry.layer
         with st.container(border=True):
@@ -219,6 +227,9 @@ if edited is not None:
         edited_data = edited.model_dump(mode="json")
         try:
             edited_data["layers"], next_path = structural(edited_data["layers"])
+            if len(tree.entries(edited_data["layers"])) > MAX_PAGE_LAYERS:  # the same limit as a link's
+                raise InputError("layers", f"at most {MAX_PAGE_LAYERS:,} layers on this page (larger models: "
+                                           "python -m engine flops FILE)")
             state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
         except InputError as exc:
             show_error(exc, "the layer list is unchanged.")

@@ -22,7 +22,7 @@ from engine.units import TERA, format_chip_hours, format_duration, format_flop, 
 from ui import state
 from ui.charts import decades, show_chart
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS, SOURCES, chip_picker, format_inputs, hardware_error
-from ui.widgets import metric_row, page_header, show_error
+from ui.widgets import metric_row, page_header, show_error, say
 
 MIX_FORMATS = ("bf16", "fp16", "tf32", "fp32", "fp8")
 
@@ -108,7 +108,7 @@ if estimate is not None:
         ("Format", FORMAT_LABELS.get(estimate.peak.precision, estimate.peak.precision), estimate.peak.describe()),
     ])
     if estimate.peak.fallback_used:
-        st.warning("Fallback peak: " + "; ".join(estimate.peak.fallbacks))
+        say("warning", "Fallback peak: " + "; ".join(estimate.peak.fallbacks))
 
 # ------------------------------------------------------------------ peaks chart
 if chip is not None:
@@ -121,7 +121,7 @@ if chip is not None:
                  category_orders={"format": list(frame["format"])})
     fig.update_layout(xaxis_title=None, legend_title=None, legend=dict(orientation="h", y=-0.2))
     show_chart(decades(fig), f"{chip.name}: dense peak per number format (TFLOP/s, log scale)")
-    st.caption(f"Source: {', '.join(chip.source) or 'your figures'}. INT8 in OP/s. {chip.notes or ''}")
+    say("caption", f"Source: {', '.join(chip.source) or 'your figures'}. INT8 in OP/s. {chip.notes or ''}")
 st.markdown("**Dense or sparse?** NVIDIA's datasheets print tensor-core figures “with sparsity”: 2:4 structured "
             "sparsity skips half of the multiplications, which doubles the printed number but not the work a "
             "dense training run gets done. FLOPscope stores and uses dense peaks only — half of those figures.")

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import datetime as dt
 import html
+from types import SimpleNamespace
 
 import pandas as pd
 import plotly.graph_objects as go
@@ -10,7 +11,7 @@ import streamlit as st
 
 from engine.method2.formats import PEAK_KEYS
 from engine.trends.combine import BOTH, EPOCH, SHIPPED, combine_runs
-from engine.trends.epoch_csv import read_epoch_csv
+from engine.trends.epoch_csv import MAX_ROWS, EpochImport, read_epoch_csv
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
 from engine.trends.hardware_trend import fit_hardware_trend, hardware_points
@@ -26,7 +27,7 @@ from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery,
 from engine.units import format_flop
 from ui import state
 from ui.thresholds import add_threshold_lines
-from ui.widgets import page_header, plain, show_error
+from ui.widgets import page_header, plain, say, show_error
 from ui.hardware_inputs import PEAK_LABELS
 from ui.charts import decades, show_chart
 
@@ -36,6 +37,15 @@ MARKERS = {SHIPPED: ("circle", "#1f6feb", "FLOPscope's dataset"),
            BOTH: ("square", "#1a7f37", "in both, counted once")}
 EPOCH_DATA = "trends_epoch_import"
 EPOCH_SEEN = "trends_epoch_seen"
+EPOCH_REFUSED = "trends_epoch_refused"
+
+def compact(imported: EpochImport, file: str) -> SimpleNamespace:
+    """What the session keeps of an import: the runs as one table (not an object per row), the counts,
+    and the rows that name their hardware (the reconciliation and the hardware page read them)."""
+    return SimpleNamespace(frame=runs_frame(imported.runs), rows_read=imported.rows_read, skipped=imported.skipped,
+                           skipped_by_reason=imported.skipped_by_reason, file=file,
+                           hardware_rows=imported.hardware_rows)
+
 
 page_header("Historical trends",
             "Training compute of notable runs against their publication date (log scale), fitted trends with "
@@ -47,27 +57,35 @@ shipped["source_label"] = shipped["source"]
 with st.expander("Add Epoch AI's data (upload their CSV download)"):
     st.caption("“Notable AI Models”, “All AI Models” or “Large-scale AI Models” from epoch.ai/data (CC BY 4.0). "
                "Rows without a usable date or training compute are skipped and counted.")
-    upload = st.file_uploader("Epoch AI CSV", type=["csv"], key="trends_upload")
+    upload = st.file_uploader("Epoch AI CSV", type=["csv"], key="trends_upload",
+                              help=f"At most {MAX_UPLOAD_BYTES // 1_000_000} MB and {MAX_ROWS:,} rows.")
     if upload is not None and st.session_state.get(EPOCH_SEEN) != upload.file_id:
         st.session_state[EPOCH_SEEN] = upload.file_id
+        st.session_state.pop(EPOCH_REFUSED, None)
         progress = st.progress(0.0, text="Reading the file…")
         try:
             if upload.size > MAX_UPLOAD_BYTES:
                 raise InputError("csv", f"larger than {MAX_UPLOAD_BYTES:,} bytes")
-            data = upload.getvalue()
             progress.progress(0.3, text="Parsing and validating rows…")
-            imported = read_epoch_csv(data)
+            imported = read_epoch_csv(upload.getvalue()).require_runs()
             progress.progress(1.0, text="Done")
-            st.session_state[EPOCH_DATA] = imported
-        except InputError as exc:
-            st.session_state.pop(EPOCH_DATA, None)
-            show_error(exc, "the file was not used.")
+            # the session keeps a compact table and the counts, not one object per row
+            st.session_state[EPOCH_DATA] = compact(imported, upload.name)
+        except InputError as exc:  # the earlier import, if any, stays
+            st.session_state[EPOCH_REFUSED] = (upload.file_id, exc)
         progress.empty()
+    refused = st.session_state.get(EPOCH_REFUSED)
     imported = st.session_state.get(EPOCH_DATA)
+    if isinstance(imported, EpochImport):  # put there whole (by a test, or an older session): compact it
+        imported = st.session_state[EPOCH_DATA] = compact(imported, "the uploaded file")
+    if refused is not None and upload is not None and refused[0] == upload.file_id:
+        kept = (f"the earlier import ({len(imported.frame):,} runs from {imported.file}) is kept."
+                if imported is not None else "nothing was imported.")
+        show_error(refused[1], f"the file was not used; {kept}")
     if imported is not None:
         reasons = ", ".join(f"{k}: {v}" for k, v in imported.skipped_by_reason.items()) or "none"
-        st.success(f"{len(imported.runs):,} runs imported from {imported.rows_read:,} rows; "
-                   f"{imported.skipped:,} skipped ({reasons}).")
+        say("success", f"{len(imported.frame):,} runs imported from {imported.rows_read:,} rows of "
+                       f"{imported.file}; {imported.skipped:,} skipped ({reasons}).")
 
 source_choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, key="trends_source",
                          disabled=imported is None,
@@ -76,7 +94,7 @@ source_choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, 
 ours = shipped[["name", "organization", "publication_date", "decimal_year", "domain", "training_flop",
                 "source_label"]].assign(origin=SHIPPED)
 if imported is not None and source_choice in ("epoch", "both"):
-    epoch = runs_frame(imported.runs)
+    epoch = imported.frame.copy()
     epoch["source_label"] = "Epoch AI, Data on AI Models (uploaded CSV)"
     runs = combine_runs(ours, epoch) if source_choice == "both" else epoch.assign(origin=EPOCH)
 else:
@@ -90,7 +108,8 @@ domains = domains_of(runs)
 c1, c2 = st.columns([1, 2])
 domain = c1.selectbox("Domain", ["All"] + domains, key="trends_domain")
 first, last = int(runs["decimal_year"].min()), int(runs["decimal_year"].max()) + 1
-window = c2.slider("Custom fit window (years)", first, last, (max(first, 2010), last), key="trends_window")
+window = c2.slider("Custom fit window (years)", first, last, (min(max(first, 2010), last - 1), last),
+                   key="trends_window")
 domain_filter = None if domain == "All" else domain
 shown = select_runs(runs, TrendQuery(domain=domain_filter))  # the fits' own domain match
 
@@ -127,7 +146,11 @@ when = c1.date_input("Date of your run", value=dt.date(2026, 1, 1), key="trends_
                      min_value=dt.date(1950, 1, 1), max_value=dt.date(2100, 12, 31))
 estimates = {k: v for k, v in (("Your estimate (method 1)", m1), ("Your estimate (method 2)", m2)) if v}
 for label, flop in estimates.items():
-    placed = place_estimate(runs, flop, when.isoformat(), domain=domain_filter)
+    try:
+        placed = place_estimate(runs, flop, when.isoformat(), domain=domain_filter)
+    except InputError as exc:
+        say("caption", f"{label}: not placed ({exc.reason})", c2)
+        continue
     if placed.largest_known:
         where = "larger than every known run"
     else:
@@ -150,7 +173,8 @@ for origin, (symbol, color, legend) in MARKERS.items():
     fig.add_trace(go.Scatter(
         x=part["decimal_year"], y=part["training_flop"], mode="markers", name=f"{legend} ({len(part):,})",
         marker=dict(size=7, color=color, opacity=0.75, symbol=symbol),
-        customdata=part[["name", "publication_date", "source_label", "domain"]].to_numpy(),
+        # names and domains may come from an uploaded file: Plotly renders tags in hover text, so escape them
+        customdata=part[["name", "publication_date", "source_label", "domain"]].astype(str).map(html.escape).to_numpy(),
         hovertemplate="<b>%{customdata[0]}</b><br>%{customdata[1]} · %{customdata[3]}<br>%{y:.3e} FLOP"
                       "<br>source: %{customdata[2]}<extra></extra>"))
 colors = ["#d1242f", "#8250df", "#1a7f37", "#bc4c00", "#0550ae"]

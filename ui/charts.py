@@ -6,6 +6,8 @@ import math
 
 import streamlit as st
 
+from ui.text import plain
+
 LOG_AXIS = {"type": "log", "exponentformat": "power", "showexponent": "all", "minor": {"showgrid": False}}
 """A log axis labelled at powers of ten only (plotly's own choice adds 2 and 5 on short ranges)."""
 MAX_LABELS = 10
@@ -32,7 +34,7 @@ def decades(fig, *axes: str):
 def show_chart(fig, title: str, caption: str | None = None) -> None:
     """``fig`` under a bold title of its own (the chart's toolbar sits over the figure's top edge)."""
     fig.update_layout(title=None, margin=dict(l=10, r=10, t=30, b=10))
-    st.markdown(f"**{title}**")
+    st.markdown(f"**{plain(title)}**")  # titles may carry a name the user typed (a custom chip's)
     st.plotly_chart(fig, width="stretch", config={"displaylogo": False})
     if caption:
-        st.caption(caption)
+        st.caption(plain(caption))

@@ -8,9 +8,10 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
+from engine.safe_text import spreadsheet_inert
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.report import markdown_report
-from engine.scenario import MAX_SCENARIO_BYTES, Scenario, load_scenario_text
+from engine.scenario import MAX_PAGE_LAYERS, MAX_SCENARIO_BYTES, Scenario, load_scenario_text
 from engine.share_link import QUERY_KEY, encode, scenario_json
 from ui import state
 from ui.widgets import show_error
@@ -19,9 +20,11 @@ UPLOAD_SEEN = "upload_seen"
 
 
 def layer_table_csv(est: Method1Estimate) -> str:
+    """The layer table as CSV; a name a spreadsheet would run as a formula is neutralised (leading ')."""
     if est.architecture is None:
         return "index,type,part,name,output,params,macs,forward_flop\n"
-    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": r.name, "output": r.output,
+    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": spreadsheet_inert(r.name),
+                           "output": r.output,
                            "params": r.params, "macs": r.macs, "forward_flop": r.forward_flop,
                            "convention": est.convention} for r in est.architecture.rows])
     buffer = io.StringIO()
@@ -39,7 +42,7 @@ def restore_upload(key: str = "scenario_upload") -> None:
     try:
         if upload.size > MAX_SCENARIO_BYTES:
             raise InputError("upload", f"larger than {MAX_SCENARIO_BYTES:,} bytes")
-        scenario = load_scenario_text(upload.getvalue(), source="upload")
+        scenario = load_scenario_text(upload.getvalue(), source="upload", max_layers=MAX_PAGE_LAYERS)
     except InputError as exc:
         show_error(exc, "the file was not loaded; your current scenario is unchanged.")
         return

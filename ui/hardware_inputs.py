@@ -11,7 +11,7 @@ import streamlit as st
 from engine.method2.formats import PEAK_FORMATS
 from engine.method2.hardware_db import HardwareDB
 from engine.units import TERA
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 from engine.method2.chip_search import search_chips
 from ui import state
 from ui.text import plain
@@ -24,6 +24,21 @@ SOURCES = {"chip": "a chip from the database", "custom_chip": "a custom chip", "
 CLASS_LABELS = {"data_center": "data-centre accelerator", "workstation_consumer": "workstation or consumer card"}
 AUTO_FORMAT = "auto"
 CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor")
+
+
+DEFAULT_CHIP = "nvidia-a100-sxm4-80gb"
+
+
+def known_chip(wanted: str | None, db: HardwareDB, fallback: str) -> tuple[str, str | None]:
+    """The database id for ``wanted`` (an id or alias), or ``fallback`` and a sentence saying so."""
+    if wanted is None:
+        return fallback, None
+    try:
+        return db.chip(wanted).id, None
+    except InputError:
+        return fallback, (f"The scenario's chip {quoted(wanted)} is not in the hardware database: "
+                          f"{db.chip(fallback).name} is shown and used instead. Pick the chip you meant, "
+                          "or describe it as a custom chip.")
 
 
 def _source_of(run: dict) -> str:
@@ -40,11 +55,11 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
         spec["chip"] = chip_id
         chip = db.chip(chip_id)
         peaks = ", ".join(f"{PEAK_LABELS.get(k, k)} {v / TERA:,.4g}" for k, v in chip.peaks.available().items())
-        st.caption(f"{chip.name}: {peaks} (TFLOP/s, dense) · usual training format "
-                   f"{PEAK_LABELS.get(chip.usual_format, chip.usual_format)} · memory {chip.memory_gb or '?'} GB · "
-                   f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}")
+        st.caption(plain(f"{chip.name}: {peaks} (TFLOP/s, dense) · usual training format "
+                         f"{PEAK_LABELS.get(chip.usual_format, chip.usual_format)} · memory {chip.memory_gb or '?'} GB · "
+                         f"TDP {chip.tdp_w or '?'} W. Source: {', '.join(chip.source)}"))
         if chip.notes:
-            st.caption(chip.notes)
+            st.caption(plain(chip.notes))
     elif source == "custom_chip":
         custom = run.get("custom_chip") or {"name": "My accelerator", "peaks": {"fp32": 20e12, "bf16_tensor": 300e12}}
         name = st.text_input("Chip name", key=state.bind("hw_custom_name", custom.get("name", "")), max_chars=120)
@@ -62,9 +77,17 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
                                 format="%.6g", key=state.bind("hw_peak", (run.get("peak_flop_per_s") or 1e14) / TERA))
         spec["peak_flop_per_s"] = value * TERA
     else:
+        years = sorted({c.release_year for c in db.chips if c.release_year})
+        first, last = 2008, max(years[-1], 2026)  # the trend starts in 2008 (the schema's first year)
+        wanted = int(run.get("year") or 2020)
+        shown = min(max(wanted, first), last)
+        replaced = (None if shown == wanted else
+                    f"The scenario's hardware year {wanted} is outside the years this page offers ({first}–{last}): "
+                    f"{shown} is shown and used instead. Pick the year you meant.")
         y1, y2 = st.columns(2)
-        spec["year"] = int(y1.number_input("Year the hardware was released", min_value=2008, max_value=2026, step=1,
-                                           key=state.bind("hw_year", int(run.get("year") or 2020))))
+        spec["year"] = int(y1.number_input("Year the hardware was released", min_value=first, max_value=last, step=1,
+                                           key=state.bind("hw_year", shown, replaced=replaced)))
+        state.replaced_notice("hw_year", y1)
         spec["hardware_class"] = y2.selectbox("Class", list(CLASS_LABELS), format_func=CLASS_LABELS.get,
                                               key=state.bind("hw_class", run.get("hardware_class", "data_center")))
         st.caption("The peak of a typical chip of that year and class, from the trend of the database's chips "
@@ -73,7 +96,6 @@ def hardware_spec_inputs(run: dict, db: HardwareDB) -> dict:
     return spec
 
 
-DEFAULT_CHIP = "nvidia-a100-sxm4-80gb"
 FALLBACK_LABEL = "Fall back to the nearest slower format"
 FALLBACK_HELP = ("If the chip lacks the format (a V100 has no BF16), use the nearest slower peak it has, "
                  "flagged with the result, instead of stopping with an error.")
@@ -83,17 +105,18 @@ TENSOR_LABEL = "Tensor cores used"
 def chip_picker(current: str | None, db: HardwareDB, *, label: str = "Chip") -> str:
     """A search field and the chips it matches, exact names first (``engine.method2.chip_search``)."""
     ids = [c.id for c in db.chips]
-    current = current if current in ids else DEFAULT_CHIP
+    current, replaced = known_chip(current, db, DEFAULT_CHIP)
     c1, c2 = st.columns([1, 2])
     query = c1.text_input("Find a chip", key="hw_chip_search", placeholder="e.g. H100, TPU v4, MI300X",
                           help="Exact names first, then names starting with what you typed.")
     matches = [c.id for c in search_chips(db, query)] or ids
-    key = state.bind("hw_chip", current)
+    key = state.bind("hw_chip", current, replaced=replaced)
     if st.session_state.get(key) not in matches:
         st.session_state[key] = matches[0]
     chip_id = c2.selectbox(f"{label} ({len(matches)} of {len(ids)})" if query.strip() else label, matches, key=key,
                            format_func=lambda i: f"{db.chip(i).name} — {db.chip(i).vendor}, "
                                                  f"{db.chip(i).release_date[:4]}")
+    state.replaced_notice(key)
     return chip_id
 
 

@@ -6,6 +6,8 @@ bound with ``bind`` take the new values. The URL's ``?s=`` always carries the cu
 """
 from __future__ import annotations
 
+import logging
+
 import streamlit as st
 
 from engine.errors import InputError
@@ -17,8 +19,13 @@ from ui.text import plain
 SCENARIO = "scenario"
 REV = "scenario_rev"
 BINDS = "_bound_at_rev"
-NOTICE = "scenario_notice"
+LINK_FAILED = "link_failed"
+"""{'reason': …, 'token': …}: the link this session was opened with could not be read. Kept (notice,
+the token, the untouched address bar) until the user acts: dismisses it, edits, or loads something."""
+REPLACED = "replaced_values"
+"""widget key → (value shown, sentence): a value from the scenario the widget could not show as it was."""
 DEFAULT_PRESET = "seed-cnn-lstm"
+SHOWN_TOKEN_CHARS = 20_000
 PRESET = "scenario_preset"
 """The preset the scenario was loaded from, or None (scratch, a config, an upload, a link)."""
 
@@ -28,7 +35,7 @@ def default_scenario() -> Scenario:
 
 
 def init() -> None:
-    """Once per session: the scenario from the link (``?s=``), or the default with a message."""
+    """Once per session: the scenario from the link (``?s=``), or the default with a lasting notice."""
     if SCENARIO in st.session_state:
         return
     scenario = default_scenario()
@@ -37,8 +44,10 @@ def init() -> None:
         try:
             scenario = decode(token)
         except InputError as exc:
-            st.session_state[NOTICE] = (f"The share link could not be opened ({plain(str(exc))}). "
-                                        "Showing the default example.")
+            st.session_state[LINK_FAILED] = {"reason": str(exc), "token": str(token)}
+        except Exception:  # noqa: BLE001 — a link must never brick the session (details to the server log)
+            logging.getLogger("flopscope").exception("share link could not be decoded")
+            st.session_state[LINK_FAILED] = {"reason": "link: it could not be read", "token": str(token)}
     st.session_state[SCENARIO] = scenario
     st.session_state[PRESET] = DEFAULT_PRESET if scenario is default_scenario() else None
     st.session_state[REV] = 0
@@ -58,10 +67,12 @@ def rev() -> int:
 
 def replace(scenario: Scenario, preset: str | None = None) -> None:
     """A new scenario from outside the widgets: widgets rebind to it. ``preset``: the preset it comes
-    from (None: scratch, a config build, an upload), which the preset picker then shows."""
+    from (None: scratch, a config build, an upload), which the preset picker then shows. The user acted:
+    a failed link's notice goes."""
     st.session_state[SCENARIO] = scenario
     st.session_state[PRESET] = preset
     st.session_state[REV] += 1
+    st.session_state.pop(LINK_FAILED, None)
 
 
 PAGE = "_current_page"
@@ -80,26 +91,58 @@ def set_edited(scenario: Scenario) -> None:
     st.session_state[SCENARIO] = scenario
 
 
-def bind(key: str, value) -> str:
-    """Give widget ``key`` the scenario's ``value`` when it is new, or the scenario was replaced since."""
+def bind(key: str, value, *, replaced: str | None = None) -> str:
+    """Give widget ``key`` the scenario's ``value`` when it is new, or the scenario was replaced since.
+
+    ``replaced``: the scenario held something the widget cannot show, and ``value`` stands in for it;
+    the sentence says what and why (``replaced_notice`` shows it while the widget still holds ``value``).
+    """
     bound = st.session_state.setdefault(BINDS, {})
     if key not in st.session_state or bound.get(key) != st.session_state[REV]:
         st.session_state[key] = value
         bound[key] = st.session_state[REV]
+        notes = st.session_state.setdefault(REPLACED, {})
+        if replaced:
+            notes[key] = (value, replaced)
+        else:
+            notes.pop(key, None)
     return key
 
 
+def replaced_notice(key: str, where=st) -> None:
+    """'The link's X was replaced by Y because …', under the widget, until the user changes it."""
+    note = st.session_state.get(REPLACED, {}).get(key)
+    if note is not None and st.session_state.get(key) == note[0]:
+        where.warning(plain(note[1]))
+
+
 def sync_link() -> None:
-    """Write the current scenario into the URL (only when it changed, to keep history quiet)."""
+    """Write the current scenario into the URL (only when it changed, to keep history quiet). While a
+    failed link's notice stands and nothing was edited, the address bar keeps the link the user pasted."""
+    if LINK_FAILED in st.session_state:
+        if get() == default_scenario():
+            return
+        st.session_state.pop(LINK_FAILED, None)  # the user edited: their new scenario is the link now
     token = encode(get())
     if st.query_params.get(QUERY_KEY) != token:
         st.query_params[QUERY_KEY] = token
 
 
 def show_notice() -> None:
-    message = st.session_state.pop(NOTICE, None)
-    if message:
-        st.warning(message)
+    """The failed link's notice, with the link itself (nothing pasted is lost) and a way to dismiss it."""
+    failed = st.session_state.get(LINK_FAILED)
+    if not failed:
+        return
+    st.warning(plain(f"The share link could not be opened — {failed['reason']}. Showing the default example "
+                     "instead; the address bar keeps your link until you change something."))
+    token = failed["token"]
+    with st.expander("Show the link that failed"):
+        st.code(token[:SHOWN_TOKEN_CHARS] + ("…" if len(token) > SHOWN_TOKEN_CHARS else ""), language=None,
+                wrap_lines=True)
+        st.caption(f"{len(token):,} characters after ?{QUERY_KEY}=")
+    if st.button("Dismiss this notice", key="link_notice_dismiss"):
+        st.session_state.pop(LINK_FAILED, None)
+        st.rerun()
 
 
 FIRST_RUN = "_hardware_run_first_shown"

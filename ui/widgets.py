@@ -13,16 +13,24 @@ def show_error(exc, then: str = "") -> None:
     st.error(plain(f"{exc.field}: {exc.reason}") + (f" — {then}" if then else ""))
 
 
+def say(kind: str, text: str, where=st) -> None:
+    """A message whose text comes from the engine or the user (names, notes, fallbacks, warnings) in a
+    Markdown element — ``warning``, ``info``, ``success``, ``error``, ``caption``, ``markdown`` — made
+    inert first: the UI's one way of showing such text."""
+    getattr(where, kind)(plain(text))
+
+
 PER_ROW = 4  # wider rows cut the values off
 
 
 def metric_row(items: list[tuple[str, str, str | None]]) -> None:
-    """Rows of metrics, at most ``PER_ROW`` each: (label, value with its unit, tooltip)."""
+    """Rows of metrics, at most ``PER_ROW`` each: (label, value with its unit, tooltip). Labels are the
+    page's own words; tooltips may quote the engine (chip names, price bases) and are made inert."""
     for start in range(0, len(items), PER_ROW):
         chunk = items[start:start + PER_ROW]
         for column, (label, value, help_text) in zip(st.columns(PER_ROW if len(items) > PER_ROW else len(chunk)),
                                                       chunk):
-            column.metric(label, value, help=help_text)
+            column.metric(label, value, help=None if help_text is None else plain(help_text))
 
 
 def page_header(title: str, caption: str) -> None:

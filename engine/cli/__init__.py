@@ -14,7 +14,9 @@ import math
 import os
 import sys
 
-from engine.errors import InputError
+from pydantic import ValidationError
+
+from engine.errors import InputError, from_validation_error
 
 COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
             "optimal", "memory", "plan")
@@ -93,6 +95,13 @@ def main(argv: list[str] | None = None) -> int:
     except RecursionError:
         print("error: input: nested too deeply", file=sys.stderr)
         return 2
+    except ValidationError as exc:  # a model built without parse_input: still one line naming the field
+        print(f"error: {from_validation_error(exc)}", file=sys.stderr)
+        return 2
+    except Exception as exc:  # last resort: one line, no traceback, and a status that is not "bad input"
+        print(f"error: internal: an unexpected {type(exc).__name__}; no result (please report it with the "
+              "command line)", file=sys.stderr)
+        return 1
     try:
         print(render(args.command, result, output_format(getattr(args, "format", None))))
         sys.stdout.flush()

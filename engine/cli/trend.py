@@ -6,11 +6,18 @@ how many rows of the CSV were skipped.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
+from engine.errors import InputError, parse_input
 from engine.trends.windows import NAMED_WINDOWS, TrendQuery
 
 
+FIRST_YEAR, LAST_YEAR = 1900, 2100
+"""--from/--to outside these are not publication years of a training run."""
+
+
 def _query(args) -> TrendQuery:
+    for flag, year in (("--from", args.from_year), ("--to", args.to_year)):
+        if year is not None and not FIRST_YEAR <= year <= LAST_YEAR:
+            raise InputError("arguments", f"{flag} {year} is not a year from {FIRST_YEAR} to {LAST_YEAR}")
     if args.window:
         if args.from_year is not None or args.to_year is not None:
             raise InputError("arguments", "--window sets the years; leave out --from/--to")
@@ -26,7 +33,7 @@ def _query(args) -> TrendQuery:
         updates.update(frontier="top_k", top_k=args.top_k)
     elif args.frontier:
         updates["frontier"] = "records"
-    return query.model_copy(update=updates) if updates else query
+    return parse_input(TrendQuery, {**query.model_dump(), **updates}) if updates else query
 
 
 def _trend(args) -> dict:

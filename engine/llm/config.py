@@ -13,7 +13,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError, parse_input
+from engine.errors import InputError, json_type, parse_input
 from engine.json_text import parse_json_text
 from engine.method1.architecture import Architecture, InputSpec
 from engine.method1.layers import Activation, Dense, Embedding, LayerNorm, Size
@@ -209,7 +209,7 @@ def validate_transformer_config(data: object, source: str = "config",
                                 key_of: dict[str, str] | None = None) -> TransformerConfig:
     """Validate normalised fields; an error names the field, or the config key it came from (``key_of``)."""
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     return parse_input(TransformerConfig, data, source=source, key_of=key_of)
 
 
@@ -219,7 +219,7 @@ def read_hf_config(data: object, source: str = "config", lenient: bool = False) 
     from engine.llm.families import read_family
 
     if not isinstance(data, dict):
-        raise InputError(source, f"expected a JSON object, got {type(data).__name__}")
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     fields, key_of = read_family(data, source, lenient)
     return validate_transformer_config(fields, source, key_of)
 

@@ -206,7 +206,7 @@ def check_nesting(layers: object, field: str = "layers") -> None:
         if count > MAX_LAYERS:
             raise InputError(field, f"more than {MAX_LAYERS:,} layers in all (blocks included)")
         for i, item in enumerate(items):
-            if not isinstance(item, dict) or item.get("type") not in BLOCK_TYPES:
+            if not isinstance(item, dict) or not isinstance(item.get("type"), str) or item["type"] not in BLOCK_TYPES:
                 continue
             here = f"{prefix}[{i}]"
             if depth + 1 > MAX_DEPTH:

@@ -49,10 +49,19 @@ def estimate_method1(scenario: Scenario, *, strict: bool = True) -> Method1Estim
         arch, params, macs, error = None, 0, forward / 2, None
     else:
         if scenario.input is None:
-            raise InputError("input", "no input shape given")
+            error = InputError("input", "no input shape given")
+            if strict:
+                raise error
+            empty = ArchitectureResult(convention=scenario.convention, input="—", error=error)
+            return Method1Estimate(scenario.convention, 0, 0, 0, empty, None, error)
         arch = evaluate(scenario.architecture(), scenario.convention, strict=strict)
         forward, params, macs, error = arch.forward_flop, arch.params, arch.macs, arch.error
     training = None
     if scenario.training is not None and error is None:
-        training = training_compute(forward, scenario.training, params)
+        try:
+            training = training_compute(forward, scenario.training, params)
+        except InputError as exc:
+            if strict:
+                raise
+            error = exc
     return Method1Estimate(scenario.convention, params, macs, forward, arch, training, error)

@@ -9,6 +9,7 @@ P parameters; with activation recomputation the forward runs once more.
 from __future__ import annotations
 
 import math
+import sys
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -119,6 +120,9 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0)
     examples = setup.examples_per_epoch * setup.epochs
     optimizer_flop = OPTIMIZER_FLOP_PER_PARAM[setup.optimizer] * params * setup.steps
     total = forward_flop * setup.passes * examples + optimizer_flop
+    if not math.isfinite(total):
+        raise InputError("training", f"F × passes × examples is beyond {sys.float_info.max:.2g} FLOP "
+                                     "(forward FLOP per example or examples too large)")
     interval = None
     factors = setup.factors()
     if factors:

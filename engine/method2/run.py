@@ -8,6 +8,7 @@ chip count, time and utilization (and the cost/energy inputs ``engine.method2.co
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Mapping
 from typing import Annotated, Literal
 
@@ -25,6 +26,12 @@ from engine.ranges import Factor, Interval, check_range, product_interval
 from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
                           format_number, format_pf_days, format_time_amount, plural)
 
+MAX_CHIPS = 1e9
+"""More chips than the world's accelerators: a typo, not a run."""
+MAX_DURATION = 1e12
+"""Days, hours or chip-hours; 1e12 chip-hours is ~1,000× the largest run so far."""
+MAX_PEAK = 1e21
+"""FLOP/s per chip: a zettaFLOP/s chip is ~500× today's densest FP8 peak."""
 Utilization = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
 DurationUnit = Literal["days", "hours", "chip_hours", "gpu_days"]
 DURATION_UNITS: tuple[str, ...] = ("days", "hours", "chip_hours", "gpu_days")
@@ -58,7 +65,7 @@ class HardwareSpec(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     chip: str | None = Field(None, max_length=120, description="database chip id or alias")
     custom_chip: Chip | None = Field(None, description="a user-defined chip (name + peaks)")
-    peak_flop_per_s: PositiveFinite | None = Field(
+    peak_flop_per_s: Annotated[float, Field(gt=0, le=MAX_PEAK, allow_inf_nan=False)] | None = Field(
         None, description="one custom DENSE peak per chip, for the format the run used")
     year: int | None = Field(None, ge=2008, le=2100,
                              description="unknown hardware: the trend peak of that year's chips of hardware_class")
@@ -135,8 +142,8 @@ class EnergyInputs(BaseModel):
     """Overrides for cost, energy and CO2 (None: the chip's figure or the database default)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    price_usd_per_chip_hour: PositiveFinite | None = None
-    tdp_w: PositiveFinite | None = None
+    price_usd_per_chip_hour: Annotated[float, Field(gt=0, le=1e6, allow_inf_nan=False)] | None = None
+    tdp_w: Annotated[float, Field(gt=0, le=1e7, allow_inf_nan=False)] | None = None
     pue: float | None = Field(None, ge=1, le=5, allow_inf_nan=False)
     grid_kg_co2_per_kwh: float | None = Field(None, ge=0, le=5, allow_inf_nan=False)
 
@@ -149,8 +156,9 @@ class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
     """
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    chip_count: PositiveFinite | None = Field(None, description="number of chips (GPUs, TPU chips…)")
-    duration: PositiveFinite
+    chip_count: Annotated[float, Field(gt=0, le=MAX_CHIPS, allow_inf_nan=False)] | None = Field(
+        None, description="number of chips (GPUs, TPU chips…)")
+    duration: Annotated[float, Field(gt=0, le=MAX_DURATION, allow_inf_nan=False)]
     duration_unit: DurationUnit = "days"
     chip_count_low: PositiveFinite | None = Field(None, description="range: fewest chips (90% interval)")
     chip_count_high: PositiveFinite | None = None
@@ -354,6 +362,9 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
     chip_peak_flop = run.chip_seconds * peak.peak_flop_per_s  # FLOP at 100% utilization
 
     flop = chip_peak_flop * run.utilization
+    if not math.isfinite(chip_peak_flop):  # a custom chip's peak near the float limit
+        raise InputError("hardware", f"chips × time × peak is beyond {sys.float_info.max:.2g} FLOP; check the "
+                                     "peak, the chip count and the time")
     factors = run.factors()
     if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
         factors.append(Factor("peak (unknown hardware)", peak.peak_flop_per_s, peak.peak_low_flop_per_s,

@@ -65,6 +65,8 @@ class Standing:
         """'This run is 3.2× below the EU AI Act: systemic-risk presumption (10^25 FLOP).'"""
         exp = round(math.log10(self.threshold.flop))
         where = f"{self.threshold.label} (10^{exp} FLOP)"
+        if self.ratio == 0:  # a total so small that flop / threshold underflows
+            return f"{subject} is far below the {where}."
         if self.ratio == 1:
             return f"{subject} is exactly at the {where}; the text requires more than it."
         factor = self.ratio if self.above else 1 / self.ratio
@@ -90,7 +92,12 @@ def modification_threshold(original_flop: float | None, systemic_risk: bool = Fa
 
 def nearest_sentence(flop: float, subject: str = "This run") -> str:
     """The sentence for the threshold nearest to ``flop`` on a log scale: what a total is shown with."""
-    standing = min(compare(flop), key=lambda s: abs(math.log10(s.ratio)))
+    if not (flop > 0 and math.isfinite(flop)):
+        return f"{subject}: no finite positive compute to compare with the thresholds."
+    # on logs: a tiny total (utilization 1e-320) makes flop / threshold underflow to 0
+    standing = min(compare(flop), key=lambda s: abs(math.log10(flop) - math.log10(s.threshold.flop)))
+    if standing.ratio == 0:
+        return f"{subject} is far below every threshold."
     return standing.sentence(subject)
 
 

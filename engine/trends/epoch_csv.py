@@ -14,7 +14,6 @@ binary, not text, a line too long, the needed columns missing) raises
 from __future__ import annotations
 
 import csv
-import io
 import math
 import os
 import re
@@ -29,6 +28,9 @@ from engine.trends.runs_dataset import RunPoint
 
 MAX_CSV_BYTES = 64 * 1024 * 1024
 """Epoch's largest export (All AI Models, every column) is ~15 MB; anything far beyond is not it."""
+MAX_ROWS = 50_000
+"""Epoch's files have a few thousand rows (Notable AI Models ~1,000; All AI Models ~3,000): a file far
+beyond is not one of them, and holding its rows would cost the server hundreds of MB per session."""
 MAX_FIELD_CHARS = 1_000_000
 """Longest cell accepted (Epoch's abstracts and notes are a few thousand characters)."""
 
@@ -89,6 +91,14 @@ class EpochImport(BaseModel):
     hardware_rows: list[HardwareRow] = []
     """Rows naming training hardware, a chip count and a training time (all three)."""
 
+    def require_runs(self) -> "EpochImport":
+        """This import, or an ``InputError`` when not one row was usable (header only, every date bad…)."""
+        if not self.runs:
+            reasons = ", ".join(f"{k}: {v:,}" for k, v in self.skipped_by_reason.items()) or "no data rows"
+            raise InputError("csv", f"no usable runs: {self.rows_read:,} row(s) read, none with both a "
+                                    f"publication date and a training compute ({reasons})")
+        return self
+
 
 def _normalized(header: str) -> str:
     return re.sub(r"[^a-z0-9]", "", header.lower())
@@ -108,7 +118,7 @@ def parse_flop(text: str) -> float:
 
 
 def _decode(data: bytes) -> str:
-    if not data.strip():
+    if not data or data.isspace():  # (data.strip() would copy the whole file)
         raise InputError("csv", "the file is empty")
     if b"\x00" in data[:65_536]:
         raise InputError("csv", "binary data, not a CSV text file")
@@ -169,7 +179,8 @@ def _read_bytes(source: str | os.PathLike | bytes) -> bytes:
 def read_epoch_csv(source: str | os.PathLike | bytes) -> EpochImport:
     """Runs with a usable date and FLOP figure from an Epoch AI CSV (a path, or the file's bytes)."""
     text = _decode(_read_bytes(source))
-    first_line = text.split("\n", 1)[0]
+    newline = text.find("\n")
+    first_line = text if newline < 0 else text[:newline]  # (split would copy the rest of the file)
     if len(first_line) > MAX_FIELD_CHARS:
         raise InputError("csv", f"line 1 is longer than {MAX_FIELD_CHARS:,} characters")
     previous_limit = csv.field_size_limit()
@@ -180,8 +191,36 @@ def read_epoch_csv(source: str | os.PathLike | bytes) -> EpochImport:
         csv.field_size_limit(previous_limit)
 
 
+def _lines(text: str):
+    """The lines of ``text`` with their endings, one at a time (``io.StringIO`` would copy the whole file
+    into a 4-byte-per-character buffer first)."""
+    start, end = 0, len(text)
+    while start < end:
+        stop = text.find("\n", start)
+        stop = end if stop < 0 else stop + 1
+        yield text[start:stop]
+        start = stop
+
+
+def _too_many_rows() -> InputError:
+    return InputError("csv", f"more than {MAX_ROWS:,} rows: Epoch AI's files have a few thousand; is this "
+                             "their models CSV?")
+
+
+def _refuse_beyond_max_rows(text: str, delimiter: str) -> None:
+    rows = -1  # the header is not a row
+    try:
+        for row in csv.reader(_lines(text), delimiter=delimiter):
+            if any(cell.strip() for cell in row):
+                rows += 1
+                if rows > MAX_ROWS:
+                    raise _too_many_rows()
+    except csv.Error:
+        return  # the real pass names the line
+
+
 def _parse(text: str, delimiter: str) -> EpochImport:
-    reader = csv.reader(io.StringIO(text, newline=""), delimiter=delimiter)
+    reader = csv.reader(_lines(text), delimiter=delimiter)
     try:
         header = next(reader)
     except csv.Error as exc:
@@ -189,6 +228,8 @@ def _parse(text: str, delimiter: str) -> EpochImport:
     except StopIteration:
         raise InputError("csv", "the file is empty") from None
     positions = _find_columns(header)
+    if text.count("\n") > MAX_ROWS:  # maybe too many rows: count them before building any run
+        _refuse_beyond_max_rows(text, delimiter)
     runs: list[RunPoint] = []
     hardware_rows: list[HardwareRow] = []
     skipped: Counter[str] = Counter()
@@ -198,6 +239,8 @@ def _parse(text: str, delimiter: str) -> EpochImport:
             if not any(cell.strip() for cell in row):
                 continue  # blank lines are not rows
             rows_read += 1
+            if rows_read > MAX_ROWS:
+                raise _too_many_rows()
             cells = {role: (row[i].strip() if i < len(row) else "") for role, i in positions.items()}
             point = _point(cells, rows_read, skipped)
             if point is not None:

@@ -107,7 +107,8 @@ def as_frame(runs: Runs) -> pd.DataFrame:
 
 def _domain_mask(domains: pd.Series, wanted: str) -> pd.Series:
     key = wanted.strip().lower()
-    return domains.fillna("").map(lambda text: key in {d.strip().lower() for d in text.split(",")})
+    # bool dtype even when empty: an empty object Series would select columns, not rows
+    return domains.fillna("").map(lambda text: key in {d.strip().lower() for d in str(text).split(",")}).astype(bool)
 
 
 def domains_of(runs: Runs) -> list[str]:

@@ -24,7 +24,7 @@ def loaded(preset_id: str) -> AppTest:
 
 def pick(at: AppTest, path: str) -> None:
     layers = at.session_state["scenario"].model_dump(mode="json")["layers"]
-    at.selectbox(key="m1_pick").set_value([e.path for e in tree.entries(layers)].index(path)).run()
+    next(s for s in at.selectbox if s.label.startswith("Layer")).set_value([e.path for e in tree.entries(layers)].index(path)).run()
 
 
 def test_resnet50_loads_with_subtotals_and_collapses():

@@ -34,7 +34,7 @@ def test_rows_before_the_error_are_computed_afresh():
     at.selectbox(key="preset_choice").set_value("alexnet").run()
     at.button[[b.label for b in at.button].index("Load preset")].click().run()
     before = metric(at, "Training compute")
-    at.selectbox(key="m1_pick").set_value(3).run()  # conv2: 5×5 on the 27×27 map after the first pool
+    next(s for s in at.selectbox if s.label.startswith("Layer")).set_value(3).run()  # conv2: 5×5 on the 27×27 map after the first pool
     at.text_input(key="layer3_kernel_size").set_value("40").run()
     assert any("layers[3]" in e.value.replace("\\", "") for e in at.error)
     table = at.dataframe[0].value

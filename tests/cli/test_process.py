@@ -17,7 +17,7 @@ def test_flops_process_prints_json_and_exits_0(tmp_path):
 def test_bad_input_process_exits_2_with_one_line(tmp_path):
     out = process("flops", write(tmp_path, {"input": {"shape": [8]}, "layers": [{"type": "dense", "units": 0}]}))
     assert out.returncode == 2 and out.stdout == ""
-    assert out.stderr.strip().splitlines() == ["error: layers[0].units: Input should be greater than or equal to 1"]
+    assert out.stderr.strip().splitlines() == ["error: layers[0].units: must be at least 1"]
 
 
 def test_help_process_lists_every_command():

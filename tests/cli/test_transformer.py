@@ -47,7 +47,7 @@ def test_seq_len_layers_and_options(tmp_path):
     ({k: v for k, v in GPT2.items() if k != "n_head"}, (), "config.n_head: missing"),
     (GPT2 | {"n_head": 7}, (), "config.n_head: 7 heads do not divide"),
     (GPT2 | {"n_embd": -1}, (), "config.n_embd"),
-    (json.dumps(GPT2).replace('"n_layer": 12', '"n_layer": NaN'), (), "config.n_layer: Input should be a finite"),
+    (json.dumps(GPT2).replace('"n_layer": 12', '"n_layer": NaN'), (), "config.n_layer: must be a finite"),
     (GPT2 | {"model_type": "xlnet"}, (), "config.model_type"),
     (GPT2, ("--tokens", "lots"), "tokens: 'lots' is not a count"),
     (GPT2, ("--tokens", "0"), "tokens"),

@@ -186,7 +186,7 @@ def test_normalised_config_round_trips_and_validates_by_field():
     (GPT2 | {"n_head": 7}, "config.n_head: 7 heads do not divide"),
     (GPT2 | {"n_embd": -768}, "config.n_embd: "),
     (GPT2 | {"n_layer": 0}, "config.n_layer: "),
-    (GPT2 | {"n_layer": float("nan")}, "config.n_layer: Input should be a finite number"),
+    (GPT2 | {"n_layer": float("nan")}, "config.n_layer: must be a finite number"),
     (GPT2 | {"n_layer": float("inf")}, "config.n_layer: "),
     (GPT2 | {"n_layer": 12.5}, "config.n_layer: "),
     (GPT2 | {"n_layer": "12"}, "config.n_layer: expected a whole number"),
@@ -226,5 +226,5 @@ def test_garbage_json(text):
 
 def test_json_nan_literal_is_named():
     text = json.dumps(GPT2).replace('"n_embd": 768', '"n_embd": NaN')
-    with pytest.raises(InputError, match=r"^config\.n_embd: Input should be a finite number"):
+    with pytest.raises(InputError, match=r"^config\.n_embd: must be a finite number"):
         load_hf_config_text(text)

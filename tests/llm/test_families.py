@@ -26,7 +26,7 @@ def _config(model_id: str) -> dict:
     ("bert-base-uncased", {"tie_word_embeddings": False}, "config.tie_word_embeddings: false is not supported"),
     ("t5-base", {"d_kv": -64}, "config.d_kv: "),
     ("t5-base", {"feed_forward_proj": "gated-mish"}, "config.feed_forward_proj: 'gated-mish' is not one of"),
-    ("t5-base", {"num_layers": 10**9}, "config.num_layers: Input should be less than or equal to 10000"),
+    ("t5-base", {"num_layers": 10**9}, "config.num_layers: must be at most 10000"),
     ("bart-base", {"encoder_attention_heads": 5}, "config.encoder_attention_heads: 5 heads do not divide"),
     ("bart-base", {"add_final_layer_norm": True}, "config.add_final_layer_norm: true is not supported"),
     ("gemma-2b", {"head_dim": None}, "config.head_dim: missing"),

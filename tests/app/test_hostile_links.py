@@ -1,0 +1,144 @@
+"""The hostile-input suite: every crafted link of ``hostile_corpus`` (390 links, 14 categories) through
+Streamlit's AppTest, landing via ``app.py`` and directly on each page file. Each run must end in results or
+a clear notice — never an exception element — with no user text rendered as live Markdown/HTML, and
+messages in the user's words.
+
+Which runs (a budget of ~800 page runs, ~3 minutes on 2 cores, instead of 390 × 4 pages × 2 entries):
+- a link that opens (a valid scenario: 111 of them) runs on all five pages, since each page computes
+  something else from it; the entry (via app.py, or the page file directly) alternates from case to case;
+- a link that is refused (279) ends the same way on every page (state.init refuses it before any page
+  code runs and the default example is shown), so each runs once, on one (page, entry) pair taken in
+  turn, so that all eight pairs see refused links of every category;
+- the links the issue reproduced run on every page, the entry alternating from page to page and link to
+  link (so each page sees each entry).
+Every link is also decoded by the engine directly (fast) and its message checked.
+"""
+from __future__ import annotations
+
+import re
+from itertools import cycle
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.errors import InputError
+from engine.share_link import decode
+from tests.app.hostile_corpus import HW, SEED, Case, corpus, pack_json
+from tests.app.markup import live_markup
+from tests.conftest import ROOT
+
+PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
+ENTRIES = ("app", "direct")
+CORPUS = corpus()
+INTERNALS = re.compile(r"constrained-|\[key\]|NoneType|Unable to parse|utf-8-sig|Input should|Extra inputs|pydantic|"
+                       r"Traceback|Value error|function-after|json-or-python|<class |Exceeds the limit|"
+                       r"got (?:list|str|int|float|dict|bool)\b|sys\.set_int")
+
+
+def outcome(case: Case) -> InputError | None:
+    try:
+        decode(case.token)
+    except InputError as exc:
+        return exc
+    return None
+
+
+OUTCOMES = {repr(c): outcome(c) for c in CORPUS}
+
+
+def run_page(token: str, page: str, entry: str) -> AppTest:
+    if entry == "app":
+        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
+        if page != "layer_builder":
+            at.switch_page(f"pages/{page}.py")
+    else:
+        at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120)
+    at.query_params["s"] = token
+    return at.run()
+
+
+def messages(at) -> list[str]:
+    return [e.value for e in at.error] + [w.value for w in at.warning]
+
+
+def check_page(at, case: Case, page: str) -> None:
+    assert not at.exception, [e.value for e in at.exception]
+    assert at.title, "the page did not draw its title"
+    problems = live_markup(at)
+    assert not problems, problems
+    for text in messages(at):
+        assert not INTERNALS.search(text.replace("\\", "")), text
+    notices = [m for m in messages(at) if "share link could not be opened" in m.replace("\\", "")]
+    refused = OUTCOMES[repr(case)]
+    if refused is not None:
+        assert len(notices) == 1, messages(at)
+        assert refused.field.replace("\\", "") in notices[0].replace("\\", "")  # the notice names the field
+        assert any(case.token[:200] in c.value for c in at.code)  # and keeps the link that failed
+    else:
+        assert not notices, notices
+        results = at.metric or at.get("plotly_chart") or at.dataframe
+        assert results or at.error, f"{page}: neither results nor a message"
+
+
+def plan() -> list[tuple[Case, str, str]]:
+    runs = []
+    pairs = cycle([(page, entry) for entry in ENTRIES for page in PAGES])
+    for i, case in enumerate(CORPUS):
+        if OUTCOMES[repr(case)] is None:
+            runs += [(case, page, ENTRIES[i % 2]) for page in PAGES]
+        else:
+            runs.append((case, *next(pairs)))
+    return runs
+
+
+RUNS = plan()
+
+
+@pytest.mark.parametrize("case", CORPUS, ids=repr)
+def test_every_link_opens_or_is_refused_in_the_users_words(case):
+    refused = OUTCOMES[repr(case)]
+    if refused is None:
+        assert case.expect in ("results", "either"), f"expected a refusal: {case!r}"
+        return
+    assert case.expect in ("notice", "either"), f"expected to open, got: {refused}"
+    message = str(refused)
+    assert len(message.splitlines()) == 1 and len(message) < 600, message
+    assert refused.field and refused.reason
+    assert not INTERNALS.search(message), message
+
+
+@pytest.mark.parametrize("case, page, entry", RUNS, ids=[f"{c!r}-{p}-{e}" for c, p, e in RUNS])
+def test_link_on_page(case, page, entry):
+    check_page(run_page(case.token, page, entry), case, page)
+
+
+TRANSPOSE = {"type": "conv_transpose2d", "filters": 1, "kernel_size": 1, "stride": 10**9}
+ISSUE_LINKS = {
+    "49-char huge integer": "1.eNrtwTEJAAAIALAuNvA1mSB2N4ewbaKjEgAAAOCTPT7ZOVk",
+    "19 transposed convs, stride 1e9": pack_json({"version": 1, "input": {"shape": [4, 4, 1]},
+                                                  "layers": [TRANSPOSE] * 19, "training": {"epochs": 1, "examples": 1}}),
+    "duration 1e308": pack_json({**SEED, "hardware": {**HW, "duration": 1e308}}),
+    "chip_count 1e308": pack_json({**SEED, "hardware": {**HW, "chip_count": 1e308}}),
+    "peak 1e308": pack_json({**SEED, "hardware": {**{k: v for k, v in HW.items() if k != "chip"},
+                                                  "peak_flop_per_s": 1e308}}),
+    "utilization 0.005": pack_json({**SEED, "hardware": {**HW, "utilization": 0.005}}),
+    "utilization 1e-320": pack_json({**SEED, "hardware": {**HW, "utilization": 1e-320}}),
+    "empty object": pack_json({}),
+    "quick mode without the form": pack_json({"mode": "quick"}),
+    "unknown chip": pack_json({**SEED, "hardware": {**HW, "chip": "nvidia-zz9000"}}),
+    "100,000 layers": pack_json({"version": 1, "input": {"shape": [4]}, "layers": [{"type": "flatten"}] * 100_000}),
+    "markdown in a custom chip name": pack_json({**SEED, "hardware": {
+        **{k: v for k, v in HW.items() if k != "chip"}, "allow_fallback": True,
+        "custom_chip": {"name": "[Session expired - sign in again](https://login.evil.example/)",
+                        "peaks": {"fp32": 20e12}}}}),
+}
+
+
+ISSUE_RUNS = [(name, page, ENTRIES[(i + j) % 2]) for i, name in enumerate(ISSUE_LINKS) for j, page in enumerate(PAGES)]
+
+
+@pytest.mark.parametrize("name, page, entry", ISSUE_RUNS, ids=[f"{n}-{p}-{e}" for n, p, e in ISSUE_RUNS])
+def test_the_issue_links_on_every_page(name, page, entry):
+    case = Case("issue", name, ISSUE_LINKS[name], "either")
+    OUTCOMES.setdefault(repr(case), outcome(case))
+    check_page(run_page(case.token, page, entry), case, page)

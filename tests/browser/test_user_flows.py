@@ -1,0 +1,236 @@
+"""The flows a user takes, in a real browser (Debian's Chromium, headless, Playwright): start from
+scratch, every preset then an edit, add/move/duplicate/delete layers, every page, a share link into a
+fresh context, upload and download. Every step fails on any exception element or the last-resort
+sentence; figures are checked against their formulas (tests/reference.py) or their proportions."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from engine.presets import presets
+from tests.app.hostile_corpus import pack_json
+from tests.browser.harness import CHROMIUM_ARGS, PAGES, metric_value, streamlit_server, wait_for_app
+from tests.reference import EPOCH_EXAMPLE_PARAMS, EPOCH_EXAMPLE_TRAINING, flop
+
+SCRATCH_FORWARD = 2 * (784 * 128 + 128 * 10)  # dense 784→128, activation, dense 128→10
+
+
+@pytest.fixture(scope="module")
+def server():
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()
+
+
+@pytest.fixture()
+def page(browser):
+    context = browser.new_context(viewport={"width": 1400, "height": 2200}, accept_downloads=True)
+    yield context.new_page()
+    context.close()
+
+
+def healthy(page) -> None:
+    """No exception element, no last-resort sentence."""
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("Something unexpected went wrong").count() == 0
+
+
+def settle(page) -> None:
+    """After a click or an edit: until the rerun it started has finished."""
+    page.wait_for_timeout(400)
+    wait_for_app(page)
+    healthy(page)
+
+
+def click(page, label: str) -> None:
+    page.get_by_role("button", name=label, exact=True).click()
+    settle(page)
+
+
+def choose(page, label: str, option: str) -> None:
+    page.get_by_label(label).first.click()
+    page.get_by_role("option", name=option).first.click()
+    settle(page)
+
+
+def type_number(page, label: str, value) -> None:
+    field = page.get_by_label(label, exact=True).first
+    field.fill(str(value))
+    field.press("Enter")
+    settle(page)
+
+
+def metric_changes(page, label: str, before: str) -> str:
+    """The metric ``label`` once it no longer reads ``before`` (the rerun an edit started has drawn it)."""
+    page.wait_for_function(
+        """([label, before]) => [...document.querySelectorAll('[data-testid=stMetric]')]
+              .some(m => m.innerText.includes(label) &&
+                         m.querySelector('[data-testid=stMetricValue]').innerText.trim() !== before)""",
+        arg=[label, before], timeout=30_000)
+    settle(page)
+    return metric_value(page, label)
+
+
+def test_start_from_scratch_then_edit_delete_and_add(server, page):
+    page.goto(server)
+    wait_for_app(page)
+    seed = metric_value(page, "Training compute")
+    click(page, "Start from scratch")
+    total = metric_changes(page, "Training compute", seed)
+    assert flop(total) == pytest.approx(3 * SCRATCH_FORWARD * 600_000, rel=5e-3)
+    type_number(page, "Epochs", 20)
+    assert flop(metric_changes(page, "Training compute", total)) == pytest.approx(
+        3 * SCRATCH_FORWARD * 1_200_000, rel=5e-3)
+    choose(page, "Layer (blocks", "#2 dense")
+    before = metric_value(page, "Parameters")
+    click(page, "Delete")
+    assert int(metric_changes(page, "Parameters", before).replace(",", "")) == 784 * 128 + 128  # last dense gone
+    before = metric_value(page, "Parameters")
+    click(page, "Add after the selected layer")  # a starter dense of 128 units after the activation
+    assert int(metric_changes(page, "Parameters", before).replace(",", "")) == 784 * 128 + 128 + 128 * 128 + 128
+
+
+@pytest.mark.parametrize("preset_id", list(presets()))
+def test_every_preset_then_edit_a_number(server, page, preset_id):
+    preset = presets()[preset_id]
+    page.goto(server)
+    wait_for_app(page)
+    choose(page, "Start from a preset", preset.title)
+    click(page, "Load preset")
+    page.wait_for_function("(name) => [...document.querySelectorAll('input')].some(i => i.value === name)",
+                           arg=preset.scenario.name, timeout=30_000)  # the preset's name is in its field
+    settle(page)
+    before = metric_value(page, "Training compute")
+    epochs = float(page.get_by_label("Epochs", exact=True).input_value())
+    type_number(page, "Epochs", f"{2 * epochs:g}")
+    after = metric_changes(page, "Training compute", before)
+    # C is proportional to the epochs (the optimizer's steps too): twice the epochs, twice the compute
+    assert flop(after) == pytest.approx(2 * flop(before), rel=1e-2)
+
+
+def test_add_move_duplicate_and_delete_layers(server, page):
+    page.goto(server)
+    wait_for_app(page)
+    seed = metric_value(page, "Parameters")
+    assert int(seed.replace(",", "")) == EPOCH_EXAMPLE_PARAMS
+    choose(page, "Layer (blocks", "#3 dense")
+    click(page, "Duplicate")  # a second dense 10 → 10 after the first: + 10·10 + 10
+    assert int(metric_changes(page, "Parameters", seed).replace(",", "")) == EPOCH_EXAMPLE_PARAMS + 110
+    page.get_by_text("#4 · ").first.wait_for(timeout=30_000)  # the copy is selected
+    click(page, "↑ Move up")
+    page.get_by_text("#3 · ").first.wait_for(timeout=30_000)
+    assert int(metric_value(page, "Parameters").replace(",", "")) == EPOCH_EXAMPLE_PARAMS + 110
+    click(page, "↓ Move down")
+    page.get_by_text("#4 · ").first.wait_for(timeout=30_000)
+    click(page, "Delete")
+    assert int(metric_changes(page, "Parameters", f"{EPOCH_EXAMPLE_PARAMS + 110:,}").replace(",", "")) == \
+        EPOCH_EXAMPLE_PARAMS
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+
+
+def test_each_page_through_the_navigation(server, page):
+    page.goto(server)
+    wait_for_app(page)
+    for slug in PAGES.values():
+        if not slug:
+            continue
+        page.locator(f"[data-testid='stSidebarNav'] a[href$='/{slug}']").first.click()
+        page.wait_for_url(f"**/{slug}**", timeout=30_000)
+        settle(page)
+
+
+def test_a_hardware_edit_travels_by_link_into_a_fresh_context(server, browser, page):
+    page.goto(f"{server}/hardware")
+    wait_for_app(page)
+    before = metric_value(page, "Training compute")
+    type_number(page, "Number of chips", 16)
+    expected = metric_changes(page, "Training compute", before)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    link = page.url
+    fresh = browser.new_context(viewport={"width": 1400, "height": 2200})
+    other = fresh.new_page()
+    other.goto(link)
+    wait_for_app(other)
+    healthy(other)
+    assert metric_value(other, "Training compute") == expected
+    fresh.close()
+
+
+def test_a_failed_link_keeps_its_notice_and_the_address_on_reload(server, page):
+    bad = "1.eNrtwTEJAAAIALAuNvA1mSB2N4ewbaKjEgAAAOCTPT7ZOVk"
+    page.goto(f"{server}/?s={bad}")
+    wait_for_app(page)
+    healthy(page)
+    assert page.get_by_text("share link could not be opened").count() >= 1
+    assert bad in page.url
+    page.reload()
+    wait_for_app(page)
+    assert page.get_by_text("share link could not be opened").count() >= 1 and bad in page.url
+    page.get_by_text("Show the link that failed").click()
+    assert page.get_by_text(bad).count() >= 1
+
+
+def test_download_then_upload_restores_the_scenario(server, browser, page, tmp_path):
+    name = '=HYPERLINK("https://login.evil.example/","x")'
+    scenario = {"version": 1, "name": name, "input": {"shape": [784]},
+                "layers": [{"type": "dense", "units": 64, "name": name}, {"type": "dense", "units": 10}],
+                "training": {"epochs": 3, "examples": 1000}}
+    page.goto(f"{server}/?s={pack_json(scenario)}")
+    wait_for_app(page)
+    expected = 3 * 2 * (784 * 64 + 64 * 10) * 3000
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(expected, rel=5e-3)
+    files = {}
+    for label in ("⬇ Scenario (JSON)", "⬇ Layer table (CSV)", "⬇ Report (Markdown)"):
+        with page.expect_download() as info:
+            page.get_by_role("button", name=label).click()
+        files[label] = tmp_path / info.value.suggested_filename
+        info.value.save_as(files[label])
+    healthy(page)
+    csv_rows = files["⬇ Layer table (CSV)"].read_text().splitlines()
+    assert "'=HYPERLINK" in csv_rows[1] and ",=HYPERLINK" not in csv_rows[1]  # a spreadsheet shows text
+    assert "\\'=HYPERLINK" in files["⬇ Report (Markdown)"].read_text().splitlines()[0] or \
+        "'\\=HYPERLINK" in files["⬇ Report (Markdown)"].read_text().splitlines()[0]
+    assert json.loads(files["⬇ Scenario (JSON)"].read_text())["name"] == name  # the file keeps what was typed
+
+    fresh = browser.new_context(viewport={"width": 1400, "height": 2200})
+    other = fresh.new_page()
+    other.goto(server)
+    wait_for_app(other)
+    other.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(
+        str(files["⬇ Scenario (JSON)"]))
+    other.wait_for_function("(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
+                            ".some(e => e.innerText.trim().endsWith(' FLOP') &&"
+                            "           Math.abs(parseFloat(e.innerText) / want - 1) < 0.005)",
+                            arg=expected, timeout=30_000)
+    healthy(other)
+    fresh.close()
+
+
+def test_epoch_csv_upload_then_a_refused_one_keeps_the_first(server, page, tmp_path):
+    good = tmp_path / "good.csv"
+    good.write_text("Model,Publication date,Training compute (FLOP),Domain\n"
+                    "A,2015-01-01,1e20,Language\nB,2018-06-01,1e22,Language\nC,2021-03-01,1e24,Vision\n")
+    bad = tmp_path / "header_only.csv"
+    bad.write_text("Model,Publication date,Training compute (FLOP)\n")
+    page.goto(f"{server}/trends")
+    wait_for_app(page)
+    page.get_by_text("Add Epoch AI's data").click()
+    uploader = page.locator("[data-testid='stFileUploaderDropzoneInput']").first
+    uploader.set_input_files(str(good))
+    page.get_by_text("3 runs imported").wait_for(timeout=30_000)
+    settle(page)
+    uploader.set_input_files(str(bad))
+    page.get_by_text("no usable runs").wait_for(timeout=30_000)
+    settle(page)
+    assert page.get_by_text("the earlier import (3 runs from good.csv) is kept").count() >= 1
+    page.get_by_text("the uploaded Epoch CSV").click()
+    settle(page)
