@@ -1,7 +1,6 @@
 """An architecture (input + layers) and its per-layer costs: shapes propagated layer by layer."""
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Annotated
 
