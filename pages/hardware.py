@@ -141,7 +141,8 @@ if estimate is not None:
     if estimate.peak.fallback_used:
         say("warning", "Fallback peak: " + "; ".join(peak.fallbacks))
     for note in peak.notes:
-        say("caption", note)
+        if not (peak.assumed_format and note.startswith("assumed ")):  # that one is the notice above
+            say("caption", note)
     if costs is not None:
         metric_row([
             ("Cost", f"{costs.cost_usd:,.0f} USD" if costs.cost_usd is not None else "— USD", costs.price_basis),

@@ -162,3 +162,12 @@ def test_hardware_offers_the_reported_utilization_prior_as_a_preset():
     median = (values[1] + values[2]) / 2
     assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * A100_BF16 * median, rel=5e-3)
     assert any("PaLM 540B" in c.value for c in at.caption)
+
+
+def test_hardware_page_states_the_assumed_format_once():
+    """A chip with no format chosen runs in its usual one, and the page says so once (not also as a caption)."""
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "pages" / "hardware.py"), default_timeout=60).run()
+    said = [str(e.value) for kind in ("info", "caption", "warning") for e in getattr(at, kind)]
+    assert sum("assumed" in s.lower() and "usual training format" in s for s in said) == 1, said
