@@ -8,10 +8,21 @@ from tests.cli import process, write
 from tests.reference import EPOCH_EXAMPLE, EPOCH_EXAMPLE_FORWARD
 
 
-def test_flops_process_prints_json_and_exits_0(tmp_path):
-    out = process("flops", write(tmp_path, EPOCH_EXAMPLE))
-    assert out.returncode == 0, out.stderr
+def test_flops_process_prints_json_exits_0_and_imports_no_pandas(tmp_path):
+    """One real process: JSON out, status 0, and start-up imports only what ``flops`` uses (no pandas, no
+    streamlit: ``-X importtime`` lists every module imported)."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+
+    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "engine", "flops", write(tmp_path, EPOCH_EXAMPLE),
+                          "--format", "json"], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr[-500:]
     assert json.loads(out.stdout)["forward_flop"] == EPOCH_EXAMPLE_FORWARD
+    modules = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
+    assert "engine.method1.estimate" in modules  # the check reads the real import list
+    assert "pandas" not in modules and "streamlit" not in modules
 
 
 def test_bad_input_process_exits_2_with_one_line(tmp_path):
@@ -26,17 +37,3 @@ def test_help_process_lists_every_command():
     for command in ("flops", "schema", "chips", "hardware", "trend", "transformer"):
         assert command in out.stdout
 
-
-def test_flops_does_not_import_pandas(tmp_path):
-    """Start-up: a command imports only what it uses (pandas is the trends' and reconcile's alone)."""
-    import subprocess
-    import sys
-
-    from tests.conftest import ROOT
-
-    out = subprocess.run([sys.executable, "-X", "importtime", "-m", "engine", "flops", write(tmp_path, EPOCH_EXAMPLE)],
-                         cwd=ROOT, capture_output=True, text=True, timeout=120)
-    assert out.returncode == 0, out.stderr[-500:]
-    modules = {line.rsplit("|", 1)[-1].strip() for line in out.stderr.splitlines() if line.startswith("import time:")}
-    assert "engine.method1.estimate" in modules  # the check reads the real import list
-    assert "pandas" not in modules and "streamlit" not in modules
