@@ -56,3 +56,24 @@ def chromium_path() -> str:
             pytest.fail("chromium is required here (FLOPSCOPE_REQUIRE_BROWSER=1): apt-get install chromium")
         pytest.skip("chromium not installed (apt-get install chromium)")
     return path
+
+
+@pytest.fixture(scope="module")
+def server():
+    """A Streamlit server of this checkout on a free loopback port, for one test module."""
+    from tests.browser.harness import streamlit_server
+
+    with streamlit_server() as url:
+        yield url
+
+
+@pytest.fixture(scope="module")
+def browser(chromium_path):
+    """Debian's Chromium, headless, driven by Playwright, for one test module."""
+    from tests.browser.harness import CHROMIUM_ARGS
+
+    sync_api = pytest.importorskip("playwright.sync_api")
+    with sync_api.sync_playwright() as p:
+        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
+        yield b
+        b.close()

@@ -7,24 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import ARTIFACTS, CHROMIUM_ARGS, PAGES, metric_value, streamlit_server, wait_for_app
+from tests.browser.harness import ARTIFACTS, PAGES, metric_value, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING, flop
 
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def new_page(browser):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import CHROMIUM_ARGS, metric_value, streamlit_server, wait_for_app
+from tests.browser.harness import metric_value, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING, flop
 
 CUT_OFF = """() => {
@@ -16,21 +16,6 @@ CUT_OFF = """() => {
       e => visible(e) && e.scrollWidth > e.clientWidth + 1);
   return [...ellipsis, ...hiddenTags].map(e => e.innerText.slice(0, 80));
 }"""
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def open_page(browser, url, width, height):

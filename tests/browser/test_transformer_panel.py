@@ -10,7 +10,6 @@ import pytest
 
 from engine.llm.library import library_model
 from tests.browser.harness import (
-    CHROMIUM_ARGS,
     metric_value,
     streamlit_server,
     wait_for_app,
@@ -33,15 +32,6 @@ def server():
                 os.environ.pop("HF_ENDPOINT", None)
             else:
                 os.environ["HF_ENDPOINT"] = previous
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def open_panel(browser, server):

@@ -10,25 +10,10 @@ import pytest
 
 from engine.presets import presets
 from tests.app.hostile_corpus import pack_json
-from tests.browser.harness import CHROMIUM_ARGS, PAGES, metric_value, streamlit_server, wait_for_app
+from tests.browser.harness import PAGES, metric_value, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_PARAMS, EPOCH_EXAMPLE_TRAINING, flop
 
 SCRATCH_FORWARD = 2 * (784 * 128 + 128 * 10)  # dense 784→128, activation, dense 128→10
-
-
-@pytest.fixture(scope="module")
-def server():
-    with streamlit_server() as url:
-        yield url
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 @pytest.fixture()

@@ -1,26 +1,15 @@
 """The "Plan a run" flow in Chromium: a shared Llama 2 7B link, a bad tensor-parallel degree, a good one."""
 from __future__ import annotations
 
-import pytest
 
 from engine.presets import presets
 from engine.share_link import encode
 from tests.browser.harness import (
     ARTIFACTS,
-    CHROMIUM_ARGS,
     metric_value,
     streamlit_server,
     wait_for_app,
 )
-
-
-@pytest.fixture(scope="module")
-def browser(chromium_path):
-    sync_api = pytest.importorskip("playwright.sync_api")
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
-        b.close()
 
 
 def _no_exception(page):
