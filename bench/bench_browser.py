@@ -14,6 +14,7 @@ import json
 import statistics
 import time
 
+from bench.common import epochs_edit_seconds, flop_text
 from tests.browser.harness import CHROMIUM_ARGS, streamlit_server, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING
 
@@ -22,7 +23,7 @@ FIRST_NUMBER = "[data-testid='stMetricValue']"
 
 
 def total_text(epochs: int) -> str:
-    return f"{EPOCH_EXAMPLE_TRAINING * epochs / 10:.2e}".replace("e+", "e") + " FLOP"
+    return flop_text(EPOCH_EXAMPLE_TRAINING * epochs / 10)
 
 
 def measure(repeat: int = REPEAT, cache: str = "warm") -> dict:
@@ -46,15 +47,7 @@ def measure(repeat: int = REPEAT, cache: str = "warm") -> dict:
             page.wait_for_selector(FIRST_NUMBER, timeout=60_000)
             first.append(time.perf_counter() - start)
             wait_for_app(page)
-            epochs = page.get_by_label("Epochs", exact=True)
-            epochs.fill(str(11 + i))
-            want = total_text(11 + i)
-            start = time.perf_counter()
-            epochs.press("Enter")
-            page.wait_for_function(
-                "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
-                ".some(e => e.innerText === want)", arg=want, timeout=30_000)
-            edits.append(time.perf_counter() - start)
+            edits.append(epochs_edit_seconds(page, 11 + i, total_text(11 + i)))
             page.close()
             if context is not shared:
                 context.close()

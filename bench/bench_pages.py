@@ -13,10 +13,11 @@ import time
 
 from streamlit.testing.v1 import AppTest
 
+from bench.common import epochs_edit_seconds, flop_text
 from tests.browser.harness import CHROMIUM_ARGS, PAGES, ROOT, streamlit_server, wait_for_app
+from tests.reference import EPOCH_EXAMPLE_TRAINING
 
 REPEAT = 9
-SEED_TRAINING = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
 
 
 def apptest_runs() -> dict:
@@ -70,15 +71,7 @@ def browser_times() -> dict:
             page.wait_for_selector("[data-testid='stMetricValue']", timeout=60_000)
             first.append(time.perf_counter() - start)
             wait_for_app(page)
-            epochs = page.get_by_label("Epochs", exact=True)
-            epochs.fill(str(11 + i))
-            want = f"{SEED_TRAINING * (11 + i) / 10:.2e}".replace("e+", "e") + " FLOP"
-            start = time.perf_counter()
-            epochs.press("Enter")
-            page.wait_for_function(
-                "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
-                ".some(e => e.innerText === want)", arg=want, timeout=30_000)
-            edits.append(time.perf_counter() - start)
+            edits.append(epochs_edit_seconds(page, 11 + i, flop_text(EPOCH_EXAMPLE_TRAINING * (11 + i) / 10)))
             context.close()
         browser.close()
     return {"browser_first_render_ms": 1e3 * statistics.median(first),
@@ -104,15 +97,7 @@ def browser_preset_edit(preset_id: str = "resnet50", runs: int = 5) -> dict:
             page.goto(f"{url}/?s={encode(scenario)}")
             page.wait_for_selector("[data-testid='stMetricValue']", timeout=60_000)
             wait_for_app(page)
-            epochs = page.get_by_label("Epochs", exact=True)
-            epochs.fill(str(11 + i))
-            want = f"{per_epoch * (11 + i):.2e}".replace("e+", "e") + " FLOP"
-            start = time.perf_counter()
-            epochs.press("Enter")
-            page.wait_for_function(
-                "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
-                ".some(e => e.innerText === want)", arg=want, timeout=30_000)
-            edits.append(time.perf_counter() - start)
+            edits.append(epochs_edit_seconds(page, 11 + i, flop_text(per_epoch * (11 + i))))
             context.close()
         browser.close()
     return {f"browser_{preset_id}_edit_to_total_ms": 1e3 * statistics.median(edits)}
