@@ -59,7 +59,7 @@ def _alexnet_layers() -> list[dict]:
 
 _PRESETS: list[dict] = [
     {
-        "id": "seed-cnn-lstm",
+        "id": "epoch-cnn-lstm",
         "title": "Epoch AI's worked example: CNN-LSTM-FCN video classifier (Sevilla et al. 2022)",
         "source": "Sevilla et al. (2022), 'Estimating Training Compute of Deep Learning Models', Epoch AI — "
                   "https://epoch.ai/blog/estimating-training-compute (worked example)",

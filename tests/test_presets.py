@@ -15,9 +15,9 @@ def training(preset_id):
 def test_seed_example_is_1_13e16_not_7_86e18():
     # BRIEF: 3 × 128,000 × (20 × (1.6e8 + 8·(640,000·256 + 256²)) + 5,120)
     expected = EPOCH_EXAMPLE_TRAINING
-    assert training("seed-cnn-lstm") == expected
+    assert training("epoch-cnn-lstm") == expected
     assert expected == pytest.approx(1.13e16, rel=0.01)
-    assert abs(training("seed-cnn-lstm") / 7.86432e18) < 0.01  # the seed's figure is 700× too high
+    assert abs(training("epoch-cnn-lstm") / 7.86432e18) < 0.01  # the seed's figure is 700× too high
 
 
 def test_dqn():

@@ -8,7 +8,7 @@ from tests.reference import EPOCH_EXAMPLE_TRAINING
 
 
 def test_report_of_the_seed_with_a_hardware_run():
-    data = presets()["seed-cnn-lstm"].scenario.model_dump(mode="json")
+    data = presets()["epoch-cnn-lstm"].scenario.model_dump(mode="json")
     data["name"] = "Mine | <b>bold</b>"
     data["hardware"] = {"chip": "nvidia-tesla-v100-sxm2", "chip_count": 2, "duration": 3, "duration_unit": "days",
                         "utilization": 0.33, "precision": "fp16"}
@@ -28,7 +28,7 @@ def test_report_of_the_seed_with_a_hardware_run():
 def test_report_names_the_units_of_each_share_of_a_mixed_run():
     """A 70/30 BF16/FP32 split: the BF16 share runs on tensor cores, FP32 on vector units (H100 SXM
     datasheet: BF16 tensor 989.4 TFLOP/s dense, FP32 67 TFLOP/s)."""
-    data = presets()["seed-cnn-lstm"].scenario.model_dump(mode="json")
+    data = presets()["epoch-cnn-lstm"].scenario.model_dump(mode="json")
     data["hardware"] = {"chip": "nvidia-h100-sxm", "chip_count": 8, "duration": 1, "duration_unit": "days",
                         "utilization": 0.4, "mixed_precision": {"bf16": 0.7, "fp32": 0.3}}
     report = markdown_report(parse_scenario(data))

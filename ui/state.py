@@ -24,7 +24,7 @@ LINK_FAILED = "link_failed"
 the token, the untouched address bar) until the user acts: dismisses it, edits, or loads something."""
 REPLACED = "replaced_values"
 """widget key → (value shown, sentence): a value from the scenario the widget could not show as it was."""
-DEFAULT_PRESET = "seed-cnn-lstm"
+DEFAULT_PRESET = "epoch-cnn-lstm"
 SHOWN_TOKEN_CHARS = 20_000
 PRESET = "scenario_preset"
 """The preset the scenario was loaded from, or None (scratch, a config, an upload, a link)."""

@@ -109,7 +109,7 @@ def _random(rng: random.Random) -> list[Case]:
 
 def _truncated() -> list[Case]:
     cases = []
-    for name in ("seed-cnn-lstm", "gpt3-175b", "vgg16"):
+    for name in ("epoch-cnn-lstm", "gpt3-175b", "vgg16"):
         token = encode(presets()[name].scenario)
         for frac in (0.1, 0.3, 0.5, 0.7, 0.9, 0.97):
             cut = max(3, int(len(token) * frac))

@@ -101,7 +101,7 @@ def test_the_ui_names_the_source_never_a_seed(name):
 def test_the_preset_picker_says_when_the_scenario_is_not_a_preset():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     picker = at.selectbox(key="preset_choice")
-    assert picker.value == "seed-cnn-lstm" and "Epoch AI's worked example" in picker.format_func(picker.value)
+    assert picker.value == "epoch-cnn-lstm" and "Epoch AI's worked example" in picker.format_func(picker.value)
     at.button[[b.label for b in at.button].index("Start from scratch")].click().run()
     assert not at.exception
     assert at.selectbox(key="preset_choice").value is None

@@ -15,7 +15,7 @@ def test_presets_lists_ids_and_titles():
     assert out.returncode == 0, out.stderr
     listed = {p["id"]: p["title"] for p in json.loads(out.stdout)}
     for id_ in ("resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "inception_v3", "densenet121",
-                "vit_b_16", "unet", "seed-cnn-lstm", "vgg16", "llama2-7b"):
+                "vit_b_16", "unet", "epoch-cnn-lstm", "vgg16", "llama2-7b"):
         assert listed[id_]
 
 

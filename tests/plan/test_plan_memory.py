@@ -93,7 +93,7 @@ def test_fewer_micro_batches_than_stages_hold_fewer(llama7b):
 
 def test_other_kinds_keep_their_outputs():
     # the seed's CNN-LSTM: per sequence the CNN output 20 × 200·200·16, the LSTM's 256, the head's 10, …
-    scenario = presets()["seed-cnn-lstm"].scenario
+    scenario = presets()["epoch-cnn-lstm"].scenario
     model = plan_model(scenario.architecture())
     assert model.blocks == 0 and model.params > 0
     mem = memory_per_chip(model, Layout(micro_batch=8), MemoryOptions(precision="fp32"))
