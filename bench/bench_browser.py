@@ -4,7 +4,9 @@ from an edit of the epochs to the updated total. Medians of ``REPEAT`` fresh bro
     /work/main/.venv/bin/python -m bench.bench_browser [--repeat N]
 
 Target: first render ≤ 1.5 s (warm server). "First render" = navigation start → the training compute
-metric shows its value; "edit → total" = Enter in the epochs field → the new total is on screen.
+(the default scenario's, checked against the worked example) is on screen, in the results bar at the
+top; "page complete" = navigation start → the metric row below is drawn too (every widget's code has
+loaded by then); "edit → total" = Enter in the epochs field → the new total is on screen.
 The first load after the server starts (imports, caches) is run once and not counted.
 """
 from __future__ import annotations
@@ -19,7 +21,8 @@ from tests.browser.harness import CHROMIUM_ARGS, streamlit_server, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING
 
 REPEAT = 7
-FIRST_NUMBER = "[data-testid='stMetricValue']"
+FIRST_NUMBER = ".st-key-flop_summary strong"
+ALL_METRICS = "[data-testid='stMetricValue']"
 
 
 def total_text(epochs: int) -> str:
@@ -31,7 +34,8 @@ def measure(repeat: int = REPEAT, cache: str = "warm") -> dict:
     user; 'cold': a fresh profile per load (the JS bundle fetched and compiled again)."""
     from playwright.sync_api import sync_playwright
 
-    first, edits = [], []
+    first, complete, edits = [], [], []
+    want = "Training compute: " + total_text(10)
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)
         shared = browser.new_context(viewport={"width": 1440, "height": 900})
@@ -44,8 +48,10 @@ def measure(repeat: int = REPEAT, cache: str = "warm") -> dict:
             page = context.new_page()
             start = time.perf_counter()
             page.goto(url)
-            page.wait_for_selector(FIRST_NUMBER, timeout=60_000)
+            page.locator(FIRST_NUMBER, has_text=want).wait_for(timeout=60_000)
             first.append(time.perf_counter() - start)
+            page.wait_for_selector(ALL_METRICS, timeout=60_000)
+            complete.append(time.perf_counter() - start)
             wait_for_app(page)
             edits.append(epochs_edit_seconds(page, 11 + i, total_text(11 + i)))
             page.close()
@@ -54,6 +60,7 @@ def measure(repeat: int = REPEAT, cache: str = "warm") -> dict:
         browser.close()
     return {"cache": cache, "first_render_ms_median": round(1e3 * statistics.median(first)),
             "first_render_ms_all": [round(1e3 * x) for x in first],
+            "page_complete_ms_median": round(1e3 * statistics.median(complete)),
             "edit_to_total_ms_median": round(1e3 * statistics.median(edits)),
             "edit_to_total_ms_all": [round(1e3 * x) for x in edits]}
 

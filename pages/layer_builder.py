@@ -22,7 +22,7 @@ from ui.layer_table import (WRAP_LABELS, entry_label, layer_label, short_path, t
                             widget_prefix)
 from ui.transformer_panel import transformer_panel
 from ui.thresholds import threshold_caption
-from ui.widgets import metric_row, page_header, plain, show_error, summary_bar
+from ui.widgets import metric_row, page_header, plain, show_error, shown_estimate, summary_bar
 
 LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
 
@@ -38,16 +38,14 @@ PICK = "m1_pick"
 
 # ------------------------------------------------------------------ presets
 with st.container(border=True):
-    cols = st.columns([4, 1, 1])
+    cols = st.columns([4, 1, 1], vertical_alignment="bottom")
     preset_ids = list(presets())
     chosen = cols[0].selectbox("Start from a preset", preset_ids, format_func=lambda i: presets()[i].title,
                                key=state.bind("preset_choice", state.loaded_preset()),
                                placeholder="Your own scenario — pick a preset to start from it")
-    cols[1].write("")
     if cols[1].button("Load preset", width="stretch", disabled=chosen is None):
         state.replace(presets()[chosen].scenario, preset=chosen)
         st.rerun()
-    cols[2].write("")
     if cols[2].button("Start from scratch", width="stretch"):
         state.replace(parse_scenario({"name": "My model", "input": {"shape": [784]},
                                       "layers": [starter_layer("dense"), {"type": "activation"},
@@ -61,6 +59,14 @@ with st.container(border=True):
             st.caption(f"Source: {presets()[chosen].source}")
 
 summary_area = st.container(key="flop_summary")  # sticky: the total stays in view while editing
+with summary_area:
+    summary_slot = st.empty()  # one line, rewritten once this run's edits are read
+# The session's estimate is drawn before the ~80 widgets below: the browser shows this number while their
+# code is still loading (first render ≈ 0.9 s instead of 1.7 s; bench/bench_browser.py). Unchanged
+# scenarios (every first load) reuse it at the end of the run.
+before = estimate_method1(scenario, strict=False)
+with summary_slot:
+    summary_bar(*shown_estimate(before, st.session_state.get(LAST_VALID)))
 transformer_panel()
 totals_area = st.container()
 
@@ -130,7 +136,7 @@ if mode == "layers":
                                          tree.sibling(path, index + 1))
             if b[3].button("Delete", width="stretch"):
                 structural = lambda ls: (tree.delete(ls, path), tree.sibling(path, max(0, index - 1)))  # noqa: E731
-            w = st.columns([2, 1, 1, 1])
+            w = st.columns([2, 1, 1, 1], vertical_alignment="bottom")
             wrap_kind = w[0].selectbox("Wrap into a block", tree.WRAP_KINDS, key="m1_wrap_kind",
                                        format_func=WRAP_LABELS.get)
             most = max(1, size - index)  # the layers from this one to the end of its list
@@ -138,19 +144,16 @@ if mode == "layers":
                 st.session_state["m1_wrap_count"] = most
             count = w[1].number_input("layers from this one", min_value=1, max_value=most, step=1,
                                       key="m1_wrap_count")
-            w[2].write("")
             if w[2].button("Wrap", width="stretch", help="The selected layer and the ones after it in the same list "
                                                           "become one block."):
                 structural = lambda ls: (tree.wrap(ls, path, int(count), wrap_kind), path)  # noqa: E731
-            w[3].write("")
             if w[3].button("Unwrap", width="stretch", disabled=layer["type"] not in tree.WRAP_KINDS,
                            help="The block is replaced by what it holds (a residual's body, the branch that is not "
                                 "the identity, one copy of a repeat)."):
                 structural = lambda ls: (tree.unwrap(ls, path)[0], path)  # noqa: E731
-    a = st.columns([3, 1])
+    a = st.columns([3, 1], vertical_alignment="bottom")
     new_kind = a[0].selectbox("Add a layer", list(KIND_BY_TYPE), key="m1_new_kind",
                               format_func=lambda t: f"{KIND_BY_TYPE[t].kind_label} ({t})")
-    a[1].write("")
     if a[1].button("Add after the selected layer", width="stretch"):
         if entries:
             at = tree.sibling(entries[pick].path, int(entries[pick].path.rsplit("[", 1)[1].rstrip("]")) + 1)
@@ -239,20 +242,23 @@ if edited is not None:
             st.rerun()
     state.set_edited(edited)
 
-scenario = state.get()
-with summary_area, st.spinner("Counting the FLOP…"):
-    estimate = estimate_method1(scenario, strict=False)
+if state.get() is scenario:
+    estimate = before
+else:
+    scenario = state.get()
+    with summary_area, st.spinner("Counting the FLOP…"):
+        estimate = estimate_method1(scenario, strict=False)
+stale = st.session_state.get(LAST_VALID) if estimate.error is not None else None
+shown, is_stale = shown_estimate(estimate, stale)
 if estimate.error is None and estimate.training is not None:
     st.session_state[LAST_VALID] = estimate
-stale = st.session_state.get(LAST_VALID) if estimate.error is not None else None
-shown = estimate if estimate.training is not None else (stale if stale is not None and stale.training else None)
 
 # ------------------------------------------------------------------ results
-with summary_area:
-    summary_bar(shown, stale=shown is stale and stale is not None)
+with summary_slot:
+    summary_bar(shown, stale=is_stale)
 with totals_area:
     if shown is not None:
-        mark = " (stale)" if shown is stale else ""
+        mark = " (stale)" if is_stale else ""
         if mark:
             st.warning("The totals are those of the last valid layer list, kept while you fix the error below.")
         metric_row([

@@ -55,9 +55,8 @@ def _config_source(source: str):
                 raise InputError("upload", f"larger than {MAX_CONFIG_BYTES:,} bytes")
             return upload.getvalue(), upload.name
         return text, "config.json"
-    c1, c2 = st.columns([3, 1])
+    c1, c2 = st.columns([3, 1], vertical_alignment="bottom")
     model_id = c1.text_input("Hugging Face model id", placeholder="Qwen/Qwen3-8B", key="hf_hub_id", max_chars=200)
-    c2.write("")
     if c2.button("Download config.json", width="stretch"):
         st.session_state.pop(HUB_TEXT, None)
         with st.spinner("Asking the Hub for config.json (10 s at most)…"):
@@ -80,14 +79,13 @@ def transformer_panel() -> None:
             picked = None
         lenient = st.checkbox("Count a config with keys the reader does not know (they are listed, and may "
                               "change the count)", key="hf_lenient", disabled=source == "library")
-        c1, c2, c3, c4 = st.columns(4)
+        c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
         st.session_state.setdefault("hf_tokens", float(library_models()[0].training_tokens or 2e12))
         tokens = c1.number_input("Training tokens D", min_value=0.0, format="%.4e", key="hf_tokens")
         seq = c2.number_input("Sequence length T (0 = the config's context)", min_value=0, step=1, value=0,
                               key="hf_seq")
         decoder_seq = c3.number_input("Decoder length (T5/BART; 0 = T)", min_value=0, step=1, value=0,
                                       key="hf_decoder_seq")
-        c4.write("")
         if c4.button("Build the layers from this config", width="stretch", disabled=picked is None):
             config_data, name = picked
             try:

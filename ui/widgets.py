@@ -43,6 +43,16 @@ def page_header(title: str, caption: str) -> None:
     state.show_notice()
 
 
+def shown_estimate(estimate, last_valid=None):
+    """(the estimate whose totals are shown, whether they are stale): this one's when it has a training
+    total, else the last valid one's while an error is fixed, else none."""
+    if estimate.training is not None:
+        return estimate, False
+    if estimate.error is not None and last_valid is not None and last_valid.training is not None:
+        return last_valid, True
+    return None, False
+
+
 def summary_bar(estimate, stale: bool = False) -> None:
     """One line with the training compute (and its range), PF-days and the forward FLOP, kept in view
     by the page's sticky container; marked stale while an error is being fixed."""
