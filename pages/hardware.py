@@ -14,14 +14,13 @@ from engine.method2.utilization_priors import prior_presets, reports_from_epoch
 from engine.method2.planning import plan_run
 from engine.scenario import parse_scenario
 from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duration, format_energy_kwh, format_flop,
-                          format_number, format_time_amount,
-                          plural)
+                          format_number, format_pf_days, format_time_amount, plural)
 from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
-from ui.widgets import metric_row, page_header, show_error, say
+from ui.widgets import metric_row, page_header, results_bar, show_error, say
 
 EPOCH_IMPORT_KEY = "trends_epoch_import"
 # Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets).
@@ -33,6 +32,8 @@ page_header("Hardware & time — method 2",
 db = load_hardware_db()
 scenario = state.get()
 run = state.hardware_run()
+
+summary = st.container(key="flop_summary").empty()  # sticky: the total stays in view while editing
 
 # ------------------------------------------------------------------ inputs
 with st.container(border=True):
@@ -118,6 +119,13 @@ else:
 scenario = state.get()
 
 # ------------------------------------------------------------------ results
+with summary:
+    if estimate is not None:
+        results_bar(estimate.training_flop, estimate.interval,
+                    (format_pf_days(estimate.pfs_days), format_chip_hours(estimate.chip_hours),
+                     f"{format_duration(estimate.wall_clock_hours)} wall-clock"))
+    else:
+        results_bar(None, missing="fix the run's inputs above to get it")
 if estimate is not None:
     peak = estimate.peak
     metric_row([

@@ -64,7 +64,8 @@ with summary_area:
 # The session's estimate is drawn before the ~80 widgets below: the browser shows this number while their
 # code is still loading (first render ≈ 0.9 s instead of 1.7 s; bench/bench_browser.py). Unchanged
 # scenarios (every first load) reuse it at the end of the run.
-before = estimate_method1(scenario, strict=False)
+with summary_area, st.spinner("Counting the FLOP…"):  # shown only when counting takes a moment
+    before = estimate_method1(scenario, strict=False)
 with summary_slot:
     summary_bar(*shown_estimate(before, st.session_state.get(LAST_VALID)))
 transformer_panel()

@@ -87,8 +87,10 @@ def enter_page(name: str) -> None:
 
 
 def set_edited(scenario: Scenario) -> None:
-    """A scenario edited through the widgets (they already show it)."""
-    st.session_state[SCENARIO] = scenario
+    """A scenario edited through the widgets (they already show it); an equal one keeps the object held,
+    so a page can tell by identity that nothing changed."""
+    if scenario != st.session_state.get(SCENARIO):
+        st.session_state[SCENARIO] = scenario
 
 
 def bind(key: str, value, *, replaced: str | None = None) -> str:

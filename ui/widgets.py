@@ -53,15 +53,26 @@ def shown_estimate(estimate, last_valid=None):
     return None, False
 
 
+def results_bar(total: float | None, interval=None, details: tuple[str, ...] = (), missing: str = "",
+                stale: str = "") -> None:
+    """One line with a training compute (and its 90% range) and a few details, kept in view by the page's
+    sticky ``flop_summary`` container; ``missing`` says what to do when there is no total, ``stale`` why the
+    total shown is an old one."""
+    if total is None:
+        st.markdown(f"**Training compute: —** · {missing}")
+        return
+    span = f" (90% range {format_flop(interval.low)} – {format_flop(interval.high)})" if interval else ""
+    st.markdown(" · ".join([f"**Training compute: {format_flop(total)}**{span}", *details])
+                + (f" · :orange[stale: {stale}]" if stale else ""))
+
+
 def summary_bar(estimate, stale: bool = False) -> None:
-    """One line with the training compute (and its range), PF-days and the forward FLOP, kept in view
-    by the page's sticky container; marked stale while an error is being fixed."""
+    """Method 1's results line: training compute (and its range), PF-days, forward FLOP per example;
+    marked stale while an error is being fixed."""
     if estimate is None or estimate.training is None:
-        st.markdown("**Training compute: —** · give the training setup (or fix the error) to get it")
+        results_bar(None, missing="give the training setup (or fix the error) to get it")
         return
     tr = estimate.training
-    interval = getattr(tr, "interval", None)
-    span = f" (90% range {format_flop(interval.low)} – {format_flop(interval.high)})" if interval else ""
-    st.markdown(f"**Training compute: {format_flop(tr.training_flop)}**{span} · {format_pf_days(tr.pfs_days)} · "
-                f"forward {format_flop(estimate.forward_flop)} per example"
-                + (" · :orange[stale: the last valid layer list]" if stale else ""))
+    results_bar(tr.training_flop, getattr(tr, "interval", None),
+                (format_pf_days(tr.pfs_days), f"forward {format_flop(estimate.forward_flop)} per example"),
+                stale="the last valid layer list" if stale else "")

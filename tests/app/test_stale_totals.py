@@ -54,3 +54,24 @@ def test_transformer_rows_lead_with_the_parts_name():
     block_rows = [label for label in labels if "transformer_block" in label and not label.startswith("▾")]
     assert block_rows and not any(label.startswith("transformer") for label in block_rows)
     assert any(label.startswith("attention q projection") for label in block_rows)
+
+
+
+def test_counting_shows_a_running_indicator(monkeypatch):
+    """Large models take a moment: every run that counts does it inside a spinner (shown by Streamlit only
+    when the count lasts), the first load once, an edit twice (the session's scenario, then the edited one)."""
+    import streamlit as st
+
+    said = []
+    spinner = st.spinner
+
+    def recording_spinner(text="", *args, **kwargs):
+        said.append(text)
+        return spinner(text, *args, **kwargs)
+
+    monkeypatch.setattr(st, "spinner", recording_spinner)
+    at = builder()
+    assert said == ["Counting the FLOP…"]
+    at.number_input(key="t_epochs").set_value(20.0).run()
+    assert said == ["Counting the FLOP…"] * 3
+    assert flop(metric(at, "Training compute")) == float(f"{2 * EPOCH_EXAMPLE_TRAINING:.3g}")

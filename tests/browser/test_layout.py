@@ -49,6 +49,32 @@ def test_the_total_stays_in_view_while_editing_the_epochs(server, browser):
     context.close()
 
 
+def test_the_hardware_total_and_its_range_stay_in_view_at_the_foot_of_the_page(server, browser):
+    import math
+    context, page = open_page(browser, f"{server}/hardware", 1440, 900)
+    page.get_by_text("Ranges: chips and time").click()
+    for label, value in (("Chips, low", "6"), ("Chips, high", "12")):
+        box = page.get_by_label(label, exact=True)
+        box.fill(value)
+        box.press("Enter")
+        wait_for_app(page)
+    page.get_by_text("Share, save, export").scroll_into_view_if_needed()  # the foot of the page
+    # 8 A100s × 1 day × 312 TFLOP/s (datasheet, BF16 dense) × 40%; chips log-normal with [6, 12] as 90%
+    z = 1.6448536269514722
+    point = 8 * 86_400 * 312e12 * 0.4
+    mu, sigma = math.log(point * math.sqrt(6 * 12) / 8), math.log(12 / 6) / (2 * z)
+    bar = page.locator(".st-key-flop_summary")
+    text = bar.inner_text()
+    low, high = text.split("90% range ")[1].split(")")[0].replace(" FLOP", "").split(" – ")
+    assert flop(text.split("Training compute: ")[1].split(" (")[0]) == pytest.approx(point, rel=5e-3)
+    assert float(low) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
+    assert float(high) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
+    box = bar.bounding_box()
+    assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900
+    assert page.locator("[data-testid='stException']").count() == 0
+    context.close()
+
+
 @pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
 def test_nothing_is_wider_than_a_phone(server, browser, path):
     context, page = open_page(browser, f"{server}/{path}", 390, 844)
