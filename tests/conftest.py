@@ -58,9 +58,10 @@ def chromium_path() -> str:
     return path
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def server():
-    """A Streamlit server of this checkout on a free loopback port, for one test module."""
+    """A Streamlit server of this checkout on a free loopback port, shared by the browser tests (each
+    test opens its own browser context, so its own Streamlit session)."""
     from tests.browser.harness import streamlit_server
 
     with streamlit_server() as url:

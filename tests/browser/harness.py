@@ -53,16 +53,26 @@ def streamlit_server(timeout_s: float = 60.0):
             proc.kill()
 
 
-def wait_for_app(page, timeout_ms: int = 60_000) -> None:
-    """Until the script has run: a metric or a title is drawn and nothing is 'running'."""
-    page.wait_for_selector("[data-testid='stAppViewContainer']", timeout=timeout_ms)
-    page.wait_for_selector("h1", timeout=timeout_ms)
-    page.wait_for_function(
-        "() => !document.querySelector('[data-testid=\"stStatusWidget\"]')", timeout=timeout_ms)
-    # widgets' code loads lazily: until then Streamlit draws grey skeletons
-    page.wait_for_function("() => !document.querySelector('[data-testid=\"stSkeleton\"], .stSkeleton')",
-                           timeout=timeout_ms)
-    page.wait_for_timeout(800)
+SETTLED = """(quiet_ms) => {
+  const app = document.querySelector('[data-testid="stApp"]');
+  const done = app !== null && app.getAttribute('data-test-script-state') === 'notRunning'
+    && document.querySelector('h1') !== null
+    && !document.querySelector('[data-testid="stStatusWidget"], [data-testid="stSkeleton"], .stSkeleton');
+  if (!done) { window.__flopscopeSettled = null; return false; }
+  window.__flopscopeSettled = window.__flopscopeSettled || performance.now();
+  return performance.now() - window.__flopscopeSettled >= quiet_ms;
+}"""
+"""The app is settled: the script is not running (the state Streamlit's own end-to-end tests read from
+``stApp``), the title is drawn, no widget is still a grey skeleton, and that has held for ``quiet_ms``
+(a page that calls ``st.rerun()`` passes through 'notRunning' between its two runs)."""
+
+
+def wait_for_app(page, timeout_ms: int = 60_000, debounce_ms: int = 250, quiet_ms: int = 150) -> None:
+    """Until the script has run and the page is drawn. ``debounce_ms`` first: a widget sends its value a
+    moment after the key press or click (text fields debounce), so the run it starts is not missed."""
+    page.wait_for_timeout(debounce_ms)
+    page.evaluate("window.__flopscopeSettled = null")  # a settled moment of an earlier run does not count
+    page.wait_for_function(SETTLED, arg=quiet_ms, timeout=timeout_ms, polling=50)
 
 
 def metric_value(page, label: str) -> str:

@@ -31,7 +31,6 @@ def healthy(page) -> None:
 
 def settle(page) -> None:
     """After a click or an edit: until the rerun it started has finished."""
-    page.wait_for_timeout(400)
     wait_for_app(page)
     healthy(page)
 
