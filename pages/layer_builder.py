@@ -33,8 +33,7 @@ page_header("Layer builder — method 1",
 scenario = state.get()
 data = scenario.model_dump(mode="json")
 rev = state.rev()
-PICK = "m1_pick"
-"""The layer being edited (an index), kept across the picker widgets of successive layer lists."""
+PICK = "m1_pick"  # the layer being edited (an index), kept across the picker widgets of successive layer lists
 
 # ------------------------------------------------------------------ presets
 with st.container(border=True):

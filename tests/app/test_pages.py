@@ -171,3 +171,22 @@ def test_hardware_page_states_the_assumed_format_once():
     at = AppTest.from_file(str(ROOT / "pages" / "hardware.py"), default_timeout=60).run()
     said = [str(e.value) for kind in ("info", "caption", "warning") for e in getattr(at, kind)]
     assert sum("assumed" in s.lower() and "usual training format" in s for s in said) == 1, said
+
+
+@pytest.mark.parametrize("script", sorted(p.name for p in (ROOT / "pages").glob("*.py")) + ["../app.py"])
+def test_no_page_shows_a_stray_string(script):
+    """Streamlit draws a page's bare expressions ('magic'): a string standing alone after the module
+    docstring — an attribute docstring, a note to ourselves — would appear on the page as text."""
+    import ast
+
+    def strays(body, top):
+        for i, node in enumerate(body):
+            if (isinstance(node, ast.Expr) and isinstance(node.value, ast.Constant)
+                    and isinstance(node.value.value, str) and not (top and i == 0)):
+                yield node.lineno, node.value.value[:60]
+            if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+                for attr in ("body", "orelse", "finalbody", "handlers"):
+                    yield from strays(getattr(node, attr, []) or [], False)
+
+    tree = ast.parse((ROOT / "pages" / script).read_text(encoding="utf-8"))
+    assert list(strays(tree.body, True)) == []
