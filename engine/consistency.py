@@ -3,20 +3,22 @@ flag when they differ by more than a factor (3 by default: OpenAI aimed for agre
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, Field
 
 from engine.errors import PositiveFinite, parse_input
+from engine.results import Result
 from engine.units import flop_to_pfs_days
 
 DEFAULT_TOLERANCE_FACTOR = 3.0
 
 
-class ConsistencyCheck(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ConsistencyCheck(Result):
     """How far apart the two estimates are, and what utilization would reconcile them."""
 
-    model_config = ConfigDict(frozen=True)
     method1_training_flop: float
     method2_training_flop: float
     method1_pfs_days: float
@@ -48,9 +50,12 @@ def consistency_check(method1_training_flop: float, method2_training_flop: float
                       utilization: float | None = None,
                       tolerance_factor: float = DEFAULT_TOLERANCE_FACTOR) -> ConsistencyCheck:
     """Compare C1 (operations) with C2 (hardware × time × u): ratio C2/C1, and u' = u × C1/C2."""
-    parse_input(ConsistencyInputs, {"method1_training_flop": method1_training_flop,
-                                    "method2_training_flop": method2_training_flop,
-                                    "utilization": utilization, "tolerance_factor": tolerance_factor})
+    inputs = parse_input(ConsistencyInputs, {"method1_training_flop": method1_training_flop,
+                                             "method2_training_flop": method2_training_flop,
+                                             "utilization": utilization, "tolerance_factor": tolerance_factor})
+    # the validated values: numbers as floats (an int budget is reported as 1e+24, not 10**24)
+    method1_training_flop, method2_training_flop = inputs.method1_training_flop, inputs.method2_training_flop
+    utilization, tolerance_factor = inputs.utilization, inputs.tolerance_factor
     ratio = method2_training_flop / method1_training_flop
     factor = max(ratio, 1 / ratio)
     agree = factor <= tolerance_factor

@@ -14,11 +14,11 @@ within 3× either way 'Confident', within 10× 'Likely', beyond that 'Speculativ
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict
-
 from engine.errors import InputError
+from engine.results import Result
 
 Z90 = 1.6448536269514722
 """Standard normal 95th percentile: the 90% interval is ±Z90 σ."""
@@ -40,10 +40,10 @@ class Factor(NamedTuple):
     high: float
 
 
-class Interval(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Interval(Result):
     """A 90% interval around a point estimate, how it was computed, and its Epoch confidence label."""
 
-    model_config = ConfigDict(frozen=True)
     point: float
     low: float
     high: float

@@ -17,6 +17,7 @@ import sys
 from pydantic import ValidationError
 
 from engine.errors import InputError, from_validation_error
+from engine.results import Result
 
 COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
             "optimal", "memory", "plan")
@@ -30,6 +31,8 @@ class _Parser(argparse.ArgumentParser):
 
 
 def _json_default(value):
+    if isinstance(value, Result):
+        return value.as_dict()
     if hasattr(value, "model_dump"):
         return value.model_dump(mode="json")
     raise TypeError(f"not JSON serialisable: {type(value).__name__}")

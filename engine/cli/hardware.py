@@ -51,7 +51,7 @@ def _hardware(args) -> dict:
     run = run_from_args(args)
     estimate = estimate_method2(run)
     costs = estimate_costs(run)
-    out = estimate.model_dump(mode="json")
+    out = estimate.as_dict()
     out.update({
         "chip": estimate.peak.chip_id, "hardware": estimate.peak.hardware_name,
         # the peak's own fields, flat for scripts (the estimate keeps them in ``peak`` only)
@@ -63,7 +63,7 @@ def _hardware(args) -> dict:
         "low": estimate.training_flop_low, "high": estimate.training_flop_high,
         "confidence": estimate.interval.confidence if estimate.interval else None,
         "cost_usd": costs.cost_usd, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
-        "costs": costs.model_dump(mode="json"),
+        "costs": costs.as_dict(),
     })
     return out
 

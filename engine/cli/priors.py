@@ -14,14 +14,14 @@ from engine.method2.utilization_priors import (
 def _priors(args) -> dict:
     shipped = load_utilization_reports()
     out = {"shipped": {"source": "utilization_reports.csv", "reports": len(shipped),
-                       "groups": [p.model_dump() for p in summarise(shipped)],
+                       "groups": [p.as_dict() for p in summarise(shipped)],
                        "presets": [p.model_dump() for p in prior_presets(reports=shipped)]},
            "min_reports_for_a_preset": MIN_REPORTS}
     if args.csv:
         from engine.trends.epoch_csv import read_epoch_csv
         reports = reports_from_epoch(read_epoch_csv(args.csv).hardware_rows)
         out["csv"] = {"source": args.csv, "reports": len(reports),
-                      "groups": [p.model_dump() for p in summarise(reports)],
+                      "groups": [p.as_dict() for p in summarise(reports)],
                       "presets": [p.model_dump() for p in prior_presets(reports=reports, origin="Epoch")]}
     return out
 

@@ -11,10 +11,10 @@ from engine.trends.reconcile import reconcile_epoch_csv
 
 def _reconcile(args) -> dict:
     result = reconcile_epoch_csv(args.csv)
-    rows = [r.model_dump(mode="json") for r in result.rows]
+    rows = [r.as_dict() for r in result.rows]
     if args.flagged:
         rows = [r for r in rows if r["flagged"] or r["status"] != "compared"]
-    return {"source": args.csv, "summary": result.summary.model_dump(mode="json"), "rows": rows}
+    return {"source": args.csv, "summary": result.summary.as_dict(), "rows": rows}
 
 
 def register(sub) -> None:

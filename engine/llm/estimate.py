@@ -14,6 +14,7 @@ from engine.llm.config import TransformerConfig, validate_transformer_config
 from engine.method1.layers import Size
 from engine.llm.formulas import FormulaResult, ModelShape, formula_results
 from engine.method1.training import DEFAULT_BACKWARD_RATIO, TrainingResult, TrainingSetup, training_compute
+from engine.results import Result, to_json
 
 MAX_TOKENS = 1e18
 
@@ -34,9 +35,11 @@ class TransformerRun(BaseModel):
     backward_ratio: float = DEFAULT_BACKWARD_RATIO
 
 
-@dataclass(slots=True)
-class TransformerEstimate:
-    """Parameters (total, non-embedding, active), the detailed count and every formula."""
+@dataclass(frozen=True, slots=True)
+class TransformerEstimate(Result):
+    """Parameters (total, non-embedding, active), the detailed count and every formula.
+
+    Its JSON view (``as_dict``) is flat: the config's, the run's and the count's figures side by side."""
 
     config: TransformerConfig
     run: TransformerRun
@@ -78,11 +81,11 @@ class TransformerEstimate:
             "forward_flop_per_token": arch.forward_flop / self.seq_len,
             "training_flop": self.training.training_flop, "pfs_days": self.training.pfs_days,
             "formulas": {f.key: f.training_flop for f in self.formulas},
-            "formula_details": [f.as_dict() for f in self.formulas],
+            "formula_details": to_json(self.formulas),
             "forward_flop_by_part": self.forward_flop_by_part(),
         }
         if layers:
-            out["layers"] = [row.as_dict() for row in arch.rows]
+            out["layers"] = to_json(arch.rows)
         return out
 
 

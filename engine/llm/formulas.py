@@ -10,6 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
+from engine.results import Result
+
 
 class ModelShape(NamedTuple):
     """What the formulas need to know of a model and its run."""
@@ -118,8 +120,10 @@ FORMULAS: tuple[Formula, ...] = (
 )
 
 
-@dataclass(slots=True)
-class FormulaResult:
+@dataclass(frozen=True, slots=True)
+class FormulaResult(Result):
+    """One formula's training compute for this model and run, beside the detailed count."""
+
     key: str
     label: str
     source: str
@@ -128,11 +132,6 @@ class FormulaResult:
     vs_detailed_percent: float | None
     """(formula − detailed) / detailed × 100."""
     caveats: list[str]
-
-    def as_dict(self) -> dict:
-        return {"key": self.key, "label": self.label, "source": self.source, "assumptions": self.assumptions,
-                "training_flop": self.training_flop, "vs_detailed_percent": self.vs_detailed_percent,
-                "caveats": self.caveats}
 
 
 def formula_results(model: ModelShape, detailed_flop: float | None = None) -> list[FormulaResult]:

@@ -12,6 +12,7 @@ from engine.method1.kinds import Layer
 from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, check_nesting
 from engine.method1.costs import prod
 from engine.method1.layers import MAX_SIZE, Flow, ShapeError
+from engine.results import Result
 from engine.units import FLOP_PER_MAC
 
 __all__ = ["MAX_LAYERS", "Architecture", "ArchitectureResult", "BlockRow", "InputSpec", "LayerRow", "evaluate"]
@@ -52,8 +53,9 @@ class Architecture(BaseModel):
 
 
 @dataclass(slots=True)
-class LayerRow:
-    """One layer's result, per example (the whole sequence where there is one).
+class LayerRow(Result):
+    """One layer's result, per example (the whole sequence where there is one). Not frozen: the walk
+    multiplies a repeat's rows by its copies and sets each row's share once the total is known.
 
     Inside blocks, ``path`` names the layer (``layers[3].branches[1][2]``), ``depth`` counts the blocks
     around it and ``index`` is the top-level layer it belongs to. ``copies``: the copies of a repeat
@@ -83,23 +85,21 @@ class LayerRow:
         item = self.output_shape[1:] if self.steps else self.output_shape
         return Flow(tuple(item), self.steps).describe()
 
+    json_fields = ("index", "type", "name", "output_shape", "params", "macs", "forward_flop", "part",
+                   "active_params", "path", "copies")
+    json_omit_default = frozenset({"part", "active_params", "copies"})
+
     def as_dict(self) -> dict:
-        out = {"index": self.index, "type": self.type, "name": self.name, "output_shape": self.output_shape,
-               "params": self.params, "macs": self.macs, "forward_flop": self.forward_flop}
-        if self.part:
-            out["part"] = self.part
-        if self.active_params is not None:
-            out["active_params"] = self.active_params
-        if self.depth:
-            out["path"] = self.path
-        if self.copies > 1:
-            out["copies"] = self.copies
+        out = Result.as_dict(self)
+        if not self.depth:  # a top-level row's path only repeats its index
+            del out["path"]
         return out
 
 
 @dataclass(slots=True)
-class BlockRow:
-    """A block's subtotal: its rows ``rows[first:end]`` summed (all copies of a repeat included)."""
+class BlockRow(Result):
+    """A block's subtotal: its rows ``rows[first:end]`` summed (all copies of a repeat included). Not frozen:
+    a repeat's copies multiply it."""
 
     index: int
     path: str
@@ -117,14 +117,13 @@ class BlockRow:
     detail: str = ""
     """What kind of block, in words: 'n copies' (repeat), the merge (branches)."""
 
-    def as_dict(self) -> dict:
-        return {"path": self.path, "type": self.type, "name": self.name, "output_shape": self.output_shape,
-                "params": self.params, "macs": self.macs, "forward_flop": self.forward_flop}
+    json_fields = ("path", "type", "name", "output_shape", "params", "macs", "forward_flop")
 
 
 @dataclass(slots=True)
-class ArchitectureResult:
+class ArchitectureResult(Result):
     """Totals and rows; ``error`` is set (and rows stop) at the first layer that cannot take its input.
+    Not frozen: ``evaluate`` fills it in once the walk is done (or stopped).
 
     ``rows``: one per layer (per part of a composite kind), blocks walked into, in order; their sums are
     the totals. ``blocks``: one subtotal per block, in the order the blocks open."""

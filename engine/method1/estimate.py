@@ -5,13 +5,16 @@ from dataclasses import dataclass
 
 from engine.method1.architecture import ArchitectureResult, evaluate
 from engine.errors import InputError
+from engine.results import Result, to_json
 from engine.scenario import Scenario
 from engine.method1.training import TrainingResult, training_compute
 
 
-@dataclass(slots=True)
-class Method1Estimate:
-    """Forward FLOP per example, and training FLOP when the training setup is given."""
+@dataclass(frozen=True, slots=True)
+class Method1Estimate(Result):
+    """Forward FLOP per example, and training FLOP when the training setup is given.
+
+    Its JSON view (``as_dict``) is flat for scripts: the training figures at the top, the rows as ``layers``."""
 
     convention: str
     params: int
@@ -35,9 +38,9 @@ class Method1Estimate:
             out["high"] = interval.high if interval else None
             out["confidence"] = interval.confidence if interval else None
             out["pfs_days"] = self.training.pfs_days
-            out["training"] = self.training.model_dump()
+            out["training"] = self.training.as_dict()
         if self.architecture is not None:
-            out["layers"] = [row.as_dict() for row in self.architecture.rows]
+            out["layers"] = to_json(self.architecture.rows)
         return out
 
 

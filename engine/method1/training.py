@@ -10,12 +10,14 @@ from __future__ import annotations
 
 import math
 import sys
+from dataclasses import dataclass
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
 from engine.ranges import Factor, Interval, check_range, monte_carlo_interval
+from engine.results import Result
 from engine.units import FLOP_PER_MAC, flop_to_pfs_days
 
 
@@ -95,7 +97,8 @@ class TrainingSetup(BaseModel):
         return 1.0 + self.backward_ratio + (1.0 if self.recomputation else 0.0)
 
 
-class TrainingResult(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class TrainingResult(Result):
     """Training compute of the whole run: C = F × passes × total_examples + optimizer FLOP."""
 
     forward_flop_per_example: float
@@ -132,7 +135,7 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0)
             return (forward_flop * passes + optimizer_per_example) * examples * setup.epochs
 
         interval = monte_carlo_interval(total, factors, total_of)
-    return TrainingResult(forward_flop_per_example=forward_flop, passes=setup.passes, total_examples=examples,
+    return TrainingResult(forward_flop_per_example=float(forward_flop), passes=setup.passes, total_examples=examples,
                           steps=setup.steps, optimizer_flop=optimizer_flop, training_flop=total,
                           pfs_days=flop_to_pfs_days(total), interval=interval)
 

@@ -9,24 +9,24 @@ facility's cooling and power losses.
 from __future__ import annotations
 
 from collections.abc import Mapping
-
-from pydantic import BaseModel, ConfigDict
+from dataclasses import dataclass
 
 from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
 from engine.errors import parse_input
 from engine.method2.run import EnergyInputs, HardwareRun
+from engine.results import Result
 from engine.units import SECONDS_PER_HOUR
 
 WATT_HOURS_PER_KWH = 1_000.0
 
 
-class CostEstimate(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class CostEstimate(Result):
     """Cost (USD), energy (kWh) and CO2 (kg) of ``chip_hours``, with the basis of every input.
 
     A figure is None when its input is unknown (no price / no TDP for the chip and none given).
     """
 
-    model_config = ConfigDict(frozen=True)
     chip_hours: float
     price_usd_per_chip_hour: float | None
     price_basis: str | None

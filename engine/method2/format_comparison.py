@@ -1,16 +1,20 @@
 """One run, every number format its chip has: the method-2 FLOP and the time a budget takes."""
 from __future__ import annotations
 
-from pydantic import BaseModel
+from dataclasses import dataclass
 
 from engine.errors import InputError
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
 from engine.method2.run import HardwareRun, estimate_method2
 from engine.method2.planning import wall_clock_hours
 from engine.method2.precision import PRECISIONS
+from engine.results import Result
 
 
-class FormatRow(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FormatRow(Result):
+    """One format × tensor-core setting of the run's chip: its peak, method 2 in it, and the budget's time."""
+
     precision: str
     tensor_cores: bool
     peak_key: str

@@ -6,9 +6,10 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from engine.method2.costs import CostEstimate, costs_for_chip_hours, run_chip
 from engine.errors import InputError
@@ -16,6 +17,7 @@ from engine.method2.hardware_db import HardwareDB, load_hardware_db
 from engine.method2.run import (
     EnergyInputs, HardwareSpec, PeakUsed, PositiveFinite, UtilizationInputs, parse_input, resolve_peak,
 )
+from engine.results import Result
 from engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
 
 
@@ -36,10 +38,10 @@ class PlanRequest(EnergyInputs, UtilizationInputs, HardwareSpec):
         return self
 
 
-class RunPlan(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class RunPlan(Result):
     """The wall-clock time on N chips, or the chips needed for a deadline, with its cost."""
 
-    model_config = ConfigDict(frozen=True)
     solved_for: Literal["wall_clock", "chip_count"]
     training_flop: float
     pfs_days: float

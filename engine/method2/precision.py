@@ -7,13 +7,13 @@ same FLOP.
 """
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from engine.errors import InputError, quoted
 from engine.method2.formats import FORMAT_BY_KEY, ONE_FIGURE, PRECISIONS, is_tensor, peak_key, peak_unit
 from engine.method2.hardware_db import Peaks
+from engine.results import Result
 
 Precision = Literal[PRECISIONS]  # type: ignore[valid-type]  # the formats of engine.method2.formats
 SplitBasis = Literal["work", "time"]
@@ -33,10 +33,10 @@ def requested_peak_key(precision: str, tensor_cores: bool) -> str:
     return key
 
 
-class FormatPeak(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class FormatPeak(Result):
     """The peak one format of a run uses, and how it was chosen."""
 
-    model_config = ConfigDict(frozen=True)
     precision: str
     tensor_cores_requested: bool
     peak_key: str

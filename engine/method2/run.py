@@ -10,6 +10,7 @@ from __future__ import annotations
 import math
 import sys
 from collections.abc import Mapping
+from dataclasses import dataclass, replace
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
@@ -23,6 +24,7 @@ from engine.method2.precision import (
 )
 from engine.method2.unknown_hardware import HardwareClass, year_chip
 from engine.ranges import Factor, Interval, check_range, product_interval
+from engine.results import Result
 from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
                           format_number, format_pf_days, format_time_amount, plural)
 
@@ -208,10 +210,10 @@ class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
         return self.chip_seconds / SECONDS_PER_HOUR / self.chip_count
 
 
-class PeakUsed(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class PeakUsed(Result):
     """The per-chip peak an estimate used, stated in full: value, format(s), tensor cores, fallbacks."""
 
-    model_config = ConfigDict(frozen=True)
     hardware_kind: Literal["chip", "custom_chip", "custom_peak", "year_trend"]
     hardware_name: str
     chip_id: str | None
@@ -296,7 +298,7 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
         part = select_format_peak(chip.peaks, precision, tensor_cores, chip_label=chip.name,
                                   allow_fallback=spec.allow_fallback,
                                   field=f"mixed_precision.{precision}" if mixed else "precision")
-        parts.append(part.model_copy(update={"fraction": fraction}))
+        parts.append(replace(part, fraction=fraction))
         if precision == "fp32" and tensor_cores and not assumed:
             notes.append("fp32 uses the vector-unit peak: tensor-core FP32 is TF32 (choose tf32)")
         if precision == "int8":
@@ -325,11 +327,11 @@ def resolve_peak(spec: HardwareSpec | Mapping, db: HardwareDB | None = None) -> 
         peak_low_flop_per_s=low, peak_high_flop_per_s=high)
 
 
-class Method2Estimate(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Method2Estimate(Result):
     """Training FLOP by method 2 (whole run), with every input it used; ``peak`` states the per-chip peak
     (value, format, tensor cores, fallbacks) and is not copied here."""
 
-    model_config = ConfigDict(frozen=True)
     training_flop: float
     pfs_days: float
     training_flop_low: float | None

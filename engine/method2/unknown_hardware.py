@@ -22,13 +22,13 @@ hardware trained in then, flagged, by the same chains a chip uses (``formats.Pea
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Literal
-
-from pydantic import BaseModel, ConfigDict
 
 from engine.errors import InputError
 from engine.method2.formats import FORMAT_BY_KEY, PEAK_KEYS
 from engine.method2.hardware_db import Chip, HardwareDB, Peaks
+from engine.results import Result
 from engine.trends.partial_dates import parse_partial_date
 
 HardwareClass = Literal["data_center", "workstation_consumer"]
@@ -56,10 +56,10 @@ def default_key_for_year(year: int) -> str:
     return "fp32" if year < 2017 else "fp16_tensor" if year < 2020 else "bf16_tensor"
 
 
-class YearPeak(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class YearPeak(Result):
     """The trend peak of one format for one year and class, with its 90% band and the chips behind it."""
 
-    model_config = ConfigDict(frozen=True)
     year: int
     hardware_class: str
     peak_key: str

@@ -8,14 +8,16 @@ utilization to use in method 2 is lower.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from engine.errors import InputError
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
 from engine.errors import PositiveFinite, parse_input
 from engine.method2.run import HardwareSpec, PeakUsed, resolve_peak
+from engine.results import Result
 
 
 def utilization_presets(db: HardwareDB | None = None) -> list[UtilizationPreset]:
@@ -56,10 +58,10 @@ class MeasuredThroughput(HardwareSpec):
         return self.items_per_s if self.items_per_s is not None else self.batch_size / self.step_time_s
 
 
-class MeasuredUtilization(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class MeasuredUtilization(Result):
     """Achieved FLOP/s and model FLOPs utilization (MFU) against the stated peak."""
 
-    model_config = ConfigDict(frozen=True)
     items_per_s: float
     item: str
     achieved_flop_per_s: float

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import csv
 import statistics
+from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
@@ -17,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import InputError, from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
+from engine.results import Result
 from engine.trends.epoch_csv import HardwareRow, parse_flop
 
 REPORTS_PATH = Path(__file__).resolve().parents[2] / "utilization_reports.csv"
@@ -46,10 +48,10 @@ class UtilizationReport(BaseModel):
     note: str = Field("", max_length=1000)
 
 
-class UtilizationPrior(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class UtilizationPrior(Result):
     """A group of reports (one generation × one scale) summarised."""
 
-    model_config = ConfigDict(frozen=True)
     generation: str
     scale: str
     n: int

@@ -10,15 +10,21 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import InputError
+from engine.results import Result
 
 MAX_TOKENS = 1e30
 
 
 @dataclass(frozen=True, slots=True)
-class Lifetime:
+class Lifetime(Result):
+    """Training plus serving ``tokens_served`` tokens: the totals, inference's share, the break-even point."""
+
     training_flop: float
     inference_flop_per_token: float
     tokens_served: float
+
+    json_fields = ("training_flop", "inference_flop_per_token", "tokens_served", "inference_flop", "total_flop",
+                   "inference_share", "break_even_tokens")
 
     @property
     def inference_flop(self) -> float:
@@ -36,12 +42,6 @@ class Lifetime:
     def break_even_tokens(self) -> float:
         """Tokens served at which inference has cost as much as training."""
         return self.training_flop / self.inference_flop_per_token if self.inference_flop_per_token else math.inf
-
-    def as_dict(self) -> dict:
-        return {"training_flop": self.training_flop, "inference_flop_per_token": self.inference_flop_per_token,
-                "tokens_served": self.tokens_served, "inference_flop": self.inference_flop,
-                "total_flop": self.total_flop, "inference_share": self.inference_share,
-                "break_even_tokens": self.break_even_tokens}
 
 
 def _non_negative(value: float, field: str, limit: float = MAX_TOKENS) -> float:

@@ -33,6 +33,7 @@ from dataclasses import dataclass
 from engine.errors import InputError
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import PlanModel
+from engine.results import Result
 
 GB = 1e9
 
@@ -67,7 +68,7 @@ def block_activation_bytes(s: int, b: int, h: int, a: int, t: int = 1, recompute
 
 
 @dataclass(frozen=True, slots=True)
-class Memory:
+class Memory(Result):
     """Bytes per chip (the most loaded chip: pipeline stage 1)."""
 
     weights: float
@@ -152,7 +153,9 @@ def divisors(n: int) -> list[int]:
 
 
 @dataclass(frozen=True, slots=True)
-class FewestChips:
+class FewestChips(Result):
+    """The fewest chips that hold the model, with their layout and memory per chip."""
+
     chips: int
     layout: Layout
     memory: Memory

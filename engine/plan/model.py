@@ -11,10 +11,11 @@ from dataclasses import dataclass
 
 from engine.errors import InputError
 from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
+from engine.results import Result
 
 
 @dataclass(frozen=True, slots=True)
-class PlanModel:
+class PlanModel(Result):
     """Parameters, FLOP and shapes of one model trained on examples (sequences) of ``seq_len`` tokens."""
 
     params: int

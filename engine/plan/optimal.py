@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from engine.errors import InputError
+from engine.results import Result
 
 Rule = Literal["tokens-per-param", "hoffmann-approach3", "besiroglu-2024"]
 RULES: tuple[str, ...] = ("tokens-per-param", "hoffmann-approach3", "besiroglu-2024")
@@ -30,7 +31,7 @@ MAX_FLOP = 1e40
 
 
 @dataclass(frozen=True, slots=True)
-class LossFit:
+class LossFit(Result):
     """L(N, D) = E + A/N^α + B/D^β."""
 
     key: str
@@ -79,20 +80,23 @@ TOKENS_PER_PARAM_SOURCE = ("Hoffmann et al. 2022: Chinchilla, 70B parameters on 
 
 
 @dataclass(frozen=True, slots=True)
-class Optimum:
+class Optimum(Result):
+    """The compute-optimal N (``params``) and D (``tokens``) for a budget C (``flop``) under ``rule``."""
+
     rule: str
     flop: float
     params: float
     tokens: float
-    loss: float | None
     source: str
+    loss: float | None = None
+    """L(N, D) of the fitted law (None for the tokens-per-param rule, which has none)."""
 
-    def as_dict(self) -> dict:
-        out = {"rule": self.rule, "flop": self.flop, "params": self.params, "tokens": self.tokens,
-               "tokens_per_param": self.tokens / self.params, "source": self.source}
-        if self.loss is not None:
-            out["loss"] = self.loss
-        return out
+    json_fields = ("rule", "flop", "params", "tokens", "tokens_per_param", "source", "loss")
+    json_omit_default = frozenset({"loss"})
+
+    @property
+    def tokens_per_param(self) -> float:
+        return self.tokens / self.params
 
 
 def check_flop(flop: object, field: str = "flop") -> float:
@@ -115,13 +119,13 @@ def compute_optimal(flop: float, rule: str = "tokens-per-param") -> Optimum:
     flop = check_flop(flop)
     if rule == "tokens-per-param":
         params = math.sqrt(flop / (TRAINING_FLOP_PER_PARAM_TOKEN * TOKENS_PER_PARAM))
-        return Optimum(rule, flop, params, TOKENS_PER_PARAM * params, None, TOKENS_PER_PARAM_SOURCE)
+        return Optimum(rule, flop, params, TOKENS_PER_PARAM * params, TOKENS_PER_PARAM_SOURCE)
     fit = FITS.get(rule)
     if fit is None:
         raise InputError("rule", f"unknown rule {rule!r}; choose one of {', '.join(RULES)}")
     params = fit.optimal_params(flop)
     tokens = flop / (TRAINING_FLOP_PER_PARAM_TOKEN * params)
-    return Optimum(rule, flop, params, tokens, fit.loss(params, tokens), fit.source)
+    return Optimum(rule, flop, params, tokens, fit.source, fit.loss(params, tokens))
 
 
 def iso_flop_curve(fit: LossFit, flop: float, params: list[float]) -> list[float]:
@@ -130,7 +134,7 @@ def iso_flop_curve(fit: LossFit, flop: float, params: list[float]) -> list[float
 
 
 @dataclass(frozen=True, slots=True)
-class InferenceAware:
+class InferenceAware(Result):
     """Sardana et al. 2023: same loss as the compute-optimal model, least training + inference FLOP."""
 
     params: float

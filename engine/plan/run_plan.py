@@ -17,6 +17,7 @@ from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
 from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY, StepTime, step_time
 from engine.plan.thresholds import compare
+from engine.results import Result, to_json
 
 MAX_TOKENS = 1e18
 
@@ -39,7 +40,10 @@ def peak_for(chip: Chip, precision: str) -> float:
 
 
 @dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(Result):
+    """One plan: memory per chip always, the step time when the layout has a global batch. Its JSON view is
+    flat: the memory's and the step's figures at the top, the layout and options by value."""
+
     chip: Chip
     link: Interconnect
     layout: Layout
@@ -56,9 +60,8 @@ class Plan:
         return self.step.model_flop_per_step / self.step.tokens_per_step * self.tokens
 
     def as_dict(self) -> dict:
-        out = {"chip": self.chip.id, "chips": self.layout.chips, "layout": self.layout.model_dump(),
-               "options": self.options.model_dump(), "interconnect": self.link.model_dump(),
-               }
+        out = {"chip": self.chip.id, "chips": self.layout.chips, "layout": to_json(self.layout),
+               "options": to_json(self.options), "interconnect": to_json(self.link)}
         out.update(self.memory.as_dict())
         if self.step is not None:
             out["step"] = self.step.as_dict(self.tokens)
@@ -91,7 +94,9 @@ def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings:
 
 
 @dataclass(frozen=True, slots=True)
-class SweepRow:
+class SweepRow(Result):
+    """One layout of a sweep, with its memory and step time; its JSON view is one flat row."""
+
     layout: Layout
     memory: Memory
     step: StepTime

@@ -30,12 +30,15 @@ from engine.plan.interconnects import Interconnect
 from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, Layout, MemoryOptions
 from engine.plan.memory import activation_bytes_per_value
 from engine.plan.model import PlanModel
+from engine.results import Result
 
 DEFAULT_BACKWARD_RATIO = 2.0
 
 
 @dataclass(frozen=True, slots=True)
-class StepTime:
+class StepTime(Result):
+    """One training step's time by parts (seconds), the FLOP it does, and the chips and peak it ran on."""
+
     compute_s: float
     bubble_s: float
     tp_comm_s: float

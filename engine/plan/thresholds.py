@@ -7,9 +7,11 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
+from engine.results import Result
+
 
 @dataclass(frozen=True, slots=True)
-class Threshold:
+class Threshold(Result):
     key: str
     label: str
     flop: float
@@ -52,7 +54,7 @@ MODIFICATION_SOURCE = (
 
 
 @dataclass(frozen=True, slots=True)
-class Standing:
+class Standing(Result):
     threshold: Threshold
     ratio: float
     """flop / threshold."""

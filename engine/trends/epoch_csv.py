@@ -18,11 +18,11 @@ import math
 import os
 import re
 from collections import Counter
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from pydantic import BaseModel
-
 from engine.errors import InputError
+from engine.results import Result
 from engine.trends.partial_dates import parse_partial_date
 from engine.trends.runs_dataset import RunPoint
 
@@ -61,8 +61,12 @@ _FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 _THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 
 
-class HardwareRow(BaseModel):
-    """A row's method-2 cells as written (text), for the reconciliation; ``flop`` may be empty."""
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HardwareRow(Result):
+    """A row's method-2 cells as written (text), for the reconciliation; ``flop`` may be empty.
+
+    The importer's output, not an input model: every cell is text kept as written (the reconciliation
+    parses the numbers and reports a bad one per row), so there is nothing to validate here."""
 
     row: int
     name: str
@@ -79,8 +83,13 @@ class HardwareRow(BaseModel):
     confidence: str = ""
 
 
-class EpochImport(BaseModel):
-    """Usable runs of one CSV, and what was skipped and why."""
+_ROW_CELLS = frozenset(f.name for f in fields(HardwareRow)) - {"row", "name"}
+"""The cells a ``HardwareRow`` keeps (its name is given apart; the organization is not kept)."""
+
+
+@dataclass(frozen=True, slots=True, kw_only=True)
+class EpochImport(Result):
+    """Usable runs of one CSV (each validated as a ``RunPoint``), and what was skipped and why."""
 
     runs: list[RunPoint]
     rows_read: int
@@ -88,7 +97,7 @@ class EpochImport(BaseModel):
     skipped_by_reason: dict[str, int]
     columns: dict[str, str]
     """role → the header it was found under, e.g. ``{"name": "System", ...}``."""
-    hardware_rows: list[HardwareRow] = []
+    hardware_rows: list[HardwareRow] = field(default_factory=list)
     """Rows naming training hardware, a chip count and a training time (all three)."""
 
     def require_runs(self) -> "EpochImport":
@@ -247,7 +256,7 @@ def _parse(text: str, delimiter: str) -> EpochImport:
                 runs.append(point)
             if all(cells.get(role) for role in HARDWARE_ROLES):
                 hardware_rows.append(HardwareRow(row=rows_read, name=cells["name"] or f"(row {rows_read}, unnamed)",
-                                                 **{k: v for k, v in cells.items() if k != "name"}))
+                                                 **{k: v for k, v in cells.items() if k in _ROW_CELLS}))
     except csv.Error as exc:
         raise InputError("csv", f"line {reader.line_num}: {exc}") from None
     return EpochImport(runs=runs, rows_read=rows_read, skipped=sum(skipped.values()),

@@ -14,13 +14,14 @@ runs of that domain, also those before the window), then the window.
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from typing import Iterable
 
 import numpy as np
 import pandas as pd
-from pydantic import BaseModel, Field
 
 from engine.errors import InputError, quoted
+from engine.results import Result
 from engine.trends.runs_dataset import FRAME_COLUMNS, RunPoint, TrainingRun, runs_frame
 from engine.trends.student_t import t_quantile
 from engine.trends.windows import NAMED_WINDOWS, Frontier, TrendQuery  # noqa: F401 (re-exported)
@@ -31,21 +32,25 @@ LOG10_2_MONTHS = 12 * math.log10(2)
 Runs = pd.DataFrame | Iterable[RunPoint | TrainingRun]
 
 
-class LogLinearFit(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class LogLinearFit(Result):
     """Least-squares line of log10(value) on decimal years: n, slope, growth, doubling and 95% intervals."""
 
     n: int
     first_year: float
     last_year: float
     slope_oom_per_year: float
-    ci_slope_oom_per_year: tuple[float, float] | None = Field(None, description="95%; None when n < 3")
+    ci_slope_oom_per_year: tuple[float, float] | None = None
+    """95%; None when n < 3."""
     growth_per_year: float
     ci_growth_per_year: tuple[float, float] | None = None
-    doubling_months: float | None = Field(None, description="None when the slope is not positive")
-    ci_doubling_months: tuple[float | None, float | None] | None = Field(
-        None, description="95% (low, high); an end is None where the interval is unbounded; None when n < 3")
+    doubling_months: float | None = None
+    """None when the slope is not positive."""
+    ci_doubling_months: tuple[float | None, float | None] | None = None
+    """95% (low, high); an end is None where the interval is unbounded; None when n < 3."""
     r_squared: float | None
-    residual_std_oom: float | None = Field(None, description="spread of the points around the line, in OOM")
+    residual_std_oom: float | None = None
+    """Spread of the points around the line, in OOM."""
     mean_year: float
     mean_log10_value: float
 
@@ -54,6 +59,7 @@ class LogLinearFit(BaseModel):
         return 10 ** (self.mean_log10_value + self.slope_oom_per_year * (decimal_year - self.mean_year))
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class TrendFit(LogLinearFit):
     """A fitted trend of training FLOP, with the query that chose its runs."""
 

@@ -7,16 +7,18 @@ below accelerators of the same year and would dominate the slope. The fit is
 """
 from __future__ import annotations
 
-from pydantic import BaseModel, Field
+from dataclasses import dataclass
 
 from engine.errors import InputError, quoted
 from engine.method2.formats import PEAK_KEYS, peak_unit
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
 from engine.trends.partial_dates import parse_partial_date
+from engine.results import Result
 from engine.trends.fit import LogLinearFit, log_linear_fit_fields
 
 
-class HardwarePoint(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class HardwarePoint(Result):
     """One chip's peak in one number format, at its release date."""
 
     chip_id: str
@@ -24,16 +26,19 @@ class HardwarePoint(BaseModel):
     vendor: str
     release_date: str
     decimal_year: float
-    peak_flop_per_s: float = Field(description="dense peak; OP/s for int8")
+    peak_flop_per_s: float
+    """Dense peak; OP/s for int8."""
 
 
+@dataclass(frozen=True, slots=True, kw_only=True)
 class HardwareTrend(LogLinearFit):
     """The trend of peak throughput in one number format (``mean_log10_value`` is log10 FLOP/s)."""
 
     peak_key: str
     unit: str
     include_cpus: bool
-    chips: list[str] = Field(description="ids of the chips in the fit, by release date")
+    chips: list[str]
+    """Ids of the chips in the fit, by release date."""
 
 
 def hardware_points(peak_key: str, db: HardwareDB | None = None, include_cpus: bool = False,

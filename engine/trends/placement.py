@@ -9,30 +9,38 @@
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 from datetime import date
 
 import numpy as np
-from pydantic import BaseModel, Field
+from pydantic import BaseModel
 
 from engine.errors import InputError, PositiveFinite, parse_input
+from engine.results import Result
 from engine.trends.partial_dates import decimal_year_of, parse_partial_date
 from engine.trends.fit import Runs, TrendQuery, as_frame, select_runs
 
 
-class Placement(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Placement(Result):
     """An estimate among known runs (see the module docstring for each figure)."""
 
     training_flop: float
     n_runs: int
-    rank: int = Field(description="1 = more FLOP than every known run")
-    largest_known: bool = Field(description="more FLOP than every known run")
-    larger_than_every_run_before: str | None = Field(
-        None, description="ISO date of the first known run with more FLOP; None when largest_known")
-    first_larger_run: str | None = Field(None, description="name of that run")
+    rank: int
+    """1 = more FLOP than every known run."""
+    largest_known: bool
+    """More FLOP than every known run."""
+    larger_than_every_run_before: str | None = None
+    """ISO date of the first known run with more FLOP; None when largest_known."""
+    first_larger_run: str | None = None
+    """Name of that run."""
     year: int | None = None
-    rank_at_date: int | None = Field(None, description="rank among runs published up to the estimate's date")
+    rank_at_date: int | None = None
+    """Rank among runs published up to the estimate's date."""
     n_runs_in_year: int = 0
-    percentile_in_year: float | None = Field(None, description="0–100; None when no known run is from that year")
+    percentile_in_year: float | None = None
+    """0–100; None when no known run is from that year."""
 
 
 class _Estimate(BaseModel):

@@ -16,11 +16,11 @@ import math
 import os
 import re
 import statistics
-
-from pydantic import BaseModel
+from dataclasses import dataclass
 
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
 from engine.method2.precision import format_of_peak_key, peak_key_label
+from engine.results import Result
 from engine.trends.epoch_csv import HardwareRow, parse_flop, read_epoch_csv
 from engine.trends.partial_dates import parse_partial_date
 
@@ -36,7 +36,8 @@ _COUNTING_WORDS = re.compile(r"\b6\s*\*?\s*n\s*\*?\s*d\b|operation count|mult-ad
 _CHIP_HOURS_WORDS = re.compile(r"(gpu|tpu|chip|core|accelerator|device)[- ]?(hours|hrs|days)", re.IGNORECASE)
 
 
-class ReconciledRow(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReconciledRow(Result):
     """One row: its inputs as understood, method 2's figure, the reported one, and the verdict."""
 
     row: int
@@ -63,7 +64,10 @@ class ReconciledRow(BaseModel):
     confidence: str = ""
 
 
-class ReconcileSummary(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class ReconcileSummary(Result):
+    """Counts over the rows, the spread of the ratios, and the utilization guidance used."""
+
     rows_read: int
     rows_with_hardware: int
     """Rows naming hardware, a chip count and a training time."""
@@ -79,7 +83,10 @@ class ReconcileSummary(BaseModel):
     utilization_source: str = UTILIZATION_SOURCE
 
 
-class Reconciliation(BaseModel):
+@dataclass(frozen=True, slots=True, kw_only=True)
+class Reconciliation(Result):
+    """The summary and every row, in the file's order."""
+
     summary: ReconcileSummary
     rows: list[ReconciledRow]
 
