@@ -12,6 +12,8 @@ from engine.results import Result
 
 @dataclass(frozen=True, slots=True)
 class Threshold(Result):
+    """A training-compute threshold (FLOP, whole run) in a law or guideline, with its source."""
+
     key: str
     label: str
     flop: float
@@ -55,6 +57,8 @@ MODIFICATION_SOURCE = (
 
 @dataclass(frozen=True, slots=True)
 class Standing(Result):
+    """Where a run's training FLOP stands against one threshold."""
+
     threshold: Threshold
     ratio: float
     """flop / threshold."""

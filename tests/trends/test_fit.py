@@ -128,7 +128,7 @@ def test_named_windows_and_unknown_name():
 
 def test_fit_is_json():
     fit = fit_trend(line(6.0, [2010.0, 2011.0, 2012.0]))
-    data = fit.model_dump(mode="json")
+    data = fit.as_dict()
     assert data["n"] == 3 and data["query"]["frontier"] == "all"
 
 

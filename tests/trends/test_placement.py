@@ -65,4 +65,4 @@ def test_gpt3_sized_run_on_the_shipped_dataset():
     # 3.14e23 FLOP (GPT-3) would have been the largest known run until AlphaGo Zero (2017-10-18, ~3.3e23)
     p = place_estimate(load_training_runs(), 3.14e23, "2020-05-28")
     assert p.first_larger_run == "AlphaGo Zero" and p.larger_than_every_run_before == "2017-10-18"
-    assert p.model_dump(mode="json")["rank"] == p.rank
+    assert p.as_dict()["rank"] == p.rank

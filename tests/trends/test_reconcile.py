@@ -159,7 +159,7 @@ def test_epoch_notable_models_file_summary(shared_dir, capsys):
     result = reconcile_epoch_csv(path)
     s = result.summary
     with capsys.disabled():
-        print(f"\nEpoch notable models: {s.model_dump_json()}")
+        print(f"\nEpoch notable models: {json.dumps(s.as_dict())}")
     assert s.rows_with_hardware >= 140
     assert s.rows_resolved >= s.rows_with_hardware - 1  # only the combined "TPU v2,TPU v1" entry stays out
     assert 0.5 <= s.median_ratio <= 2 and s.share_within_3x >= 0.75
