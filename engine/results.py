@@ -24,6 +24,8 @@ from pydantic import BaseModel
 _KEEP = object()
 """Marks a name that is always shown (not omitted at its default)."""
 _SCALARS = (float, int, str, bool, type(None))
+_PLAIN = frozenset(_SCALARS)
+"""The exact types passed through without a call (subclasses such as numpy's float64 go by ``to_json``)."""
 _VIEWS: dict[type, tuple[tuple[str, object], ...]] = {}
 
 
@@ -41,7 +43,7 @@ class Result:
         for name, default in _view(type(self)):
             value = getattr(self, name)
             if default is _KEEP or value != default:
-                out[name] = to_json(value)
+                out[name] = value if type(value) in _PLAIN else to_json(value)
         return out
 
 
