@@ -138,6 +138,11 @@ def trend_text(result: dict) -> str:
 
 
 def transformer_text(result: dict) -> str:
+    if "models" in result:  # --list-models
+        return table(["id", "model", "family", "training tokens"],
+                     [[m["id"], m["name"], m["family"],
+                       format_count(m["training_tokens"]) if m["training_tokens"] else "—"]
+                      for m in result["models"]], right=(3,))
     head = pairs([
         ("model", f"{result['model_type']} — {format_count(result['params'])} parameters "
                   f"({format_count(result['non_embedding_params'])} non-embedding)"),

@@ -118,3 +118,19 @@ def test_a_real_terminal_gets_text(tmp_path):
     text = b"".join(chunks).decode()
     assert proc.returncode == 0, proc.stderr
     assert "training compute" in text and not text.lstrip().startswith("{")
+
+
+def test_the_library_list_on_a_terminal_is_a_table_of_every_model():
+    """``transformer --list-models`` as a table (it raised KeyError: the renderer expected one model's
+    estimate); one row per model of the JSON list, tokens with a suffix (BERT: 128e9 → 128B)."""
+    from engine.cli import main
+
+    listed = io.StringIO()
+    with contextlib.redirect_stdout(listed):
+        assert main(["transformer", "--list-models", "--format", "json"]) == 0
+    models = json.loads(listed.getvalue())["models"]
+    lines = on_terminal("transformer", "--list-models").splitlines()
+    assert lines[0].split()[:2] == ["id", "model"] and len(lines) == 2 + len(models)
+    rows = {line.split()[0]: line for line in lines[2:]}
+    assert list(rows) == [m["id"] for m in models]
+    assert rows["bert-base-uncased"].rstrip().endswith("128B")
