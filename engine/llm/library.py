@@ -5,16 +5,20 @@ from __future__ import annotations
 
 import functools
 import json
-from dataclasses import dataclass
 from pathlib import Path
 
-from engine.errors import InputError, quoted
+from pydantic import BaseModel, ConfigDict
+
+from engine.errors import InputError, parse_input, quoted
 
 LIBRARY_FILE = Path(__file__).with_name("models.json")
 
 
-@dataclass(frozen=True, slots=True)
-class LibraryModel:
+class LibraryModel(BaseModel):
+    """One entry of ``models.json``, validated as it is read (a file, so an input)."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
     id: str
     name: str
     family: str
@@ -32,7 +36,7 @@ class LibraryModel:
 @functools.cache
 def _models() -> tuple[LibraryModel, ...]:
     data = json.loads(LIBRARY_FILE.read_text(encoding="utf-8"))
-    return tuple(LibraryModel(**entry) for entry in data["models"])
+    return tuple(parse_input(LibraryModel, entry) for entry in data["models"])
 
 
 def library_models() -> list[LibraryModel]:
