@@ -60,9 +60,9 @@ with st.container(border=True):
 summary_area = st.container(key="flop_summary")  # sticky: the total stays in view while editing
 with summary_area:
     summary_slot = st.empty()  # one line, rewritten once this run's edits are read
-# The session's estimate is drawn before the ~80 widgets below: the browser shows this number while their
-# code is still loading (first render ≈ 0.9 s instead of 1.7 s; bench/bench_browser.py). Unchanged
-# scenarios (every first load) reuse it at the end of the run.
+# The session's estimate is drawn before the ~80 widgets below, so the number is among the first messages
+# the browser gets and shows while the widgets' code still loads (bench/bench_browser.py: first render
+# vs page complete). An unchanged scenario (every first load) reuses it at the end of the run.
 with summary_area, st.spinner("Counting the FLOP…"):  # shown only when counting takes a moment
     before = estimate_method1(scenario, strict=False)
 with summary_slot:
