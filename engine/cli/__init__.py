@@ -17,7 +17,7 @@ import sys
 from pydantic import ValidationError
 
 from engine.errors import InputError, from_validation_error
-from engine.results import Result
+from engine.results import to_json
 
 COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
             "optimal", "memory", "plan")
@@ -28,14 +28,6 @@ COMMAND_MODULES = tuple(f"engine.cli.{name}" for name in COMMANDS)
 class _Parser(argparse.ArgumentParser):
     def error(self, message: str):  # one line, status 2 (argparse prints usage + message)
         raise InputError("arguments", message)
-
-
-def _json_default(value):
-    if isinstance(value, Result):
-        return value.as_dict()
-    if hasattr(value, "model_dump"):
-        return value.model_dump(mode="json")
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
 
 
 def _finite(value):
@@ -78,12 +70,13 @@ def output_format(requested: str | None, stream=None) -> str:
 
 def render(command: str, result, fmt: str) -> str:
     """The result as the chosen format's text."""
+    plain = _finite(to_json(result))  # results and input models as dicts first, so no inf/NaN hides inside one
     if fmt == "text":
         from engine.cli.text import TEXT
 
         if command in TEXT:
-            return TEXT[command](_finite(result))
-    return json.dumps(_finite(result), indent=2, default=_json_default)
+            return TEXT[command](plain)
+    return json.dumps(plain, indent=2)
 
 
 def main(argv: list[str] | None = None) -> int:
