@@ -20,7 +20,7 @@ from ui import state
 from ui.exports import exports_panel
 from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
-from ui.widgets import metric_row, page_header, results_bar, show_error, say
+from ui.widgets import metric_row, page_header, results_bar, results_slot, show_error, say
 
 EPOCH_IMPORT_KEY = "trends_epoch_import"
 # Where the trends page keeps an uploaded Epoch CSV (its utilization column gives more presets).
@@ -33,7 +33,7 @@ db = load_hardware_db()
 scenario = state.get()
 run = state.hardware_run()
 
-summary = st.container(key="flop_summary").empty()  # sticky: the total stays in view while editing
+summary = results_slot()[1]  # sticky: the total stays in view while editing
 
 # ------------------------------------------------------------------ inputs
 with st.container(border=True):

@@ -22,7 +22,7 @@ from ui.layer_table import (WRAP_LABELS, entry_label, layer_label, short_path, t
                             widget_prefix)
 from ui.transformer_panel import transformer_panel
 from ui.thresholds import threshold_caption
-from ui.widgets import metric_row, page_header, plain, show_error, shown_estimate, summary_bar
+from ui.widgets import metric_row, page_header, plain, results_slot, show_error, shown_estimate, summary_bar
 
 LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
 
@@ -57,14 +57,19 @@ with st.container(border=True):
             st.text(presets()[chosen].notes)
             st.caption(f"Source: {presets()[chosen].source}")
 
-summary_area = st.container(key="flop_summary")  # sticky: the total stays in view while editing
-with summary_area:
-    summary_slot = st.empty()  # one line, rewritten once this run's edits are read
+summary_area, summary_slot = results_slot()  # sticky: the total stays in view while editing
+
+
+def estimate_shown(counted):
+    """Method 1 for the results line, under a spinner in its container."""
+    with summary_area, st.spinner("Counting the FLOP…"):  # shown only when counting takes a moment
+        return estimate_method1(counted, strict=False)
+
+
 # The session's estimate is drawn before the ~80 widgets below, so the number is among the first messages
 # the browser gets and shows while the widgets' code still loads (bench/bench_browser.py: first render
 # vs page complete). An unchanged scenario (every first load) reuses it at the end of the run.
-with summary_area, st.spinner("Counting the FLOP…"):  # shown only when counting takes a moment
-    before = estimate_method1(scenario, strict=False)
+before = estimate_shown(scenario)
 with summary_slot:
     summary_bar(*shown_estimate(before, st.session_state.get(LAST_VALID)))
 transformer_panel()
@@ -242,12 +247,8 @@ if edited is not None:
             st.rerun()
     state.set_edited(edited)
 
-if state.get() is scenario:
-    estimate = before
-else:
-    scenario = state.get()
-    with summary_area, st.spinner("Counting the FLOP…"):
-        estimate = estimate_method1(scenario, strict=False)
+estimate = before if state.get() is scenario else estimate_shown(state.get())
+scenario = state.get()
 stale = st.session_state.get(LAST_VALID) if estimate.error is not None else None
 shown, is_stale = shown_estimate(estimate, stale)
 if estimate.error is None and estimate.training is not None:

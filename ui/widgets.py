@@ -53,6 +53,13 @@ def shown_estimate(estimate, last_valid=None):
     return None, False
 
 
+def results_slot():
+    """The page's results line, kept in view by ``ui/style.py`` (the ``flop_summary`` key): its container
+    (for a spinner while counting) and the one-element slot the line is written into, and rewritten."""
+    area = st.container(key="flop_summary")
+    return area, area.empty()
+
+
 def results_bar(total: float | None, interval=None, details: tuple[str, ...] = (), missing: str = "",
                 stale: str = "") -> None:
     """One line with a training compute (and its 90% range) and a few details, kept in view by the page's
