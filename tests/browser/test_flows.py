@@ -118,30 +118,6 @@ def test_epoch_csv_upload_reconciles_rows_with_their_hardware(server, browser, t
     context.close()
 
 
-def test_hardware_ranges_show_a_90_percent_interval(server, browser):
-    import math
-    context, page = new_page(browser)
-    page.goto(f"{server}/hardware")
-    wait_for_app(page)
-    page.get_by_text("Ranges: chips and time").click()
-    for label, value in (("Chips, low", "6"), ("Chips, high", "12")):
-        box = page.get_by_label(label, exact=True)
-        box.fill(value)
-        box.press("Enter")
-        wait_for_app(page)
-    page.get_by_text("90% interval").first.wait_for(timeout=30_000)
-    # 8 A100s × 1 day × 312 TFLOP/s (datasheet, BF16 dense) × 40%, chips log-normal on [6, 12] as a 90% interval
-    z = 1.6448536269514722
-    point = 8 * 86_400 * 312e12 * 0.4
-    mu, sigma = math.log(point * math.sqrt(6 * 12) / 8), math.log(12 / 6) / (2 * z)
-    low, high = metric_value(page, "90% interval").replace(" FLOP", "").split(" – ")
-    assert float(low) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
-    assert float(high) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
-    assert metric_value(page, "Confidence (Epoch's labels)") == "Confident"
-    assert page.locator("[data-testid='stException']").count() == 0
-    context.close()
-
-
 def _choose(page, label: str, text: str) -> None:
     """Choose the option of the selectbox ``label`` whose text contains ``text`` (it filters as one types)."""
     box = page.get_by_label(label)

@@ -49,7 +49,9 @@ def test_the_total_stays_in_view_while_editing_the_epochs(server, browser):
     context.close()
 
 
-def test_the_hardware_total_and_its_range_stay_in_view_at_the_foot_of_the_page(server, browser):
+def test_hardware_ranges_give_a_90_percent_interval_that_stays_in_view(server, browser):
+    """The chips range's interval in the metric row, with its confidence label, and in the results line,
+    which stays in view at the foot of the page."""
     import math
     context, page = open_page(browser, f"{server}/hardware", 1440, 900)
     page.get_by_text("Ranges: chips and time").click()
@@ -58,11 +60,16 @@ def test_the_hardware_total_and_its_range_stay_in_view_at_the_foot_of_the_page(s
         box.fill(value)
         box.press("Enter")
         wait_for_app(page)
-    page.get_by_text("Share, save, export").scroll_into_view_if_needed()  # the foot of the page
+    page.get_by_text("90% interval").first.wait_for(timeout=30_000)
     # 8 A100s × 1 day × 312 TFLOP/s (datasheet, BF16 dense) × 40%; chips log-normal with [6, 12] as 90%
     z = 1.6448536269514722
     point = 8 * 86_400 * 312e12 * 0.4
     mu, sigma = math.log(point * math.sqrt(6 * 12) / 8), math.log(12 / 6) / (2 * z)
+    low, high = metric_value(page, "90% interval").replace(" FLOP", "").split(" – ")
+    assert float(low) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
+    assert float(high) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
+    assert metric_value(page, "Confidence (Epoch's labels)") == "Confident"
+    page.get_by_text("Share, save, export").scroll_into_view_if_needed()  # the foot of the page
     bar = page.locator(".st-key-flop_summary")
     text = bar.inner_text()
     low, high = text.split("90% range ")[1].split(")")[0].replace(" FLOP", "").split(" – ")
