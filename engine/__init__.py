@@ -1,10 +1,14 @@
 """FLOPscope engine: training compute of deep learning models, in pure Python (no Streamlit).
 
-The public API (imported on first use, so ``import engine`` stays light)::
+The public API (imported on first use, so ``import engine`` stays light; docs/api.md, docs/example.ipynb)::
 
-    from engine import Scenario, load_scenario_text, estimate_method1, estimate_method2, InputError
-    scenario = load_scenario_text(open("scenario.json").read())
-    estimate_method1(scenario).training_flop
+    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, InputError
+    estimate_scenario(open("scenario.json").read()).training_flop      # method 1
+    estimate_config(config_json_dict, tokens=2e12).training.training_flop  # a language model
+    estimate_hardware({"chip": "nvidia-h100-sxm", ...}).training_flop  # method 2
+    plan_layout(config_json_dict, {"dp": 8, "tp": 8, "global_batch": 512})    # memory, step time, MFU
+
+Lower-level names (``Scenario``, ``estimate_method1``, ``HardwareRun`` …) are exported too.
 
 Folders: ``method1/`` (from the architecture), ``method2/`` (from the hardware), ``llm/`` (language
 models from config.json), ``trends/`` (the historical record), ``plan/`` (memory, layout, time),
@@ -17,6 +21,8 @@ import importlib
 from engine.errors import InputError, parse_input
 
 _LAZY = {
+    "estimate_scenario": "engine.api", "estimate_config": "engine.api", "estimate_hardware": "engine.api",
+    "plan_layout": "engine.api",
     "Scenario": "engine.scenario", "parse_scenario": "engine.scenario", "load_scenario_text": "engine.scenario",
     "estimate_method1": "engine.method1.estimate", "Method1Estimate": "engine.method1.estimate",
     "HardwareRun": "engine.method2.run", "estimate_method2": "engine.method2.run",

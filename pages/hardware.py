@@ -11,7 +11,7 @@ from engine.method1.estimate import estimate_method1
 from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
 from engine.method2.utilization_priors import prior_presets, reports_from_epoch
-from engine.method2.planning import plan_run
+from engine.method2.planning import solve_time_or_chips
 from engine.scenario import parse_scenario
 from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duration, format_energy_kwh, format_flop,
                           format_number, format_pf_days, format_time_amount, plural)
@@ -197,8 +197,8 @@ deadline = c3.number_input("Or within this many days → chips", min_value=0.0, 
 if estimate is not None and budget > 0:
     base = {**spec, "utilization": utilization, "training_flop": budget}
     try:
-        by_time = plan_run({**base, "chip_count": chips}, db) if chips > 0 else None
-        by_chips = plan_run({**base, "deadline": deadline, "deadline_unit": "days"}, db) if deadline > 0 else None
+        by_time = solve_time_or_chips({**base, "chip_count": chips}, db) if chips > 0 else None
+        by_chips = solve_time_or_chips({**base, "deadline": deadline, "deadline_unit": "days"}, db) if deadline > 0 else None
     except InputError as exc:
         show_error(exc)
     else:

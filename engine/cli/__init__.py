@@ -22,7 +22,6 @@ from engine.results import to_json
 COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
             "optimal", "memory", "plan")
 """Each lives in ``engine/cli/<command>.py``; a run imports only its own module (start-up stays light)."""
-COMMAND_MODULES = tuple(f"engine.cli.{name}" for name in COMMANDS)
 
 
 class _Parser(argparse.ArgumentParser):
@@ -41,9 +40,14 @@ def _finite(value):
     return value
 
 
+def program_name() -> str:
+    """``flopscope`` when run as the installed command, else ``python -m engine``."""
+    return "flopscope" if os.path.basename(sys.argv[0] or "") == "flopscope" else "python -m engine"
+
+
 def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     """The parser of every command, or of ``only`` that one (the others' modules are not imported)."""
-    parser = _Parser(prog="python -m engine", description="FLOPscope: training compute estimates.")
+    parser = _Parser(prog=program_name(), description="FLOPscope: training compute estimates.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS if only is None else (only,):
         importlib.import_module(f"engine.cli.{name}").register(sub)

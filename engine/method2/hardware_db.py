@@ -15,10 +15,11 @@ from typing import Annotated, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, create_model, field_validator,
                       model_validator)
 
+from engine.shipped import shipped_file
 from engine.errors import InputError, PositiveFinite, parse_input, quoted
 from engine.method2.formats import PEAK_FORMATS, PEAK_KEYS, peak_unit  # noqa: F401 (peak_unit re-exported)
 
-HARDWARE_DB_PATH = Path(__file__).resolve().parents[2] / "hardware_db.json"
+HARDWARE_DB_PATH = shipped_file("hardware_db.json")
 
 # A tensor peak must be at least the vector peak of the SAME format (the reason tensor units exist).
 _TENSOR_PAIRS: tuple[tuple[str, str], ...] = tuple(
@@ -257,11 +258,6 @@ class HardwareDB(BaseModel):
             if recent:
                 text += f"; launched {year - 2}–{year}: {', '.join(c.id for c in recent[:3])}"
         return text
-
-    def chips_released_in(self, year: int, include_cpus: bool = False) -> list[Chip]:
-        """Chips launched in ``year`` (accelerators only unless ``include_cpus``)."""
-        return [c for c in self.chips
-                if c.release_year == year and (include_cpus or c.kind != "cpu")]
 
     def preset(self, preset_id: str) -> UtilizationPreset:
         for preset in self.utilization_presets:

@@ -64,7 +64,7 @@ def wall_clock_hours(training_flop: float, peak_flop_per_s: float, utilization: 
     return training_flop / (peak_flop_per_s * utilization) / chips / SECONDS_PER_HOUR
 
 
-def plan_run(request: PlanRequest | Mapping, db: HardwareDB | None = None) -> RunPlan:
+def solve_time_or_chips(request: PlanRequest | Mapping, db: HardwareDB | None = None) -> RunPlan:
     """Time for ``training_flop`` on ``chip_count`` chips, or chips for ``deadline`` (rounded up)."""
     request = parse_input(PlanRequest, request)
     db = db or load_hardware_db()

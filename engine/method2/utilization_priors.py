@@ -16,12 +16,13 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from engine.shipped import shipped_file
 from engine.errors import InputError, from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
 from engine.results import Result
 from engine.trends.epoch_csv import HardwareRow, parse_flop
 
-REPORTS_PATH = Path(__file__).resolve().parents[2] / "utilization_reports.csv"
+REPORTS_PATH = shipped_file("utilization_reports.csv")
 MIN_REPORTS = 3
 GENERATIONS: tuple[tuple[int, str, str], ...] = (
     (2017, "pre-2017", "chips launched before 2017 (no tensor cores)"),

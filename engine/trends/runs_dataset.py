@@ -20,10 +20,11 @@ from typing import Iterable, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
+from engine.shipped import shipped_file
 from engine.errors import InputError, parse_input
 from engine.trends.partial_dates import PartialDate, parse_partial_date
 
-DATASET_PATH = Path(__file__).resolve().parents[2] / "training_runs.csv"
+DATASET_PATH = shipped_file("training_runs.csv")
 
 COLUMNS: tuple[str, ...] = (
     "name", "organization", "publication_date", "domain", "training_flop", "parameters",

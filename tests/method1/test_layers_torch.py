@@ -63,8 +63,9 @@ def test_dense(torch):
         assert _compare(torch, torch.nn.Linear(n, m, bias=bias), x, [n], layer, steps)
 
 
-@pytest.mark.parametrize("dims", [1, 2, 3])
-def test_conv(torch, dims):
+@pytest.mark.parametrize("kind", ["conv1d", "conv2d", "conv3d"])
+def test_conv(torch, kind):
+    dims = int(kind[4])
     rng = random.Random(10 + dims)
     cls = {1: torch.nn.Conv1d, 2: torch.nn.Conv2d, 3: torch.nn.Conv3d}[dims]
     agreed = 0
@@ -79,7 +80,7 @@ def test_conv(torch, dims):
         bias = rng.random() < 0.6
         x = torch.empty([1, c] + spatial, device="meta")
         module = cls(c, d, k, stride=s, padding=p, dilation=dil, groups=g, bias=bias)
-        layer = {"type": f"conv{dims}d", "filters": d, "kernel_size": k, "stride": s, "padding": p,
+        layer = {"type": kind, "filters": d, "kernel_size": k, "stride": s, "padding": p,
                  "dilation": dil, "groups": g, "bias": bias}
         # torch: [D, *spatial'] → channels-last [*spatial', D]
         agreed += _compare(torch, module, x, spatial + [c], layer, out_perm=list(range(1, dims + 1)) + [0])
@@ -165,7 +166,25 @@ def test_transformer_encoder_layer_stack(torch):
     assert (result.params, result.forward_flop) == (params, flop)
 
 
-def test_every_kind_is_known():
-    assert {"dense", "conv1d", "conv2d", "conv3d", "conv_transpose2d", "rnn", "gru", "lstm", "self_attention",
-            "multi_head_attention", "embedding", "layer_norm", "batch_norm", "activation", "max_pool2d",
-            "avg_pool2d", "flatten", "dropout"} <= set(KIND_BY_TYPE)
+def test_self_attention(torch):
+    """One head: q, k (W → D) and v (W → N) projections, softmax(q·kᵀ/√D)·v, as three nn.Linear and two
+    matmuls; FlopCounterMode counts the projections and the two products."""
+    rng = random.Random(7)
+    for _ in range(CASES):
+        w, d, n, length, bias = (rng.randint(1, 40), rng.randint(1, 40), rng.randint(1, 40), rng.randint(1, 30),
+                                 rng.random() < 0.5)
+        q, k, v = (torch.nn.Linear(w, size, bias=bias).to("meta") for size in (d, d, n))
+
+        class OneHead(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.q, self.k, self.v = q, k, v
+
+            def forward(self, x):
+                scores = self.q(x) @ self.k(x).transpose(-1, -2) / d ** 0.5
+                return scores.softmax(-1) @ self.v(x)
+
+        x = torch.empty(1, length, w, device="meta")
+        flop, out_shape, params = _torch_count(torch, OneHead(), x)
+        row = _engine([w], {"type": "self_attention", "key_size": d, "value_size": n, "bias": bias}, length).rows[0]
+        assert (row.params, row.forward_flop, row.output_shape) == (params, flop, out_shape[1:])

@@ -1,0 +1,82 @@
+"""Writes docs/example.ipynb, its cells run and their output stored: ``python docs/make_example.py`` from the
+repository root (tests/test_example_notebook.py runs the notebook and checks the stored output is current)."""
+import contextlib, io, json, sys
+sys.path.insert(0, ".")
+cells = [
+("markdown", """# FLOPscope from Python
+
+The four calls of the Python API (`docs/api.md`): a model from its layers, a language model from its
+`config.json`, a run from its hardware, and a parallel layout's memory and step time. Each takes plain
+Python data, validates it the way the dashboard does, and returns a result with `as_dict()`.
+
+Run it from the repository root, or anywhere after `pip install .`."""),
+("code", """from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, InputError
+from engine.units import format_flop"""),
+("markdown", """## Method 1: Epoch AI's worked example, layer by layer
+
+Sequences of 20 images of 400×400×5 → a convolution (16 filters of 5×5, stride 2, padding 2) → an LSTM of
+256 units over the flattened 640,000 values → a dense layer of 10; 10 epochs of 100 batches of 128.
+Training FLOP = forward FLOP per example × (1 + r) × examples × epochs, r = 2."""),
+("code", """scenario = {
+    "name": "Epoch AI worked example (CNN-LSTM-FCN)",
+    "input": {"shape": [400, 400, 5], "sequence_length": 20},
+    "layers": [
+        {"type": "conv2d", "filters": 16, "kernel_size": 5, "stride": 2, "padding": 2},
+        {"type": "flatten"},
+        {"type": "lstm", "units": 256},
+        {"type": "dense", "units": 10},
+    ],
+    "training": {"epochs": 10, "batches_per_epoch": 100, "batch_size": 128},
+}
+worked = estimate_scenario(scenario)
+for row in worked.architecture.rows:
+    print(f"{row.type:<8} params {row.params:>12,}   forward FLOP {row.forward_flop:>16,.0f}")
+print("training FLOP:", format_flop(worked.training_flop), f"({worked.training_flop:.4e})")"""),
+("markdown", """## A language model from its `config.json`
+
+GPT-2 small's published `config.json` (the keys that matter), trained on 10 billion tokens of 1,024."""),
+("code", """gpt2 = {"model_type": "gpt2", "architectures": ["GPT2LMHeadModel"], "vocab_size": 50257,
+        "n_positions": 1024, "n_embd": 768, "n_layer": 12, "n_head": 12, "activation_function": "gelu_new",
+        "layer_norm_epsilon": 1e-05, "tie_word_embeddings": True}
+lm = estimate_config(gpt2, tokens=10e9)
+print(f"parameters: {lm.params:,}")
+print("training FLOP:", format_flop(lm.training.training_flop))
+for f in lm.formulas:
+    print(f"  {format_flop(f.training_flop)}  {f.label}")"""),
+("markdown", """## Method 2: from the hardware
+
+64 A100s for 10 days in BF16 at 40% utilization: chips × time × dense peak × utilization."""),
+("code", """run = estimate_hardware({"chip": "nvidia-a100-sxm4-80gb", "chip_count": 64, "duration": 10,
+                         "duration_unit": "days", "precision": "bf16", "utilization": 0.4})
+print(f"peak used: {run.peak.peak_flop_per_s:.4g} FLOP/s ({run.peak.describe()})")
+print("training FLOP:", format_flop(run.training_flop))"""),
+("markdown", """## Plan a run: memory per chip and step time
+
+GPT-2 small on 8 H100s, data parallel, a global batch of 512 sequences."""),
+("code", """layout = plan_layout(gpt2, {"dp": 8, "micro_batch": 8, "global_batch": 512}, chip="nvidia-h100-sxm", tokens=10e9)
+figures = layout.as_dict()
+for part in ("weights", "gradients", "optimizer", "activation"):
+    print(f"{part:<11} {figures[part + '_bytes_per_chip'] / 1e9:6.2f} GB per chip")
+print(f"step time {figures['step_s']:.3f} s, MFU {figures['mfu']:.0%}, {figures['wall_clock_days'] * 24:.1f} hours")"""),
+("markdown", """## Bad input is one line naming the field"""),
+("code", """try:
+    estimate_hardware({"chip": "nvidia-h100-sxm", "chip_count": -8, "duration": 10, "utilization": 0.4})
+except InputError as error:
+    print(error)"""),
+]
+ns = {}
+nb_cells = []
+for kind, src in cells:
+    if kind == "markdown":
+        nb_cells.append({"cell_type": "markdown", "metadata": {}, "source": src.splitlines(keepends=True)})
+        continue
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        exec(compile(src, "<cell>", "exec"), ns)
+    outputs = [{"name": "stdout", "output_type": "stream", "text": out.getvalue().splitlines(keepends=True)}] if out.getvalue() else []
+    nb_cells.append({"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": outputs,
+                     "source": src.splitlines(keepends=True)})
+nb = {"cells": nb_cells, "metadata": {"kernelspec": {"display_name": "Python 3", "language": "python", "name": "python3"},
+      "language_info": {"name": "python"}}, "nbformat": 4, "nbformat_minor": 5}
+open("docs/example.ipynb", "w").write(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+print("ok")

@@ -1,0 +1,97 @@
+"""The Python API: four calls, each taking plain Python data (or JSON text) and returning a result.
+
+    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout
+
+- ``estimate_scenario(scenario)`` — method 1: C = F × (1 + r) × examples × epochs (+ optimizer) from layers.
+- ``estimate_config(config, tokens)`` — a language model's ``config.json``: parameters, forward FLOP per
+  sequence, training FLOP for D tokens, and the 6ND / PaLM / Megatron formulas beside the count.
+- ``estimate_hardware(run)`` — method 2: C = chips × time × peak × utilization, with cost, energy, CO₂.
+- ``plan_layout(model, layout, chip=…)`` — memory per chip, step time and MFU of a parallel layout.
+
+Every input goes through the same validation as the dashboard, the CLI, files and links: a bad value raises
+``engine.InputError`` whose ``str`` is one line naming the field. Results have ``as_dict()`` (JSON-ready).
+"""
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from engine.errors import InputError, parse_input
+
+__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout"]
+
+
+def _scenario(scenario):
+    """A ``Scenario``, a dict of one, or its JSON text (a file's content)."""
+    from engine.scenario import Scenario, load_scenario_text, parse_scenario
+
+    if isinstance(scenario, Scenario):
+        return scenario
+    if isinstance(scenario, (str, bytes)):
+        return load_scenario_text(scenario)
+    return parse_scenario(scenario)
+
+
+def _config(config, lenient: bool = False):
+    """A ``TransformerConfig``, a decoded ``config.json`` dict, or its JSON text."""
+    from engine.llm.config import TransformerConfig, load_hf_config_text, read_hf_config
+
+    if isinstance(config, TransformerConfig):
+        return config
+    if isinstance(config, (str, bytes)):
+        return load_hf_config_text(config, lenient=lenient)
+    return read_hf_config(config, lenient=lenient)
+
+
+def estimate_scenario(scenario):
+    """Method 1 for a scenario (``Scenario``, dict or JSON text): per-layer rows, forward FLOP F per example,
+    training FLOP C = F × (1 + r) × examples × epochs (+ u × P × steps) → ``Method1Estimate``."""
+    from engine.method1.estimate import estimate_method1
+
+    return estimate_method1(_scenario(scenario))
+
+
+def estimate_config(config, tokens: float, *, seq_len: int | None = None, convention: str = "matmul",
+                    lenient: bool = False):
+    """A language model from its ``config.json`` (dict or text), trained on ``tokens`` tokens in sequences of
+    ``seq_len`` (default: the config's context) → ``TransformerEstimate`` (``params``,
+    ``training.training_flop``, ``formulas``). ``lenient``: keys the reader does not know are listed, not
+    refused."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq_len, "convention": convention},
+                      source="run")
+    return estimate_transformer(_config(config, lenient), run)
+
+
+def estimate_hardware(run: Mapping):
+    """Method 2 for a hardware run (``chip``, ``chip_count``, ``training_time`` + ``time_unit``,
+    ``utilization``, ``precision`` …, the fields of ``HardwareRun``) → ``Method2Estimate``."""
+    from engine.method2.run import estimate_method2
+
+    return estimate_method2(run)
+
+
+def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens: float | None = None,
+         options: Mapping | None = None, seq_len: int | None = None):
+    """Memory per chip, step time, MFU and wall-clock of ``layout`` (``dp``, ``tp``, ``pp``, ``ep``,
+    ``micro_batch``, ``global_batch`` …) for ``model``: a scenario with layers (``Scenario``/dict/text with a
+    ``layers`` list) or a language model's ``config.json`` (a dict with ``model_type``). ``options``: optimizer,
+    precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time → ``Plan``."""
+    from engine.plan.layout import Layout, MemoryOptions
+    from engine.plan.model import plan_model, scenario_model, scenario_tokens
+    from engine.plan.run_plan import PlanSettings, plan_run
+
+    if isinstance(model, Mapping) and "model_type" in model:
+        config = _config(model)
+        planned = plan_model(config.architecture(config.sequence_length(seq_len)))
+    else:
+        scenario = _scenario(model)
+        planned = scenario_model(scenario, seq_len)
+        if tokens is None:
+            tokens = scenario_tokens(scenario)
+    settings = {"chip": chip} if tokens is None else {"chip": chip, "tokens": tokens}
+    if not isinstance(layout, Mapping):
+        raise InputError("layout", "expected a mapping such as {'dp': 8, 'global_batch': 64}")
+    return plan_run(planned, parse_input(Layout, dict(layout), source="layout"),
+                    parse_input(MemoryOptions, dict(options or {}), source="options"),
+                    parse_input(PlanSettings, settings, source="plan"))
