@@ -77,8 +77,8 @@ def transformer_panel() -> None:
         except InputError as exc:
             show_error(exc)
             picked = None
-        lenient = st.checkbox("Count a config with keys the reader does not know (they are listed, and may "
-                              "change the count)", key="hf_lenient", disabled=source == "library")
+        lenient = st.checkbox("Count a config with keys transformers reads and this reader does not (they are "
+                              "listed, and may change the count)", key="hf_lenient", disabled=source == "library")
         c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
         st.session_state.setdefault("hf_tokens", float(library_models()[0].training_tokens or 2e12))
         tokens = c1.number_input("Training tokens D", min_value=0.0, format="%.4e", key="hf_tokens")
@@ -111,8 +111,14 @@ def transformer_panel() -> None:
 def _show(shown: dict | None) -> None:
     if not shown:
         return
+    for note in shown.get("notes") or ():
+        st.info(plain(note))
     if shown.get("ignored_keys"):
-        st.warning(plain("Not read (counted as if absent): " + ", ".join(shown["ignored_keys"])))
+        st.warning(plain("Left out (read by transformers, not by this reader; counted as if absent): "
+                         + ", ".join(shown["ignored_keys"])))
+    if shown.get("unused_keys"):
+        st.caption(plain("Not used (nothing transformers builds from this file reads them): "
+                         + ", ".join(shown["unused_keys"])))
     lengths = f"T = {shown['seq_len']}" + (f", decoder {shown['decoder_seq_len']}" if shown.get("decoder_seq_len")
                                             else "")
     st.markdown(plain(f"As built from the config ({shown['architecture'] or shown['model_type']}, "

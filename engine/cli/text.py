@@ -137,6 +137,11 @@ def trend_text(result: dict) -> str:
     ])
 
 
+def _keys(keys: Iterable[str]) -> str:
+    """Config keys for a terminal: a key with control characters is shown escaped."""
+    return ", ".join(k if k.isprintable() else ascii(k) for k in keys)
+
+
 def transformer_text(result: dict) -> str:
     if "models" in result:  # --list-models
         return table(["id", "model", "family", "training tokens"],
@@ -150,6 +155,11 @@ def transformer_text(result: dict) -> str:
         ("forward / token", format_flop(result["forward_flop_per_token"])),
         ("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])} "
                              f"(detailed count, {result['convention']} convention)"),
+        ("read as", "; ".join(result.get("notes") or ()) or None),
+        ("left out", (_keys(result["ignored_keys"]) + " (read by transformers, not by this reader: "
+                      "counted as if absent)") if result.get("ignored_keys") else None),
+        ("not used", (_keys(result["unused_keys"]) + " (nothing transformers builds reads them)")
+         if result.get("unused_keys") else None),
     ])
     rows = [[f["label"], format_flop(f["training_flop"]),
              f"{f['vs_detailed_percent']:+.1f}%" if f["vs_detailed_percent"] is not None else "—", f["assumptions"]]

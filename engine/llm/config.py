@@ -91,7 +91,12 @@ class TransformerConfig(BaseModel):
     block: TransformerBlock
     first_layers: tuple[LayerGroup, ...] = ()
     encoder: EncoderStack | None = None
-    ignored_keys: tuple[str, ...] = Field((), description="Config keys not read (lenient reading only).")
+    ignored_keys: tuple[str, ...] = Field((), description="Config keys transformers reads and this reader does "
+                                                          "not, left out (lenient reading only).")
+    unused_keys: tuple[str, ...] = Field((), description="Config keys no transformers code of the family reads "
+                                                         "(inert: accepted, listed).")
+    notes: tuple[str, ...] = Field((), description="How the file was read where it is not plain (a model_type read "
+                                                   "as the family its architectures class belongs to).")
 
     @model_validator(mode="after")
     def _consistent(self):

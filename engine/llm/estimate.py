@@ -70,7 +70,8 @@ class TransformerEstimate(Result):
         arch = self.architecture
         out = {
             "model_type": self.config.model_type, "architecture": self.config.architecture_name,
-            "ignored_keys": list(self.config.ignored_keys), "convention": arch.convention,
+            "ignored_keys": list(self.config.ignored_keys),
+            "unused_keys": list(self.config.unused_keys), "notes": list(self.config.notes), "convention": arch.convention,
             "causal_count": self.config.block.causal_count, "tokens": self.run.tokens, "seq_len": self.seq_len,
             "decoder_seq_len": (self.run.decoder_seq_len or self.seq_len) if self.config.encoder else None,
             "sequences": self.training.total_examples,

@@ -9,9 +9,11 @@ a default guessed from another family.
 """
 from __future__ import annotations
 
+import functools
 import json
 import math
 from collections.abc import Callable
+from pathlib import Path
 
 from engine.errors import InputError, quoted
 
@@ -51,6 +53,7 @@ class Keys:
     def __init__(self, data: dict, source: str, lenient: bool = False):
         self.data, self.source, self.key_of, self.used = data, source, {}, set()
         self.lenient, self.ignored = lenient, []  # ignored: keys of nested objects left unread (lenient)
+        self.unused: list[str] = []  # keys of nested objects that nothing in transformers reads
 
     def error(self, key: str, reason: str) -> InputError:
         return InputError(f"{self.source}.{key}", reason)
@@ -331,13 +334,20 @@ def _gemma_common(c: Keys, act_keys, **block) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+def _bidirectional(c: Keys) -> None:
+    """Gemma's ``use_bidirectional_attention`` (written by ``save_pretrained``): only false/null is causal."""
+    c.require("use_bidirectional_attention", lambda v: v is False, "bidirectional attention is not modelled")
+
+
 def _gemma(c: Keys) -> dict:
+    _bidirectional(c)
     return _gemma_common(c, ("hidden_activation", "hidden_act"))
 
 
 def _gemma2(c: Keys) -> dict:
     """gemma2: a norm on each sub-layer's output too; sliding windows on alternate layers."""
     c.neutral("hidden_act")
+    _bidirectional(c)
     fields = _gemma_common(c, ("hidden_activation",), sandwich_norms=True)
     return _windows(c, fields, 2)
 
@@ -346,7 +356,7 @@ def _gemma3_text(c: Keys) -> dict:
     """gemma3_text: Gemma 2's block with a per-head RMSNorm of queries and keys; one full-attention layer
     in ``sliding_window_pattern`` (6)."""
     c.neutral("hidden_act", "_sliding_window_pattern")
-    c.require("use_bidirectional_attention", lambda v: v is False, "bidirectional attention is not modelled")
+    _bidirectional(c)
     fields = _gemma_common(c, ("hidden_activation",), sandwich_norms=True, qk_norm="head")
     period = c.size(None, "sliding_window_pattern", required=False, default=6)
     return _windows(c, fields, period)
@@ -506,7 +516,9 @@ def _mpt(c: Keys) -> dict:
     sub.require("attn_type", lambda v: v == "multihead_attention", "only multi-head attention")
     sub.require("prefix_lm", lambda v: v is False, "prefix LM masking is not modelled")
     sub.neutral("alibi_bias_max", "attn_impl", "attn_pdrop", "attn_uses_sequence_id", "clip_qkv", "softmax_scale")
-    c.ignored += [f"attn_config.{k}" for k in _check_unknown(sub, attn, (), c.lenient)]
+    ignored, unused = _check_unknown(sub, attn, (), c.lenient, "mpt")
+    c.ignored += [f"attn_config.{k}" for k in ignored]
+    c.unused += [f"attn_config.{k}" for k in unused]
     c.require("norm_type", lambda v: v in ("low_precision_layernorm", "layernorm"), "only LayerNorm")
     c.require("no_bias", lambda v: v is True, "transformers' MPT has no biases in its linear layers")
     c.require("expansion_ratio", lambda v: v == 4, "transformers' MptMLP is always 4·d wide")
@@ -530,6 +542,7 @@ def _bert(c: Keys) -> dict:
     c.require("position_embedding_type", lambda v: v == "absolute", "relative position embeddings add "
                                                                     "distance tables that are not modelled")
     c.require("is_decoder", lambda v: v is False, "BERT as a decoder is not modelled")
+    c.require("is_encoder_decoder", lambda v: v is False, "BERT inside an encoder-decoder is not modelled")
     c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
     c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then "
                                                           "keeps a second, unused output bias; not modelled")
@@ -548,8 +561,10 @@ def _t5(c: Keys) -> dict:
     """t5: shared token table, T5LayerNorm (RMS, γ only), no biases anywhere, attention width H·d_kv,
     a relative position bias table (buckets × H) in each stack's first layer, final norms on both stacks;
     ``feed_forward_proj`` relu (T5) or gated-gelu (T5 v1.1, Flan-T5)."""
+    # is_decoder: T5Model and T5ForConditionalGeneration give each stack its own copy of the config
+    # (is_decoder false for the encoder, true for the decoder), so the file's value is not read
     c.neutral("dense_act_fn", "is_gated_act", "relative_attention_max_distance", "scale_decoder_outputs",
-              "n_positions", "is_encoder_decoder")
+              "n_positions", "is_encoder_decoder", "is_decoder")
     proj = c.get("feed_forward_proj", "relu")
     if proj not in _T5_FF:
         raise c.error("feed_forward_proj", f"{quoted(proj)} is not one of {', '.join(_T5_FF)}")
@@ -642,6 +657,15 @@ FAMILIES: dict[str, Family] = {
 """``model_type`` → reader and the ``architectures`` classes counted (the first is the default)."""
 
 
+def family_of_class(architectures: object) -> str | None:
+    """The supported ``model_type`` whose classes include the one ``architectures`` names (Kimi-K2's
+    ``kimi_k2`` file names DeepseekV3ForCausalLM), or None."""
+    if not isinstance(architectures, list) or len(architectures) != 1 or not isinstance(architectures[0], str):
+        return None
+    return next((t for t, f in FAMILIES.items() if architectures[0] in f.classes or architectures[0] in f.aliases),
+                None)
+
+
 def _architecture(c: Keys, family: Family) -> tuple[str, str]:
     """(class name, head) from ``architectures``; absent: the family's first class (its LM)."""
     names = c.data.get("architectures")
@@ -657,13 +681,44 @@ def _architecture(c: Keys, family: Family) -> tuple[str, str]:
     return name, family.classes[name]
 
 
-def _check_unknown(c: Keys, data: dict, family_neutral, lenient: bool) -> list[str]:
+KEYS_FILE = Path(__file__).with_name("config_keys.json")
+
+
+@functools.cache
+def modelling_keys() -> dict[str, dict[str, list[str]]]:
+    """``model_type`` → {config key → the transformers classes/functions that read it}: the keys each family's
+    modelling code reads, derived from transformers' source (``tools/derive_config_keys.py``)."""
+    return json.loads(KEYS_FILE.read_text())["families"]
+
+
+@functools.cache
+def transformers_model_types() -> frozenset[str]:
+    """Every ``model_type`` the pinned transformers defines (``CONFIG_MAPPING``), from ``config_keys.json``."""
+    return frozenset(json.loads(KEYS_FILE.read_text())["model_types"])
+
+
+def _check_unknown(c: Keys, data: dict, family_neutral, lenient: bool,
+                   model_type: str | None = None) -> tuple[list[str], list[str]]:
+    """(ignored, unused) among the keys no reader call accounted for. A key transformers' modelling code for
+    this family reads (``modelling_keys``) is refused by name (``lenient``: ignored); any other is inert —
+    nothing transformers builds reads it — and listed as not used. Without ``model_type`` (a nested object)
+    every such key counts as read."""
     unknown = sorted(k for k in data if k not in c.used and k not in NEUTRAL_KEYS and k not in family_neutral)
-    if unknown and not lenient:
-        raise c.error(unknown[0], "not read by this family's reader, and it may change the parameters or FLOP"
-                                  + (f" (and {len(unknown) - 1} more such keys)" if len(unknown) > 1 else "")
-                                  + "; read the file leniently to count without it")
-    return unknown
+    readers = modelling_keys().get(model_type) if model_type else None
+    if readers is None:
+        read, unused = unknown, []
+    else:
+        read = [k for k in unknown if k in readers]
+        unused = [k for k in unknown if k not in readers]
+    if read and not lenient:
+        key = read[0]
+        by = f"transformers' {', '.join(readers[key])} read{'s' if len(readers[key]) == 1 else ''} it" if readers \
+            else "it may be read by transformers"
+        raise c.error(key, f"{by}, and this reader does not, so it may change the parameters or FLOP"
+                           + (f" (and {len(read) - 1} more such keys: {', '.join(read[1:4])}"
+                              + ("…" if len(read) > 4 else "") + ")" if len(read) > 1 else "")
+                           + "; read the file leniently to count without it")
+    return read, unused
 
 
 def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, dict[str, str]]:
@@ -671,15 +726,24 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
     model_type = data.get("model_type")
     if model_type is None:
         raise InputError(f"{source}.model_type", "missing (the family: llama, bert, t5, …)")
+    notes = []
     if not isinstance(model_type, str) or model_type not in FAMILIES:
-        raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a family this reader supports "
-                                                 f"(supported: {', '.join(sorted(FAMILIES))})")
+        # a model_type transformers does not define (remote code) on a class it does: read as that class's family
+        known = family_of_class(data.get("architectures")) if isinstance(model_type, str) and \
+            model_type not in transformers_model_types() else None
+        if known is None:
+            raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a family this reader supports "
+                                                     f"(supported: {', '.join(sorted(FAMILIES))})")
+        notes.append(f"model_type {quoted(model_type, 60)} is not a family of its own here; read as {known} "
+                     f"because architectures names {data['architectures'][0]}")
+        model_type = known
     family = FAMILIES[model_type]
     c = Keys(data, source, lenient)
     name, head = _architecture(c, family)
     fields = family.reader(c)
-    ignored = _check_unknown(c, data, (), lenient) + c.ignored
+    ignored, unused = _check_unknown(c, data, (), lenient, model_type)
     if head == "pooler":
         head, fields["pooler"] = "none", True
     return fields | {"model_type": model_type, "architecture_name": name, "head": head,
-                     "ignored_keys": tuple(ignored)}, c.key_of
+                     "ignored_keys": tuple(ignored + c.ignored), "unused_keys": tuple(unused + c.unused),
+                     "notes": tuple(notes)}, c.key_of

@@ -73,17 +73,26 @@ def paste(at: AppTest, config: dict | str) -> AppTest:
     return at
 
 
-def test_unknown_key_is_refused_then_listed_when_lenient():
-    config = library_model("qwen3-8b").config | {"moe_magic": 4}
+def test_inert_key_is_listed_as_not_used():
+    """moe_magic is read by no transformers code for Qwen3 (engine/llm/config_keys.json): counted, listed."""
+    at = paste(app(), library_model("qwen3-8b").config | {"moe_magic": 4})
+    build(at)
+    assert not at.error
+    assert any("Not used" in c.value and "moe\\_magic" in c.value for c in at.caption)
+    assert "parameters 8,190,735,360" in shown(at)
+
+
+def test_key_read_by_transformers_is_refused_then_listed_when_lenient():
+    """GPT-2's num_hidden_layers is n_layer in transformers (attribute_map); the reader reads n_layer only."""
+    config = library_model("gpt2").config | {"num_hidden_layers": 24}
     at = paste(app(), config)
     build(at)
-    assert errors(at)[0].startswith("config.moe_magic: not read by this family")
-    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+    assert errors(at)[0].startswith("config.num_hidden_layers: transformers' ")
     at.checkbox(key="hf_lenient").check().run()
     build(at)
     assert not at.error
-    assert any("moe\\_magic" in w.value for w in at.warning)
-    assert "parameters 8,190,735,360" in shown(at)
+    assert any("Left out" in w.value and "num\\_hidden\\_layers" in w.value for w in at.warning)
+    assert "parameters 124,439,808" in shown(at)
 
 
 @pytest.mark.parametrize("text,field", [

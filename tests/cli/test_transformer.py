@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -120,14 +121,20 @@ def test_encoder_decoder_lengths(tmp_path):
         "error: decoder_seq_len: only an encoder-decoder model has a separate decoder length"
 
 
-def test_unknown_key_refused_unless_lenient(tmp_path):
-    path = write(tmp_path, GPT2 | {"n_experts_magic": 8}, "config.json")
+def test_key_read_by_transformers_refused_unless_lenient_and_inert_keys_listed(tmp_path):
+    """num_hidden_layers is GPT-2's n_layer in transformers (attribute_map), which the reader does not take
+    from that name: refused, or left out when lenient; n_experts_magic is read by nothing: inert, listed."""
+    path = write(tmp_path, GPT2 | {"n_experts_magic": 8, "num_hidden_layers": 24}, "config.json")
     out = run("transformer", "--config", path, "--tokens", "1e9")
-    assert out.returncode == 2 and out.stderr.startswith("error: config.n_experts_magic: not read")
+    assert out.returncode == 2 and out.stderr.startswith("error: config.num_hidden_layers: transformers' ")
     out = run("transformer", "--config", path, "--tokens", "1e9", "--lenient")
     data = json.loads(out.stdout)
-    assert out.returncode == 0 and data["ignored_keys"] == ["n_experts_magic"]
+    assert out.returncode == 0 and data["ignored_keys"] == ["num_hidden_layers"]
+    assert data["unused_keys"] == ["n_experts_magic"]
     assert data["params"] == 124_439_808
+    text = run("transformer", "--config", path, "--tokens", "1e9", "--lenient", "--format", "text").stdout
+    assert re.search(r"^left out +num_hidden_layers \(read by transformers", text, re.M)
+    assert re.search(r"^not used +n_experts_magic \(nothing transformers builds reads them\)", text, re.M)
 
 
 @pytest.mark.parametrize("args,needle", [

@@ -50,7 +50,6 @@ def _config(model_id: str) -> dict:
     ("gpt-oss-20b", {"num_local_experts": -32}, "config.num_local_experts: "),
     ("mpt-7b", {"expansion_ratio": 3}, "config.expansion_ratio: 3 is not supported"),
     ("mpt-7b", {"attn_config": {"alibi": True, "qk_ln": True}}, "config.attn_config.qk_ln: true is not supported"),
-    ("mpt-7b", {"attn_config": {"alibi": True, "rope": True}}, "config.attn_config.rope: not read"),
     ("mpt-7b", {"attn_config": "alibi"}, "config.attn_config: expected an object"),
     ("bloom-560m", {"n_embed": None}, "config.hidden_size: missing (or n_embed)"),
     ("starcoder2-3b", {"use_bias": "yes"}, "config.use_bias: expected true or false"),
@@ -58,8 +57,8 @@ def _config(model_id: str) -> dict:
     ("phi-3-mini-4k", {"attention_bias": True}, "config.attention_bias: true is not supported"),
     ("llama-3.1-8b", {"model_type": "llama4"}, "config.model_type: 'llama4' is not a family this reader supports"),
     ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
-    ("llama-3.1-8b", {"moe_experts": 8}, "config.moe_experts: not read by this family's reader"),
-    ("llama-3.1-8b", {"<script>alert(1)</script>": 1}, "config.<script>alert(1)</script>: not read"),
+    ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: transformers' "),
+    ("bert-base-uncased", {"embedding_size": 128}, "config.embedding_size: transformers' "),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
     config = _config(model_id)
@@ -77,13 +76,26 @@ def test_hostile_configs_name_the_key(model_id, change, key):
     assert "\n" not in message and len(message) < 600
 
 
+def test_keys_transformers_does_not_read_are_accepted_and_listed():
+    """``moe_experts``, ``alpha`` and a markup key are read by no transformers code for Llama (config_keys.json):
+    inert, so the count is the plain Llama 3.1 8B one, and they are listed as not used."""
+    config = _config("llama-3.1-8b") | {"zeta": 1, "alpha": {"x": 2}, "moe_experts": 8, "<script>alert(1)</script>": 1}
+    model = read_hf_config(config)
+    assert model.unused_keys == ("<script>alert(1)</script>", "alpha", "moe_experts", "zeta")
+    assert model.ignored_keys == ()
+    assert evaluate(model.architecture(8)).params == 8_030_261_248
+
+
 def test_lenient_lists_every_ignored_key():
-    config = _config("llama-3.1-8b") | {"zeta": 1, "alpha": {"x": 2}}
-    with pytest.raises(InputError, match=r"^config\.alpha: not read .*\(and 1 more such keys\)"):
+    """GPT-2's num_hidden_layers and hidden_size are read by transformers (attribute_map: n_layer, n_embd),
+    not by the reader, which reads n_layer and n_embd: refused, or left out and listed when lenient."""
+    config = _config("gpt2") | {"num_hidden_layers": 24, "hidden_size": 1024, "zeta": 1}
+    with pytest.raises(InputError, match=r"^config\.hidden_size: transformers' .* reads? it, and this reader does "
+                                         r"not.*\(and 1 more such keys: num_hidden_layers\)"):
         read_hf_config(config)
     model = read_hf_config(config, lenient=True)
-    assert model.ignored_keys == ("alpha", "zeta")
-    assert evaluate(model.architecture(8)).params == 8_030_261_248
+    assert (model.ignored_keys, model.unused_keys) == (("hidden_size", "num_hidden_layers"), ("zeta",))
+    assert evaluate(model.architecture(8)).params == 124_439_808
 
 
 def test_huge_and_garbage_text():
@@ -179,7 +191,8 @@ def test_encoder_blocks_stay_full_when_halved():
     assert half["cross-attention scores QKᵀ"] == full["cross-attention scores QKᵀ"] == layers * 2 * h * q * 32 * 64
 
 
-def test_lenient_reaches_nested_keys():
+def test_nested_keys_are_judged_too():
     config = _config("mpt-7b")
-    config["attn_config"] = config["attn_config"] | {"rope": False}
-    assert read_hf_config(config, lenient=True).ignored_keys == ("attn_config.rope",)
+    config["attn_config"] = config["attn_config"] | {"rope": False}  # read by nothing in transformers' MPT
+    model = read_hf_config(config)
+    assert (model.ignored_keys, model.unused_keys) == ((), ("attn_config.rope",))
