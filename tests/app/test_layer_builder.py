@@ -4,6 +4,7 @@ from __future__ import annotations
 import pytest
 from streamlit.testing.v1 import AppTest
 
+from tests.app import add_layer
 from tests.conftest import ROOT
 from tests.reference import EPOCH_EXAMPLE_TRAINING, flop, metric
 
@@ -87,8 +88,7 @@ def test_bad_field_value_is_named_and_the_last_estimate_kept():
 def test_add_and_delete_a_layer():
     at = app()
     layer_picker(at).set_value(3).run()
-    at.selectbox(key="m1_new_kind").set_value("dense").run()
-    next(b for b in at.button if b.label == "Add after the selected layer").click().run()
+    add_layer(at, "dense")
     assert len(at.dataframe[0].value) == 5 and not at.exception
     next(b for b in at.button if b.label == "Delete").click().run()
     assert len(at.dataframe[0].value) == 4
@@ -199,3 +199,14 @@ def test_a_reversed_range_is_a_named_error():
     at.number_input(key="t_ratio_low").set_value(3.0).run()
     at.number_input(key="t_ratio_high").set_value(1.0).run()
     assert any("backward_ratio" in e.value.replace("\\", "") for e in at.error) and not at.exception
+
+
+def test_start_from_scratch_is_empty_and_the_first_layer_is_one_click():
+    at = app()
+    next(b for b in at.button if b.label == "Start from scratch").click().run()
+    assert not at.exception
+    assert at.session_state["scenario"].layers == [] and at.session_state["scenario"].input.shape == [784]
+    assert any("No layers yet" in i.value for i in at.info)
+    add_layer(at, "dense")  # a starter dense of 128 units: 784·128 + 128 parameters
+    assert not at.exception
+    assert metric(at, "Parameters") == f"{784 * 128 + 128:,}"

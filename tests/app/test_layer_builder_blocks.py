@@ -7,6 +7,7 @@ from streamlit.testing.v1 import AppTest
 
 from engine.method1 import tree
 from engine.presets import presets
+from tests.app import scratch_mlp
 from tests.conftest import ROOT
 from tests.reference import metric
 
@@ -61,7 +62,7 @@ def button(at: AppTest, label: str):
 
 def test_wrap_into_a_repeat_then_unwrap():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    button(at, "Start from scratch").click().run()  # [784] → dense 128 → relu → dense 10
+    scratch_mlp(at)  # [784] → dense 128 → relu → dense 10
     pick(at, "layers[0]")
     at.selectbox(key="m1_wrap_kind").set_value("repeat").run()
     at.number_input(key="m1_wrap_count").set_value(2).run()
@@ -80,7 +81,7 @@ def test_wrap_into_a_repeat_then_unwrap():
 
 def test_wrapping_into_a_mismatched_residual_is_one_line_and_keeps_the_list():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    button(at, "Start from scratch").click().run()
+    scratch_mlp(at)
     pick(at, "layers[0]")  # dense 784 → 128 cannot be added to its 784-wide input
     button(at, "Wrap").click().run()
     assert not at.exception
@@ -138,7 +139,7 @@ def test_deep_nesting_link_is_refused():
 
 def test_wrap_count_follows_the_picked_layer():
     at = AppTest.from_file(APP, default_timeout=60).run()
-    button(at, "Start from scratch").click().run()
+    scratch_mlp(at)
     pick(at, "layers[0]")
     at.number_input(key="m1_wrap_count").set_value(3).run()
     pick(at, "layers[2]")  # the last layer: at most 1 layer from it

@@ -13,6 +13,7 @@ from streamlit.testing.v1 import AppTest
 from engine.presets import presets
 from engine.scenario import parse_scenario
 from tests.app.hostile_corpus import HW, SEED, pack_json
+from tests.app import add_layer, scratch_mlp
 from tests.conftest import ROOT
 
 APP = str(ROOT / "app.py")
@@ -60,7 +61,7 @@ def test_start_from_scratch_then_edit_delete_and_add(preset):
     if preset:
         at.selectbox(key="preset_choice").set_value(preset).run()
         click(at, "Load preset")
-    click(at, "Start from scratch")
+    scratch_mlp(at)
     assert not at.exception
     assert flop(metric(at, "Training compute")) == pytest.approx(3 * SCRATCH_FORWARD * 60_000 * 10, rel=5e-3)
     at.number_input(key="t_epochs").set_value(20.0).run()
@@ -70,8 +71,7 @@ def test_start_from_scratch_then_edit_delete_and_add(preset):
     click(at, "Delete")  # the last dense goes: 784→128 and the activation remain
     assert not at.exception and len(picker(at).options) == 2
     assert flop(metric(at, "Training compute")) == pytest.approx(3 * 2 * 784 * 128 * 60_000 * 20, rel=5e-3)
-    at.selectbox(key="m1_new_kind").set_value("dense").run()
-    click(at, "Add after the selected layer")  # a starter dense of 128 units after layer #1
+    add_layer(at, "dense")  # a starter dense of 128 units after layer #1
     assert not at.exception and len(picker(at).options) == 3
     assert flop(metric(at, "Training compute")) == pytest.approx(
         3 * 2 * (784 * 128 + 128 * 128) * 60_000 * 20, rel=5e-3)

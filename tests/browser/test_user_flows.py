@@ -8,6 +8,7 @@ import json
 
 import pytest
 
+from engine.method1.kinds import KIND_BY_TYPE
 from engine.presets import presets
 from tests.app.hostile_corpus import pack_json
 from tests.browser.harness import PAGES, metric_value, wait_for_app
@@ -64,12 +65,25 @@ def metric_changes(page, label: str, before: str) -> str:
     return metric_value(page, label)
 
 
-def test_start_from_scratch_then_edit_delete_and_add(server, page):
+def add_layer(page, kind: str) -> None:
+    """One click on the kind's name in the "add a layer" lists (pills: each option is a radio)."""
+    page.locator("[data-testid=stButtonGroup]").get_by_role(
+        "radio", name=KIND_BY_TYPE[kind].kind_label, exact=True).click()
+    settle(page)
+
+
+def test_start_from_scratch_then_add_edit_and_delete(server, page):
     page.goto(server)
     wait_for_app(page)
-    seed = metric_value(page, "Training compute")
-    click(page, "Start from scratch")
-    total = metric_changes(page, "Training compute", seed)
+    click(page, "Start from scratch")  # an input of 784 values and no layers
+    assert page.get_by_text("No layers yet").count() == 1
+    for kind in ("dense", "activation", "dense"):  # each added after the one just added
+        add_layer(page, kind)
+    type_number(page, "units", 10)  # the last dense: 128 → 10
+    type_number(page, "Examples per epoch", 60_000)
+    before = metric_value(page, "Training compute")
+    type_number(page, "Epochs", 10)
+    total = metric_changes(page, "Training compute", before)
     assert flop(total) == pytest.approx(3 * SCRATCH_FORWARD * 600_000, rel=5e-3)
     type_number(page, "Epochs", 20)
     assert flop(metric_changes(page, "Training compute", total)) == pytest.approx(
@@ -79,7 +93,7 @@ def test_start_from_scratch_then_edit_delete_and_add(server, page):
     click(page, "Delete")
     assert int(metric_changes(page, "Parameters", before).replace(",", "")) == 784 * 128 + 128  # last dense gone
     before = metric_value(page, "Parameters")
-    click(page, "Add after the selected layer")  # a starter dense of 128 units after the activation
+    add_layer(page, "dense")  # a starter dense of 128 units after the activation
     assert int(metric_changes(page, "Parameters", before).replace(",", "")) == 784 * 128 + 128 + 128 * 128 + 128
 
 

@@ -1,0 +1,94 @@
+"""The layer builder's figures: the totals as metric tuples, the training formula in LaTeX, the layer groups
+of the "add a layer" list, and the table with rows the evaluation did not reach."""
+from __future__ import annotations
+
+from engine.units import PFS_DAY_FLOP, format_flop, latex_number
+from ui.views.layer_table import layer_label, table_rows
+
+Metric = tuple[str, str, str | None]
+
+KIND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("Dense & recurrent", ("dense", "rnn", "gru", "lstm")),
+    ("Convolution & pooling", ("conv1d", "conv2d", "conv3d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
+                               "adaptive_avg_pool2d", "upsample")),
+    ("Attention & transformers", ("self_attention", "multi_head_attention", "transformer_block", "embedding",
+                                  "position_embedding", "token_type_embedding", "relative_position_bias",
+                                  "lm_head", "decoder_input", "pooler")),
+    ("Vision tokens", ("to_tokens", "class_token", "token_select")),
+    ("Shape, norms & activations", ("flatten", "activation", "dropout", "layer_norm", "batch_norm", "rms_norm")),
+    ("Blocks", ("residual", "branches", "repeat")),
+)
+"""The "add a layer" list, by family; a kind not named here is listed under "More"."""
+
+
+def kind_groups(kinds) -> list[tuple[str, list[str]]]:
+    """(family, kinds) in the order above, each kind once, the registry's other kinds last under "More"."""
+    known = set(kinds)
+    groups = [(label, [k for k in members if k in known]) for label, members in KIND_GROUPS]
+    named = {k for _, members in KIND_GROUPS for k in members}
+    groups.append(("More", [k for k in kinds if k not in named]))
+    return [(label, members) for label, members in groups if members]
+
+
+def totals_metrics(shown, stale: bool = False) -> list[Metric]:
+    """Training compute, PF-days, forward FLOP and MACs per example, parameters (marked stale while an error
+    is fixed)."""
+    mark = " (stale)" if stale else ""
+    tr = shown.training
+    return [
+        ("Training compute" + mark, format_flop(tr.training_flop),
+         f"{tr.pfs_days:.4g} PF-days (1 PF-day = {PFS_DAY_FLOP:.3g} FLOP)"),
+        ("PF-days" + mark, format_flop(tr.pfs_days, ""), "petaFLOP/s-days: training FLOP ÷ 8.64e19"),
+        ("Forward per example" + mark, format_flop(shown.forward_flop), f"convention: {shown.convention}"),
+        ("MACs per example" + mark, format_flop(shown.macs, "MACs"), "1 MAC = 2 FLOP"),
+        ("Parameters" + mark, f"{shown.params:,}", None),
+    ]
+
+
+def interval_metrics(band) -> list[Metric]:
+    """The 90% interval of the training compute and Epoch AI's confidence label."""
+    return [("90% interval", f"{format_flop(band.low)} – {format_flop(band.high)}",
+             f"from the ranges of: {', '.join(band.factors)}. {band.method}"),
+            ("Confidence (Epoch's labels)", band.confidence, band.confidence_rule)]
+
+
+def training_latex(estimate, recomputation: bool) -> str:
+    """C = F × (1 + r [+ 1]) × E × epochs [+ u P S], with the numbers, one step per line (fits a phone)."""
+    tr = estimate.training
+    optimizer = tr.optimizer_flop
+    return (rf"\begin{{aligned}} C &= F \times (1 + r{' + 1' if recomputation else ''}) "
+            rf"\times E \times \text{{epochs}}{' + u P S' if optimizer else ''} \\ "
+            rf"&= {latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
+            rf"{' + ' + latex_number(optimizer) if optimizer else ''} \\ "
+            rf"&= {latex_number(tr.training_flop)}\ \text{{FLOP}} \end{{aligned}}")
+
+
+TABLE_COLUMNS = ["#", "path", "layer", "name", "output", "params", "forward FLOP", "MACs", "share", "status"]
+
+
+def table_with_unreached(estimate, layers, levels: int, stale=None) -> list[dict]:
+    """The table's rows: the evaluated ones (``table_rows``), then each top-level layer the evaluation did not
+    reach — with the last valid estimate's figures where it had that layer (``stale``), else empty."""
+    arch = estimate.architecture
+    rows = table_rows(arch, levels)
+    done = {r.index for r in arch.rows}
+    last_rows: dict[int, list] = {}
+    if stale is not None and stale.architecture is not None:
+        for r in stale.architecture.rows:
+            last_rows.setdefault(r.index, []).append(r)
+    nan = float("nan")
+    for i, layer in enumerate(layers):
+        if i in done:
+            continue
+        failed = estimate.error is not None and estimate.error.field.startswith(f"layers[{i}]")
+        old = [r for r in last_rows.get(i, []) if r.type == layer.type and not r.depth]
+        for r in old or [None]:
+            rows.append({"#": i, "path": "", "layer": layer_label(layer.type, r.part if r is not None else None),
+                         "name": layer.name or "", "output": r.output if r is not None else "—",
+                         "params": r.params if r is not None else nan,
+                         "forward FLOP": float(r.forward_flop) if r is not None else nan,
+                         "MACs": float(r.macs) if r is not None else nan,
+                         "share": 100 * r.share if r is not None else nan,
+                         "status": ("⚠ error" if failed else "not reached")
+                                   + (" · last valid values" if r is not None else "")})
+    return rows
