@@ -251,6 +251,30 @@ _PRESETS += [
             "the paper. Training: the ISBI 2012 set's 30 images; the paper gives no epoch count, so 1 epoch "
             "here: set your own. Reference: the same net written in torch.nn (U-Net is not in torchvision).",
             nets.unet(), {"epochs": 1, "examples": 30}),
+    _vision("shufflenet_v2_x1_0", "ShuffleNetV2 ×1.0 (Ma et al. 2018)",
+            "Ma, Zhang, Zheng, Sun (2018), 'ShuffleNet V2: Practical Guidelines for Efficient CNN Architecture "
+            "Design', https://arxiv.org/abs/1807.11164 ; " + TORCHVISION + "shufflenetv2.py",
+            "224×224×3; units of two branches concatenated and their channels shuffled in 2 groups: at stride 1 "
+            "a channel split passes one half and convolves the other (1×1, 3×3 depthwise, 1×1), at stride 2 "
+            "both branches convolve the whole input; 4, 8, 4 units of 116, 232, 464 channels, 1×1 to 1,024, "
+            "global pooling. ImageNet-1k; the paper states no epoch count, so 1 epoch here: set your own.",
+            nets.shufflenet_v2(), {"epochs": 1, "examples": IMAGENET_IMAGES}),
+    _vision("swin_t", "Swin-T (Liu et al. 2021)",
+            "Liu et al. (2021), 'Swin Transformer: Hierarchical Vision Transformer using Shifted Windows', "
+            "https://arxiv.org/abs/2103.14030 ; " + TORCHVISION + "swin_transformer.py",
+            "224×224×3; a 4×4/4 patchify convolution → a 56×56 grid of 96; 2, 2, 6, 2 blocks of attention "
+            "inside 7×7 windows (shifted by 3 every other block; 3, 6, 12, 24 heads; relative position bias "
+            "tables) and an MLP (4×), each a pre-norm residual with stochastic depth up to 0.2; patch merging "
+            "between stages (2×2 → 4C → 2C). 300 epochs of ImageNet-1k (section 4.1).",
+            nets.swin(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+    _vision("convnext_tiny", "ConvNeXt-T (Liu et al. 2022)",
+            "Liu et al. (2022), 'A ConvNet for the 2020s', https://arxiv.org/abs/2201.03545 ; "
+            + TORCHVISION + "convnext.py",
+            "224×224×3; a 4×4/4 patchify convolution; 3, 3, 9, 3 blocks of 96, 192, 384, 768 channels (7×7 "
+            "depthwise convolution, layer norm, an MLP of 4× at every position, layer scale, stochastic depth up "
+            "to 0.1, in a residual); a norm and a 2×2/2 convolution between stages. 300 epochs of ImageNet-1k "
+            "(section 2 and appendix A.1).",
+            nets.convnext(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
 ]
 
 

@@ -26,6 +26,7 @@ STARTER_VALUES: dict[str, dict] = {
     "lm_head": {"vocab_size": 32_000},
     "token_type_embedding": {"types": 2},
     "relative_position_bias": {"buckets": 32, "heads": 8},
+    "window_attention": {"heads": 4},
     "decoder_input": {"length": 128},
     "residual": {"body": [{"type": "activation"}]},
     "branches": {"branches": [[], [{"type": "activation"}]]},

@@ -111,23 +111,31 @@ class LayerBase(BaseModel):
     # helpers shared by the kinds
     def _vector(self, item: tuple[int, ...]) -> int:
         if len(item) != 1:
-            raise ShapeError(f"expects a vector [N], got {_shape(item)}; add a flatten layer before it")
+            raise ShapeError(f"expects a vector [N], got {_shape(item)}; add a flatten layer before it"
+                             + (" (or set per_position)" if self.type == "dense" else ""))
         return item[0]
 
 
 # ---------------------------------------------------------------- fully connected, embedding
 
 class Dense(LayerBase):
-    """Fully connected N→M: params N·M + M, forward 2·N·M."""
+    """Fully connected N→M: params N·M + M, forward 2·N·M. With ``per_position`` it maps the last axis of
+    any item at each of its P positions (``nn.Linear`` on a channels-last grid): forward 2·P·N·M."""
 
     type: Literal["dense"] = "dense"
     units: Size
     bias: bool = True
+    per_position: bool = Field(False, description="Apply to the channels (last axis) at every position of a "
+                                                   "grid, as Swin's and ConvNeXt's MLPs do.")
     kind_label: ClassVar[str] = "Fully connected"
-    formula: ClassVar[str] = r"2 \cdot N \cdot M"
+    formula: ClassVar[str] = r"2 \cdot N \cdot M \quad (\times P \text{ positions per item})"
 
     def item_cost(self, item):
-        return ((self.units,), *dense_cost(self._vector(item), self.units, self.bias))
+        if not self.per_position:
+            return ((self.units,), *dense_cost(self._vector(item), self.units, self.bias))
+        positions = prod(item[:-1])
+        params, macs, bias_adds = dense_cost(item[-1], self.units, self.bias)
+        return item[:-1] + (self.units,), params, positions * macs, positions * bias_adds
 
 
 class Embedding(LayerBase):
@@ -262,9 +270,14 @@ class ConvTranspose2d(_ConvBase):
 # ---------------------------------------------------------------- pooling, reshaping, element-wise
 
 class _Pool2d(LayerBase):
+    """Output H′ = ⌊(H + 2P − K)/S⌋ + 1, or with ``ceil_mode`` ⌈(H + 2P − K)/S⌉ + 1 less the last window
+    when it would start in the right padding (PyTorch's rule: dropped when (H′ − 1)·S ≥ H + P)."""
+
     kernel_size: Sizes
     stride: Sizes | None = None
     padding: Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]] = 0
+    ceil_mode: bool = Field(False, description="Round the output size up: a last, partial window covers the "
+                                                "rest of the input (GoogLeNet's pools).")
     per_window_flop: ClassVar[int] = 0  # added to K² (max: K²−1 comparisons; avg: K²−1 adds + 1 divide)
 
     def item_cost(self, item):
@@ -277,11 +290,21 @@ class _Pool2d(LayerBase):
         for size, kk, ss, pp in zip(item[:2], k, s, p):
             if 2 * pp > kk:
                 raise ShapeError(f"padding {pp} must be at most half the kernel {kk}")
-            if size + 2 * pp < kk:
+            o = pool_output_size(size, kk, ss, pp, self.ceil_mode)
+            if o < 1:
                 raise ShapeError(f"kernel {kk} is larger than the padded input {size} + 2·{pp}")
-            out_spatial.append((size + 2 * pp - kk) // ss + 1)
+            out_spatial.append(o)
         out = tuple(out_spatial) + (item[2],)
         return out, 0, 0, prod(out) * (prod(k) + self.per_window_flop)
+
+
+def pool_output_size(size: int, k: int, s: int, p: int, ceil_mode: bool) -> int:
+    """PyTorch's pooling output size (``pooling_output_shape``): ⌊(H + 2P − K [+ S − 1])/S⌋ + 1, and with
+    ``ceil_mode`` one less when the last window would start in the padding."""
+    out = (size + 2 * p - k + (s - 1 if ceil_mode else 0)) // s + 1
+    if ceil_mode and (out - 1) * s >= size + p:
+        out -= 1
+    return out
 
 
 class MaxPool2d(_Pool2d):

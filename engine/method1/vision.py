@@ -1,5 +1,6 @@
 """Layer kinds that real vision nets need between their convolutions: adaptive pooling, upsampling,
-the step from a grid of patches to a token sequence, the class token and the token read out at the end.
+the step from a grid of patches to a token sequence, the class token and the token read out at the end,
+ShuffleNet's channel split and shuffle, ConvNeXt's layer scale and stochastic depth.
 
 None of them multiplies and accumulates, so each counts 0 FLOP in the ``matmul`` convention (as
 ``FlopCounterMode`` counts them); their ``full`` cost is stated in each docstring.
@@ -11,9 +12,20 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from engine.method1.conventions import BILINEAR_FLOP_PER_ELEMENT
+from engine.method1.conventions import BILINEAR_FLOP_PER_ELEMENT, DROPOUT_FLOP_PER_ELEMENT
 from engine.method1.costs import prod
-from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Sizes, _per_dim, _shape, as_sequence
+from engine.method1.layers import (
+    MAX_SIZE,
+    Flow,
+    LayerBase,
+    LayerCost,
+    ShapeError,
+    Size,
+    Sizes,
+    _per_dim,
+    _shape,
+    as_sequence,
+)
 
 MAX_SCALE = 1024
 
@@ -109,4 +121,72 @@ class TokenSelect(LayerBase):
         return LayerCost(Flow((d,), None), 0, 0, flow.steps * d if self.select == "mean" else 0)
 
 
-VISION_KINDS: tuple[type[LayerBase], ...] = (AdaptiveAvgPool2d, Upsample, ToTokens, ClassToken, TokenSelect)
+class ChannelSplit(LayerBase):
+    """One of ``chunks`` slices of the channels (the last axis), as ``torch.chunk(x, chunks, dim)[index]``:
+    slices of ⌈C/chunks⌉ channels, the last one smaller when C is not a multiple. Put one at the head of
+    each branch of a ``branches`` block (ShuffleNetV2: one half passes, the other is convolved). A view:
+    0 FLOP in both conventions."""
+
+    type: Literal["channel_split"] = "channel_split"
+    chunks: Size = Field(2, description="Equal slices the channels are cut into.")
+    index: int = Field(0, ge=0, le=MAX_SIZE, description="Which slice this layer keeps, from 0.")
+    kind_label: ClassVar[str] = "Channel split"
+    formula: ClassVar[str] = r"0 \quad ([\dots, C] \to [\dots, \lceil C / n \rceil] \text{ slice})"
+
+    def item_cost(self, item):
+        c = item[-1]
+        size = -(-c // self.chunks)
+        start = self.index * size
+        if start >= c:
+            slices = -(-c // size)
+            raise ShapeError(f"index {self.index} is past the last slice: {c} channels in slices of {size} "
+                             f"make {slices} (index 0 to {slices - 1})")
+        return item[:-1] + (min(size, c - start),), 0, 0, 0
+
+
+class ChannelShuffle(LayerBase):
+    """ShuffleNet's channel shuffle (``nn.ChannelShuffle``): the C channels seen as g groups × C/g are
+    transposed, so the next grouped layer mixes every group. A permutation: 0 FLOP in both conventions."""
+
+    type: Literal["channel_shuffle"] = "channel_shuffle"
+    groups: Size = 2
+    kind_label: ClassVar[str] = "Channel shuffle"
+    formula: ClassVar[str] = r"0 \quad (\text{a permutation of the channels})"
+
+    def item_cost(self, item):
+        if item[-1] % self.groups:
+            raise ShapeError(f"groups {self.groups} must divide the channels C = {item[-1]}")
+        return item, 0, 0, 0
+
+
+class LayerScale(LayerBase):
+    """A learned per-channel scale γ ∘ x (ConvNeXt, CaiT; Touvron et al. 2021): C parameters; a multiply per
+    element, which the ``matmul`` convention counts 0 (``FlopCounterMode`` counts no ``mul``), ``full`` 1."""
+
+    type: Literal["layer_scale"] = "layer_scale"
+    kind_label: ClassVar[str] = "Layer scale"
+    formula: ClassVar[str] = r"0 \quad (C \text{ parameters; full: one multiply per element})"
+
+    def item_cost(self, item):
+        return item, item[-1], 0, prod(item)
+
+
+class StochasticDepth(LayerBase):
+    """Stochastic depth (Huang et al. 2016; torchvision's ``StochasticDepth``) on a residual body: in
+    training the body's output is dropped with probability ``rate`` per example (``row``) or per batch, and
+    scaled by 1/(1 − rate); at inference it is the identity. FLOP-free in the ``matmul`` convention
+    (``FlopCounterMode`` counts 0, training or not); ``full`` counts the training-time mask multiply, one
+    per element, as for dropout. Put it last in a residual's body."""
+
+    type: Literal["stochastic_depth"] = "stochastic_depth"
+    rate: float = Field(0.1, ge=0.0, lt=1.0, description="Probability that a body is skipped in training.")
+    mode: Literal["row", "batch"] = Field("row", description="Drop per example (row) or the whole batch.")
+    kind_label: ClassVar[str] = "Stochastic depth"
+    formula: ClassVar[str] = r"0 \quad (\text{full: one multiply per element, as dropout})"
+
+    def item_cost(self, item):
+        return item, 0, 0, DROPOUT_FLOP_PER_ELEMENT * prod(item)
+
+
+VISION_KINDS: tuple[type[LayerBase], ...] = (AdaptiveAvgPool2d, Upsample, ToTokens, ClassToken, TokenSelect,
+                                             ChannelSplit, ChannelShuffle, LayerScale, StochasticDepth)

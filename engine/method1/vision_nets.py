@@ -226,3 +226,90 @@ def unet(size=512, in_channels=1, classes=2, widths=(64, 128, 256, 512, 1024)) -
         inner = _double(width) + [_cat([], down, name=f"skip {width}")]
         inner += _double(width)
     return [size, size, in_channels], inner + [conv(classes, 1, bias=True)]
+
+
+# ---------------------------------------------------------------- ShuffleNetV2 ×1.0 (Ma et al. 2018)
+
+def _shuffle_unit(inp, out, stride) -> list[dict]:
+    """Stride 1: half the channels pass, the other half is convolved; stride 2: both branches convolve the
+    whole input. Concatenated, then the channels shuffled in 2 groups."""
+    half = out // 2
+    right = cba(half, 1) + [conv(half, 3, stride, 1, g=half), BN] + cba(half, 1)
+    if stride == 1:
+        branches = [[{"type": "channel_split", "chunks": 2, "index": 0}],
+                    [{"type": "channel_split", "chunks": 2, "index": 1}] + right]
+    else:
+        branches = [[conv(inp, 3, stride, 1, g=inp), BN] + cba(half, 1), right]
+    return [{"type": "branches", "branches": branches}, {"type": "channel_shuffle", "groups": 2}]
+
+
+def shufflenet_v2(repeats=(4, 8, 4), channels=(24, 116, 232, 464, 1024)) -> tuple[list[int], list[dict]]:
+    layers = cba(channels[0], 3, 2) + [{"type": "max_pool2d", "kernel_size": 3, "stride": 2, "padding": 1}]
+    inp = channels[0]
+    for stage, (n, out) in enumerate(zip(repeats, channels[1:4])):
+        units = _shuffle_unit(inp, out, 2) + repeat(n - 1, _shuffle_unit(out, out, 1))
+        layers.append({"type": "repeat", "times": 1, "layers": units, "name": f"stage{stage + 2}"})
+        inp = out
+    return [224, 224, 3], layers + cba(channels[4], 1) + head()
+
+
+# ---------------------------------------------------------------- Swin-T (Liu et al. 2021)
+
+LN = {"type": "layer_norm"}
+GELU = {"type": "activation", "function": "gelu"}
+
+
+def _mlp(width, hidden) -> list[dict]:
+    """nn.Linear at every position of the grid, GELU, back to the width."""
+    return [{"type": "dense", "units": hidden, "per_position": True}, GELU,
+            {"type": "dense", "units": width, "per_position": True}]
+
+
+def _drop_path(rate: float) -> list[dict]:
+    """Stochastic depth at torchvision's rate for the block (the identity at inference)."""
+    return [{"type": "stochastic_depth", "rate": round(rate, 6)}] if rate else []
+
+
+def swin(patch=4, dim=96, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), window=7, drop=0.2) \
+        -> tuple[list[int], list[dict]]:
+    """Patchify convolution and its norm; per stage, blocks of (shifted every other one) window attention and
+    an MLP, each in a pre-norm residual with stochastic depth rising linearly to ``drop``; patch merging
+    between stages; norm, global average pooling and the classifier."""
+    layers = [conv(dim, patch, patch, bias=True), LN]
+    total, block = sum(depths), 0
+    for stage, (depth, h) in enumerate(zip(depths, heads)):
+        width = dim * 2 ** stage
+        blocks = []
+        for i in range(depth):
+            rate = drop * block / (total - 1)
+            attention = {"type": "window_attention", "heads": h, "window_size": window}
+            if i % 2:
+                attention["shift"] = window // 2
+            blocks += [{"type": "residual", "body": [LN, attention] + _drop_path(rate)},
+                       {"type": "residual", "body": [LN] + _mlp(width, 4 * width) + _drop_path(rate)}]
+            block += 1
+        layers.append({"type": "repeat", "times": 1, "layers": blocks, "name": f"stage{stage + 1}"})
+        if stage < len(depths) - 1:
+            layers.append({"type": "patch_merging"})
+    return [224, 224, 3], layers + [LN] + head()
+
+
+# ---------------------------------------------------------------- ConvNeXt-T (Liu et al. 2022)
+
+def convnext(stages=((96, 3), (192, 3), (384, 9), (768, 3)), drop=0.1) -> tuple[list[int], list[dict]]:
+    """Patchify 4×4 convolution and a norm; per stage, blocks of a depthwise 7×7 convolution, a norm, an
+    inverted MLP (4×) at every position, layer scale and stochastic depth in a residual; a norm and a 2×2
+    stride-2 convolution between stages; global average pooling, norm and the classifier."""
+    layers = [conv(stages[0][0], 4, 4, bias=True), LN]
+    total, block = sum(n for _, n in stages), 0
+    for stage, (width, n) in enumerate(stages):
+        blocks = []
+        for _ in range(n):
+            body = [conv(width, 7, 1, 3, g=width, bias=True), LN] + _mlp(width, 4 * width) + \
+                [{"type": "layer_scale"}] + _drop_path(drop * block / (total - 1))
+            blocks.append({"type": "residual", "body": body})
+            block += 1
+        layers.append({"type": "repeat", "times": 1, "layers": blocks, "name": f"stage{stage + 1}"})
+        if stage < len(stages) - 1:
+            layers += [LN, conv(stages[stage + 1][0], 2, 2, bias=True)]
+    return [224, 224, 3], layers + [GLOBAL_POOL, LN, FLATTEN, {"type": "dense", "units": 1000}]

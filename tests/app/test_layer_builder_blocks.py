@@ -89,7 +89,7 @@ def test_wrapping_into_a_mismatched_residual_is_one_line_and_keeps_the_list():
     assert any(m.startswith("layers[0]") and "[128]" in m and "[784]" in m for m in messages), messages
 
 
-@pytest.mark.parametrize("preset_id", ["inception_v3", "unet", "vit_b_16", "llama2-7b"])
+@pytest.mark.parametrize("preset_id", ["inception_v3", "unet", "vit_b_16", "llama2-7b", "swin_t"])
 def test_nested_presets_load_and_chart_one_bar_per_top_level_layer(preset_id):
     at = loaded(preset_id)
     assert not at.error

@@ -63,6 +63,57 @@ def test_dense(torch):
         assert _compare(torch, torch.nn.Linear(n, m, bias=bias), x, [n], layer, steps)
 
 
+def test_dense_per_position_is_nn_linear_on_the_last_axis(torch):
+    """Swin's and ConvNeXt's MLPs: nn.Linear on a channels-last grid maps C at each of the H·W positions."""
+    rng = random.Random(2)
+    for _ in range(CASES):
+        h, w, n, m, bias = rng.randint(1, 12), rng.randint(1, 12), rng.randint(1, 64), rng.randint(1, 64), \
+            rng.random() < 0.7
+        layer = {"type": "dense", "units": m, "bias": bias, "per_position": True}
+        x = torch.empty(1, h, w, n, device="meta")
+        assert _compare(torch, torch.nn.Linear(n, m, bias=bias), x, [h, w, n], layer)
+
+
+@pytest.mark.parametrize("kind", ["max_pool2d", "avg_pool2d"])
+def test_pooling_with_and_without_ceil_mode(torch, kind):
+    """The output size, PyTorch's rule for ceil_mode included (a last window that would start in the padding
+    is dropped), and its errors (padding more than half the kernel, no output)."""
+    rng = random.Random(("max_pool2d", "avg_pool2d").index(kind))
+    cls = {"max_pool2d": torch.nn.MaxPool2d, "avg_pool2d": torch.nn.AvgPool2d}[kind]
+    agreed = ceil_differs = 0
+    for _ in range(CASES * 3):
+        c, spatial = rng.randint(1, 4), [rng.randint(1, 20) for _ in range(2)]
+        k = [rng.randint(1, 5) for _ in range(2)]
+        s = [rng.randint(1, 4) for _ in range(2)]
+        p = [rng.randint(0, 2) for _ in range(2)]
+        ceil = rng.random() < 0.7
+        layer = {"type": kind, "kernel_size": k, "stride": s, "padding": p, "ceil_mode": ceil}
+        module = cls(k, s, p, ceil_mode=ceil)
+        x = torch.empty([1, c] + spatial, device="meta")
+        try:
+            floor_shape = list(cls(k, s, p)(x).shape)
+        except RuntimeError:
+            floor_shape = None
+        if _compare(torch, module, x, spatial + [c], layer, out_perm=[1, 2, 0]):
+            agreed += 1
+            ceil_differs += ceil and floor_shape != list(module(x).shape)
+    assert agreed > CASES and ceil_differs > 5  # ceil_mode changed the size in many of the cases compared
+
+
+def test_googlenet_pools_need_no_padding_trick(torch):
+    """GoogLeNet's 3×3/2 pools round up (ceil_mode=True): 112 → 56 → 28 → 14 → 7, as in torchvision's
+    googlenet.py; without ceil_mode they would give 55 → 27 → 13 → 6."""
+    pool = {"type": "max_pool2d", "kernel_size": 3, "stride": 2, "ceil_mode": True}
+    result = evaluated([112, 112, 64], [pool, pool, pool, {"type": "max_pool2d", "kernel_size": 2, "stride": 2,
+                                                           "ceil_mode": True}])
+    x = torch.empty(1, 64, 112, 112, device="meta")
+    sizes = []
+    for module in (torch.nn.MaxPool2d(3, 2, ceil_mode=True),) * 3 + (torch.nn.MaxPool2d(2, 2, ceil_mode=True),):
+        x = module(x)
+        sizes.append(list(x.shape[2:]))
+    assert [r.output_shape[:2] for r in result.rows] == sizes == [[56, 56], [28, 28], [14, 14], [7, 7]]
+
+
 @pytest.mark.parametrize("kind", ["conv1d", "conv2d", "conv3d"])
 def test_conv(torch, kind):
     dims = int(kind[4])

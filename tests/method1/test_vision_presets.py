@@ -12,15 +12,17 @@ PUBLISHED_PARAMS = {
     # torchvision's model cards (num_params); Inception-v3 less its auxiliary classifier (27,161,264 with it)
     "resnet18": 11_689_512, "resnet50": 25_557_032, "mobilenet_v2": 3_504_872, "efficientnet_b0": 5_288_548,
     "inception_v3": 23_834_568, "densenet121": 7_978_856, "vit_b_16": 86_567_656,
+    "shufflenet_v2_x1_0": 2_278_604, "swin_t": 28_288_354, "convnext_tiny": 28_589_128,
 }
 PUBLISHED_GFLOPS = {  # torchvision's model cards: GFLOPS, which are G multiply-accumulates (2 decimals)
     "resnet18": 1.81, "resnet50": 4.09, "mobilenet_v2": 0.30, "efficientnet_b0": 0.39, "inception_v3": 5.71,
-    "densenet121": 2.83, "vit_b_16": 17.56,
+    "densenet121": 2.83, "vit_b_16": 17.56, "shufflenet_v2_x1_0": 0.14, "swin_t": 4.49, "convnext_tiny": 4.46,
 }
 
 
 @pytest.mark.parametrize("preset_id", ["resnet18", "resnet50", "mobilenet_v2", "efficientnet_b0", "inception_v3",
-                                       "densenet121", "vit_b_16", "unet"])
+                                       "densenet121", "vit_b_16", "unet", "shufflenet_v2_x1_0", "swin_t",
+                                       "convnext_tiny"])
 def test_preset_matches_torch_exactly(torch, preset_id):
     from tests.method1.torch_nets import REFERENCE_NETS, count
 

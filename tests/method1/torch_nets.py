@@ -501,6 +501,233 @@ class UNet(nn.Module):
         return self.out(x)
 
 
+# ---------------------------------------------------------------- shufflenetv2.py (ShuffleNetV2 ×1.0)
+
+def channel_shuffle(x, groups):
+    b, c, h, w = x.shape
+    return x.view(b, groups, c // groups, h, w).transpose(1, 2).contiguous().view(b, c, h, w)
+
+
+class ShuffleUnit(nn.Module):
+    """torchvision's shufflenetv2.InvertedResidual: stride 1 splits the channels in two halves and convolves
+    the second; stride 2 convolves the whole input in both branches. Concatenated, then shuffled (2 groups)."""
+
+    def __init__(self, inp, oup, stride):
+        super().__init__()
+        self.stride = stride
+        half = oup // 2
+
+        def dw(ch):
+            return nn.Conv2d(ch, ch, 3, stride, 1, groups=ch, bias=False)
+
+        if stride > 1:
+            self.branch1 = nn.Sequential(dw(inp), nn.BatchNorm2d(inp), nn.Conv2d(inp, half, 1, bias=False),
+                                         nn.BatchNorm2d(half), nn.ReLU(inplace=True))
+        self.branch2 = nn.Sequential(nn.Conv2d(inp if stride > 1 else half, half, 1, bias=False),
+                                     nn.BatchNorm2d(half), nn.ReLU(inplace=True), dw(half), nn.BatchNorm2d(half),
+                                     nn.Conv2d(half, half, 1, bias=False), nn.BatchNorm2d(half),
+                                     nn.ReLU(inplace=True))
+
+    def forward(self, x):
+        if self.stride == 1:
+            kept, rest = x.chunk(2, dim=1)
+            out = torch.cat((kept, self.branch2(rest)), dim=1)
+        else:
+            out = torch.cat((self.branch1(x), self.branch2(x)), dim=1)
+        return channel_shuffle(out, 2)
+
+
+class ShuffleNetV2(nn.Module):
+    def __init__(self, repeats=(4, 8, 4), channels=(24, 116, 232, 464, 1024), num_classes=1000):
+        super().__init__()
+        self.conv1 = conv_bn_act(3, channels[0], 3, 2)
+        self.maxpool = nn.MaxPool2d(3, 2, 1)
+        stages, inp = [], channels[0]
+        for n, out in zip(repeats, channels[1:4]):
+            stages.append(nn.Sequential(ShuffleUnit(inp, out, 2), *[ShuffleUnit(out, out, 1) for _ in range(n - 1)]))
+            inp = out
+        self.stages = nn.Sequential(*stages)
+        self.conv5 = conv_bn_act(inp, channels[4], 1)
+        self.fc = nn.Linear(channels[4], num_classes)
+
+    def forward(self, x):
+        x = self.conv5(self.stages(self.maxpool(self.conv1(x))))
+        return self.fc(x.mean([2, 3]))
+
+
+# ---------------------------------------------------------------- swin_transformer.py (Swin-T)
+
+class ShiftedWindowAttention(nn.Module):
+    """torchvision's ShiftedWindowAttention (v1) on [B, H, W, C]: pad to whole windows, roll by −shift,
+    attention per window with the relative position bias (and the shift mask), roll back, crop."""
+
+    def __init__(self, dim, window, shift, heads, bias=True, relative_position_bias=True):
+        super().__init__()
+        self.window, self.shift, self.heads = list(window), list(shift), heads
+        self.qkv = nn.Linear(dim, 3 * dim, bias=bias)
+        self.proj = nn.Linear(dim, dim, bias=bias)
+        wh, ww = self.window
+        self.table = nn.Parameter(torch.zeros((2 * wh - 1) * (2 * ww - 1), heads)) if relative_position_bias \
+            else None
+        coords = torch.stack(torch.meshgrid(torch.arange(wh), torch.arange(ww), indexing="ij")).flatten(1)
+        rel = (coords[:, :, None] - coords[:, None, :]).permute(1, 2, 0)
+        self.register_buffer("index", (rel[..., 0] + wh - 1) * (2 * ww - 1) + rel[..., 1] + ww - 1)
+
+    def forward(self, x):
+        b, h, w, c = x.shape
+        (wh, ww), heads = self.window, self.heads
+        x = F.pad(x, (0, 0, 0, (ww - w % ww) % ww, 0, (wh - h % wh) % wh))
+        _, ph, pw, _ = x.shape
+        shift = [0 if m >= p else s for s, m, p in zip(self.shift, self.window, (ph, pw))]
+        if sum(shift):
+            x = torch.roll(x, (-shift[0], -shift[1]), (1, 2))
+        nw, n = (ph // wh) * (pw // ww), wh * ww
+        x = x.view(b, ph // wh, wh, pw // ww, ww, c).permute(0, 1, 3, 2, 4, 5).reshape(b * nw, n, c)
+        q, k, v = self.qkv(x).reshape(b * nw, n, 3, heads, c // heads).permute(2, 0, 3, 1, 4)
+        attn = (q * (c // heads) ** -0.5).matmul(k.transpose(-2, -1))
+        if self.table is not None:
+            attn = attn + self.table[self.index.flatten()].view(n, n, heads).permute(2, 0, 1).unsqueeze(0)
+        if sum(shift):
+            mask = x.new_zeros(ph, pw)  # the regions a rolled window mixes: −100 between different ones
+            region = 0
+            for hs in ((0, -wh), (-wh, -shift[0]), (-shift[0], None)):
+                for ws in ((0, -ww), (-ww, -shift[1]), (-shift[1], None)):
+                    mask[hs[0]:hs[1], ws[0]:ws[1]] = region
+                    region += 1
+            mask = mask.view(ph // wh, wh, pw // ww, ww).permute(0, 2, 1, 3).reshape(nw, n)
+            mask = (mask.unsqueeze(1) - mask.unsqueeze(2)).masked_fill(mask.unsqueeze(1) != mask.unsqueeze(2), -100.0)
+            attn = (attn.view(b, nw, heads, n, n) + mask.unsqueeze(1).unsqueeze(0)).view(-1, heads, n, n)
+        x = self.proj(F.softmax(attn, dim=-1).matmul(v).transpose(1, 2).reshape(b * nw, n, c))
+        x = x.view(b, ph // wh, pw // ww, wh, ww, c).permute(0, 1, 3, 2, 4, 5).reshape(b, ph, pw, c)
+        if sum(shift):
+            x = torch.roll(x, (shift[0], shift[1]), (1, 2))
+        return x[:, :h, :w, :].contiguous()
+
+
+class PatchMerging(nn.Module):
+    def __init__(self, dim, out=None):
+        super().__init__()
+        self.norm = nn.LayerNorm(4 * dim)
+        self.reduction = nn.Linear(4 * dim, out or 2 * dim, bias=False)
+
+    def forward(self, x):
+        h, w = x.shape[-3:-1]
+        x = F.pad(x, (0, 0, 0, w % 2, 0, h % 2))
+        x = torch.cat([x[..., 0::2, 0::2, :], x[..., 1::2, 0::2, :], x[..., 0::2, 1::2, :], x[..., 1::2, 1::2, :]],
+                      -1)
+        return self.reduction(self.norm(x))
+
+
+class StochasticDepth(nn.Module):
+    """torchvision.ops.StochasticDepth: the identity in eval mode."""
+
+    def __init__(self, p):
+        super().__init__()
+        self.p = p
+
+    def forward(self, x):
+        if not self.training or self.p == 0.0:
+            return x
+        keep = x.new_empty([x.shape[0]] + [1] * (x.ndim - 1)).bernoulli_(1.0 - self.p)
+        return x * keep.div_(1.0 - self.p)
+
+
+class SwinBlock(nn.Module):
+    def __init__(self, dim, heads, window, shift, sd_prob):
+        super().__init__()
+        self.norm1 = nn.LayerNorm(dim)
+        self.attn = ShiftedWindowAttention(dim, window, shift, heads)
+        self.stochastic_depth = StochasticDepth(sd_prob)
+        self.norm2 = nn.LayerNorm(dim)
+        self.mlp = nn.Sequential(nn.Linear(dim, 4 * dim), nn.GELU(), nn.Dropout(0.0), nn.Linear(4 * dim, dim),
+                                 nn.Dropout(0.0))
+
+    def forward(self, x):
+        x = x + self.stochastic_depth(self.attn(self.norm1(x)))
+        return x + self.stochastic_depth(self.mlp(self.norm2(x)))
+
+
+class SwinTransformer(nn.Module):
+    def __init__(self, patch=4, dim=96, depths=(2, 2, 6, 2), heads=(3, 6, 12, 24), window=(7, 7), sd=0.2,
+                 num_classes=1000):
+        super().__init__()
+        layers = [nn.Sequential(nn.Conv2d(3, dim, patch, patch), Permute(0, 2, 3, 1), nn.LayerNorm(dim))]
+        block_id, total = 0, sum(depths)
+        for stage, (depth, h) in enumerate(zip(depths, heads)):
+            d = dim * 2 ** stage
+            blocks = []
+            for i in range(depth):
+                blocks.append(SwinBlock(d, h, window, [0 if i % 2 == 0 else m // 2 for m in window],
+                                        sd * block_id / (total - 1)))
+                block_id += 1
+            layers.append(nn.Sequential(*blocks))
+            if stage < len(depths) - 1:
+                layers.append(PatchMerging(d))
+        self.features = nn.Sequential(*layers)
+        self.norm = nn.LayerNorm(dim * 2 ** (len(depths) - 1))
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.head = nn.Linear(dim * 2 ** (len(depths) - 1), num_classes)
+
+    def forward(self, x):
+        x = self.norm(self.features(x)).permute(0, 3, 1, 2)
+        return self.head(torch.flatten(self.avgpool(x), 1))
+
+
+class Permute(nn.Module):
+    def __init__(self, *dims):
+        super().__init__()
+        self.dims = dims
+
+    def forward(self, x):
+        return x.permute(*self.dims)
+
+
+# ---------------------------------------------------------------- convnext.py (ConvNeXt-T)
+
+class LayerNorm2d(nn.LayerNorm):
+    """LayerNorm over the channels of a channels-first map."""
+
+    def forward(self, x):
+        return F.layer_norm(x.permute(0, 2, 3, 1), self.normalized_shape, self.weight, self.bias,
+                            self.eps).permute(0, 3, 1, 2)
+
+
+class CNBlock(nn.Module):
+    def __init__(self, dim, sd_prob, layer_scale=1e-6):
+        super().__init__()
+        self.block = nn.Sequential(nn.Conv2d(dim, dim, 7, padding=3, groups=dim), Permute(0, 2, 3, 1),
+                                   nn.LayerNorm(dim, eps=1e-6), nn.Linear(dim, 4 * dim), nn.GELU(),
+                                   nn.Linear(4 * dim, dim), Permute(0, 3, 1, 2))
+        self.layer_scale = nn.Parameter(torch.ones(dim, 1, 1) * layer_scale)
+        self.stochastic_depth = StochasticDepth(sd_prob)
+
+    def forward(self, x):
+        return self.stochastic_depth(self.layer_scale * self.block(x)) + x
+
+
+class ConvNeXt(nn.Module):
+    def __init__(self, stages=((96, 192, 3), (192, 384, 3), (384, 768, 9), (768, None, 3)), sd=0.1,
+                 num_classes=1000):
+        super().__init__()
+        layers = [nn.Sequential(nn.Conv2d(3, stages[0][0], 4, 4), LayerNorm2d(stages[0][0], eps=1e-6))]
+        block_id, total = 0, sum(n for _, _, n in stages)
+        for dim, out, n in stages:
+            blocks = []
+            for _ in range(n):
+                blocks.append(CNBlock(dim, sd * block_id / (total - 1.0)))
+                block_id += 1
+            layers.append(nn.Sequential(*blocks))
+            if out is not None:
+                layers.append(nn.Sequential(LayerNorm2d(dim, eps=1e-6), nn.Conv2d(dim, out, 2, 2)))
+        self.features = nn.Sequential(*layers)
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        last = stages[-1][1] or stages[-1][0]
+        self.classifier = nn.Sequential(LayerNorm2d(last, eps=1e-6), nn.Flatten(1), nn.Linear(last, num_classes))
+
+    def forward(self, x):
+        return self.classifier(self.avgpool(self.features(x)))
+
+
 REFERENCE_NETS = {
     "resnet18": (resnet18, (3, 224, 224)),
     "resnet50": (resnet50, (3, 224, 224)),
@@ -510,6 +737,9 @@ REFERENCE_NETS = {
     "densenet121": (densenet121, (3, 224, 224)),
     "vit_b_16": (vit_b_16, (3, 224, 224)),
     "unet": (UNet, (1, 512, 512)),
+    "shufflenet_v2_x1_0": (ShuffleNetV2, (3, 224, 224)),
+    "swin_t": (SwinTransformer, (3, 224, 224)),
+    "convnext_tiny": (ConvNeXt, (3, 224, 224)),
 }
 
 
