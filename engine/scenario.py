@@ -9,7 +9,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
-from engine.method1.blocks import check_nesting
+from engine.method1.blocks import check_nesting, expanded_count
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
 from engine.errors import InputError, json_type, parse_input
@@ -69,6 +69,16 @@ class Scenario(BaseModel):
         return Architecture.model_construct(input=self.input, layers=self.layers)
 
 
+def check_page_size(layers: object, limit: int = MAX_PAGE_LAYERS) -> None:
+    """``InputError`` on ``layers`` when the list stands for more than ``limit`` layers once its blocks and
+    repeats are expanded (``expanded_count``): the dashboard's limit, so that no page run passes its time budget."""
+    count = expanded_count(layers)
+    if count > limit:
+        shown = f"{count:,}" if count < 10**12 else f"about {count:.2e}"
+        raise InputError("layers", f"{shown} layers once blocks and repeats are expanded: the dashboard opens at "
+                                   f"most {limit:,} (larger models: python -m engine flops FILE)")
+
+
 def parse_scenario(data: object, source: str = "scenario") -> Scenario:
     """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
     if not isinstance(data, dict):
@@ -83,6 +93,9 @@ def load_scenario_text(text: str | bytes, source: str = "scenario", *, max_layer
     if isinstance(data, dict) and isinstance(data.get("layers"), list) and len(data["layers"]) > max_layers:
         raise InputError("layers", f"{len(data['layers']):,} layers: the dashboard opens at most {max_layers:,} "
                                    "(larger models: python -m engine flops FILE)")
+    if max_layers < MAX_LAYERS and isinstance(data, dict):
+        check_nesting(data.get("layers"))  # bounded before the count walks the lists
+        check_page_size(data.get("layers"), max_layers)
     if isinstance(data, dict) and "layers" not in data and ("model_type" in data or "architectures" in data):
         raise InputError(source, "this is a Hugging Face config.json, not a FLOPscope scenario: load it as a model "
                                  "config (dashboard: the 'Transformers: build from a Hugging Face config.json' "

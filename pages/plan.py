@@ -23,6 +23,7 @@ from engine.plan.optimal import (
 )
 from engine.plan.published_runs import comparison
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
+from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
 from engine.units import format_duration, format_flop
 from ui import state
@@ -137,7 +138,8 @@ if model is not None:
             f"states {_gb(mem.optimizer_states)}, activations {_gb(mem.activations)}.")
         metric_row([
             ("Step time", format_duration(step.step_s / 3600), f"{step.tokens_per_step:,.0f} tokens per step"),
-            ("Predicted MFU", f"{100 * step.mfu:.1f}%", f"HFU (with recomputation) {100 * step.hfu:.1f}%"),
+            ("Predicted MFU", f"{100 * step.mfu:.1f}%", f"HFU (with recomputation) {100 * step.hfu:.1f}%")
+            if step.mfu is not None else ("Predicted MFU", "undefined", NO_COMPUTE),
             ("Pipeline bubble", f"{100 * step.bubble_fraction:.1f}%", "(p−1)/(v·m + p−1)"),
             ("Wall-clock", format_duration(step.wall_clock_s(tokens) / 3600) if tokens else "—",
              f"{tokens:,.4g} tokens of the training setup" if tokens else "no training setup"),
@@ -146,7 +148,7 @@ if model is not None:
                                        "pipeline transfers", "data-parallel gradients"],
                               "seconds": [step.compute_s, step.bubble_s, step.tp_comm_s, step.pp_comm_s,
                                           step.dp_comm_s]})
-        parts["share"] = (parts["seconds"] / step.step_s).map(lambda x: f"{100 * x:.1f}%")
+        parts["share"] = [f"{100 * share:.1f}%" if share is not None else "—" for share in map(step.share, parts["seconds"])]
         st.dataframe(parts, hide_index=True)
         for note in step.notes:
             st.caption(note)
@@ -158,7 +160,7 @@ if model is not None:
                                  sequence_parallel=seq_parallel)
             if rows:
                 table = pd.DataFrame([r.as_dict() for r in rows[:12]])
-                table["mfu"] = table["mfu"].map(lambda x: f"{100 * x:.1f}%")
+                table["mfu"] = table["mfu"].map(lambda x: f"{100 * x:.1f}%" if x is not None and x == x else "—")
                 st.dataframe(table, hide_index=True)
             st.caption(f"{len(rows):,} layouts: t dividing the heads within a node, p dividing the blocks, "
                        "b dividing B/d, v ∈ {1, 2, 4}; the ones that fit first, by predicted MFU.")
@@ -188,7 +190,7 @@ if optima:
         chart.add_trace(go.Scatter(x=[line["optimal_params"]], y=[line["optimal_loss"]], mode="markers",
                                    marker=dict(color="black", size=7), showlegend=False,
                                    hovertemplate="optimum: N = %{x:.3g}<extra></extra>"))
-    if model is not None and tokens:
+    if model is not None and tokens and model.params > 0:  # no parameters: no point on a log axis
         chart.add_trace(go.Scatter(x=[model.params], y=[fit.loss(model.params, tokens)], mode="markers",
                                    name="your model", marker=dict(symbol="star", size=16, color="#cf222e",
                                                                   line=dict(width=1, color="black"))))

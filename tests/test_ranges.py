@@ -14,7 +14,7 @@ from engine.cli import main
 from engine.errors import InputError
 from engine.method1.training import TrainingSetup, training_compute
 from engine.method2.run import estimate_method2
-from engine.ranges import Factor, confidence_label, product_interval
+from engine.ranges import Factor, confidence_label, monte_carlo_interval, product_interval
 
 Z = 1.6448536269514722  # N(0,1) 95th percentile
 A100_BF16 = 312e12      # A100 datasheet, dense
@@ -99,10 +99,35 @@ def test_bad_method2_ranges_are_one_line_naming_the_field(run, field):
 
 
 def test_a_range_that_overflows_is_one_line():
+    """One ranged factor: the interval is that factor's own range, so its high end is C × 1e308 / 64 — past
+    the largest float; computed on logarithms, it is a message naming the range (it was an OverflowError)."""
     with pytest.raises(InputError) as info:
         estimate_method2({"chip": "A100", "chip_count": 64, "chip_count_high": 1e308, "duration": 10,
                           "duration_unit": "days", "utilization": 0.4})
-    assert info.value.field == "ranges"
+    point = 64 * 10 * 86_400 * 312e12 * 0.4  # A100 BF16 dense peak, datasheet
+    exponent = round(math.log10(point) + 308 - math.log10(64))
+    assert info.value.field == "chip_count_high"
+    assert f"reaches about 10^{exponent}," in info.value.reason
+
+
+@pytest.mark.parametrize("low, high", [(1e-300, 1e308), (8, 1e308), (1e-320, 8), (5e-324, 1e308)])
+@pytest.mark.parametrize("point", [1e20, 1e300, 1e-300])
+def test_extreme_ranges_give_an_interval_or_a_message_never_an_overflow(low, high, point):
+    factor = Factor("chip_count", 8.0 if low <= 8 <= high else low, low, high)
+    for compute in (lambda: product_interval(point, [factor]),
+                    lambda: monte_carlo_interval(point, [factor], lambda chip_count: chip_count * point / 8)):
+        try:
+            interval = compute()
+        except InputError as exc:
+            assert exc.field.startswith("chip_count_") and "narrow the range" in exc.reason
+            continue
+        assert 0 < interval.low <= interval.high < math.inf
+
+
+def test_no_compute_has_the_interval_zero_to_zero():
+    factor = Factor("examples", 10.0, 1.0, 100.0)
+    for interval in (product_interval(0.0, [factor]), monte_carlo_interval(0.0, [factor], lambda examples: 0 * examples)):
+        assert (interval.low, interval.high) == (0.0, 0.0)
 
 
 @pytest.mark.parametrize("setup, field", [

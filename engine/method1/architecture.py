@@ -18,6 +18,9 @@ from engine.units import FLOP_PER_MAC
 __all__ = ["MAX_LAYERS", "Architecture", "ArchitectureResult", "BlockRow", "InputSpec", "LayerRow", "evaluate"]
 MAX_ELEMENTS = 10**15
 """An input of more values than this per example is absurd (a 10-terabyte example)."""
+MAX_COUNT = 2**63 - 1
+"""The largest parameter, MAC or FLOP count per example a result holds: a table column (Arrow's int64) and
+every JSON reader take it; a layer list whose counts pass it is refused at the layer that passes it."""
 
 
 class InputSpec(BaseModel):
@@ -211,7 +214,17 @@ class Walker:
         self.active += active
         self.macs += cost.macs
         self.flop += layer_flop
+        if self.flop > MAX_COUNT or self.params > MAX_COUNT:
+            self.too_large(path)
         return out
+
+    def too_large(self, path: str) -> None:
+        """The counts (every row's and subtotal's is at most the total) have passed ``MAX_COUNT``: one message.
+        FLOP ≥ 2·MACs and parameters ≥ active parameters, so these two cover all four."""
+        what, value = ("parameters", self.params) if self.params > MAX_COUNT else ("forward FLOP per example",
+                                                                                   self.flop)
+        raise InputError(path, f"the {what} reach {value:.3g} here, more than the {MAX_COUNT:.3g} (2^63) a count "
+                               "can hold; check the sizes and the repeats' copies")
 
     def block(self, layer, flow: Flow, path: str, index: int, depth: int) -> Flow:
         """A block: its rows one level deeper, and its subtotal row (placed before its inner blocks')."""
@@ -231,23 +244,30 @@ class Walker:
 
     def merge_row(self, layer, path: str, out: Flow, extra_flop: int) -> None:
         """The row where a block's inputs meet (``add``, ``concat``, ``multiply``): 0 MACs, full extras."""
+        if prod(out.shape) > MAX_ELEMENTS:
+            raise InputError(path, f"the merged output {out.describe()} has more than {MAX_ELEMENTS:.0e} values")
         flop = extra_flop if self.full else 0
         merge = "add" if layer.type == "residual" else layer.merge
         self.rows.append(LayerRow(self.index, merge, layer.name, out.shape, out.steps, 0, 0, flop, "", None, 0.0,
                                   f"{path}.merge", self.depth, 1, self.copy))
         self.flop += flop
+        if self.flop > MAX_COUNT:
+            self.too_large(path)
 
     def mark(self) -> tuple[int, int, int, int, int, int]:
         return len(self.rows), len(self.blocks), self.params, self.active, self.macs, self.flop
 
-    def scale_since(self, mark, copies: int) -> None:
-        """The rows and blocks since ``mark`` stand for ``copies`` identical copies: × copies."""
+    def scale_since(self, mark, copies: int, path: str = "layers") -> None:
+        """The rows and blocks since ``mark`` stand for ``copies`` identical copies: × copies (``path``: the
+        repeat, named if the counts pass ``MAX_COUNT``)."""
         rows, blocks, params, active, macs, flop = mark
         k = copies - 1
         self.params += k * (self.params - params)
         self.active += k * (self.active - active)
         self.macs += k * (self.macs - macs)
         self.flop += k * (self.flop - flop)
+        if self.flop > MAX_COUNT or self.params > MAX_COUNT:
+            self.too_large(path)
         for row in self.rows[rows:]:
             row.params *= copies
             row.macs *= copies

@@ -9,8 +9,10 @@
 
 Merging costs no multiply-accumulate; in the ``full`` convention ``add`` and ``multiply`` cost one FLOP
 per output value per input after the first, ``concat`` nothing. Every merge checks the shapes and
-names the path of the block and both shapes. Nesting is at most ``MAX_DEPTH`` deep and a whole
-architecture at most ``MAX_LAYERS`` layers written and ``MAX_EVALUATIONS`` layer evaluations.
+names the path of the block and both shapes, and keeps the merged size within ``MAX_SIZE`` (channels and
+sequence positions alike). Nesting is at most ``MAX_DEPTH`` deep and a whole architecture at most
+``MAX_LAYERS`` layers written and ``MAX_EVALUATIONS`` layer evaluations; ``expanded_count`` gives the layers a
+list stands for once blocks and repeats are expanded (the dashboard's limit applies to it).
 """
 from __future__ import annotations
 
@@ -87,7 +89,10 @@ def _merge(kind: str, outs: list[Flow], names: list[str], path: str) -> tuple[Fl
             if seq.steps is None or seq.item != as_sequence(first).item:
                 raise InputError(path, f"cannot join {name} {_shape(out)} to {first_name} {_shape(first)} along "
                                        "the sequence: both must be sequences of the same item shape")
-        return Flow(seqs[0].item, sum(s.steps for s in seqs)), 0
+        steps = sum(s.steps for s in seqs)
+        if steps > MAX_SIZE:
+            raise InputError(path, f"{steps:,} sequence positions after concatenation is more than {MAX_SIZE:,}")
+        return Flow(seqs[0].item, steps), 0
     # concat along the channels (the last axis)
     channels = first.item[-1]
     for out, name in zip(outs[1:], names[1:]):
@@ -182,7 +187,7 @@ class Repeat(Block):
                     raise
                 raise InputError(exc.field, f"{exc.reason} (copy {copy + 1} of {n})") from None
             if out == flow and copy < n - 1:  # a fixed point: every later copy is this one again
-                walker.scale_since(mark, n - copy)
+                walker.scale_since(mark, n - copy, path)
                 return out
             flow = out
         return flow
@@ -190,6 +195,35 @@ class Repeat(Block):
 
 BLOCK_KINDS: tuple[type[Block], ...] = (Residual, Branches, Repeat)
 BLOCK_TYPES = frozenset(k.model_fields["type"].default for k in BLOCK_KINDS)
+
+
+def expanded_count(layers: object) -> int:
+    """The layers a list stands for once expanded: every layer and block once, a repeat's list ``times`` over
+    (repeats inside repeats multiply). Works on decoded JSON and on validated layers alike; iterative, exact
+    (a Python integer, however many repeats multiply)."""
+    if not isinstance(layers, list):
+        return 0
+    total = 0
+    stack: list[tuple[list, int]] = [(layers, 1)]
+    while stack:
+        items, copies = stack.pop()
+        total += len(items) * copies
+        for item in items:
+            get = item.get if isinstance(item, dict) else lambda key, item=item: getattr(item, key, None)
+            kind = get("type")
+            if kind not in BLOCK_TYPES:
+                continue
+            times = get("times") if kind == "repeat" else 1
+            times = times if isinstance(times, int) and not isinstance(times, bool) and 1 <= times <= MAX_REPEAT \
+                else 1  # an invalid count is the schema's to name
+            for key in BLOCK_LISTS:
+                inner = get(key)
+                if isinstance(inner, list):
+                    stack.append((inner, copies * times))
+            branches = get("branches")
+            if isinstance(branches, list):
+                stack.extend((branch, copies) for branch in branches if isinstance(branch, list))
+    return total
 
 
 def check_nesting(layers: object, field: str = "layers") -> None:

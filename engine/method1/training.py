@@ -71,7 +71,7 @@ class TrainingSetup(BaseModel):
             rest = self.passes - self.backward_ratio
             low = self.backward_ratio if self.backward_ratio_low is None else self.backward_ratio_low
             high = self.backward_ratio if self.backward_ratio_high is None else self.backward_ratio_high
-            found.append(Factor("passes", self.passes, rest + low, rest + high))
+            found.append(Factor("passes", self.passes, rest + low, rest + high, "backward_ratio"))
         if self.examples_low is not None or self.examples_high is not None:
             point = self.examples_per_epoch
             found.append(Factor("examples", point, self.examples_low or point, self.examples_high or point))

@@ -370,7 +370,7 @@ def estimate_method2(run: HardwareRun | Mapping, db: HardwareDB | None = None) -
     factors = run.factors()
     if peak.peak_low_flop_per_s and peak.peak_high_flop_per_s:
         factors.append(Factor("peak (unknown hardware)", peak.peak_flop_per_s, peak.peak_low_flop_per_s,
-                              peak.peak_high_flop_per_s))
+                              peak.peak_high_flop_per_s, "peak_flop_per_s"))
     interval = product_interval(flop, factors) if factors else None
     low, high = (interval.low, interval.high) if interval else (None, None)
     formula = (f"{_time_text(run)} = {format_flop(run.chip_seconds, 'chip-s', 4)} × "

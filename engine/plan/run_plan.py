@@ -140,5 +140,6 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                     memory = memory_per_chip(model, layout, options, capacity)
                     rows.append(SweepRow(layout, memory, step_time(model, layout, options, peak, link,
                                                                    settings.kernel_efficiency)))
-    rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if math.isfinite(r.step.mfu) else 0))
+    rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if r.step.mfu is not None and math.isfinite(r.step.mfu)
+                              else 0))
     return rows

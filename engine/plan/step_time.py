@@ -19,6 +19,8 @@ when its span (t; t·d; t·d·p) fits in a node.
 Not modelled: expert parallelism's all-to-all, context parallelism, latency of small messages.
 
 MFU = model FLOP per step (F·(1 + r)·B, no recomputation) / (step time × n × P) (Chowdhery et al. 2022, App. B).
+A model without compute and without parameters to exchange (a lone ``flatten``) has a step time of 0: its MFU
+and HFU are undefined (``None``, shown as ``NO_COMPUTE``), not a division by zero.
 """
 from __future__ import annotations
 
@@ -33,6 +35,8 @@ from engine.plan.model import PlanModel
 from engine.results import Result
 
 DEFAULT_BACKWARD_RATIO = 2.0
+NO_COMPUTE = "no compute: MFU undefined"
+"""What a page, the report and the CLI say where the step takes no time (no FLOP, nothing to communicate)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -55,13 +59,23 @@ class StepTime(Result):
     def step_s(self) -> float:
         return self.compute_s + self.bubble_s + self.tp_comm_s + self.pp_comm_s + self.dp_comm_s
 
-    @property
-    def mfu(self) -> float:
-        return self.model_flop_per_step / (self.step_s * self.chips * self.peak_flop_per_s)
+    def _utilization(self, flop: float) -> float | None:
+        capacity = self.step_s * self.chips * self.peak_flop_per_s
+        return flop / capacity if capacity > 0 and math.isfinite(capacity) else None
 
     @property
-    def hfu(self) -> float:
-        return self.hardware_flop_per_step / (self.step_s * self.chips * self.peak_flop_per_s)
+    def mfu(self) -> float | None:
+        """Model FLOP per step / (step time × n × P); None when the step takes no time (``NO_COMPUTE``)."""
+        return self._utilization(self.model_flop_per_step)
+
+    @property
+    def hfu(self) -> float | None:
+        """As ``mfu`` with recomputation's FLOP; None when the step takes no time."""
+        return self._utilization(self.hardware_flop_per_step)
+
+    def share(self, seconds: float) -> float | None:
+        """``seconds`` as a share of the step; None when the step takes no time."""
+        return seconds / self.step_s if self.step_s > 0 else None
 
     @property
     def bubble_fraction(self) -> float:
@@ -79,7 +93,7 @@ class StepTime(Result):
                "model_flop_per_step": self.model_flop_per_step,
                "hardware_flop_per_step": self.hardware_flop_per_step, "chips": self.chips,
                "peak_flop_per_s": self.peak_flop_per_s, "tokens_per_step": self.tokens_per_step,
-               "notes": list(self.notes)}
+               "notes": list(self.notes) + ([NO_COMPUTE] if self.mfu is None else [])}
         if tokens is not None:
             out["tokens"] = tokens
             out["wall_clock_s"] = self.wall_clock_s(tokens)

@@ -163,6 +163,19 @@ def test_a_huge_hardware_time_is_named_not_infinite():
     assert "duration: must be at most 1e12" in text(at.warning)
 
 
+NO_COMPUTE_LINK = ("1.eNodjEEKgDAMBP-y514ET_2K9BAkaqHGYqMoJX-39TjL7FTcfJZ4CPzgECVfCl9RNsoMP43BHBK9zWlUoW-fsSRSZYEFBz0pSpS13"
+                   "zgf81b-FD-058QdzD75aiLA")
+"""The issue's link: one ``flatten`` layer on [4] (no FLOP, no parameters)."""
+
+
+def test_a_model_without_compute_opens_the_plan_page_with_mfu_undefined():
+    at = app(NO_COMPUTE_LINK, "plan")
+    assert not at.exception  # it was a ZeroDivisionError in the MFU
+    mfu = next(m for m in at.metric if m.label == "Predicted MFU")
+    assert mfu.value == "undefined" and mfu.help.replace("\\", "") == "no compute: MFU undefined"
+    assert next(m.value for m in at.metric if m.label == "Step time").startswith("0")
+
+
 # ---------------------------------------------------------------- trends uploads
 
 GOOD_CSV = (b"Model,Publication date,Training compute (FLOP),Domain\n"

@@ -213,3 +213,97 @@ def test_a_block_costs_as_one_layer_too():
     block = KIND_BY_TYPE["residual"].model_validate({"type": "residual", "body": [CONV]})
     cost = block.cost(Flow((8, 8, 4)))
     assert (cost.out, cost.params, cost.macs, cost.extra_flop) == (Flow((8, 8, 4)), 148, 8 * 8 * 4 * 36, 2 * 8 * 8 * 4)
+
+
+# ---------------------------------------------------------------- derived bounds (the third reliability probe)
+
+DENSE4 = {"type": "dense", "units": 4}
+
+
+def doubling(copies: int) -> list[dict]:
+    """``copies`` copies of a branch pair that joins its input to itself along the sequence: T doubles each."""
+    return [{"type": "repeat", "times": copies, "layers": [
+        {"type": "branches", "merge": "concat", "axis": "sequence", "branches": [[], []]}]}]
+
+
+def test_sequence_concatenation_is_bounded_like_channel_concatenation():
+    # T = 8 · 2^k: 2^26 · 8 = 536,870,912 fits under 10^9, the 27th copy gives 1,073,741,824 (it went on to 10^12)
+    assert evaluated([4], doubling(26), steps=8).rows[-1].steps == 8 * 2**26
+    message = error_of([4], doubling(40), steps=8)
+    assert f"{8 * 2**27:,} sequence positions after concatenation is more than 1,000,000,000" in message
+    assert "(copy 27 of 40)" in message and message.startswith("layers[0].layers[0]:")
+
+
+def nested_repeats(depth: int, times: int, inner: dict = DENSE4) -> dict:
+    for _ in range(depth):
+        inner = {"type": "repeat", "times": times, "layers": [inner]}
+    return inner
+
+
+def test_nested_repeats_stay_within_a_table_count():
+    # dense 4→4: 20 parameters, 16 MACs, 32 FLOP per copy; 100,000^3 copies: 2e16 parameters, 3.2e16 FLOP
+    result = evaluated([4], [nested_repeats(3, 100_000)])
+    assert result.params == 20 * 100_000**3 and result.forward_flop == 32 * 100_000**3
+    # 100,000^4 copies: 2e21 parameters, past 2^63 ≈ 9.22e18 (the Arrow table raised): one message
+    message = error_of([4], [nested_repeats(4, 100_000)])
+    assert "the parameters reach 2e+21 here, more than the 9.22e+18 (2^63) a count can hold" in message
+    assert message.startswith("layers[0]:")
+
+
+def test_one_layer_past_the_count_limit_is_named():
+    # dense 10^9 → 10^9 over 10^4 steps: 10^22 MACs in one layer
+    message = error_of([10**9], [{"type": "dense", "units": 10**9}], steps=10_000)
+    assert message.startswith("layers[0]: the parameters reach 1e+18") is False  # parameters fit (1e18 + 1e9)
+    assert message.startswith("layers[0]: the forward FLOP per example reach 2e+22 here")
+
+
+@pytest.mark.parametrize("layers, count", [
+    ([DENSE4] * 3, 3),
+    ([{"type": "residual", "body": [DENSE4] * 5, "shortcut": [DENSE4]}], 1 + 5 + 1),
+    ([{"type": "repeat", "times": 7, "layers": [DENSE4, DENSE4]}], 1 + 7 * 2),
+    ([nested_repeats(2, 10)], 1 + 10 + 10 * 10),
+    ([{"type": "branches", "branches": [[DENSE4], [], [DENSE4, DENSE4]]}], 1 + 3),
+    ([{"type": "repeat", "times": 3, "layers": [{"type": "branches", "branches": [[DENSE4], [DENSE4]]}]}],
+     1 + 3 * (1 + 2)),
+])
+def test_expanded_count(layers, count):
+    from engine.method1.blocks import expanded_count
+
+    assert expanded_count(layers) == count
+    assert expanded_count(parse_scenario({"input": {"shape": [4]}, "layers": layers}).layers) == count
+
+
+def nested_branches(depth: int) -> dict:
+    inner: dict = DENSE4
+    for _ in range(depth):
+        inner = {"type": "branches", "merge": "add", "branches": [[inner], [inner]]}
+    return inner
+
+
+@pytest.mark.parametrize("layers, shown", [
+    ([{"type": "residual", "body": [{"type": "flatten"}] * 99_999}], "100,000"),  # 1 block + 99,999 layers
+    ([nested_branches(12)], f"{2**13 - 1:,}"),  # 4,096 leaves + 4,095 blocks
+    ([nested_repeats(4, 100_000)], "about 1.00e+20"),
+    (doubling(100_000), "100,001"),
+])
+def test_the_dashboards_limit_counts_expanded_layers(layers, shown):
+    from engine.scenario import MAX_PAGE_LAYERS
+
+    text = json.dumps({"input": {"shape": [4], "sequence_length": 8}, "layers": layers}, separators=(",", ":"))
+    with pytest.raises(InputError) as info:
+        load_scenario_text(text, source="link", max_layers=MAX_PAGE_LAYERS)
+    assert str(info.value) == (f"layers: {shown} layers once blocks and repeats are expanded: the dashboard opens "
+                               "at most 2,000 (larger models: python -m engine flops FILE)")
+
+
+def test_nesting_near_the_limit_opens_and_past_it_is_refused():
+    from engine.method1.blocks import MAX_DEPTH
+
+    layer: dict = DENSE4
+    for _ in range(MAX_DEPTH):
+        layer = {"type": "residual", "body": [layer]}
+    result = evaluated([4], [layer])
+    assert result.params == 20 and max(r.depth for r in result.rows) == MAX_DEPTH
+    with pytest.raises(InputError) as info:
+        parse_scenario({"input": {"shape": [4]}, "layers": [{"type": "residual", "body": [layer]}]})
+    assert str(info.value).endswith(f"blocks nested more than {MAX_DEPTH} deep")

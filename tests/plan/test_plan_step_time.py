@@ -100,3 +100,17 @@ def test_published_models_have_the_published_sizes():
     assert sizes["megatron-146b"] == pytest.approx(145.6e9, rel=1e-3)
     assert sizes["megatron-530b"] == pytest.approx(529.6e9, rel=1e-3)
     assert sizes["megatron-18b"] == pytest.approx(18.4e9, rel=3e-3)
+
+
+def test_a_model_without_compute_has_no_mfu_not_a_division_by_zero():
+    """A lone ``flatten`` (the issue's link): no FLOP and no parameters to exchange, so the step takes 0 s.
+    MFU = model FLOP / (step × n × P) is 0/0: undefined, said in words, not a ZeroDivisionError."""
+    from engine.method1.architecture import Architecture
+    from engine.plan.step_time import NO_COMPUTE
+
+    arch = Architecture.model_validate({"input": {"shape": [4]}, "layers": [{"type": "flatten"}]})
+    model = plan_model(arch)
+    assert (model.forward_flop, model.params) == (0, 0)
+    st = step_time(model, Layout(dp=8, global_batch=64), MemoryOptions(), PEAK, LINK)
+    assert st.step_s == 0 and st.mfu is None and st.hfu is None and st.share(st.compute_s) is None
+    assert NO_COMPUTE in st.as_dict(tokens=1e6)["notes"] and NO_COMPUTE == "no compute: MFU undefined"

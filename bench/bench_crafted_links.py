@@ -1,0 +1,99 @@
+"""Page-run seconds and outcome for the crafted links of the third reliability probe (derived quantities).
+
+Each link runs once per page through Streamlit's AppTest (the script as the server runs it), entering via
+``app.py``; a run prints its seconds and whether the page showed an exception element.
+
+    python -m bench.bench_crafted_links [CASE ...]
+"""
+from __future__ import annotations
+
+import base64
+import json
+import sys
+import time
+import zlib
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
+
+
+def pack(text: str) -> str:
+    return "1." + base64.urlsafe_b64encode(zlib.compress(text.encode(), 9)).decode().rstrip("=")
+
+
+def pack_json(obj) -> str:
+    return pack(json.dumps(obj, separators=(",", ":")))
+
+
+SEED = {"version": 1, "input": {"shape": [64]}, "layers": [{"type": "dense", "units": 64}],
+        "training": {"epochs": 1, "examples": 1000}}
+HW = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
+      "utilization": 0.4}
+DENSE = {"type": "dense", "units": 4}
+
+
+def _nested_branches(depth: int) -> dict:
+    inner: dict = DENSE
+    for _ in range(depth):
+        inner = {"type": "branches", "merge": "add", "branches": [[inner], [inner]]}
+    return inner
+
+
+def _nested_repeats(depth: int, times: int) -> dict:
+    inner: dict = DENSE
+    for _ in range(depth):
+        inner = {"type": "repeat", "times": times, "layers": [inner]}
+    return inner
+
+
+def _sequence_doubling(copies: int) -> dict:
+    return {"version": 1, "input": {"shape": [4], "sequence_length": 8},
+            "layers": [{"type": "repeat", "times": copies, "layers": [
+                {"type": "branches", "merge": "concat", "axis": "sequence", "branches": [[], []]}]}],
+            "training": {"epochs": 1, "examples": 1}}
+
+
+CASES = {
+    "zero-compute": "1.eNodjEEKgDAMBP-y514ET_2K9BAkaqHGYqMoJX-39TjL7FTcfJZ4CPzgECVfCl9RNsoMP43BHBK9zWlUoW-fsSRSZYEFBz0pSpS13zgf81b-FD-058QdzD75aiLA",
+    "chip-count-high-1e308": pack_json({**SEED, "hardware": {**HW, "chip_count_high": 1e308}}),
+    "sequence-concat-40": pack_json(_sequence_doubling(40)),
+    "sequence-concat-100000": pack_json(_sequence_doubling(100_000)),
+    "nested-repeats-4": pack_json({**SEED, "input": {"shape": [4]}, "layers": [_nested_repeats(4, 100_000)]}),
+    "residual-99999": pack_json({**SEED, "input": {"shape": [4]},
+                                 "layers": [{"type": "residual", "body": [DENSE] * 99_999}]}),
+    "branches-nested-12": pack_json({**SEED, "input": {"shape": [4]}, "layers": [_nested_branches(12)]}),
+    "plan-chip-pattern": pack_json({**SEED, "plan": {"chip": "NVIDIA H100"}}),
+    "boolean-epochs": pack_json({**SEED, "training": {"epochs": True, "examples": 1000}}),
+    "duplicate-key": pack('{"version":1,"input":{"shape":[64]},"layers":[{"type":"dense","units":64}],'
+                          '"training":{"epochs":1,"epochs":5,"examples":1000}}'),
+}
+
+
+def page_run(token: str, page: str):
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
+    if page != "layer_builder":
+        at.switch_page(f"pages/{page}.py")
+    at.query_params["s"] = token
+    start = time.perf_counter()
+    at.run()
+    seconds = time.perf_counter() - start
+    shown = [e.value for e in at.exception]
+    return seconds, shown, [e.value for e in at.error] + [w.value for w in at.warning]
+
+
+def main(names: list[str]) -> None:
+    for page in PAGES:  # imports and caches warm before the first timed run
+        page_run(pack_json(SEED), page)
+    for name in names or list(CASES):
+        for page in PAGES:
+            seconds, exceptions, messages = page_run(CASES[name], page)
+            first = (exceptions[0].splitlines()[0] if exceptions else (messages[0] if messages else ""))[:150]
+            print(f"{name:24s} {page:14s} {seconds:6.2f} s  {'EXCEPTION ' if exceptions else ''}{first}",
+                  flush=True)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])
