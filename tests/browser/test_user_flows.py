@@ -232,3 +232,31 @@ def test_epoch_csv_upload_then_a_refused_one_keeps_the_first(server, page, tmp_p
     assert page.get_by_text("the earlier import (3 runs from good.csv) is kept").count() >= 1
     page.get_by_text("the uploaded Epoch CSV").click()
     settle(page)
+
+
+def test_add_the_swin_and_convnext_kinds_to_a_preset(server, page):
+    """Swin-T, then after its first patch merging (a 28×28×192 grid): window attention (starter: 4 heads,
+    7×7 windows), layer scale, stochastic depth and a channel shuffle, each from the "add a layer" lists."""
+    preset = presets()["swin_t"]
+    page.goto(server)
+    wait_for_app(page)
+    choose(page, "Start from a preset", preset.title)
+    click(page, "Load preset")
+    base = f"{28_288_354:,}"  # torchvision's Swin-T
+    page.wait_for_function("(v) => document.body.innerText.includes(v)", arg=base, timeout=30_000)
+    settle(page)
+    assert metric_value(page, "Parameters") == base
+    page.get_by_label("Layer (blocks").first.click()
+    page.keyboard.type("patch_merging")  # the list is long: typing filters it
+    page.get_by_role("option", name="#3 patch_merging").first.click()
+    settle(page)
+    add_layer(page, "window_attention")  # qkv and projection 4·192² + 4·192, table 13·13·4
+    with_attention = 28_288_354 + 4 * 192 ** 2 + 4 * 192 + 13 * 13 * 4
+    assert metric_changes(page, "Parameters", base) == f"{with_attention:,}"
+    add_layer(page, "layer_scale")  # γ: one per channel
+    assert metric_changes(page, "Parameters", f"{with_attention:,}") == f"{with_attention + 192:,}"
+    forward = metric_value(page, "Forward per example")
+    for kind in ("stochastic_depth", "channel_shuffle"):  # no parameters, no FLOP in the matmul convention
+        add_layer(page, kind)
+        assert metric_value(page, "Parameters") == f"{with_attention + 192:,}"
+        assert metric_value(page, "Forward per example") == forward

@@ -10,12 +10,13 @@ Metric = tuple[str, str, str | None]
 KIND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("Dense & recurrent", ("dense", "rnn", "gru", "lstm")),
     ("Convolution & pooling", ("conv1d", "conv2d", "conv3d", "conv_transpose2d", "max_pool2d", "avg_pool2d",
-                               "adaptive_avg_pool2d", "upsample")),
+                               "adaptive_avg_pool2d", "upsample", "channel_split", "channel_shuffle")),
     ("Attention & transformers", ("self_attention", "multi_head_attention", "transformer_block", "embedding",
                                   "position_embedding", "token_type_embedding", "relative_position_bias",
                                   "lm_head", "decoder_input", "pooler")),
-    ("Vision tokens", ("to_tokens", "class_token", "token_select")),
-    ("Shape, norms & activations", ("flatten", "activation", "dropout", "layer_norm", "batch_norm", "rms_norm")),
+    ("Vision tokens & windows", ("to_tokens", "class_token", "token_select", "window_attention", "patch_merging")),
+    ("Shape, norms & activations", ("flatten", "activation", "dropout", "layer_norm", "batch_norm", "rms_norm",
+                                    "layer_scale", "stochastic_depth")),
     ("Blocks", ("residual", "branches", "repeat")),
 )
 """The "add a layer" list, by family; a kind not named here is listed under "More"."""
