@@ -97,8 +97,10 @@ def method2_section(scenario: Scenario, m1_training_flop: float | None) -> list[
     if peak.chip_id:
         lines.append(f"- Peak source: {', '.join(load_hardware_db().chip(peak.chip_id).source)}")
     lines += [f"- Note: {_cell(n)}" for n in peak.notes + peak.fallbacks]
-    if costs.cost_usd is not None:
-        lines.append(f"- Cost: {costs.cost_usd:,.0f} USD ({format_chip_hours(costs.chip_hours)} × "
+    if costs.cost_usd is None:
+        lines.append(f"- Cost: {costs.cost_text} (give a price per chip-hour for a cost)")
+    else:
+        lines.append(f"- Cost: {costs.cost_text} ({format_chip_hours(costs.chip_hours)} × "
                      f"{costs.price_usd_per_chip_hour:g} USD; {_cell(costs.price_basis or '')})")
     if costs.energy_kwh is not None:
         lines.append(f"- Energy: {format_energy_kwh(costs.energy_kwh)} (TDP {costs.tdp_w:g} W × PUE {costs.pue:g}); "

@@ -86,7 +86,7 @@ with st.container(border=True):
     with st.expander("Cost, energy and CO₂ assumptions"):
         d = db.defaults
         c1, c2, c3, c4 = st.columns(4)
-        price = c1.number_input("Price, USD per chip-hour (0 = chip's indicative)", min_value=0.0, format="%.3f",
+        price = c1.number_input("Price, USD per chip-hour (0 = the chip's indicative price, if it has one)", min_value=0.0, format="%.3f",
                                 key=state.bind("hw_price", float(run.get("price_usd_per_chip_hour") or 0.0)))
         tdp = c2.number_input("Power per chip, W (0 = chip's TDP)", min_value=0.0, format="%.0f",
                               key=state.bind("hw_tdp", float(run.get("tdp_w") or 0.0)))
@@ -153,7 +153,7 @@ if estimate is not None:
             say("caption", note)
     if costs is not None:
         metric_row([
-            ("Cost", f"{costs.cost_usd:,.0f} USD" if costs.cost_usd is not None else "— USD", costs.price_basis),
+            ("Cost", costs.cost_text, costs.price_basis or "no price on file for this chip: enter one above"),
             ("Energy", format_energy_kwh(costs.energy_kwh),
              f"chip-hours × {costs.tdp_w or '?'} W × PUE {costs.pue:g}"),
             ("CO₂", format_co2_kg(costs.co2_kg), costs.grid_basis),

@@ -10,7 +10,7 @@ from engine.errors import InputError, parse_input
 from engine.method1.estimate import estimate_method1
 from engine.method2.hardware_db import load_hardware_db
 from engine.plan.interconnects import interconnects
-from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, PlanInputs
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, PRECISIONS as PLAN_PRECISIONS, PlanInputs
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.model import scenario_model, scenario_tokens
@@ -83,7 +83,7 @@ if model is not None:
                                format_func=lambda i: db.chip(i).name)
         optimizer = c2.selectbox("Optimizer", list(OPTIMIZERS), key=state.bind("plan_optimizer", opt.optimizer),
                                  format_func=OPTIMIZERS.get)
-        precision = c3.selectbox("Number format", ["bf16", "fp16", "fp8", "fp32"],
+        precision = c3.selectbox("Number format", list(PLAN_PRECISIONS),
                                  key=state.bind("plan_precision", opt.precision))
         zero = c4.selectbox("ZeRO stage (3 = FSDP)", [0, 1, 2, 3], key=state.bind("plan_zero", opt.zero))
         c1, c2, c3, c4 = st.columns(4)
@@ -241,7 +241,7 @@ if training_flop:
     for standing in compare(training_flop):
         t = standing.threshold
         (st.warning if standing.above else st.write)(
-            f"{standing.sentence(f'This run ({format_flop(training_flop)})')} {t.meaning} Source: {t.source}, {t.url}")
+            f"{standing.sentence(f'This run ({format_flop(training_flop)})')} {t.meaning} Source: {t.source} ({t.date}), {t.url}")
     st.caption(f"Modifying a model: above {format_flop(modification_threshold(training_flop))} (one third of this "
                f"run) the modifier becomes a provider. {MODIFICATION_SOURCE}")
 else:

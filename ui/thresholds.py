@@ -5,7 +5,7 @@ import math
 
 import streamlit as st
 
-from engine.plan.thresholds import THRESHOLDS, nearest_sentence
+from engine.plan.thresholds import THRESHOLDS, every_sentence
 
 COLOR = "#9a6700"
 
@@ -21,6 +21,6 @@ def add_threshold_lines(fig, log_y: bool = True) -> None:
 
 
 def threshold_caption(flop: float | None, subject: str = "This run") -> None:
-    """'This run is 3.2× below the EU AI Act: systemic-risk presumption (10^25 FLOP).' under a total."""
+    """'This run is 3.2× above the EU guidelines … (10^23 FLOP), 32× below … (10^25 FLOP), …' under a total."""
     if flop and math.isfinite(flop) and flop > 0:
-        st.caption(nearest_sentence(flop, subject) + " See “Plan a run” for every threshold and its legal source.")
+        st.caption(every_sentence(flop, subject) + " See “Plan a run” for each threshold's legal source and date.")

@@ -62,7 +62,7 @@ def _hardware(args) -> dict:
                         if estimate.peak.assumed_format else None),
         "low": estimate.training_flop_low, "high": estimate.training_flop_high,
         "confidence": estimate.interval.confidence if estimate.interval else None,
-        "cost_usd": costs.cost_usd, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
+        "cost_usd": costs.cost_usd, "cost": costs.cost_text, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
         "costs": costs.as_dict(),
     })
     return out

@@ -140,7 +140,7 @@ def add_layout_arguments(p) -> None:
     p.add_argument("--sequence-parallel", dest="sequence_parallel", action="store_true",
                    help="sequence parallelism with tensor parallelism (Korthikanti et al. 2022)")
     p.add_argument("--optimizer", help="adam (default; mixed precision: 16 B/param), adam-8bit, sgd-momentum, sgd")
-    p.add_argument("--precision", help="bf16 (default), fp16, fp8 (16-bit states) or fp32")
+    p.add_argument("--precision", help="bf16 (default), fp16, fp8, fp6 (MXFP6), fp4 (MXFP4/NVFP4) — 16-bit states — or fp32")
     p.add_argument("--zero", help="ZeRO stage 0 (default) to 3 (3 = FSDP full sharding)")
     p.add_argument("--recompute", help="activation recomputation: none (default), selective, full")
     p.add_argument("--chip", help="chip id or alias: fits / does not fit its memory")

@@ -72,7 +72,7 @@ def hardware_text(result: dict) -> str:
         ("chip time", format_chip_hours(result["chip_hours"])),
         ("wall-clock", format_duration(result["wall_clock_hours"]) if result.get("wall_clock_hours") else None),
         ("fallback", result.get("fallback")),
-        ("cost", f"{result['cost_usd']:,.0f} USD" if result.get("cost_usd") is not None else None),
+        ("cost", result.get("cost") or "no price"),
         ("energy", format_energy_kwh(result["energy_kwh"]) if result.get("energy_kwh") is not None else None),
         ("CO₂", format_co2_kg(result["co2_kg"]) if result.get("co2_kg") is not None else None),
     ] + [("note", n) for n in peak.get("notes", [])])

@@ -111,9 +111,11 @@ FORMULAS: tuple[Formula, ...] = (
             lambda m: (6 * m.non_embedding_params + 12 * m.layers * m.heads * m.head_size * m.seq_len) * m.tokens,
             _window_caveats),
     Formula("megatron_72bslh2", "72·B·s·l·h²·(1 + s/6h + V/12hl) (Megatron-LM)",
-            "Narayanan et al. 2021, 'Efficient Large-Scale Language Model Training on GPU Clusters Using "
-            "Megatron-LM' (the FLOP count behind its throughput figures) — https://arxiv.org/abs/2104.04473",
-            "Per iteration of B sequences of s tokens, without activation recomputation (96·… with it): "
+            "Korthikanti et al. 2022, 'Reducing Activation Recomputation in Large Transformer Models', §6 "
+            "(model FLOPs) — https://arxiv.org/abs/2205.05198; Narayanan et al. 2021, eq. (3), prints the count "
+            "with full recomputation, 96·B·s·l·h²·(1 + s/6h + V/16lh) — https://arxiv.org/abs/2104.04473",
+            "Per iteration of B sequences of s tokens, without activation recomputation (with it, one more "
+            "forward of the blocks: 96·B·s·l·h²·(1 + s/6h + V/16lh)): "
             "here B × iterations = D / s. Assumes multi-head attention with H·Q = h, a 4h two-matrix "
             "feed-forward, and counts the logits layer (V) but no biases or norms.",
             _megatron, _megatron_caveats),

@@ -18,6 +18,12 @@ from engine.results import Result
 from engine.units import SECONDS_PER_HOUR
 
 WATT_HOURS_PER_KWH = 1_000.0
+NO_PRICE = "no price"
+
+
+def cost_text(cost_usd: float | None) -> str:
+    """'12,345 USD', or 'no price' for a chip without a known price (an unknown price is not 0 USD)."""
+    return NO_PRICE if cost_usd is None else f"{cost_usd:,.0f} USD"
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -40,6 +46,8 @@ class CostEstimate(Result):
     grid_basis: str
     co2_kg: float | None
     notes: list[str]
+    cost_text: str = NO_PRICE
+    """The cost as shown everywhere: '12,345 USD', or 'no price' when no price is known (never 0 USD)."""
 
 
 def costs_for_chip_hours(chip_hours: float, chip: Chip | None, inputs: EnergyInputs | Mapping | None = None,
@@ -77,9 +85,10 @@ def costs_for_chip_hours(chip_hours: float, chip: Chip | None, inputs: EnergyInp
     if energy is not None:
         notes.append("energy counts the chips at TDP the whole run (upper end) and leaves out host "
                      "CPUs, memory and network")
+    cost = None if price is None else chip_hours * price
     return CostEstimate(
-        chip_hours=chip_hours, price_usd_per_chip_hour=price, price_basis=price_basis,
-        cost_usd=None if price is None else chip_hours * price, tdp_w=tdp, tdp_basis=tdp_basis,
+        chip_hours=chip_hours, price_usd_per_chip_hour=price, price_basis=price_basis, cost_text=cost_text(cost),
+        cost_usd=cost, tdp_w=tdp, tdp_basis=tdp_basis,
         pue=pue, pue_basis=pue_basis, energy_kwh=energy, grid_kg_co2_per_kwh=grid, grid_basis=grid_basis,
         co2_kg=None if energy is None else energy * grid, notes=notes)
 

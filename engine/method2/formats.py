@@ -43,6 +43,14 @@ PEAK_FORMATS: tuple[PeakFormat, ...] = (
     PeakFormat("fp8", "fp8", False, 1, "FP8 (no tensor cores)", "vector units", False, ("fp16", "fp32")),
     PeakFormat("fp8_tensor", "fp8", True, 1, "FP8 tensor", "matrix units", True,
                ("fp16_tensor", "bf16_tensor", "fp16", "fp32")),
+    # Blackwell and CDNA 4 microscaling formats (OCP MX: MXFP6, MXFP4; NVIDIA's NVFP4): 6- and 4-bit
+    # elements with a shared scale per block of 32 (16 for NVFP4). A chip without them upcasts to FP8.
+    PeakFormat("fp6", "fp6", False, 0.75, "FP6 (no tensor cores)", "vector units", False, ("fp16", "fp32")),
+    PeakFormat("fp6_tensor", "fp6", True, 0.75, "FP6 tensor (MXFP6)", "matrix units", True,
+               ("fp8_tensor", "fp16_tensor", "bf16_tensor", "fp16", "fp32")),
+    PeakFormat("fp4", "fp4", False, 0.5, "FP4 (no tensor cores)", "vector units", False, ("fp16", "fp32")),
+    PeakFormat("fp4_tensor", "fp4", True, 0.5, "FP4 tensor (MXFP4 / NVFP4)", "matrix units", True,
+               ("fp6_tensor", "fp8_tensor", "fp16_tensor", "bf16_tensor", "fp16", "fp32")),
     PeakFormat("int8", "int8", False, 1, "INT8 (OP/s)",
                "one figure: the chip's fastest integer path (its tensor cores where it has them)", True,
                unit="OP/s"),

@@ -31,7 +31,7 @@ Segment = Literal["data_center", "workstation", "consumer"]
 """Market class: data-centre accelerators vs workstation (Quadro/RTX A) and consumer (GeForce/Radeon) cards."""
 SEGMENTS: tuple[str, ...] = ("data_center", "workstation", "consumer")
 PeakKey = Literal["fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
-                  "int8"]
+                  "fp6_tensor", "fp4_tensor", "int8"]
 
 _USUAL_ORDER = ("bf16_tensor", "fp16_tensor", "fp32", "fp16", "fp8_tensor", "int8")
 _SLUG = r"^[a-z0-9]+(-[a-z0-9]+)*$"

@@ -6,7 +6,7 @@ processes the global batch B sequences in m = B / (d·b) micro-batches of b per 
 """
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
@@ -25,7 +25,10 @@ the published-run table (``engine.plan.published_runs``) shows how far it is off
 
 Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)]
 Optimizer = Literal["adam", "adam-8bit", "sgd-momentum", "sgd"]
-Precision = Literal["bf16", "fp16", "fp32", "fp8"]
+Precision = Literal["bf16", "fp16", "fp32", "fp8", "fp6", "fp4"]
+"""fp8/fp6/fp4 are the matrix multiplications' format (FP8; MXFP6; MXFP4/NVFP4): weights, gradients and
+activations stay 16-bit, as in FP8 and FP4 training recipes."""
+PRECISIONS: tuple[str, ...] = get_args(Precision)
 Recompute = Literal["none", "selective", "full"]
 
 

@@ -1,4 +1,4 @@
-"""Training-compute thresholds in law and guidance, each with its legal source.
+"""Training-compute thresholds in law and guidance, each with its legal source and date.
 
 ``compare(flop)`` says where a run stands against each: "3.2× below the EU AI Act threshold".
 """
@@ -20,6 +20,8 @@ class Threshold(Result):
     meaning: str
     source: str
     url: str
+    date: str
+    """When the text was adopted or signed (ISO date), and what has changed since, in words."""
 
 
 EU_SYSTEMIC_RISK = Threshold(
@@ -27,14 +29,16 @@ EU_SYSTEMIC_RISK = Threshold(
     "A general-purpose AI model is presumed to have high-impact capabilities (systemic risk) when the "
     "cumulative compute used for its training is greater than 10^25 FLOP.",
     "Regulation (EU) 2024/1689 (AI Act), Article 51(2)",
-    "https://eur-lex.europa.eu/eli/reg/2024/1689/oj")
+    "https://eur-lex.europa.eu/eli/reg/2024/1689/oj",
+    "2024-06-13 (adopted; published 12 July 2024; Article 51 applies from 2 August 2025)")
 EU_GPAI_INDICATOR = Threshold(
     "eu-gpai-indicator", "EU guidelines: general-purpose AI indicator", 1e23,
     "Indicative criterion for a general-purpose AI model: training compute greater than 10^23 FLOP and able to "
     "generate language (text or audio), text-to-image or text-to-video.",
     "European Commission, Guidelines on the scope of the obligations for providers of general-purpose AI "
     "models under the AI Act (July 2025)",
-    "https://digital-strategy.ec.europa.eu/en/library/guidelines-scope-obligations-providers-general-purpose-ai-models-under-ai-act")
+    "https://digital-strategy.ec.europa.eu/en/library/guidelines-scope-obligations-providers-general-purpose-ai-models-under-ai-act",
+    "2025-07-18 (published by the Commission)")
 CA_FRONTIER = Threshold(
     "ca-sb53-frontier", "California SB 53: frontier model", 1e26,
     "A 'frontier model' is a foundation model trained using more than 10^26 integer or floating-point "
@@ -42,9 +46,23 @@ CA_FRONTIER = Threshold(
     "other material modifications.",
     "California Senate Bill 53 (2025), Transparency in Frontier Artificial Intelligence Act, definition of "
     "'frontier model'",
-    "https://leginfo.legislature.ca.gov/faces/billNavClient.xhtml?bill_id=202520260SB53")
+    "https://leginfo.legislature.ca.gov/faces/billNavClient.xhtml?bill_id=202520260SB53",
+    "2025-09-29 (signed; in force 1 January 2026)")
+NY_RAISE = Threshold(
+    "ny-raise-frontier", "New York RAISE Act: frontier model", 1e26,
+    "A 'frontier model' is an AI model trained using greater than 10^26 computational operations (integer or "
+    "floating-point). As signed, the Act also required a compute cost above 100 million dollars (at the "
+    "market price of cloud compute), or covered a model distilled from a frontier model at more than 5 million "
+    "dollars; the chapter amendment agreed at signing (A9449 / S8828, 2026) aligns the Act with California's "
+    "SB 53: the cost test is dropped, more than 10^26 operations alone makes a frontier model, and the "
+    "heaviest duties fall on 'large frontier developers' (annual revenue above 500 million dollars).",
+    "New York Responsible AI Safety and Education (RAISE) Act, General Business Law art. 44-B § 1420 "
+    "(S6953-B / A6453-B, signed 19 December 2025), as amended by chapter amendment A9449 / S8828 (2026)",
+    "https://www.nysenate.gov/legislation/bills/2025/S6953/amendment/B",
+    "2025-12-19 (signed with the agreed chapter amendment, passed 2026; the amended Act takes effect "
+    "1 January 2027)")
 
-THRESHOLDS: tuple[Threshold, ...] = (EU_GPAI_INDICATOR, EU_SYSTEMIC_RISK, CA_FRONTIER)
+THRESHOLDS: tuple[Threshold, ...] = (EU_GPAI_INDICATOR, EU_SYSTEMIC_RISK, CA_FRONTIER, NY_RAISE)
 """In increasing order of FLOP."""
 
 MODIFICATION_FRACTION = 1 / 3
@@ -107,11 +125,20 @@ def nearest_sentence(flop: float, subject: str = "This run") -> str:
     return standing.sentence(subject)
 
 
+def every_sentence(flop: float, subject: str = "This run") -> str:
+    """One sentence with the run's standing against every threshold: 'This run is 3.2× above the EU
+    guidelines: … (10^23 FLOP), 32× below …, and 318× below the New York RAISE Act: … (10^26 FLOP).'"""
+    if not (flop > 0 and math.isfinite(flop)):
+        return f"{subject}: no finite positive compute to compare with the thresholds."
+    parts = [s.sentence(subject).removeprefix(f"{subject} is ").rstrip(".") for s in compare(flop)]
+    return f"{subject} is {', '.join(parts[:-1])} and {parts[-1]}."
+
+
 def markdown_section(flop: float) -> list[str]:
     """The report's lines: where the training compute stands against each threshold, with the legal source."""
     lines = ["## Regulatory thresholds", ""]
     for standing in compare(flop):
         t = standing.threshold
-        lines.append(f"- {standing.sentence()} {t.meaning} Source: {t.source} — {t.url}")
+        lines.append(f"- {standing.sentence()} {t.meaning} Source: {t.source} ({t.date}) — {t.url}")
     lines.append(f"- Modifications: {MODIFICATION_SOURCE}")
     return lines

@@ -283,7 +283,7 @@ def _injection() -> list[Case]:
 def _extra_fields() -> list[Case]:
     return [Case("extra_fields", f"{where}", pack_json(_with(where, 1)), "notice")
             for where in ("extra", "input.extra", "training.extra", "hardware.extra", "layers.0.extra",
-                          "layers.2.bias_extra", "hardware.custom_chip", "hardware.mixed_precision.fp4",
+                          "layers.2.bias_extra", "hardware.custom_chip", "hardware.mixed_precision.int4",
                           "__proto__", "constructor", "layers.1.units", "quick.extra")] + [
         Case("extra_fields", "dup-keys", pack_text('{"version":1,"name":"a","name":"b"}'), "either"),
     ]
@@ -297,7 +297,7 @@ def _wrong_types() -> list[Case]:
                          ("layers.0.filters", True), ("layers.0.kernel_size", "same"), ("layers.2.units", [256]),
                          ("training", []), ("training.epochs", "ten"), ("training.epochs", None),
                          ("convention", "fancy"), ("mode", "quick"), ("mode", 1), ("hardware", "A100"),
-                         ("hardware.chip", 100), ("hardware.precision", "fp4"), ("hardware.utilization", "40%"),
+                         ("hardware.chip", 100), ("hardware.precision", "int4"), ("hardware.utilization", "40%"),
                          ("hardware.duration_unit", "weeks"), ("hardware.mixed_precision", {"bf16": "0.9"}),
                          ("version", None), ("quick", {"kind": "connections"})):
         cases.append(Case("wrong_types", f"{field}={json.dumps(value)}", pack_json(_with(field, value)), "either"))

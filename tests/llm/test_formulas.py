@@ -160,3 +160,16 @@ def test_llama2_7b_preset_numbers_in_its_notes():
     detailed = 3 * 2e12 * (2 * l * (4 * d * d + 3 * d * ff) + 2 * d * v + 4 * l * t * d)
     assert estimate_method1(presets()["llama2-7b"].scenario).training_flop == pytest.approx(detailed, rel=1e-12)
     assert detailed == pytest.approx(9.22e22, rel=1e-3)
+
+
+def test_megatron_formula_cites_korthikanti_and_the_96_form_adds_one_forward():
+    # Korthikanti et al. 2022 §6: model FLOPs 72·B·s·l·h²·(1 + s/6h + V/12hl); Narayanan et al. 2021 eq. (3):
+    # 96·B·s·l·h²·(1 + s/6h + V/16lh) with full recomputation. Their difference is one more forward of the
+    # blocks, 2·B·s·l·(12h² + 2sh) (weights 12h² per token, QKᵀ and AV 2sh), the logits layer not recomputed.
+    from engine.llm.formulas import FORMULAS
+    f = next(f for f in FORMULAS if f.key == "megatron_72bslh2")
+    assert "Korthikanti et al. 2022" in f.source and "96·B·s·l·h²·(1 + s/6h + V/16lh)" in f.source
+    b, s, l, h, v = 8, 2048, 24, 2048, 51200
+    seventy_two = 72 * b * s * l * h * h * (1 + s / (6 * h) + v / (12 * h * l))
+    ninety_six = 96 * b * s * l * h * h * (1 + s / (6 * h) + v / (16 * l * h))
+    assert ninety_six - seventy_two == pytest.approx(2 * b * s * l * (12 * h * h + 2 * s * h), rel=1e-12)

@@ -57,3 +57,20 @@ def test_bad_cost_inputs_name_the_field(change, field):
     with pytest.raises(InputError) as info:
         estimate_costs({**H100_RUN, **change})
     assert info.value.field == field
+
+
+def test_a_chip_without_a_price_says_no_price_never_zero():
+    # H800: no rental price on file. 8 chips × 24 h = 192 chip-hours; the H100 SXM's indicative 3.0 USD per
+    # chip-hour gives 576 USD
+    from tests.cli import cli
+    run = {"chip": "H800", "chip_count": 8, "duration": 24, "duration_unit": "hours", "utilization": 0.3}
+    h800 = estimate_costs(run)
+    assert h800.cost_usd is None and h800.cost_text == "no price" and h800.as_dict()["cost_text"] == "no price"
+    assert estimate_costs({**run, "chip": "H100 SXM"}).cost_text == f"{192 * 3.0:,.0f} USD"
+    args = ("hardware", "--chip", "H800", "--count", "8", "--hours", "24", "--utilization", "0.3")
+    out = cli(*args)  # JSON when not on a terminal
+    import json
+    data = json.loads(out.stdout)
+    assert data["cost_usd"] is None and data["cost"] == "no price"
+    text = cli(*args, "--format", "text").stdout
+    assert "no price" in text and "0 USD" not in text

@@ -423,7 +423,7 @@ def _chip_by_id(data: dict, chip_id: str) -> dict:
     (lambda d: _chip_by_id(d, "nvidia-t4")["peaks"].update(fp32=-1), "greater than 0"),
     (lambda d: _chip_by_id(d, "nvidia-tesla-v100-sxm2")["peaks"].update(fp16_tensor=1e12),
      "a tensor peak is at least the non-tensor one"),
-    (lambda d: _chip_by_id(d, "nvidia-t4")["peaks"].update(fp4_tensor=1e15), "fp4_tensor: unknown field"),
+    (lambda d: _chip_by_id(d, "nvidia-t4")["peaks"].update(fp2_tensor=1e15), "fp2_tensor: unknown field"),
     (lambda d: _chip_by_id(d, "nvidia-t4").update(aliases=["V100"]), "names both"),
     (lambda d: _chip_by_id(d, "nvidia-t4").update(price_basis=None), "price_basis"),
     (lambda d: _chip_by_id(d, "nvidia-t4").update(release_date="2018-13"), "release_date"),

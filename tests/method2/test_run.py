@@ -215,7 +215,7 @@ def test_mixed_estimate_equals_the_sum_of_its_parts_by_work():
     ({"bf16": 0.5, "fp32": 0.4}, "mixed_precision"),
     ({"bf16": 1.2, "fp32": -0.2}, "mixed_precision.bf16"),
     ({"bf16": 0.9, "fp8": 0.1}, "mixed_precision.fp8"),   # A100 has no FP8
-    ({"fp4": 1.0}, "mixed_precision"),  # the reason quotes 'fp4'
+    ({"int4": 1.0}, "mixed_precision"),  # the reason quotes 'int4'
 ])
 def test_bad_mixed_split(split, field):
     with pytest.raises(InputError) as info:
@@ -258,7 +258,7 @@ GOOD = {"chip": "A100", "precision": "bf16", "chip_count": 8, "duration": 10, "u
     ({"utilization_low": 0.5}, "utilization_low"),
     ({"utilization_high": 0.1}, "utilization_high"),
     ({"chip": "Z9000"}, "chip"),
-    ({"precision": "fp4"}, "precision"),
+    ({"precision": "int4"}, "precision"),
     ({"duration_unit": "weeks"}, "duration_unit"),
     ({"chip_count": None}, "chip_count"),                  # wall-clock days need a chip count
     ({"peak_flop_per_s": 1e14}, "chip"),                   # two hardware sources

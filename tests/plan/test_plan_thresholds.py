@@ -12,6 +12,29 @@ def test_thresholds_and_their_sources():
     assert by_key["eu-gpai-indicator"].flop == 1e23
     assert by_key["ca-sb53-frontier"].flop == 1e26 and "53" in by_key["ca-sb53-frontier"].source
     assert all(t.url.startswith("https://") for t in THRESHOLDS)
+    assert all(t.date[:4] in ("2024", "2025") for t in THRESHOLDS)  # every threshold carries its legal date
+
+
+def test_new_york_raise_act():
+    # RAISE Act, N.Y. Gen. Bus. Law § 1420 (S6953-B, signed 19 Dec 2025): "trained using greater than 10^26
+    # computational operations"; the signed text's 100-million-dollar compute-cost test is dropped by the
+    # chapter amendment (A9449 / S8828), which the threshold's text must say
+    ny = {t.key: t for t in THRESHOLDS}["ny-raise-frontier"]
+    assert ny.flop == 1e26 and "2025-12-19" in ny.date and "S6953" in ny.source
+    assert "100 million dollars" in ny.meaning and "A9449" in ny.meaning
+    standing = {s.threshold.key: s for s in compare(3.8e25)}  # Llama 3.1 405B (Dubey et al. 2024)
+    assert not standing["ny-raise-frontier"].above
+    assert "2.6× below the New York RAISE Act" in standing["ny-raise-frontier"].sentence()
+    assert "above the New York RAISE Act" in compare(2e26)[-1].sentence()
+
+
+def test_every_threshold_in_one_sentence():
+    from engine.plan.thresholds import every_sentence
+    text = every_sentence(3.14e23)  # GPT-3 175B
+    assert text.startswith("This run is 3.1× above the EU guidelines")
+    assert "32× below the EU AI Act" in text and text.endswith("318× below the New York RAISE Act: frontier "
+                                                                "model (10^26 FLOP).")
+    assert text.count("× ") == len(THRESHOLDS)
 
 
 def test_sentence_says_how_far_below():

@@ -40,14 +40,15 @@ def test_exact_doubling_and_cpus_left_out():
 
 def test_window_and_formats():
     assert [p.chip_id for p in hardware_points("fp32", DB, start_year=2014, end_year=2017)] == ["b"]
-    trends = fit_hardware_trends(DB, min_chips=2)
+    trends = fit_hardware_trends(DB, min_chips=2, min_years=2)
     assert set(trends) == {"fp32", "bf16_tensor"}  # fp16_tensor has one chip
+    assert set(fit_hardware_trends(DB, min_chips=2, min_years=2.5)) == {"fp32"}  # bf16's chips span 2 years
     assert trends["bf16_tensor"].doubling_months == pytest.approx(12.0)  # 4× in 2 years
 
 
 def test_errors():
     with pytest.raises(InputError, match="unknown number format"):
-        fit_hardware_trend("fp4", DB)
+        fit_hardware_trend("int4", DB)
     with pytest.raises(InputError, match="at least 2"):
         fit_hardware_trend("fp16_tensor", DB)
 
