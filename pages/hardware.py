@@ -17,6 +17,7 @@ from engine.units import (TERA, format_chip_hours, format_co2_kg, format_duratio
                           format_number, format_pf_days, format_time_amount, plural)
 from engine.method2.utilization import measured_utilization
 from ui import state
+from ui.boundary import optional_shipped_data, shipped_data
 from ui.exports import exports_panel
 from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
@@ -29,7 +30,7 @@ page_header("Hardware & time — method 2",
             "Training compute from the hardware: number of chips × training time × peak FLOP/s of the number "
             "format used (dense, tensor cores when used) × utilization.")
 
-db = load_hardware_db()
+db = shipped_data(load_hardware_db)
 scenario = state.get()
 run = state.hardware_run()
 
@@ -49,7 +50,8 @@ with st.container(border=True):
                             help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
                                  "it only sets the wall-clock time shown.")
 
-    presets = list(db.utilization_presets) + prior_presets(db)
+    presets = list(db.utilization_presets) + optional_shipped_data(
+        lambda: prior_presets(db), [], "The utilization presets from reported runs")
     uploaded = st.session_state.get(EPOCH_IMPORT_KEY)  # an Epoch CSV uploaded on the trends page
     if uploaded is not None:
         presets += prior_presets(db, reports_from_epoch(uploaded.hardware_rows, db), origin="Epoch")

@@ -27,6 +27,7 @@ from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
 from engine.units import format_duration, format_flop
 from ui import state
+from ui.boundary import shipped_data
 from ui.text import plain
 from ui.widgets import metric_row, page_header, show_error
 
@@ -54,7 +55,7 @@ page_header("Plan a run",
             "the right size? Memory per chip, a parallel layout's time and MFU, the compute-optimal size, "
             "lifetime compute and the legal thresholds, for the model of the layer builder.")
 
-db = load_hardware_db()
+db = shipped_data(load_hardware_db)
 scenario = state.get()
 m1 = estimate_method1(scenario, strict=False)
 training_flop = m1.training_flop

@@ -20,6 +20,7 @@ from engine.method2.run import HardwareRun, estimate_method2
 from engine.scenario import parse_scenario
 from engine.units import TERA, format_chip_hours, format_duration, format_flop, format_number
 from ui import state
+from ui.boundary import shipped_data
 from ui.charts import decades, show_chart
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS, SOURCES, chip_picker, format_inputs, hardware_error
 from ui.widgets import metric_row, page_header, show_error, say
@@ -30,7 +31,7 @@ page_header("Precision & tensor cores",
             "The peak that method 2 multiplies is the dense peak of the number format the run trained in, "
             "on the units that ran it (tensor cores or not).")
 
-db = load_hardware_db()
+db = shipped_data(load_hardware_db)
 scenario = state.get()
 run = state.hardware_run()
 

@@ -26,6 +26,7 @@ from engine.trends.fit import (MOORE_DOUBLING_MONTHS, NAMED_WINDOWS, TrendQuery,
                                select_runs)
 from engine.units import format_flop
 from ui import state
+from ui.boundary import shipped_data
 from ui.thresholds import add_threshold_lines
 from ui.widgets import page_header, plain, say, show_error
 from ui.hardware_inputs import PEAK_LABELS
@@ -52,7 +53,7 @@ page_header("Historical trends",
             "doubling times, and where your estimate falls.")
 
 # ------------------------------------------------------------------ data
-shipped = runs_table(load_training_runs())
+shipped = runs_table(shipped_data(load_training_runs))
 shipped["source_label"] = shipped["source"]
 with st.expander("Add Epoch AI's data (upload their CSV download)"):
     st.caption("“Notable AI Models”, “All AI Models” or “Large-scale AI Models” from epoch.ai/data (CC BY 4.0). "
@@ -219,7 +220,7 @@ st.caption("Least squares of log10(FLOP) on the date; doubling = 12·log10(2)/sl
 
 # ------------------------------------------------------------------ hardware
 st.subheader("Hardware: peak FLOP/s over time")
-db = load_hardware_db()
+db = shipped_data(load_hardware_db)
 keys = list(PEAK_KEYS)
 chosen = st.multiselect("Number formats", keys, default=["fp32", "fp16_tensor", "bf16_tensor"], key="trends_hw",
                         format_func=lambda k: PEAK_LABELS.get(k, k))

@@ -1,22 +1,55 @@
 """Reading the files the commands are given: small UTF-8 text, or one clear error."""
 from __future__ import annotations
 
+import os
+from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import InputError
 from engine.scenario import MAX_SCENARIO_BYTES
 
 
+def _not_utf8(data: bytes, error: UnicodeDecodeError | None) -> str:
+    """Why bytes are not UTF-8 text, in the user's terms."""
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:
+        return "is not UTF-8 text (it looks like UTF-16: save it as UTF-8)"
+    if error is None:
+        return "is not UTF-8 text"
+    return (f"is not UTF-8 text (byte {error.start + 1:,} is 0x{data[error.start]:02x}; Windows-1252 or Latin-1? "
+            "save it as UTF-8)")
+
+
 def read_text_file(path: str, field: str = "file", limit: int = MAX_SCENARIO_BYTES) -> str:
-    """A small text file's contents, or an ``InputError`` that says why not."""
+    """A small text file's contents, or an ``InputError`` that names the file and says why not: missing,
+    not a file, too large, unreadable (permissions), empty, not UTF-8 (UTF-16, Windows-1252…)."""
     p = Path(path)
     try:
         if not p.is_file():
             raise InputError(field, f"'{path}' does not exist or is not a file")
         if p.stat().st_size > limit:
             raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
-        return p.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
-        raise InputError(field, f"'{path}' is not UTF-8 text") from None
+        data = p.read_bytes()
     except OSError as exc:
-        raise InputError(field, f"cannot read '{path}' ({exc.strerror or exc})") from None
+        raise InputError(field, f"cannot read '{path}' ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > limit:  # grown since stat
+        raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
+    if not data.strip():
+        raise InputError(field, f"'{path}' is empty")
+    if b"\x00" in data[:4096] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
+        raise InputError(field, f"'{path}' {_not_utf8(data, None)}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(field, f"'{path}' {_not_utf8(data, exc)}") from None
+
+
+@contextmanager
+def naming_file(path: str | os.PathLike, field: str):
+    """Errors about the whole file (``field``: not JSON, not a CSV, no usable rows…) name the file too;
+    errors about a field inside it pass unchanged."""
+    try:
+        yield
+    except InputError as exc:
+        if exc.field == field and f"'{path}'" not in exc.reason:
+            raise InputError(field, f"'{path}': {exc.reason}") from None
+        raise

@@ -36,7 +36,7 @@ class Loaded:
 
 def load_model(args) -> Loaded:
     """The model from --config, --model or a scenario file."""
-    from engine.cli.files import read_text_file
+    from engine.cli.files import naming_file, read_text_file
     from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
     from engine.llm.library import library_models
     from engine.plan.model import plan_model, scenario_model, scenario_tokens
@@ -51,7 +51,8 @@ def load_model(args) -> Loaded:
     if len(given) != 1:
         raise InputError("model", "give exactly one of --config FILE, --model ID or SCENARIO.json")
     if args.config:
-        config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
+        with naming_file(args.config, "config"):
+            config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
         return Loaded(plan_model(config.architecture(config.sequence_length(seq_len))))
     if args.model:
         run = next((r for r in PUBLISHED_RUNS if r.key == args.model), None)

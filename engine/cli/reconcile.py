@@ -6,11 +6,13 @@ ratio, share within 2× and 3×.
 """
 from __future__ import annotations
 
+from engine.cli.files import naming_file
 from engine.trends.reconcile import reconcile_epoch_csv
 
 
 def _reconcile(args) -> dict:
-    result = reconcile_epoch_csv(args.csv)
+    with naming_file(args.csv, "csv"):
+        result = reconcile_epoch_csv(args.csv)
     rows = [r.as_dict() for r in result.rows]
     if args.flagged:
         rows = [r for r in rows if r["flagged"] or r["status"] != "compared"]

@@ -8,7 +8,7 @@ import math
 import re
 
 
-from engine.cli.files import read_text_file
+from engine.cli.files import naming_file, read_text_file
 from engine.method1.conventions import CONVENTIONS
 from engine.errors import InputError, parse_input, quoted
 from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
@@ -42,7 +42,9 @@ def _transformer(args):
         config = read_hf_config(model.config, source=f"model {model.id}")
         tokens = model.training_tokens
     else:
-        config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES), lenient=args.lenient)
+        with naming_file(args.config, "config"):
+            config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES),
+                                         lenient=args.lenient)
     if args.tokens is not None:
         tokens = parse_count(args.tokens, "tokens")
     if tokens is None:

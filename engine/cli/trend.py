@@ -6,6 +6,7 @@ how many rows of the CSV were skipped.
 """
 from __future__ import annotations
 
+from engine.cli.files import naming_file
 from engine.errors import InputError, parse_input
 from engine.trends.windows import NAMED_WINDOWS, TrendQuery
 
@@ -45,7 +46,8 @@ def _trend(args) -> dict:
 
     query = _query(args)
     if args.csv:
-        imported = read_epoch_csv(args.csv)
+        with naming_file(args.csv, "csv"):
+            imported = read_epoch_csv(args.csv)
         runs, skipped, rows, source = imported.runs, imported.skipped, imported.rows_read, args.csv
         skipped_by_reason = imported.skipped_by_reason
     else:

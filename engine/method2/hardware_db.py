@@ -15,7 +15,7 @@ from typing import Annotated, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, create_model, field_validator,
                       model_validator)
 
-from engine.shipped import shipped_file
+from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, PositiveFinite, parse_input, quoted
 from engine.method2.formats import PEAK_FORMATS, PEAK_KEYS, peak_unit  # noqa: F401 (peak_unit re-exported)
 
@@ -270,13 +270,18 @@ class HardwareDB(BaseModel):
 @lru_cache(maxsize=8)
 def _load(path_text: str) -> HardwareDB:
     path = Path(path_text)
+    text = read_shipped_text(path)
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
-    except OSError as exc:
-        raise InputError("hardware_db", f"cannot read '{path}' ({exc.strerror or exc})") from None
-    except (json.JSONDecodeError, UnicodeDecodeError) as exc:
-        raise InputError("hardware_db", f"'{path.name}' is not valid JSON ({exc})") from None
-    return parse_input(HardwareDB, data, source="hardware_db")
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ShippedDataError(path.name, f"not valid JSON ({exc.msg[:1].lower()}{exc.msg[1:]}: line "
+                                          f"{exc.lineno:,}, column {exc.colno:,}; cut short?)") from None
+    except RecursionError:
+        raise ShippedDataError(path.name, "not valid JSON (nested too deeply)") from None
+    try:
+        return parse_input(HardwareDB, data, source="hardware_db")
+    except InputError as exc:
+        raise shipped_data_error(path, exc) from None
 
 
 def load_hardware_db(path: str | Path | None = None) -> HardwareDB:

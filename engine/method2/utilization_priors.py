@@ -9,6 +9,7 @@ preset: its median, with the runs it comes from as the source.
 from __future__ import annotations
 
 import csv
+import io
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
@@ -16,7 +17,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.shipped import shipped_file
+from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
 from engine.results import Result
@@ -114,18 +115,25 @@ def summarise(reports: list[UtilizationReport], db: HardwareDB | None = None) ->
 @lru_cache(maxsize=2)
 def _load(path_text: str) -> tuple[UtilizationReport, ...]:
     path = Path(path_text)
+    reader = csv.DictReader(io.StringIO(read_shipped_text(path), newline=""))
     try:
-        with path.open(encoding="utf-8", newline="") as handle:
-            rows = list(csv.DictReader(handle))
-    except OSError as exc:
-        raise InputError("utilization_reports", f"cannot read '{path.name}' ({exc.strerror or exc})") from None
-    reports = []
-    for i, row in enumerate(rows, start=2):
-        try:
-            reports.append(UtilizationReport.model_validate(
-                {**row, "chip_count": row.get("chip_count") or None}))
-        except ValidationError as exc:
-            raise from_validation_error(exc, prefix=f"utilization_reports line {i}") from None
+        missing = [c for c in UtilizationReport.model_fields if c not in (reader.fieldnames or ())
+                   and UtilizationReport.model_fields[c].is_required()]
+        if missing:
+            raise ShippedDataError(path.name, f"missing column(s) {', '.join(missing)} (cut short?)")
+        reports = []
+        for row in reader:
+            if None in row:
+                raise ShippedDataError(path.name, "more cells than columns (unquoted comma?)",
+                                       field=f"{path.name} line {reader.line_num}")
+            try:
+                reports.append(UtilizationReport.model_validate(
+                    {**row, "chip_count": row.get("chip_count") or None}))
+            except ValidationError as exc:
+                raise shipped_data_error(path, from_validation_error(exc, prefix=f"line {reader.line_num}")) \
+                    from None
+    except csv.Error as exc:
+        raise ShippedDataError(path.name, f"not a readable CSV ({exc})") from None
     return tuple(reports)
 
 

@@ -129,7 +129,11 @@ def parse_flop(text: str) -> float:
 def _decode(data: bytes) -> str:
     if not data or data.isspace():  # (data.strip() would copy the whole file)
         raise InputError("csv", "the file is empty")
-    if b"\x00" in data[:65_536]:
+    head = data[:65_536]
+    odd, even = head[1::2].count(0), head[0::2].count(0)  # UTF-16 text of Latin letters: every other byte 0
+    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or max(odd, even) > len(head) // 4 > 10 * min(odd, even):
+        raise InputError("csv", "not UTF-8 text (it looks like UTF-16: save it as UTF-8 CSV)")
+    if b"\x00" in head:
         raise InputError("csv", "binary data, not a CSV text file")
     for encoding in ("utf-8-sig", "cp1252"):  # Epoch's downloads are UTF-8; Excel re-saves as cp1252
         try:

@@ -20,7 +20,7 @@ from typing import Iterable, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.shipped import shipped_file
+from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, parse_input
 from engine.trends.partial_dates import PartialDate, parse_partial_date
 
@@ -138,10 +138,11 @@ def load_training_runs(path: str | Path | None = None) -> list[TrainingRun]:
     """The shipped dataset (or another file in its format), validated row by row."""
     path = Path(path) if path is not None else DATASET_PATH
     try:
-        text = path.read_text(encoding="utf-8")
-    except OSError as exc:
-        raise InputError("training_runs", f"cannot read '{path}' ({exc.strerror or exc})") from None
-    return parse_training_runs(text, source=path.name)
+        return parse_training_runs(read_shipped_text(path), source=path.name)
+    except csv.Error as exc:
+        raise ShippedDataError(path.name, f"not a readable CSV ({exc})") from None
+    except InputError as exc:
+        raise shipped_data_error(path, exc) from None
 
 
 def runs_frame(points: Iterable[RunPoint | TrainingRun]) -> pd.DataFrame:

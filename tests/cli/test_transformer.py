@@ -44,7 +44,7 @@ def test_seq_len_layers_and_options(tmp_path):
 
 
 @pytest.mark.parametrize("config,args,needle", [
-    ("{not json", (), "config: not valid JSON"),
+    ("{not json", (), "config.json': not valid JSON"),
     ({k: v for k, v in GPT2.items() if k != "n_head"}, (), "config.n_head: missing"),
     (GPT2 | {"n_head": 7}, (), "config.n_head: 7 heads do not divide"),
     (GPT2 | {"n_embd": -1}, (), "config.n_embd"),

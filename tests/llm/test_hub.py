@@ -18,13 +18,77 @@ from engine.llm.library import library_model
 QWEN3 = library_model("qwen3-0.6b").config
 
 
+QWEN3_PATH = "/Qwen/Qwen3-0.6B/resolve/main/config.json"
+RELEASE = threading.Event()
+"""Set when the module's tests end: handlers that stall or drip stop then at the latest."""
+
+
 class _Hub(http.server.BaseHTTPRequestHandler):
-    files = {"/Qwen/Qwen3-0.6B/resolve/main/config.json": json.dumps(QWEN3).encode(),
+    files = {QWEN3_PATH: json.dumps(QWEN3).encode(),
              "/big/model/resolve/main/config.json": b" " * 2_000_000}
     seen: list[str] = []
+    protocol_version = "HTTP/1.1"
+
+    def _redirect(self, location: str) -> None:
+        self.send_response(302)
+        self.send_header("Location", location)
+        self.send_header("Content-Length", "0")
+        self.end_headers()
+
+    def _hostile(self) -> bool:
+        """The misbehaving servers: drip, stall, flood, redirect. True when the request was one of them."""
+        owner = self.path.split("/")[1]
+        host, port = self.server.server_address[:2]
+        if owner == "drip":  # a valid answer, one byte per 0.2 s
+            body = json.dumps(QWEN3).encode()
+            self.send_response(200)
+            self.send_header("Content-Length", str(len(body)))
+            self.end_headers()
+            for byte in body:
+                if RELEASE.wait(0.2):
+                    return True
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        elif owner == "drip-headers":  # the status line and headers themselves, one byte per 0.2 s
+            for byte in b"HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\n{}":
+                if RELEASE.wait(0.2):
+                    return True
+                self.wfile.write(bytes([byte]))
+                self.wfile.flush()
+        elif owner == "stall":  # accepts, then says nothing
+            RELEASE.wait(60)
+        elif owner == "flood":  # no length, no end: bytes until the client hangs up
+            self.send_response(200)
+            self.send_header("Connection", "close")
+            self.end_headers()
+            while not RELEASE.is_set():
+                self.wfile.write(b" " * 65536)
+        elif owner == "claims-huge":  # a Content-Length above the cap, then nothing
+            self.send_response(200)
+            self.send_header("Content-Length", str(10**12))
+            self.end_headers()
+            RELEASE.wait(60)
+        elif owner == "away":  # another host (localhost is not 127.0.0.1's name as the client sees it)
+            self._redirect(f"http://localhost:{port}{QWEN3_PATH}")
+        elif owner == "elsewhere":  # same host, a path that is not a config.json
+            self._redirect("/etc/passwd")
+        elif owner == "query":  # same host, config.json with a query
+            self._redirect(QWEN3_PATH + "?download=1")
+        elif owner == "renamed":  # same host, the repository's new name: followed
+            self._redirect(QWEN3_PATH)
+        elif owner == "loop":
+            self._redirect(self.path)
+        else:
+            return False
+        return True
 
     def do_GET(self):
         self.seen.append(self.path)
+        try:
+            if self._hostile():
+                return
+        except OSError:  # the client hung up, as it should
+            return
         if self.path.startswith("/gated/"):
             self.send_response(401)
             self.end_headers()
@@ -33,6 +97,7 @@ class _Hub(http.server.BaseHTTPRequestHandler):
             time.sleep(2)
         body = self.files.get(self.path)
         self.send_response(200 if body is not None else 404)
+        self.send_header("Content-Length", str(len(body or b"")))
         self.end_headers()
         if body is not None:
             self.wfile.write(body)
@@ -46,9 +111,11 @@ def local_hub():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), _Hub)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
+    RELEASE.clear()
     try:
         yield f"http://127.0.0.1:{server.server_address[1]}"
     finally:
+        RELEASE.set()
         server.shutdown()
         server.server_close()
 
@@ -84,7 +151,8 @@ def test_hub_answers(hub, model_id, needle):
 
 
 def test_timeout_and_offline_say_so(hub):
-    with pytest.raises(InputError, match=r"^model_id: the Hugging Face Hub is timed out"):
+    with pytest.raises(InputError, match=r"^model_id: the Hugging Face Hub timed out: config.json of 'slow/model' "
+                                         r"did not arrive within 0.3 s"):
         fetch_config_text("slow/model", endpoint=hub, timeout_s=0.3)
     with contextlib.closing(socket.socket()) as s:  # a port with nothing listening
         s.bind(("127.0.0.1", 0))
@@ -98,3 +166,55 @@ def test_timeout_and_offline_say_so(hub):
 def test_bad_ids_never_reach_the_network(model_id):
     with pytest.raises(InputError, match=r"^model_id: .* is not a Hub model id"):
         config_url(model_id, endpoint="http://127.0.0.1:9")
+
+
+@pytest.mark.parametrize("owner", ["drip", "drip-headers", "stall", "claims-huge-late"])
+def test_the_whole_download_has_one_deadline(hub, owner):
+    """A server that drips a byte per 0.2 s keeps every socket read short, yet the download of a ~1 kB file
+    must end at the deadline (1.5 s), not after ~200 s; so must one that stalls."""
+    model_id = f"{owner}/model"
+    start = time.monotonic()
+    with pytest.raises(InputError) as info:
+        fetch_config_text(model_id, endpoint=hub, timeout_s=1.5)
+    elapsed = time.monotonic() - start
+    if owner == "claims-huge-late":  # an unknown owner: an ordinary 404, quickly
+        assert "HTTP 404" in str(info.value) and elapsed < 1.5
+        return
+    assert str(info.value).startswith(f"model_id: the Hugging Face Hub timed out: config.json of '{model_id}' "
+                                      "did not arrive within 1.5 s")
+    assert "\n" not in str(info.value)
+    assert 1.4 <= elapsed < 2.0, elapsed
+
+
+@pytest.mark.parametrize("owner", ["flood", "claims-huge"])
+def test_too_much_is_refused_at_the_cap(hub, owner):
+    """Endless bytes without a length, or a length above 1,000,000: refused at the cap, well within the
+    deadline (the flood stops being read after 1,000,001 bytes)."""
+    start = time.monotonic()
+    with pytest.raises(InputError, match=rf"^model_id: config.json of '{owner}/model' is larger than "
+                                         r"1,000,000 bytes$"):
+        fetch_config_text(f"{owner}/model", endpoint=hub, timeout_s=5)
+    assert time.monotonic() - start < 5
+
+
+@pytest.mark.parametrize("owner", ["away", "elsewhere", "query"])
+def test_redirects_off_the_hub_file_are_not_followed(hub, owner):
+    _Hub.seen.clear()
+    with pytest.raises(InputError, match=rf"^model_id: the Hub redirected the download of '{owner}/model' to "
+                                         r"another address; not followed"):
+        fetch_config_text(f"{owner}/model", endpoint=hub, timeout_s=5)
+    assert _Hub.seen == [f"/{owner}/model/resolve/main/config.json"]  # the target was never asked for
+
+
+def test_a_renamed_repository_is_followed_on_the_same_host(hub):
+    _Hub.seen.clear()
+    assert json.loads(fetch_config_text("renamed/model", endpoint=hub)) == QWEN3
+    assert _Hub.seen == ["/renamed/model/resolve/main/config.json", QWEN3_PATH]
+
+
+def test_redirect_loops_stop(hub):
+    _Hub.seen.clear()
+    with pytest.raises(InputError, match=r"^model_id: the Hub redirected the download of 'loop/model' more "
+                                         r"than 3 times; not followed$"):
+        fetch_config_text("loop/model", endpoint=hub, timeout_s=5)
+    assert len(_Hub.seen) == 4
