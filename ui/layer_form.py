@@ -28,6 +28,7 @@ STARTER_VALUES: dict[str, dict] = {
     "relative_position_bias": {"buckets": 32, "heads": 8},
     "window_attention": {"heads": 4},
     "decoder_input": {"length": 128},
+    "spare_token_table": {"vocab_size": 32_000},
     "residual": {"body": [{"type": "activation"}]},
     "branches": {"branches": [[], [{"type": "activation"}]]},
     "repeat": {"times": 2, "layers": [{"type": "activation"}]},

@@ -25,6 +25,7 @@ from engine.method1.transformer import (
     PositionEmbedding,
     RelativePositionBias,
     RMSNorm,
+    SpareTokenTable,
     TokenTypeEmbedding,
     TransformerBlock,
 )
@@ -84,6 +85,11 @@ class TransformerConfig(BaseModel):
     embedding_norm: bool = Field(False, description="A LayerNorm on the embeddings (BERT, BLOOM, BART).")
     relative_buckets: Size | None = Field(None, description="T5's relative attention bias buckets.")
     tied_embeddings: bool = Field(True, description="The LM head reuses the token embedding's weights.")
+    embedding_size: Size | None = Field(None, description="The token table's width where it is narrower than "
+                                                          "d_model (OPT-350m): projected in (E→d) and out (d→E), "
+                                                          "no biases; the LM head reads E.")
+    stack_token_tables: bool = Field(False, description="Encoder–decoder: each stack embeds with a token table "
+                                                        "of its own, beside the shared one (untied BART).")
     head: Literal["lm", "mlm", "none"] = "lm"
     head_bias: bool = False
     pooler: bool = False
@@ -108,6 +114,8 @@ class TransformerConfig(BaseModel):
             raise InputError("first_layers", f"more layers in the groups than the model's {self.layers}")
         if self.encoder and self.head == "mlm":
             raise InputError("head", "a masked-LM head sits on an encoder-only model")
+        if self.stack_token_tables and not self.encoder:
+            raise InputError("stack_token_tables", "only an encoder-decoder model has stacks with tables of their own")
         return self
 
     def named_blocks(self):
@@ -125,11 +133,11 @@ class TransformerConfig(BaseModel):
     def vocabulary_params(self) -> int:
         """Token embedding, learned position and token-type tables and an untied output matrix: Kaplan's
         "embedding" parameters."""
-        matrices = 2 if self.head == "lm" and not self.tied_embeddings else 1
-        rows = matrices * self.vocab_size + (self.learned_positions or 0) + (self.token_types or 0)
+        matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables
+        rows = (self.learned_positions or 0) + (self.token_types or 0)
         if self.encoder:
             rows += self.encoder.learned_positions or 0
-        return rows * self.d_model
+        return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model
 
     def _stack_start(self, positions, token_types, norm, buckets, heads) -> list:
         layers = []
@@ -157,16 +165,21 @@ class TransformerConfig(BaseModel):
     def architecture(self, seq_len: int, decoder_seq_len: int | None = None) -> Architecture:
         """This model's layers for sequences of ``seq_len`` tokens (encoder–decoder: ``seq_len`` encoder and
         ``decoder_seq_len``, default ``seq_len``, decoder tokens): the engine's detailed count."""
-        layers: list = [Embedding(vocab_size=self.vocab_size, dim=self.d_model)]
+        layers: list = [Embedding(vocab_size=self.vocab_size, dim=self.embedding_size or self.d_model)]
+        if self.embedding_size:  # OPT's project_in
+            layers.append(Dense(units=self.d_model, bias=False))
         memory = None
         if self.encoder:
             enc = self.encoder
+            if self.stack_token_tables:  # the first table is the encoder's own; this one is `shared`
+                layers.append(SpareTokenTable(vocab_size=self.vocab_size))
             layers += self._stack_start(enc.learned_positions, None, enc.embedding_norm, enc.relative_buckets,
                                         enc.block.heads)
             layers += [enc.block] * enc.layers
             if enc.final_norm:
                 layers.append(_norm_layer(enc.block))
-            layers.append(DecoderInput(length=decoder_seq_len or seq_len))
+            layers.append(DecoderInput(length=decoder_seq_len or seq_len,
+                                       vocab_size=self.vocab_size if self.stack_token_tables else None))
             memory = seq_len
         layers += self._stack_start(self.learned_positions, self.token_types, self.embedding_norm,
                                     self.relative_buckets, self.block.heads)
@@ -174,6 +187,8 @@ class TransformerConfig(BaseModel):
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:
             layers.append(_norm_layer(self.block))
+        if self.embedding_size:  # OPT's project_out
+            layers.append(Dense(units=self.embedding_size, bias=False))
         if self.head == "lm":
             layers.append(LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.head_bias))
         elif self.head == "mlm":  # BertLMPredictionHead: dense d→d, activation, LayerNorm, decoder (+ bias)

@@ -54,6 +54,7 @@ class Keys:
         self.data, self.source, self.key_of, self.used = data, source, {}, set()
         self.lenient, self.ignored = lenient, []  # ignored: keys of nested objects left unread (lenient)
         self.unused: list[str] = []  # keys of nested objects that nothing in transformers reads
+        self.cls = ""  # the architectures class being read
 
     def error(self, key: str, reason: str) -> InputError:
         return InputError(f"{self.source}.{key}", reason)
@@ -248,16 +249,17 @@ def _gpt_neox(c: Keys) -> dict:
 
 
 def _opt(c: Keys) -> dict:
-    c.require("word_embed_proj_dim", lambda v: v == c.data.get("hidden_size"),
-              "embedding projections in and out of a narrower table")
     c.require("_remove_final_layer_norm", lambda v: not v, "no final norm")
     c.require("layer_norm_elementwise_affine", lambda v: v is True, "norms without γ and β")
     bias = c.flag("enable_bias", True)
     fields = _decoder(c, ff_key="ffn_dim", gqa=False, qkv_bias=bias, out_bias=bias, ff_bias=bias,
                       norm_position="pre" if c.flag("do_layer_norm_before", True) else "post",
                       activation=c.activation("activation_function", default="relu"))
+    # word_embed_proj_dim E ≠ d (OPT-350m): an E-wide token table, project_in E→d and project_out d→E
+    width = c.size("embedding_size", "word_embed_proj_dim", required=False)
     # OPTLearnedPositionalEmbedding keeps 2 extra rows (its offset)
     return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings", 2),
+                     "embedding_size": None if width == fields["d_model"] else width,
                      "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
@@ -305,16 +307,19 @@ def _qwen2_moe(c: Keys) -> dict:
     return _sparse_layers(c, fields, dense_ff) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
-def _qwen3(c: Keys) -> dict:
-    """qwen3: the Llama block with a per-head RMSNorm of queries and keys."""
+def _qwen3(c: Keys, head_dim_default: bool = False) -> dict:
+    """qwen3: the Llama block with a per-head RMSNorm of queries and keys. Qwen3Config's head_dim defaults to
+    128 (not d/H), so it must be given; Qwen3-MoE's attention takes d/H when it is absent
+    (``getattr(config, "head_dim", hidden_size // num_attention_heads)``), as ``_decoder`` does."""
     _no_sliding(c)
-    c.given("head_dim")
+    if not head_dim_default:
+        c.given("head_dim")
     fields = _decoder(c, **_rms_swiglu(c, qk_norm="head"))
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
 def _qwen3_moe(c: Keys) -> dict:
-    fields = _qwen3(c)
+    fields = _qwen3(c, head_dim_default=True)
     c.neutral("norm_topk_prob")
     dense_ff = _experts(c, fields, ("num_experts", "num_local_experts"))
     return _sparse_layers(c, fields, dense_ff)
@@ -575,6 +580,13 @@ def _t5(c: Keys) -> dict:
              "ff_bias": False}
     layers = c.size("encoder.layers", "num_layers")
     buckets = c.size("relative_buckets", "relative_attention_num_buckets", required=False, default=32)
+    if c.cls == "T5EncoderModel":  # the shared table and the encoder stack, ending in its norm; no decoder
+        c.neutral("num_decoder_layers")
+        return {"layers": layers, "d_model": c.size("d_model", "d_model"),
+                "vocab_size": c.size("vocab_size", "vocab_size"),
+                "context_length": c.size("context_length", "n_positions", required=False),
+                "relative_buckets": buckets, "block": dict(block, causal=False), "final_norm": True,
+                "tied_embeddings": c.flag("tie_word_embeddings", True)}
     return {"layers": c.size("layers", "num_decoder_layers", "num_layers"),
             "d_model": c.size("d_model", "d_model"), "vocab_size": c.size("vocab_size", "vocab_size"),
             "context_length": c.size("context_length", "n_positions", required=False),
@@ -605,7 +617,8 @@ def _bart(c: Keys) -> dict:
                         "block": {"heads": c.size("encoder.block.heads", "encoder_attention_heads"),
                                   "ff_size": c.size("encoder.block.ff_size", "encoder_ffn_dim"), "causal": False,
                                   **common}},
-            "tied_embeddings": c.flag("tie_word_embeddings", True)}
+            # untied: transformers 5 gives each stack its own token table beside `shared` (and an lm_head)
+            "tied_embeddings": (tied := c.flag("tie_word_embeddings", True)), "stack_token_tables": not tied}
 
 
 # ---------------------------------------------------------------- the registry
@@ -651,7 +664,7 @@ FAMILIES: dict[str, Family] = {
     "mpt": Family(_mpt, _lm("Mpt"), {"MPTForCausalLM": "MptForCausalLM"}),
     "bert": Family(_bert, {"BertForMaskedLM": "mlm", "BertModel": "pooler"}),
     "roberta": Family(_bert, {"RobertaForMaskedLM": "mlm", "RobertaModel": "pooler"}),
-    "t5": Family(_t5, {"T5ForConditionalGeneration": "lm", "T5Model": "none"}),
+    "t5": Family(_t5, {"T5ForConditionalGeneration": "lm", "T5Model": "none", "T5EncoderModel": "none"}),
     "bart": Family(_bart, {"BartForConditionalGeneration": "lm", "BartModel": "none"}),
 }
 """``model_type`` → reader and the ``architectures`` classes counted (the first is the default)."""
@@ -740,6 +753,7 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
     family = FAMILIES[model_type]
     c = Keys(data, source, lenient)
     name, head = _architecture(c, family)
+    c.cls = name
     fields = family.reader(c)
     ignored, unused = _check_unknown(c, data, (), lenient, model_type)
     if head == "pooler":

@@ -397,6 +397,20 @@ class DecoderInput(LayerBase):
         return LayerCost(Flow((d,), self.length), (self.vocab_size or 0) * d, 0, 0)
 
 
+class SpareTokenTable(LayerBase):
+    """A token table the model holds and this path does not read (untied BART's ``shared``, when each stack
+    embeds with a table of its own): params V·d, no arithmetic; the flow passes unchanged."""
+
+    type: Literal["spare_token_table"] = "spare_token_table"
+    vocab_size: Size
+    kind_label: ClassVar[str] = "Spare token table"
+    formula: ClassVar[str] = r"0 \quad (V \cdot d \text{ parameters, not read})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        return LayerCost(Flow((d,), length), self.vocab_size * d, 0, 0)
+
+
 class Pooler(LayerBase):
     """BERT's pooler: a dense d→d layer with tanh on the first position only (params d² + d, 2·d²)."""
 
@@ -411,5 +425,6 @@ class Pooler(LayerBase):
 
 
 TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead,
-                                                  TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler)
+                                                  TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler,
+                                                  SpareTokenTable)
 """Registered in ``engine.method1.kinds``."""

@@ -133,6 +133,32 @@ VARIANTS = {
                                    "qk_layernorm": True},
     "gpt-bigcode multi-head": {"model_type": "gpt_bigcode", "architectures": ["GPTBigCodeForCausalLM"], "n_embd": 48,
                                "n_layer": 2, "n_head": 4, "n_positions": 40, "vocab_size": 100, "multi_query": False},
+    "qwen3-moe without head_dim (d/H)": {"model_type": "qwen3_moe", "architectures": ["Qwen3MoeForCausalLM"], **SMALL,
+                                         "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 24},
+    "opt-350m layout: narrower table, project in and out": {
+        "model_type": "opt", "architectures": ["OPTForCausalLM"], "hidden_size": 48, "ffn_dim": 80,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "max_position_embeddings": 40,
+        "word_embed_proj_dim": 24, "do_layer_norm_before": False},
+    "opt bare model, narrower table": {
+        "model_type": "opt", "architectures": ["OPTModel"], "hidden_size": 48, "ffn_dim": 80,
+        "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 100, "max_position_embeddings": 40,
+        "word_embed_proj_dim": 32},
+    "bart untied: a token table per stack beside shared": {
+        "model_type": "bart", "architectures": ["BartForConditionalGeneration"], "d_model": 48, "encoder_layers": 2,
+        "decoder_layers": 2, "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 64,
+        "decoder_ffn_dim": 64, "vocab_size": 100, "max_position_embeddings": 40, "tie_word_embeddings": False},
+    "bart bare model untied": {
+        "model_type": "bart", "architectures": ["BartModel"], "d_model": 48, "encoder_layers": 2,
+        "decoder_layers": 1, "encoder_attention_heads": 4, "decoder_attention_heads": 4, "encoder_ffn_dim": 64,
+        "decoder_ffn_dim": 64, "vocab_size": 100, "max_position_embeddings": 40, "tie_word_embeddings": False},
+    "t5 encoder only (T5EncoderModel)": {"model_type": "t5", "architectures": ["T5EncoderModel"], "d_model": 40,
+                                         "d_kv": 12, "d_ff": 72, "num_layers": 3, "num_decoder_layers": 2,
+                                         "num_heads": 5, "vocab_size": 100, "feed_forward_proj": "gated-gelu"},
+    "deepseek v2 low-rank queries, one dense layer": {
+        "model_type": "deepseek_v2", "architectures": ["DeepseekV2ForCausalLM"], **SMALL, "num_key_value_heads": 4,
+        "q_lora_rank": 20, "kv_lora_rank": 24, "qk_nope_head_dim": 16, "qk_rope_head_dim": 8, "v_head_dim": 12,
+        "n_routed_experts": 4, "num_experts_per_tok": 2, "n_shared_experts": 1, "moe_intermediate_size": 20,
+        "first_k_dense_replace": 1, "topk_method": "greedy", "n_group": 1, "topk_group": 1},
     "gptj": {"model_type": "gptj", "architectures": ["GPTJForCausalLM"], "n_embd": 48, "n_layer": 2, "n_head": 4,
              "n_positions": 40, "vocab_size": 100, "rotary_dim": 4},
 }
