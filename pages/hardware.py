@@ -10,6 +10,7 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.method1.estimate import estimate_method1
 from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
+from engine.method2.default_utilization import PRESET_ID as EVIDENCE_ID, default_for_run
 from engine.method2.utilization_priors import prior_presets, reports_from_epoch
 from engine.method2.planning import solve_time_or_chips
 from engine.scenario import parse_scenario
@@ -50,8 +51,11 @@ with st.container(border=True):
                             help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
                                  "it only sets the wall-clock time shown.")
 
-    presets = list(db.utilization_presets) + optional_shipped_data(
-        lambda: prior_presets(db), [], "The utilization presets from reported runs")
+    # the median of reported runs like this one first, then the published presets and the reported groups
+    evidence, priors = optional_shipped_data(
+        lambda: (default_for_run(spec.get("chip"), count or None, db), prior_presets(db)), (None, []),
+        "The utilization presets from reported runs")
+    presets = ([evidence.preset()] if evidence else []) + list(db.utilization_presets) + priors
     uploaded = st.session_state.get(EPOCH_IMPORT_KEY)  # an Epoch CSV uploaded on the trends page
     if uploaded is not None:
         presets += prior_presets(db, reports_from_epoch(uploaded.hardware_rows, db), origin="Epoch")
@@ -98,7 +102,10 @@ with st.container(border=True):
                                key=state.bind("hw_grid", float(run.get("grid_kg_co2_per_kwh") or d.grid_kg_co2_per_kwh)))
 
 new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_unit": unit,
-           "utilization": utilization, "utilization_low": low or None, "utilization_high": high or None,
+           "utilization": utilization,
+           # the reported-runs default brings its 90% range unless one is entered
+           "utilization_low": low or (evidence.low if evidence and preset == EVIDENCE_ID and not high else None),
+           "utilization_high": high or (evidence.high if evidence and preset == EVIDENCE_ID and not low else None),
            "chip_count_low": count_low or None, "chip_count_high": count_high or None,
            "duration_low": time_low or None, "duration_high": time_high or None,
            "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, "pue": pue,

@@ -65,6 +65,11 @@ def _hardware(args) -> dict:
         "cost_usd": costs.cost_usd, "cost": costs.cost_text, "energy_kwh": costs.energy_kwh, "co2_kg": costs.co2_kg,
         "costs": costs.as_dict(),
     })
+    if args.utilization is None or str(args.utilization).strip().lower() == "reported":
+        from engine.method2.default_utilization import default_for_run
+        found = default_for_run(args.chip, args.count)
+        out["utilization_basis"] = found.sentence()
+        out["utilization_sources"] = found.sources
     return out
 
 
@@ -82,8 +87,10 @@ def register(sub) -> None:
     time.add_argument("--hours", type=float, help="wall-clock hours (with --count)")
     time.add_argument("--chip-hours", type=float, dest="chip_hours", help="accumulated chip-hours")
     time.add_argument("--gpu-days", type=float, dest="gpu_days", help="accumulated GPU-days")
-    h.add_argument("--utilization", required=True, metavar="U",
-                   help="in (0, 1], or a preset: openai-gpu, openai-cpu, epoch-llm, epoch-other")
+    h.add_argument("--utilization", metavar="U",
+                   help="in (0, 1], or a preset: openai-gpu, openai-cpu, epoch-llm, epoch-other; left out: "
+                        "'reported', the median of reported runs like this one (chip generation, scale), "
+                        "with its 90%% range")
     h.add_argument("--utilization-low", dest="utilization_low", metavar="U")
     h.add_argument("--utilization-high", dest="utilization_high", metavar="U")
     h.add_argument("--count-low", type=float, dest="count_low", metavar="N", help="range: fewest chips")

@@ -72,6 +72,7 @@ def hardware_text(result: dict) -> str:
         ("chip time", format_chip_hours(result["chip_hours"])),
         ("wall-clock", format_duration(result["wall_clock_hours"]) if result.get("wall_clock_hours") else None),
         ("fallback", result.get("fallback")),
+        ("utilization", result.get("utilization_basis")),
         ("cost", result.get("cost") or "no price"),
         ("energy", format_energy_kwh(result["energy_kwh"]) if result.get("energy_kwh") is not None else None),
         ("CO₂", format_co2_kg(result["co2_kg"]) if result.get("co2_kg") is not None else None),

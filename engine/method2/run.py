@@ -120,7 +120,9 @@ class UtilizationInputs(BaseModel):
     """Utilization in (0, 1] (a number or a preset id such as 'openai-gpu'), and an optional range."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    utilization: Utilization = Field(description="fraction of peak achieved over the run, or a preset id")
+    utilization: Utilization = Field(description="fraction of peak achieved over the run, or a preset id; left "
+                                                 "out (or 'reported') in a run: the median of reported runs "
+                                                 "like it, with its 90% range")
     utilization_low: Utilization | None = None
     utilization_high: Utilization | None = None
 
@@ -160,6 +162,23 @@ class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
     model_config = ConfigDict(extra="forbid", frozen=True)
     chip_count: Annotated[float, Field(gt=0, le=MAX_CHIPS, allow_inf_nan=False)] | None = Field(
         None, description="number of chips (GPUs, TPU chips…)")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reported_default(cls, data):
+        """No utilization (or 'reported'): the median of reported runs like this one, with its 90% range
+        (``engine.method2.default_utilization``) unless a range is given."""
+        if not isinstance(data, dict):
+            return data
+        given = data.get("utilization")
+        if given is not None and not (isinstance(given, str) and given.strip().lower() == "reported"):
+            return data
+        from engine.method2.default_utilization import default_for_run
+        found = default_for_run(data.get("chip"), data.get("chip_count"))
+        out = {**data, "utilization": found.utilization}
+        if data.get("utilization_low") is None and data.get("utilization_high") is None:
+            out.update(utilization_low=found.low, utilization_high=found.high)
+        return out
     duration: Annotated[float, Field(gt=0, le=MAX_DURATION, allow_inf_nan=False)]
     duration_unit: DurationUnit = "days"
     chip_count_low: PositiveFinite | None = Field(None, description="range: fewest chips (90% interval)")

@@ -15,7 +15,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, from_validation_error
@@ -48,6 +50,15 @@ class UtilizationReport(BaseModel):
     metric: str = Field("reported", max_length=40)
     source: str = Field(min_length=1, max_length=400)
     note: str = Field("", max_length=1000)
+    kind: Literal["language", "vision", "speech", "multimodal", "other"] = "language"
+    """What the model is: the default utilization groups by it."""
+    held_out: bool = False
+    """A run of the validation set (``engine.method2.default_utilization``): kept out of the default."""
+
+    @field_validator("held_out", mode="before")
+    @classmethod
+    def _yes(cls, value):
+        return {"yes": True, "": False, None: False}.get(value, value) if not isinstance(value, bool) else value
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)
@@ -128,7 +139,7 @@ def _load(path_text: str) -> tuple[UtilizationReport, ...]:
                                        field=f"{path.name} line {reader.line_num}")
             try:
                 reports.append(UtilizationReport.model_validate(
-                    {**row, "chip_count": row.get("chip_count") or None}))
+                    {**row, "chip_count": row.get("chip_count") or None, "kind": row.get("kind") or "language"}))
             except ValidationError as exc:
                 raise shipped_data_error(path, from_validation_error(exc, prefix=f"line {reader.line_num}")) \
                     from None
