@@ -197,11 +197,12 @@ def test_declared_views_omit_defaults_and_add_properties():
 
     top = LayerRow(0, "dense", "fc", [10], None, 110, 100, 200, path="layers[0]")
     assert top.as_dict() == {"index": 0, "type": "dense", "name": "fc", "output_shape": [10], "params": 110,
-                             "macs": 100, "forward_flop": 200}
+                             "macs": 100, "forward_flop": 200, "backward_flop": 0, "trainable_params": 0}
     inner = LayerRow(1, "attention", "", (4, 8), 4, 0, 64, 128, part="scores", active_params=0,
                      path="layers[1].body[0]", depth=1, copies=12)
     assert inner.as_dict() == {"index": 1, "type": "attention", "name": "", "output_shape": [4, 8], "params": 0,
-                               "macs": 64, "forward_flop": 128, "part": "scores", "active_params": 0,
+                               "macs": 64, "forward_flop": 128, "backward_flop": 0, "trainable_params": 0,
+                               "part": "scores", "active_params": 0,
                                "path": "layers[1].body[0]", "copies": 12}
     assert list(Optimum("rule", 6.0, 2.0, 8.0, "source").as_dict().items()) == [
         ("rule", "rule"), ("flop", 6.0), ("params", 2.0), ("tokens", 8.0), ("tokens_per_param", 4.0),

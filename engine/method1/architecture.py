@@ -6,7 +6,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.method1.conventions import Convention
+from engine.method1.conventions import MERGE_BACKWARD_FLOP_PER_ELEMENT, Convention
 from engine.errors import InputError
 from engine.method1.kinds import Layer
 from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, check_nesting
@@ -81,6 +81,10 @@ class LayerRow(Result):
     depth: int = 0
     copies: int = 1
     copy: int = 0
+    backward_flop: int = 0
+    """The backward pass through this layer (``engine.method1.backward``): weight gradients when trainable,
+    input gradients when something before it needs one."""
+    trainable_params: int = 0
 
     @property
     def output(self) -> str:
@@ -88,8 +92,8 @@ class LayerRow(Result):
         item = self.output_shape[1:] if self.steps else self.output_shape
         return Flow(tuple(item), self.steps).describe()
 
-    json_fields = ("index", "type", "name", "output_shape", "params", "macs", "forward_flop", "part",
-                   "active_params", "path", "copies")
+    json_fields = ("index", "type", "name", "output_shape", "params", "macs", "forward_flop", "backward_flop",
+                   "trainable_params", "part", "active_params", "path", "copies")
     json_omit_default = frozenset({"part", "active_params", "copies"})
 
     def as_dict(self) -> dict:
@@ -119,8 +123,11 @@ class BlockRow(Result):
     copies: int = 1
     detail: str = ""
     """What kind of block, in words: 'n copies' (repeat), the merge (branches)."""
+    backward_flop: int = 0
+    trainable_params: int = 0
 
-    json_fields = ("path", "type", "name", "output_shape", "params", "macs", "forward_flop")
+    json_fields = ("path", "type", "name", "output_shape", "params", "macs", "forward_flop", "backward_flop",
+                   "trainable_params")
 
 
 @dataclass(slots=True)
@@ -141,23 +148,43 @@ class ArchitectureResult(Result):
     forward_flop: int = 0
     error: InputError | None = None
     blocks: list[BlockRow] = field(default_factory=list)
+    backward_flop: int = 0
+    """The backward pass per example, layer by layer (``engine.method1.backward``)."""
+    trainable_params: int = 0
+    recompute_flop: int = 0
+    """Forward FLOP of the layers the backward pass goes through: what activation recomputation runs again."""
+    frozen: bool = False
+    """True when some weights are frozen or adapted (LoRA): the backward pass is then counted exactly."""
+
+    @property
+    def backward_ratio(self) -> float | None:
+        """The effective r = backward / forward."""
+        return self.backward_flop / self.forward_flop if self.forward_flop else None
 
 
 class Walker:
     """Walks a layer list into its blocks, appending rows and adding up the totals."""
 
     __slots__ = ("full", "rows", "blocks", "params", "active", "macs", "flop", "evaluations", "index", "depth",
-                 "copy", "costs")
+                 "copy", "costs", "grad", "trainable", "memory_grad", "backward", "trained", "recompute", "frozen")
 
     def __init__(self, full: bool):
         self.full = full
         self.rows: list[LayerRow] = []
         self.blocks: list[BlockRow] = []
         self.params = self.active = self.macs = self.flop = self.evaluations = 0
+        self.backward = self.trained = self.recompute = 0
         self.index = self.depth = self.copy = 0
+        self.grad = False
+        """Whether the flow here needs a gradient (data does not; a trainable layer's output does)."""
+        self.trainable = True
+        """The enclosing blocks' trainability, inherited by a layer that does not set its own."""
+        self.memory_grad = False
+        """Whether an encoder memory (cross-attention) needs a gradient."""
+        self.frozen = False
         self.costs: dict = {}
-        """(layer, input flow) → its cost: a layer met again with the same input (a repeat's copies, DenseNet's
-        inner layers) is not costed again."""
+        """(layer, input flow, gradient state) → its cost: a layer met again with the same input (a repeat's
+        copies, DenseNet's inner layers) is not costed again."""
 
     def top(self, layers, flow: Flow) -> Flow:
         """The architecture's own list: ``index`` is each layer's position."""
@@ -184,7 +211,8 @@ class Walker:
         if self.evaluations > MAX_EVALUATIONS:
             raise InputError(path, f"more than {MAX_EVALUATIONS:,} layer evaluations (repeats whose copies keep "
                                    "changing shape count each copy)")
-        key = (id(layer), flow)
+        trainable = self.trainable if layer.trainable is None else layer.trainable
+        key = (id(layer), flow, self.grad, trainable, self.memory_grad)
         hit = self.costs.get(key)
         if hit is None:
             try:
@@ -197,23 +225,35 @@ class Walker:
                                        f"{MAX_ELEMENTS:.0e} values")
             flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if self.full else 0)
             active = cost.params if cost.active_params is None else cost.active_params
-            hit = self.costs[key] = (cost, shape, flop, active)
-        cost, shape, layer_flop, active = hit
+            grad = layer.backward(flow, cost, self.grad, trainable, self.memory_grad)
+            backward = FLOP_PER_MAC * grad.macs + (grad.extra_flop if self.full else 0)
+            hit = self.costs[key] = (cost, shape, flop, active, grad, backward)
+        cost, shape, layer_flop, active, grad, backward = hit
         out = cost.out
         append, index, depth, copy = self.rows.append, self.index, self.depth, self.copy
         if cost.parts:
             full = self.full
-            for part in cost.parts:
+            for part, (b_macs, b_extra, b_params) in zip(cost.parts, grad.parts):
                 append(LayerRow(index, layer.type, layer.name, shape, out.steps, part.params, part.macs,
                                 FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
-                                part.active_params, 0.0, path, depth, 1, copy))
+                                part.active_params, 0.0, path, depth, 1, copy,
+                                FLOP_PER_MAC * b_macs + (b_extra if full else 0), b_params))
         else:
             append(LayerRow(index, layer.type, layer.name, shape, out.steps, cost.params, cost.macs, layer_flop,
-                            "", cost.active_params, 0.0, path, depth, 1, copy))
+                            "", cost.active_params, 0.0, path, depth, 1, copy, backward, grad.trainable_params))
         self.params += cost.params
         self.active += active
         self.macs += cost.macs
         self.flop += layer_flop
+        self.backward += backward
+        self.trained += grad.trainable_params
+        if grad.out:
+            self.recompute += layer_flop
+        if grad.trainable_params < cost.params or layer.adapted:
+            self.frozen = True
+        if layer.type == "decoder_input":
+            self.memory_grad = self.grad
+        self.grad = grad.out
         if self.flop > MAX_COUNT or self.params > MAX_COUNT:
             self.too_large(path)
         return out
@@ -229,38 +269,53 @@ class Walker:
     def block(self, layer, flow: Flow, path: str, index: int, depth: int) -> Flow:
         """A block: its rows one level deeper, and its subtotal row (placed before its inner blocks')."""
         at, first = len(self.blocks), len(self.rows)
-        before = (self.params, self.macs, self.flop)
+        before = (self.params, self.macs, self.flop, self.backward, self.trained)
         self.depth = depth + 1
+        inherited = self.trainable
+        if layer.trainable is not None:
+            self.trainable = layer.trainable
         try:
             out = layer.walk(flow, path, self)
         finally:
             self.depth = depth
+            self.trainable = inherited
         times = getattr(layer, "times", 1)
         detail = f"{times:,} copies" if times > 1 else getattr(layer, "merge", "")
         self.blocks.insert(at, BlockRow(index, path, layer.type, layer.name, depth, out.shape, out.steps,
                                         self.params - before[0], self.macs - before[1], self.flop - before[2],
-                                        first, len(self.rows), 1, detail))
+                                        first, len(self.rows), 1, detail, self.backward - before[3],
+                                        self.trained - before[4]))
         return out
 
-    def merge_row(self, layer, path: str, out: Flow, extra_flop: int) -> None:
-        """The row where a block's inputs meet (``add``, ``concat``, ``multiply``): 0 MACs, full extras."""
+    def merge_row(self, layer, path: str, out: Flow, extra_flop: int, grads: list[bool] | None = None) -> None:
+        """The row where a block's inputs meet (``add``, ``concat``, ``multiply``): 0 MACs, full extras;
+        ``grads``: which inputs need a gradient (the output does when any does)."""
         if prod(out.shape) > MAX_ELEMENTS:
             raise InputError(path, f"the merged output {out.describe()} has more than {MAX_ELEMENTS:.0e} values")
         flop = extra_flop if self.full else 0
         merge = "add" if layer.type == "residual" else layer.merge
+        grads = grads or []
+        backward = 0
+        if self.full and any(grads):
+            backward = MERGE_BACKWARD_FLOP_PER_ELEMENT[merge] * sum(grads) * prod(out.shape)
         self.rows.append(LayerRow(self.index, merge, layer.name, out.shape, out.steps, 0, 0, flop, "", None, 0.0,
-                                  f"{path}.merge", self.depth, 1, self.copy))
+                                  f"{path}.merge", self.depth, 1, self.copy, backward))
         self.flop += flop
         if self.flop > MAX_COUNT:
             self.too_large(path)
+        self.backward += backward
+        self.grad = any(grads)
+        if self.grad:
+            self.recompute += flop
 
-    def mark(self) -> tuple[int, int, int, int, int, int]:
-        return len(self.rows), len(self.blocks), self.params, self.active, self.macs, self.flop
+    def mark(self) -> tuple[int, ...]:
+        return (len(self.rows), len(self.blocks), self.params, self.active, self.macs, self.flop, self.backward,
+                self.trained, self.recompute)
 
     def scale_since(self, mark, copies: int, path: str = "layers") -> None:
         """The rows and blocks since ``mark`` stand for ``copies`` identical copies: × copies (``path``: the
         repeat, named if the counts pass ``MAX_COUNT``)."""
-        rows, blocks, params, active, macs, flop = mark
+        rows, blocks, params, active, macs, flop, backward, trained, recompute = mark
         k = copies - 1
         self.params += k * (self.params - params)
         self.active += k * (self.active - active)
@@ -268,10 +323,15 @@ class Walker:
         self.flop += k * (self.flop - flop)
         if self.flop > MAX_COUNT or self.params > MAX_COUNT:
             self.too_large(path)
+        self.backward += k * (self.backward - backward)
+        self.trained += k * (self.trained - trained)
+        self.recompute += k * (self.recompute - recompute)
         for row in self.rows[rows:]:
             row.params *= copies
             row.macs *= copies
             row.forward_flop *= copies
+            row.backward_flop *= copies
+            row.trainable_params *= copies
             if row.active_params is not None:
                 row.active_params *= copies
             row.copies *= copies
@@ -279,6 +339,8 @@ class Walker:
             b.params *= copies
             b.macs *= copies
             b.forward_flop *= copies
+            b.backward_flop *= copies
+            b.trainable_params *= copies
             b.copies *= copies
 
 
@@ -287,6 +349,7 @@ def evaluate(arch: Architecture, convention: Convention = "matmul", *, strict: b
 
     ``matmul``: forward FLOP = 2·MACs. ``full``: 2·MACs + bias adds, element-wise ops, activations,
     softmax and scaling, norms, pooling, merges. Blocks are walked into (``engine.method1.blocks``).
+    The backward pass is counted beside it, layer by layer (``engine.method1.backward``).
     With ``strict=False`` a shape error is returned in ``result.error`` with the rows before it,
     instead of raised.
     """
@@ -308,6 +371,8 @@ def evaluate(arch: Architecture, convention: Convention = "matmul", *, strict: b
     result.rows, result.blocks = walker.rows, walker.blocks
     result.params, result.active_params = walker.params, walker.active
     result.macs, result.forward_flop = walker.macs, walker.flop
+    result.backward_flop, result.trainable_params = walker.backward, walker.trained
+    result.recompute_flop, result.frozen = walker.recompute, walker.frozen
     flop = walker.flop
     if flop:
         for row in result.rows:

@@ -135,10 +135,12 @@ class Residual(Block):
     formula: ClassVar[str] = r"y = f(x) + s(x) \quad (\text{full: } +1 \text{ per output value})"
 
     def walk(self, flow, path, walker):
+        grad = walker.grad
         body = walker.run(self.body, flow, f"{path}.body")
+        body_grad, walker.grad = walker.grad, grad
         short = walker.run(self.shortcut, flow, f"{path}.shortcut")
         out, extra = _merge("add", [body, short], ["the body's output", "the shortcut's"], path)
-        walker.merge_row(self, path, out, extra)
+        walker.merge_row(self, path, out, extra, [body_grad, walker.grad])
         return out
 
 
@@ -157,10 +159,14 @@ class Branches(Block):
     formula: ClassVar[str] = r"y = [f_1(x), f_2(x), \dots] \ \text{or} \ \textstyle\sum f_i(x) \ \text{or} \ \prod f_i(x)"
 
     def walk(self, flow, path, walker):
-        outs = [walker.run(branch, flow, f"{path}.branches[{b}]") for b, branch in enumerate(self.branches)]
+        grad, outs, grads = walker.grad, [], []
+        for b, branch in enumerate(self.branches):
+            walker.grad = grad
+            outs.append(walker.run(branch, flow, f"{path}.branches[{b}]"))
+            grads.append(walker.grad)
         kind = "concat_sequence" if self.merge == "concat" and self.axis == "sequence" else self.merge
         out, extra = _merge(kind, outs, [f"branches[{b}]" for b in range(len(outs))], path)
-        walker.merge_row(self, path, out, extra)
+        walker.merge_row(self, path, out, extra, grads)
         return out
 
 
@@ -180,13 +186,14 @@ class Repeat(Block):
         n = self.times
         for copy in range(n):
             mark = walker.mark()
+            grad = walker.grad
             try:
                 out = walker.run(self.layers, flow, f"{path}.layers", copy=copy)
             except InputError as exc:
                 if n == 1 or "(copy " in exc.reason:
                     raise
                 raise InputError(exc.field, f"{exc.reason} (copy {copy + 1} of {n})") from None
-            if out == flow and copy < n - 1:  # a fixed point: every later copy is this one again
+            if out == flow and walker.grad == grad and copy < n - 1:  # a fixed point: every later copy is this one
                 walker.scale_since(mark, n - copy, path)
                 return out
             flow = out

@@ -34,3 +34,12 @@ DROPOUT_FLOP_PER_ELEMENT = 1      # training-time mask multiply (the 1/(1-p) sca
 ATTENTION_SCALE_FLOP_PER_SCORE = 1  # QKᵀ / √D
 MERGE_FLOP_PER_ELEMENT = 1         # adding or multiplying two tensors: one FLOP per output value per extra input
 BILINEAR_FLOP_PER_ELEMENT = 7      # w00·a + w01·b + w10·c + w11·d: 4 multiplies, 3 adds per output value
+
+# The backward pass (``engine.method1.backward``). ``matmul``: only the gradient products count.
+# ``full``: the non-matmul work of a layer (bias adds, activations, norms, softmax…) counts again twice
+# whenever a gradient passes through the layer: once for its derivative, once for the product with the
+# incoming gradient (ReLU: a mask and a multiply; a bias: the sum of its gradient over positions).
+BACKWARD_EXTRA_FACTOR = 2
+# Merges: ``add`` passes the gradient on unchanged to each input (0); ``multiply`` multiplies it by the
+# other input for each input that needs a gradient (1 per output value each); ``concat`` splits it (0).
+MERGE_BACKWARD_FLOP_PER_ELEMENT = {"add": 0, "multiply": 1, "concat": 0}

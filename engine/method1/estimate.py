@@ -28,9 +28,23 @@ class Method1Estimate(Result):
     def training_flop(self) -> float | None:
         return self.training.training_flop if self.training else None
 
+    @property
+    def backward_flop(self) -> float | None:
+        """The backward pass per example as the training figure counts it (F × r, or layer by layer);
+        without a training setup, the layer-by-layer count."""
+        if self.training is not None:
+            return self.training.backward_flop_per_example
+        if self.architecture is not None and self.architecture.rows:
+            return self.architecture.backward_flop
+        return None
+
     def as_dict(self) -> dict:
         out = {"convention": self.convention, "params": self.params, "macs": self.macs,
-               "forward_flop": self.forward_flop}
+               "forward_flop": self.forward_flop, "backward_flop": self.backward_flop}
+        if self.architecture is not None:
+            out["trainable_params"] = self.architecture.trainable_params
+            out["exact_backward_flop"] = self.architecture.backward_flop
+            out["exact_backward_ratio"] = self.architecture.backward_ratio
         if self.training:
             out["training_flop"] = self.training.training_flop
             interval = self.training.interval
@@ -62,9 +76,25 @@ def estimate_method1(scenario: Scenario, *, strict: bool = True) -> Method1Estim
     training = None
     if scenario.training is not None and error is None:
         try:
-            training = training_compute(forward, scenario.training, params)
+            training = _training(scenario.training, forward, params, arch)
         except InputError as exc:
             if strict:
                 raise
             error = exc
     return Method1Estimate(scenario.convention, params, macs, forward, arch, training, error)
+
+
+EXACT_NOTE = "some layers are frozen or adapted (LoRA): the backward pass is counted layer by layer"
+
+
+def _training(setup, forward: float, params: int, arch: ArchitectureResult | None):
+    """The run's compute: F × (1 + r), or the exact backward when asked for or when anything is frozen."""
+    if arch is None:
+        if setup.backward == "exact":
+            raise InputError("training.backward", "'exact' needs the layers (the quick form has none); use 'ratio'")
+        return training_compute(forward, setup, params)
+    if setup.backward == "exact" or arch.frozen:
+        note = "" if setup.backward == "exact" else EXACT_NOTE
+        return training_compute(forward, setup, params, backward_flop=arch.backward_flop,
+                                recompute_flop=arch.recompute_flop, trainable_params=arch.trainable_params, note=note)
+    return training_compute(forward, setup, params)

@@ -16,6 +16,7 @@ from typing import Annotated, ClassVar, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
+from engine.method1.backward import Grad, LoRA, lora_cost, parts_grad, product_grad
 from engine.method1.costs import dense_cost, layer_norm_cost, prod, softmax_and_scale_flop
 from engine.method1.conventions import (
     ACTIVATION_FLOP,
@@ -52,13 +53,27 @@ class Flow(NamedTuple):
 
 
 class Part(NamedTuple):
-    """A sub-layer of a composite kind (a transformer block's attention, feed-forward…), one table row."""
+    """A sub-layer of a composite kind (a transformer block's attention, feed-forward…), one table row.
+
+    For the backward pass (``engine.method1.backward.parts_grad``) it is a node of a data-flow graph: ``op``
+    (``linear`` x·W, ``product`` of two activations, ``none``, ``lora``), the tensors it reads (``src``) and
+    writes (``dst``), those added into its output (``also``), ``frozen`` weights (LoRA-adapted), ``in_macs``
+    (a LoRA adapter's A), ``dims`` and ``role`` (what LoRA targets name: q, kv, o, gate, up, down…)."""
 
     name: str
     params: int
     macs: int
     extra_flop: int
     active_params: int | None = None
+    op: str = "linear"
+    src: tuple[str, ...] = ("x",)
+    dst: tuple[str, ...] = ("x",)
+    also: tuple[str, ...] = ()
+    frozen: bool = False
+    in_macs: int = 0
+    role: str = ""
+    dims: tuple[int, int, int] = (0, 0, 0)
+    """A projection's (N inputs, M outputs, positions)."""
 
 
 class LayerCost(NamedTuple):
@@ -85,6 +100,9 @@ class LayerBase(BaseModel):
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     name: str = Field("", max_length=200, description="Optional label, shown as plain text.")
+    trainable: bool | None = Field(
+        None, description="false: the weights are frozen (no weight gradients). On a block, applies to the layers "
+                          "inside it unless one says otherwise; unset: as the enclosing block (trainable at the top).")
 
     kind_label: ClassVar[str] = ""
     is_block: ClassVar[bool] = False
@@ -108,6 +126,19 @@ class LayerBase(BaseModel):
         t = flow.steps or 1
         return LayerCost(Flow(out, flow.steps), params, macs * t, extra * t)
 
+    def backward(self, flow: Flow, cost: LayerCost, grad_in: bool, trainable: bool, memory_grad: bool = False) -> Grad:
+        """This layer's backward pass (``engine.method1.backward``): every MAC is an x·W product by default,
+        so the weight gradient (when trainable) and the input gradient (when ``grad_in``) cost the forward's.
+        A kind with parts: their data flow (``Part``'s ``op``, ``src``, ``dst``)."""
+        if cost.parts:
+            return parts_grad(cost.parts, grad_in, trainable, memory_grad)
+        return product_grad(cost.macs, cost.extra_flop, cost.params, grad_in, trainable)
+
+    @property
+    def adapted(self) -> bool:
+        """True when a LoRA adapter freezes some of this layer's weights."""
+        return getattr(self, "lora", None) is not None
+
     # helpers shared by the kinds
     def _vector(self, item: tuple[int, ...]) -> int:
         if len(item) != 1:
@@ -120,22 +151,42 @@ class LayerBase(BaseModel):
 
 class Dense(LayerBase):
     """Fully connected N→M: params N·M + M, forward 2·N·M. With ``per_position`` it maps the last axis of
-    any item at each of its P positions (``nn.Linear`` on a channels-last grid): forward 2·P·N·M."""
+    any item at each of its P positions (``nn.Linear`` on a channels-last grid): forward 2·P·N·M. With ``lora``
+    (rank r) the weights are frozen and an adapter adds r·(N + M) params and 2·r·(N + M) FLOP per position
+    (full: + scale and add, 2·M)."""
 
     type: Literal["dense"] = "dense"
     units: Size
     bias: bool = True
     per_position: bool = Field(False, description="Apply to the channels (last axis) at every position of a "
                                                    "grid, as Swin's and ConvNeXt's MLPs do.")
+    lora: LoRA | None = Field(None, description="A trainable low-rank adapter beside the frozen weights.")
     kind_label: ClassVar[str] = "Fully connected"
     formula: ClassVar[str] = r"2 \cdot N \cdot M \quad (\times P \text{ positions per item})"
 
     def item_cost(self, item):
-        if not self.per_position:
-            return ((self.units,), *dense_cost(self._vector(item), self.units, self.bias))
-        positions = prod(item[:-1])
-        params, macs, bias_adds = dense_cost(item[-1], self.units, self.bias)
-        return item[:-1] + (self.units,), params, positions * macs, positions * bias_adds
+        if self.per_position:
+            positions, n, out = prod(item[:-1]), item[-1], item[:-1] + (self.units,)
+        else:
+            positions, n, out = 1, self._vector(item), (self.units,)
+        params, macs, extra = dense_cost(n, self.units, self.bias)
+        if self.lora is not None:
+            lp, a, b = lora_cost(n, self.units, self.lora.rank)
+            params, macs, extra = params + lp, macs + a + b, extra + 2 * self.units
+        return out, params, positions * macs, positions * extra
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        if self.lora is None:
+            return super().backward(flow, cost, grad_in, trainable)
+        item = flow.item
+        n = item[-1] if self.per_position else self._vector(item)
+        t = (flow.steps or 1) * (prod(item[:-1]) if self.per_position else 1)
+        m, r = self.units, self.lora.rank
+        params, a, b = lora_cost(n, m, r)
+        base = n * m
+        # A and B trained (a + b); B's input always (b); the frozen W's and A's inputs when needed
+        macs = t * (a + b + b + ((base + a) if grad_in else 0))
+        return Grad(macs, 2 * cost.extra_flop, True, params)
 
 
 class Embedding(LayerBase):
@@ -151,6 +202,12 @@ class Embedding(LayerBase):
         n = self._vector(item)
         out = (self.dim,) if n == 1 else (n, self.dim)
         return out, self.vocab_size * self.dim, 0, 0
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """Token ids are integers: no gradient flows into them; the table's gradient is a scatter-add (full:
+        one add per looked-up value), no multiply-accumulates."""
+        return Grad(0, cost.extra_flop + prod(cost.out.shape) if trainable else 0, trainable,
+                    cost.params if trainable else 0)
 
 
 # ---------------------------------------------------------------- convolutions
@@ -417,6 +474,19 @@ class _Recurrent(LayerBase):
     def _bias_adds(self, m: int) -> int:
         return 2 * self.gates * m if self.bias else 0
 
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """Per step, per direction: the weight gradients G·(N·M + M²) when trainable; the input gradient
+        G·N·M when the input needs one; the hidden state's G·M² at every step but the first (h₀ = 0) once
+        the state needs a gradient (trainable, or a gradient-needing input)."""
+        flow = as_sequence(flow)
+        n, m, g, t = self._vector(flow.item), self.units, self.gates, flow.steps
+        dirs = 2 if self.bidirectional else 1
+        weights = trainable and cost.params > 0
+        out = grad_in or weights
+        macs = (cost.macs if weights else 0) + (dirs * t * g * n * m if grad_in else 0) \
+            + (dirs * (t - 1) * g * m * m if out else 0)
+        return Grad(macs, 2 * cost.extra_flop if out else 0, out, cost.params if trainable else 0)
+
 
 class RNN(_Recurrent):
     """h = tanh(W_ih·x + b_ih + W_hh·h + b_hh)."""
@@ -482,6 +552,16 @@ class SelfAttention(LayerBase):
         extra = length * b + softmax_and_scale_flop(length * length)
         return LayerCost(Flow((n,), length), w * proj + b, macs, extra)
 
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """Projections as x·W; QKᵀ and AV: both operands' gradients once q, k, v need one."""
+        flow = as_sequence(flow)
+        w, length = self._vector(flow.item), flow.steps
+        proj = length * w * (2 * self.key_size + self.value_size)
+        projections = product_grad(proj, 0, cost.params, grad_in, trainable)
+        products = 2 * (cost.macs - proj) if projections.out else 0
+        return Grad(projections.macs + products, 2 * cost.extra_flop if projections.out else 0, projections.out,
+                    projections.trainable_params)
+
 
 class MultiHeadAttention(LayerBase):
     """H heads of (D, N) and an output projection to M; D = N = W/H and M = W by default
@@ -516,6 +596,21 @@ class MultiHeadAttention(LayerBase):
         macs = h * (length * w * proj + length * length * (d + n)) + length * h * n * m
         extra = (length * (h * proj + m) if self.bias else 0) + softmax_and_scale_flop(h * length * length)
         return LayerCost(Flow((m,), length), params, macs, extra)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """q, k, v projections and the output projection as x·W; QKᵀ and AV: both operands' gradients once
+        the projections' outputs need one (then the output projection's input does too)."""
+        flow = as_sequence(flow)
+        w, length, h = self._vector(flow.item), flow.steps, self.heads
+        d, n, m = self.sizes(w)
+        qkv, out_proj = h * length * w * (2 * d + n), length * h * n * m
+        weights = trainable and cost.params > 0
+        inner = grad_in or weights  # q, k, v need a gradient
+        macs = (qkv + out_proj if weights else 0) + (qkv if grad_in else 0)
+        if inner:
+            macs += 2 * (cost.macs - qkv - out_proj) + out_proj
+        out = inner
+        return Grad(macs, 2 * cost.extra_flop if out else 0, out, cost.params if trainable else 0)
 
 
 # ---------------------------------------------------------------- the basic kinds

@@ -4,7 +4,12 @@ C = F × (1 + r + recompute) × E × epochs + u × P × steps
 
 F forward FLOP per example, r the backward/forward ratio (2 by default: ×3), E examples per epoch
 (given, or batches per epoch × batch size), u optimizer FLOP per parameter per step (SGD 2, Adam 18),
-P parameters; with activation recomputation the forward runs once more.
+P trainable parameters; with activation recomputation the forward runs once more.
+
+``backward: "exact"`` replaces F × r by B, the backward pass counted layer by layer
+(``engine.method1.backward``), and the recomputed forward by R, the forward FLOP of the layers the
+backward pass goes through: C = (F + B [+ R]) × E × epochs + u × P × steps. It is used, and said,
+whenever a layer is frozen or adapted (LoRA), where one r cannot be right.
 """
 from __future__ import annotations
 
@@ -40,6 +45,9 @@ class TrainingSetup(BaseModel):
     batches_per_epoch: Annotated[int, Field(ge=1, le=10**15)] | None = None
     batch_size: Annotated[int, Field(ge=1, le=10**12)] | None = None
     backward_ratio: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] = DEFAULT_BACKWARD_RATIO
+    backward: Literal["ratio", "exact"] = Field(
+        "ratio", description="ratio: backward = r × forward; exact: counted layer by layer (used whenever a "
+                             "layer is frozen or adapted).")
     optimizer: Literal["none", "sgd", "adam"] = "none"
     recomputation: bool = False
     backward_ratio_low: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = Field(
@@ -111,6 +119,13 @@ class TrainingResult(Result):
     pfs_days: float
     interval: Interval | None = None
     """90% interval when r or the examples are ranges (Monte Carlo, fixed seed)."""
+    backward: str = "ratio"
+    """How the backward pass was counted: ``ratio`` (F × r) or ``exact`` (layer by layer)."""
+    backward_flop_per_example: float | None = None
+    trainable_params: int | None = None
+    """The parameters the optimizer updates (None: all of them)."""
+    note: str = ""
+    """Why the count is exact when it was not asked for."""
 
 
 def training_flop_per_example(forward_flop: float, setup: TrainingSetup | None = None) -> float:
@@ -118,26 +133,43 @@ def training_flop_per_example(forward_flop: float, setup: TrainingSetup | None =
     return forward_flop * (setup.passes if setup is not None else 1.0 + DEFAULT_BACKWARD_RATIO)
 
 
-def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0) -> TrainingResult:
-    """C = F × passes × E × epochs + u × P × steps."""
+def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0, *,
+                     backward_flop: float | None = None, recompute_flop: float | None = None,
+                     trainable_params: int | None = None, note: str = "") -> TrainingResult:
+    """C = F × passes × E × epochs + u × P × steps; passes = 1 + r (+ 1), or (F + B [+ R]) / F with the exact
+    backward ``backward_flop`` B (and the recomputed forward R). P: the trainable parameters when given."""
     examples = setup.examples_per_epoch * setup.epochs
-    optimizer_flop = OPTIMIZER_FLOP_PER_PARAM[setup.optimizer] * params * setup.steps
-    total = forward_flop * setup.passes * examples + optimizer_flop
+    exact = backward_flop is not None
+    updated = params if trainable_params is None else trainable_params
+    optimizer_flop = OPTIMIZER_FLOP_PER_PARAM[setup.optimizer] * updated * setup.steps
+    if exact:
+        recompute = (forward_flop if recompute_flop is None else recompute_flop) if setup.recomputation else 0.0
+        passes = (forward_flop + backward_flop + recompute) / forward_flop if forward_flop else 1.0
+        per_example = forward_flop + backward_flop + recompute
+    else:
+        passes = setup.passes
+        per_example = forward_flop * passes
+    total = per_example * examples + optimizer_flop
     if not math.isfinite(total):
         raise InputError("training", f"F × passes × examples is beyond {sys.float_info.max:.2g} FLOP "
                                      "(forward FLOP per example or examples too large)")
     interval = None
     factors = setup.factors()
+    if exact:  # r is counted, not assumed: only the examples stay uncertain
+        factors = [f for f in factors if f.name != "passes"]
     if factors:
         optimizer_per_example = optimizer_flop / examples  # steps scale with the examples
 
-        def total_of(passes=setup.passes, examples=setup.examples_per_epoch):
+        def total_of(passes=passes, examples=setup.examples_per_epoch):
             return (forward_flop * passes + optimizer_per_example) * examples * setup.epochs
 
         interval = monte_carlo_interval(total, factors, total_of)
-    return TrainingResult(forward_flop_per_example=float(forward_flop), passes=setup.passes, total_examples=examples,
+    return TrainingResult(forward_flop_per_example=float(forward_flop), passes=passes, total_examples=examples,
                           steps=setup.steps, optimizer_flop=optimizer_flop, training_flop=total,
-                          pfs_days=flop_to_pfs_days(total), interval=interval)
+                          pfs_days=flop_to_pfs_days(total), interval=interval,
+                          backward="exact" if exact else "ratio",
+                          backward_flop_per_example=float(backward_flop) if exact else forward_flop * setup.backward_ratio,
+                          trainable_params=trainable_params, note=note)
 
 
 class QuickForm(BaseModel):

@@ -67,10 +67,11 @@ class WindowAttention(LayerBase):
         table = (2 * window[0] - 1) * (2 * window[1] - 1) * heads if self.relative_position_bias else 0
         score_adds = (int(self.relative_position_bias) + int(shifted)) * MERGE_FLOP_PER_ELEMENT * scores
         parts = (
-            Part("qkv", qkv_params, tokens * qkv_macs, tokens * (qkv_bias + c)),  # + q × 1/√(C/H)
+            Part("qkv", qkv_params, tokens * qkv_macs, tokens * (qkv_bias + c), dst=("qkv",)),  # + q × 1/√(C/H)
+            # QKᵀ and AV: products of activations (the backward's gradient to each operand, no weight gradient)
             Part("attention", table, 2 * windows * n * n * c,
-                 score_adds + ACTIVATION_FLOP["softmax"] * scores),
-            Part("projection", proj_params, tokens * proj_macs, tokens * proj_bias),
+                 score_adds + ACTIVATION_FLOP["softmax"] * scores, op="product", src=("qkv", "qkv"), dst=("a",)),
+            Part("projection", proj_params, tokens * proj_macs, tokens * proj_bias, src=("a",)),
         )
         return LayerCost(flow, sum(p.params for p in parts), sum(p.macs for p in parts),
                          sum(p.extra_flop for p in parts), parts=parts)
@@ -95,7 +96,8 @@ class PatchMerging(LayerBase):
         positions = -(-h // 2) * -(-w // 2)
         norm = layer_norm_cost(positions * 4 * c, 4 * c, True)
         params, macs, _ = dense_cost(4 * c, out_c, False)
-        parts = (Part("norm", norm.params, 0, norm.extra_flop), Part("reduction", params, positions * macs, 0))
+        parts = (Part("norm", norm.params, 0, norm.extra_flop, op="none", dst=("h",)),
+                 Part("reduction", params, positions * macs, 0, src=("h",)))
         out = flow._replace(item=(-(-h // 2), -(-w // 2), out_c))
         return LayerCost(out, norm.params + params, positions * macs, norm.extra_flop, parts=parts)
 

@@ -61,7 +61,12 @@ def test_repeat_counts_every_copy_and_folds_identical_ones():
     result = evaluated([8, 8, 4], [{"type": "repeat", "times": 1000, "layers": [CONV]}])
     assert result.params == 1000 * (4 * 36 + 4)
     assert result.forward_flop == 1000 * 2 * 8 * 8 * 4 * 36
-    assert len(result.rows) == 1 and result.rows[0].copies == 1000
+    # the first copy's input (the data) needs no gradient, the 999 after it do: two rows, the rest folded
+    assert [row.copies for row in result.rows] == [1, 999]
+    macs = 8 * 8 * 4 * 36
+    assert result.backward_flop == 2 * macs + 999 * 2 * 2 * macs
+    frozen = evaluated([8, 8, 4], [{"type": "repeat", "times": 1000, "layers": [CONV], "trainable": False}])
+    assert len(frozen.rows) == 1 and frozen.rows[0].copies == 1000 and frozen.backward_flop == 0
 
 
 def test_repeat_with_growing_channels_evaluates_each_copy():
@@ -176,7 +181,10 @@ def test_nested_repeats_multiply():
     # 3 × (4 × conv): 12 copies of the conv
     layers = [{"type": "repeat", "times": 3, "layers": [{"type": "repeat", "times": 4, "layers": [CONV]}]}]
     result = evaluated([8, 8, 4], layers)
-    assert result.params == 12 * (4 * 36 + 4) and result.rows[0].copies == 12
+    assert result.params == 12 * (4 * 36 + 4) and sum(row.copies for row in result.rows) == 12
+    # the very first conv reads the data (no input gradient); the other 11 pass gradients back
+    macs = 8 * 8 * 4 * 36
+    assert result.backward_flop == 2 * macs + 11 * 4 * macs
 
 
 def test_blocks_round_trip_through_the_link():

@@ -1,0 +1,110 @@
+"""The backward pass, layer by layer, from the rules of reverse-mode differentiation.
+
+For a product y = x·W (a dense layer, a convolution, a projection) the backward pass computes
+- the weight gradient ∂L/∂W = xᵀ·∂L/∂y, only when W is trainable: as many MACs as the forward product;
+- the input gradient ∂L/∂x = ∂L/∂y·Wᵀ, only when something before it needs a gradient (a trainable
+  layer upstream, or an input that needs one): as many MACs again.
+A product of two activations (attention's QKᵀ, AV) has no weights: each operand that needs a gradient
+costs the forward MACs once. A recurrent layer runs these rules per time step (the hidden state at
+step 0 is zeros and needs no gradient). Data never needs a gradient (token ids are integers).
+
+Trainability: ``trainable`` on a layer or block (a block's value applies inside it unless a layer says
+otherwise); ``lora`` adds a trainable adapter of rank r (A: N → r, B: r → M, added to the output)
+beside frozen weights. Under the ``full`` convention the non-matmul work of a layer is counted again
+``BACKWARD_EXTRA_FACTOR`` times whenever a gradient passes through it (``engine.method1.conventions``).
+"""
+from __future__ import annotations
+
+from typing import Annotated, Literal, NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from engine.method1.conventions import BACKWARD_EXTRA_FACTOR
+
+MAX_RANK = 10**6
+
+LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down", "experts"]
+LORA_TARGETS: tuple[str, ...] = LoraTarget.__args__
+DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
+"""What LoRA adapts when no targets are given (Hu et al. 2021 adapt W_q and W_v; peft's default)."""
+
+
+class LoRA(BaseModel):
+    """A low-rank adapter: the layer's weights frozen, A (N → r) and B (r → M) trainable, B·A·x added to
+    the output. ``targets``: on a transformer block, the projections adapted (default q and v)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    rank: Annotated[int, Field(ge=1, le=MAX_RANK, description="r, the adapter's rank.")]
+    targets: tuple[LoraTarget, ...] | None = Field(
+        None, description="Transformer blocks: the projections adapted, of q, k, v, o, gate, up, down, experts "
+                          "(default q, v).")
+
+
+def lora_cost(n_in: int, n_out: int, rank: int) -> tuple[int, int, int]:
+    """(params, MACs of A, MACs of B) of one adapter at one position: r·(N + M), N·r, r·M."""
+    return rank * (n_in + n_out), n_in * rank, rank * n_out
+
+
+class Grad(NamedTuple):
+    """One layer's backward pass for one example.
+
+    ``macs``: multiply-accumulates of the weight and input gradients (``matmul`` FLOP = 2·macs);
+    ``extra_flop``: what the ``full`` convention adds; ``out``: whether the layer's output needs a gradient;
+    ``trainable_params``: the parameters it trains; ``parts``: (macs, extra_flop, trainable_params) per row
+    of a composite kind, in the order of its parts."""
+
+    macs: int
+    extra_flop: int
+    out: bool
+    trainable_params: int
+    parts: tuple[tuple[int, int, int], ...] = ()
+
+
+def product_grad(macs: int, extra_flop: int, params: int, grad_in: bool, trainable: bool,
+                 has_weights: bool | None = None) -> Grad:
+    """A layer whose MACs are all x·W products: weight gradient if trainable, input gradient if needed."""
+    weights = trainable and (params > 0 if has_weights is None else has_weights)
+    out = grad_in or weights
+    return Grad(macs * (int(weights) + int(grad_in)), BACKWARD_EXTRA_FACTOR * extra_flop if out else 0, out,
+                params if trainable else 0)
+
+
+def parts_grad(parts, grad_in: bool, trainable: bool, memory_grad: bool) -> Grad:
+    """A composite kind's backward, walked over its parts as a small data-flow graph.
+
+    Each part reads the tensors ``src`` and writes ``dst``; ``also`` are tensors added into its output (a
+    residual). ``op``: ``linear`` (x·W), ``product`` (two activations), ``none`` (no MACs: norms; pairwise
+    src → dst when both list several), ``lora`` (an adapter beside a frozen linear; ``in_macs`` are A's).
+    ``x`` is the block's input, ``m`` an encoder memory."""
+    needs = {"x": grad_in, "m": memory_grad}
+    rows = []
+    total_macs = total_extra = total_params = 0
+    for p in parts:
+        src = [needs.get(s, False) for s in p.src]
+        also = any(needs.get(a, False) for a in p.also)
+        weights = p.params > 0 and (p.op == "lora" or (trainable and not p.frozen))
+        if p.op == "linear":
+            macs = p.macs * (int(weights) + int(any(src)))
+            out = any(src) or weights or also
+        elif p.op == "product":
+            macs = p.macs * sum(src)
+            out = any(src) or weights or also
+        elif p.op == "lora":  # A and B trained; B's input (A's output) always, A's input when needed
+            macs = p.macs + (p.macs - p.in_macs) + (p.in_macs if any(src) else 0)
+            out = True
+        else:
+            macs = 0
+            out = any(src) or weights or also
+        if p.op == "none" and len(p.src) == len(p.dst) > 1:
+            for s, d in zip(src, p.dst):
+                needs[d] = s or weights
+        else:
+            for d in p.dst:
+                needs[d] = out
+        extra = BACKWARD_EXTRA_FACTOR * p.extra_flop if out else 0
+        params = p.params if weights else 0
+        rows.append((macs, extra, params))
+        total_macs += macs
+        total_extra += extra
+        total_params += params
+    return Grad(total_macs, total_extra, needs.get("x", False), total_params, tuple(rows))
