@@ -82,12 +82,11 @@ def browser_preset_edit(preset_id: str = "resnet50", runs: int = 5) -> dict:
     """A nested preset opened from its link; an edit of the epochs → the updated total (median)."""
     from playwright.sync_api import sync_playwright
 
-    from engine.method1.estimate import estimate_method1
     from engine.presets import presets
     from engine.share_link import encode
 
     scenario = presets()[preset_id].scenario
-    per_epoch = estimate_method1(scenario).training_flop / scenario.training.epochs
+    per_epoch = scenario.method1().training_flop / scenario.training.epochs
     edits = []
     with streamlit_server() as url, sync_playwright() as p:
         browser = p.chromium.launch(executable_path="/usr/bin/chromium", headless=True, args=CHROMIUM_ARGS)

@@ -45,9 +45,7 @@ def _config(config, lenient: bool = False):
 def estimate_scenario(scenario):
     """Method 1 for a scenario (``Scenario``, dict or JSON text): per-layer rows, forward FLOP F per example,
     training FLOP C = F × (1 + r) × examples × epochs (+ u × P × steps) → ``Method1Estimate``."""
-    from engine.method1.estimate import estimate_method1
-
-    return estimate_method1(_scenario(scenario))
+    return _scenario(scenario).method1()
 
 
 def estimate_config(config, tokens: float, *, seq_len: int | None = None, convention: str = "matmul",
@@ -78,7 +76,7 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
     ``layers`` list) or a language model's ``config.json`` (a dict with ``model_type``). ``options``: optimizer,
     precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time → ``Plan``."""
     from engine.plan.layout import Layout, MemoryOptions
-    from engine.plan.model import plan_model, scenario_model, scenario_tokens
+    from engine.plan.model import plan_model
     from engine.plan.run_plan import PlanSettings, plan_run
 
     if isinstance(model, Mapping) and "model_type" in model:
@@ -86,9 +84,9 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
         planned = plan_model(config.architecture(config.sequence_length(seq_len)))
     else:
         scenario = _scenario(model)
-        planned = scenario_model(scenario, seq_len)
+        planned = scenario.plan_model(seq_len)
         if tokens is None:
-            tokens = scenario_tokens(scenario)
+            tokens = scenario.tokens()
     settings = {"chip": chip} if tokens is None else {"chip": chip, "tokens": tokens}
     if not isinstance(layout, Mapping):
         raise InputError("layout", "expected a mapping such as {'dp': 8, 'global_batch': 64}")

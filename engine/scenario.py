@@ -10,6 +10,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
 from engine.method1.blocks import check_nesting, expanded_count
+from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
 from engine.errors import InputError, json_type, parse_input
@@ -17,6 +18,7 @@ from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
 from engine.plan.layout import PlanInputs
+from engine.plan.model import PlanModel, plan_model
 
 SCENARIO_VERSION = 1
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
@@ -67,6 +69,30 @@ class Scenario(BaseModel):
 
     def architecture(self) -> Architecture:
         return Architecture.model_construct(input=self.input, layers=self.layers)
+
+    def method1(self, *, strict: bool = True) -> Method1Estimate:
+        """Method 1 on this scenario's model (its layers, or its quick form), training setup and convention."""
+        model = self.quick if self.mode == "quick" else (self.architecture() if self.input is not None else None)
+        return estimate_method1(model, self.training, self.convention, strict=strict)
+
+    def plan_model(self, seq_len: int | None = None) -> PlanModel:
+        """The planner's view of the layers (``seq_len`` replaces the input's sequence length)."""
+        if self.mode != "layers" or self.input is None or not self.layers:
+            raise InputError("layers", "planning needs the model's layers (the quick form gives no shapes)")
+        arch = self.architecture()
+        if seq_len is not None:
+            if arch.input.sequence_length is None:
+                raise InputError("seq_len", "this model's input is not a sequence")
+            arch = Architecture.model_construct(input=arch.input.model_copy(update={"sequence_length": seq_len}),
+                                                layers=arch.layers)
+        return plan_model(arch)
+
+    def tokens(self) -> float | None:
+        """Training tokens (examples, for a model whose input is not a sequence) of the run; None untrained."""
+        if self.training is None:
+            return None
+        per_example = self.input.sequence_length if self.input and self.input.sequence_length else 1
+        return self.training.examples_per_epoch * self.training.epochs * per_example
 
 
 def check_page_size(layers: object, limit: int = MAX_PAGE_LAYERS) -> None:

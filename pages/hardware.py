@@ -7,7 +7,6 @@ from engine.consistency import consistency_check
 from engine.method2.costs import estimate_costs
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
-from engine.method1.estimate import estimate_method1
 from engine.method1.training import training_flop_per_example
 from engine.method2.run import DURATION_UNITS, estimate_method2
 from engine.method2.default_utilization import PRESET_ID as EVIDENCE_ID, default_for_run
@@ -172,7 +171,7 @@ if estimate is not None:
 
 # ------------------------------------------------------------------ consistency with method 1
 st.subheader("Method 1 and method 2 side by side")
-m1 = estimate_method1(scenario, strict=False)
+m1 = scenario.method1(strict=False)
 if m1.training_flop and estimate is not None and not entered:
     st.info(f"The run above is an example ({plural(count, 'chip')}, {format_time_amount(duration, unit)}); enter "
             f"your run's chips, time and utilization to compare it with method 1's {format_flop(m1.training_flop)}. "

@@ -7,13 +7,11 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import InputError, parse_input
-from engine.method1.estimate import estimate_method1
 from engine.method2.hardware_db import load_hardware_db
 from engine.plan.interconnects import interconnects
 from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, PRECISIONS as PLAN_PRECISIONS, PlanInputs
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
-from engine.plan.model import scenario_model, scenario_tokens
 from engine.plan.optimal import (
     FITS,
     RULES,
@@ -57,16 +55,16 @@ page_header("Plan a run",
 
 db = shipped_data(load_hardware_db)
 scenario = state.get()
-m1 = estimate_method1(scenario, strict=False)
+m1 = scenario.method1(strict=False)
 training_flop = m1.training_flop
 model = None
 try:
-    model = scenario_model(scenario)
+    model = scenario.plan_model()
 except InputError as exc:
     st.info(f"Memory and layout need the model's layers ({plain(exc.reason)}). Load a preset such as "
             "Llama 2 7B or GPT-3 175B on the layer builder; the compute-optimal size and thresholds below "
             "work from the FLOP alone.")
-tokens = scenario_tokens(scenario)
+tokens = scenario.tokens()
 
 # ------------------------------------------------------------------ memory and layout
 if model is not None:

@@ -12,7 +12,6 @@ import plotly.express as px
 import streamlit as st
 
 from engine.errors import InputError, parse_input
-from engine.method1.estimate import estimate_method1
 from engine.method2.format_comparison import compare_formats
 from engine.method2.formats import FORMAT_BY_KEY
 from engine.method2.hardware_db import load_hardware_db
@@ -129,7 +128,7 @@ st.markdown("**Dense or sparse?** NVIDIA's datasheets print tensor-core figures 
 
 # ------------------------------------------------------------------ by format
 st.subheader("The same run in each format")
-budget = estimate_method1(scenario, strict=False).training_flop
+budget = scenario.method1(strict=False).training_flop
 shown_run = scenario.hardware
 if shown_run is None or not mix_error:
     try:

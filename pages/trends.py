@@ -15,7 +15,6 @@ from engine.trends.epoch_csv import MAX_ROWS, EpochImport, read_epoch_csv
 from engine.errors import InputError
 from engine.method2.hardware_db import load_hardware_db
 from engine.trends.hardware_trend import fit_hardware_trend, hardware_points
-from engine.method1.estimate import estimate_method1
 from engine.method2.run import estimate_method2
 from engine.trends.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
@@ -132,7 +131,7 @@ for label, query in queries.items():
 
 # ------------------------------------------------------------------ your estimate
 scenario = state.get()
-m1_estimate = estimate_method1(scenario, strict=False)
+m1_estimate = scenario.method1(strict=False)
 m1 = m1_estimate.training_flop
 bands = {"Your estimate (method 1)": m1_estimate.training.interval if m1_estimate.training else None}
 m2 = None

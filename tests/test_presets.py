@@ -3,13 +3,12 @@ from __future__ import annotations
 
 import pytest
 
-from engine.method1.estimate import estimate_method1
 from engine.presets import presets
 from tests.reference import EPOCH_EXAMPLE_TRAINING
 
 
 def training(preset_id):
-    return estimate_method1(presets()[preset_id].scenario).training_flop
+    return presets()[preset_id].scenario.method1().training_flop
 
 
 def test_seed_example_is_1_13e16_not_7_86e18():
@@ -37,7 +36,7 @@ def test_alexnet():
 
 
 def test_vgg16_matches_its_published_size():
-    est = estimate_method1(presets()["vgg16"].scenario)
+    est = presets()["vgg16"].scenario.method1()
     assert est.params == 138_357_544  # Simonyan & Zisserman Table 2 "138M"; torchvision vgg16 numel
     assert est.macs == pytest.approx(15.47e9, rel=0.002)  # the widely quoted 15.5 G MACs
     # OpenAI: 1.2M images × 74 epochs × 16 GFLOPS × 2 × 3 = 8,524 PF; the 15.47 G count is 3.3% lower
@@ -56,4 +55,4 @@ def test_openai_appendix_quick_forms(preset_id, expected):
 def test_every_preset_has_a_source_and_evaluates():
     for preset in presets().values():
         assert preset.source.count("http") >= 1
-        assert estimate_method1(preset.scenario).training_flop > 0
+        assert preset.scenario.method1().training_flop > 0

@@ -8,7 +8,6 @@ from hypothesis import strategies as st
 
 from engine.errors import InputError
 from engine.method1.kinds import KIND_BY_TYPE
-from engine.method1.estimate import estimate_method1
 from engine.scenario import load_scenario_text
 
 sizes = st.one_of(st.integers(-3, 40), st.floats(allow_nan=True, allow_infinity=True), st.just("7"),
@@ -33,7 +32,7 @@ scenario = st.fixed_dictionaries({
 @given(scenario)
 def test_random_specs_give_a_result_or_a_clear_error(spec):
     try:
-        est = estimate_method1(load_scenario_text(json.dumps(spec)))
+        est = load_scenario_text(json.dumps(spec)).method1()
     except InputError as exc:
         message = str(exc)
         assert ": " in message and "\n" not in message and exc.field

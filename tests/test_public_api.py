@@ -16,7 +16,8 @@ def test_every_public_name_resolves():
 
 def test_the_worked_example_through_the_public_api():
     scenario = engine.parse_scenario(EPOCH_EXAMPLE)
-    assert engine.estimate_method1(scenario).training_flop == EPOCH_EXAMPLE_TRAINING
+    assert engine.estimate_method1(scenario.architecture(), scenario.training).training_flop == EPOCH_EXAMPLE_TRAINING
+    assert engine.estimate_scenario(scenario).training_flop == EPOCH_EXAMPLE_TRAINING
 
 
 def test_importing_engine_loads_neither_pandas_nor_streamlit():

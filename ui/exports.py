@@ -9,7 +9,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.safe_text import spreadsheet_inert
-from engine.method1.estimate import Method1Estimate, estimate_method1
+from engine.method1.estimate import Method1Estimate
 from engine.report import markdown_report
 from engine.scenario import MAX_PAGE_LAYERS, MAX_SCENARIO_BYTES, Scenario, load_scenario_text
 from engine.share_link import QUERY_KEY, encode, scenario_json
@@ -66,7 +66,7 @@ def exports_panel(scenario: Scenario, est: Method1Estimate | None = None) -> Non
                        mime="application/json", width="stretch")
     c2.download_button("⬇ Layer table (CSV)", layer_table_csv(est), file_name="flopscope-layers.csv",
                        mime="text/csv", width="stretch", disabled=est.architecture is None)
-    est = est or estimate_method1(scenario, strict=False)
+    est = est or scenario.method1(strict=False)
     c3.download_button("⬇ Report (Markdown)", markdown_report(scenario, est),
                        file_name="flopscope-report.md", mime="text/markdown", width="stretch")
     restore_upload()

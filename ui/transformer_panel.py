@@ -10,6 +10,7 @@ from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_con
 from engine.llm.estimate import TransformerRun, estimate_transformer
 from engine.llm.hub import fetch_config_text
 from engine.llm.library import library_model, library_models
+from engine.scenario import parse_scenario
 from engine.units import format_flop
 from ui import state
 from ui.text import plain
@@ -97,8 +98,8 @@ def transformer_panel() -> None:
                                                    "decoder_seq_len": decoder_seq or None})
                 with st.spinner("Counting every layer of the model…"):  # large models take a moment
                     estimate = estimate_transformer(config, run)
-                scenario = config.scenario(tokens, seq or None, name=f"{name} ({config.architecture_name})",
-                                           decoder_seq_len=decoder_seq or None)
+                scenario = parse_scenario(config.scenario_data(tokens, seq or None, name=f"{name} ({config.architecture_name})",
+                                                              decoder_seq_len=decoder_seq or None))
             except InputError as exc:
                 show_error(exc)
             else:

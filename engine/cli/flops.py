@@ -6,7 +6,6 @@ import argparse
 from engine.cli.files import read_text_file
 from engine.errors import InputError, quoted
 from engine.method1.conventions import CONVENTIONS
-from engine.method1.estimate import estimate_method1
 from engine.scenario import load_scenario_text
 
 
@@ -40,7 +39,7 @@ def _flops(args):
         scenario = load_scenario_text(read_text_file(args.file), source=args.file)
     if args.convention:
         scenario = scenario.model_copy(update={"convention": args.convention})
-    return estimate_method1(scenario).as_dict()
+    return scenario.method1().as_dict()
 
 
 def register(sub) -> None:

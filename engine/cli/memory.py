@@ -39,7 +39,7 @@ def load_model(args) -> Loaded:
     from engine.cli.files import naming_file, read_text_file
     from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
     from engine.llm.library import library_models
-    from engine.plan.model import plan_model, scenario_model, scenario_tokens
+    from engine.plan.model import plan_model
     from engine.plan.published_runs import PUBLISHED_RUNS
     from engine.presets import presets
     from engine.scenario import load_scenario_text
@@ -72,8 +72,8 @@ def load_model(args) -> Loaded:
         scenario = found.scenario
     else:
         scenario = load_scenario_text(read_text_file(args.scenario), source=args.scenario)
-    model = scenario_model(scenario, seq_len)
-    tokens = scenario_tokens(scenario)
+    model = scenario.plan_model(seq_len)
+    tokens = scenario.tokens()
     if tokens is not None and seq_len is not None and scenario.input.sequence_length:
         tokens = tokens / scenario.input.sequence_length * seq_len
     return Loaded(model, tokens, scenario.plan)

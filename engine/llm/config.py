@@ -29,7 +29,6 @@ from engine.method1.transformer import (
     TokenTypeEmbedding,
     TransformerBlock,
 )
-from engine.scenario import Scenario
 
 MAX_TRANSFORMER_LAYERS = 10_000
 MAX_CONFIG_BYTES = 1_000_000
@@ -215,14 +214,14 @@ class TransformerConfig(BaseModel):
                                                 f"{self.learned_positions} learned positions")
         return seq_len
 
-    def scenario(self, tokens: float, seq_len: int | None = None, name: str = "",
-                 decoder_seq_len: int | None = None) -> Scenario:
-        """A method-1 scenario: these layers, trained on ``tokens`` in sequences of T = ``sequence_length``,
-        i.e. tokens / T examples (encoder–decoder: T encoder tokens per example)."""
+    def scenario_data(self, tokens: float, seq_len: int | None = None, name: str = "",
+                      decoder_seq_len: int | None = None) -> dict:
+        """A method-1 scenario's JSON data: these layers, trained on ``tokens`` in sequences of T =
+        ``sequence_length``, i.e. tokens / T examples (encoder–decoder: T encoder tokens per example)."""
         seq_len = self.sequence_length(seq_len, decoder_seq_len)
         arch = self.architecture(seq_len, decoder_seq_len)
         training = parse_input(TrainingSetup, {"examples": tokens / seq_len}, source="training")
-        return Scenario(name=name, input=arch.input, layers=arch.layers, training=training)
+        return {"name": name, **arch.model_dump(mode="json"), "training": training.model_dump(mode="json")}
 
 
 def validate_transformer_config(data: object, source: str = "config",

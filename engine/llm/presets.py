@@ -17,4 +17,4 @@ LLAMA2_7B_CONFIG = {"model_type": "llama", "hidden_act": "silu", "hidden_size": 
 
 def transformer_scenario(config: dict, name: str, tokens: float, seq_len: int | None = None) -> dict:
     """A preset's scenario from a Hugging Face config trained on ``tokens`` in sequences of ``seq_len``."""
-    return read_hf_config(config).scenario(tokens, seq_len, name).model_dump(mode="json")
+    return read_hf_config(config).scenario_data(tokens, seq_len, name)

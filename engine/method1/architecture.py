@@ -10,7 +10,7 @@ from engine.method1.conventions import MERGE_BACKWARD_FLOP_PER_ELEMENT, Conventi
 from engine.errors import InputError
 from engine.method1.kinds import Layer
 from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, check_nesting
-from engine.method1.costs import prod
+from engine.method1.ops import prod
 from engine.method1.layers import MAX_SIZE, Flow, ShapeError
 from engine.results import Result
 from engine.units import FLOP_PER_MAC

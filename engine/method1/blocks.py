@@ -16,17 +16,15 @@ list stands for once blocks and repeats are expanded (the dashboard's limit appl
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Annotated, ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
 from engine.errors import InputError
 from engine.method1.conventions import MERGE_FLOP_PER_ELEMENT
-from engine.method1.costs import prod
-from engine.method1.layers import MAX_SIZE, Flow, LayerBase, LayerCost, as_sequence
+from engine.method1.ops import prod
+from engine.method1.layers import MAX_SIZE, Flow, LayerBase, as_sequence
 
-if TYPE_CHECKING:  # the tagged union of every kind, blocks included (``engine.method1.kinds``)
-    from engine.method1.kinds import Layer
 
 MAX_DEPTH = 32
 """Blocks inside blocks: ResNet needs 3 levels, U-Net 10; 32 is plenty and keeps recursion shallow."""
@@ -48,14 +46,6 @@ class Block(LayerBase):
     def walk(self, flow: Flow, path: str, walker) -> Flow:
         """Evaluate the inner lists through ``walker`` (rows, totals); return the output flow."""
         raise NotImplementedError
-
-    def cost(self, flow: Flow) -> LayerCost:
-        """The whole block as one layer (its rows summed), matmul and full extras."""
-        from engine.method1.architecture import Walker
-
-        walker = Walker(full=True)
-        out = walker.block(self, flow, "block", 0, 0)
-        return LayerCost(out, walker.params, walker.macs, walker.flop - 2 * walker.macs)
 
 
 def _shape(flow: Flow) -> str:
@@ -118,6 +108,8 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None
 
 
 LayerList = Annotated[list["Layer"], Field(max_length=MAX_LAYERS)]
+"""``"Layer"``: the tagged union of every kind, blocks included; ``engine.method1.kinds`` builds it from this
+module's ``BLOCK_KINDS`` and rebuilds them with it (no import back from here)."""
 NonEmptyLayerList = Annotated[list["Layer"], Field(min_length=1, max_length=MAX_LAYERS)]
 
 

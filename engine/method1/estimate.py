@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.method1.architecture import ArchitectureResult, evaluate
 from engine.errors import InputError
+from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
+from engine.method1.conventions import Convention
+from engine.method1.training import QuickForm, TrainingResult, TrainingSetup, training_compute
 from engine.results import Result, to_json
-from engine.scenario import Scenario
-from engine.method1.training import TrainingResult, training_compute
 
 
 @dataclass(frozen=True, slots=True)
@@ -58,30 +58,31 @@ class Method1Estimate(Result):
         return out
 
 
-def estimate_method1(scenario: Scenario, *, strict: bool = True) -> Method1Estimate:
-    """Per-layer evaluation (or the quick form), then C = F × (1 + r) × examples × epochs (+ optimizer)."""
-    if scenario.mode == "quick":
-        quick = scenario.quick
-        forward = quick.forward_flop
+def estimate_method1(model: Architecture | QuickForm | None, training: TrainingSetup | None,
+                     convention: Convention = "matmul", *, strict: bool = True) -> Method1Estimate:
+    """Per-layer evaluation of ``model`` (or its quick form), then C = F × (1 + r) × examples × epochs
+    (+ optimizer) when ``training`` is given. ``None``: no input shape yet."""
+    if isinstance(model, QuickForm):
+        forward = model.forward_flop
         arch, params, macs, error = None, 0, forward / 2, None
     else:
-        if scenario.input is None:
+        if model is None or model.input is None:
             error = InputError("input", "no input shape given")
             if strict:
                 raise error
-            empty = ArchitectureResult(convention=scenario.convention, input="—", error=error)
-            return Method1Estimate(scenario.convention, 0, 0, 0, empty, None, error)
-        arch = evaluate(scenario.architecture(), scenario.convention, strict=strict)
+            empty = ArchitectureResult(convention=convention, input="—", error=error)
+            return Method1Estimate(convention, 0, 0, 0, empty, None, error)
+        arch = evaluate(model, convention, strict=strict)
         forward, params, macs, error = arch.forward_flop, arch.params, arch.macs, arch.error
-    training = None
-    if scenario.training is not None and error is None:
+    result = None
+    if training is not None and error is None:
         try:
-            training = _training(scenario.training, forward, params, arch)
+            result = _training(training, forward, params, arch)
         except InputError as exc:
             if strict:
                 raise
             error = exc
-    return Method1Estimate(scenario.convention, params, macs, forward, arch, training, error)
+    return Method1Estimate(convention, params, macs, forward, arch, result, error)
 
 
 EXACT_NOTE = "some layers are frozen or adapted (LoRA): the backward pass is counted layer by layer"

@@ -21,7 +21,7 @@ from pydantic import Field, model_validator
 from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, lora_cost, parts_grad, product_grad
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.errors import InputError
-from engine.method1.costs import (  # noqa: F401 (RMS constants re-exported)
+from engine.method1.ops import (  # noqa: F401 (RMS constants re-exported)
     RMS_NORM_FLOP_PER_ELEMENT,
     RMS_NORM_GAIN_FLOP_PER_ELEMENT,
     dense_cost,

@@ -13,7 +13,7 @@ from typing import ClassVar, Literal
 from pydantic import Field
 
 from engine.method1.conventions import BILINEAR_FLOP_PER_ELEMENT, DROPOUT_FLOP_PER_ELEMENT
-from engine.method1.costs import prod
+from engine.method1.ops import prod
 from engine.method1.layers import (
     MAX_SIZE,
     Flow,

@@ -94,25 +94,3 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
                      attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
                      kv_heads=kv_heads, attention_width=width, seq_len=seq_len or steps, other_layers=other_layers,
                      other_activation_values=other_values)
-
-
-def scenario_model(scenario, seq_len: int | None = None) -> PlanModel:
-    """The ``PlanModel`` of a scenario's layers (``seq_len`` replaces the input's sequence length)."""
-    if scenario.mode != "layers" or scenario.input is None or not scenario.layers:
-        raise InputError("layers", "planning needs the model's layers (the quick form gives no shapes)")
-    arch = scenario.architecture()
-    if seq_len is not None:
-        if arch.input.sequence_length is None:
-            raise InputError("seq_len", "this model's input is not a sequence")
-        arch = Architecture.model_construct(input=arch.input.model_copy(update={"sequence_length": seq_len}),
-                                            layers=arch.layers)
-    return plan_model(arch)
-
-
-def scenario_tokens(scenario) -> float | None:
-    """Training tokens (or examples, for a model whose input is not a sequence) of the scenario's run."""
-    training = scenario.training
-    if training is None:
-        return None
-    per_example = scenario.input.sequence_length if scenario.input and scenario.input.sequence_length else 1
-    return training.examples_per_epoch * training.epochs * per_example

@@ -236,7 +236,6 @@ def test_uploaded_names_are_escaped_in_the_chart_hover():
 @pytest.mark.parametrize("name", ['=HYPERLINK("https://login.evil.example/","x")', "+cmd|' /C calc'!A0", "-2+3",
                                   "@SUM(1+1)"])
 def test_formula_names_are_neutralised_in_the_csv_and_the_report(name):
-    from engine.method1.estimate import estimate_method1
     from engine.report import markdown_report
     from ui.exports import layer_table_csv
 
@@ -244,7 +243,7 @@ def test_formula_names_are_neutralised_in_the_csv_and_the_report(name):
     data["name"] = name
     data["layers"][3]["name"] = name
     scenario = parse_scenario(data)
-    estimate = estimate_method1(scenario)
+    estimate = scenario.method1()
     csv_text = layer_table_csv(estimate)
     last_row = csv_text.strip().splitlines()[-1]
     assert ",'" + name[:1] in last_row or ",\"'" + name[:1] in last_row  # the cell starts with '

@@ -11,6 +11,7 @@ from engine.method1.architecture import evaluate
 from engine.errors import InputError
 from engine.llm.config import TransformerConfig, load_hf_config_text, read_hf_config, validate_transformer_config
 from engine.llm.estimate import TransformerRun, estimate_transformer
+from engine.scenario import parse_scenario
 
 # Hugging Face's gpt2/config.json (extras kept: they must be ignored)
 GPT2 = {"activation_function": "gelu_new", "architectures": ["GPT2LMHeadModel"], "attn_pdrop": 0.1,
@@ -159,14 +160,14 @@ def test_missing_model_type_is_refused_not_guessed():
 
 
 def test_scenario_from_a_config():
-    scenario = read_hf_config(GPT2).scenario(1024e6, name="GPT-2")
+    scenario = parse_scenario(read_hf_config(GPT2).scenario_data(1024e6, name="GPT-2"))
     assert scenario.input.sequence_length == 1024 and scenario.training.examples == 1e6
     assert [layer.type for layer in scenario.layers[:3]] == ["embedding", "position_embedding", "transformer_block"]
     no_context = read_hf_config({k: v for k, v in LLAMA2_7B.items() if k != "max_position_embeddings"})
     with pytest.raises(InputError, match="^seq_len: "):
-        no_context.scenario(1e9)
+        no_context.scenario_data(1e9)
     with pytest.raises(InputError, match="^training.examples: "):
-        no_context.scenario(0, 512)
+        no_context.scenario_data(0, 512)
 
 
 def test_normalised_config_round_trips_and_validates_by_field():

@@ -7,7 +7,6 @@ import pytest
 from engine.errors import InputError
 from engine.llm.config import TransformerConfig, read_hf_config
 from engine.llm.estimate import TransformerRun, estimate_transformer
-from engine.method1.estimate import estimate_method1
 from engine.presets import presets
 
 # Brown et al. 2020, "Language Models are Few-Shot Learners", Table 2.1: 96 layers, d_model 12,288,
@@ -147,7 +146,7 @@ def test_no_context_length_needs_seq_len():
 ])
 def test_transformer_presets_match_the_estimate(preset_id, config, tokens, seq_len):
     preset = presets()[preset_id]
-    method1 = estimate_method1(preset.scenario)
+    method1 = preset.scenario.method1()
     est = estimate(config, tokens, seq_len)
     assert (method1.params, method1.training_flop) == (est.params, pytest.approx(est.training_flop, rel=1e-12))
     assert "http" in preset.source
@@ -158,7 +157,7 @@ def test_llama2_7b_preset_numbers_in_its_notes():
     n, d, ff, l, v, t = 6_738_415_616, 4096, 11008, 32, 32000, 4096
     assert 6 * n * 2e12 == pytest.approx(8.09e22, rel=1e-3)
     detailed = 3 * 2e12 * (2 * l * (4 * d * d + 3 * d * ff) + 2 * d * v + 4 * l * t * d)
-    assert estimate_method1(presets()["llama2-7b"].scenario).training_flop == pytest.approx(detailed, rel=1e-12)
+    assert presets()["llama2-7b"].scenario.method1().training_flop == pytest.approx(detailed, rel=1e-12)
     assert detailed == pytest.approx(9.22e22, rel=1e-3)
 
 

@@ -213,14 +213,17 @@ def test_growth_inside_blocks_is_bounded(layers, needle):
     assert needle in error_of([2, 2, 1], layers)
 
 
-def test_a_block_costs_as_one_layer_too():
+def test_a_block_totals_in_both_conventions():
     # residual(conv 4→4 3×3 + bias) on [8, 8, 4]: 148 params, 8·8·4·36 MACs; full extras: bias adds + the add
-    from engine.method1.kinds import KIND_BY_TYPE
-    from engine.method1.layers import Flow
+    from engine.method1.architecture import Architecture, evaluate
 
-    block = KIND_BY_TYPE["residual"].model_validate({"type": "residual", "body": [CONV]})
-    cost = block.cost(Flow((8, 8, 4)))
-    assert (cost.out, cost.params, cost.macs, cost.extra_flop) == (Flow((8, 8, 4)), 148, 8 * 8 * 4 * 36, 2 * 8 * 8 * 4)
+    arch = Architecture.model_validate({"input": {"shape": [8, 8, 4]},
+                                        "layers": [{"type": "residual", "body": [CONV]}]})
+    macs = 8 * 8 * 4 * 36
+    matmul, full = evaluate(arch, "matmul"), evaluate(arch, "full")
+    assert (matmul.params, matmul.macs, matmul.forward_flop) == (148, macs, 2 * macs)
+    assert full.forward_flop == 2 * macs + 2 * 8 * 8 * 4
+    assert full.rows[-1].output_shape == [8, 8, 4]
 
 
 # ---------------------------------------------------------------- derived bounds (the third reliability probe)

@@ -10,7 +10,6 @@ from hypothesis import strategies as st
 
 from engine.method1.architecture import Architecture, evaluate
 from engine.errors import InputError
-from engine.method1.estimate import estimate_method1
 from engine.scenario import load_scenario_text, parse_scenario
 from tests.method1 import evaluated
 
@@ -186,7 +185,7 @@ transformer_layer = st.fixed_dictionaries(
 def test_random_transformer_specs_give_a_result_or_a_clear_error(layers, shape, steps, convention):
     spec = {"input": {"shape": shape, "sequence_length": steps}, "layers": layers, "convention": convention}
     try:
-        est = estimate_method1(load_scenario_text(json.dumps(spec)))
+        est = load_scenario_text(json.dumps(spec)).method1()
     except InputError as exc:
         assert ": " in str(exc) and "\n" not in str(exc) and exc.field
         return

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import pytest
 
-from engine.method1.estimate import estimate_method1
 from engine.presets import presets
 from engine.share_link import encode
 
@@ -28,7 +27,7 @@ def test_preset_matches_torch_exactly(torch, preset_id):
 
     make, chw = REFERENCE_NETS[preset_id]
     params, flop = count(make, chw)
-    est = estimate_method1(presets()[preset_id].scenario)
+    est = presets()[preset_id].scenario.method1()
     assert (est.params, est.forward_flop) == (params, flop)
     if preset_id in PUBLISHED_PARAMS:
         assert params == PUBLISHED_PARAMS[preset_id]
@@ -41,7 +40,7 @@ def test_resnet50_share_link_is_short():
 
 def test_full_convention_adds_the_merges_and_the_norms():
     # ResNet-18, full − matmul: the 8 residual adds are one FLOP per output value each
-    est = {c: estimate_method1(presets()["resnet18"].scenario.model_copy(update={"convention": c}))
+    est = {c: presets()["resnet18"].scenario.model_copy(update={"convention": c}).method1()
            for c in ("matmul", "full")}
     rows = est["full"].architecture.rows
     adds = [r for r in rows if r.type == "add"]

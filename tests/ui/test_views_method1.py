@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-from engine.method1.estimate import estimate_method1
 from engine.method1.kinds import KIND_BY_TYPE
 from engine.scenario import parse_scenario
 from tests.reference import EPOCH_EXAMPLE
@@ -14,7 +13,7 @@ CONV, LSTM, FC = 2 * 200 * 200 * 16 * 125, 8 * (640_000 * 256 + 256 ** 2), 2 * 2
 
 
 def test_the_worked_example_totals():
-    est = estimate_method1(parse_scenario(EPOCH_EXAMPLE))
+    est = parse_scenario(EPOCH_EXAMPLE).method1()
     metrics = dict((label, value) for label, value, _ in totals_metrics(est))
     training = 3 * 128_000 * (20 * (CONV + LSTM) + FC)
     assert metrics["Training compute"] == f"{training:.3g}".replace("e+", "e") + " FLOP"
@@ -23,7 +22,7 @@ def test_the_worked_example_totals():
 
 
 def test_training_formula_shows_the_passes_and_the_total():
-    est = estimate_method1(parse_scenario(EPOCH_EXAMPLE))
+    est = parse_scenario(EPOCH_EXAMPLE).method1()
     latex = training_latex(est, recomputation=False)
     assert r"\times 3 \times" in latex and "(1 + r)" in latex and "+ 1" not in latex
     assert "+ u P S" not in latex
@@ -37,10 +36,10 @@ def test_every_registered_kind_is_in_exactly_one_group():
 
 
 def test_rows_the_evaluation_did_not_reach_keep_the_last_valid_figures():
-    good = estimate_method1(parse_scenario(EPOCH_EXAMPLE), strict=False)
+    good = parse_scenario(EPOCH_EXAMPLE).method1(strict=False)
     broken = parse_scenario({**EPOCH_EXAMPLE, "layers": [*EPOCH_EXAMPLE["layers"][:3],
                                                            {"type": "conv2d", "filters": 4, "kernel_size": 3}]})
-    est = estimate_method1(broken, strict=False)
+    est = broken.method1(strict=False)
     assert est.error is not None and est.error.field.startswith("layers[3]")
     rows = table_with_unreached(est, broken.layers, 0, stale=good)
     last = rows[-1]
@@ -51,9 +50,9 @@ def test_rows_the_evaluation_did_not_reach_keep_the_last_valid_figures():
 
 
 def test_interval_metrics_name_the_ranges():
-    est = estimate_method1(parse_scenario({**EPOCH_EXAMPLE, "training": {**EPOCH_EXAMPLE["training"],
+    est = parse_scenario({**EPOCH_EXAMPLE, "training": {**EPOCH_EXAMPLE["training"],
                                                                            "backward_ratio_low": 1,
-                                                                           "backward_ratio_high": 3}}))
+                                                                           "backward_ratio_high": 3}}).method1()
     (label, value, tooltip), (conf_label, _, _) = interval_metrics(est.training.interval)
     assert label == "90% interval" and " – " in value and "r" in tooltip
     assert conf_label.startswith("Confidence")

@@ -9,7 +9,6 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.method1 import tree
-from engine.method1.estimate import estimate_method1
 from engine.method1.kinds import KIND_BY_TYPE
 from engine.scenario import MAX_PAGE_LAYERS, parse_scenario
 from ui import state
@@ -34,7 +33,7 @@ class ResultsLine:
     def estimate(self, scenario):
         """Method 1 for the results line, under a spinner in its container."""
         with self.area, st.spinner("Counting the FLOP…"):  # shown only when counting takes a moment
-            return estimate_method1(scenario, strict=False)
+            return scenario.method1(strict=False)
 
 
 def results_line(scenario) -> ResultsLine:
