@@ -24,13 +24,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def streamlit_server(timeout_s: float = 60.0):
+def streamlit_server(timeout_s: float = 60.0, root: Path = ROOT,
+                     flags: tuple[str, ...] = ("--server.headless", "true", "--server.fileWatcherType", "none"),
+                     with_process: bool = False):
+    """A server of the checkout at ``root`` (``streamlit run app.py`` there, as the README starts it, with
+    ``flags``); yields its URL, or (URL, process) with ``with_process``."""
     port = free_port()
     env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", str(ROOT / "app.py"),
-                             "--server.port", str(port), "--server.address", "127.0.0.1",
-                             "--server.headless", "true", "--server.fileWatcherType", "none"],
-                            cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py",
+                             "--server.port", str(port), "--server.address", "127.0.0.1", *flags],
+                            cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + timeout_s
@@ -44,7 +47,7 @@ def streamlit_server(timeout_s: float = 60.0):
             if proc.poll() is not None or time.monotonic() > deadline:
                 raise RuntimeError("streamlit did not start: " + (proc.stdout.read().decode() if proc.stdout else ""))
             time.sleep(0.3)
-        yield url
+        yield (url, proc) if with_process else url
     finally:
         proc.terminate()
         try:
@@ -65,6 +68,20 @@ SETTLED = """(quiet_ms) => {
 """The app is settled: the script is not running (the state Streamlit's own end-to-end tests read from
 ``stApp``), the title is drawn, no widget is still a grey skeleton, and that has held for ``quiet_ms``
 (a page that calls ``st.rerun()`` passes through 'notRunning' between its two runs)."""
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far (Linux: /proc/PID/stat, fields 14 and 15)."""
+    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def rss_bytes(pid: int) -> int:
+    """Resident memory of a process now (Linux: VmRSS in /proc/PID/status)."""
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmRSS:"):
+            return int(line.split()[1]) * 1024
+    raise RuntimeError(f"no VmRSS for {pid}")
 
 
 def wait_for_app(page, timeout_ms: int = 60_000, debounce_ms: int = 250, quiet_ms: int = 150) -> None:
