@@ -53,3 +53,16 @@ def naming_file(path: str | os.PathLike, field: str):
         if exc.field == field and f"'{path}'" not in exc.reason:
             raise InputError(field, f"'{path}': {exc.reason}") from None
         raise
+
+
+def read_bytes_file(path: str, field: str, limit: int) -> bytes:
+    """A binary file's bytes (at most ``limit``), or an ``InputError`` that says why not."""
+    p = Path(path)
+    try:
+        if not p.is_file():
+            raise InputError(field, f"'{path}' does not exist or is not a file")
+        if p.stat().st_size > limit:
+            raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
+        return p.read_bytes()
+    except OSError as exc:
+        raise InputError(field, f"cannot read '{path}' ({exc.strerror or type(exc).__name__})") from None

@@ -1,4 +1,5 @@
-"""``flops FILE.json | --preset ID [--convention]``: method 1's parameters and forward FLOP per layer."""
+"""``flops FILE.json | --preset ID | --onnx MODEL.onnx [--dim NAME=SIZE …] [--convention]``: method 1's
+parameters and forward FLOP per layer (an ONNX graph: one row per node that counts, ``engine.importers``)."""
 from __future__ import annotations
 
 import argparse
@@ -22,13 +23,53 @@ examples:
   python -m engine flops model.json                      # matmul convention, a table on a terminal
   python -m engine flops model.json --convention full --format json
   python -m engine flops --preset resnet50               # a preset (ids: python -m engine presets)
+  python -m engine flops --onnx model.onnx --dim batch=1 --dim sequence=128   # an exported graph
+  python -m engine flops --onnx model.onnx --dim batch=1 --save model.json    # ... and its rows as a scenario
 """
 
 
+def parse_dims(words: list[str] | None) -> dict[str, int]:
+    """``--dim NAME=SIZE`` words as {name: size}; one line naming the word that is wrong."""
+    dims: dict[str, int] = {}
+    for word in words or ():
+        name, sep, value = word.rpartition("=")
+        if not sep or not name:
+            raise InputError("--dim", f"{quoted(word)}: write NAME=SIZE, e.g. --dim batch=1")
+        value = value.strip()
+        if not value.isdigit() or len(value) > 10 or int(value) < 1:
+            raise InputError(f"--dim {name}", f"{quoted(value)} is not a whole number from 1 to 1,000,000,000")
+        dims[name] = int(value)
+    return dims
+
+
+def _onnx(args):
+    from engine.cli.files import read_bytes_file
+    from engine.importers.onnx_graph import MAX_ONNX_BYTES, count_onnx, read_onnx
+    from engine.scenario import parse_scenario
+
+    data = read_bytes_file(args.onnx, "--onnx", MAX_ONNX_BYTES)
+    counted = count_onnx(read_onnx(data, "--onnx"), parse_dims(args.dim), source=args.onnx)
+    scenario = parse_scenario(counted.scenario_data(), "--onnx")
+    if args.save:
+        from pathlib import Path
+
+        try:
+            Path(args.save).write_text(scenario.model_dump_json(exclude_defaults=True, indent=1), encoding="utf-8")
+        except OSError as exc:
+            raise InputError("--save", f"cannot write '{args.save}' ({exc.strerror or exc})") from None
+    return scenario, counted
+
+
 def _flops(args):
-    if (args.file is None) == (args.preset is None):
-        raise InputError("arguments", "give a scenario FILE or --preset ID (one of them)")
-    if args.preset is not None:
+    given = [x is not None for x in (args.file, args.preset, args.onnx)]
+    if sum(given) != 1:
+        raise InputError("arguments", "give a scenario FILE, --preset ID or --onnx MODEL.onnx (one of them)")
+    if (args.dim or args.save) and args.onnx is None:
+        raise InputError("arguments", "--dim and --save go with --onnx")
+    counted = None
+    if args.onnx is not None:
+        scenario, counted = _onnx(args)
+    elif args.preset is not None:
         from engine.presets import presets  # the presets build dozens of architectures: only when asked
 
         known = presets()
@@ -39,7 +80,10 @@ def _flops(args):
         scenario = load_scenario_text(read_text_file(args.file), source=args.file)
     if args.convention:
         scenario = scenario.model_copy(update={"convention": args.convention})
-    return scenario.method1().as_dict()
+    out = scenario.method1().as_dict()
+    if counted is not None:
+        out["onnx"] = counted.as_dict()
+    return out
 
 
 def register(sub) -> None:
@@ -52,4 +96,11 @@ def register(sub) -> None:
     p.add_argument("--convention", choices=CONVENTIONS, default=None,
                    help="matmul: multiply-accumulates × 2 only, as PyTorch's FlopCounterMode counts (default); "
                         "full: also bias adds, activations, softmax, norms, pooling")
+    p.add_argument("--onnx", default=None, metavar="MODEL.onnx",
+                   help="an exported ONNX graph instead of a file (its weights may stay in their external file)")
+    p.add_argument("--dim", action="append", default=None, metavar="NAME=SIZE",
+                   help="with --onnx: the size of a dynamic dimension of the graph's inputs, by its name "
+                        "(e.g. --dim batch=1 --dim sequence=128); the command names any that are missing")
+    p.add_argument("--save", default=None, metavar="FILE.json",
+                   help="with --onnx: write the counted rows as a scenario file (the dashboard opens it)")
     p.set_defaults(run=_flops)

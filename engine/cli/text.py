@@ -46,6 +46,9 @@ def flops_text(result: dict) -> str:
     items = [("convention", result["convention"]), ("parameters", f"{result['params']:,}"),
              ("forward / example", format_flop(result["forward_flop"])),
              ("MACs / example", f"{format_flop(result['macs'], 'MACs')} (1 MAC = 2 FLOP)")]
+    g = result.get("onnx")
+    if g:
+        items += onnx_items(g)
     t = result.get("training")
     if t:
         items += [("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])}"),
@@ -55,6 +58,22 @@ def flops_text(result: dict) -> str:
                               + (f" + {format_flop(t['optimizer_flop'], '')}" if t["optimizer_flop"] else "")
                               + f" = {format_flop(t['training_flop'])}")]
     return "\n".join(out) + pairs(items)
+
+
+def _ops(ops: dict) -> str:
+    return ", ".join(f"{op} ×{n:,}" for op, n in ops.items())
+
+
+def onnx_items(g: dict) -> list[tuple[str, object]]:
+    """The ONNX graph's summary lines: sizes given, what is not a parameter, and every node not counted."""
+    return [("graph", f"{g['nodes']:,} nodes ({g['producer'] or 'unknown exporter'}, opset {g['opset']}); "
+                      f"figures for one run with "
+                      + ", ".join(f"{i['name']} {'×'.join(map(str, i['shape']))}" for i in g["inputs"])),
+            ("not parameters", f"{g['state']:,} running statistics, {g['constants']:,} constant values"
+             if g["state"] or g["constants"] else None),
+            ("unknown operators", f"{_ops(g['unknown_ops'])} (not counted)" if g["unknown_ops"] else None),
+            ("shapes unknown", f"{_ops(g['uncounted_ops'])} (not counted)" if g["uncounted_ops"] else None),
+            ("notes", "; ".join(g["notes"]) if g["notes"] else None)]
 
 
 def hardware_text(result: dict) -> str:

@@ -1,0 +1,409 @@
+"""An ONNX graph counted node by node: parameters, output shape and forward FLOP (both conventions).
+
+Reading needs only the ``onnx`` package (protobuf parsing and its shape inference), no runtime, and never the
+weights' values: a graph whose weights live in an external data file counts from the graph file alone (every
+tensor's shape is in the graph). The steps:
+
+1. ``read_onnx(data)``: the bytes parsed as a ``ModelProto`` (bounded: size, node count), weights' values
+   dropped at once (only their shapes are kept).
+2. ``dynamic_dims(model)``: the graph inputs' dimensions without a fixed size (batch, sequence length), by
+   their symbolic names: the caller asks the user for them.
+3. ``count_onnx(model, dims)``: the sizes set, the graph checked (each value written before it is read: no
+   cycle), ``onnx.shape_inference`` run, then per node its cost (``engine.importers.onnx_ops``).
+
+Parameters: each initializer once, at the first node that reads it (through Identity, Cast, Transpose,
+Reshape, Squeeze and Unsqueeze of it, so a shared or transposed weight counts once). Running statistics
+(BatchNormalization's mean and variance) are state, not parameters, as PyTorch's ``parameters()`` counts;
+integer and boolean initializers (shapes, indices), the size/scale/exponent inputs of shape operators
+(``onnx_ops.CONSTANT_INPUTS``) and one-value initializers (an exporter's scale or epsilon; PReLU's shared slope
+excepted) are constants. Both are reported beside the parameters.
+
+Rows: one per node that has parameters or does arithmetic, named by the exporter's name scope
+(``/layer1/0/conv1/Conv``); the figures are for one run of the graph with the sizes given (per example
+when the batch is 1). An operator the reader does not know, or whose input shapes shape inference could
+not tell, is listed by name with its count of nodes in ``unknown_ops`` / ``uncounted_ops``: never a silent 0.
+"""
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+from engine.errors import InputError, quoted
+from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
+from engine.method1.architecture import MAX_ELEMENTS
+from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted
+from engine.method1.costs import prod
+from engine.results import Result
+
+MAX_ONNX_BYTES = 2_000_000_000
+"""Protobuf's own limit on one message (a graph with its weights inside)."""
+MAX_NODES = 200_000
+"""Most nodes a graph may have (a 7B-parameter decoder exports to ~10⁴); more is refused before any is read."""
+MAX_DIM = 10**9
+"""Upper bound of one dimension's size given by the user (as every size in the layer kinds)."""
+KNOWN_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft", "ai.onnx.ml"})
+"""Operator domains whose operators are read by ``op_type``; any other domain's nodes are listed as unknown."""
+ALIAS_OPS = frozenset({"Identity", "Cast", "Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten"})
+"""Operators that pass a weight on unchanged in its values: the weight counts at the node that uses the result."""
+CONSTANT_TYPES = frozenset({5, 6, 7, 8, 9, 12, 13})
+"""TensorProto types of shapes, indices and masks: int16/32/64, uint32/64, string, bool."""
+SCOPE_SEP = "/"
+
+
+def _onnx():
+    try:
+        import onnx
+    except ImportError:  # a runtime requirement: only a broken install lacks it
+        raise InputError("onnx", "reading ONNX graphs needs the 'onnx' package: pip install -r requirements.txt") \
+            from None
+    return onnx
+
+
+def read_onnx(data: bytes, source: str = "model"):
+    """The bytes of an ``.onnx`` file as a ``ModelProto`` whose weights keep their shapes but not their values.
+
+    One ``InputError`` naming ``source`` for anything that is not a usable ONNX graph."""
+    onnx = _onnx()
+    if not isinstance(data, (bytes, bytearray, memoryview)):
+        raise InputError(source, "expected the bytes of an .onnx file")
+    if len(data) > MAX_ONNX_BYTES:
+        raise InputError(source, f"{len(data):,} bytes: an ONNX file is at most 2 GB (larger models keep their "
+                                 "weights in an external data file: give only the .onnx graph)")
+    if not data:
+        raise InputError(source, "the file is empty")
+    model = onnx.ModelProto()
+    try:
+        model.ParseFromString(bytes(data))
+    except Exception:  # google.protobuf.message.DecodeError, RuntimeWarning on some builds
+        raise InputError(source, "not an ONNX model: the file could not be read as an ONNX protobuf (truncated, "
+                                 "or another format)") from None
+    if not model.HasField("graph") or not model.graph.node:
+        raise InputError(source, "not an ONNX model: it has no graph nodes")
+    if len(model.graph.node) > MAX_NODES:
+        raise InputError(source, f"{len(model.graph.node):,} nodes: at most {MAX_NODES:,} are read")
+    for tensor in model.graph.initializer:  # only shapes are needed: drop the values (fast inference, less memory)
+        _drop_values(tensor, onnx)
+    return model
+
+
+def _drop_values(tensor, onnx) -> None:
+    if tensor.data_type in CONSTANT_TYPES or prod(tensor.dims) <= 64:
+        return  # small and integer tensors stay: shape inference reads shapes out of them
+    for name in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+        tensor.ClearField(name)
+    if tensor.data_location != onnx.TensorProto.EXTERNAL:
+        tensor.data_location = onnx.TensorProto.EXTERNAL
+        del tensor.external_data[:]
+        entry = tensor.external_data.add()
+        entry.key, entry.value = "location", "values-not-read"
+
+
+def has_external_data(model) -> bool:
+    """True when the file named an external data file for its weights (counted from their shapes all the same)."""
+    return any(entry.key == "location" and entry.value != "values-not-read"
+               for t in model.graph.initializer for entry in t.external_data)
+
+
+@dataclass(frozen=True, slots=True)
+class DynamicDim(Result):
+    """A graph input's dimension without a fixed size: its symbolic name and where it first appears."""
+
+    name: str
+    input: str
+    axis: int
+
+    @property
+    def where(self) -> str:
+        return f"input {quoted(self.input)} axis {self.axis}"
+
+
+def _graph_inputs(model):
+    inits = {t.name for t in model.graph.initializer}
+    return [i for i in model.graph.input if i.name not in inits]
+
+
+def dynamic_dims(model) -> list[DynamicDim]:
+    """The dimensions to ask for, each symbolic name once (an unnamed one is called ``input[axis]``)."""
+    seen: dict[str, DynamicDim] = {}
+    for value in _graph_inputs(model):
+        if not value.type.HasField("tensor_type"):
+            continue
+        for axis, dim in enumerate(value.type.tensor_type.shape.dim):
+            if dim.HasField("dim_value") and dim.dim_value > 0:
+                continue
+            name = dim.dim_param or f"{value.name}[{axis}]"
+            seen.setdefault(name, DynamicDim(name, value.name, axis))
+    return list(seen.values())
+
+
+@dataclass(frozen=True, slots=True)
+class OnnxCount(Result):
+    """An ONNX graph counted: totals for one run of the graph with ``dims``, and one row per node that has
+    parameters or does arithmetic (``rows``, the ``counted`` layer kind, in graph order).
+
+    ``state``: running statistics (not parameters); ``constants``: values of integer/boolean initializers.
+    ``unknown_ops``: operators not read (op → nodes); ``uncounted_ops``: known operators whose shapes
+    inference could not tell (op → nodes); ``free_nodes``: nodes that only move or select values."""
+
+    source: str
+    producer: str
+    opset: int
+    dims: dict[str, int]
+    inputs: list[dict]
+    nodes: int
+    params: int
+    state: int
+    constants: int
+    macs: int
+    extra_flop: int
+    rows: list[Counted] = field(default_factory=list)
+    free_nodes: int = 0
+    unknown_ops: dict[str, int] = field(default_factory=dict)
+    uncounted_ops: dict[str, int] = field(default_factory=dict)
+    external_data: bool = False
+    notes: list[str] = field(default_factory=list)
+
+    json_fields = ("source", "producer", "opset", "dims", "inputs", "nodes", "params", "state", "constants", "macs",
+                   "extra_flop", "free_nodes", "unknown_ops", "uncounted_ops", "external_data", "notes")
+
+    @property
+    def forward_flop_matmul(self) -> int:
+        return 2 * self.macs
+
+    def scenario_data(self, name: str = "") -> dict:
+        """The scenario these rows make (``engine.scenario.Scenario``'s JSON): the rows are the layers, the
+        first graph input less its batch axis the input (shown only: counted rows do not read it)."""
+        return {"name": (name or self.source)[:200], "input": {"shape": _example_shape(self.inputs)},
+                "layers": [row.model_dump(exclude_defaults=True) for row in self.rows]}
+
+
+def _example_shape(inputs: list[dict]) -> list[int]:
+    shape = list(inputs[0]["shape"]) if inputs else [1]
+    if len(shape) > 1:
+        shape = shape[1:]  # the batch axis
+    shape = [max(1, min(int(d), MAX_DIM)) for d in shape] or [1]
+    if len(shape) > 4:
+        shape = [min(prod(shape), MAX_DIM)]
+    return shape
+
+
+def _scope_name(name: str) -> str:
+    """TorchScript's ``/layer1/layer1.0/conv1/Conv`` read as ``/layer1/0/conv1/Conv`` (a part that repeats its
+    parent's dotted path keeps only the new part); at most 200 characters (the end kept)."""
+    parts = name.split(SCOPE_SEP)
+    out, parent = [], ""
+    for part in parts:
+        short = part[len(parent) + 1:] if parent and part.startswith(parent + ".") else part
+        out.append(short)
+        if part:
+            parent = part
+    text = SCOPE_SEP.join(out)
+    return text if len(text) <= 200 else "…" + text[-199:]
+
+
+def _dynamo_scope(node) -> str | None:
+    """The dynamo exporter keeps the module path in metadata (``pkg.torch.onnx.name_scopes``)."""
+    for prop in node.metadata_props:
+        if prop.key == "pkg.torch.onnx.name_scopes":
+            text = prop.value.strip("[]")
+            names = [p.strip().strip("'\"") for p in text.split(",")]
+            names = [n for n in names if n]
+            return _scope_name(SCOPE_SEP + SCOPE_SEP.join(names)) if names else None
+    return None
+
+
+def _attrs(node, onnx) -> dict:
+    out = {}
+    A = onnx.AttributeProto
+    for attr in node.attribute:
+        if attr.type == A.INT:
+            out[attr.name] = attr.i
+        elif attr.type == A.FLOAT:
+            out[attr.name] = attr.f
+        elif attr.type == A.STRING:
+            out[attr.name] = attr.s.decode(errors="replace")
+        elif attr.type == A.INTS:
+            out[attr.name] = list(attr.ints)
+        elif attr.type == A.FLOATS:
+            out[attr.name] = list(attr.floats)
+    return out
+
+
+def _check_dims(model, dims: Mapping[str, int]) -> dict[str, int]:
+    wanted = dynamic_dims(model)
+    clean: dict[str, int] = {}
+    for name, value in dims.items():
+        if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_DIM:
+            raise InputError(f"dimension {quoted(name)}", f"must be a whole number from 1 to {MAX_DIM:,}")
+        clean[str(name)] = value
+    known = {d.name for d in wanted}
+    extra = [n for n in clean if n not in known]
+    if extra:
+        listed = ", ".join(d.name for d in wanted) or "none"
+        raise InputError(f"dimension {quoted(extra[0])}", f"the graph has no such dynamic dimension (it has: "
+                                                           f"{listed})")
+    missing = [d for d in wanted if d.name not in clean]
+    if missing:
+        listed = ", ".join(f"{d.name} ({d.where})" for d in missing)
+        raise InputError("dimensions", f"give a size for each dynamic dimension: {listed}")
+    return clean
+
+
+def _set_dims(model, dims: Mapping[str, int]) -> list[dict]:
+    inputs = []
+    for value in _graph_inputs(model):
+        if not value.type.HasField("tensor_type"):
+            continue
+        shape = []
+        for axis, dim in enumerate(value.type.tensor_type.shape.dim):
+            if not (dim.HasField("dim_value") and dim.dim_value > 0):
+                size = dims[dim.dim_param or f"{value.name}[{axis}]"]
+                dim.Clear()
+                dim.dim_value = size
+            if dim.dim_value > MAX_DIM:
+                raise InputError(f"input {quoted(value.name)}", f"axis {axis} has {dim.dim_value:,} values: at most "
+                                                                f"{MAX_DIM:,}")
+            shape.append(dim.dim_value)
+        if prod(shape) > MAX_ELEMENTS:
+            raise InputError(f"input {quoted(value.name)}", f"{prod(shape):.3g} values: more than the "
+                                                            f"{MAX_ELEMENTS:.0e} this tool accepts")
+        inputs.append({"name": value.name[:200], "shape": shape})
+    return inputs
+
+
+def _check_order(model) -> None:
+    """Every value a node reads is a graph input, an initializer, or written by an earlier node: no cycle."""
+    known = {i.name for i in model.graph.input} | {t.name for t in model.graph.initializer} | {""}
+    for n, node in enumerate(model.graph.node):
+        for name in node.input:
+            if name not in known:
+                raise InputError(f"node {quoted(node.name or n)}", f"{node.op_type} reads {quoted(name)} before any "
+                                                                   "node writes it: the graph has a cycle or is not in "
+                                                                   "order")
+        known.update(node.output)
+
+
+def _shapes(model) -> dict[str, tuple[int, ...] | None]:
+    out: dict[str, tuple[int, ...] | None] = {}
+    graph = model.graph
+    for value in list(graph.input) + list(graph.value_info) + list(graph.output):
+        t = value.type
+        if not t.HasField("tensor_type") or not t.tensor_type.HasField("shape"):
+            continue
+        dims = t.tensor_type.shape.dim
+        if all(d.HasField("dim_value") and d.dim_value >= 0 for d in dims):
+            out[value.name] = tuple(d.dim_value for d in dims)
+    for tensor in graph.initializer:
+        out[tensor.name] = tuple(tensor.dims)
+    return out
+
+
+def _infer(model, onnx, notes: list[str]):
+    """Shape inference with the sizes given, the graph's own shape arithmetic folded in (``onnx_values``)."""
+    from engine.importers.onnx_values import infer_with_values
+
+    del model.graph.value_info[:]  # the exporter's symbolic shapes: inferred again from the sizes given
+    for value in model.graph.output:
+        if value.type.HasField("tensor_type"):
+            value.type.tensor_type.ClearField("shape")
+
+    def infer(work):
+        try:
+            return onnx.shape_inference.infer_shapes(work, check_type=False, strict_mode=False, data_prop=True)
+        except Exception as exc:  # onnx raises InferenceError, or RuntimeError/ValueError from its C++ side
+            note = (f"shape inference stopped ({type(exc).__name__}): nodes whose shapes it did not reach are "
+                    "listed as not counted")
+            if note not in notes:
+                notes.append(note)
+            return work
+
+    return infer_with_values(model, infer, _shapes)
+
+
+def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "model") -> OnnxCount:
+    """Count a graph read by ``read_onnx``, with a size for each of ``dynamic_dims(model)``."""
+    onnx = _onnx()
+    clean = _check_dims(model, dims or {})
+    inputs = _set_dims(model, clean)
+    _check_order(model)
+    notes: list[str] = []
+    external = has_external_data(model)
+    if external:
+        notes.append("weights in an external data file: counted from their shapes in the graph")
+    inferred = _infer(model, onnx, notes)
+    shapes = _shapes(inferred)
+    for name, shape in shapes.items():
+        if shape is not None and prod(shape) > MAX_ELEMENTS:
+            raise InputError(f"value {quoted(name)}", f"{prod(shape):.3g} values: more than the {MAX_ELEMENTS:.0e} "
+                                                      "this tool accepts (check the dimensions given)")
+    inits = {t.name: t for t in model.graph.initializer}
+    alias: dict[str, str] = {}
+    seen: set[str] = set()
+    rows: list[Counted] = []
+    unknown: Counter = Counter()
+    uncounted: Counter = Counter()
+    free = params = state = constants = macs = extra = 0
+    for node in model.graph.node:
+        op, domain = node.op_type, node.domain
+        label = op if domain in ("", "ai.onnx") else f"{domain}.{op}"
+        roots = [alias.get(name, name) for name in node.input]
+        if op in ALIAS_OPS and roots and roots[0] in inits and domain in ("", "ai.onnx"):
+            alias[node.output[0]] = roots[0]
+            for name in roots[1:]:  # a Reshape's shape: a constant
+                if name in inits and name not in seen:
+                    seen.add(name)
+                    constants += prod(inits[name].dims)
+            continue
+        node_params = 0
+        for i, name in enumerate(roots):
+            tensor = inits.get(name)
+            if tensor is None or name in seen:
+                continue
+            seen.add(name)
+            n = prod(tensor.dims)
+            if i in STATE_INPUTS.get(op, ()):
+                state += n
+            elif (tensor.data_type in CONSTANT_TYPES or i in CONSTANT_INPUTS.get(op, ())
+                  or (n <= 1 and i not in SCALAR_WEIGHTS.get(op, ()))):
+                constants += n
+            else:
+                node_params += n
+        node_macs = node_extra = 0
+        cost = COSTS.get(op) if domain in KNOWN_DOMAINS else None
+        if cost is None:
+            if op in FREE and domain in KNOWN_DOMAINS:
+                free += 1
+            else:
+                unknown[label] += 1
+        else:
+            present = [bool(name) for name in node.input]
+            node_in = [shapes.get(name) if name else None for name in node.input]
+            node_out = [shapes.get(name) for name in node.output]
+            try:
+                node_macs, node_extra = cost(Node(op, node_in, node_out, _attrs(node, onnx), present))
+            except (ShapeUnknown, ValueError, TypeError, ZeroDivisionError, IndexError):
+                uncounted[label] += 1
+                node_macs = node_extra = 0
+        if node_macs > MAX_COUNT or node_extra > MAX_COUNT:
+            raise InputError(f"node {quoted(node.name or op)}", "more than 10²⁴ operations in one node: check the "
+                                                                "dimensions given")
+        if node_params or node_macs or node_extra:
+            out_shape = shapes.get(node.output[0]) if node.output else None
+            name = _dynamo_scope(node)
+            name = f"{name}{SCOPE_SEP}{op}" if name else _scope_name(node.name or label)
+            rows.append(Counted(name=name[-200:], op=label[:200], params=node_params, macs=node_macs,
+                                extra_flop=node_extra,
+                                output_shape=[min(d, MAX_COUNTED_DIM) for d in out_shape or ()][:12]))
+        params += node_params
+        macs += node_macs
+        extra += node_extra
+    unused = [n for n in inits if n not in seen and n not in set(alias.values())]
+    if unused:
+        notes.append(f"{len(unused):,} initializers no node reads: not counted")
+    opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
+    producer = " ".join(p for p in (model.producer_name, model.producer_version) if p)[:200]
+    return OnnxCount(source=source[:200], producer=producer, opset=opset, dims=clean, inputs=inputs,
+                     nodes=len(model.graph.node), params=params, state=state, constants=constants, macs=macs,
+                     extra_flop=extra, rows=rows, free_nodes=free, unknown_ops=dict(unknown.most_common()),
+                     uncounted_ops=dict(uncounted.most_common()), external_data=external, notes=notes)

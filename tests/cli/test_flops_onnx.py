@@ -1,0 +1,80 @@
+"""``python -m engine flops --onnx MODEL.onnx [--dim NAME=SIZE …] [--save FILE]``: what ``flops FILE`` prints, from
+a graph; missing sizes, bad files and bad dimensions give one line, exit 2."""
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from tests.cli import cli
+
+onnx = pytest.importorskip("onnx")
+from onnx import TensorProto, helper  # noqa: E402
+
+
+@pytest.fixture
+def graph(tmp_path):
+    """x [batch, 16] → Gemm (W [32, 16], b [32]) → Relu → CustomOp (unknown) → y."""
+    nodes = [helper.make_node("Gemm", ["x", "w", "b"], ["h"], transB=1, name="/fc/Gemm"),
+             helper.make_node("Relu", ["h"], ["r"], name="/act/Relu"),
+             helper.make_node("CustomOp", ["r"], ["y"], name="/custom/CustomOp")]
+    inits = [helper.make_tensor("w", TensorProto.FLOAT, [32, 16], [0.1] * 512),
+             helper.make_tensor("b", TensorProto.FLOAT, [32], [0.0] * 32)]
+    model = helper.make_model(helper.make_graph(nodes, "mlp", [helper.make_tensor_value_info(
+        "x", TensorProto.FLOAT, ["batch", 16])], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+        initializer=inits), opset_imports=[helper.make_opsetid("", 20)])
+    path = tmp_path / "mlp.onnx"
+    path.write_bytes(model.SerializeToString())
+    return path
+
+
+def test_json_has_params_forward_flop_rows_and_the_graph_summary(graph, tmp_path):
+    out = cli("flops", "--onnx", str(graph), "--dim", "batch=2", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["params"] == 32 * 16 + 32
+    assert data["forward_flop"] == 2 * 2 * 16 * 32  # matmul: 2·B·N·M
+    assert [(r["type"], r["name"], r["output_shape"]) for r in data["layers"]] == [
+        ("counted", "/fc/Gemm", [2, 32]), ("counted", "/act/Relu", [2, 32])]
+    assert data["onnx"]["unknown_ops"] == {"CustomOp": 1} and data["onnx"]["dims"] == {"batch": 2}
+    full = json.loads(cli("flops", "--onnx", str(graph), "--dim", "batch=2", "--convention", "full",
+                          "--format", "json").stdout)
+    assert full["forward_flop"] == 2 * 2 * 16 * 32 + 2 * 32 + 2 * 32  # + bias adds + ReLU
+
+
+def test_text_names_the_unknown_operator(graph):
+    out = cli("flops", "--onnx", str(graph), "--dim", "batch=1", "--format", "text")
+    assert out.returncode == 0, out.stderr
+    assert "/fc/Gemm" in out.stdout and "unknown operators  CustomOp ×1 (not counted)" in out.stdout
+
+
+def test_saved_rows_are_a_scenario_that_counts_the_same(graph, tmp_path):
+    saved = tmp_path / "mlp.json"
+    first = json.loads(cli("flops", "--onnx", str(graph), "--dim", "batch=1", "--save", str(saved),
+                           "--format", "json").stdout)
+    again = json.loads(cli("flops", str(saved), "--format", "json").stdout)
+    assert (again["params"], again["forward_flop"], again["layers"]) == \
+        (first["params"], first["forward_flop"], first["layers"])
+
+
+@pytest.mark.parametrize("args,line", [
+    ((), "error: dimensions: give a size for each dynamic dimension: batch (input 'x' axis 0)"),
+    (("--dim", "batch=0"), "error: --dim batch: '0' is not a whole number from 1 to 1,000,000,000"),
+    (("--dim", "batch=" + "9" * 5000), "is not a whole number"),
+    (("--dim", "width"), "error: --dim: 'width': write NAME=SIZE, e.g. --dim batch=1"),
+    (("--dim", "seq=3"), "error: dimension 'seq': the graph has no such dynamic dimension (it has: batch)"),
+])
+def test_bad_dimensions_give_one_line(graph, args, line):
+    out = cli("flops", "--onnx", str(graph), *args)
+    assert out.returncode == 2 and line in out.stderr and out.stderr.count("\n") == 1
+
+
+def test_bad_files_give_one_line(tmp_path):
+    zeros = tmp_path / "zeros.onnx"
+    zeros.write_bytes(bytes(1_000_000))
+    out = cli("flops", "--onnx", str(zeros))
+    assert out.returncode == 2 and out.stderr.startswith("error: --onnx: not an ONNX model")
+    out = cli("flops", "--onnx", str(tmp_path / "missing.onnx"))
+    assert out.returncode == 2 and "does not exist" in out.stderr
+    out = cli("flops", "--dim", "batch=1", "--preset", "resnet50")
+    assert out.returncode == 2 and "--dim and --save go with --onnx" in out.stderr

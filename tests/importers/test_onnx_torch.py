@@ -1,0 +1,101 @@
+"""Models exported by ``torch.onnx.export`` and counted from the ONNX graph: parameters equal Σ ``numel`` and
+``matmul`` FLOP equal ``FlopCounterMode`` of the same module, to the integer (``onnx_models.py`` says how
+each is exported and measured); the exporter's defaults that change the graph are bounded apart."""
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from tests.importers import onnx_models
+
+pytest.importorskip("onnx")
+
+
+@pytest.fixture(scope="session")
+def exported(torch, tmp_path_factory):
+    """name → ``Exported``, each model exported once per session."""
+    folder = tmp_path_factory.mktemp("onnx")
+    cache: dict = {}
+
+    def get(name: str):
+        if name not in cache:
+            built = onnx_models.MODELS[name](torch)
+            if built is None:
+                pytest.skip(f"{name}: its torch.nn twin is not in tests/method1/torch_nets.py")
+            module, args, names, axes = built
+            path = folder / f"{name}.onnx"
+            seconds, params, flop = onnx_models.export(torch, module, args, names, axes, path,
+                                                      meta=name not in onnx_models.CPU_REFERENCE)
+            cache[name] = onnx_models.Exported(name, path, onnx_models.DIMS[names[0]], params, flop, seconds)
+        return cache[name]
+
+    return get
+
+
+def _count(item):
+    from engine.importers.onnx_graph import count_onnx, read_onnx
+
+    start = time.perf_counter()
+    counted = count_onnx(read_onnx(item.path.read_bytes(), item.name), item.dims, source=item.name)
+    return counted, time.perf_counter() - start
+
+
+@pytest.mark.parametrize("name", list(onnx_models.MODELS))
+def test_params_and_matmul_flop_equal_pytorch(exported, name):
+    item = exported(name)
+    counted, seconds = _count(item)
+    assert counted.unknown_ops == {} and counted.uncounted_ops == {}, (counted.unknown_ops, counted.uncounted_ops)
+    assert counted.params == item.params
+    assert 2 * counted.macs == item.flop
+    assert counted.rows and all(r.type == "counted" for r in counted.rows)
+    print(f"\n{name}: params {counted.params:,} (PyTorch {item.params:,}), matmul FLOP {2 * counted.macs:,} "
+          f"(FlopCounterMode {item.flop:,}), export {item.export_s:.1f} s, count {seconds:.2f} s")
+
+
+def test_mobilenet_v3_twin_matches_the_model_card(torch):
+    module = onnx_models.mobilenet_v3(torch)[0]
+    assert sum(p.numel() for p in module.parameters()) == 2_542_856  # torchvision's model card
+
+
+def test_the_scopes_read_like_the_model(exported):
+    counted, _ = _count(exported("resnet50"))
+    names = [r.name for r in counted.rows]
+    assert names[:3] == ["/conv1/Conv", "/bn1/BatchNormalization", "/relu/Relu"]
+    assert "/layer1/0/conv1/Conv" in names and "/layer4/2/conv3/Conv" in names and names[-1] == "/fc/Gemm"
+    conv = counted.rows[0]
+    assert conv.output_shape == [1, 64, 32, 32] and conv.params == 64 * 3 * 7 * 7
+    assert conv.macs == 64 * 32 * 32 * 3 * 7 * 7
+    assert counted.state == 2 * sum(r.output_shape[1] for r in counted.rows if r.op == "BatchNormalization")
+
+
+def test_the_lstm_counts_its_sequence(exported):
+    item = exported("lstm")
+    from engine.importers.onnx_graph import count_onnx, read_onnx
+
+    longer = count_onnx(read_onnx(item.path.read_bytes()), {"batch": 1, "sequence": 24})
+    lstm_macs = [r.macs for r in longer.rows if r.op == "LSTM"]
+    assert lstm_macs == [24 * 4 * 64 * (32 + 64), 24 * 4 * 64 * (64 + 64)]  # T·G·H·(N + H) per layer
+
+
+def test_default_exports_fold_batchnorm_and_copy_a_tied_weight(torch, tmp_path):
+    """The exporter's defaults: eval mode folds each BatchNorm into the convolution before it (its γ, β become
+    the convolution's bias: C parameters instead of 2C, so ResNet-18 loses Σ C over its BatchNorms, FLOP
+    unchanged); constant folding writes GPT-2's tied head as a transposed copy (+ V·d)."""
+    from engine.importers.onnx_graph import count_onnx, read_onnx
+
+    module, args, names, axes = onnx_models.resnet18(torch)
+    bn_channels = sum(m.num_features for m in module.modules() if isinstance(m, torch.nn.BatchNorm2d))
+    path = tmp_path / "resnet18.onnx"
+    _, params, flop = onnx_models.export(torch, module, args, names, axes, path, training=torch.onnx.TrainingMode.EVAL,
+                                         do_constant_folding=True)
+    counted = count_onnx(read_onnx(path.read_bytes()), {"batch": 1})
+    assert counted.params == params - bn_channels
+    assert 2 * counted.macs == flop
+
+    module, args, names, axes = onnx_models.gpt2(torch)
+    path = tmp_path / "gpt2.onnx"
+    _, params, flop = onnx_models.export(torch, module, args, names, axes, path, meta=False, do_constant_folding=True)
+    counted = count_onnx(read_onnx(path.read_bytes()), {"batch": 1, "sequence": 16})
+    assert counted.params == params + 1000 * 128  # the head's transposed copy of the token embedding
+    assert 2 * counted.macs == flop
