@@ -299,26 +299,24 @@ def _shapes(model) -> dict[str, tuple[int, ...] | None]:
     return out
 
 
-def _infer(model, onnx, notes: list[str]):
-    """Shape inference with the sizes given, the graph's own shape arithmetic folded in (``onnx_values``)."""
-    from engine.importers.onnx_values import infer_with_values
+def _infer(model, onnx, notes: list[str]) -> dict:
+    """Every value's shape with the sizes given: the whole graph's shape inference, then node by node with the
+    graph's shape arithmetic evaluated (``onnx_values``), which reaches what the first could not."""
+    from engine.importers.onnx_values import shapes_node_by_node
 
     del model.graph.value_info[:]  # the exporter's symbolic shapes: inferred again from the sizes given
     for value in model.graph.output:
         if value.type.HasField("tensor_type"):
             value.type.tensor_type.ClearField("shape")
-
-    def infer(work):
-        try:
-            return onnx.shape_inference.infer_shapes(work, check_type=False, strict_mode=False, data_prop=True)
-        except Exception as exc:  # onnx raises InferenceError, or RuntimeError/ValueError from its C++ side
-            note = (f"shape inference stopped ({type(exc).__name__}): nodes whose shapes it did not reach are "
-                    "listed as not counted")
-            if note not in notes:
-                notes.append(note)
-            return work
-
-    return infer_with_values(model, infer, _shapes)
+    try:
+        shapes = _shapes(onnx.shape_inference.infer_shapes(model, check_type=False, strict_mode=False,
+                                                           data_prop=True))
+    except Exception as exc:  # onnx raises InferenceError, or RuntimeError/ValueError from its C++ side
+        notes.append(f"whole-graph shape inference stopped ({type(exc).__name__}); shapes from node-by-node "
+                     "inference only")
+        shapes = _shapes(model)
+    shapes.update(shapes_node_by_node(model, onnx))
+    return shapes
 
 
 def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "model") -> OnnxCount:
@@ -331,8 +329,7 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
     external = has_external_data(model)
     if external:
         notes.append("weights in an external data file: counted from their shapes in the graph")
-    inferred = _infer(model, onnx, notes)
-    shapes = _shapes(inferred)
+    shapes = _infer(model, onnx, notes)
     for name, shape in shapes.items():
         if shape is not None and prod(shape) > MAX_ELEMENTS:
             raise InputError(f"value {quoted(name)}", f"{prod(shape):.3g} values: more than the {MAX_ELEMENTS:.0e} "

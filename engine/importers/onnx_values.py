@@ -1,19 +1,17 @@
-"""The small integer tensors an exported graph computes its shapes with, worked out so shape inference can see
-them.
+"""Shapes, node by node, with the small integer tensors an exported graph computes its shapes with.
 
 Exporters compute a reshape's target from the input's own shape at run time (Shape → Gather → Unsqueeze →
 Concat → Reshape); ``onnx.shape_inference``'s own data propagation stops at several of these steps, and every
 size after them stays unknown. Once the dynamic dimensions are fixed, those tensors are constants: this module
-evaluates them (numpy, tensors of at most ``MAX_VALUES`` values, a fixed set of operators that only index,
-reshape or do integer arithmetic), puts the results into a working copy of the graph as initializers in place
-of the nodes that made them, and runs inference again, until no new value is found. The graph that is counted
-is the original one: only its shapes come from here.
+walks the nodes once, in order, evaluating them (numpy, tensors of at most ``MAX_VALUES`` values, a fixed set
+of operators that only index, reshape or do integer arithmetic) and inferring every other node's output from
+its operator's own inference function with the values known so far. The graph that is counted is the
+original one: only its shapes come from here.
 """
 from __future__ import annotations
 
 MAX_VALUES = 4096
 """Largest tensor evaluated (a shape, a position index, a small mask)."""
-MAX_ROUNDS = 8
 
 
 def _ints(a) -> list[int]:
@@ -126,61 +124,77 @@ EVALUATED = frozenset({
     "ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"})
 
 
-def infer_with_values(model, infer, read_shapes):
-    """``infer(working_model)`` repeated, with the graph's small computed tensors folded in between rounds.
-
-    ``read_shapes(inferred) -> {name: shape}``. Returns the last inferred working model (its value_info and
-    initializers give every shape that could be told)."""
+def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
+    """Every value's shape that can be told, in one pass over the nodes in order: a node whose output is a
+    small tensor of shape arithmetic is evaluated (its value then known to the nodes after it), any other
+    node's output types come from its operator's own inference function (``infer_node_outputs``) given its
+    inputs' types and the values known."""
     import numpy as np
-    import onnx
-    from onnx import numpy_helper
+    from onnx import numpy_helper, shape_inference
 
-    work = onnx.ModelProto()
-    work.CopyFrom(model)
+    graph = model.graph
+    opsets = {o.domain or "": o.version for o in model.opset_import}
+    types: dict = {}
+    for value in graph.input:
+        types[value.name] = value.type
     values: dict = {}
-    for t in model.graph.initializer:
+    for t in graph.initializer:
+        types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
         if t.data_location != onnx.TensorProto.EXTERNAL and 0 < _numel(t.dims) <= MAX_VALUES:
             try:
                 values[t.name] = numpy_helper.to_array(t)
-            except Exception:  # a tensor whose stored values do not match its shape: not used for shapes
+            except Exception:  # stored values that do not match the shape: not used for shapes
                 continue
-    folded: set[int] = set()
-    inferred = infer(work)
-    for _ in range(MAX_ROUNDS):
-        shapes = read_shapes(inferred)
-        found = False
-        for i, node in enumerate(model.graph.node):
-            if i in folded or node.op_type not in EVALUATED or node.domain not in ("", "ai.onnx") or \
-                    len(node.output) != 1:
-                continue
+    shapes: dict[str, tuple[int, ...]] = {}
+
+    def shape_of(name):
+        if name in shapes:
+            return shapes[name]
+        t = types.get(name)
+        if t is None or not t.HasField("tensor_type") or not t.tensor_type.HasField("shape"):
+            return None
+        dims = t.tensor_type.shape.dim
+        if all(d.HasField("dim_value") for d in dims):
+            shapes[name] = tuple(d.dim_value for d in dims)
+            return shapes[name]
+        return None
+
+    class Shapes(dict):
+        def get(self, name, default=None):
+            found = shape_of(name)
+            return default if found is None else found
+
+    lookup = Shapes()
+    for node in graph.node:
+        domain = node.domain or ""
+        if node.op_type in EVALUATED and domain in ("", "ai.onnx") and len(node.output) == 1:
             args = [values.get(name) if name else None for name in node.input]
-            attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
             try:
+                attrs = {a.name: onnx.helper.get_attribute_value(a) for a in node.attribute}
                 with np.errstate(all="ignore"):
-                    out = _evaluate(node, args, attrs, shapes, values, np, onnx)
-            except Exception:  # an operand this module cannot handle: the node stays for inference
-                continue
-            if out is None or not isinstance(out, np.ndarray) and not np.isscalar(out):
-                continue
-            out = np.asarray(out)
-            if out.size > MAX_VALUES or out.dtype == object:
-                continue
-            values[node.output[0]] = out
-            folded.add(i)
-            found = True
-        if not found:
-            break
-        work = onnx.ModelProto()
-        work.CopyFrom(model)
-        del work.graph.node[:]
-        work.graph.node.extend(n for i, n in enumerate(model.graph.node) if i not in folded)
-        have = {t.name for t in work.graph.initializer}
-        for i in sorted(folded):
-            name = model.graph.node[i].output[0]
-            if name not in have:
-                work.graph.initializer.append(numpy_helper.from_array(values[name], name))
-        inferred = infer(work)
-    return inferred
+                    out = _evaluate(node, args, attrs, lookup, values, np, onnx)
+            except Exception:  # an operand this module cannot handle: inferred below
+                out = None
+            if out is not None:
+                out = np.asarray(out)
+                if out.size <= MAX_VALUES and out.dtype != object:
+                    name = node.output[0]
+                    values[name] = out
+                    shapes[name] = tuple(out.shape)
+                    types[name] = onnx.helper.make_tensor_type_proto(
+                        onnx.helper.np_dtype_to_tensor_dtype(out.dtype), list(out.shape))
+                    continue
+        try:
+            schema = onnx.defs.get_schema(node.op_type, opsets.get(domain, 1), domain)
+            known = {name: types[name] for name in node.input if name in types}
+            data = {name: numpy_helper.from_array(values[name], name) for name in node.input if name in values}
+            types.update(shape_inference.infer_node_outputs(schema, node, known, data, opset_imports=list(
+                model.opset_import), ir_version=model.ir_version or 10))
+        except Exception:  # no schema (another domain), or its inference refuses: the output stays unknown
+            continue
+    for name in list(types):
+        shape_of(name)
+    return shapes
 
 
 def _numel(dims) -> int:

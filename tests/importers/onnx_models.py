@@ -104,16 +104,17 @@ def vit(torch):
 
 def swin_t(torch):
     from tests.method1 import torch_nets
-    if not hasattr(torch_nets, "swin_t"):
-        return None
-    return torch_nets.swin_t(), (torch.zeros(1, 3, 64, 64),), ["image"], {"image": {0: "batch"}}
+    return torch_nets.SwinTransformer(), (torch.zeros(1, 3, 224, 224),), ["image"], {"image": {0: "batch"}}
 
 
 def convnext_tiny(torch):
     from tests.method1 import torch_nets
-    if not hasattr(torch_nets, "convnext_tiny"):
-        return None
-    return torch_nets.convnext_tiny(), (torch.zeros(1, 3, 64, 64),), ["image"], {"image": {0: "batch"}}
+    return torch_nets.ConvNeXt(), (torch.zeros(1, 3, 64, 64),), ["image"], {"image": {0: "batch"}}
+
+
+def shufflenet_v2(torch):
+    from tests.method1 import torch_nets
+    return torch_nets.ShuffleNetV2(), (torch.zeros(1, 3, 64, 64),), ["image"], {"image": {0: "batch"}}
 
 
 def lstm(torch):
@@ -182,6 +183,7 @@ def bert(torch):
 
 MODELS = {"resnet50": resnet50, "mobilenet_v2": mobilenet_v2, "mobilenet_v3": mobilenet_v3,
           "efficientnet_b0": efficientnet_b0, "vit": vit, "swin_t": swin_t, "convnext_tiny": convnext_tiny,
+          "shufflenet_v2": shufflenet_v2,
           "lstm": lstm, "gpt2": gpt2, "bert": bert}
 CPU_REFERENCE = frozenset({"gpt2", "bert"})
 DIMS = {"image": {"batch": 1}, "input_ids": {"batch": 1, "sequence": 16}, "tokens": {"batch": 1, "sequence": 12}}
