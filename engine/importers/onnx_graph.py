@@ -33,7 +33,7 @@ from engine.errors import InputError, quoted
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
 from engine.method1.architecture import MAX_ELEMENTS
 from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted
-from engine.method1.costs import prod
+from engine.method1.ops import prod
 from engine.results import Result
 
 MAX_ONNX_BYTES = 2_000_000_000

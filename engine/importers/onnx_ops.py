@@ -22,7 +22,7 @@ from engine.method1.conventions import (
     NORM_AFFINE_FLOP_PER_ELEMENT,
     NORM_FLOP_PER_ELEMENT,
 )
-from engine.method1.costs import RMS_NORM_FLOP_PER_ELEMENT, RMS_NORM_GAIN_FLOP_PER_ELEMENT, prod
+from engine.method1.ops import RMS_NORM_FLOP_PER_ELEMENT, RMS_NORM_GAIN_FLOP_PER_ELEMENT, prod
 from engine.method1.layers import GRU, LSTM, RNN
 
 Shape = tuple[int, ...]

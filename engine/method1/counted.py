@@ -12,6 +12,8 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
+from engine.method1.backward import Grad, product_grad
+from engine.method1.conventions import BACKWARD_EXTRA_FACTOR
 from engine.method1.layers import Flow, LayerBase, LayerCost
 
 MAX_COUNT = 10**24
@@ -42,6 +44,19 @@ class Counted(LayerBase):
     def cost(self, flow: Flow) -> LayerCost:
         """The counted figures, whatever comes in: the row was counted with the graph's own input."""
         return LayerCost(Flow(tuple(self.output_shape)), self.params, self.macs, self.extra_flop)
+
+    def backward(self, flow: Flow, cost: LayerCost, grad_in: bool, trainable: bool, memory_grad: bool = False) -> Grad:
+        """As counted (``backward_macs``, with the module's own flags) where the count ran backward; else the
+        reverse-mode rules (``engine.method1.backward``): a row with weights is x·W (weight gradient when
+        trainable, input gradient when needed), a row without (attention's QKᵀ and AV, an Einsum of two
+        activations) is a product of two activations, each needing its gradient: 2 × MACs."""
+        if self.backward_macs is not None:
+            return Grad(self.backward_macs, BACKWARD_EXTRA_FACTOR * self.extra_flop, True,
+                        self.params if trainable else 0)
+        if self.params == 0 and self.macs:
+            return Grad(2 * self.macs if grad_in else 0, BACKWARD_EXTRA_FACTOR * self.extra_flop if grad_in else 0,
+                        grad_in, 0)
+        return product_grad(self.macs, self.extra_flop, self.params, grad_in, trainable)
 
 
 COUNTED_KINDS: tuple[type[LayerBase], ...] = (Counted,)
