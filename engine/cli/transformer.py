@@ -49,9 +49,15 @@ def _transformer(args):
         tokens = parse_count(args.tokens, "tokens")
     if tokens is None:
         raise InputError("tokens", "give --tokens (this library model has no published token count)")
-    run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": args.seq_len,
-                                       "decoder_seq_len": args.decoder_seq_len,
-                                       "convention": args.convention, "causal_count": args.causal_count})
+    fields = {"tokens": tokens, "seq_len": args.seq_len, "decoder_seq_len": args.decoder_seq_len,
+              "convention": args.convention, "causal_count": args.causal_count, "backward": args.backward,
+              "trainable_last": args.trainable_last, "lora_rank": args.lora_rank}
+    if args.lora_targets is not None:
+        if args.lora_rank is None:
+            raise InputError("lora-targets", "give --lora-rank with --lora-targets")
+        fields["lora_targets"] = [t.strip() for t in args.lora_targets.split(",") if t.strip()]
+    run = parse_input(TransformerRun, fields)
+    run.fine_tune  # one of --trainable-last and --lora-rank
     out = estimate_transformer(config, run).as_dict(layers=args.layers)
     if args.model is not None:
         out |= {"model": model.id, "config_source": model.source,
@@ -82,4 +88,13 @@ def register(sub) -> None:
                    help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "
                         "ones (the causal half, or fewer with a sliding window)")
     p.add_argument("--layers", action="store_true", help="include every layer's rows")
+    p.add_argument("--backward", choices=("ratio", "exact"), default="ratio",
+                   help="backward pass: ratio (2 x forward) or exact (counted layer by layer; used whenever "
+                        "weights are frozen)")
+    p.add_argument("--trainable-last", type=int, default=None, metavar="N",
+                   help="fine-tune the last N blocks plus the final norm and head (embeddings frozen)")
+    p.add_argument("--lora-rank", type=int, default=None, metavar="R",
+                   help="fine-tune LoRA adapters of rank R (every other weight frozen)")
+    p.add_argument("--lora-targets", default=None, metavar="q,v,...",
+                   help="the projections LoRA adapts: q, k, v, o, gate, up, down, experts (default q,v)")
     p.set_defaults(run=_transformer)

@@ -7,7 +7,10 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.method1.architecture import ArchitectureResult, evaluate
+from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
+from engine.method1.backward import DEFAULT_LORA_TARGETS, LoraTarget
+from engine.method1.estimate import EXACT_NOTE
+from engine.method1.finetune import FineTune, fine_tuned
 from engine.method1.conventions import Convention
 from engine.errors import parse_input
 from engine.llm.config import TransformerConfig, validate_transformer_config
@@ -33,6 +36,25 @@ class TransformerRun(BaseModel):
                           "the pairs a causal mask keeps, L(L+1)/2 or fewer with a sliding window; none: as the "
                           "config's block says (full by default).")
     backward_ratio: float = DEFAULT_BACKWARD_RATIO
+    backward: Literal["ratio", "exact"] = Field(
+        "ratio", description="ratio: backward = r × forward; exact: counted layer by layer (used whenever "
+                             "weights are frozen: --trainable-last, --lora-rank).")
+    trainable_last: Annotated[int, Field(ge=1, le=10**6)] | None = Field(
+        None, description="Fine-tune the last N blocks (and the final norm and head); embeddings frozen.")
+    lora_rank: Annotated[int, Field(ge=1, le=10**6)] | None = Field(None, description="LoRA adapters of rank r.")
+    lora_targets: tuple[LoraTarget, ...] = DEFAULT_LORA_TARGETS
+
+    @property
+    def fine_tune(self) -> FineTune:
+        if self.trainable_last is not None and self.lora_rank is not None:
+            from engine.errors import InputError
+
+            raise InputError("fine-tune", "choose one of trainable_last (the last N blocks) and lora_rank (LoRA)")
+        if self.trainable_last is not None:
+            return FineTune(mode="last", blocks=self.trainable_last)
+        if self.lora_rank is not None:
+            return FineTune(mode="lora", rank=self.lora_rank, targets=self.lora_targets, lora_dense=False)
+        return FineTune()
 
 
 @dataclass(frozen=True, slots=True)
@@ -80,6 +102,13 @@ class TransformerEstimate(Result):
             "active_params": arch.active_params, "active_non_embedding_params": self.active_non_embedding_params,
             "forward_flop_per_sequence": arch.forward_flop,
             "forward_flop_per_token": arch.forward_flop / self.seq_len,
+            "backward_flop_per_sequence": self.training.backward_flop_per_example,
+            "exact_backward_flop_per_sequence": arch.backward_flop,
+            "backward": self.training.backward, "backward_note": self.training.note,
+            "passes": self.training.passes,
+            "fine_tune": self.run.fine_tune.model_dump(mode="json", exclude_defaults=True) | {
+                "mode": self.run.fine_tune.mode},
+            "trainable_params": arch.trainable_params,
             "training_flop": self.training.training_flop, "pfs_days": self.training.pfs_days,
             "formulas": {f.key: f.training_flop for f in self.formulas},
             "formula_details": to_json(self.formulas),
@@ -109,9 +138,19 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
     if run.causal_count not in (None, config.block.causal_count):
         config = with_causal_count(config, run.causal_count)
     block = config.block
-    arch = evaluate(config.architecture(seq_len, run.decoder_seq_len), run.convention)
+    tune = run.fine_tune
+    architecture = config.architecture(seq_len, run.decoder_seq_len)
+    if tune.mode != "full":
+        layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)
+        architecture = Architecture.model_validate({"input": architecture.input.model_dump(), "layers": layers})
+    arch = evaluate(architecture, run.convention)
     setup = parse_input(TrainingSetup, {"examples": run.tokens / seq_len, "backward_ratio": run.backward_ratio})
-    training = training_compute(arch.forward_flop, setup)
+    if run.backward == "exact" or arch.frozen:
+        training = training_compute(arch.forward_flop, setup, arch.params, backward_flop=arch.backward_flop,
+                                    recompute_flop=arch.recompute_flop, trainable_params=arch.trainable_params,
+                                    note="" if run.backward == "exact" else EXACT_NOTE)
+    else:
+        training = training_compute(arch.forward_flop, setup)
     vocab = config.vocabulary_params
     heads, kv_heads, head_size = block.attention_sizes(config.d_model)
     shape = ModelShape(

@@ -1,0 +1,122 @@
+"""Fine-tuning choices, applied to a layer list (plain JSON data): which weights train.
+
+- ``full``: every weight trains (the list as it is).
+- ``last``: the last k blocks train, and every layer after them (the final norm, the head); every layer
+  before them is frozen (embeddings included). Blocks are the top-level transformer blocks, residual and
+  branch blocks, and each copy of a top-level repeat (a repeat cut by the boundary is split in two). A head
+  tied to the embedding table stays frozen with it (in PyTorch one tensor cannot be half trained).
+- ``lora``: every weight frozen; adapters of rank r on every transformer block (on ``targets``) and, for
+  nets that are not language models, on every dense layer (``lora_dense``).
+"""
+from __future__ import annotations
+
+import copy
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from engine.errors import InputError
+from engine.method1.backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget
+
+BLOCK_TYPES = ("transformer_block", "residual", "branches")
+MAX_BLOCKS = 10**6
+
+
+class FineTune(BaseModel):
+    """What trains: everything, the last ``blocks`` blocks (and what follows them), or LoRA adapters."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    mode: Literal["full", "last", "lora"] = "full"
+    blocks: Annotated[int, Field(ge=1, le=MAX_BLOCKS)] | None = Field(None, description="k, for mode 'last'.")
+    rank: Annotated[int, Field(ge=1, le=MAX_RANK)] | None = Field(None, description="r, for mode 'lora'.")
+    targets: tuple[LoraTarget, ...] = DEFAULT_LORA_TARGETS
+    lora_dense: bool = Field(True, description="LoRA on every dense layer too (not for language models).")
+
+    @model_validator(mode="after")
+    def _complete(self):
+        if self.mode == "last" and self.blocks is None:
+            raise InputError("blocks", "give how many of the last blocks train")
+        if self.mode == "lora" and self.rank is None:
+            raise InputError("rank", "give the LoRA rank")
+        if self.mode == "lora" and not self.targets:
+            raise InputError("targets", "give at least one projection to adapt")
+        return self
+
+
+def block_count(layers: list[dict]) -> int:
+    """The blocks ``last`` counts: top-level transformer/residual/branch blocks, a top-level repeat's copies."""
+    return sum(_units(layer) for layer in layers)
+
+
+def _units(layer: dict) -> int:
+    kind = layer.get("type")
+    if kind == "repeat":
+        return int(layer.get("times", 2))
+    return 1 if kind in BLOCK_TYPES else 0
+
+
+def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
+    """A copy of ``layers`` with ``trainable`` and ``lora`` set as ``tune`` says."""
+    if tune.mode == "full":
+        return copy.deepcopy(layers)
+    if tune.mode == "lora":
+        return [_adapted(dict(layer, trainable=False), tune, top=True) for layer in layers]
+    total = block_count(layers)
+    if total == 0:
+        raise InputError("blocks", "this net has no blocks to train the last of (use trainable per layer)")
+    keep = min(tune.blocks, total)
+    frozen_units = total - keep
+    out: list[dict] = []
+    seen = 0
+    for layer in layers:
+        layer = copy.deepcopy(layer)
+        units = _units(layer)
+        if seen + units <= frozen_units:  # wholly before the boundary (layers without blocks too)
+            out.append(dict(layer, trainable=False))
+        elif seen >= frozen_units:
+            out.append(_untied(layer))
+        else:  # a repeat the boundary cuts: its first copies frozen, the rest trained
+            frozen_copies = frozen_units - seen
+            out.append(dict(layer, times=frozen_copies, trainable=False))
+            out.append(dict(layer, times=units - frozen_copies))
+        seen += units
+        if units == 0 and seen == frozen_units and frozen_units == total:
+            pass
+    return out
+
+
+def _untied(layer: dict) -> dict:
+    """A head tied to the (frozen) embedding table stays frozen with it."""
+    if layer.get("type") == "lm_head" and layer.get("tied"):
+        return dict(layer, trainable=False)
+    return layer
+
+
+def _adapted(layer: dict, tune: FineTune, top: bool = False) -> dict:
+    kind = layer.get("type")
+    if kind == "transformer_block":
+        targets = tuple(t for t in tune.targets if _applies(t, layer))
+        return dict(layer, lora={"rank": tune.rank, "targets": list(targets)}) if targets else layer
+    if kind == "dense" and tune.lora_dense:
+        return dict(layer, lora={"rank": tune.rank})
+    for key in ("body", "shortcut", "layers"):
+        if isinstance(layer.get(key), list):
+            layer[key] = [_adapted(dict(inner), tune) for inner in layer[key]]
+    if isinstance(layer.get("branches"), list):
+        layer["branches"] = [[_adapted(dict(inner), tune) for inner in branch] for branch in layer["branches"]]
+    return layer
+
+
+def _applies(target: str, block: dict) -> bool:
+    """Whether a block has the projection ``target`` names (no gate without a gated feed-forward, no experts
+    in a dense block)."""
+    moe = int(block.get("experts", 1)) > 1
+    if target == "experts":
+        return moe
+    if target == "gate":
+        return bool(block.get("gated")) and (not moe or bool(block.get("shared_ff_size")))
+    if target in ("up", "down"):
+        return not moe or bool(block.get("shared_ff_size"))
+    if target in ("q", "k", "v") and block.get("kv_lora_rank") is not None:
+        return False  # latent attention's projections are not adapted here
+    return True

@@ -1,0 +1,182 @@
+"""Fine-tuning language models against Hugging Face ``transformers``: the model built from its config on the
+meta device (``tests/llm/hf_reference.py``), a real ``loss.backward()`` under ``FlopCounterMode``
+(``tests/method1/backward_reference.py``), and this engine's ``transformer`` estimate with the same choice:
+full training, the last N blocks (+ final norm and head; embeddings and a tied head frozen), LoRA adapters
+(built here as ``nn.Linear`` pairs) on chosen projections. Backward FLOP and trainable parameters, exactly.
+
+GPT-2's q, k and v come from one fused projection (``c_attn``): adapters on some of them make the whole
+fused output need a gradient, so PyTorch computes all three gradients in the first block (docs/training.md);
+its LoRA cases here adapt all of q, k, v or none of them.
+"""
+from __future__ import annotations
+
+import pytest
+
+from engine.llm.config import read_hf_config
+from engine.llm.estimate import TransformerRun, estimate_transformer
+
+pytest.importorskip("transformers")
+from tests.llm.hf_reference import build  # noqa: E402
+from tests.method1.backward_reference import forward_backward, set_trainable  # noqa: E402
+
+SEQ = 12
+
+GPT2 = {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 64, "n_head": 4, "n_layer": 3,
+        "n_positions": 32, "vocab_size": 100}
+BERT = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size": 64, "num_attention_heads": 4,
+        "num_hidden_layers": 3, "intermediate_size": 96, "vocab_size": 100, "max_position_embeddings": 32,
+        "type_vocab_size": 2}
+LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "intermediate_size": 96,
+         "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+         "max_position_embeddings": 64, "tie_word_embeddings": False}
+CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA}
+
+
+def _lora(torch, base, n_in, n_out, rank):
+    """``base`` frozen, B·A added; ``base`` may be nn.Linear or GPT-2's Conv1D."""
+    nn = torch.nn
+
+    class Adapted(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.base = base
+            set_trainable(base, False)
+            self.a, self.b = nn.Linear(n_in, rank, bias=False), nn.Linear(rank, n_out, bias=False)
+
+        def forward(self, x):
+            return self.base(x) + self.b(self.a(x))
+
+    return Adapted()
+
+
+def _fused_qkv_lora(torch, base, d, rank, targets):
+    """GPT-2's c_attn (d → 3d: q, k, v) frozen, adapters added into the targeted thirds."""
+    nn = torch.nn
+
+    class Adapted(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.base = base
+            set_trainable(base, False)
+            self.pairs = nn.ModuleDict({t: nn.Sequential(nn.Linear(d, rank, bias=False), nn.Linear(rank, d, bias=False))
+                                        for t in targets})
+
+        def forward(self, x):
+            thirds = [self.pairs[t](x) if t in self.pairs else torch.zeros(*x.shape[:-1], d, device=x.device)
+                      for t in ("q", "k", "v")]
+            return self.base(x) + torch.cat(thirds, -1)
+
+    return Adapted()
+
+
+def _blocks(model, family):
+    return {"gpt2": lambda: model.transformer.h, "bert": lambda: model.bert.encoder.layer,
+            "llama": lambda: model.model.layers}[family]()
+
+
+def _projections(block, family):
+    """{target: (parent module, attribute, n_in, n_out)} of one block."""
+    if family == "llama":
+        a, m = block.self_attn, block.mlp
+        return {"q": (a, "q_proj"), "k": (a, "k_proj"), "v": (a, "v_proj"), "o": (a, "o_proj"),
+                "gate": (m, "gate_proj"), "up": (m, "up_proj"), "down": (m, "down_proj")}
+    if family == "bert":
+        s = block.attention.self
+        return {"q": (s, "query"), "k": (s, "key"), "v": (s, "value"), "o": (block.attention.output, "dense"),
+                "up": (block.intermediate, "dense"), "down": (block.output, "dense")}
+    return {"o": (block.attn, "c_proj"), "up": (block.mlp, "c_fc"), "down": (block.mlp, "c_proj")}
+
+
+def _shape(module):
+    if hasattr(module, "in_features"):
+        return module.in_features, module.out_features
+    return module.weight.shape[0], module.weight.shape[1]  # Conv1D: weight [n_in, n_out]
+
+
+def _adapt(torch, family, blocks, rank, targets):
+    """LoRA adapters (nn.Linear pairs on the meta device) on the targeted projections of every block."""
+    for block in blocks:
+        for target in targets:
+            if family == "gpt2" and target in "qkv":
+                continue
+            parent, name = _projections(block, family)[target]
+            base = getattr(parent, name)
+            setattr(parent, name, _lora(torch, base, *_shape(base), rank))
+        if family == "gpt2" and set(targets) & {"q", "k", "v"}:
+            attn = block.attn
+            attn.c_attn = _fused_qkv_lora(torch, attn.c_attn, attn.embed_dim, rank, [t for t in targets if t in "qkv"])
+
+
+def _reference(torch, family, mode, n=None, rank=None, targets=()):
+    """(backward FLOP, trainable parameters) of the transformers model trained as ``mode`` says."""
+    model = build(CONFIGS[family])
+    set_trainable(model, mode == "full")
+    blocks = _blocks(model, family)
+    if mode == "last":
+        for block in list(blocks)[-n:]:
+            set_trainable(block, True)
+        if family == "gpt2":
+            set_trainable(model.transformer.ln_f, True)  # the head is the (frozen) token table
+        elif family == "bert":
+            set_trainable(model.cls.predictions.transform, True)  # the decoder is the tied token table
+        else:
+            set_trainable(model.model.norm, True)
+            set_trainable(model.lm_head, True)
+    if mode == "lora":
+        with torch.device("meta"):
+            _adapt(torch, family, blocks, rank, targets)
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    kwargs = {}
+    if family != "bert":  # a decoder's mask: given, so that transformers does not probe for packed sequences
+        kwargs = {"attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False}
+    _, backward = forward_backward(torch, model, ids, kwargs=kwargs)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    return backward, trainable
+
+
+def _engine(family, **run):
+    estimate = estimate_transformer(read_hf_config(CONFIGS[family]),
+                                    TransformerRun(tokens=1e6, seq_len=SEQ, **run))
+    return estimate.architecture.backward_flop, estimate.architecture.trainable_params, estimate
+
+
+@pytest.mark.parametrize("family", list(CONFIGS))
+def test_full_training(torch, family):
+    backward, trainable = _reference(torch, family, "full")
+    ours, ours_trainable, estimate = _engine(family)
+    assert ours == backward
+    # full: every parameter trains (a tied head counted once, with the table)
+    assert ours_trainable == trainable == estimate.params
+
+
+@pytest.mark.parametrize("family", list(CONFIGS))
+@pytest.mark.parametrize("n", [1, 2])
+def test_last_blocks(torch, family, n):
+    backward, trainable = _reference(torch, family, "last", n=n)
+    ours, ours_trainable, estimate = _engine(family, trainable_last=n)
+    assert (ours, ours_trainable) == (backward, trainable)
+    assert estimate.training.backward == "exact" and estimate.training.note
+
+
+LORA_CASES = [("llama", ("q", "v")), ("llama", ("q", "k", "v", "o", "gate", "up", "down")), ("llama", ("k", "down")),
+              ("bert", ("q", "v")), ("bert", ("k", "o", "up")), ("gpt2", ("q", "k", "v")), ("gpt2", ("o", "down")),
+              ("gpt2", ("q", "k", "v", "o", "up", "down"))]
+
+
+@pytest.mark.parametrize("family,targets", LORA_CASES)
+@pytest.mark.parametrize("rank", [1, 8])
+def test_lora(torch, family, targets, rank):
+    backward, trainable = _reference(torch, family, "lora", rank=rank, targets=targets)
+    ours, ours_trainable, estimate = _engine(family, lora_rank=rank, lora_targets=targets)
+    assert (ours, ours_trainable) == (backward, trainable)
+    assert estimate.training.trainable_params == trainable
+
+
+def test_gpt2_fused_qkv_with_some_targets_computes_every_gradient(torch):
+    """The stated special case: adapters on q and v only, in GPT-2's fused c_attn. PyTorch computes the key's
+    gradient too in the first block (its input, the frozen embeddings, needs none): one H·L²·Q product more,
+    2·H·L²·Q FLOP, than the engine's count of what is needed."""
+    backward, trainable = _reference(torch, "gpt2", "lora", rank=8, targets=("q", "v"))
+    ours, ours_trainable, _ = _engine("gpt2", lora_rank=8, lora_targets=("q", "v"))
+    assert ours_trainable == trainable
+    assert backward - ours == 2 * SEQ * SEQ * GPT2["n_embd"]  # H·Q = d
