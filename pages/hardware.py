@@ -19,6 +19,7 @@ from engine.method2.utilization import measured_utilization
 from ui import state
 from ui.boundary import optional_shipped_data, shipped_data
 from ui.exports import exports_panel
+from ui.components.energy_place import energy_place_inputs
 from ui.hardware_inputs import hardware_error, hardware_spec_inputs
 from ui.thresholds import threshold_caption
 from ui.widgets import metric_row, page_header, results_bar, results_slot, show_error, say
@@ -95,10 +96,7 @@ with st.container(border=True):
                                 key=state.bind("hw_price", float(run.get("price_usd_per_chip_hour") or 0.0)))
         tdp = c2.number_input("Power per chip, W (0 = chip's TDP)", min_value=0.0, format="%.0f",
                               key=state.bind("hw_tdp", float(run.get("tdp_w") or 0.0)))
-        pue = c3.number_input("PUE", min_value=1.0, max_value=5.0, step=0.05, help=d.pue_source,
-                              key=state.bind("hw_pue", float(run.get("pue") or d.pue)))
-        grid = c4.number_input("Grid, kg CO₂ per kWh", min_value=0.0, max_value=5.0, step=0.01, help=d.grid_source,
-                               key=state.bind("hw_grid", float(run.get("grid_kg_co2_per_kwh") or d.grid_kg_co2_per_kwh)))
+        energy = energy_place_inputs(run, d, c3, c4)
 
 new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_unit": unit,
            "utilization": utilization,
@@ -107,8 +105,7 @@ new_run = {**spec, "chip_count": count or None, "duration": duration, "duration_
            "utilization_high": high or (evidence.high if evidence and preset == EVIDENCE_ID and not low else None),
            "chip_count_low": count_low or None, "chip_count_high": count_high or None,
            "duration_low": time_low or None, "duration_high": time_high or None,
-           "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, "pue": pue,
-           "grid_kg_co2_per_kwh": grid}
+           "price_usd_per_chip_hour": price or None, "tdp_w": tdp or None, **energy}
 estimate = costs = None
 entered = False
 try:

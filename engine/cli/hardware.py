@@ -43,6 +43,7 @@ def run_from_args(args) -> HardwareRun:
         "chip_count_low": args.count_low, "chip_count_high": args.count_high,
         "duration_low": args.time_low, "duration_high": args.time_high,
         "tdp_w": args.tdp, "pue": args.pue, "grid_kg_co2_per_kwh": args.grid,
+        "place": args.place, "provider": args.provider,
     }
     return parse_input(HardwareRun, {k: v for k, v in data.items() if v is not None})
 
@@ -110,4 +111,8 @@ def register(sub) -> None:
     h.add_argument("--tdp", type=float, metavar="W", help="power per chip (overrides the TDP)")
     h.add_argument("--pue", type=float, help="data-center PUE (default in hardware_db.json)")
     h.add_argument("--grid", type=float, metavar="KG_PER_KWH", help="grid intensity, kg CO2/kWh")
+    h.add_argument("--place", metavar="PLACE", help="where the chips ran, for the grid's CO2 per kWh: a country "
+                   "(fr, us, de, …) or cloud region (aws-us-east-1, gcp-europe-north1, …); default: world average")
+    h.add_argument("--provider", metavar="PROVIDER", help="whose data centres, for the PUE: google, meta, aws, "
+                   "microsoft, average")
     h.set_defaults(run=_hardware)

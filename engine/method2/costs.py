@@ -1,7 +1,9 @@
 """Cost, energy and CO2 of a run: chip-hours × price; chip-hours × TDP × PUE; energy × grid intensity.
 
 Every input is editable and every default is stated with its basis: the price is the chip's
-INDICATIVE price from ``hardware_db.json``, PUE and grid intensity are the database defaults.
+INDICATIVE price from ``hardware_db.json``; PUE is the provider's published figure (``pue.csv``) or the
+database default; grid intensity is the place's (``grid_intensity.csv``: countries and cloud regions, with
+year and source) or the database's world average.
 TDP × time is an upper-end estimate of the chips' draw (they rarely sit at TDP the whole run) and
 leaves out host CPUs, memory and network, which add perhaps 30–50% in a GPU server; PUE adds the
 facility's cooling and power losses.
@@ -12,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 
 from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
+from engine.method2.places import grid_place, provider_pue
 from engine.errors import parse_input
 from engine.method2.run import EnergyInputs, HardwareRun
 from engine.results import Result
@@ -78,9 +81,20 @@ def costs_for_chip_hours(chip_hours: float, chip: Chip | None, inputs: EnergyInp
         tdp, tdp_basis = None, None
         notes.append("no TDP for this hardware: give tdp_w for energy and CO2")
 
-    pue, pue_basis = ((inputs.pue, "given") if inputs.pue is not None else (defaults.pue, defaults.pue_source))
-    grid, grid_basis = ((inputs.grid_kg_co2_per_kwh, "given") if inputs.grid_kg_co2_per_kwh is not None
-                        else (defaults.grid_kg_co2_per_kwh, defaults.grid_source))
+    if inputs.pue is not None:
+        pue, pue_basis = inputs.pue, "given"
+    elif inputs.provider is not None:
+        row = provider_pue(inputs.provider)
+        pue, pue_basis = row.pue, row.basis()
+    else:
+        pue, pue_basis = defaults.pue, defaults.pue_source
+    if inputs.grid_kg_co2_per_kwh is not None:
+        grid, grid_basis = inputs.grid_kg_co2_per_kwh, "given"
+    elif inputs.place is not None:
+        place = grid_place(inputs.place)
+        grid, grid_basis = place.kg_co2_per_kwh, place.basis()
+    else:
+        grid, grid_basis = defaults.grid_kg_co2_per_kwh, defaults.grid_source
     energy = None if tdp is None else chip_hours * tdp / WATT_HOURS_PER_KWH * pue
     if energy is not None:
         notes.append("energy counts the chips at TDP the whole run (upper end) and leaves out host "

@@ -150,6 +150,18 @@ class EnergyInputs(BaseModel):
     tdp_w: Annotated[float, Field(gt=0, le=1e7, allow_inf_nan=False)] | None = None
     pue: float | None = Field(None, ge=1, le=5, allow_inf_nan=False)
     grid_kg_co2_per_kwh: float | None = Field(None, ge=0, le=5, allow_inf_nan=False)
+    place: str | None = Field(None, max_length=60, description="where the chips ran: a country or cloud region "
+                              "of grid_intensity.csv ('fr', 'aws-us-east-1', …), for the grid's CO2 per kWh")
+    provider: str | None = Field(None, max_length=40, description="whose data centre: a provider of pue.csv "
+                                 "('google', 'meta', 'aws', 'microsoft', 'average'), for the PUE")
+
+    @field_validator("place", "provider")
+    @classmethod
+    def _known(cls, value, info):
+        if value is None:
+            return None
+        from engine.method2.places import grid_place, provider_pue
+        return (grid_place if info.field_name == "place" else provider_pue)(value).id
 
 
 class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):

@@ -190,3 +190,14 @@ def test_no_page_shows_a_stray_string(script):
 
     tree = ast.parse((ROOT / "pages" / script).read_text(encoding="utf-8"))
     assert list(strays(tree.body, True)) == []
+
+
+def test_hardware_co2_by_place_and_provider():
+    # default run: 8 A100 80 GB × 24 h = 192 chip-hours × 400 W (TDP) × PUE 1.1 = 84.48 kWh; world 0.48 kg/kWh
+    at = page("hardware")
+    assert metric(at, "CO₂") == "40.6 kg CO₂"
+    at.selectbox(key="hw_place").set_value("fr").run()  # France: 57 g/kWh (Luccioni et al. 2022)
+    assert not at.exception and metric(at, "CO₂") == "4.82 kg CO₂"
+    at.selectbox(key="hw_provider").set_value("meta").run()  # Meta: PUE 1.09
+    assert metric(at, "CO₂") == "4.77 kg CO₂" and metric(at, "Energy") == "83.7 kWh"
+    assert at.session_state["scenario"].hardware.place == "fr"

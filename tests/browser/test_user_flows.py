@@ -260,3 +260,15 @@ def test_add_the_swin_and_convnext_kinds_to_a_preset(server, page):
         add_layer(page, kind)
         assert metric_value(page, "Parameters") == f"{with_attention + 192:,}"
         assert metric_value(page, "Forward per example") == forward
+
+
+def test_choose_where_the_chips_ran_for_the_co2(server, page):
+    # 8 A100 80 GB × 24 h × 400 W × PUE 1.1 = 84.48 kWh: 40.6 kg CO₂ on the world average (0.48 kg/kWh),
+    # 4.82 kg on the French grid (57 g/kWh, Luccioni et al. 2022)
+    page.goto(f"{server}/hardware")
+    wait_for_app(page)
+    assert metric_value(page, "CO₂") == "40.6 kg CO₂"
+    page.get_by_text("Cost, energy and CO₂ assumptions").click()
+    settle(page)
+    choose(page, "Where the chips ran (grid)", "France — 57 g CO₂/kWh (2022)")
+    assert metric_changes(page, "CO₂", "40.6 kg CO₂") == "4.82 kg CO₂"
