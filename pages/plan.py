@@ -9,7 +9,7 @@ import streamlit as st
 from engine.errors import InputError, parse_input
 from engine.method2.hardware_db import load_hardware_db
 from engine.plan.interconnects import interconnects
-from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, PRECISIONS as PLAN_PRECISIONS, PlanInputs
+from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, PRECISIONS as PLAN_PRECISIONS, PlanInputs
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.optimal import (
@@ -94,6 +94,8 @@ if model is not None:
                                           "bubble (an assumption; see the published-run check below).")
         seq_parallel = c3.checkbox("Sequence parallelism", key=state.bind("plan_sp", lay.sequence_parallel),
                                    help="Korthikanti et al. 2022")
+        convention = c4.selectbox("Framework (model states)", list(CONVENTIONS), format_func=CONVENTIONS.get,
+                                  key=state.bind("plan_convention", opt.convention))
         c1, c2, c3, c4 = st.columns(4)
         dp = c1.number_input("Data parallel d", 1, 10**9, key=state.bind("plan_dp", lay.dp))
         tp = c2.number_input("Tensor parallel t", 1, 10**9, key=state.bind("plan_tp", lay.tp))
@@ -110,7 +112,8 @@ if model is not None:
             "chip": chip_id, "kernel_efficiency": efficiency,
             "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "micro_batch": int(micro),
                        "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
-            "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute}})
+            "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute,
+                        "convention": convention}})
         layout, options = inputs.layout, inputs.options
         settings = parse_input(PlanSettings, {"chip": chip_id, "kernel_efficiency": efficiency, "tokens": tokens})
         plan = plan_run(model, layout, options, settings)

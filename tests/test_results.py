@@ -30,7 +30,7 @@ INPUTS = {
     # read from outside (forms, flags, files, links, the databases), validated through parse_input
     "Chip", "HardwareDB", "HardwareRun", "Interconnect", "Layout", "MemoryOptions", "PlanInputs", "RunPoint",
     "Scenario", "TrainingRun", "TransformerConfig", "TransformerRun", "TrendQuery", "UtilizationPreset",
-    "UtilizationReport", "LibraryModel",
+    "UtilizationReport", "LibraryModel", "GridPlace", "ProviderPue",
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`
     "Loaded",

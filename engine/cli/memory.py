@@ -94,7 +94,8 @@ def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, M
                                   f"{layout.pp} = {layout.chips:,}")
     options = saved.options.model_dump() if saved else {}
     flags = {"optimizer": args.optimizer, "precision": args.precision.lower() if args.precision else None,
-             "zero": _number(args.zero), "recompute": args.recompute}
+             "zero": _number(args.zero), "recompute": args.recompute,
+             "convention": args.convention.lower() if args.convention else None}
     options.update({k: v for k, v in flags.items() if v is not None})
     return layout, parse_input(MemoryOptions, options)
 
@@ -144,6 +145,9 @@ def add_layout_arguments(p) -> None:
     p.add_argument("--precision", help="bf16 (default), fp16, fp8, fp6 (MXFP6), fp4 (MXFP4/NVFP4) — 16-bit states — or fp32")
     p.add_argument("--zero", help="ZeRO stage 0 (default) to 3 (3 = FSDP full sharding)")
     p.add_argument("--recompute", help="activation recomputation: none (default), selective, full")
+    p.add_argument("--convention", help="how the framework keeps the model states: deepspeed (default; ZeRO's "
+                   "16 B/param with Adam), megatron (FP32 gradients: 18 B/param; --zero 1 = distributed "
+                   "optimizer), fsdp (FP32 sharded parameters and gradients)")
     p.add_argument("--chip", help="chip id or alias: fits / does not fit its memory")
     p.epilog = "Flags left out come from the scenario's saved plan (the dashboard's share link), if any."
 

@@ -97,14 +97,35 @@ class Layout(BaseModel):
             raise InputError("ep", f"{self.ep} does not divide the model's {model.experts} expert(s)")
 
 
+Convention = Literal["deepspeed", "megatron", "fsdp"]
+CONVENTIONS: dict[str, str] = {
+    "deepspeed": "DeepSpeed ZeRO 0–3 (16-bit weights and gradients: 16 B/param with Adam)",
+    "megatron": "Megatron-LM (FP32 gradients: 18 B/param with Adam; ZeRO 1 = distributed optimizer, 6 + 12/d)",
+    "fsdp": "PyTorch FSDP (FP32 sharded parameters and gradients; ZeRO 3 = FULL_SHARD, 2 = SHARD_GRAD_OP)",
+}
+"""How a framework keeps the model states (``engine.plan.memory``)."""
+
+
 class MemoryOptions(BaseModel):
-    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding) and activation recomputation."""
+    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding), activation recomputation, and the
+    framework's convention for the model states."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     optimizer: Optimizer = "adam"
     precision: Precision = "bf16"
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Recompute = "none"
+    convention: Convention = "deepspeed"
+
+    @model_validator(mode="after")
+    def _stage_exists(self):
+        if self.convention == "megatron" and self.zero > 1:
+            raise InputError("zero", f"Megatron-LM's distributed optimizer shards the optimizer states only "
+                                     f"(ZeRO 1); stage {self.zero} needs the DeepSpeed or FSDP convention")
+        if self.convention == "fsdp" and self.zero == 1:
+            raise InputError("zero", "FSDP shards gradients with the optimizer states (SHARD_GRAD_OP = ZeRO 2) "
+                                     "or everything (FULL_SHARD = ZeRO 3); it has no stage 1")
+        return self
 
 
 class PlanInputs(BaseModel):

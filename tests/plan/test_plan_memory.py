@@ -133,3 +133,40 @@ def test_bad_layouts_name_the_field(llama7b, data, field):
         memory_per_chip(llama7b, parse_input(Layout, data), MemoryOptions())
     assert str(err.value).split(":")[0] == field
     assert "\n" not in str(err.value)
+
+
+@pytest.mark.parametrize("precision,plain,distributed", [
+    # Megatron Core's distributed-optimizer guide (docs.nvidia.com/megatron-core/developer-guide/latest/
+    # distrib_optimizer.html): bytes per parameter, non-distributed | distributed over d replicas
+    ("bf16", lambda d: 18, lambda d: 6 + 12 / d),
+    ("fp16", lambda d: 20, lambda d: 4 + 16 / d),
+    ("fp32", lambda d: 16, lambda d: 8 + 8 / d),
+])
+@pytest.mark.parametrize("d", [1, 8, 64])
+def test_megatron_convention_is_megatrons_table(precision, plain, distributed, d):
+    model = _bare(1_000_000)
+    layout = Layout(dp=d)
+    zero0 = memory_per_chip(model, layout, MemoryOptions(precision=precision, convention="megatron"))
+    zero1 = memory_per_chip(model, layout, MemoryOptions(precision=precision, convention="megatron", zero=1))
+    assert zero0.model_states == pytest.approx(plain(d) * 1_000_000)
+    assert zero1.model_states == pytest.approx(distributed(d) * 1_000_000)
+
+
+@pytest.mark.parametrize("zero,per_param", [(0, lambda d: 16), (2, lambda d: 4 + 12 / d), (3, lambda d: 16 / d)])
+def test_fsdp_convention_keeps_fp32_sharded_parameters_and_gradients(zero, per_param):
+    # FSDP with MixedPrecision(param_dtype=bf16): the sharded FlatParameter and its gradient are FP32 (4 + 4 B),
+    # Adam's m and v 8 B; FULL_SHARD (ZeRO 3) shards all 16 B; SHARD_GRAD_OP (2) keeps the parameters whole
+    # (Zhao et al. 2023, 'PyTorch FSDP', §3.2 and §4.4)
+    d = 8
+    mem = memory_per_chip(_bare(1_000_000), Layout(dp=d), MemoryOptions(convention="fsdp", zero=zero))
+    assert mem.model_states == pytest.approx(per_param(d) * 1_000_000)
+    assert (mem.weights, mem.gradients) == pytest.approx((4e6 / (d if zero == 3 else 1), 4e6 / (d if zero >= 2 else 1)))
+
+
+def test_conventions_refuse_stages_they_do_not_have():
+    with pytest.raises(InputError, match="^zero: Megatron-LM's distributed optimizer"):
+        parse_input(MemoryOptions, {"convention": "megatron", "zero": 3})
+    with pytest.raises(InputError, match="^zero: FSDP"):
+        parse_input(MemoryOptions, {"convention": "fsdp", "zero": 1})
+    with pytest.raises(InputError, match="^convention"):
+        parse_input(MemoryOptions, {"convention": "horovod"})

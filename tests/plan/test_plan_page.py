@@ -116,3 +116,17 @@ def test_visiting_the_page_leaves_the_link_alone():
     assert at.session_state["scenario"].plan is None
     at.number_input(key="plan_dp").set_value(4).run()
     assert at.session_state["scenario"].plan.layout.dp == 4
+
+
+def test_the_framework_convention_changes_the_model_states():
+    # Llama 2 7B preset (6,738,415,616 parameters), one chip: ZeRO's 16 B → Megatron's 18 B per parameter
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.selectbox(key="preset_choice").set_value("llama2-7b").run()
+    at.button[0].click().run()
+    at.switch_page(str(ROOT / "pages" / "plan.py")).run()
+    at.selectbox(key="plan_convention").set_value("megatron").run()
+    assert not at.exception
+    assert at.session_state["scenario"].plan.options.convention == "megatron"
