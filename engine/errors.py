@@ -3,6 +3,7 @@ problem becomes one ``InputError`` — one line, ``field: reason`` — that the 
 """
 from __future__ import annotations
 
+import difflib
 import functools
 import re
 from collections.abc import Mapping
@@ -29,6 +30,20 @@ def quoted(value: object, limit: int = 40) -> str:
     """A user-supplied value for a message: quoted, one line, cut to ``limit`` characters."""
     text = one_line(str(value))
     return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"
+
+
+KNOWN_TYPES_LIMIT = 300
+"""Characters of the known types listed after an unknown ``type``: the message stays one short line."""
+
+
+def unknown_type_reason(tag: object, known: list[str]) -> str:
+    """"unknown type 'dénse' (did you mean 'dense'?); known types: 'dense', 'conv1d', … (40 in all)"."""
+    close = difflib.get_close_matches(str(tag), known, n=3, cutoff=0.6)
+    hint = f" (did you mean {' or '.join(quoted(c) for c in close)}?)" if close else ""
+    listing = ", ".join(quoted(k) for k in known)
+    if len(listing) > KNOWN_TYPES_LIMIT:
+        listing = listing[:listing.rfind(", ", 0, KNOWN_TYPES_LIMIT)] + f", … ({len(known)} in all)"
+    return f"unknown type {quoted(tag)}{hint}; known types: {listing}"
 
 
 def json_type(value: object) -> str:
@@ -201,7 +216,7 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     if first.get("type") == "union_tag_invalid":  # an unknown ``type`` of a tagged union (a layer kind)
         ctx = first.get("ctx", {})
         field = f"{field}.{ctx.get('discriminator', 'type').strip(chr(39))}"
-        reason = f"unknown type {quoted(ctx.get('tag'))}; known types: {ctx.get('expected_tags')}"
+        reason = unknown_type_reason(ctx.get("tag"), re.findall(r"'([^']*)'", str(ctx.get("expected_tags", ""))))
     elif first.get("type") == "union_tag_not_found":
         field = f"{field}.type" if field else "type"
         reason = "missing; every layer needs a 'type'"

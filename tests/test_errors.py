@@ -40,7 +40,18 @@ def test_unknown_layer_type_with_hostile_text(tag):
     message = str(info.value)
     assert message.startswith("layers[0].type: unknown type '")
     assert len(message.splitlines()) == 1
-    assert len(message) < 600  # the 5,000-character tag is cut to 40 (the rest lists the ~30 known kinds)
+    assert len(message) < 600  # the 5,000-character tag is cut to 40, the known kinds to 300 characters
+
+
+def test_unknown_layer_type_suggests_the_close_ones_and_counts_the_rest():
+    from engine.method1.kinds import KIND_BY_TYPE
+
+    spec = {"input": {"shape": [1]}, "layers": [{"type": "windw_attention"}]}
+    with pytest.raises(InputError) as info:
+        load_scenario_text(json.dumps(spec))
+    reason = info.value.reason
+    assert reason.startswith("unknown type 'windw_attention' (did you mean 'window_attention'")
+    assert reason.endswith(f"… ({len(KIND_BY_TYPE)} in all)") and "'dense', 'conv1d'" in reason
 
 
 def test_unknown_chip_name_is_cut_and_escaped():
