@@ -20,7 +20,7 @@ scenario = state.get()
 data = scenario.model_dump(mode="json")
 preset_picker()
 line = results_line(scenario)
-transformer_panel()
+refused = transformer_panel()
 totals_area = st.container()
 
 mode = st.radio("Method 1 from", ["layers", "quick"], horizontal=True, key=state.bind("m1_mode", data["mode"]),
@@ -38,7 +38,7 @@ else:
 training_form(data)
 
 scenario, estimate, stale = apply_edits(data, edits, line, scenario)
-totals(totals_area, line, scenario, estimate, stale)
+totals(totals_area, line, scenario, estimate, stale, withheld=refused)
 if mode == "layers":
     layer_table(table_area, scenario, estimate, stale)
     kind_formulas()

@@ -70,7 +70,9 @@ def _config_source(source: str):
     return None
 
 
-def transformer_panel() -> None:
+def transformer_panel() -> bool:
+    """The panel; True when a config was refused in this run (the page then shows no totals)."""
+    refused = False
     with st.expander("Transformers: build from a Hugging Face config.json, compare 6ND, PaLM and Megatron-LM"):
         source = st.radio("Config from", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="hf_source")
         try:
@@ -102,11 +104,14 @@ def transformer_panel() -> None:
                                                               decoder_seq_len=decoder_seq or None))
             except InputError as exc:
                 show_error(exc)
+                st.session_state.pop(ESTIMATE, None)  # the previous model's figures do not stand beside the error
+                refused = True
             else:
                 st.session_state[ESTIMATE] = estimate.as_dict()
                 state.replace(scenario)
                 st.rerun()
         _show(st.session_state.get(ESTIMATE))
+    return refused
 
 
 def _show(shown: dict | None) -> None:

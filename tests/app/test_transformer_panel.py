@@ -84,10 +84,18 @@ def test_inert_key_is_listed_as_not_used():
 
 def test_key_read_by_transformers_is_refused_then_listed_when_lenient():
     """GPT-2's num_hidden_layers is n_layer in transformers (attribute_map); the reader reads n_layer only."""
+    at = app()
+    at.selectbox(key="hf_model").set_value("t5-small").run()
+    build(at)
+    assert metric(at, "Parameters") == "60,506,624" and "As built from the config" in shown(at)
     config = library_model("gpt2").config | {"num_hidden_layers": 24}
-    at = paste(app(), config)
+    at = paste(at, config)
     build(at)
     assert errors(at)[0].startswith("config.num_hidden_layers: transformers' ")
+    # the refused config's page shows no totals: not T5's beside the error, nor its panel summary
+    assert not [m for m in at.metric if m.label in ("Parameters", "Training compute")]
+    assert shown(at) == ""
+    assert any("No totals while the config above is refused" in i.value for i in at.info)
     at.checkbox(key="hf_lenient").check().run()
     build(at)
     assert not at.error

@@ -142,6 +142,11 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     panel.get_by_role("button", name="Build the layers from this config").click()
     page.locator("[data-testid='stAlertContentError']", has_text="config.num_hidden_layers: transformers'") \
         .wait_for(timeout=30_000)
+    # no totals beside the refusal (the default scenario's metrics were on the page before it)
+    page.locator("[data-testid='stAlertContentInfo']", has_text="No totals while the config above is refused") \
+        .wait_for(timeout=30_000)
+    assert page.locator("[data-testid='stMetric']", has_text="Training compute").count() == 0
+    assert page.locator("[data-testid='stMetric']", has_text="Parameters").count() == 0
     panel.get_by_text("Count a config with keys transformers reads and this reader does not").click()
     wait_for_app(page)
     build_and_check(page, panel, 124_439_808)

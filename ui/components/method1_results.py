@@ -17,7 +17,7 @@ from ui.components.layer_editor import LayerEdits, pick_after
 from ui.thresholds import threshold_caption
 from ui.views.layer_table import top_level_totals
 from ui.views.method1 import TABLE_COLUMNS, interval_metrics, table_with_unreached, totals_metrics, training_latex
-from ui.widgets import metric_row, results_slot, show_error, shown_estimate, summary_bar
+from ui.widgets import metric_row, results_bar, results_slot, show_error, shown_estimate, summary_bar
 
 LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
 
@@ -77,8 +77,18 @@ def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenari
     return state.get(), estimate, stale
 
 
-def totals(area, line: ResultsLine, scenario, estimate, stale) -> None:
-    """The results line again, the metrics (stale while an error is fixed), the formula with its numbers."""
+WITHHELD = "no totals while the config above is refused: the layer list below is still the previous model's"
+
+
+def totals(area, line: ResultsLine, scenario, estimate, stale, withheld: bool = False) -> None:
+    """The results line again, the metrics (stale while an error is fixed), the formula with its numbers;
+    ``withheld`` (a config was just refused): none of them, so no other model's figures stand beside the error."""
+    if withheld:
+        with line.slot:
+            results_bar(None, missing=WITHHELD)
+        with area:
+            st.info(WITHHELD[0].upper() + WITHHELD[1:] + ".")
+        return
     shown, is_stale = shown_estimate(estimate, stale)
     with line.slot:
         summary_bar(shown, stale=is_stale)
