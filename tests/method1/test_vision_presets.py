@@ -47,3 +47,17 @@ def test_full_convention_adds_the_merges_and_the_norms():
     sizes = [56 * 56 * 64] * 2 + [28 * 28 * 128] * 2 + [14 * 14 * 256] * 2 + [7 * 7 * 512] * 2
     assert sorted(r.forward_flop for r in adds) == sorted(sizes)
     assert est["full"].forward_flop > est["matmul"].forward_flop
+
+
+def test_googlenet_needs_no_padding_trick(torch):
+    """GoogLeNet (not a preset), written with pools that round up (ceil_mode), as torchvision writes it:
+    exact against its torch.nn twin and torchvision's model card (6,624,904 parameters, 1.50 GFLOPS)."""
+    from engine.method1.architecture import Architecture, evaluate
+    from engine.method1.vision_nets import googlenet
+    from tests.method1.torch_nets import GoogLeNet, count
+
+    shape, layers = googlenet()
+    result = evaluate(Architecture.model_validate({"input": {"shape": shape}, "layers": layers}))
+    params, flop = count(GoogLeNet, (3, 224, 224))
+    assert (result.params, result.forward_flop) == (params, flop)
+    assert params == 6_624_904 and round(flop / 2e9, 2) == 1.50

@@ -145,6 +145,14 @@ def test_patch_merging(torch):
         assert _row([h, w, c], layer) == _count(torch, module, _meta(torch, h, w, c)), layer
 
 
+def test_patch_merging_full_convention():
+    """7×9×96 → padded 8×10 → 4×5 positions of 384 values, normed (7 FLOP each) and projected to 192."""
+    rows = evaluated([7, 9, 96], [{"type": "patch_merging"}], convention="full").rows
+    assert [(r.part, r.params, r.forward_flop) for r in rows] == [
+        ("norm", 2 * 384, 7 * 4 * 5 * 384), ("reduction", 384 * 192, 2 * 4 * 5 * 384 * 192)]
+    assert rows[0].output_shape == [4, 5, 192]
+
+
 @pytest.mark.parametrize("shape, layer, message", [
     ([96], {"type": "window_attention", "heads": 3}, "expects a grid [H, W, C]"),
     ([8, 8, 96], {"type": "window_attention", "heads": 5}, "heads 5 must divide the channels C = 96"),

@@ -728,6 +728,40 @@ class ConvNeXt(nn.Module):
         return self.classifier(self.avgpool(self.features(x)))
 
 
+# ---------------------------------------------------------------- googlenet.py (aux_logits off)
+
+class InceptionV1(nn.Module):
+    def __init__(self, inp, c1, c3r, c3, c5r, c5, pool):
+        super().__init__()
+        self.branch1 = conv_bn_act(inp, c1, 1)
+        self.branch2 = nn.Sequential(conv_bn_act(inp, c3r, 1), conv_bn_act(c3r, c3, 3))
+        self.branch3 = nn.Sequential(conv_bn_act(inp, c5r, 1), conv_bn_act(c5r, c5, 3))  # torchvision's 3×3
+        self.branch4 = nn.Sequential(nn.MaxPool2d(3, 1, 1, ceil_mode=True), conv_bn_act(inp, pool, 1))
+
+    def forward(self, x):
+        return torch.cat([self.branch1(x), self.branch2(x), self.branch3(x), self.branch4(x)], 1)
+
+
+class GoogLeNet(nn.Module):
+    def __init__(self, num_classes=1000):
+        super().__init__()
+        self.stem = nn.Sequential(conv_bn_act(3, 64, 7, 2, padding=3), nn.MaxPool2d(3, 2, ceil_mode=True),
+                                  conv_bn_act(64, 64, 1), conv_bn_act(64, 192, 3), nn.MaxPool2d(3, 2, ceil_mode=True))
+        self.blocks = nn.Sequential(
+            InceptionV1(192, 64, 96, 128, 16, 32, 32), InceptionV1(256, 128, 128, 192, 32, 96, 64),
+            nn.MaxPool2d(3, 2, ceil_mode=True),
+            InceptionV1(480, 192, 96, 208, 16, 48, 64), InceptionV1(512, 160, 112, 224, 24, 64, 64),
+            InceptionV1(512, 128, 128, 256, 24, 64, 64), InceptionV1(512, 112, 144, 288, 32, 64, 64),
+            InceptionV1(528, 256, 160, 320, 32, 128, 128), nn.MaxPool2d(2, 2, ceil_mode=True),
+            InceptionV1(832, 256, 160, 320, 32, 128, 128), InceptionV1(832, 384, 192, 384, 48, 128, 128))
+        self.avgpool = nn.AdaptiveAvgPool2d(1)
+        self.dropout = nn.Dropout(0.2)
+        self.fc = nn.Linear(1024, num_classes)
+
+    def forward(self, x):
+        return self.fc(self.dropout(torch.flatten(self.avgpool(self.blocks(self.stem(x))), 1)))
+
+
 REFERENCE_NETS = {
     "resnet18": (resnet18, (3, 224, 224)),
     "resnet50": (resnet50, (3, 224, 224)),
