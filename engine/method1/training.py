@@ -1,9 +1,9 @@
-"""Training compute from forward FLOP: the seed's method 1, and its quick forms.
+"""Training compute from forward FLOP: method 1, and its quick forms.
 
 C = F × (1 + r + recompute) × E × epochs + u × P × steps
 
 F forward FLOP per example, r the backward/forward ratio (2 by default: ×3), E examples per epoch
-(given, or batches per epoch × batch size), u optimizer FLOP per parameter per step (SGD 2, Adam 18),
+(given, or batches per epoch × batch size), u optimizer FLOP per parameter per step (``engine.optimizers``: SGD 2, Adam 18),
 P trainable parameters; with activation recomputation the forward runs once more.
 
 ``backward: "exact"`` replaces F × r by B, the backward pass counted layer by layer
@@ -16,20 +16,19 @@ from __future__ import annotations
 import math
 import sys
 from dataclasses import dataclass
-from typing import Annotated, Literal
+from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
+from engine.optimizers import OptimizerTerm, optimizer_flop_per_param, optimizer_term_label
 from engine.ranges import Factor, Interval, check_range, monte_carlo_interval
 from engine.results import Result
 from engine.units import FLOP_PER_MAC, flop_to_pfs_days
 
 
-OPTIMIZER_FLOP_PER_PARAM: dict[str, int] = {"none": 0, "sgd": 2, "adam": 18}
-"""FLOP per parameter per update step (BRIEF: Adam ≈ 18, SGD 2)."""
-OPTIMIZER_LABELS: dict[str, str] = {"none": "not counted", "sgd": f"SGD ({OPTIMIZER_FLOP_PER_PARAM['sgd']} FLOP/param/step)",
-                                    "adam": f"Adam ({OPTIMIZER_FLOP_PER_PARAM['adam']} FLOP/param/step)"}
+OPTIMIZER_LABELS: dict[str, str] = {term: optimizer_term_label(term) for term in get_args(OptimizerTerm)}
+"""The optimizer term as the training form names it (``engine.optimizers``: one table for FLOP and bytes)."""
 
 DEFAULT_BACKWARD_RATIO = 2.0
 """Backward ≈ 2 × forward (Epoch measured 1:1 to 3:1)."""
@@ -48,7 +47,7 @@ class TrainingSetup(BaseModel):
     backward: Literal["ratio", "exact"] = Field(
         "ratio", description="ratio: backward = r × forward; exact: counted layer by layer (used whenever a "
                              "layer is frozen or adapted).")
-    optimizer: Literal["none", "sgd", "adam"] = "none"
+    optimizer: OptimizerTerm = "none"
     recomputation: bool = False
     backward_ratio_low: Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)] | None = Field(
         None, description="range of r (90% interval); Epoch measured 1 to 3")
@@ -141,7 +140,7 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0,
     examples = setup.examples_per_epoch * setup.epochs
     exact = backward_flop is not None
     updated = params if trainable_params is None else trainable_params
-    optimizer_flop = OPTIMIZER_FLOP_PER_PARAM[setup.optimizer] * updated * setup.steps
+    optimizer_flop = optimizer_flop_per_param(setup.optimizer) * updated * setup.steps
     if exact:
         recompute = (forward_flop if recompute_flop is None else recompute_flop) if setup.recomputation else 0.0
         passes = (forward_flop + backward_flop + recompute) / forward_flop if forward_flop else 1.0

@@ -11,6 +11,7 @@ from typing import Annotated, Literal, get_args
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
+from engine.optimizers import OptimizerId
 from engine.plan.model import PlanModel
 
 MAX_CHIPS = 10_000_000
@@ -24,7 +25,6 @@ kernels are bound by memory bandwidth and pull the average down. 0.7 is an assum
 the published-run table (``engine.plan.published_runs``) shows how far it is off for each run."""
 
 Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)]
-Optimizer = Literal["adam", "adam-8bit", "sgd-momentum", "sgd"]
 Precision = Literal["bf16", "fp16", "fp32", "fp8", "fp6", "fp4"]
 """fp8/fp6/fp4 are the matrix multiplications' format (FP8; MXFP6; MXFP4/NVFP4): weights, gradients and
 activations stay 16-bit, as in FP8 and FP4 training recipes."""
@@ -111,7 +111,7 @@ class MemoryOptions(BaseModel):
     framework's convention for the model states."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    optimizer: Optimizer = "adam"
+    optimizer: OptimizerId = "adam"
     precision: Precision = "bf16"
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Recompute = "none"

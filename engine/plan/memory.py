@@ -31,6 +31,7 @@ import math
 from dataclasses import dataclass
 
 from engine.errors import InputError
+from engine.optimizers import OPTIMIZERS
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import PlanModel
 from engine.results import Result
@@ -38,12 +39,8 @@ from engine.results import Result
 GB = 1e9
 
 STATE_BYTES: dict[tuple[str, bool], tuple[float, float, float]] = {
-    # (optimizer, mixed 16-bit?) -> (weights, gradients, optimizer states) bytes per parameter
-    ("adam", True): (2, 2, 12), ("adam", False): (4, 4, 8),
-    ("adam-8bit", True): (2, 2, 6), ("adam-8bit", False): (4, 4, 2),
-    ("sgd-momentum", True): (2, 2, 8), ("sgd-momentum", False): (4, 4, 4),
-    ("sgd", True): (2, 2, 4), ("sgd", False): (4, 4, 0),
-}
+    (name, mixed): opt.state_bytes(mixed) for name, opt in OPTIMIZERS.items() for mixed in (True, False)}
+"""(optimizer, mixed 16-bit?) -> (weights, gradients, optimizer states) bytes per parameter (``engine.optimizers``)."""
 
 
 def state_bytes_per_param(options: MemoryOptions) -> tuple[float, float, float]:
