@@ -61,3 +61,21 @@ def test_googlenet_needs_no_padding_trick(torch):
     params, flop = count(GoogLeNet, (3, 224, 224))
     assert (result.params, result.forward_flop) == (params, flop)
     assert params == 6_624_904 and round(flop / 2e9, 2) == 1.50
+
+
+@pytest.mark.parametrize("preset_id", ["shufflenet_v2_x1_0", "swin_t", "convnext_tiny"])
+def test_new_presets_backward_matches_torch_exactly(torch, preset_id):
+    """The backward pass of the nets with the new kinds (channel split and shuffle, window attention, patch
+    merging, layer scale, stochastic depth): FlopCounterMode over out.sum().backward() on meta, every
+    parameter trainable, no input gradient (tests/method1/backward_reference.py)."""
+    from engine.method1.architecture import evaluate
+    from tests.method1.backward_reference import forward_backward
+    from tests.method1.torch_nets import REFERENCE_NETS
+
+    make, chw = REFERENCE_NETS[preset_id]
+    with torch.device("meta"):
+        net = make().eval()
+        x = torch.empty(1, *chw)
+    forward, backward = forward_backward(torch, net, x)
+    result = evaluate(presets()[preset_id].scenario.architecture())
+    assert (result.forward_flop, result.backward_flop) == (forward, backward)
