@@ -23,6 +23,7 @@ from engine.plan.published_runs import comparison
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
 from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
+from ui.components.fine_tune import modification_check
 from engine.units import format_duration, format_flop
 from ui import state
 from ui.boundary import shipped_data
@@ -70,6 +71,8 @@ tokens = scenario.tokens()
 if model is not None:
     st.subheader("Memory per chip and step time")
     st.caption(f"{plain(scenario.name or 'This model')}: {model.params:,} parameters"
+               + (f" ({model.trainable_params:,} trainable: gradients and optimizer states for these only)"
+                  if model.trainable_params is not None else "")
                + (f", {model.blocks} transformer blocks of width {model.d_model} with {model.heads} heads, "
                   f"sequences of {model.seq_len:,}" if model.blocks else f", {model.other_layers} layers"))
     saved = scenario.plan or PlanInputs()
@@ -246,6 +249,7 @@ if training_flop:
             f"{standing.sentence(f'This run ({format_flop(training_flop)})')} {t.meaning} Source: {t.source} ({t.date}), {t.url}")
     st.caption(f"Modifying a model: above {format_flop(modification_threshold(training_flop))} (one third of this "
                f"run) the modifier becomes a provider. {MODIFICATION_SOURCE}")
+    modification_check(training_flop, bool(m1.architecture is not None and m1.architecture.frozen))
 else:
     st.caption("Needs the training compute of the layer builder.")
 

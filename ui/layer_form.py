@@ -35,8 +35,9 @@ STARTER_VALUES: dict[str, dict] = {
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 
-HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches"}
-"""Not edited as fields: the tag, and a block's layer lists (edited layer by layer in the picker)."""
+HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches", "trainable", "lora"}
+"""Not edited as fields: the tag, a block's layer lists (edited layer by layer in the picker), and what trains
+(its own widgets: ``ui.components.fine_tune.trainability_controls``)."""
 
 
 def _strip(annotation):

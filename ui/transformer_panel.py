@@ -13,6 +13,8 @@ from engine.llm.library import library_model, library_models
 from engine.scenario import parse_scenario
 from engine.units import format_flop
 from ui import state
+from ui.components.fine_tune import apply_fine_tune, fine_tune_panel
+from ui.views.finetune import language_model_run
 from ui.text import plain
 from ui.widgets import show_error
 
@@ -89,6 +91,7 @@ def transformer_panel() -> bool:
                               key="hf_seq")
         decoder_seq = c3.number_input("Decoder length (T5/BART; 0 = T)", min_value=0, step=1, value=0,
                                       key="hf_decoder_seq")
+        choice = fine_tune_panel(None, key="hf_ft")
         if c4.button("Build the layers from this config", width="stretch", disabled=picked is None):
             config_data, name = picked
             try:
@@ -97,16 +100,21 @@ def transformer_panel() -> bool:
                 else:
                     config = load_hf_config_text(config_data, source="config", lenient=lenient)
                 run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None,
-                                                   "decoder_seq_len": decoder_seq or None})
+                                                   "decoder_seq_len": decoder_seq or None,
+                                                   **language_model_run(choice)})
                 with st.spinner("Counting every layer of the model…"):  # large models take a moment
                     estimate = estimate_transformer(config, run)
-                scenario = parse_scenario(config.scenario_data(tokens, seq or None, name=f"{name} ({config.architecture_name})",
-                                                              decoder_seq_len=decoder_seq or None))
+                data = config.scenario_data(tokens, seq or None, name=f"{name} ({config.architecture_name})",
+                                            decoder_seq_len=decoder_seq or None)
+                data["layers"] = apply_fine_tune(data["layers"], choice, language_model=True)
+                scenario = parse_scenario(data) if data["layers"] is not None else None
             except InputError as exc:
                 show_error(exc)
                 st.session_state.pop(ESTIMATE, None)  # the previous model's figures do not stand beside the error
                 refused = True
             else:
+                if scenario is None:
+                    return
                 st.session_state[ESTIMATE] = estimate.as_dict()
                 state.replace(scenario)
                 st.rerun()
@@ -132,6 +140,12 @@ def _show(shown: dict | None) -> None:
                       f"(non-embedding {shown['non_embedding_params']:,}; active non-embedding "
                       f"{shown['active_non_embedding_params']:,}); detailed count "
                       f"{format_flop(shown['training_flop'])}."))
+    if shown.get("fine_tune", {}).get("mode", "full") != "full":
+        st.markdown(plain(f"Fine-tune ({shown['fine_tune']['mode']}): {shown['trainable_params']:,} trainable "
+                          f"parameters; backward {format_flop(shown['backward_flop_per_sequence'])} per sequence "
+                          f"(forward {format_flop(shown['forward_flop_per_sequence'])}), effective r = "
+                          f"{shown['passes'] - 1:.3f}: counted layer by layer. The formulas below assume full "
+                          "training."))
     table = pd.DataFrame([{
         "formula": f["label"], "training compute": format_flop(f["training_flop"]),
         "vs detailed count": (f"{f['vs_detailed_percent']:+.1f}%" if f["vs_detailed_percent"] is not None else "—"),

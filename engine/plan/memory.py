@@ -9,6 +9,10 @@ Model states per parameter, bytes (w weights, g gradients, o optimizer states):
   the FP32 master copy in mixed precision (2 + 2 + 4), FP32 4 + 4.
 FP8 training keeps 16-bit weights and gradients here (its master copy and states as BF16 mixed).
 
+Fine-tuning (frozen layers, LoRA): gradients and optimizer states are kept for the trainable parameters
+only, Ψ_g = Ψ_o = Ψ · (trainable / all), spread over the chips as the weights are; the frozen weights keep
+their w bytes.
+
 Sharding: tensor (t) and pipeline (p) parallelism split the parameters, Ψ_chip = Ψ_dense/(t·p) +
 Ψ_experts/(t·p·e); ZeRO shards over the d data-parallel replicas (the experts' over d/e): stage 1 the
 optimizer states, stage 2 also the gradients, stage 3 (FSDP) also the weights.
@@ -153,6 +157,8 @@ def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
     layout.check_model(model)
     w, g, o = state_bytes_per_param(options)
     params, w_params, g_params, o_params = _state_shards(model, layout, options.zero)
+    trained = model.trainable_fraction  # gradients and optimizer states only for the trainable weights
+    g_params, o_params = g_params * trained, o_params * trained
     acts = activation_bytes(model, layout, options, layout.micro_batch)
     slope = activation_bytes(model, layout, options, 1)
     return Memory(w * w_params, g * g_params, o * o_params, acts, slope, params, chip_memory_bytes)
@@ -195,7 +201,8 @@ def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: fl
                 # states(d) = unsharded + sharded / d; sharded = states at d = 1 minus what ZeRO leaves whole
                 w, g, _ = state_bytes_per_param(options)
                 stage = options.zero
-                whole = one.params_per_chip * ((w if stage < 3 else 0) + (g if stage < 2 else 0))
+                whole = one.params_per_chip * ((w if stage < 3 else 0)
+                                               + (g * model.trainable_fraction if stage < 2 else 0))
                 shardable = one.model_states - whole
                 room = chip_memory_bytes - one.activations - whole
                 if room <= 0:

@@ -42,6 +42,15 @@ class PlanModel(Result):
     """Layers other than transformer blocks."""
     other_activation_values: int
     """Output values per example that the non-block layers keep for the backward pass."""
+    trainable_params: int | None = None
+    """Parameters that train (None: all): gradients and optimizer states are kept for these only (LoRA)."""
+
+    @property
+    def trainable_fraction(self) -> float:
+        """Trainable / all parameters: the share of gradients and optimizer states kept."""
+        if self.trainable_params is None or not self.params:
+            return 1.0
+        return self.trainable_params / self.params
 
     @property
     def pipeline_units(self) -> int:
@@ -93,4 +102,5 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
                      experts=experts or 1, forward_flop=float(result.forward_flop),
                      attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
                      kv_heads=kv_heads, attention_width=width, seq_len=seq_len or steps, other_layers=other_layers,
-                     other_activation_values=other_values)
+                     other_activation_values=other_values,
+                     trainable_params=result.trainable_params if result.trainable_params < result.params else None)

@@ -170,3 +170,24 @@ def test_conventions_refuse_stages_they_do_not_have():
         parse_input(MemoryOptions, {"convention": "fsdp", "zero": 1})
     with pytest.raises(InputError, match="^convention"):
         parse_input(MemoryOptions, {"convention": "horovod"})
+
+
+def test_lora_keeps_gradients_and_optimizer_states_for_the_adapters_only():
+    """Llama 2 7B with LoRA r = 16 on q and v of its 32 blocks: 32 · 2 · 16 · (4,096 + 4,096) = 8,388,608
+    trainable parameters. Mixed-precision Adam: 2 bytes for every weight, 2 + 12 for the trainable ones."""
+    from engine.method1.finetune import FineTune, fine_tuned
+    from engine.method1.architecture import Architecture
+
+    arch = read_hf_config(LLAMA2_7B_CONFIG).architecture(4096)
+    layers = fine_tuned([layer.model_dump(mode="json") for layer in arch.layers],
+                        FineTune(mode="lora", rank=16, lora_dense=False))
+    model = plan_model(Architecture.model_validate({"input": arch.input.model_dump(), "layers": layers}))
+    trainable = 32 * 2 * 16 * (4096 + 4096)
+    assert model.trainable_params == trainable
+    assert model.params == 6_738_415_616 + trainable
+    mem = memory_per_chip(model, Layout(), MemoryOptions(optimizer="adam", precision="bf16"))
+    assert mem.weights == 2 * model.params
+    assert mem.gradients == pytest.approx(2 * trainable)
+    assert mem.optimizer_states == pytest.approx(12 * trainable)
+    # against full training of the same weights: 16 bytes each
+    assert mem.model_states < 0.13 * 16 * model.params

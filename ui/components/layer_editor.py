@@ -13,6 +13,7 @@ from engine.method1 import tree
 from engine.method1.conventions import CONVENTIONS
 from engine.method1.kinds import KIND_BY_TYPE
 from ui import state
+from ui.components.fine_tune import layer_builder_fine_tune, trainability_controls
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.text import plain
 from ui.views.layer_table import WRAP_LABELS, entry_label, short_path, widget_prefix
@@ -82,6 +83,7 @@ def _selected_layer(edits: LayerEdits, entry) -> None:
             st.info(f"Inside a repeat: this layer stands for {entry.copies:,} copies, each with its own "
                     "parameters. Editing it edits every copy.")
         edited, edits.error = layer_form(layer, key_prefix=widget_prefix(path))
+        edited = trainability_controls(edited, widget_prefix(path))
         if edits.error:
             st.error(f"Layer {short_path(path)}: {plain(edits.error)} — the last valid value is kept.")
         elif edited != layer:
@@ -141,4 +143,7 @@ def layer_editor(data: dict) -> LayerEdits:
     else:
         st.info("No layers yet: add the first one from the list below.")
     _add_list(edits, entries, pick)
+    tuned = layer_builder_fine_tune(edits.layers)
+    if tuned is not None:
+        edits.structural = tuned
     return edits

@@ -16,6 +16,7 @@ from ui.charts import decades, show_chart
 from ui.components.layer_editor import LayerEdits, pick_after
 from ui.thresholds import threshold_caption
 from ui.views.layer_table import top_level_totals
+from ui.views.finetune import backward_metrics
 from ui.views.method1 import TABLE_COLUMNS, interval_metrics, table_with_unreached, totals_metrics, training_latex
 from ui.widgets import metric_row, results_bar, results_slot, show_error, shown_estimate, summary_bar
 
@@ -97,6 +98,9 @@ def totals(area, line: ResultsLine, scenario, estimate, stale, withheld: bool = 
             if is_stale:
                 st.warning("The totals are those of the last valid layer list, kept while you fix the error below.")
             metric_row(totals_metrics(shown, is_stale))
+            backward = backward_metrics(shown)
+            if backward:
+                metric_row(backward)
             if shown.training.interval is not None:
                 metric_row(interval_metrics(shown.training.interval))
         if estimate.training is not None:
@@ -125,6 +129,11 @@ def layer_table(area, scenario, estimate, stale) -> None:
             "forward FLOP": st.column_config.NumberColumn("forward FLOP / example", format="compact",
                                                           help=f"per example ({arch.input}); convention "
                                                                f"{arch.convention}; k, M, B, T = 10³, 10⁶, 10⁹, 10¹²"),
+            "trainable": st.column_config.NumberColumn("trainable params", format="compact",
+                                                       help="parameters that get weight gradients"),
+            "backward FLOP": st.column_config.NumberColumn("backward FLOP / example", format="compact",
+                                                           help="weight gradients where the weights train, input "
+                                                                "gradients where something before needs them"),
             "MACs": st.column_config.NumberColumn("MACs / example", format="compact"),
             "share": st.column_config.ProgressColumn("share of FLOP", format="%.1f%%", min_value=0, max_value=100),
             "status": st.column_config.TextColumn("status", width="medium"),

@@ -50,9 +50,12 @@ def training_form(data: dict) -> None:
         batch_size = c3.number_input("Batch size", min_value=0, step=1,
                                      key=state.bind("t_batch_size", t.get("batch_size") or 32))
         training = {"batches_per_epoch": batches, "batch_size": batch_size}
-    c1, c2, c3 = st.columns(3)
+    c0, c1, c2, c3 = st.columns(4)
+    backward = c0.radio("Backward pass", ["ratio", "exact"], key=state.bind("t_backward", t.get("backward", "ratio")),
+                        format_func={"ratio": "r × forward", "exact": "counted layer by layer"}.get,
+                        help="Counted layer by layer whenever a layer is frozen or has a LoRA adapter.")
     ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=100.0, step=0.5,
-                            key=state.bind("t_ratio", float(t.get("backward_ratio", 2.0))),
+                            key=state.bind("t_ratio", float(t.get("backward_ratio", 2.0))), disabled=backward == "exact",
                             help="2 by default (training ≈ 3 × forward). Epoch AI measured 1:1 to 3:1.")
     optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"],
                              key=state.bind("t_opt", t.get("optimizer", "none")), format_func=OPTIMIZER_LABELS.get)
@@ -69,7 +72,8 @@ def training_form(data: dict) -> None:
                                        key=state.bind("t_examples_low", float(t.get("examples_low") or 0.0)))
         examples_high = r4.number_input("Examples per epoch, high", min_value=0.0, format="%.6g",
                                         key=state.bind("t_examples_high", float(t.get("examples_high") or 0.0)))
-    data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "optimizer": optimizer,
+    data["training"] = {"epochs": epochs, **training, "backward_ratio": ratio, "backward": backward,
+                        "optimizer": optimizer,
                         "recomputation": recompute, "backward_ratio_low": ratio_low or None,
                         "backward_ratio_high": ratio_high or None, "examples_low": examples_low or None,
                         "examples_high": examples_high or None}

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.method1.backward import DEFAULT_LORA_TARGETS, LORA_TARGETS
 from engine.method1.finetune import FineTune, block_count, fine_tuned
+from engine.plan.thresholds import MODIFICATION_FRACTION
 from engine.units import format_flop
 
 TRAINABLE_CHOICES: dict[str, bool | None] = {"inherit": None, "trainable": True, "frozen": False}
@@ -93,6 +94,16 @@ def one_third_rule(fine_tune_flop: float, base_training_flop: float) -> tuple[fl
     """(share, sentence): a modification's compute against the base model's training compute. Above one third,
     the EU Commission's guidelines presume the modifier a provider of the modified general-purpose model."""
     share = fine_tune_flop / base_training_flop if base_training_flop > 0 else float("inf")
-    verdict = "above" if share > 1 / 3 else "below"
+    verdict = "above" if share > MODIFICATION_FRACTION else "below"
     return share, (f"This fine-tune uses {format_flop(fine_tune_flop)}, {share:.3g} × the base model's "
                    f"{format_flop(base_training_flop)}: {verdict} one third.")
+
+
+def language_model_run(choice) -> dict:
+    """The transformer estimate's fine-tune fields for a choice from the fine-tune panel."""
+    mode, blocks, rank, targets = choice
+    if mode == "last":
+        return {"trainable_last": blocks}
+    if mode == "lora":
+        return {"lora_rank": rank, "lora_targets": list(targets) or list(DEFAULT_LORA_TARGETS)}
+    return {}

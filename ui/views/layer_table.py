@@ -45,7 +45,8 @@ def table_rows(arch, levels: int) -> list[dict]:
                                                                                          else ""),
                 "name": r.name or "", "output": Flow(tuple(r.output_shape[1:] if r.steps else r.output_shape),
                                                      r.steps).describe(),
-                "params": r.params, "forward FLOP": float(r.forward_flop), "MACs": float(r.macs),
+                "params": r.params, "trainable": r.trainable_params, "forward FLOP": float(r.forward_flop),
+                "backward FLOP": float(r.backward_flop), "MACs": float(r.macs),
                 "share": 100 * r.forward_flop / arch.forward_flop if arch.forward_flop else 0.0, "status": status}
 
     for i, r in enumerate(arch.rows):

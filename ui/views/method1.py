@@ -54,9 +54,18 @@ def interval_metrics(band) -> list[Metric]:
 
 
 def training_latex(estimate, recomputation: bool) -> str:
-    """C = F × (1 + r [+ 1]) × E × epochs [+ u P S], with the numbers, one step per line (fits a phone)."""
+    """C = F × (1 + r [+ 1]) × E × epochs [+ u P S], with the numbers, one step per line (fits a phone); with
+    the exact backward, C = (F + B [+ R]) × E × epochs [+ u P S] (B counted layer by layer, R recomputed)."""
     tr = estimate.training
     optimizer = tr.optimizer_flop
+    if tr.backward == "exact":
+        recompute = tr.forward_flop_per_example * tr.passes - tr.forward_flop_per_example - tr.backward_flop_per_example
+        return (rf"\begin{{aligned}} C &= (F + B{' + R' if recomputation else ''}) \times E \times \text{{epochs}}"
+                rf"{' + u P S' if optimizer else ''} \\ "
+                rf"&= ({latex_number(estimate.forward_flop)} + {latex_number(tr.backward_flop_per_example)}"
+                rf"{' + ' + latex_number(recompute) if recomputation else ''}) \times {latex_number(tr.total_examples)}"
+                rf"{' + ' + latex_number(optimizer) if optimizer else ''} \\ "
+                rf"&= {latex_number(tr.training_flop)}\ \text{{FLOP}} \quad (\text{{passes}} = {tr.passes:.4g}) \end{{aligned}}")
     return (rf"\begin{{aligned}} C &= F \times (1 + r{' + 1' if recomputation else ''}) "
             rf"\times E \times \text{{epochs}}{' + u P S' if optimizer else ''} \\ "
             rf"&= {latex_number(estimate.forward_flop)} \times {tr.passes:g} \times {latex_number(tr.total_examples)}"
@@ -64,7 +73,8 @@ def training_latex(estimate, recomputation: bool) -> str:
             rf"&= {latex_number(tr.training_flop)}\ \text{{FLOP}} \end{{aligned}}")
 
 
-TABLE_COLUMNS = ["#", "path", "layer", "name", "output", "params", "forward FLOP", "MACs", "share", "status"]
+TABLE_COLUMNS = ["#", "path", "layer", "name", "output", "params", "trainable", "forward FLOP", "backward FLOP",
+                 "MACs", "share", "status"]
 
 
 def table_with_unreached(estimate, layers, levels: int, stale=None) -> list[dict]:
@@ -87,7 +97,9 @@ def table_with_unreached(estimate, layers, levels: int, stale=None) -> list[dict
             rows.append({"#": i, "path": "", "layer": layer_label(layer.type, r.part if r is not None else None),
                          "name": layer.name or "", "output": r.output if r is not None else "—",
                          "params": r.params if r is not None else nan,
+                         "trainable": r.trainable_params if r is not None else nan,
                          "forward FLOP": float(r.forward_flop) if r is not None else nan,
+                         "backward FLOP": float(r.backward_flop) if r is not None else nan,
                          "MACs": float(r.macs) if r is not None else nan,
                          "share": 100 * r.share if r is not None else nan,
                          "status": ("⚠ error" if failed else "not reached")
