@@ -51,10 +51,11 @@ def state_bytes_per_param(options: MemoryOptions) -> tuple[float, float, float]:
     """(w, g, o) bytes per parameter for the optimizer, number format and framework convention.
 
     - deepspeed: ``STATE_BYTES`` (ZeRO's 2 + 2 + K).
-    - megatron (Megatron-LM's distributed-optimizer table: BF16 parameters with FP32 gradients 18 B,
-      6 + 12/d distributed; FP16 with FP16 gradients 20, 4 + 16/d; FP32 16, 8 + 8/d): in 16-bit mixed
-      precision the gradients are FP32 main gradients (4 B); with FP16 the 16-bit gradient is kept too and
-      its FP32 copy is sharded with the optimizer states.
+    - megatron (Megatron-LM's distributed-optimizer table: 16-bit parameters with FP32 gradients 18 B,
+      6 + 12/d distributed; FP32 16, 8 + 8/d): in 16-bit mixed precision the gradients are accumulated and
+      reduced as FP32 main gradients (4 B) — as in Korthikanti et al. 2022's FP16 runs, whose measured
+      parameter-and-optimizer memory is 18 B per parameter. (Keeping FP16 gradients beside an FP32 copy, the
+      table's 20 B row, is not modelled.)
     - fsdp (mixed precision: FP32 sharded parameters and gradients, 16-bit copies only while computing):
       weights and gradients 4 B each, the optimizer's moments (K − 4) B.
     """
@@ -62,7 +63,7 @@ def state_bytes_per_param(options: MemoryOptions) -> tuple[float, float, float]:
     if options.precision == "fp32" or options.convention == "deepspeed":
         return w, g, o
     if options.convention == "megatron":
-        return (2, 2, o + 4) if options.precision == "fp16" else (2, 4, o)
+        return 2, 4, o
     return 4, 4, o - 4  # fsdp: the FP32 master is the sharded parameter itself
 
 

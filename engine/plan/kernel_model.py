@@ -1,0 +1,168 @@
+"""A transformer training step from its kernels: every GEMM by its shape, the memory-bound operations at the
+chip's bandwidth, the tensor-parallel collectives, the pipeline schedule and the optimizer step.
+
+Per micro-batch of b sequences of s tokens, per block, on a rank holding 1/t of each layer (h hidden, a heads
+of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021 §3):
+
+- GEMMs (M × N × K, batch): QKV (bs × 3h/t × h), QKᵀ (s × s × d, b·a/t), AV (s × d × s, b·a/t), projection
+  (bs × h × h/t), FC1 (bs × f/t × h), FC2 (bs × h × f/t); backward: the data and weight gradients of each
+  (2× the forward). One GEMM takes max(2MNK / (P·η(M, N)), bytes / W): η(M, N) = η_max × tiles / (waves ×
+  SMs), the wave quantization of 128 × 128 output tiles over the chip's multiprocessors (NVIDIA, "Matrix
+  Multiplication Background User's Guide", §"Wave quantization"); bytes = 2(MK + KN + MN).
+- Memory-bound operations at W = η_mem × memory bandwidth (bytes per element, forward; backward 2×): layer
+  norms 4 per bsh (two), fused scale-mask-softmax 4 and attention dropout 5 per score (b·a/t·s²), bias-dropout-
+  residual 7 per bsh (two), bias-GeLU 4 per bs·f/t; the norms, dropouts and residuals are split t ways with
+  sequence parallelism (Korthikanti et al. 2022 §4.2.2), replicated without.
+- Recomputation: full runs each block's forward again; selective runs QKᵀ, softmax, dropout and AV again.
+- Tensor parallelism: per block 2 all-reduces of bsh·2 bytes forward and 2 backward (2 more with full
+  recomputation) — with sequence parallelism each becomes an all-gather + reduce-scatter (the same bytes),
+  and the backward gathers its input once more (Korthikanti §4.2.2) — each 2(t−1)/t × bytes / (η_net × link)
+  for an all-reduce, half that for a gather or a scatter, not overlapped.
+- Logits on the last stage: bs × V/t × h forward and 2× backward, cross-entropy 8 bytes per logit.
+- Pipeline (1F1B, v interleaved chunks): step = (m + (p − 1)/v) × T_stage, T_stage the slowest stage's time
+  per micro-batch (its L/p blocks, with the logits on the last); p2p sends of bsh·2/t bytes (scatter-gather)
+  between nodes, 2·v per micro-batch.
+- Data parallelism: the 16-bit gradients' ring all-reduce over d between nodes, not overlapped (Megatron-LM
+  2021–22); the optimizer step reads and writes 34 bytes per parameter (Adam: FP32 master, m, v, gradient,
+  the 16-bit copy, the gradient-norm read) at W.
+
+η_mem and η_net are physical ceilings from sources: streaming kernels reach about 85% of the HBM bandwidth;
+NCCL's all-reduce bus bandwidth on DGX A100 NVLink is about 230 of 300 GB/s (nccl-tests). η_max, the one
+number calibrated, is 0.74: the value on a 0.02 grid from 0.70 to 0.86 with the smallest median error on the
+CALIBRATION runs only (Narayanan et al. 2021, Table 1: ten GPT models 1.7B–1T on A100s), below the best-shape
+maximum achievable matmul rate (about 86% of the A100's peak) because it also absorbs what the model does
+not list (launch gaps, unfused small kernels). The VALIDATION runs (Korthikanti et al. 2022, Table 5: 22B,
+175B, 530B, 1T, full and selective recomputation) played no part in it (``engine.plan.validation``).
+"""
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+from engine.results import Result
+
+ETA_GEMM = 0.74
+"""Calibrated on Narayanan et al. 2021 Table 1 only (see the module's docstring)."""
+ETA_MEMORY = 0.85
+ETA_NETWORK = 0.75
+TILE_M, TILE_N = 256, 128
+OPTIMIZER_BYTES_PER_PARAM = 34
+BYTES = 2  # 16-bit activations and weights
+
+
+@dataclass(frozen=True, slots=True)
+class KernelChip:
+    """What the kernel model needs of a chip: dense 16-bit peak, memory bandwidth, multiprocessors."""
+
+    peak: float
+    memory_bandwidth: float
+    sms: int
+
+
+A100 = KernelChip(312e12, 2039e9, 108)
+H100 = KernelChip(989.4e12, 3350e9, 132)
+CHIPS = {"nvidia-a100-sxm4-80gb": A100, "nvidia-a100-sxm4-40gb": KernelChip(312e12, 1555e9, 108),
+         "nvidia-h100-sxm": H100}
+"""SM counts: A100 108 (NVIDIA A100 whitepaper), H100 SXM 132 (H100 whitepaper)."""
+
+
+def gemm_s(chip: KernelChip, m: int, n: int, k: int, batch: int = 1) -> float:
+    """One (batched) GEMM: max(compute at the wave-quantized efficiency, bytes at the memory bandwidth)."""
+    tiles = math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * batch
+    waves = math.ceil(tiles / chip.sms)
+    eta = ETA_GEMM * tiles / (waves * chip.sms)
+    compute = 2 * m * n * k * batch / (chip.peak * eta)
+    memory = BYTES * (m * k + k * n + m * n) * batch / (chip.memory_bandwidth * ETA_MEMORY)
+    return max(compute, memory)
+
+
+@dataclass(frozen=True, slots=True)
+class KernelStep(Result):
+    """One step's time by parts (seconds) and the model FLOP it does."""
+
+    gemm_s: float
+    memory_bound_s: float
+    tp_comm_s: float
+    bubble_s: float
+    pp_comm_s: float
+    dp_comm_s: float
+    optimizer_s: float
+    model_flop: float
+    chips: int
+    peak: float
+
+    @property
+    def step_s(self) -> float:
+        return (self.gemm_s + self.memory_bound_s + self.tp_comm_s + self.bubble_s + self.pp_comm_s
+                + self.dp_comm_s + self.optimizer_s)
+
+    @property
+    def mfu(self) -> float:
+        return self.model_flop / (self.step_s * self.chips * self.peak)
+
+
+def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, sp: bool) -> tuple[float, float, float]:
+    """(GEMM s, memory-bound s, attention-core s — GEMMs and softmax/dropout) of one block's forward."""
+    bs, hd, heads = b * s, h // a, b * a // t
+    core = gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
+    gemms = (gemm_s(chip, bs, 3 * h // t, h) + gemm_s(chip, bs, h, h // t) + gemm_s(chip, bs, f // t, h)
+             + gemm_s(chip, bs, h, f // t)) + core
+    w = chip.memory_bandwidth * ETA_MEMORY
+    split = t if sp else 1
+    scores = heads * s * s
+    softmax = (4 + 5) * scores * BYTES / 2 / w  # bytes per element counted for 16-bit values
+    memory = ((2 * 4 + 2 * 7) * bs * h / split + 4 * bs * f / t) * BYTES / 2 / w + softmax
+    return gemms, memory, core + softmax
+
+
+def _weight_backward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int) -> float:
+    """Data and weight gradients of the block's GEMMs (the transposed shapes)."""
+    bs, hd, heads = b * s, h // a, b * a // t
+    total = 0.0
+    for m, n, k in ((bs, 3 * h // t, h), (bs, h, h // t), (bs, f // t, h), (bs, h, f // t)):
+        total += gemm_s(chip, m, k, n) + gemm_s(chip, k, n, m)
+    total += 2 * gemm_s(chip, s, hd, s, heads) + gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
+    return total
+
+
+def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab: int, params: float, t: int, p: int,
+                d: int, b: int, global_batch: int, v: int = 1, recompute: str = "full", sp: bool = False,
+                intra_gb_s: float = 300, inter_gb_s: float = 25, chips_per_node: int = 8,
+                f: int | None = None) -> KernelStep:
+    """One training step of a GPT-style model (see the module's formulas)."""
+    f = f or 4 * h
+    m = global_batch // (d * b)
+    fwd_gemm, fwd_mem, core = _block_forward(chip, b, s, h, a, f, t, sp)
+    bwd_gemm = _weight_backward(chip, b, s, h, a, f, t)
+    bwd_mem = 2 * fwd_mem
+    if recompute == "full":
+        re_gemm, re_mem = fwd_gemm, fwd_mem
+    elif recompute == "selective":
+        re_gemm, re_mem = core, 0.0
+    else:
+        re_gemm = re_mem = 0.0
+    per_block_gemm = fwd_gemm + bwd_gemm + re_gemm
+    per_block_mem = fwd_mem + bwd_mem + re_mem
+
+    link = (intra_gb_s if t <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
+    act = b * s * h * BYTES
+    reduce = 2 * (t - 1) / t * act / link if t > 1 else 0.0
+    if sp:  # all-gather + reduce-scatter = one all-reduce's bytes; the backward gathers once more (×2 blocks)
+        per_block_tp = (2 + 2 + 1) * reduce if recompute != "full" else (2 + 2 + 2 + 1) * reduce
+    else:
+        per_block_tp = (2 + 2 + (2 if recompute == "full" else 0)) * reduce
+    blocks = layers / p
+    logits = gemm_s(chip, b * s, vocab // t, h) * 3 + 8 * b * s * vocab / t / (chip.memory_bandwidth * ETA_MEMORY)
+    stage = blocks * (per_block_gemm + per_block_mem + per_block_tp) + logits
+    bubble = (p - 1) / v * stage
+    pp = 2 * v * m * act / t / (inter_gb_s * 1e9 * ETA_NETWORK) if p > 1 else 0.0
+    params_chip = params / (t * p)
+    dp = 2 * (d - 1) / d * params_chip * BYTES / (inter_gb_s * 1e9 * ETA_NETWORK) if d > 1 else 0.0
+    optimizer = params_chip * OPTIMIZER_BYTES_PER_PARAM / (chip.memory_bandwidth * ETA_MEMORY)
+    # model FLOP (Korthikanti et al. 2022): 72·B·s·l·h²·(1 + s/6h + V/12hl) for f = 4h
+    model_flop = 72 * global_batch * s * layers * h * h * (1 + s / (6 * h) + vocab / (12 * h * layers))
+    gemm_total = m * blocks * per_block_gemm + m * logits
+    mem_total = m * blocks * per_block_mem
+    return KernelStep(gemm_s=gemm_total, memory_bound_s=mem_total, tp_comm_s=m * blocks * per_block_tp,
+                      bubble_s=bubble, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer, model_flop=model_flop,
+                      chips=t * p * d, peak=chip.peak)
