@@ -76,6 +76,15 @@ def onnx_items(g: dict) -> list[tuple[str, object]]:
             ("notes", "; ".join(g["notes"]) if g["notes"] else None)]
 
 
+def count_text(result: dict) -> str:
+    """``count``: the rows and totals as ``flops`` prints them, then the backward pass and the notes."""
+    c = result["count"]
+    return flops_text(result) + "\n" + pairs([
+        ("module", f"{c['module']} on an input {'×'.join(map(str, c['input_shape']))} ({c['input_dtype']})"),
+        ("backward / run", f"{format_flop(c['backward_flop'])} ({c['trainable_params']:,} trainable parameters)"),
+        ("notes", "; ".join(c["notes"]) if c["notes"] else None)])
+
+
 def hardware_text(result: dict) -> str:
     peak = result["peak"]
     fmt = result["precision"] + (", tensor cores" if result["tensor_cores"] else ", no tensor cores")
@@ -196,7 +205,7 @@ def presets_text(result: list) -> str:
 
 
 TEXT: dict[str, Callable[[object], str]] = {
-    "flops": flops_text, "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
+    "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text,
 }
 """Command → its text renderer; a command without one prints JSON whatever ``--format`` says."""

@@ -190,12 +190,13 @@ def _example_shape(inputs: list[dict]) -> list[int]:
 
 def _scope_name(name: str) -> str:
     """TorchScript's ``/layer1/layer1.0/conv1/Conv`` read as ``/layer1/0/conv1/Conv`` (a part that repeats its
-    parent's dotted path keeps only the new part); at most 200 characters (the end kept)."""
+    parent's dotted path keeps only the new part; a dotted part is split, ``h.0`` → ``h/0``, as ``count`` names
+    modules); at most 200 characters (the end kept)."""
     parts = name.split(SCOPE_SEP)
     out, parent = [], ""
-    for part in parts:
+    for i, part in enumerate(parts):
         short = part[len(parent) + 1:] if parent and part.startswith(parent + ".") else part
-        out.append(short)
+        out.append(short.replace(".", SCOPE_SEP) if i < len(parts) - 1 else short)  # h.0 → h/0
         if part:
             parent = part
     text = SCOPE_SEP.join(out)

@@ -134,20 +134,21 @@ def lstm(torch):
     return Tagger(), (torch.zeros(1, 12, dtype=torch.long),), ["tokens"], {"tokens": {0: "batch", 1: "sequence"}}
 
 
-def gpt2(torch):
+def gpt2(torch, mask: bool = True):
     import transformers
 
     class Logits(torch.nn.Module):
-        """GPT-2's logits; the attention mask given, so transformers does not look for packed sequences (an
-        ``aten::diff`` the TorchScript exporter lacks)."""
+        """GPT-2's logits; for the export the attention mask is given, so transformers does not look for packed
+        sequences (an ``aten::diff`` the TorchScript exporter lacks); on the meta device it is not (the mask code
+        reads values the meta device does not have). The FLOP are the same."""
 
         def __init__(self, model):
             super().__init__()
             self.model = model
 
         def forward(self, input_ids):
-            return self.model(input_ids=input_ids, attention_mask=torch.ones_like(input_ids), use_cache=False,
-                              return_dict=False)[0]
+            extra = {"attention_mask": torch.ones_like(input_ids)} if mask else {}
+            return self.model(input_ids=input_ids, use_cache=False, return_dict=False, **extra)[0]
 
     config = transformers.GPT2Config(n_layer=2, n_embd=128, n_head=4, vocab_size=1000, n_positions=64,
                                      bos_token_id=0, eos_token_id=0)

@@ -1,0 +1,227 @@
+"""A PyTorch module counted per module with PyTorch's own dispatch-level counter, on the ``meta`` device.
+
+``count_module(factory, shape)`` builds the module on the meta device (no weights allocated, nothing run on
+real data), runs one forward pass and one backward pass of ``output.sum()`` under
+``torch.utils.flop_counter.FlopCounterMode``, which attributes every matrix product, convolution and attention
+to the modules it runs in (forward and backward; the backward follows the module's own ``requires_grad``
+flags: a frozen weight gets no weight gradient). Each module becomes one row (the ``counted`` kind): its own
+parameters (shared ones once) and the FLOP of its own code (its total less its children's), MACs = FLOP / 2.
+
+What the counter counts is the ``matmul`` convention only: the rows' ``extra_flop`` is 0, and the result says
+so (the ONNX path counts the ``full`` convention's element-wise work). torch is needed only here: the CLI's
+``count`` command imports it when run, and says how to install it when it is absent.
+"""
+from __future__ import annotations
+
+from collections import defaultdict
+from dataclasses import dataclass, field
+
+from engine.errors import InputError
+from engine.method1.counted import MAX_COUNTED_DIM, Counted
+from engine.results import Result
+
+MAX_INPUT_DIMS = 8
+DTYPES = ("float", "long", "int", "half", "bfloat16", "bool")
+
+
+def import_torch():
+    try:
+        import torch
+    except ImportError:
+        raise InputError("count", "this command needs PyTorch, which is not installed: pip install torch "
+                                  "(or pip install 'flopscope[torch]')") from None
+    return torch
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleCount(Result):
+    """A module counted for one forward and one backward pass with ``input_shape``: totals and one row per
+    module that has parameters or runs arithmetic of its own (``rows``, the ``counted`` kind, in module order).
+
+    ``backward_flop``: FlopCounterMode over ``output.sum().backward()`` with the module's own ``requires_grad``
+    flags; ``trainable_params``: the parameters that require a gradient."""
+
+    source: str
+    module: str
+    input_shape: list[int]
+    input_dtype: str
+    params: int
+    trainable_params: int
+    forward_flop: int
+    backward_flop: int
+    rows: list[Counted] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    json_fields = ("source", "module", "input_shape", "input_dtype", "params", "trainable_params", "forward_flop",
+                   "backward_flop", "notes")
+
+    def scenario_data(self, name: str = "") -> dict:
+        """The scenario these rows make: the rows are the layers, the input less its batch axis the input."""
+        shape = self.input_shape[1:] if len(self.input_shape) > 1 else self.input_shape
+        shape = [max(1, min(d, 10**9)) for d in shape] or [1]
+        if len(shape) > 4:
+            shape = [min(_prod(shape), 10**9)]
+        return {"name": (name or self.module)[:200], "input": {"shape": shape},
+                "layers": [row.model_dump(exclude_defaults=True) for row in self.rows]}
+
+
+def _prod(values) -> int:
+    n = 1
+    for v in values:
+        n *= v
+    return n
+
+
+def _scope(name: str) -> str:
+    """``layer1.0.conv1`` → ``/layer1/0/conv1`` (the ONNX exporter's scopes, so both paths' rows read alike)."""
+    return "/" + name.replace(".", "/") if name else "/"
+
+
+def _first_shape(value) -> list[int] | None:
+    torch = import_torch()
+    if isinstance(value, torch.Tensor):
+        return list(value.shape)
+    if isinstance(value, (list, tuple)):
+        for v in value:
+            found = _first_shape(v)
+            if found is not None:
+                return found
+    if isinstance(value, dict):
+        for v in value.values():
+            found = _first_shape(v)
+            if found is not None:
+                return found
+    return None
+
+
+def _tensors(value):
+    torch = import_torch()
+    if isinstance(value, torch.Tensor):
+        yield value
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            yield from _tensors(v)
+    elif isinstance(value, dict):
+        for v in value.values():
+            yield from _tensors(v)
+    elif hasattr(value, "to_tuple"):  # transformers' ModelOutput
+        yield from _tensors(value.to_tuple())
+
+
+def count_module(factory, input_shape: list[int], input_dtype: str = "float", *, source: str = "",
+                 name: str = "") -> ModuleCount:
+    """Build ``factory()`` on the meta device and count it (see the module docstring)."""
+    torch = import_torch()
+    from torch.utils.flop_counter import FlopCounterMode
+
+    dtype = {"float": torch.float32, "long": torch.long, "int": torch.int32, "half": torch.float16,
+             "bfloat16": torch.bfloat16, "bool": torch.bool}[input_dtype]
+    try:
+        with torch.device("meta"):
+            module = factory()
+    except Exception as exc:
+        raise InputError("FACTORY", f"calling it failed: {type(exc).__name__}: {str(exc)[:200]}") from None
+    if not isinstance(module, torch.nn.Module):
+        raise InputError("FACTORY", f"returned {type(module).__name__}, not a torch.nn.Module")
+    module = module.to("meta")
+    x = torch.zeros(input_shape, dtype=dtype, device="meta")
+    shapes: dict[str, list[int]] = {}
+    names = {m: n for n, m in module.named_modules()}
+
+    def record(mod, args, out):  # returns None: a forward hook's return value would replace the output
+        shapes.setdefault(names[mod], _first_shape(out))
+
+    hooks = [m.register_forward_hook(record) for m in names]
+    notes = ["FlopCounterMode counts matrix products, convolutions and attention only: the rows' full-convention "
+             "extra FLOP is 0 (the ONNX import counts element-wise work)"]
+    try:
+        with FlopCounterMode(display=False) as both:
+            with FlopCounterMode(display=False) as forward:
+                out = module(x)
+            outputs = [t for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
+            if outputs:
+                sum(t.sum() for t in outputs).backward()
+            else:
+                notes.append("no output needs a gradient (every parameter frozen, or none): no backward pass")
+    except Exception as exc:
+        raise InputError("--input", f"the module's forward or backward pass failed on an input of shape "
+                                    f"{list(input_shape)} ({input_dtype}): {type(exc).__name__}: {str(exc)[:200]}") \
+            from None
+    finally:
+        for h in hooks:
+            h.remove()
+    fwd, total = forward.get_flop_counts(), both.get_flop_counts()
+    root = type(module).__name__
+
+    def flops(counts, qualified: str) -> int:
+        return sum(counts.get(qualified, {}).values())
+
+    def qualified(n: str) -> str:
+        return f"{root}.{n}" if n else root
+
+    def runner(mod_name: str) -> str:
+        """The module whose code uses this module's weights: itself if its forward ran, else the nearest
+        ancestor that ran (``nn.MultiheadAttention`` reads its ``out_proj``'s weights in its own code)."""
+        while mod_name and mod_name not in shapes:
+            mod_name = mod_name.rpartition(".")[0]
+        return mod_name
+
+    owned: dict[str, list] = defaultdict(list)
+    seen: set[int] = set()
+    for mod_name, mod in module.named_modules():
+        for p in mod.parameters(recurse=False):
+            if id(p) not in seen:
+                seen.add(id(p))
+                owned[runner(mod_name)].append(p)
+    rows: list[Counted] = []
+    params = trainable = 0
+    for mod_name, mod in module.named_modules():
+        own = owned.get(mod_name, [])
+        n_params = sum(p.numel() for p in own)
+        n_train = sum(p.numel() for p in own if p.requires_grad)
+        q = qualified(mod_name)
+        children = [qualified(f"{mod_name}.{c}" if mod_name else c) for c, _ in mod.named_children()]
+        f_own = flops(fwd, q) - sum(flops(fwd, c) for c in children)
+        b_own = (flops(total, q) - flops(fwd, q)) - sum(flops(total, c) - flops(fwd, c) for c in children)
+        params += n_params
+        trainable += n_train
+        if n_params or f_own or b_own:
+            shape = [min(int(d), MAX_COUNTED_DIM) for d in (shapes.get(mod_name) or [])][:12]
+            rows.append(Counted(name=_scope(mod_name)[-200:], op=type(mod).__name__[:200], params=n_params,
+                                macs=max(f_own, 0) // 2, output_shape=shape, backward_macs=max(b_own, 0) // 2))
+    forward_flop = sum(fwd.get("Global", {}).values())
+    backward_flop = sum(total.get("Global", {}).values()) - forward_flop
+    return ModuleCount(source=source[:200], module=(name or root)[:200], input_shape=list(input_shape),
+                       input_dtype=input_dtype, params=params, trainable_params=trainable,
+                       forward_flop=forward_flop, backward_flop=backward_flop, rows=rows, notes=notes)
+
+
+def load_factory(spec: str):
+    """``FILE.py:NAME``: the user's file imported (their code runs here, on their machine: the CLI only), and
+    its ``NAME`` (a function or a class) returned."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path, sep, attr = spec.rpartition(":")
+    if not sep or not path or not attr or not attr.isidentifier():
+        raise InputError("MODULE", f"write FILE.py:FACTORY (a function or class in the file), got '{spec[:80]}'")
+    file = Path(path)
+    if not file.is_file() or file.suffix != ".py":
+        raise InputError("MODULE", f"'{path[:80]}' is not a Python file")
+    import_torch()
+    name = f"flopscope_user_{abs(hash(str(file.resolve())))}"
+    loader = importlib.util.spec_from_file_location(name, file)
+    module = importlib.util.module_from_spec(loader)
+    sys.path.insert(0, str(file.resolve().parent))
+    try:
+        loader.loader.exec_module(module)
+    except Exception as exc:
+        raise InputError("MODULE", f"importing '{path[:80]}' failed: {type(exc).__name__}: {str(exc)[:200]}") \
+            from None
+    finally:
+        sys.path.pop(0)
+    factory = getattr(module, attr, None)
+    if not callable(factory):
+        raise InputError("MODULE", f"'{path[:80]}' has no function or class named {attr}")
+    return factory

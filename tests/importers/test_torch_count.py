@@ -1,0 +1,123 @@
+"""``count``: a PyTorch module counted per module on the meta device gives the same rows as its ONNX export and
+the same totals as the hand-built preset; its backward pass follows the module's own ``requires_grad``."""
+from __future__ import annotations
+
+import json
+from collections import defaultdict
+
+import pytest
+
+from engine.errors import InputError
+from tests.cli import cli
+from tests.importers import onnx_models
+
+
+def _by_scope(rows) -> dict[str, tuple[int, int]]:
+    """ONNX rows (one per node, ``/scope/Op``) summed per scope: (params, MACs), where either is not 0."""
+    out: dict = defaultdict(lambda: [0, 0])
+    for r in rows:
+        scope = r.name.rsplit("/", 1)[0] or "/"
+        out[scope][0] += r.params
+        out[scope][1] += r.macs
+    return {k: tuple(v) for k, v in out.items() if any(v)}
+
+
+@pytest.mark.parametrize("name,shape,dtype", [("resnet50", [1, 3, 64, 64], "float"),
+                                              ("vit", [1, 3, 64, 64], "float"),
+                                              ("lstm", [1, 12], "long")])
+def test_rows_equal_the_onnx_rows_module_by_module(torch, exported, name, shape, dtype):
+    from engine.importers.onnx_graph import count_onnx, read_onnx
+    from engine.importers.torch_count import count_module
+
+    item = exported(name)
+    graph = count_onnx(read_onnx(item.path.read_bytes()), item.dims)
+    counted = count_module(lambda: onnx_models.MODELS[name](torch)[0], shape, dtype)
+    assert (counted.params, counted.forward_flop) == (item.params, item.flop)
+    assert {r.name: (r.params, r.macs) for r in counted.rows if r.params or r.macs} == _by_scope(graph.rows)
+    assert sum(r.macs for r in counted.rows) * 2 == counted.forward_flop
+    assert all(r.type == "counted" and r.extra_flop == 0 for r in counted.rows)
+
+
+def test_totals_equal_the_hand_built_preset(torch):
+    from engine.importers.torch_count import count_module
+    from engine.presets import presets
+    from tests.method1 import torch_nets
+
+    preset = presets()["resnet50"].scenario.method1()
+    counted = count_module(torch_nets.resnet50, [1, 3, 224, 224])
+    assert (counted.params, counted.forward_flop) == (preset.params, preset.forward_flop)
+    convs = [r for r in counted.rows if r.op == "Conv2d"]
+    preset_convs = [r for r in preset.architecture.rows if r.type == "conv2d"]
+    # the preset's repeats stand for their copies (one row × copies): compare the sums
+    assert (sum(r.params for r in convs), sum(r.macs for r in convs)) == \
+        (sum(r.params for r in preset_convs), sum(r.macs for r in preset_convs))
+
+
+def test_backward_follows_requires_grad(torch):
+    from engine.importers.torch_count import count_module
+
+    def mlp(frozen: bool):
+        def build():
+            net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+            net[0].requires_grad_(not frozen)
+            return net
+        return build
+
+    frozen = count_module(mlp(True), [3, 8])
+    assert frozen.forward_flop == 2 * 3 * (8 * 16 + 16 * 4)
+    assert frozen.backward_flop == 2 * 3 * 16 * 4  # the last layer's weight gradient only
+    assert frozen.trainable_params == 16 * 4 + 4
+    trained = count_module(mlp(False), [3, 8])
+    assert trained.backward_flop == 2 * 3 * (8 * 16 + 2 * 16 * 4)  # + the first's weight, the last's input gradient
+    assert [(r.name, r.backward_macs) for r in trained.rows] == [("/0", 3 * 8 * 16), ("/2", 2 * 3 * 16 * 4)]
+
+
+def test_the_command_writes_a_scenario_the_dashboard_opens(torch, tmp_path):
+    code = tmp_path / "model.py"
+    code.write_text("import torch\n\ndef build():\n    return torch.nn.Sequential(torch.nn.Embedding(50, 8), "
+                    "torch.nn.Flatten(), torch.nn.Linear(8 * 6, 3))\n", encoding="utf-8")
+    saved = tmp_path / "model.json"
+    out = cli("count", f"{code}:build", "--input", "2,6", "--input-dtype", "long", "--save", str(saved),
+              "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["params"] == 50 * 8 + 8 * 6 * 3 + 3 and data["forward_flop"] == 2 * 2 * 48 * 3
+    assert [(r["name"], r["params"]) for r in data["layers"]] == [("/0", 400), ("/2", 147)]
+    from engine.scenario import load_scenario_text
+
+    scenario = load_scenario_text(saved.read_text(encoding="utf-8"))
+    assert scenario.method1().forward_flop == data["forward_flop"]
+    text = cli("count", f"{code}:build", "--input", "2,6", "--input-dtype", "long", "--format", "text").stdout
+    assert "backward / run" in text and "extra FLOP is 0" in text
+
+
+@pytest.mark.parametrize("spec,args,line", [
+    ("{code}:nothing", ("--input", "1,4"), "error: MODULE: '{code}' has no function or class named nothing"),
+    ("{code}", ("--input", "1,4"), "error: MODULE: write FILE.py:FACTORY"),
+    ("{code}:build", ("--input", "1,x4"), "error: --input: '1,x4': write the input's sizes"),
+    ("{code}:build", ("--input", "1,0"), "error: --input: '1,0'"),
+    ("{code}:build", ("--input", "1,5"), "error: --input: the module's forward or backward pass failed"),
+    ("{code}:broken", ("--input", "1,4"), "error: FACTORY: calling it failed: ValueError: no"),
+    ("{code}:not_a_module", ("--input", "1,4"), "error: FACTORY: returned int, not a torch.nn.Module"),
+])
+def test_bad_input_gives_one_line(torch, tmp_path, spec, args, line):
+    code = tmp_path / "m.py"
+    code.write_text("import torch\n\ndef build():\n    return torch.nn.Linear(4, 2)\n\n"
+                    "def broken():\n    raise ValueError('no')\n\ndef not_a_module():\n    return 3\n", encoding="utf-8")
+    out = cli("count", spec.format(code=code), *args)
+    assert out.returncode == 2 and out.stderr.startswith(line.format(code=code)), out.stderr
+    assert out.stderr.count("\n") == 1
+
+
+def test_without_torch_the_command_says_how_to_install_it(monkeypatch, tmp_path):
+    import sys
+
+    from engine.importers.torch_count import import_torch
+
+    monkeypatch.setitem(sys.modules, "torch", None)  # import torch now raises ImportError
+    with pytest.raises(InputError, match="needs PyTorch, which is not installed: pip install torch"):
+        import_torch()
+    code = tmp_path / "m.py"
+    code.write_text("def build():\n    return None\n", encoding="utf-8")
+    out = cli("count", f"{code}:build", "--input", "1,4")
+    assert out.returncode == 2 and "needs PyTorch" in out.stderr
