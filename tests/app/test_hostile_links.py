@@ -1,15 +1,17 @@
-"""The hostile-input suite: every crafted link of ``hostile_corpus`` (390 links, 14 categories) through
+"""The hostile-input suite: every crafted link of ``hostile_corpus`` (527 links, 15 categories) through
 Streamlit's AppTest, landing via ``app.py`` and directly on each page file. Each run must end in results or
-a clear notice — never an exception element — with no user text rendered as live Markdown/HTML, and
-messages in the user's words.
+a clear notice — never an exception element — with no user text rendered as live Markdown/HTML (``markup``:
+Markdown elements, widget labels and help, radio options, tabs, Plotly text), messages in the user's words,
+and at most ``MAX_RUN_CPU_S`` of CPU.
 
-Which runs (a budget of ~800 page runs, ~3 minutes on 2 cores, instead of 390 × 4 pages × 2 entries):
-- a link that opens (a valid scenario: 111 of them) runs on all five pages, since each page computes
+Which runs (~990 page runs instead of 527 × 5 pages × 2 entries):
+- a link that opens (a valid scenario: 131 of them) runs on all five pages, since each page computes
   something else from it; the entry (via app.py, or the page file directly) alternates from case to case;
-- a link that is refused (279) ends the same way on every page (state.init refuses it before any page
+  the 42 of the ``derived`` category run on one page each (the page their section feeds: plan, hardware…);
+- a link that is refused (396) ends the same way on every page (state.init refuses it before any page
   code runs and the default example is shown), so each runs once, on one (page, entry) pair taken in
-  turn, so that all eight pairs see refused links of every category;
-- the links the issue reproduced run on every page, the entry alternating from page to page and link to
+  turn, so that all ten pairs see refused links of every category;
+- the links the issues reproduced (22) run on every page, the entry alternating from page to page and link to
   link (so each page sees each entry).
 Every link is also decoded by the engine directly (fast) and its message checked.
 """
