@@ -1,0 +1,205 @@
+"""The Plan page's parts: the layout form with memory and step time, the compute-optimal size, lifetime
+compute, the thresholds and the published-run check. Figures come as text from ``ui.views.plan``."""
+from __future__ import annotations
+
+import pandas as pd
+import plotly.graph_objects as go
+import streamlit as st
+
+from engine.errors import InputError, parse_input
+from engine.method1.training import TrainingSetup
+from engine.optimizers import OPTIMIZERS
+from engine.plan.interconnects import interconnects
+from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, PRECISIONS, PlanInputs
+from engine.plan.lifetime import lifetime_compute
+from engine.plan.memory import GB, fewest_chips
+from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
+from engine.plan.published_runs import comparison
+from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
+from engine.units import format_flop
+from ui import state
+from ui.components.fine_tune import modification_check
+from ui.text import plain
+from ui.views import plan as view
+from ui.widgets import metric_row, show_error
+
+
+def _layout_form(saved: PlanInputs, db, training) -> tuple[dict, int]:
+    """The chip, memory options and parallel layout as entered; the global batch is the training setup's."""
+    lay, opt = saved.layout, saved.options
+    linked = [i for i in interconnects() if db.find(i) is not None]
+    batch_from_training = training is not None and training.batches_per_epoch is not None
+    with st.container(border=True):
+        c1, c2, c3, c4 = st.columns(4)
+        chip = c1.selectbox("Chip", linked, key=state.bind("plan_chip", saved.chip if saved.chip in linked
+                                                            else "nvidia-h100-sxm"), format_func=lambda i: db.chip(i).name)
+        optimizer = c2.selectbox("Optimizer", list(OPTIMIZERS), key=state.bind("plan_optimizer", opt.optimizer),
+                                 format_func=view.optimizer_label)
+        precision = c3.selectbox("Number format", list(PRECISIONS), key=state.bind("plan_precision", opt.precision))
+        zero = c4.selectbox("ZeRO stage (3 = FSDP)", [0, 1, 2, 3], key=state.bind("plan_zero", opt.zero))
+        c1, c2, c3, c4 = st.columns(4)
+        recompute = c1.selectbox("Activation recomputation", list(view.RECOMPUTE), format_func=view.RECOMPUTE.get,
+                                 key=state.bind("plan_recompute", opt.recompute))
+        efficiency = c2.number_input("Kernel efficiency", 0.05, 1.0, step=0.05,
+                                     key=state.bind("plan_efficiency", float(saved.kernel_efficiency)),
+                                     help="Share of peak the kernels reach outside communication and the pipeline "
+                                          "bubble (an assumption; see the published-run check below).")
+        seq_parallel = c3.checkbox("Sequence parallelism", key=state.bind("plan_sp", lay.sequence_parallel),
+                                   help="Korthikanti et al. 2022")
+        convention = c4.selectbox("Framework (model states)", list(CONVENTIONS), format_func=CONVENTIONS.get,
+                                  key=state.bind("plan_convention", opt.convention))
+        c1, c2, c3, c4 = st.columns(4)
+        dp = c1.number_input("Data parallel d", 1, 10**9, key=state.bind("plan_dp", lay.dp))
+        tp = c2.number_input("Tensor parallel t", 1, 10**9, key=state.bind("plan_tp", lay.tp))
+        pp = c3.number_input("Pipeline stages p", 1, 10**9, key=state.bind("plan_pp", lay.pp))
+        ep = c4.number_input("Expert parallel e", 1, 10**9, key=state.bind("plan_ep", lay.ep))
+        c1, c2, c3, c4 = st.columns(4)
+        micro = c1.number_input("Micro-batch b", 1, 10**9, key=state.bind("plan_micro", lay.micro_batch))
+        batch = c2.number_input("Global batch B (examples per step)", 1, 10**9,
+                                key=state.bind("plan_batch", view.global_batch(training, lay)),
+                                disabled=batch_from_training,
+                                help="The training setup's batch size (one batch size per run)"
+                                     + ("; set on the layer builder with the batches per epoch"
+                                        if batch_from_training else ""))
+        virtual = c3.number_input("Interleaved stages v", 1, 1000, key=state.bind("plan_virtual", lay.virtual_stages))
+    data = {"chip": chip, "kernel_efficiency": efficiency,
+            "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "micro_batch": int(micro),
+                       "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
+            "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute,
+                        "convention": convention}}
+    return data, int(batch)
+
+
+def _save(scenario, inputs: PlanInputs, batch: int) -> None:
+    """The plan (and the run's one batch size) into the scenario; a visit alone leaves it as it was."""
+    training = scenario.training
+    first = PlanInputs()
+    visit = scenario.plan or first.model_copy(update={"layout": first.layout.model_copy(
+        update={"global_batch": view.global_batch(training, first.layout)})})
+    update = {"plan": inputs} if inputs != visit else {}
+    if training is not None and training.batches_per_epoch is None and training.batch_size != batch:
+        update["training"] = parse_input(TrainingSetup, {**training.model_dump(), "batch_size": batch},
+                                         source="training")
+    if update:
+        state.set_edited(scenario.model_copy(update=update))
+
+
+def memory_and_time(scenario, model, db, tokens: float | None) -> None:
+    """The layout form, then memory per chip, step time and MFU, where the step goes, the best layouts."""
+    st.subheader("Memory per chip and step time")
+    st.caption(view.model_caption(plain(scenario.name), model))
+    saved = scenario.plan or PlanInputs()
+    data, batch = _layout_form(saved, db, scenario.training)
+    try:
+        inputs = parse_input(PlanInputs, data)
+        settings = parse_input(PlanSettings, {"chip": inputs.chip, "kernel_efficiency": inputs.kernel_efficiency,
+                                              "tokens": tokens})
+        plan = plan_run(model, inputs.layout, inputs.options, settings)
+        _save(scenario, inputs, batch)
+    except InputError as exc:
+        show_error(exc, "fix the layout to see memory and time.")
+        return
+    layout, options = inputs.layout, inputs.options
+    mem, step, chip = plan.memory, plan.step, plan.chip
+    best = fewest_chips(model, options, chip.memory_gb * GB, layout.micro_batch,
+                        sequence_parallel=layout.sequence_parallel)
+    metric_row(view.memory_metrics(mem, chip, best, layout))
+    (st.success if mem.fits else st.error)(view.fit_sentence(mem, layout, chip))
+    metric_row(view.step_metrics(step, tokens))
+    st.dataframe(pd.DataFrame(view.step_parts(step)), hide_index=True)
+    for note in step.notes:
+        st.caption(note)
+    st.caption(view.link_caption(plan.link))
+    with st.expander(f"Best layouts of {layout.chips:,} chips"):
+        rows = sweep_layouts(model, layout.chips, layout.global_batch, options, settings,
+                             sequence_parallel=layout.sequence_parallel)
+        if rows:
+            st.dataframe(pd.DataFrame(view.sweep_rows(rows)), hide_index=True)
+        st.caption(f"{len(rows):,} layouts: t dividing the heads within a node, p dividing the blocks, "
+                   "b dividing B/d, v ∈ {1, 2, 4}; the ones that fit first, by predicted MFU.")
+
+
+def optimal_size(training_flop: float | None, model, tokens: float | None) -> None:
+    st.subheader("Compute-optimal size")
+    c1, c2 = st.columns([1, 2])
+    budget = c1.number_input("FLOP budget C", min_value=0.0, value=float(training_flop or 5.76e23), format="%.4e",
+                             key="plan_optimal_budget", help="Defaults to the training compute of the layer builder.")
+    fit_key = c2.selectbox("Loss fit for the chart and the inference-aware size", list(FITS), key="plan_fit",
+                           index=list(FITS).index("besiroglu-2024"), format_func=view.RULE_LABELS.get)
+    try:
+        optima = [compute_optimal(budget, rule) for rule in RULES]
+    except InputError as exc:
+        show_error(exc)
+        return
+    st.dataframe(pd.DataFrame(view.optimal_rows(optima)), hide_index=True)
+    fit = FITS[fit_key]
+    chart = go.Figure()
+    for line in iso_flop_lines(fit, budget):
+        chart.add_trace(go.Scatter(x=line["params"], y=line["loss"], mode="lines",
+                                   name=f"C = {format_flop(line['flop'])}"))
+        chart.add_trace(go.Scatter(x=[line["optimal_params"]], y=[line["optimal_loss"]], mode="markers",
+                                   marker=dict(color="black", size=7), showlegend=False,
+                                   hovertemplate="optimum: N = %{x:.3g}<extra></extra>"))
+    if model is not None and tokens and model.params > 0:  # no parameters: no point on a log axis
+        chart.add_trace(go.Scatter(x=[model.params], y=[fit.loss(model.params, tokens)], mode="markers",
+                                   name="your model", marker=dict(symbol="star", size=16, color="#cf222e",
+                                                                  line=dict(width=1, color="black"))))
+    chart.update_layout(height=380, xaxis_type="log", xaxis_title="parameters N", yaxis_title="predicted loss",
+                        margin=dict(l=10, r=10, t=30, b=10))
+    st.plotly_chart(chart, width="stretch")
+    st.caption(f"L(N, D) = E + A/N^α + B/D^β along C = 6·N·D; {fit.source}. The fits are for dense language "
+               "models trained on text; for other models read the chart as an illustration.")
+    with st.expander("Inference-aware size (Sardana et al. 2023)"):
+        served = st.number_input("Tokens expected to be served", min_value=0.0, value=1e13, format="%.3e",
+                                 key="plan_served")
+        try:
+            metric_row(view.inference_metrics(inference_aware(budget, served, fit)))
+        except InputError as exc:
+            show_error(exc)
+        st.caption("The model reaching the compute-optimal model's loss at the least 6·N·D + 2·N·D_inf "
+                   "(https://arxiv.org/abs/2401.00448).")
+
+
+def lifetime(training_flop: float | None, model) -> None:
+    st.subheader("Lifetime compute")
+    c1, c2 = st.columns(2)
+    served = c1.number_input("Tokens served over the model's life", min_value=0.0, value=1e12, format="%.3e",
+                             key="plan_life_served")
+    context = c2.number_input("Average context when serving (tokens)", min_value=0.0, value=2048.0,
+                              key="plan_context")
+    if not (training_flop and model is not None):
+        st.caption("Needs a model with layers and a training setup.")
+        return
+    try:
+        life = lifetime_compute(training_flop, served, model.active_params, model.blocks, context,
+                                model.attention_width)
+    except InputError as exc:
+        show_error(exc)
+        return
+    metric_row(view.lifetime_metrics(life))
+    st.caption(f"Serving costs as much as training after {life.break_even_tokens:.3g} tokens.")
+
+
+def thresholds(training_flop: float | None, frozen: bool = False) -> None:
+    """Each threshold against this run; a fine-tune (``frozen``: some layers frozen or adapted) against the
+    one-third rule."""
+    st.subheader("Regulatory thresholds")
+    if not training_flop:
+        st.caption("Needs the training compute of the layer builder.")
+        return
+    for above, line in view.threshold_lines(training_flop):
+        (st.warning if above else st.write)(line)
+    st.caption(view.modification_line(training_flop))
+    modification_check(training_flop, frozen)
+
+
+@st.cache_data(show_spinner=False)
+def _published() -> pd.DataFrame:
+    return pd.DataFrame(view.published_rows(comparison()))
+
+
+def published_runs() -> None:
+    with st.expander("How good is the step-time model? Published runs"):
+        st.dataframe(_published(), hide_index=True)
+        st.caption("MFU counts the model's FLOP only; HFU adds recomputation (Megatron-LM's \"% of peak\"). The "
+                   f"kernel efficiency ({DEFAULT_KERNEL_EFFICIENCY}) is the model's one free assumption.")

@@ -1,0 +1,136 @@
+"""The Plan page's figures as text: metric tuples (label, value, caption) and table rows, from the planner's
+results. Pure: no Streamlit, tested in tests/ui/test_views_plan.py."""
+from __future__ import annotations
+
+from engine.optimizers import OPTIMIZERS
+from engine.plan.memory import GB
+from engine.plan.step_time import NO_COMPUTE
+from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
+from engine.units import format_duration, format_flop
+
+RULE_LABELS = {"tokens-per-param": "20 tokens per parameter (Hoffmann et al. 2022)",
+               "hoffmann-approach3": "Hoffmann et al. 2022, approach-3 fit",
+               "besiroglu-2024": "Besiroglu et al. 2024 (Epoch AI refit)"}
+RECOMPUTE = {"none": "none", "selective": "selective (attention core)", "full": "full (each block's input kept)"}
+DEFAULT_GLOBAL_BATCH = 64
+Metric = tuple[str, str, str | None]
+
+
+def optimizer_label(name: str) -> str:
+    """'Adam (18 FLOP/param/step, 16 B/param)' — bytes with 16-bit mixed precision."""
+    return OPTIMIZERS[name].label(mixed=True)
+
+
+def gb(value: float) -> str:
+    return f"{value / GB:,.3g} GB"
+
+
+def global_batch(training, layout) -> int:
+    """The run's global batch: the training setup's batch size, else the saved layout's, else 64."""
+    if training is not None and training.batch_size is not None:
+        return training.batch_size
+    return layout.global_batch or DEFAULT_GLOBAL_BATCH
+
+
+def model_caption(name: str, model) -> str:
+    return (f"{name or 'This model'}: {model.params:,} parameters"
+            + (f" ({model.trainable_params:,} trainable: gradients and optimizer states for these only)"
+               if model.trainable_params is not None else "")
+            + (f", {model.blocks} transformer blocks of width {model.d_model} with {model.heads} heads, "
+               f"sequences of {model.seq_len:,}" if model.blocks else f", {model.other_layers} layers"))
+
+
+def memory_metrics(mem, chip, best, layout) -> list[Metric]:
+    return [
+        (f"Memory per chip (of {chip.memory_gb:g} GB)", gb(mem.total),
+         f"model states {gb(mem.model_states)} + activations {gb(mem.activations)}"),
+        ("Fits", "yes" if mem.fits else "no", f"{chip.name}: {chip.memory_gb:g} GB"),
+        ("Largest micro-batch that fits", f"{mem.largest_micro_batch:,}", "with the other settings unchanged"),
+        ("Fewest chips", f"{best.chips:,}" if best else "none fits",
+         f"d {best.layout.dp} × t {best.layout.tp} × p {best.layout.pp} at micro-batch {layout.micro_batch}"
+         if best else "no layout with t ≤ 8 holds the model"),
+    ]
+
+
+def fit_sentence(mem, layout, chip) -> str:
+    return (f"{'Fits' if mem.fits else 'Does not fit'}: {gb(mem.total)} per chip on {layout.chips:,} chips "
+            f"({chip.memory_gb:g} GB each). Weights {gb(mem.weights)}, gradients {gb(mem.gradients)}, optimizer "
+            f"states {gb(mem.optimizer_states)}, activations {gb(mem.activations)}.")
+
+
+def step_metrics(step, tokens: float | None) -> list[Metric]:
+    mfu = (("Predicted MFU", f"{100 * step.mfu:.1f}%", f"HFU (with recomputation) {100 * step.hfu:.1f}%")
+           if step.mfu is not None else ("Predicted MFU", "undefined", NO_COMPUTE))
+    return [
+        ("Step time", format_duration(step.step_s / 3600), f"{step.tokens_per_step:,.0f} tokens per step"),
+        mfu,
+        ("Pipeline bubble", f"{100 * step.bubble_fraction:.1f}%", "(p−1)/(v·m + p−1)"),
+        ("Wall-clock", format_duration(step.wall_clock_s(tokens) / 3600) if tokens else "—",
+         f"{tokens:,.4g} tokens of the training setup" if tokens else "no training setup"),
+    ]
+
+
+def step_parts(step) -> list[dict]:
+    """Where a step's time goes: seconds and share of the step per part."""
+    parts = {"compute": step.compute_s, "pipeline bubble": step.bubble_s,
+             "tensor-parallel all-reduces": step.tp_comm_s, "pipeline transfers": step.pp_comm_s,
+             "data-parallel gradients": step.dp_comm_s}
+    return [{"part": part, "seconds": seconds,
+             "share": f"{100 * share:.1f}%" if (share := step.share(seconds)) is not None else "—"}
+            for part, seconds in parts.items()]
+
+
+def link_caption(link) -> str:
+    return (f"Links: {link.system}, {link.intra_gb_s:g} GB/s within a node of {link.chips_per_node}, "
+            f"{link.inter_gb_s or '—'} GB/s between nodes. Source: {link.source}")
+
+
+def sweep_rows(rows, limit: int = 12) -> list[dict]:
+    out = []
+    for row in rows[:limit]:
+        data = row.as_dict()
+        mfu = data.get("mfu")
+        data["mfu"] = f"{100 * mfu:.1f}%" if mfu is not None and mfu == mfu else "—"
+        out.append(data)
+    return out
+
+
+def optimal_rows(optima) -> list[dict]:
+    return [{"rule": RULE_LABELS[o.rule], "parameters": f"{o.params:.3g}", "tokens": f"{o.tokens:.3g}",
+             "tokens per parameter": f"{o.tokens / o.params:.3g}",
+             "loss": f"{o.loss:.3f}" if o.loss is not None else "—"} for o in optima]
+
+
+def inference_metrics(ia) -> list[Metric]:
+    return [("Parameters", f"{ia.params:.3g}", f"compute-optimal: {ia.chinchilla_params:.3g}"),
+            ("Training tokens", f"{ia.tokens:.3g}", f"compute-optimal: {ia.chinchilla_tokens:.3g}"),
+            ("Training + inference", format_flop(ia.total_flop),
+             f"compute-optimal model: {format_flop(ia.chinchilla_total_flop)}")]
+
+
+def lifetime_metrics(life) -> list[Metric]:
+    return [("Training", format_flop(life.training_flop), None),
+            ("Inference", format_flop(life.inference_flop),
+             f"{format_flop(life.inference_flop_per_token)} per token: 2·N_active + 2·layers·context·d_attn"),
+            ("Lifetime total", format_flop(life.total_flop), f"inference {100 * life.inference_share:.1f}%")]
+
+
+def threshold_lines(training_flop: float) -> list[tuple[bool, str]]:
+    """(above?, sentence with its legal source) per threshold, then the modification rule."""
+    lines = []
+    for standing in compare(training_flop):
+        t = standing.threshold
+        lines.append((standing.above, f"{standing.sentence(f'This run ({format_flop(training_flop)})')} {t.meaning} "
+                                      f"Source: {t.source} ({t.date}), {t.url}"))
+    return lines
+
+
+def modification_line(training_flop: float) -> str:
+    return (f"Modifying a model: above {format_flop(modification_threshold(training_flop))} (one third of this "
+            f"run) the modifier becomes a provider. {MODIFICATION_SOURCE}")
+
+
+def published_rows(comparison) -> list[dict]:
+    return [{"run": r["run"], "reported": r["metric"], "published": f"{100 * r['published']:.1f}%",
+             "predicted": f"{100 * r['predicted']:.1f}%", "error (points)": f"{r['error_points']:+.1f}",
+             "source": r["source"]} for r in comparison]
