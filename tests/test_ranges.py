@@ -161,3 +161,31 @@ def test_cli_bad_ranges_exit_2_with_one_line(args, capsys):
     assert main(["hardware", "--chip", "A100", "--count", "64", "--days", "10", "--utilization", "0.4", *args]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "Traceback" not in err
+
+
+@pytest.mark.parametrize("run", [
+    {"chip_count": 1, "chip_count_high": 1e308},  # low × high = 1e308 is finite: e^(ln C + 709.2) overflowed exp
+    {"chip_count": 1, "chip_count_low": 1, "chip_count_high": 1e308},
+    {"chip_count": 8, "duration_low": 1e-300, "duration_high": 1e300},
+])
+def test_the_issues_1e308_range_is_a_message_not_an_overflow_error(run):
+    """The issue's crash: chip_count_high 1e308 raised OverflowError in math.exp (before the finiteness check)
+    on the hardware, precision and trends pages and in the report. The interval's high end is C × 1e308 (one
+    factor: its own range), past the largest float: one message naming the range."""
+    with pytest.raises(InputError) as info:
+        estimate_method2({"chip": "A100", "duration": 10, "duration_unit": "days", "utilization": 0.4, **run})
+    assert info.value.field in ("chip_count_high", "duration_high")
+    assert "narrow the range" in info.value.reason
+
+
+def test_the_report_with_a_1e308_range_names_it():
+    from engine.report import markdown_report
+    from engine.scenario import parse_scenario
+
+    scenario = parse_scenario({"input": {"shape": [4]}, "layers": [{"type": "dense", "units": 4}],
+                               "training": {"epochs": 1, "examples": 10},
+                               "hardware": {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 1, "chip_count_high": 1e308,
+                                            "duration": 1, "duration_unit": "days", "utilization": 0.4}})
+    point = 86_400 * 312e12 * 0.4  # 1 chip-day of the A100's BF16 dense peak at 40%
+    exponent = round(math.log10(point) + 308)  # one ranged factor: the high end is C × 1e308
+    assert f"chip\\_count\\_high\\: the 90% interval reaches about 10^{exponent}," in markdown_report(scenario)
