@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 import socket
 import subprocess
 import sys
@@ -68,6 +69,18 @@ SETTLED = """(quiet_ms) => {
 """The app is settled: the script is not running (the state Streamlit's own end-to-end tests read from
 ``stApp``), the title is drawn, no widget is still a grey skeleton, and that has held for ``quiet_ms``
 (a page that calls ``st.rerun()`` passes through 'notRunning' between its two runs)."""
+
+
+def project_copy(folder: Path) -> Path:
+    """The tracked files of this checkout (what a fresh clone has), in ``folder``."""
+    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    for name in filter(None, tracked.decode().split("\0")):
+        source = ROOT / name
+        if source.is_file():
+            target = folder / name
+            target.parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(source, target)
+    return folder
 
 
 def cpu_seconds(pid: int) -> float:

@@ -5,8 +5,6 @@ project folder recursively, overflowed its inotify queue on such bursts and kept
 watches' at 100% of a core for over an hour."""
 from __future__ import annotations
 
-import shutil
-import subprocess
 import sys
 import time
 import tomllib
@@ -14,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.browser.harness import ROOT, cpu_seconds, streamlit_server, wait_for_app
+from tests.browser.harness import ROOT, cpu_seconds, project_copy, streamlit_server, wait_for_app
 
 FILES = 20_000
 """Files an install writes into .venv in a burst (more than inotify's default queue of 16,384 events)."""
@@ -26,18 +24,6 @@ IDLE_CPU_S = 0.5
 def test_the_shipped_config_turns_the_source_watcher_off():
     server = tomllib.loads((ROOT / ".streamlit" / "config.toml").read_text(encoding="utf-8"))["server"]
     assert server["fileWatcherType"] == "none" and server["runOnSave"] is False
-
-
-def project_copy(folder: Path) -> Path:
-    """The tracked files of this checkout (what a fresh clone has), in ``folder``."""
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
-    for name in filter(None, tracked.decode().split("\0")):
-        source = ROOT / name
-        if source.is_file():
-            target = folder / name
-            target.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(source, target)
-    return folder
 
 
 def install_burst(venv: Path, files: int) -> None:
