@@ -16,7 +16,7 @@ from ui.charts import decades, show_chart
 from ui.components.layer_editor import LayerEdits, pick_after
 from ui.thresholds import threshold_caption
 from ui.views.layer_table import top_level_totals
-from ui.views.finetune import backward_metrics
+from ui.views.finetune import backward_metrics, backward_note
 from ui.views.method1 import TABLE_COLUMNS, interval_metrics, table_with_unreached, totals_metrics, training_latex
 from ui.widgets import metric_row, results_bar, results_slot, show_error, shown_estimate, summary_bar
 
@@ -101,6 +101,9 @@ def totals(area, line: ResultsLine, scenario, estimate, stale, withheld: bool = 
             backward = backward_metrics(shown)
             if backward:
                 metric_row(backward)
+                note = backward_note(shown)
+                if note:
+                    st.caption(note)
             if shown.training.interval is not None:
                 metric_row(interval_metrics(shown.training.interval))
         if estimate.training is not None:
