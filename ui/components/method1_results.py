@@ -8,9 +8,8 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
-from engine.method1 import tree
 from engine.method1.kinds import KIND_BY_TYPE
-from engine.scenario import MAX_PAGE_LAYERS, parse_scenario
+from engine.scenario import check_page_size, parse_scenario
 from ui import state
 from ui.charts import decades, show_chart
 from ui.components.layer_editor import LayerEdits, pick_after
@@ -53,6 +52,7 @@ def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenari
     estimate while this one has an error). An unchanged scenario reuses the first estimate."""
     try:
         edited = parse_scenario(data)
+        check_page_size(edited.layers)  # a repeat's copies edited up: the same limit as a link's
     except InputError as exc:
         show_error(exc, "the last valid estimate is shown; fix the field to update it.")
         edited = None
@@ -61,9 +61,7 @@ def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenari
             edited_data = edited.model_dump(mode="json")
             try:
                 edited_data["layers"], next_path = edits.structural(edited_data["layers"])
-                if len(tree.entries(edited_data["layers"])) > MAX_PAGE_LAYERS:  # the same limit as a link's
-                    raise InputError("layers", f"at most {MAX_PAGE_LAYERS:,} layers on this page (larger models: "
-                                               "python -m engine flops FILE)")
+                check_page_size(edited_data["layers"])  # the same limit as a link's, blocks expanded
                 state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
             except InputError as exc:
                 show_error(exc, "the layer list is unchanged.")
