@@ -56,3 +56,13 @@ def test_bad_uploads_are_one_line():
         import_scenario(bytes(20 * 1024 * 1024), "zeros.onnx", {})
     with pytest.raises(InputError, match="give a size for each dynamic dimension: batch"):
         import_scenario(_graph(1), "mlp.onnx", {})
+
+
+def test_a_large_graph_is_merged_until_its_link_fits():
+    from engine.share_link import MAX_LINK_CHARS, decode, encode
+
+    scenario, counted, before = import_scenario(_graph(1500), "big.onnx", {"batch": 1})
+    assert before == 3000 and len(scenario.layers) < 2000
+    token = encode(scenario)
+    assert len(token) <= MAX_LINK_CHARS
+    assert decode(token).method1().forward_flop == 1500 * 2 * 8 * 8 == 2 * counted.macs

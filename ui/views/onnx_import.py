@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from engine.importers.onnx_graph import DynamicDim, OnnxCount, count_onnx, merge_scopes, read_onnx
 from engine.scenario import MAX_PAGE_LAYERS, Scenario, parse_scenario
+from engine.share_link import MAX_LINK_CHARS, encode
 
 
 def dimension_label(dim: DynamicDim) -> str:
@@ -19,12 +20,20 @@ def default_size(name: str) -> int | None:
 
 def import_scenario(data: bytes, file_name: str, sizes: dict[str, int],
                     limit: int = MAX_PAGE_LAYERS) -> tuple[Scenario, OnnxCount, int]:
-    """(the scenario of the counted rows, the count, how many rows before merging)."""
+    """(the scenario of the counted rows, the count, how many rows before merging).
+
+    The rows are merged by name scope to at most ``limit``, and further (halving) until the scenario's share
+    link fits ``MAX_LINK_CHARS``: the link carries the counted rows, never the graph."""
     counted = count_onnx(read_onnx(data, "upload"), sizes, source=file_name)
-    rows = merge_scopes(counted.rows, limit)
     scenario_data = counted.scenario_data(file_name)
-    scenario_data["layers"] = [row.model_dump(exclude_defaults=True) for row in rows]
-    return parse_scenario(scenario_data, "upload"), counted, len(counted.rows)
+    limit = min(limit, max(len(counted.rows), 1))
+    while True:
+        rows = merge_scopes(counted.rows, limit)
+        scenario_data["layers"] = [row.model_dump(exclude_defaults=True) for row in rows]
+        scenario = parse_scenario(scenario_data, "upload")
+        if limit <= 1 or len(encode(scenario)) <= MAX_LINK_CHARS:
+            return scenario, counted, len(counted.rows)
+        limit //= 2
 
 
 def summary_lines(counted: OnnxCount, rows_before: int, rows_after: int) -> list[str]:
