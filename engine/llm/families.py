@@ -3,8 +3,9 @@
 A reader per ``model_type``, written from the family's ``transformers`` modelling code (the class the
 config's ``architectures`` names, head included): which keys set sizes, and what the code fixes (norm
 kind, biases, gating, parallel layout, position table, extra norms, experts). Every key of the file is
-accounted for: read, known not to change parameters or FLOP (``NEUTRAL_KEYS`` and the family's own), or
-refused by name (``lenient``: listed in ``ignored_keys`` instead). A missing size key is an error, never
+accounted for: read, known not to change parameters or FLOP (``NEUTRAL_KEYS`` and the family's own), read
+by nothing transformers builds for the family (``config_keys.json``: listed in ``unused_keys``), or refused by
+name (``lenient``: listed in ``ignored_keys`` instead). A missing size key is an error, never
 a default guessed from another family.
 """
 from __future__ import annotations
