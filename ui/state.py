@@ -28,6 +28,8 @@ DEFAULT_PRESET = "epoch-cnn-lstm"
 SHOWN_TOKEN_CHARS = 20_000
 PRESET = "scenario_preset"
 """The preset the scenario was loaded from, or None (scratch, a config, an upload, a link)."""
+EPOCH_IMPORT = "trends_epoch_import"
+"""An Epoch AI CSV uploaded on the trends page (its rows); the hardware page takes utilization presets from it."""
 
 
 def default_scenario() -> Scenario:
@@ -51,6 +53,19 @@ def init() -> None:
     st.session_state[SCENARIO] = scenario
     st.session_state[PRESET] = DEFAULT_PRESET if scenario is default_scenario() else None
     st.session_state[REV] = 0
+
+
+def epoch_import():
+    """The Epoch CSV this session uploaded on the trends page (``engine.trends.epoch_csv``), or None."""
+    return st.session_state.get(EPOCH_IMPORT)
+
+
+def set_epoch_import(value) -> None:
+    """Keep (or, with None, drop) the session's uploaded Epoch CSV."""
+    if value is None:
+        st.session_state.pop(EPOCH_IMPORT, None)
+    else:
+        st.session_state[EPOCH_IMPORT] = value
 
 
 def loaded_preset() -> str | None:
