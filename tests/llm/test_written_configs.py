@@ -51,3 +51,23 @@ def test_transformers_written_config_counts_exactly(torch, tmp_path, model_type,
     expected_params, expected_flop = counts(data, SEQ)
     untied_t5 = data["vocab_size"] * data["d_model"] if model_type == "t5" and not data["tie_word_embeddings"] else 0
     assert (result.params - untied_t5, result.forward_flop) == (expected_params, expected_flop)
+
+
+@pytest.mark.parametrize("how", ["to_dict", "save_pretrained"])
+def test_every_library_model_rewritten_by_transformers_counts_the_same(torch, tmp_path, how):
+    """Each published config of the library, loaded into transformers' config class and written back out (the
+    file a user gets after ``from_pretrained`` + ``save_pretrained``): read strictly, the same parameters and
+    FLOP as the published file (itself equal to transformers: test_families_hf). The one difference:
+    transformers 5 writes Flan-T5's untied head as tied (``T5Config.__post_init__``), V·d fewer parameters."""
+    from engine.llm.library import library_models
+
+    for number, model in enumerate(library_models()):
+        published = evaluate(read_hf_config(model.config).architecture(SEQ), "matmul")
+        folder = tmp_path / str(number)
+        folder.mkdir()
+        rewritten = evaluate(read_hf_config(written(model.config, how, folder)).architecture(SEQ), "matmul")
+        cfg = model.config
+        untied_t5 = cfg["vocab_size"] * cfg["d_model"] if cfg["model_type"] == "t5" and \
+            cfg.get("tie_word_embeddings") is False else 0
+        assert (rewritten.params + untied_t5, rewritten.forward_flop) == \
+            (published.params, published.forward_flop), model.id
