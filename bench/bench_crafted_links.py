@@ -1,7 +1,8 @@
 """Page-run seconds and outcome for the crafted links of the third reliability probe (derived quantities).
 
 Each link runs once per page through Streamlit's AppTest (the script as the server runs it), entering via
-``app.py``; a run prints its seconds and whether the page showed an exception element.
+``app.py``; a run prints its wall and CPU seconds (the process's: on a shared machine the wall time follows the
+load) and whether the page showed an exception element, or its first message.
 
     python -m bench.bench_crafted_links [CASE ...]
 """
@@ -61,8 +62,16 @@ CASES = {
     "sequence-concat-100000": pack_json(_sequence_doubling(100_000)),
     "nested-repeats-4": pack_json({**SEED, "input": {"shape": [4]}, "layers": [_nested_repeats(4, 100_000)]}),
     "residual-99999": pack_json({**SEED, "input": {"shape": [4]},
-                                 "layers": [{"type": "residual", "body": [DENSE] * 99_999}]}),
+                                 "layers": [{"type": "residual", "body": [{"type": "flatten"}] * 99_999}]}),
     "branches-nested-12": pack_json({**SEED, "input": {"shape": [4]}, "layers": [_nested_branches(12)]}),
+    "transformer-blocks-2000": pack_json({**SEED, "input": {"shape": [4096], "sequence_length": 4096},
+                                          "layers": [{"type": "transformer_block", "heads": 32, "experts": 8,
+                                                      "active_experts": 2, "gated": True}] * 2000}),
+    "dense-2000-distinct": pack_json({**SEED, "input": {"shape": [4]},
+                                      "layers": [{"type": "dense", "units": 4 + i % 7} for i in range(2000)]}),
+    "branches-nested-9": pack_json({**SEED, "input": {"shape": [4]}, "layers": [_nested_branches(9)]}),
+    "plan-huge-layout": pack_json({**SEED, "plan": {"layout": {"dp": 10**6, "tp": 8, "pp": 64, "global_batch": 10**9,
+                                                             "micro_batch": 1}}}),
     "plan-chip-pattern": pack_json({**SEED, "plan": {"chip": "NVIDIA H100"}}),
     "boolean-epochs": pack_json({**SEED, "training": {"epochs": True, "examples": 1000}}),
     "duplicate-key": pack('{"version":1,"input":{"shape":[64]},"layers":[{"type":"dense","units":64}],'
@@ -77,11 +86,11 @@ def page_run(token: str, page: str):
     if page != "layer_builder":
         at.switch_page(f"pages/{page}.py")
     at.query_params["s"] = token
-    start = time.perf_counter()
+    start, cpu = time.perf_counter(), time.process_time()
     at.run()
-    seconds = time.perf_counter() - start
+    seconds, cpu = time.perf_counter() - start, time.process_time() - cpu
     shown = [e.value for e in at.exception]
-    return seconds, shown, [e.value for e in at.error] + [w.value for w in at.warning]
+    return seconds, cpu, shown, [e.value for e in at.error] + [w.value for w in at.warning]
 
 
 def main(names: list[str]) -> None:
@@ -89,9 +98,10 @@ def main(names: list[str]) -> None:
         page_run(pack_json(SEED), page)
     for name in names or list(CASES):
         for page in PAGES:
-            seconds, exceptions, messages = page_run(CASES[name], page)
+            seconds, cpu, exceptions, messages = page_run(CASES[name], page)
             first = (exceptions[0].splitlines()[0] if exceptions else (messages[0] if messages else ""))[:150]
-            print(f"{name:24s} {page:14s} {seconds:6.2f} s  {'EXCEPTION ' if exceptions else ''}{first}",
+            print(f"{name:24s} {page:14s} {seconds:6.2f} s wall {cpu:6.2f} s CPU  "
+                  f"{'EXCEPTION ' if exceptions else ''}{first}",
                   flush=True)
 
 

@@ -52,8 +52,9 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
                     lenient: bool = False):
     """A language model from its ``config.json`` (dict or text), trained on ``tokens`` tokens in sequences of
     ``seq_len`` (default: the config's context) → ``TransformerEstimate`` (``params``,
-    ``training.training_flop``, ``formulas``). ``lenient``: keys the reader does not know are listed, not
-    refused."""
+    ``training.training_flop``, ``formulas``). Keys no transformers code of the family reads are accepted and
+    listed (``config.unused_keys``); ``lenient``: keys transformers reads and the reader does not are listed
+    (``config.ignored_keys``), not refused."""
     from engine.llm.estimate import TransformerRun, estimate_transformer
 
     run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq_len, "convention": convention},

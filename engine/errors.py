@@ -121,6 +121,45 @@ _REASONS = {
 }
 """User-language reasons for pydantic's error types (its own messages name Python types)."""
 
+PATTERN_WORDS = {
+    r"^[a-z0-9]+(-[a-z0-9]+)*$": "must be a chip id: lower-case letters, digits and dashes, e.g. nvidia-h100-sxm",
+    r"^(19|20)\d\d-(0[1-9]|1[0-2])(-(0[1-9]|[12]\d|3[01]))?$": "must be a date, YYYY-MM-DD or YYYY-MM, e.g. 2022-03-21",
+}
+"""What a value of each text pattern the models use looks like, in words (never the regular expression)."""
+
+_OTHER_REASONS = {
+    "string_pattern_mismatch": "is not in the expected form",
+    "string_not_ascii": "must use plain letters, digits and punctuation (ASCII)",
+    "json_invalid": "not valid JSON",
+    "recursion_loop": "refers to itself",
+    "recursion_depth_exceeded": "nested too deeply",
+    "frozen_field": "cannot be changed",
+    "frozen_instance": "cannot be changed",
+    "invalid_key": "every key must be text",
+    "dataclass_type": "must be an object { … }",
+    "dataclass_exact_type": "must be an object { … }",
+    "named_tuple_type": "must be a list [ … ]",
+    "iterable_type": "must be a list [ … ]",
+    "set_type": "must be a list [ … ]",
+    "frozen_set_type": "must be a list [ … ]",
+    "deque_type": "must be a list [ … ]",
+    "mapping_type": "must be an object { … }",
+    "frozen_dict_type": "must be an object { … }",
+    "ordered_dict_type": "must be an object { … }",
+    "counter_type": "must be an object { … }",
+    "union_tag_invalid": "has an unknown type",
+    "union_tag_not_found": "needs a 'type'",
+    "date_type": "must be a date, YYYY-MM-DD",
+    "date_parsing": "must be a date, YYYY-MM-DD",
+    "datetime_type": "must be a date and time, YYYY-MM-DDTHH:MM:SS",
+    "datetime_parsing": "must be a date and time, YYYY-MM-DDTHH:MM:SS",
+    "url_type": "must be a web address (https://…)",
+    "url_parsing": "must be a web address (https://…)",
+}
+"""The other types, for the models this project may add: never pydantic's own sentence."""
+GENERIC_REASON = "is not a value this field takes"
+"""Any error type not named above (pydantic has over a hundred): a plain sentence, never pydantic's."""
+
 _BOUNDS = {"greater_than": ("gt", "greater than"), "greater_than_equal": ("ge", "at least"),
            "less_than": ("lt", "less than"), "less_than_equal": ("le", "at most")}
 
@@ -167,12 +206,20 @@ def user_reason(error: dict) -> str:
         if kind.endswith("too_long"):
             return f"too long: at most {ctx.get('max_length')} {what}{got}"
         return f"too short: at least {ctx.get('min_length')} {what}{got}"
+    if kind == "string_pattern_mismatch" and ctx.get("pattern") in PATTERN_WORDS:
+        return PATTERN_WORDS[ctx["pattern"]]
+    if kind in ("literal_error", "enum") and "expected" in ctx:  # the user's own choices: 'matmul' or 'full'
+        return f"must be {one_line(str(ctx['expected']))}"
+    if kind in ("multiple_of",) and "multiple_of" in ctx:
+        return f"must be a multiple of {_number(ctx['multiple_of'])}"
+    if kind in _OTHER_REASONS:
+        return _OTHER_REASONS[kind]
+    if kind not in ("value_error", "assertion_error"):  # our validators' sentences pass; pydantic's do not
+        return GENERIC_REASON
     reason = one_line(str(error.get("msg", "invalid")))
     for prefix in ("Value error, ", "Assertion failed, "):
         if reason.startswith(prefix):
             reason = reason[len(prefix):]
-    if reason.startswith("Input should be "):
-        reason = "must be " + reason[len("Input should be "):]
     return reason
 
 
@@ -226,6 +273,33 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     return InputError(field or "input", reason)
 
 
+def bool_as_number(raw: object, value: object, path: str = "") -> str | None:
+    """The path of the first ``true``/``false`` in ``raw`` (decoded JSON) that validation turned into a number
+    in ``value`` (the model it became), or None. Pydantic's lax mode reads ``true`` as 1 for an int or float
+    field; a JSON boolean is not a number. Walks ``raw`` and ``value`` side by side, iteratively."""
+    stack: list[tuple[object, object, str]] = [(raw, value, path)]
+    while stack:
+        raw, value, path = stack.pop()
+        if isinstance(raw, bool):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return path
+        elif isinstance(raw, Mapping):
+            if isinstance(value, BaseModel):
+                fields = type(value).model_fields
+                by_key = {(info.alias or name): name for name, info in fields.items()}
+                for key, item in raw.items():
+                    name = by_key.get(key, key) if isinstance(key, str) else None
+                    if name in fields:
+                        stack.append((item, getattr(value, name, None), f"{path}.{key}" if path else key))
+            elif isinstance(value, Mapping):
+                for key, item in raw.items():
+                    if key in value:
+                        stack.append((item, value[key], f"{path}.{key}" if path else str(key)))
+        elif isinstance(raw, (list, tuple)) and isinstance(value, (list, tuple)) and len(raw) == len(value):
+            stack.extend((item, got, f"{path}[{i}]") for i, (item, got) in enumerate(zip(raw, value)))
+    return None
+
+
 def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mapping[str, str] | None = None) -> M:
     """Validate ``data`` (a mapping or an instance) as ``model``; any problem becomes one ``InputError``.
 
@@ -239,6 +313,11 @@ def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mappi
     if not isinstance(data, Mapping):
         raise InputError(source or "input", f"expected a JSON object {{ … }}, got {json_type(data)}")
     try:
-        return model.model_validate(dict(data))
+        parsed = model.model_validate(dict(data))
     except ValidationError as exc:
         raise from_validation_error(exc, source, model=model, key_of=key_of) from None
+    where = bool_as_number(data, parsed)
+    if where is not None:
+        where = (key_of or {}).get(where, where)
+        raise InputError(f"{source}.{where}" if source else where, "must be a number, not true/false")
+    return parsed

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from engine.errors import InputError
+from engine.errors import InputError, quoted
 
 MAX_INT_DIGITS = 100
 """Longest integer accepted in JSON text: every count FLOPscope takes is below 10^30; Python's own
@@ -17,11 +17,23 @@ def _int(text: str) -> int:
     return int(text)
 
 
+def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
+    """An object's pairs as a dict; a key written twice is an error (``json`` would keep the last silently)."""
+    out: dict = {}
+    for key, value in pairs:
+        if key in out:
+            raise InputError("", f"the key {quoted(key)} appears twice in one object (each key once)")
+        out[key] = value
+    return out
+
+
 def parse_json_text(text: str | bytes, source: str, max_bytes: int) -> object:
     """``json.loads`` with a size limit; every failure is an ``InputError`` on ``source``. Never eval.
 
-    Integers longer than ``MAX_INT_DIGITS`` digits are refused here, with the reason (NaN/Infinity pass,
-    for the model to name the field they are in); a UTF-8 byte-order mark (as editors write) is skipped.
+    Strict: integers longer than ``MAX_INT_DIGITS`` digits and a key written twice in one object are refused
+    here, with the reason (NaN/Infinity pass, for the model to name the field they are in); text holding a NUL
+    character (UTF-16 without its byte-order mark decodes so) is "not UTF-8 text"; a UTF-8 byte-order mark
+    (as editors write) is skipped.
     """
     if len(text) > max_bytes:
         raise InputError(source, f"larger than {max_bytes:,} bytes")
@@ -31,8 +43,10 @@ def parse_json_text(text: str | bytes, source: str, max_bytes: int) -> object:
         except UnicodeDecodeError:
             raise InputError(source, "not UTF-8 text") from None
     text = text.removeprefix("\ufeff")
+    if "\x00" in text:  # no JSON text holds a raw NUL; UTF-16 text read as UTF-8 has one after every letter
+        raise InputError(source, "not UTF-8 text (it looks like UTF-16: save it as UTF-8)")
     try:
-        return json.loads(text, parse_int=_int)
+        return json.loads(text, parse_int=_int, object_pairs_hook=_unique_keys)
     except InputError as exc:
         raise InputError(source, exc.reason) from None
     except json.JSONDecodeError as exc:

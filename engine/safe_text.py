@@ -5,6 +5,7 @@ One escaping point each, used by the UI's text helpers and the exports alike.
 from __future__ import annotations
 
 import re
+import unicodedata
 
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
@@ -17,10 +18,28 @@ def markdown_inert(text: object) -> str:
     return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
 
 
+_FULL_WIDTH_START = ("\uff1d", "\uff0b", "\uff0d", "\uff20")
+"""＝ ＋ － ＠: the full-width forms, which some spreadsheet programs read as their ASCII twins."""
+
+
+def _invisible(char: str) -> bool:
+    """A character a spreadsheet may skip before the formula sign: white space, zero-width and format characters
+    (U+200B, U+FEFF, U+2060, bidirectional marks …)."""
+    return char.isspace() or unicodedata.category(char) in ("Cf", "Zs", "Zl", "Zp", "Cc")
+
+
 def spreadsheet_inert(text: object) -> object:
-    """A cell that a spreadsheet would run as a formula (``=HYPERLINK(…)``, ``+cmd|…``, ``-2+3``, ``@SUM``)
-    gets a leading ``'``, as spreadsheet tools expect; other values pass unchanged."""
-    if isinstance(text, str) and text.startswith(_FORMULA_START):
+    """A cell that a spreadsheet would run as a formula (``=HYPERLINK(…)``, ``+cmd|…``, ``-2+3``, ``@SUM``), also
+    behind leading spaces or zero-width characters (`` =cmd``, ``\u200b=cmd``), gets a leading ``'``, as
+    spreadsheet tools expect; other values pass unchanged."""
+    if not isinstance(text, str) or not text:
+        return text
+    if text.startswith(_FORMULA_START):
+        return "'" + text
+    start = 0
+    while start < len(text) and _invisible(text[start]):
+        start += 1
+    if start and text[start:].startswith(_FORMULA_START + _FULL_WIDTH_START) or text.startswith(_FULL_WIDTH_START):
         return "'" + text
     return text
 

@@ -24,7 +24,7 @@ from ui.charts import decades, show_chart
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS, SOURCES, chip_picker, format_inputs, hardware_error
 from ui.widgets import metric_row, page_header, show_error, say
 
-MIX_FORMATS = ("bf16", "fp16", "tf32", "fp32", "fp8")
+MIX_FORMATS = ("bf16", "fp16", "tf32", "fp32", "fp8", "fp6", "fp4")
 
 page_header("Precision & tensor cores",
             "The peak that method 2 multiplies is the dense peak of the number format the run trained in, "

@@ -17,13 +17,13 @@ from ui import state
 from ui.text import plain
 
 FORMAT_LABELS = {"fp64": "FP64", "fp32": "FP32", "tf32": "TF32", "fp16": "FP16", "bf16": "BF16", "fp8": "FP8",
-                 "int8": "INT8", "mixed": "mixed precision"}
+                 "fp6": "FP6 (MXFP6)", "fp4": "FP4 (MXFP4 / NVFP4)", "int8": "INT8", "mixed": "mixed precision"}
 PEAK_LABELS = {f.key: f.label for f in PEAK_FORMATS}
 SOURCES = {"chip": "a chip from the database", "custom_chip": "a custom chip", "peak_flop_per_s": "one custom peak",
            "year": "unknown hardware: the trend of a year"}
 CLASS_LABELS = {"data_center": "data-centre accelerator", "workstation_consumer": "workstation or consumer card"}
 AUTO_FORMAT = "auto"
-CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor")
+CUSTOM_PEAK_KEYS = ("fp32", "tf32_tensor", "fp16_tensor", "bf16_tensor", "fp8_tensor", "fp4_tensor")
 
 
 DEFAULT_CHIP = "nvidia-a100-sxm4-80gb"

@@ -59,6 +59,8 @@ def _widget_kind(annotation) -> tuple[str, tuple, bool]:
         return "sizes", (), optional
     if origin is Literal:
         return "choice", get_args(annotation), False
+    if origin is list:  # a shape (the counted kind's output shape)
+        return "sizes", (), False
     if annotation is bool:
         return "bool", (), False
     if annotation is int:
@@ -93,6 +95,16 @@ def starter_layer(kind: str) -> dict:
     return {"type": kind, **STARTER_VALUES.get(kind, {})}
 
 
+def _lowest(info, default: int) -> int:
+    """The field's own lower bound (``ge``) where it states one (a counted row's 0 parameters), else ``default``."""
+    for annotation in [info.annotation, *get_args(info.annotation)]:
+        for meta in [*info.metadata, *getattr(annotation, "__metadata__", ())]:
+            for item in [meta, *getattr(meta, "metadata", ())]:
+                if getattr(item, "ge", None) is not None:
+                    return int(item.ge)
+    return default
+
+
 def layer_form(layer: dict, key_prefix: str):
     """Widgets for ``layer``'s fields; returns (edited layer dict, error message or None)."""
     kind = KIND_BY_TYPE[layer["type"]]
@@ -112,7 +124,7 @@ def layer_form(layer: dict, key_prefix: str):
             elif widget == "choice":
                 edited[name] = st.selectbox(label, choices, key=bind(key, current), help=help_text)
             elif widget == "int":
-                edited[name] = st.number_input(label, min_value=0 if optional else 1, step=1,
+                edited[name] = st.number_input(label, min_value=0 if optional else _lowest(info, 1), step=1,
                                                key=bind(key, current), help=help_text
                                                or ("empty = automatic" if optional else None))
             elif widget == "float":
@@ -122,6 +134,8 @@ def layer_form(layer: dict, key_prefix: str):
                 text = st.text_input(label, key=bind(key, sizes_to_text(current)),
                                      help=help_text or "one number for every axis, or one per axis: 3 or 3, 5")
                 edited[name] = text_to_sizes(text)
+                if get_origin(_strip(info.annotation)) is list and isinstance(edited[name], int):
+                    edited[name] = [edited[name]]
             else:
                 edited[name] = st.text_input(label, key=bind(key, current or ""), max_chars=200, help=help_text)
         if optional and edited[name] in (None, 0, ""):

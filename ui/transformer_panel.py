@@ -113,8 +113,8 @@ def transformer_panel() -> bool:
                 st.session_state.pop(ESTIMATE, None)  # the previous model's figures do not stand beside the error
                 refused = True
             else:
-                if scenario is None:
-                    return
+                if scenario is None:  # the fine-tune choice was refused (shown)
+                    return True
                 st.session_state[ESTIMATE] = estimate.as_dict()
                 state.replace(scenario)
                 st.rerun()

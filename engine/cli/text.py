@@ -118,9 +118,10 @@ def chips_text(result: list[dict]) -> str:
     rows = [[c["id"], c["name"], c["vendor"], (c.get("release_date") or "")[:4],
              _peak(c["peaks_flop_per_s"], "fp32"), _peak(c["peaks_flop_per_s"], "tf32_tensor"),
              _peak(c["peaks_flop_per_s"], "bf16_tensor", "fp16_tensor"), _peak(c["peaks_flop_per_s"], "fp8_tensor"),
+             _peak(c["peaks_flop_per_s"], "fp4_tensor"),
              f"{c['tdp_w']:g}" if c.get("tdp_w") else "—"] for c in result]
-    return (table(["id", "name", "vendor", "year", "FP32", "TF32 tensor", "BF16/FP16 tensor", "FP8 tensor", "TDP W"],
-                  rows, right=(3, 4, 5, 6, 7, 8))
+    return (table(["id", "name", "vendor", "year", "FP32", "TF32 tensor", "BF16/FP16 tensor", "FP8 tensor",
+                   "FP4 tensor", "TDP W"], rows, right=(3, 4, 5, 6, 7, 8, 9))
             + f"\n\n{len(result)} chips; dense peaks in TFLOP/s (tensor-core figures without sparsity)")
 
 

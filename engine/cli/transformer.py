@@ -81,8 +81,9 @@ def register(sub) -> None:
     p.add_argument("--decoder-seq-len", type=int, default=None,
                    help="encoder-decoder models (T5, BART): decoder tokens per sequence (default: --seq-len)")
     p.add_argument("--lenient", action="store_true",
-                   help="count a config with keys the reader does not know, listing them in ignored_keys "
-                        "(by default such a key is an error)")
+                   help="count a config with keys transformers reads and this reader does not, listing them "
+                        "in ignored_keys ('left out' on a terminal; by default such a key is an error). Keys "
+                        "nothing in transformers reads are always accepted and listed in unused_keys")
     p.add_argument("--convention", choices=CONVENTIONS, default="matmul")
     p.add_argument("--causal-count", choices=("full", "half"), default=None,
                    help="attention scores: full L² (default, as FlopCounterMode) or only the unmasked "

@@ -405,3 +405,32 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
                      nodes=len(model.graph.node), params=params, state=state, constants=constants, macs=macs,
                      extra_flop=extra, rows=rows, free_nodes=free, unknown_ops=dict(unknown.most_common()),
                      uncounted_ops=dict(uncounted.most_common()), external_data=external, notes=notes)
+
+
+def merge_scopes(rows: list[Counted], limit: int) -> list[Counted]:
+    """At most ``limit`` rows: consecutive rows of the same name scope merged into one (their sums; ``op`` the
+    operators joined), from the deepest scope up, until the rows fit. Totals are unchanged."""
+    if len(rows) <= limit:
+        return rows
+    depth = max((r.name.count(SCOPE_SEP) for r in rows), default=1)
+    merged = rows
+    while depth >= 0 and len(merged) > limit:
+        groups: list[list[Counted]] = []
+        for row in rows:
+            scope = SCOPE_SEP.join(row.name.split(SCOPE_SEP)[:depth + 1]) if depth else SCOPE_SEP
+            if groups and groups[-1][0] == scope:
+                groups[-1][1].append(row)
+            else:
+                groups.append([scope, [row]])
+        merged = [members[0] if len(members) == 1 else _merged(scope, members) for scope, members in groups]
+        depth -= 1
+    return merged
+
+
+def _merged(scope: str, members: list[Counted]) -> Counted:
+    ops = "+".join(dict.fromkeys(m.op for m in members))
+    backward = [m.backward_macs for m in members]
+    return Counted(name=(scope or SCOPE_SEP)[-200:], op=ops[:200], params=sum(m.params for m in members),
+                   macs=sum(m.macs for m in members), extra_flop=sum(m.extra_flop for m in members),
+                   output_shape=members[-1].output_shape,
+                   backward_macs=None if None in backward else sum(backward))

@@ -4,8 +4,9 @@
 "from HF config" form): decoder-only (GPT, Llama…), encoder-only (BERT: ``head="mlm"``, no causal
 mask) or encoder–decoder (T5, BART: an ``encoder`` stack, then the decoder blocks with cross-attention).
 ``read_hf_config`` maps a family's own keys onto it (``engine.llm.families``): every key is either read,
-known to change neither parameters nor FLOP (dropout, eps, token ids, rotary settings…), or refused
-by name — unless ``lenient``, which lists the keys it ignored in ``ignored_keys``.
+known to change neither parameters nor FLOP (dropout, eps, token ids, rotary settings…), read by nothing
+transformers builds (listed in ``unused_keys``), or refused by name — unless ``lenient``, which lists the
+keys it left out in ``ignored_keys``.
 """
 from __future__ import annotations
 
@@ -234,7 +235,8 @@ def validate_transformer_config(data: object, source: str = "config",
 
 def read_hf_config(data: object, source: str = "config", lenient: bool = False) -> TransformerConfig:
     """A Hugging Face ``config.json`` (decoded) → ``TransformerConfig``; ``InputError`` naming the key.
-    ``lenient``: keys the reader does not know are listed in ``ignored_keys`` instead of refused."""
+    Keys nothing in transformers reads for the family are listed in ``unused_keys``; ``lenient``: keys
+    transformers reads and the reader does not are listed in ``ignored_keys`` instead of refused."""
     from engine.llm.families import read_family
 
     if not isinstance(data, dict):

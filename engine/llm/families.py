@@ -3,8 +3,9 @@
 A reader per ``model_type``, written from the family's ``transformers`` modelling code (the class the
 config's ``architectures`` names, head included): which keys set sizes, and what the code fixes (norm
 kind, biases, gating, parallel layout, position table, extra norms, experts). Every key of the file is
-accounted for: read, known not to change parameters or FLOP (``NEUTRAL_KEYS`` and the family's own), or
-refused by name (``lenient``: listed in ``ignored_keys`` instead). A missing size key is an error, never
+accounted for: read, known not to change parameters or FLOP (``NEUTRAL_KEYS`` and the family's own), read
+by nothing transformers builds for the family (``config_keys.json``: listed in ``unused_keys``), or refused by
+name (``lenient``: listed in ``ignored_keys`` instead). A missing size key is an error, never
 a default guessed from another family.
 """
 from __future__ import annotations
@@ -55,6 +56,7 @@ class Keys:
         self.lenient, self.ignored = lenient, []  # ignored: keys of nested objects left unread (lenient)
         self.unused: list[str] = []  # keys of nested objects that nothing in transformers reads
         self.cls = ""  # the architectures class being read
+        self.model_type = ""  # the family being read (its transformers-read keys: ``reads``)
 
     def error(self, key: str, reason: str) -> InputError:
         return InputError(f"{self.source}.{key}", reason)
@@ -115,6 +117,12 @@ class Keys:
             if key not in self.data:
                 raise self.error(key, "missing (transformers would use its own default here; write it out)")
 
+    def reads(self, key: str) -> bool:
+        """Whether transformers' modelling code for this family reads ``key`` (``modelling_keys``); a key it
+        does not read is inert, whatever its value."""
+        readers = modelling_keys().get(self.model_type)
+        return readers is None or key in readers
+
     def neutral(self, *keys: str) -> None:
         """Keys this family has that change neither parameters nor FLOP."""
         self.used.update(keys)
@@ -136,8 +144,9 @@ def _decoder(c: Keys, ff_key: str = "intermediate_size", gqa: bool = True, **blo
 
 
 def _rms_swiglu(c: Keys, attention_bias: bool = False, act_keys=("hidden_act",), **block) -> dict:
-    """The Llama block: RMSNorm, gated feed-forward (SiLU by default), no feed-forward biases."""
-    bias = c.flag("attention_bias", attention_bias)
+    """The Llama block: RMSNorm, gated feed-forward (SiLU by default), no feed-forward biases; ``attention_bias``
+    read where the family's transformers code reads it (Mistral's, Phi-3's and Qwen2's do not: inert there)."""
+    bias = c.flag("attention_bias", attention_bias) if c.reads("attention_bias") else attention_bias
     return dict(norm="rmsnorm", gated=True, activation=c.activation(*act_keys, default="silu"),
                 qkv_bias=bias, out_bias=bias, ff_bias=False) | block
 
@@ -272,7 +281,6 @@ def _llama(c: Keys) -> dict:
 
 def _mistral(c: Keys) -> dict:
     """mistral: ``sliding_window`` W (null: full attention) on every layer."""
-    c.require("attention_bias", lambda v: v is False, "MistralAttention has no biases")
     fields = _decoder(c, **_rms_swiglu(c))
     return _windows(c, fields, None) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
@@ -369,7 +377,6 @@ def _gemma3_text(c: Keys) -> dict:
 
 def _phi3(c: Keys) -> dict:
     """phi3: the Llama block with fused qkv_proj and gate_up_proj (the same weights) and no biases."""
-    c.require("attention_bias", lambda v: v is False, "Phi3Attention has no biases")
     fields = _decoder(c, **_rms_swiglu(c))
     return _windows(c, fields, None) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
@@ -450,8 +457,9 @@ def _deepseek(c: Keys) -> dict:
     """deepseek_v2, deepseek_v3: multi-head latent attention; routed experts (``n_routed_experts``, k per
     token, ``moe_intermediate_size``) plus ``n_shared_experts`` shared ones; the first
     ``first_k_dense_replace`` layers dense (``intermediate_size``)."""
-    c.require("moe_layer_freq", lambda v: v == 1, "transformers makes every layer after the first k sparse")
-    c.require("mlp_bias", lambda v: v is False, "feed-forward biases are not modelled for DeepSeek")
+    # moe_layer_freq: transformers makes every layer after the first k sparse whatever it says (inert)
+    if c.reads("mlp_bias"):  # DeepSeek-V2's MLPs take it; V3's do not
+        c.require("mlp_bias", lambda v: v is False, "feed-forward biases are not modelled for DeepSeek")
     c.neutral("num_key_value_heads", "head_dim", "qk_head_dim", "topk_method", "n_group", "topk_group",
               "routed_scaling_factor", "scoring_func", "norm_topk_prob", "ep_size", "num_nextn_predict_layers")
     c.given("q_lora_rank", "first_k_dense_replace", "n_shared_experts")
@@ -487,8 +495,7 @@ def _gpt_oss(c: Keys) -> dict:
 
 def _starcoder2(c: Keys) -> dict:
     """starcoder2: LayerNorm, biased linears (``use_bias``), a plain GELU MLP, grouped-query attention."""
-    c.require("mlp_type", lambda v: v == "default", "only the default MLP exists in transformers")
-    c.require("norm_type", lambda v: v == "layer_norm", "transformers' Starcoder2 uses LayerNorm")
+    # mlp_type, norm_type: transformers' Starcoder2 has one MLP and LayerNorm and reads neither (inert)
     bias = c.flag("use_bias", True)
     fields = _decoder(c, activation=c.activation("hidden_act", default="gelu_pytorch_tanh"), qkv_bias=bias,
                       out_bias=bias, ff_bias=bias)
@@ -516,17 +523,14 @@ def _mpt(c: Keys) -> dict:
     if not isinstance(attn, dict):
         raise c.error("attn_config", "expected an object")
     sub = Keys(attn, f"{c.source}.attn_config", c.lenient)
-    sub.require("alibi", lambda v: v is True, "transformers' MPT always uses ALiBi")
-    sub.require("qk_ln", lambda v: v is False, "QK LayerNorm is not in transformers' MPT")
-    sub.require("attn_type", lambda v: v == "multihead_attention", "only multi-head attention")
-    sub.require("prefix_lm", lambda v: v is False, "prefix LM masking is not modelled")
+    # alibi, qk_ln, attn_type, prefix_lm: transformers' MPT always builds ALiBi multi-head attention without
+    # QK norms and reads none of them (inert, listed as not used)
     sub.neutral("alibi_bias_max", "attn_impl", "attn_pdrop", "attn_uses_sequence_id", "clip_qkv", "softmax_scale")
     ignored, unused = _check_unknown(sub, attn, (), c.lenient, "mpt")
     c.ignored += [f"attn_config.{k}" for k in ignored]
     c.unused += [f"attn_config.{k}" for k in unused]
-    c.require("norm_type", lambda v: v in ("low_precision_layernorm", "layernorm"), "only LayerNorm")
-    c.require("no_bias", lambda v: v is True, "transformers' MPT has no biases in its linear layers")
-    c.require("expansion_ratio", lambda v: v == 4, "transformers' MptMLP is always 4·d wide")
+    # norm_type, no_bias, expansion_ratio: transformers' MPT builds LayerNorm, bias-free linears and a 4·d MLP
+    # whatever they say and reads none of them (inert)
     c.neutral("learned_pos_emb", "logit_scale", "embedding_fraction", "init_device", "init_config",
               "tokenizer_name", "verbose")
     d = c.size("d_model", "d_model")
@@ -544,8 +548,6 @@ def _bert(c: Keys) -> dict:
     """bert, roberta: word + learned position + token-type tables and a LayerNorm; post-norm encoder
     blocks with biases; the masked-LM head (dense, activation, LayerNorm, tied decoder with a bias) or,
     for the bare model, the pooler."""
-    c.require("position_embedding_type", lambda v: v == "absolute", "relative position embeddings add "
-                                                                    "distance tables that are not modelled")
     c.require("is_decoder", lambda v: v is False, "BERT as a decoder is not modelled")
     c.require("is_encoder_decoder", lambda v: v is False, "BERT inside an encoder-decoder is not modelled")
     c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
@@ -600,9 +602,6 @@ def _bart(c: Keys) -> dict:
     rows and a LayerNorm on the embeddings; post-norm blocks with biases; no final norms; the LM head
     tied to the table (its final_logits_bias is a buffer, not a parameter)."""
     c.neutral("scale_embedding", "num_hidden_layers", "is_encoder_decoder", "extra_pos_embeddings")
-    for key, ok in (("add_final_layer_norm", False), ("normalize_before", False), ("add_bias_logits", False),
-                    ("static_position_embeddings", False), ("normalize_embedding", True)):
-        c.require(key, lambda v, ok=ok: v is ok, "not how transformers' BART is built")
     act = c.activation("activation_function", default="gelu")
     d = c.size("d_model", "d_model")
     positions = c.size("learned_positions", "max_position_embeddings") + 2
@@ -753,7 +752,7 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
     family = FAMILIES[model_type]
     c = Keys(data, source, lenient)
     name, head = _architecture(c, family)
-    c.cls = name
+    c.cls, c.model_type = name, model_type
     fields = family.reader(c)
     ignored, unused = _check_unknown(c, data, (), lenient, model_type)
     if head == "pooler":

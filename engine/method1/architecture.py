@@ -30,6 +30,14 @@ class InputSpec(BaseModel):
     shape: Annotated[list[Annotated[int, Field(ge=1, le=MAX_SIZE)]], Field(min_length=1, max_length=4)]
     sequence_length: Annotated[int, Field(ge=1, le=MAX_SIZE)] | None = None
 
+    @model_validator(mode="after")
+    def _bounded(self):
+        try:
+            self.flow()  # more than MAX_ELEMENTS values per example: refused where the input is read
+        except InputError as exc:
+            raise InputError("shape", exc.reason) from None
+        return self
+
     def flow(self) -> Flow:
         n = 1
         for d in self.shape:

@@ -4,8 +4,8 @@ chip's bandwidth, the tensor-parallel collectives, the pipeline schedule and the
 Per micro-batch of b sequences of s tokens, per block, on a rank holding 1/t of each layer (h hidden, a heads
 of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021 §3):
 
-- GEMMs (M × N × K, batch): QKV (bs × 3h/t × h), QKᵀ (s × s × d, b·a/t), AV (s × d × s, b·a/t), projection
-  (bs × h × h/t), FC1 (bs × f/t × h), FC2 (bs × h × f/t); backward: the data and weight gradients of each
+- GEMMs (M × N × K, batch): QKV (bs × (H + 2·H_kv)·d/t × h; 3h/t with multi-head attention), QKᵀ (s × s × d, b·a/t), AV (s × d × s, b·a/t), projection
+  (bs × h × h/t), FC1 (bs × f/t × h; 2f/t gated: gate and up), FC2 (bs × h × f/t); backward: the data and weight gradients of each
   (2× the forward). One GEMM takes max(2MNK / (P·η(M, N)), bytes / W): η(M, N) = η_max × tiles / (waves ×
   SMs), the wave quantization of 128 × 128 output tiles over the chip's multiprocessors (NVIDIA, "Matrix
   Multiplication Background User's Guide", §"Wave quantization"); bytes = 2(MK + KN + MN).
@@ -101,12 +101,19 @@ class KernelStep(Result):
         return self.model_flop / (self.step_s * self.chips * self.peak)
 
 
-def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, sp: bool) -> tuple[float, float, float]:
+def _weights(h: int, a: int, f: int, t: int, kv: int, gated: bool) -> list[tuple[int, int]]:
+    """(N, K) of the block's weight GEMMs per rank: QKV (H + 2·H_kv heads), output, FC1 (gate + up when
+    gated), FC2."""
+    hd = h // a
+    return [((a + 2 * kv) * hd // t, h), (h, a * hd // t), ((2 if gated else 1) * f // t, h), (h, f // t)]
+
+
+def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, sp: bool, kv: int = 0,
+                   gated: bool = False) -> tuple[float, float, float]:
     """(GEMM s, memory-bound s, attention-core s — GEMMs and softmax/dropout) of one block's forward."""
     bs, hd, heads = b * s, h // a, b * a // t
     core = gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
-    gemms = (gemm_s(chip, bs, 3 * h // t, h) + gemm_s(chip, bs, h, h // t) + gemm_s(chip, bs, f // t, h)
-             + gemm_s(chip, bs, h, f // t)) + core
+    gemms = sum(gemm_s(chip, bs, n, k) for n, k in _weights(h, a, f, t, kv or a, gated)) + core
     w = chip.memory_bandwidth * ETA_MEMORY
     split = t if sp else 1
     scores = heads * s * s
@@ -115,12 +122,13 @@ def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: 
     return gemms, memory, core + softmax
 
 
-def _weight_backward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int) -> float:
+def _weight_backward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, kv: int = 0,
+                     gated: bool = False) -> float:
     """Data and weight gradients of the block's GEMMs (the transposed shapes)."""
     bs, hd, heads = b * s, h // a, b * a // t
     total = 0.0
-    for m, n, k in ((bs, 3 * h // t, h), (bs, h, h // t), (bs, f // t, h), (bs, h, f // t)):
-        total += gemm_s(chip, m, k, n) + gemm_s(chip, k, n, m)
+    for n, k in _weights(h, a, f, t, kv or a, gated):
+        total += gemm_s(chip, bs, k, n) + gemm_s(chip, k, n, bs)
     total += 2 * gemm_s(chip, s, hd, s, heads) + gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
     return total
 
@@ -128,12 +136,13 @@ def _weight_backward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t
 def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab: int, params: float, t: int, p: int,
                 d: int, b: int, global_batch: int, v: int = 1, recompute: str = "full", sp: bool = False,
                 intra_gb_s: float = 300, inter_gb_s: float = 25, chips_per_node: int = 8,
-                f: int | None = None) -> KernelStep:
+                f: int | None = None, kv_heads: int = 0, gated: bool = False,
+                model_flop: float | None = None) -> KernelStep:
     """One training step of a GPT-style model (see the module's formulas)."""
     f = f or 4 * h
     m = global_batch // (d * b)
-    fwd_gemm, fwd_mem, core = _block_forward(chip, b, s, h, a, f, t, sp)
-    bwd_gemm = _weight_backward(chip, b, s, h, a, f, t)
+    fwd_gemm, fwd_mem, core = _block_forward(chip, b, s, h, a, f, t, sp, kv_heads, gated)
+    bwd_gemm = _weight_backward(chip, b, s, h, a, f, t, kv_heads, gated)
     bwd_mem = 2 * fwd_mem
     if recompute == "full":
         re_gemm, re_mem = fwd_gemm, fwd_mem
@@ -152,7 +161,8 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     else:
         per_block_tp = (2 + 2 + (2 if recompute == "full" else 0)) * reduce
     blocks = layers / p
-    logits = gemm_s(chip, b * s, vocab // t, h) * 3 + 8 * b * s * vocab / t / (chip.memory_bandwidth * ETA_MEMORY)
+    logits = (gemm_s(chip, b * s, vocab // t, h) * 3 + 8 * b * s * vocab / t / (chip.memory_bandwidth * ETA_MEMORY)
+              if vocab else 0.0)
     stage = blocks * (per_block_gemm + per_block_mem + per_block_tp) + logits
     bubble = (p - 1) / v * stage
     pp = 2 * v * m * act / t / (inter_gb_s * 1e9 * ETA_NETWORK) if p > 1 else 0.0
@@ -160,9 +170,29 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     dp = 2 * (d - 1) / d * params_chip * BYTES / (inter_gb_s * 1e9 * ETA_NETWORK) if d > 1 else 0.0
     optimizer = params_chip * OPTIMIZER_BYTES_PER_PARAM / (chip.memory_bandwidth * ETA_MEMORY)
     # model FLOP (Korthikanti et al. 2022): 72·B·s·l·h²·(1 + s/6h + V/12hl) for f = 4h
-    model_flop = 72 * global_batch * s * layers * h * h * (1 + s / (6 * h) + vocab / (12 * h * layers))
+    if model_flop is None:
+        model_flop = 72 * global_batch * s * layers * h * h * (1 + s / (6 * h) + vocab / (12 * h * layers))
     gemm_total = m * blocks * per_block_gemm + m * logits
     mem_total = m * blocks * per_block_mem
     return KernelStep(gemm_s=gemm_total, memory_bound_s=mem_total, tp_comm_s=m * blocks * per_block_tp,
                       bubble_s=bubble, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer, model_flop=model_flop,
                       chips=t * p * d, peak=chip.peak)
+
+
+def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
+    """The kernel model for a plan (a ``PlanModel`` on a ``Layout``), or None where it does not apply: a chip
+    without its multiprocessor count here, a model that is not a stack of identical dense blocks with
+    H·Q = d (mixture of experts, latent attention), a format other than BF16/FP16, or ZeRO 2–3 (their
+    gathers are not modelled)."""
+    chip = CHIPS.get(chip_id)
+    if (chip is None or not model.blocks or model.experts > 1 or model.attention_width != model.d_model
+            or options.precision not in ("bf16", "fp16") or options.zero > 1 or layout.global_batch is None):
+        return None
+    inter = link.inter_gb_s or link.intra_gb_s
+    return kernel_step(chip, layers=model.blocks, h=model.d_model, a=model.heads, s=model.seq_len,
+                       vocab=model.vocab, params=model.params, t=layout.tp, p=layout.pp, d=layout.dp,
+                       b=layout.micro_batch, global_batch=layout.global_batch, v=layout.virtual_stages,
+                       recompute=options.recompute, sp=layout.sequence_parallel, intra_gb_s=link.intra_gb_s,
+                       inter_gb_s=inter, chips_per_node=link.chips_per_node, f=model.ff_size or 4 * model.d_model,
+                       kv_heads=model.kv_heads, gated=model.gated,
+                       model_flop=3 * model.forward_flop * layout.global_batch)

@@ -42,6 +42,12 @@ class PlanModel(Result):
     """Layers other than transformer blocks."""
     other_activation_values: int
     """Output values per example that the non-block layers keep for the backward pass."""
+    ff_size: int = 0
+    """F: the blocks' feed-forward width (per expert)."""
+    gated: bool = False
+    """Gated feed-forward (three matrices)."""
+    vocab: int = 0
+    """V of a language-model head (0: none)."""
     trainable_params: int | None = None
     """Parameters that train (None: all): gradients and optimizer states are kept for these only (LoRA)."""
 
@@ -72,7 +78,8 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
         result = evaluate(arch, "matmul")
     if result.error is not None:
         raise result.error
-    blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = width = 0
+    blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = width = ff_size = vocab = 0
+    gated = False
     other_values = expert_params = 0
     attention_core = 0.0
     shapes: dict[int, list[int]] = {}
@@ -95,12 +102,15 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
             blocks += 1
             d_model, heads, kv_heads, seq_len, width = shape[-1], h, h_kv, shape[0], h * q
             experts = max(experts, layer.experts)
+            ff_size, gated = layer.ff_size or 4 * shape[-1], layer.gated
         else:
             other_layers += 1
             other_values += math.prod(shape)
+            if layer.type == "lm_head":
+                vocab = layer.vocab_size
     return PlanModel(params=result.params, active_params=result.active_params, expert_params=expert_params,
                      experts=experts or 1, forward_flop=float(result.forward_flop),
                      attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
                      kv_heads=kv_heads, attention_width=width, seq_len=seq_len or steps, other_layers=other_layers,
-                     other_activation_values=other_values,
+                     other_activation_values=other_values, ff_size=ff_size, gated=gated, vocab=vocab,
                      trainable_params=result.trainable_params if result.trainable_params < result.params else None)

@@ -12,6 +12,7 @@ from engine.errors import InputError
 from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
+from engine.plan.kernel_model import KernelStep, kernel_step_for
 from engine.plan.layout import MAX_CHIPS, Layout, MemoryOptions
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
@@ -51,6 +52,8 @@ class Plan(Result):
     memory: Memory
     step: StepTime | None
     tokens: float | None
+    kernel: KernelStep | None = None
+    """The kernel model's step (``engine.plan.kernel_model``) where it applies."""
 
     @property
     def training_flop(self) -> float | None:
@@ -66,6 +69,15 @@ class Plan(Result):
         if self.step is not None:
             out["step"] = self.step.as_dict(self.tokens)
             out.update(step_s=self.step.step_s, mfu=self.step.mfu, hfu=self.step.hfu)
+        if self.kernel is not None:
+            k = self.kernel
+            out["kernel_model"] = {"step_s": k.step_s, "mfu": k.mfu, "gemm_s": k.gemm_s,
+                                   "memory_bound_s": k.memory_bound_s, "tp_comm_s": k.tp_comm_s,
+                                   "bubble_s": k.bubble_s, "pp_comm_s": k.pp_comm_s, "dp_comm_s": k.dp_comm_s,
+                                   "optimizer_s": k.optimizer_s}
+            if self.tokens is not None and self.step is not None:
+                out["kernel_model"]["wall_clock_days"] = (self.tokens / self.step.tokens_per_step * k.step_s
+                                                          / 86_400)
             if self.tokens is not None:
                 out.update(wall_clock_days=self.step.wall_clock_s(self.tokens) / 86_400,
                            training_flop=self.training_flop,
@@ -90,7 +102,8 @@ def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings:
     if layout.global_batch is not None:
         step = step_time(model, layout, options, peak_for(chip, options.precision), link,
                          settings.kernel_efficiency)
-    return Plan(chip, link, layout, options, memory, step, settings.tokens)
+    kernel = kernel_step_for(model, layout, options, chip.id, link) if step is not None else None
+    return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
 
 
 @dataclass(frozen=True, slots=True)

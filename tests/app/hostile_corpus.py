@@ -360,11 +360,142 @@ def _schema_passing() -> list[Case]:
     ]
 
 
+DENSE4 = {"type": "dense", "units": 4}
+NO_COMPUTE_LINK = ("1.eNodjEEKgDAMBP-y514ET_2K9BAkaqHGYqMoJX-39TjL7FTcfJZ4CPzgECVfCl9RNsoMP43BHBK9zWlUoW-fsSRSZYEFBz0pSpS13"
+                   "zgf81b-FD-058QdzD75aiLA")
+"""The third probe's link: one ``flatten`` on [4] — no compute (the plan page divided by zero)."""
+
+
+def nested_repeats(depth: int, times: int, inner: dict = DENSE4) -> dict:
+    for _ in range(depth):
+        inner = {"type": "repeat", "times": times, "layers": [inner]}
+    return inner
+
+
+def nested_branches(depth: int, merge: str = "add") -> dict:
+    inner: dict = DENSE4
+    for _ in range(depth):
+        inner = {"type": "branches", "merge": merge, "branches": [[inner], [inner]]}
+    return inner
+
+
+def nested_residuals(depth: int) -> dict:
+    inner: dict = DENSE4
+    for _ in range(depth):
+        inner = {"type": "residual", "body": [inner]}
+    return inner
+
+
+def sequence_doubling(copies: int) -> dict:
+    return {"version": 1, "input": {"shape": [4], "sequence_length": 8},
+            "layers": [{"type": "repeat", "times": copies, "layers": [
+                {"type": "branches", "merge": "concat", "axis": "sequence", "branches": [[], []]}]}],
+            "training": {"epochs": 1, "examples": 1}, "hardware": HW}
+
+
+def on_vector(*layers: dict, width: int = 4, steps: int | None = None) -> dict:
+    """A scenario of ``layers`` on a vector input (a sequence of ``steps`` when given), with training and hardware."""
+    data = {"version": 1, "input": {"shape": [width]}, "layers": list(layers),
+            "training": {"epochs": 1, "examples": 1000, "batch_size": 8}, "hardware": HW}
+    if steps:
+        data["input"]["sequence_length"] = steps
+    return data
+
+
+def _derived() -> list[Case]:
+    """The third probe: quantities no single field check sees (blocks expanded, merged sizes, counts, intervals,
+    zero compute), the Plan page's fields, every range field, transformer blocks, strict JSON."""
+    cases: list[Case] = []
+    add = lambda id_, data, expect="either": cases.append(  # noqa: E731
+        Case("derived", id_, data if isinstance(data, str) else pack_json(data), expect))
+    # zero compute
+    add("no-compute-issue-link", NO_COMPUTE_LINK, "results")
+    add("no-compute-identity-branches", on_vector({"type": "branches", "branches": [[], []], "merge": "add"}),
+        "results")
+    add("no-compute-with-ranges", _with("training", {"epochs": 1, "examples": 10, "examples_low": 1,
+                                                     "examples_high": 100}, on_vector({"type": "flatten"})), "results")
+    add("no-compute-with-plan", {**on_vector({"type": "flatten"}), "plan": {"layout": {"dp": 8, "global_batch": 64}}},
+        "results")
+    # blocks: expanded counts, nesting, merged sizes, counts past 2^63
+    add("sequence-doubling-40", sequence_doubling(40), "results")
+    add("sequence-doubling-100000", sequence_doubling(100_000), "notice")
+    add("channel-doubling-30", on_vector({"type": "repeat", "times": 30, "layers": [
+        {"type": "branches", "branches": [[], []]}]}), "results")
+    for depth, times, expect in ((2, 40, "results"), (2, 100_000, "notice"), (4, 100_000, "notice"), (3, 12, "results")):
+        add(f"nested-repeats-{depth}x{times}", on_vector(nested_repeats(depth, times)), expect)
+    add("repeat-fixed-point-1999", on_vector({"type": "repeat", "times": 1999, "layers": [DENSE4]}), "results")
+    add("repeat-2000-copies", on_vector({"type": "repeat", "times": 2000, "layers": [DENSE4]}), "notice")
+    add("repeat-growing-channels", on_vector({"type": "repeat", "times": 600, "layers": [
+        {"type": "branches", "branches": [[], [{"type": "dense", "units": 1}]]}]}), "results")
+    for depth, expect in ((9, "results"), (10, "notice"), (12, "notice")):
+        add(f"branches-nested-{depth}", on_vector(nested_branches(depth)), expect)
+    add("branches-nested-concat-9", on_vector(nested_branches(9, "concat")), "results")
+    for depth, expect in ((31, "results"), (32, "results"), (33, "notice")):
+        add(f"residuals-nested-{depth}", on_vector(nested_residuals(depth)), expect)
+    add("residual-1999-flatten", on_vector({"type": "residual", "body": [{"type": "flatten"}] * 1999}), "results")
+    add("residual-99999-flatten", on_vector({"type": "residual", "body": [{"type": "flatten"}] * 99_999}), "notice")
+    add("residual-projection-mismatch", on_vector({"type": "residual", "body": [DENSE4],
+                                                   "shortcut": [{"type": "dense", "units": 5}]}), "results")
+    add("branches-1000", on_vector({"type": "branches", "merge": "add", "branches": [[DENSE4]] * 1000}), "results")
+    add("branches-multiply-broadcast", on_vector({"type": "branches", "merge": "multiply", "branches": [
+        [{"type": "dense", "units": 1}], []]}), "results")
+    add("branches-sequence-on-vector", on_vector({"type": "branches", "axis": "sequence", "branches": [[], []]}),
+        "results")
+    add("dense-1e9-over-1e4-steps", on_vector({"type": "dense", "units": 10**9}, width=10**9, steps=10_000), "results")
+    for value in (0, -1, 1.5, True, 100_001, "2"):
+        add(f"repeat-times={json.dumps(value)}", on_vector({"type": "repeat", "times": value, "layers": [DENSE4]}),
+            "either" if value == "2" else "notice")
+    # transformer blocks in links
+    block = {"type": "transformer_block", "heads": 8}
+    for field, value in (("heads", 0), ("heads", 10**9), ("heads", True), ("heads", 3), ("kv_heads", 3),
+                         ("kv_heads", 16), ("head_size", 10**9), ("ff_size", 10**9), ("experts", 10**9),
+                         ("active_experts", 9), ("experts", 0), ("gated", "yes"), ("gated", 1)):
+        extra = {"experts": 8} if field == "active_experts" else {}
+        add(f"transformer-{field}={json.dumps(value)}", on_vector({**block, **extra, field: value}, width=64, steps=16))
+    add("transformer-blocks-2000", on_vector(*[{**block, "experts": 8, "active_experts": 2, "gated": True}] * 2000,
+                                             width=4096, steps=4096), "results")
+    # the Plan page's fields
+    plan = lambda **kw: {**SEED, "hardware": HW, "plan": kw}  # noqa: E731
+    for value in ("NVIDIA H100", "nvidia-zz9000", "-h100", "a" * 100, 3, True):
+        add(f"plan.chip={json.dumps(value)[:20]}", plan(chip=value))
+    for value in (0, 2, 1e308, -1, True, "0.5"):
+        add(f"plan.kernel_efficiency={json.dumps(value)}", plan(kernel_efficiency=value))
+    for field in ("dp", "tp", "pp", "ep", "micro_batch", "global_batch", "virtual_stages"):
+        for value in (0, 10**12, 1.5, True):
+            add(f"plan.layout.{field}={json.dumps(value)}", plan(layout={"global_batch": 64, field: value}))
+    add("plan.layout-huge-valid", plan(layout={"dp": 10**6, "tp": 8, "pp": 64, "global_batch": 10**8}))
+    for field, value in (("optimizer", "lion2"), ("zero", 4), ("recompute", "most"), ("precision", "fp4")):
+        add(f"plan.options.{field}={json.dumps(value)}", plan(options={field: value}))
+    # every range field
+    ranges = {"hardware": ("chip_count", "duration", "utilization"), "training": ("backward_ratio", "examples")}
+    for section, fields in ranges.items():
+        for field in fields:
+            for end in ("low", "high"):
+                for value in (1e308, 5e-324, 0, True, -1):
+                    data = _with(f"{section}.{field}_{end}", value)
+                    add(f"{section}.{field}_{end}={value!r}", data)
+            add(f"{section}.{field}-inverted", _with(f"{section}.{field}_high", 1e-3,
+                                                    _with(f"{section}.{field}_low", 1e6)))
+    add("chip-count-1-to-1e308", _with("hardware", {**HW, "chip_count": 1, "chip_count_low": 1,
+                                                    "chip_count_high": 1e308}))
+    add("examples-tiny-to-huge", _with("training", {"epochs": 1, "examples": 10, "examples_low": 5e-324,
+                                                    "examples_high": 1e18}))
+    # strict JSON
+    add("duplicate-key-top", pack_text('{"version":1,"version":1}'), "notice")
+    add("duplicate-key-training", pack_text(json.dumps(SEED)[:-1] + ',"name":"a","name":"b"}'), "notice")
+    add("boolean-epochs", _with("training.epochs", True), "notice")
+    add("boolean-units", _with("layers.3.units", False), "notice")
+    add("boolean-chip-count", _with("hardware.chip_count", True), "notice")
+    add("utf16-le-no-bom", pack(json.dumps(SEED).encode("utf-16-le")), "notice")
+    add("utf16-be-no-bom", pack(json.dumps(SEED).encode("utf-16-be")), "notice")
+    return cases
+
+
 def corpus() -> list[Case]:
     rng = random.Random(20261203)
     cases = (_random(rng) + _truncated() + _wrong_version() + _zlib() + _deep_nesting() + _huge_arrays()
              + _numbers() + _sizes() + _large_layers() + _unicode() + _injection() + _extra_fields()
-             + _wrong_types() + _schema_passing())
+             + _wrong_types() + _schema_passing() + _derived())
     ids = [f"{c.category}:{c.id}" for c in cases]
     assert len(ids) == len(set(ids)), "case ids must be unique"
     return cases

@@ -1,9 +1,11 @@
 """Is any user text live in what a page rendered? Every Markdown-rendering element of an AppTest run is
 rendered here with a CommonMark parser (markdown-it, what Streamlit's react-markdown follows) and checked
 for the injection payloads' effects: a link or image to the payload hosts, raw HTML tags, live LaTeX or
-Streamlit's colour/icon directives."""
+Streamlit's colour/icon directives — in Markdown elements, every widget's label and help, radio and select
+options, tab labels, and the text of every Plotly figure (which renders a subset of HTML)."""
 from __future__ import annotations
 
+import json
 import re
 
 from markdown_it import MarkdownIt
@@ -31,6 +33,52 @@ def markdown_values(at) -> list[tuple[str, str]]:
             out.append(("metric.help", str(metric.help)))
     for expander in at.expander:
         out.append(("expander.label", str(expander.label)))
+    for kind in WIDGETS:  # every widget's label renders Markdown in Streamlit; radio options and tab labels too
+        for widget in _elements(at, kind):
+            out.append((f"{kind}.label", str(getattr(widget, "label", "") or "")))
+            if getattr(widget, "help", None):
+                out.append((f"{kind}.help", str(widget.help)))
+            if kind == "radio":  # radio options render Markdown; a select box's options are plain text
+                for option in getattr(widget, "options", None) or []:
+                    out.append((f"{kind}.option", str(option)))
+    for tab in _elements(at, "tabs"):
+        out.append(("tab.label", str(getattr(tab, "label", "") or "")))
+    return out
+
+
+WIDGETS = ("button", "checkbox", "toggle", "radio", "selectbox", "multiselect", "select_slider", "slider",
+           "number_input", "text_input", "text_area", "date_input", "time_input", "color_picker")
+
+
+def _elements(at, kind: str) -> list:
+    try:
+        return list(getattr(at, kind))
+    except (AttributeError, KeyError):
+        return []
+
+
+_PLOTLY_LIVE = re.compile(r"<a\s|<img|<script|<iframe|href\s*=|<b>bold</b>", re.I)
+"""Plotly renders a subset of HTML in titles, labels, hover text and annotations (<a href>, <b>, <br>):
+what the payloads would make live there."""
+
+
+def plotly_strings(at) -> list[str]:
+    """Every text of every Plotly chart's figure (trace names, hover text and templates, custom data, axis
+    titles, annotations), from the JSON the browser gets."""
+    out: list[str] = []
+
+    def walk(node):
+        if isinstance(node, str):
+            out.append(node)
+        elif isinstance(node, dict):
+            for value in node.values():
+                walk(value)
+        elif isinstance(node, list):
+            for value in node:
+                walk(value)
+
+    for chart in at.get("plotly_chart"):
+        walk(json.loads(chart.proto.spec))
     return out
 
 
@@ -41,4 +89,7 @@ def live_markup(at) -> list[str]:
         html = _MD.render(text)
         if _LIVE_LINK.search(html) or _LIVE_HTML.search(html) or any(p.search(text) for p in _UNESCAPED):
             problems.append(f"{kind}: {text[:160]!r}")
+    for text in plotly_strings(at):
+        if _PLOTLY_LIVE.search(text):
+            problems.append(f"plotly: {text[:160]!r}")
     return problems

@@ -234,7 +234,8 @@ def test_uploaded_names_are_escaped_in_the_chart_hover():
 # ---------------------------------------------------------------- exports: spreadsheet formulas
 
 @pytest.mark.parametrize("name", ['=HYPERLINK("https://login.evil.example/","x")', "+cmd|' /C calc'!A0", "-2+3",
-                                  "@SUM(1+1)"])
+                                  "@SUM(1+1)", ' =HYPERLINK("https://login.evil.example/","x")',
+                                  "\u200b=cmd|' /C calc'!A0"])
 def test_formula_names_are_neutralised_in_the_csv_and_the_report(name):
     from engine.report import markdown_report
     from ui.exports import layer_table_csv

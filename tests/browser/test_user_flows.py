@@ -272,3 +272,17 @@ def test_choose_where_the_chips_ran_for_the_co2(server, page):
     settle(page)
     choose(page, "Where the chips ran (grid)", "France — 57 g CO₂/kWh (2022)")
     assert metric_changes(page, "CO₂", "40.6 kg CO₂") == "4.82 kg CO₂"
+
+
+def test_train_in_fp4_on_a_blackwell_chip(server, page):
+    # B200: 9 PFLOP/s dense FP4 (HGX B200, 144 PFLOP/s sparse for 8 GPUs); 8 chips × 1 day × 9e15 × 0.4 = 2.49e21
+    page.goto(f"{server}/hardware")
+    wait_for_app(page)
+    before = metric_value(page, "Training compute")
+    type_text = page.get_by_label("Find a chip", exact=True).first
+    type_text.fill("B200")
+    type_text.press("Enter")
+    settle(page)
+    choose(page, "Number format trained in", "FP4 (MXFP4 / NVFP4)")
+    after = metric_changes(page, "Training compute", before)
+    assert flop(after) == pytest.approx(8 * 86_400 * 9e15 * 0.4, rel=5e-3)

@@ -191,3 +191,17 @@ def test_absurd_dimensions_are_refused():
     assert "more than" in _one_line(lambda: _count(model))
     dyn = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", ["n", "n", "n"])], [_vi("y", None)])
     assert "values" in _one_line(lambda: _count(dyn, {"n": 10**9}))
+
+
+def test_rows_merge_by_scope_to_fit_a_limit_with_the_same_totals():
+    from engine.importers.onnx_graph import merge_scopes
+    from engine.method1.counted import Counted
+
+    rows = [Counted(name=f"/block{b}/layer{i}/Op", op="MatMul" if i % 2 else "Add", params=i, macs=10 * i + b)
+            for b in range(3) for i in range(4)]
+    assert merge_scopes(rows, 12) == rows
+    merged = merge_scopes(rows, 5)
+    assert [(r.name, r.op) for r in merged] == [("/block0", "Add+MatMul"), ("/block1", "Add+MatMul"),
+                                               ("/block2", "Add+MatMul")]
+    assert sum(r.macs for r in merged) == sum(r.macs for r in rows) and sum(r.params for r in merged) == 18
+    assert len(merge_scopes(rows, 1)) == 1

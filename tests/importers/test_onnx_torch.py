@@ -78,3 +78,23 @@ def test_default_exports_fold_batchnorm_and_copy_a_tied_weight(torch, tmp_path):
     counted = count_onnx(read_onnx(path.read_bytes()), {"batch": 1, "sequence": 16})
     assert counted.params == params + 1000 * 128  # the head's transposed copy of the token embedding
     assert 2 * counted.macs == flop
+
+
+def test_full_convention_equals_the_hand_built_preset(torch, tmp_path):
+    """ResNet-50 at 224×224: the graph's full-convention FLOP (BatchNorm, ReLU, residual adds, max and global
+    pooling, the head's bias) equal the resnet50 preset's, operator by operator, as well as its matmul FLOP."""
+    from engine.importers.onnx_graph import count_onnx, read_onnx
+    from engine.presets import presets
+
+    module, _, names, axes = onnx_models.resnet50(torch)
+    path = tmp_path / "resnet50_224.onnx"
+    onnx_models.export(torch, module, (torch.zeros(1, 3, 224, 224),), names, axes, path)
+    counted = count_onnx(read_onnx(path.read_bytes()), {"batch": 1})
+    preset = presets()["resnet50"].scenario
+    full = preset.model_copy(update={"convention": "full"}).method1()
+    assert 2 * counted.macs == preset.method1().forward_flop == 8_178_368_512
+    assert 2 * counted.macs + counted.extra_flop == full.forward_flop
+    by_op = {op: sum(r.extra_flop for r in counted.rows if r.op == op) for op in ("BatchNormalization", "Relu")}
+    by_kind = {kind: sum(r.forward_flop - 2 * r.macs for r in full.architecture.rows if r.type == kind)
+               for kind in ("batch_norm", "activation")}
+    assert (by_op["BatchNormalization"], by_op["Relu"]) == (by_kind["batch_norm"], by_kind["activation"])

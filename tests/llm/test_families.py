@@ -19,7 +19,6 @@ def _config(model_id: str) -> dict:
 
 @pytest.mark.parametrize("model_id,change,key", [
     ("bert-base-uncased", {"num_attention_heads": 7}, "config.num_attention_heads: 7 heads do not divide"),
-    ("bert-base-uncased", {"position_embedding_type": "relative_key"}, "config.position_embedding_type: "),
     ("bert-base-uncased", {"architectures": ["BertForSequenceClassification"]},
      "config.architectures: 'BertForSequenceClassification' is not counted"),
     ("bert-base-uncased", {"architectures": "BertModel"}, "config.architectures: expected a list"),
@@ -28,7 +27,6 @@ def _config(model_id: str) -> dict:
     ("t5-base", {"feed_forward_proj": "gated-mish"}, "config.feed_forward_proj: 'gated-mish' is not one of"),
     ("t5-base", {"num_layers": 10**9}, "config.num_layers: must be at most 10000"),
     ("bart-base", {"encoder_attention_heads": 5}, "config.encoder_attention_heads: 5 heads do not divide"),
-    ("bart-base", {"add_final_layer_norm": True}, "config.add_final_layer_norm: true is not supported"),
     ("gemma-2b", {"head_dim": None}, "config.head_dim: missing"),
     ("gemma-2-9b", {"layer_types": ["full_attention"]}, "config.layer_types: expected 42 entries"),
     ("gemma-3-1b", {"use_bidirectional_attention": True}, "config.use_bidirectional_attention: "),
@@ -37,7 +35,6 @@ def _config(model_id: str) -> dict:
     ("falcon-7b", {"multi_query": False, "num_kv_heads": 7}, "config.num_kv_heads: grouped key/value heads need"),
     ("deepseek-v3", {"num_experts_per_tok": 300}, "config.num_experts_per_tok: active_experts 300 is more than"),
     ("deepseek-v3", {"kv_lora_rank": 0}, "config.kv_lora_rank: "),
-    ("deepseek-v3", {"moe_layer_freq": 2}, "config.moe_layer_freq: 2 is not supported"),
     ("deepseek-v2-lite", {"q_lora_rank": ...}, "config.q_lora_rank: missing"),
     ("qwen1.5-moe-a2.7b", {"use_sliding_window": True}, "config.use_sliding_window: true is not supported"),
     ("qwen1.5-moe-a2.7b", {"mlp_only_layers": "all"}, "config.mlp_only_layers: expected a list"),
@@ -48,13 +45,10 @@ def _config(model_id: str) -> dict:
     ("gemma-3-1b", {"num_hidden_layers": 10**9, "layer_types": None}, "config.num_hidden_layers: "),
     ("qwen3-8b", {"head_dim": ...}, "config.head_dim: missing"),
     ("gpt-oss-20b", {"num_local_experts": -32}, "config.num_local_experts: "),
-    ("mpt-7b", {"expansion_ratio": 3}, "config.expansion_ratio: 3 is not supported"),
-    ("mpt-7b", {"attn_config": {"alibi": True, "qk_ln": True}}, "config.attn_config.qk_ln: true is not supported"),
     ("mpt-7b", {"attn_config": "alibi"}, "config.attn_config: expected an object"),
     ("bloom-560m", {"n_embed": None}, "config.hidden_size: missing (or n_embed)"),
     ("starcoder2-3b", {"use_bias": "yes"}, "config.use_bias: expected true or false"),
     ("olmo-2-7b", {"num_key_value_heads": 0}, "config.num_key_value_heads: "),
-    ("phi-3-mini-4k", {"attention_bias": True}, "config.attention_bias: true is not supported"),
     ("llama-3.1-8b", {"model_type": "llama4"}, "config.model_type: 'llama4' is not a family this reader supports"),
     ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
     ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: transformers' "),
@@ -195,4 +189,4 @@ def test_nested_keys_are_judged_too():
     config = _config("mpt-7b")
     config["attn_config"] = config["attn_config"] | {"rope": False}  # read by nothing in transformers' MPT
     model = read_hf_config(config)
-    assert (model.ignored_keys, model.unused_keys) == ((), ("attn_config.rope",))
+    assert model.ignored_keys == () and "attn_config.rope" in model.unused_keys

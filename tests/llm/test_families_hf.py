@@ -168,3 +168,40 @@ VARIANTS = {
 def test_small_variant_matches_transformers(torch, name):
     config = VARIANTS[name]
     assert _engine(config, 10) == counts(config, 10)
+
+
+INERT = {  # keys the readers once refused, which transformers 5's modelling code does not read (config_keys.json)
+    "bert relative positions": ("bert-base-uncased", {"position_embedding_type": "relative_key"},
+                                {"position_embedding_type"}),
+    "bart mbart-style flags": ("bart-base", {"add_final_layer_norm": True, "normalize_before": True,
+                                            "static_position_embeddings": True},
+                               {"add_final_layer_norm", "normalize_before", "static_position_embeddings"}),
+    "mpt expansion ratio, qk_ln, biases": ("mpt-7b", {"expansion_ratio": 3, "no_bias": False,
+                                                      "attn_config": {"alibi": True, "qk_ln": True}},
+                                           {"expansion_ratio", "no_bias", "attn_config.qk_ln"}),
+    "phi-3 attention_bias": ("phi-3-mini-4k", {"attention_bias": True}, {"attention_bias"}),
+    "mistral attention_bias": ("mistral-7b", {"attention_bias": True}, {"attention_bias"}),
+    "starcoder2 mlp_type": ("starcoder2-3b", {"mlp_type": "gated", "norm_type": "rms_norm"},
+                            {"mlp_type", "norm_type"}),
+}
+
+
+@pytest.mark.parametrize("name", INERT)
+def test_keys_transformers_does_not_read_change_nothing(torch, name):
+    """Such a key is accepted and listed as not used, and the count still equals the model transformers builds
+    from the same file: the key changes nothing there either."""
+    from engine.llm.library import library_model
+
+    model_id, change, unused = INERT[name]
+    config = library_model(model_id).config | change
+    model = read_hf_config(config)
+    assert model.ignored_keys == ()
+    assert unused <= set(model.unused_keys)
+    assert _engine(config, SEQ) == counts(config, SEQ)
+
+
+def test_deepseek_moe_layer_freq_is_inert(torch):
+    """transformers makes every layer after the first k sparse whatever moe_layer_freq says."""
+    config = VARIANTS["deepseek v3 no shared experts"] | {"moe_layer_freq": 2}
+    assert "moe_layer_freq" in read_hf_config(config).unused_keys
+    assert _engine(config, 10) == counts(config, 10)

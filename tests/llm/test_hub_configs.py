@@ -26,9 +26,12 @@ UNUSED = {  # the keys issue 21 found refused; transformers' modelling code read
                              "summary_proj_to_labels", "summary_type", "summary_use_proj"),
     "openai-community--gpt2-medium": ("n_special", "predict_special_tokens"),
     "bigscience--bloom-560m": ("n_inner",),
+    "bigcode--starcoder2-3b": ("mlp_type", "norm_type"),  # transformers builds its one MLP and LayerNorm
     "HuggingFaceTB--SmolLM2-135M": ("is_llama_config", "rope_interleaved"),
-    "microsoft--Phi-4-mini-instruct": ("full_attn_mod", "interpolate_factor", "lm_head_bias", "mlp_bias"),
+    "microsoft--Phi-4-mini-instruct": ("attention_bias", "full_attn_mod", "interpolate_factor", "lm_head_bias",
+                                       "mlp_bias"),
     "unsloth--Llama-3.2-1B-Instruct": ("unsloth_fixed",),
+    "moonshotai--Kimi-K2-Instruct": ("moe_layer_freq",),  # transformers: every layer after the first k sparse
     "reupload--Qwen2.5-0.5B-custom-pipeline": ("custom_pipeline", "custom_pipelines", "use_mrope"),
 }
 

@@ -68,3 +68,24 @@ def test_every_chip_with_an_fp4_figure_in_epochs_data_has_it_here():
         epoch = float(rows[name]["FP4 performance (FLOP/s)"])
         tolerance = 0.1 if chip_id in EPOCH_DIFFERS else 0.01
         assert ours == pytest.approx(epoch, rel=tolerance), (chip_id, EPOCH_DIFFERS.get(chip_id))
+
+
+def test_fp4_in_the_chips_table_and_for_a_custom_chip():
+    from tests.cli import cli
+    text = cli("chips", "--format", "text").stdout
+    header = next(line for line in text.splitlines() if line.startswith("id "))
+    b200 = next(line for line in text.splitlines() if line.startswith("nvidia-b200 "))
+    assert "FP4 tensor" in header and "9,000" in b200  # 9 PFLOP/s dense, in TFLOP/s
+
+    from streamlit.testing.v1 import AppTest
+
+    from tests.conftest import ROOT
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(str(ROOT / "pages" / "hardware.py")).run()
+    at.radio(key="hw_source").set_value("custom_chip").run()
+    at.number_input(key="hw_custom_fp4_tensor").set_value(1000.0).run()  # 1,000 TFLOP/s dense FP4
+    at.selectbox(key="hw_precision").set_value("fp4").run()
+    assert not at.exception
+    # default run: 8 chips × 1 day × 1e15 FLOP/s × 0.4
+    flop = next(m.value for m in at.metric if m.label == "Training compute")
+    assert flop.startswith(f"{8 * 86_400 * 1e15 * 0.4:.3g}".replace("e+", "e"))

@@ -44,3 +44,33 @@ def test_plan_flow_in_the_browser(browser):
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "plan-flow.png"), full_page=True)
         context.close()
+
+
+def test_framework_convention_and_the_kernel_model_in_the_browser(browser):
+    # Llama 2 7B on 8 H100s (d 8, B 64): Megatron's FP32 gradients add 2 B × 6.74e9 = 13.5 GB per chip; the
+    # kernel model's step and MFU are shown beside the constant-efficiency ones
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.layout import Layout, MemoryOptions
+    scenario = presets()["llama2-7b"].scenario
+    kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(),
+                             "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 2600})
+        page = context.new_page()
+        page.goto(f"{url}/plan?s={encode(scenario)}")
+        wait_for_app(page)
+        _no_exception(page)
+        assert metric_value(page, "MFU, kernel model") == f"{100 * kernel.mfu:.1f}%"
+        before = metric_value(page, "Memory per chip (of 80 GB)")
+        page.get_by_label("Framework (model states)").first.click()
+        page.get_by_role("option", name="Megatron-LM", exact=False).first.click()
+        page.wait_for_function(
+            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
+            "m.innerText.includes('Memory per chip') && !m.innerText.includes(before))", arg=before, timeout=30_000)
+        wait_for_app(page)
+        _no_exception(page)
+        after = metric_value(page, "Memory per chip (of 80 GB)")
+        grown = float(after.split(" GB")[0].replace(",", "")) - float(before.split(" GB")[0].replace(",", ""))
+        assert abs(grown - 13.5) <= 1  # the metric shows whole GB
+        context.close()

@@ -78,7 +78,7 @@ def test_default_model_without_blocks_still_plans():
 
 def test_compute_optimal_table_for_gophers_budget():
     at = plan_page()
-    at.number_input(key="plan_optimal_budget").set_value(5.76e23).run()
+    at.number_input(key="plan_budget").set_value(5.76e23).run()
     table = at.dataframe[[i for i, d in enumerate(at.dataframe) if "tokens per parameter" in d.value.columns][0]].value
     row = table[table["rule"].str.startswith("20 tokens")].iloc[0]
     assert float(row["parameters"]) == pytest.approx(6.93e10, rel=1e-2)  # √(5.76e23/120): Chinchilla's 70B
@@ -118,15 +118,24 @@ def test_visiting_the_page_leaves_the_link_alone():
     assert at.session_state["scenario"].plan.layout.dp == 4
 
 
-def test_the_framework_convention_changes_the_model_states():
-    # Llama 2 7B preset (6,738,415,616 parameters), one chip: ZeRO's 16 B → Megatron's 18 B per parameter
-    from streamlit.testing.v1 import AppTest
-
-    from tests.conftest import ROOT
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
-    at.selectbox(key="preset_choice").set_value("llama2-7b").run()
-    at.button[0].click().run()
-    at.switch_page(str(ROOT / "pages" / "plan.py")).run()
+def test_the_framework_convention_changes_the_model_states(llama):
+    # Llama 2 7B preset on 8 H100s (d = 8): ZeRO's 16 B → Megatron's 18 B per parameter
+    at = plan_page("llama2-7b")
+    before = gb(metric(at, "Memory per chip (of 80 GB)"))
     at.selectbox(key="plan_convention").set_value("megatron").run()
     assert not at.exception
+    # the metric shows whole GB: 2 B × 6.74e9 = 13.5 GB more
+    assert gb(metric(at, "Memory per chip (of 80 GB)")) - before == pytest.approx(2 * LLAMA_7B_PARAMS / 1e9, abs=1)
     assert at.session_state["scenario"].plan.options.convention == "megatron"
+
+
+def test_the_kernel_model_step_is_shown_with_its_validation():
+    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.layout import Layout, MemoryOptions
+    at = plan_page("llama2-7b")
+    kernel = kernel_step_for(plan_model(read_hf_config(LLAMA2_7B_CONFIG).architecture(4096)),
+                             Layout(dp=8, global_batch=64), MemoryOptions(), "nvidia-h100-sxm",
+                             interconnect_for("nvidia-h100-sxm"))
+    assert metric(at, "MFU, kernel model") == f"{100 * kernel.mfu:.1f}%"
+    assert any("source" in df.value and df.value["source"].str.contains("Korthikanti").all() for df in at.dataframe)

@@ -7,6 +7,7 @@ import pytest
 from engine.scenario import parse_scenario
 from ui.views.finetune import (
     backward_metrics,
+    backward_note,
     fine_tune,
     language_model_run,
     one_third_rule,
@@ -51,6 +52,9 @@ def test_backward_metrics_are_the_engines_figures():
     assert metrics[0][0] == "Backward per example" and metrics[0][1].startswith("200")
     assert metrics[1][1] == f"{200 / forward:.3f}"
     assert metrics[2][1] == f"{20 * 5 + 5:,}"
+    assert "frozen or adapted" in backward_note(scenario.method1())
+    ratio = parse_scenario({"input": {"shape": [10]}, "layers": MLP, "training": {"examples": 10}})
+    assert backward_note(ratio.method1()) is None
 
 
 def test_one_third_rule():

@@ -8,15 +8,14 @@ import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
-from engine.method1 import tree
 from engine.method1.kinds import KIND_BY_TYPE
-from engine.scenario import MAX_PAGE_LAYERS, parse_scenario
+from engine.scenario import check_page_size, parse_scenario
 from ui import state
 from ui.charts import decades, show_chart
 from ui.components.layer_editor import LayerEdits, pick_after
 from ui.thresholds import threshold_caption
 from ui.views.layer_table import top_level_totals
-from ui.views.finetune import backward_metrics
+from ui.views.finetune import backward_metrics, backward_note
 from ui.views.method1 import TABLE_COLUMNS, interval_metrics, table_with_unreached, totals_metrics, training_latex
 from ui.widgets import metric_row, results_bar, results_slot, show_error, shown_estimate, summary_bar
 
@@ -53,6 +52,7 @@ def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenari
     estimate while this one has an error). An unchanged scenario reuses the first estimate."""
     try:
         edited = parse_scenario(data)
+        check_page_size(edited.layers)  # a repeat's copies edited up: the same limit as a link's
     except InputError as exc:
         show_error(exc, "the last valid estimate is shown; fix the field to update it.")
         edited = None
@@ -61,9 +61,7 @@ def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenari
             edited_data = edited.model_dump(mode="json")
             try:
                 edited_data["layers"], next_path = edits.structural(edited_data["layers"])
-                if len(tree.entries(edited_data["layers"])) > MAX_PAGE_LAYERS:  # the same limit as a link's
-                    raise InputError("layers", f"at most {MAX_PAGE_LAYERS:,} layers on this page (larger models: "
-                                               "python -m engine flops FILE)")
+                check_page_size(edited_data["layers"])  # the same limit as a link's, blocks expanded
                 state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
             except InputError as exc:
                 show_error(exc, "the layer list is unchanged.")
@@ -101,6 +99,9 @@ def totals(area, line: ResultsLine, scenario, estimate, stale, withheld: bool = 
             backward = backward_metrics(shown)
             if backward:
                 metric_row(backward)
+                note = backward_note(shown)
+                if note:
+                    st.caption(note)
             if shown.training.interval is not None:
                 metric_row(interval_metrics(shown.training.interval))
         if estimate.training is not None:

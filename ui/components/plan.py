@@ -21,6 +21,7 @@ from ui import state
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
+from ui.views.step_models import kernel_metrics, validation_rows
 from ui.widgets import metric_row, show_error
 
 
@@ -106,6 +107,8 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     metric_row(view.memory_metrics(mem, chip, best, layout))
     (st.success if mem.fits else st.error)(view.fit_sentence(mem, layout, chip))
     metric_row(view.step_metrics(step, tokens))
+    if plan.kernel is not None:
+        metric_row(kernel_metrics(plan.kernel, step.tokens_per_step, tokens))
     st.dataframe(pd.DataFrame(view.step_parts(step)), hide_index=True)
     for note in step.notes:
         st.caption(note)
@@ -203,3 +206,6 @@ def published_runs() -> None:
         st.dataframe(_published(), hide_index=True)
         st.caption("MFU counts the model's FLOP only; HFU adds recomputation (Megatron-LM's \"% of peak\"). The "
                    f"kernel efficiency ({DEFAULT_KERNEL_EFFICIENCY}) is the model's one free assumption.")
+        st.markdown("**Kernel model against measured iteration times** (Korthikanti et al. 2022, Table 5; kept "
+                    "apart from its calibration on Narayanan et al. 2021, Table 1)")
+        st.dataframe(pd.DataFrame(validation_rows()), hide_index=True)

@@ -107,3 +107,13 @@ def language_model_run(choice) -> dict:
     if mode == "lora":
         return {"lora_rank": rank, "lora_targets": list(targets) or list(DEFAULT_LORA_TARGETS)}
     return {}
+
+
+def backward_note(estimate) -> str | None:
+    """Why the backward pass is counted layer by layer, when it is (said beside the totals)."""
+    training = estimate.training
+    if training is None or training.backward != "exact":
+        return None
+    why = training.note or "as asked in the training setup"
+    return (f"Backward pass counted layer by layer ({why}): weight gradients only where weights train, input "
+            "gradients only where a layer before needs one; the optimizer updates the trainable parameters only.")

@@ -1,0 +1,34 @@
+"""A scenario of counted rows (an ONNX graph's nodes or a PyTorch module's modules) through its share link:
+the layer builder shows its totals and its rows' form (0 parameters, a shape) without an exception, and every
+other page opens it."""
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from engine.scenario import parse_scenario
+from engine.share_link import encode
+from tests.conftest import ROOT
+from tests.reference import metric
+
+ROWS = [{"type": "counted", "name": "/fc1/Gemm", "op": "Gemm", "params": 544, "macs": 512, "extra_flop": 32,
+         "output_shape": [1, 32]},
+        {"type": "counted", "name": "/act/Relu", "op": "Relu", "extra_flop": 32, "output_shape": [1, 32]},
+        {"type": "counted", "name": "/fc2", "op": "Linear", "params": 330, "macs": 320, "output_shape": [1, 10],
+         "backward_macs": 640}]
+SCENARIO = parse_scenario({"name": "imported", "input": {"shape": [16]}, "layers": ROWS,
+                           "training": {"examples": 1000, "epochs": 1}})
+
+
+def test_the_link_of_counted_rows_opens_on_every_page():
+    token = encode(SCENARIO)
+    for page in ("app.py", "pages/hardware.py", "pages/plan.py"):
+        at = AppTest.from_file(str(ROOT / page), default_timeout=60)
+        at.query_params["s"] = token
+        at.run()
+        assert not at.exception, (page, at.exception)
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["s"] = token
+    at.run()
+    assert metric(at, "Parameters") == f"{544 + 330:,}"
+    assert SCENARIO.method1().forward_flop == 2 * (512 + 320)
+    assert not at.error

@@ -1,0 +1,64 @@
+"""Generated scenarios (``tests/scenario_strategy.py``), as share links, through everything a page computes from
+a link: decoding, method 1 (rows, blocks), method 2, the plan, the Markdown report and the CSV. The only
+outcomes are results or one clear ``InputError`` in the user's words, within the time budget of a page run.
+CI replays a fixed seed (FLOPSCOPE_HYPOTHESIS=ci)."""
+from __future__ import annotations
+
+import json
+import time
+
+from hypothesis import HealthCheck, given, settings
+
+from engine.errors import InputError
+from engine.method1.architecture import MAX_COUNT
+from engine.method1.estimate import estimate_method1
+from engine.method2.run import estimate_method2
+from engine.report import markdown_report
+from engine.share_link import decode
+from tests.app.hostile_corpus import pack_json
+from tests.app.test_hostile_links import INTERNALS
+from tests.scenario_strategy import SCENARIOS
+
+BUDGET_CPU_S = 2.0
+"""A page run's budget (``tests/app/test_hostile_links.MAX_RUN_CPU_S``): the engine's share must fit well inside."""
+
+
+def check_message(exc: InputError) -> None:
+    message = str(exc)
+    assert exc.field and exc.reason and "\n" not in message and len(message) < 600, message
+    assert not INTERNALS.search(message), message
+
+
+def everything_a_page_computes(token: str) -> None:
+    try:
+        scenario = decode(token)
+    except InputError as exc:
+        check_message(exc)
+        return
+    est = estimate_method1(scenario, strict=False)
+    if est.error is not None:
+        check_message(est.error)
+    if est.architecture is not None:
+        for row in est.architecture.rows + est.architecture.blocks:
+            assert 0 <= row.params <= MAX_COUNT and 0 <= row.forward_flop <= MAX_COUNT
+            row.output.encode() if hasattr(row, "output") else None  # the shape prints (no 4,300-digit integer)
+    if scenario.hardware is not None:
+        try:
+            estimate_method2(scenario.hardware)
+        except InputError as exc:
+            check_message(exc)
+    from ui.exports import layer_table_csv
+
+    layer_table_csv(est)
+    report = markdown_report(scenario, est)
+    assert "Traceback" not in report
+
+
+@settings(max_examples=1500, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large])
+@given(SCENARIOS)
+def test_generated_links_give_results_or_a_message_within_budget(data):
+    token = pack_json(data)
+    start = time.process_time()
+    everything_a_page_computes(token)
+    spent = time.process_time() - start
+    assert spent < BUDGET_CPU_S / 2, f"{spent:.2f} s of CPU for {json.dumps(data)[:300]}"

@@ -1,0 +1,27 @@
+"""The plan page's kernel-model figures and its validation table, as rows and labels."""
+from __future__ import annotations
+
+from engine.plan.validation import summary, table
+from engine.units import format_duration
+
+
+def kernel_metrics(kernel, tokens_per_step: float, tokens: float | None) -> list[tuple[str, str, str | None]]:
+    """Metric rows for the kernel model's step: its time, MFU and wall-clock."""
+    s = summary("validation")
+    basis = (f"GEMMs by shape, memory-bound kernels, collectives, schedule; measured Megatron-LM runs on A100s "
+             f"(22B–1T): median error "
+             f"{100 * s['median']:.1f}%, worst {100 * s['worst']:.1f}%")
+    rows = [("Step time, kernel model", format_duration(kernel.step_s / 3600), basis),
+            ("MFU, kernel model", f"{100 * kernel.mfu:.1f}%", "model FLOP ÷ (step × chips × peak)")]
+    if tokens:
+        rows.append(("Wall-clock, kernel model", format_duration(tokens / tokens_per_step * kernel.step_s / 3600),
+                     None))
+    return rows
+
+
+def validation_rows(which: str = "validation") -> list[dict]:
+    """Case, source, published and predicted step time, error — the table in docs/plan.md."""
+    return [{"case": r.case, "source": r.source.split(" — ")[0], "published step (s)": round(r.published_s, 2),
+             "kernel model (s)": round(r.predicted_s, 2), "error": f"{100 * r.error:+.1f}%",
+             "constant-efficiency model (s)": round(r.previous_s, 2),
+             "its error": f"{100 * r.previous_error:+.1f}%"} for r in table(which)]
