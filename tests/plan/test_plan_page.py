@@ -78,7 +78,7 @@ def test_default_model_without_blocks_still_plans():
 
 def test_compute_optimal_table_for_gophers_budget():
     at = plan_page()
-    at.number_input(key="plan_budget").set_value(5.76e23).run()
+    at.number_input(key="plan_optimal_budget").set_value(5.76e23).run()
     table = at.dataframe[[i for i, d in enumerate(at.dataframe) if "tokens per parameter" in d.value.columns][0]].value
     row = table[table["rule"].str.startswith("20 tokens")].iloc[0]
     assert float(row["parameters"]) == pytest.approx(6.93e10, rel=1e-2)  # √(5.76e23/120): Chinchilla's 70B
