@@ -29,7 +29,10 @@ BERT = {"architectures": ["BertForMaskedLM"], "model_type": "bert", "hidden_size
 LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_size": 64, "intermediate_size": 96,
          "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
          "max_position_embeddings": 64, "tie_word_embeddings": False}
-CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA}
+MIXTRAL = {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 64,
+           "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
+           "vocab_size": 100, "max_position_embeddings": 64, "num_local_experts": 4, "num_experts_per_tok": 2}
+CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA, "mixtral": MIXTRAL}
 
 
 def _lora(torch, base, n_in, n_out, rank):
@@ -71,11 +74,14 @@ def _fused_qkv_lora(torch, base, d, rank, targets):
 
 def _blocks(model, family):
     return {"gpt2": lambda: model.transformer.h, "bert": lambda: model.bert.encoder.layer,
-            "llama": lambda: model.model.layers}[family]()
+            "llama": lambda: model.model.layers, "mixtral": lambda: model.model.layers}[family]()
 
 
 def _projections(block, family):
     """{target: (parent module, attribute, n_in, n_out)} of one block."""
+    if family == "mixtral":  # the experts are stacked tensors, not nn.Linear: attention only
+        a = block.self_attn
+        return {"q": (a, "q_proj"), "k": (a, "k_proj"), "v": (a, "v_proj"), "o": (a, "o_proj")}
     if family == "llama":
         a, m = block.self_attn, block.mlp
         return {"q": (a, "q_proj"), "k": (a, "k_proj"), "v": (a, "v_proj"), "o": (a, "o_proj"),
@@ -160,7 +166,7 @@ def test_last_blocks(torch, family, n):
 
 LORA_CASES = [("llama", ("q", "v")), ("llama", ("q", "k", "v", "o", "gate", "up", "down")), ("llama", ("k", "down")),
               ("bert", ("q", "v")), ("bert", ("k", "o", "up")), ("gpt2", ("q", "k", "v")), ("gpt2", ("o", "down")),
-              ("gpt2", ("q", "k", "v", "o", "up", "down"))]
+              ("gpt2", ("q", "k", "v", "o", "up", "down")), ("mixtral", ("q", "v")), ("mixtral", ("k", "o"))]
 
 
 @pytest.mark.parametrize("family,targets", LORA_CASES)
@@ -180,3 +186,36 @@ def test_gpt2_fused_qkv_with_some_targets_computes_every_gradient(torch):
     ours, ours_trainable, _ = _engine("gpt2", lora_rank=8, lora_targets=("q", "v"))
     assert ours_trainable == trainable
     assert backward - ours == 2 * SEQ * SEQ * GPT2["n_embd"]  # H·Q = d
+
+
+# ---------------------------------------------------------------- every block shape the readers know, trained in full
+
+from tests.llm.test_families_hf import VARIANTS  # noqa: E402
+
+ENCODERS = {"bert", "roberta"}
+
+
+def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
+    model = build(config)
+    set_trainable(model, True)
+    ids = torch.zeros(1, seq, dtype=torch.long, device="meta")
+    kwargs = {}
+    if model.config.is_encoder_decoder:
+        kwargs["decoder_input_ids"] = torch.zeros(1, seq, dtype=torch.long, device="meta")
+    elif config["model_type"] not in ENCODERS and not config["architectures"][0].endswith("EncoderModel"):
+        # a decoder's mask, given, so that transformers does not probe for packed sequences (an encoder's
+        # bidirectional mask would be probed instead)
+        kwargs["attention_mask"] = torch.ones(1, seq, dtype=torch.long, device="meta")
+    if "use_cache" in model.forward.__code__.co_varnames:
+        kwargs["use_cache"] = False
+    return forward_backward(torch, model, ids, kwargs=kwargs)
+
+
+@pytest.mark.parametrize("name", list(VARIANTS))
+def test_full_training_of_every_variant(torch, name):
+    """Full training, every weight trains: forward and backward equal transformers' to the integer (MoE through
+    the batched experts, latent attention, parallel and sandwich blocks, encoder–decoder cross-attention)."""
+    config = VARIANTS[name]
+    forward, backward = _full_reference(torch, config, SEQ)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, backward="exact"))
+    assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)

@@ -40,7 +40,8 @@ def forward_backward(torch, module, *inputs, corrected: bool = True, kwargs=None
         out = module(*inputs, **(kwargs or {}))
         forward = c.get_total_flops()
         out = out[0] if isinstance(out, tuple) else out
-        out = getattr(out, "logits", getattr(out, "last_hidden_state", out))
+        out = next((getattr(out, name) for name in ("logits", "pooler_output", "last_hidden_state")
+                    if getattr(out, name, None) is not None), out)
         if out.requires_grad:
             out.float().sum().backward()
     return forward, c.get_total_flops() - forward
