@@ -155,3 +155,18 @@ def test_a_config_given_as_a_scenario_points_to_the_transformer_command(tmp_path
     assert out.returncode == 2 and out.stdout == ""
     assert "this is a Hugging Face config.json, not a FLOPscope scenario" in out.stderr
     assert "transformer --config FILE" in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_remote_code_model_type_on_a_supported_class_is_read_with_a_note():
+    """Kimi-K2's config.json: model_type kimi_k2 (transformers does not define it) on DeepseekV3ForCausalLM."""
+    from tests.conftest import ROOT
+
+    path = str(ROOT / "tests" / "llm" / "hub_configs" / "moonshotai--Kimi-K2-Instruct.json")
+    out = run("transformer", "--config", path, "--tokens", "15.5e12", "--seq-len", "4096")
+    data = json.loads(out.stdout)
+    assert out.returncode == 0 and data["model_type"] == "deepseek_v3"
+    assert data["notes"] == ["model_type 'kimi_k2' is not a family of its own here; read as deepseek_v3 because "
+                             "architectures names DeepseekV3ForCausalLM"]
+    assert data["unused_keys"] == ["moe_layer_freq"] and data["ignored_keys"] == []
+    text = run("transformer", "--config", path, "--tokens", "15.5e12", "--seq-len", "4096", "--format", "text").stdout
+    assert re.search(r"^read as +model_type 'kimi_k2' is not a family of its own here", text, re.M)
