@@ -46,11 +46,25 @@ def flops_text(result: dict) -> str:
     items = [("convention", result["convention"]), ("parameters", f"{result['params']:,}"),
              ("forward / example", format_flop(result["forward_flop"])),
              ("MACs / example", f"{format_flop(result['macs'], 'MACs')} (1 MAC = 2 FLOP)")]
+    if result.get("backward_flop") is not None and result.get("forward_flop"):
+        items.append(("backward / example", f"{format_flop(result['backward_flop'])} "
+                                            f"(r = {result['backward_flop'] / result['forward_flop']:.3g})"))
+    if result.get("trainable_params") is not None and result["trainable_params"] < result["params"]:
+        items.append(("trainable", f"{result['trainable_params']:,} parameters (the rest frozen)"))
     g = result.get("onnx")
     if g:
         items += onnx_items(g)
     t = result.get("training")
-    if t:
+    if t and t.get("backward") == "exact":
+        items += [("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])}"),
+                  ("backward pass", t.get("note") or "counted layer by layer (asked for)"),
+                  ("formula", f"C = (F + B) × examples × epochs{' + optimizer' if t['optimizer_flop'] else ''}"
+                              f" = ({format_flop(t['forward_flop_per_example'], '')} + "
+                              f"{format_flop(t['passes'] * t['forward_flop_per_example'] - t['forward_flop_per_example'], '')})"
+                              f" × {format_count(t['total_examples'])}"
+                              + (f" + {format_flop(t['optimizer_flop'], '')}" if t["optimizer_flop"] else "")
+                              + f" = {format_flop(t['training_flop'])}")]
+    elif t:
         items += [("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])}"),
                   ("formula", f"C = F × (1 + r) × examples × epochs{' + optimizer' if t['optimizer_flop'] else ''}"
                               f" = {format_flop(t['forward_flop_per_example'], '')} × {t['passes']:g} × "
@@ -185,6 +199,10 @@ def transformer_text(result: dict) -> str:
         ("forward / token", format_flop(result["forward_flop_per_token"])),
         ("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])} "
                              f"(detailed count, {result['convention']} convention)"),
+        ("fine-tune", (f"{result['fine_tune']['mode']}: {result['trainable_params']:,} trainable parameters; backward "
+                       f"{format_flop(result['backward_flop_per_sequence'])} per sequence (r = "
+                       f"{result['passes'] - 1:.3g}, counted layer by layer)")
+         if result.get("fine_tune", {}).get("mode", "full") != "full" else None),
         ("read as", "; ".join(result.get("notes") or ()) or None),
         ("left out", (_keys(result["ignored_keys"]) + " (read by transformers, not by this reader: "
                       "counted as if absent)") if result.get("ignored_keys") else None),

@@ -73,3 +73,18 @@ def test_transformer_fine_tune_errors_are_one_line(tmp_path, args, message):
     out = run("transformer", "--config", write(tmp_path, GPT2, "config.json"), "--tokens", "1e9", *args)
     assert out.returncode == 2 and message in out.stderr and "Traceback" not in out.stderr
     assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_text_views_say_the_backward_and_what_trains(tmp_path):
+    scenario = {"input": {"shape": [100]}, "layers": [{"type": "dense", "units": 50, "trainable": False},
+                                                      {"type": "dense", "units": 10}],
+                "training": {"examples": 1000}}
+    out = run("flops", write(tmp_path, scenario, "s.json"), "--format", "text")
+    assert out.returncode == 0, out.stderr
+    # backward: the second layer's weight gradient only, 2·50·10; forward 2·(100·50 + 50·10) = 11,000
+    assert "backward / example  1,000 FLOP (r = 0.0909)" in out.stdout
+    assert "trainable           510 parameters (the rest frozen)" in out.stdout
+    assert "C = (F + B) × examples × epochs" in out.stdout and "frozen or adapted" in out.stdout
+    text = run("transformer", "--config", write(tmp_path, GPT2, "config.json"), "--tokens", "1e9",
+               "--trainable-last", "2", "--format", "text")
+    assert "last: 14,177,280 trainable parameters" in text.stdout  # 2·(12·768² + 13·768) + 2·768
