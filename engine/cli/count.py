@@ -46,7 +46,7 @@ def _count(args):
 
     shape = parse_shape(args.input)
     factory = load_factory(args.module)
-    counted = count_module(factory, shape, args.input_dtype, source=args.module)
+    counted = count_module(factory, shape, args.input_dtype, source=args.module, device=args.device)
     scenario = parse_scenario(counted.scenario_data(), "count")
     if args.save:
         from pathlib import Path
@@ -74,6 +74,9 @@ def register(sub) -> None:
                    help="the input tensor's sizes, batch first, comma-separated (e.g. 1,3,224,224 or 1,128)")
     p.add_argument("--input-dtype", choices=DTYPES, default="float",
                    help="the input's type: float (images, features; default) or long (token ids)")
+    p.add_argument("--device", choices=("meta", "cpu"), default="meta",
+                   help="meta (default): nothing allocated; cpu: for code that reads tensor values (e.g. masks "
+                        "built from the input), at the cost of allocating the weights")
     p.add_argument("--save", default=None, metavar="FILE.json",
                    help="write the counted rows as a scenario file (the dashboard's layer builder opens it)")
     p.set_defaults(run=_count)

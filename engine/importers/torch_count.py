@@ -109,22 +109,23 @@ def _tensors(value):
 
 
 def count_module(factory, input_shape: list[int], input_dtype: str = "float", *, source: str = "",
-                 name: str = "") -> ModuleCount:
-    """Build ``factory()`` on the meta device and count it (see the module docstring)."""
+                 name: str = "", device: str = "meta") -> ModuleCount:
+    """Build ``factory()`` on the meta device and count it (see the module docstring). ``device="cpu"``: for a
+    module whose code reads tensor values (the meta device has none); its weights are then allocated."""
     torch = import_torch()
     from torch.utils.flop_counter import FlopCounterMode
 
     dtype = {"float": torch.float32, "long": torch.long, "int": torch.int32, "half": torch.float16,
              "bfloat16": torch.bfloat16, "bool": torch.bool}[input_dtype]
     try:
-        with torch.device("meta"):
+        with torch.device(device):
             module = factory()
     except Exception as exc:
         raise InputError("FACTORY", f"calling it failed: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(module, torch.nn.Module):
         raise InputError("FACTORY", f"returned {type(module).__name__}, not a torch.nn.Module")
-    module = module.to("meta")
-    x = torch.zeros(input_shape, dtype=dtype, device="meta")
+    module = module.to(device)
+    x = torch.zeros(input_shape, dtype=dtype, device=device)
     shapes: dict[str, list[int]] = {}
     names = {m: n for n, m in module.named_modules()}
 
@@ -134,6 +135,9 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     hooks = [m.register_forward_hook(record) for m in names]
     notes = ["FlopCounterMode counts matrix products, convolutions and attention only: the rows' full-convention "
              "extra FLOP is 0 (the ONNX import counts element-wise work)"]
+    if device != "meta":
+        notes.append(f"counted on the {device}: recurrent layers (nn.LSTM, nn.GRU, nn.RNN) run as one fused kernel "
+                     "there, which FlopCounterMode counts as 0; use the meta device for them")
     try:
         with FlopCounterMode(display=False) as both:
             with FlopCounterMode(display=False) as forward:
@@ -144,9 +148,11 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
             else:
                 notes.append("no output needs a gradient (every parameter frozen, or none): no backward pass")
     except Exception as exc:
+        hint = (" — the module's code reads tensor values, which the meta device does not have: rerun with "
+                "--device cpu (it allocates the weights)") if "meta" in str(exc) and device == "meta" else ""
         raise InputError("--input", f"the module's forward or backward pass failed on an input of shape "
-                                    f"{list(input_shape)} ({input_dtype}): {type(exc).__name__}: {str(exc)[:200]}") \
-            from None
+                                    f"{list(input_shape)} ({input_dtype}): {type(exc).__name__}: {str(exc)[:200]}"
+                                    + hint) from None
     finally:
         for h in hooks:
             h.remove()
@@ -158,6 +164,14 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
 
     def qualified(n: str) -> str:
         return f"{root}.{n}" if n else root
+
+    def subtree(counts, n: str, mod) -> int:
+        """A child's FLOP: as tracked, or, for a container that is never called (``nn.ModuleList``), its own
+        children's."""
+        q = qualified(n)
+        if q in counts:
+            return flops(counts, q)
+        return sum(subtree(counts, f"{n}.{c}", child) for c, child in mod.named_children())
 
     def runner(mod_name: str) -> str:
         """The module whose code uses this module's weights: itself if its forward ran, else the nearest
@@ -180,9 +194,10 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
         n_params = sum(p.numel() for p in own)
         n_train = sum(p.numel() for p in own if p.requires_grad)
         q = qualified(mod_name)
-        children = [qualified(f"{mod_name}.{c}" if mod_name else c) for c, _ in mod.named_children()]
-        f_own = flops(fwd, q) - sum(flops(fwd, c) for c in children)
-        b_own = (flops(total, q) - flops(fwd, q)) - sum(flops(total, c) - flops(fwd, c) for c in children)
+        children = [(f"{mod_name}.{c}" if mod_name else c, child) for c, child in mod.named_children()]
+        f_own = flops(fwd, q) - sum(subtree(fwd, c, child) for c, child in children)
+        b_own = (flops(total, q) - flops(fwd, q)) - sum(subtree(total, c, child) - subtree(fwd, c, child)
+                                                        for c, child in children)
         params += n_params
         trainable += n_train
         if n_params or f_own or b_own:

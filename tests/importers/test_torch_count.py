@@ -38,6 +38,22 @@ def test_rows_equal_the_onnx_rows_module_by_module(torch, exported, name, shape,
     assert all(r.type == "counted" and r.extra_flop == 0 for r in counted.rows)
 
 
+def test_a_transformers_model_on_the_cpu_equals_its_onnx_rows(torch, exported):
+    """GPT-2's mask code reads tensor values: on meta the command says to use --device cpu, and there its rows
+    equal the ONNX export's, scope by scope."""
+    from engine.importers.onnx_graph import count_onnx, read_onnx
+    from engine.importers.torch_count import count_module
+
+    with pytest.raises(InputError, match="rerun with --device cpu"):
+        count_module(lambda: onnx_models.gpt2(torch, mask=False)[0], [1, 16], "long")
+    item = exported("gpt2")
+    graph = count_onnx(read_onnx(item.path.read_bytes()), item.dims)
+    counted = count_module(lambda: onnx_models.gpt2(torch, mask=False)[0], [1, 16], "long", device="cpu")
+    assert (counted.params, counted.forward_flop) == (item.params, item.flop)
+    assert {r.name: (r.params, r.macs) for r in counted.rows if r.params or r.macs} == _by_scope(graph.rows)
+    assert 2 * sum(r.macs for r in counted.rows) == counted.forward_flop  # h (a ModuleList) is not counted twice
+
+
 def test_totals_equal_the_hand_built_preset(torch):
     from engine.importers.torch_count import count_module
     from engine.presets import presets
