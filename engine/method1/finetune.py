@@ -80,8 +80,18 @@ def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
             out.append(dict(layer, times=frozen_copies, trainable=False))
             out.append(dict(layer, times=units - frozen_copies))
         seen += units
-        if units == 0 and seen == frozen_units and frozen_units == total:
-            pass
+    return _tables_with_their_block(out)
+
+
+def _tables_with_their_block(layers: list[dict]) -> list[dict]:
+    """T5's relative position table lives in its stack's first block: it trains when the block after it does."""
+    out = list(layers)
+    for i, layer in enumerate(out):
+        if layer.get("type") != "relative_position_bias":
+            continue
+        following = next((later for later in out[i + 1:] if _units(later)), None)
+        if following is not None and following.get("trainable") is not False:
+            out[i] = {k: v for k, v in layer.items() if k != "trainable"}
     return out
 
 

@@ -507,6 +507,11 @@ class RelativePositionBias(LayerBase):
         d, length = _sequence(flow)
         return LayerCost(Flow((d,), length), self.buckets * self.heads, 0, 0)
 
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """The table is added to attention scores, not to the flow: training it gives the scores a gradient
+        (no multiply-accumulates) but asks nothing more of the layers' inputs."""
+        return Grad(0, 0, grad_in, cost.params if trainable else 0)
+
 
 class DecoderInput(LayerBase):
     """Where an encoder–decoder model's decoder starts: the encoder's output is kept as the memory its
@@ -522,6 +527,12 @@ class DecoderInput(LayerBase):
     def cost(self, flow: Flow) -> LayerCost:
         d, _ = _sequence(flow)
         return LayerCost(Flow((d,), self.length), (self.vocab_size or 0) * d, 0, 0)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """The decoder's tokens are new data: they need a gradient only when their table trains (the shared
+        table's trainability is this layer's, as a fine-tune sets it); the encoder's gradient stays with the
+        memory that cross-attention reads."""
+        return Grad(0, 0, trainable, cost.params if trainable else 0)
 
 
 class SpareTokenTable(LayerBase):

@@ -46,6 +46,10 @@ def _lora(torch, base, n_in, n_out, rank):
             set_trainable(base, False)
             self.a, self.b = nn.Linear(n_in, rank, bias=False), nn.Linear(rank, n_out, bias=False)
 
+        @property
+        def weight(self):  # T5's feed-forward reads its output projection's dtype here
+            return self.base.weight
+
         def forward(self, x):
             return self.base(x) + self.b(self.a(x))
 
@@ -219,3 +223,57 @@ def test_full_training_of_every_variant(torch, name):
     forward, backward = _full_reference(torch, config, SEQ)
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, backward="exact"))
     assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)
+
+
+# ---------------------------------------------------------------- an encoder–decoder: cross-attention's memory
+
+T5 = VARIANTS["t5 bare, gated-silu, unequal stacks"]  # 3 encoder and 2 decoder blocks, gated feed-forward
+
+
+def _t5_projections(block):
+    """{target: [(parent, attribute)]} of a T5 block: q, k, v, o in self- and (decoder) cross-attention."""
+    out: dict = {}
+    attentions = [block.layer[0].SelfAttention] + ([block.layer[1].EncDecAttention] if len(block.layer) == 3 else [])
+    for attention in attentions:
+        for t in "qkvo":
+            out.setdefault(t, []).append((attention, t))
+    ff = block.layer[-1].DenseReluDense
+    out.update({"gate": [(ff, "wi_0")], "up": [(ff, "wi_1")], "down": [(ff, "wo")]})
+    return out
+
+
+def _t5_reference(torch, mode, n=None, rank=None, targets=()):
+    model = build(T5)
+    set_trainable(model, False)
+    if mode == "last":
+        for block in list(model.decoder.block)[-n:]:
+            set_trainable(block, True)
+        set_trainable(model.decoder.final_layer_norm, True)
+    if mode == "lora":
+        with torch.device("meta"):
+            for block in list(model.encoder.block) + list(model.decoder.block):
+                for target in targets:
+                    for parent, name in _t5_projections(block)[target]:
+                        base = getattr(parent, name)
+                        setattr(parent, name, _lora(torch, base, *_shape(base), rank))
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    decoder_ids = torch.zeros(1, 5, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={"decoder_input_ids": decoder_ids, "use_cache": False})
+    return backward, sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@pytest.mark.parametrize("mode,run", [
+    ("last", {"trainable_last": 1}), ("last", {"trainable_last": 2}),
+    ("lora", {"lora_rank": 4, "lora_targets": ("q", "v")}),
+    ("lora", {"lora_rank": 2, "lora_targets": ("k", "o", "gate", "down")}),
+])
+def test_t5_fine_tunes(torch, mode, run):
+    """Decoder blocks read the encoder's output (the memory) in cross-attention: with LoRA in the encoder the
+    memory needs a gradient, so the cross-attention's k/v projections pass one back; with the last decoder
+    blocks only, it needs none."""
+    n = run.get("trainable_last")
+    backward, trainable = _t5_reference(torch, mode, n=n, rank=run.get("lora_rank"),
+                                        targets=run.get("lora_targets", ()))
+    estimate = estimate_transformer(read_hf_config(T5), TransformerRun(tokens=1e6, seq_len=SEQ, decoder_seq_len=5,
+                                                                       **run))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
