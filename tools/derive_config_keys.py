@@ -141,9 +141,20 @@ def modeling_reads(module: str) -> dict[str, list[str]]:
     return reads
 
 
-def _config_dependencies(config_cls) -> dict[str, set[str]]:
-    """attribute → the fields its ``__post_init__`` statement or property reads (``self.X`` / its arguments)."""
+def _kwargs_keys(node: ast.AST) -> set[str]:
+    """Keys taken straight from the file's extra keys: ``kwargs.get("X")`` / ``kwargs.pop("X")``."""
+    return {n.args[0].value for n in ast.walk(node)
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("get", "pop")
+            and isinstance(n.func.value, ast.Name) and n.func.value.id == "kwargs" and n.args
+            and isinstance(n.args[0], ast.Constant) and isinstance(n.args[0].value, str)}
+
+
+def _config_dependencies(config_cls) -> tuple[dict[str, set[str]], set[str]]:
+    """(attribute → the fields and file keys its ``__post_init__``/``__init__`` statement or property reads —
+    ``self.X``, arguments, ``kwargs.get("X")`` directly or through a local variable, ``self.X.setdefault(…)``
+    arguments; the file keys met through ``kwargs``)."""
     deps: dict[str, set[str]] = {}
+    kwargs_keys: set[str] = set()
     for cls in config_cls.__mro__:
         if cls.__module__.startswith("transformers.configuration_utils") or cls is object:
             continue
@@ -158,19 +169,33 @@ def _config_dependencies(config_cls) -> dict[str, set[str]]:
             if not isinstance(item, ast.FunctionDef):
                 continue
             if item.name in ("__post_init__", "__init__"):
+                local: dict[str, set[str]] = {}  # n_embed = kwargs.pop("n_embed", None)
                 for stmt in ast.walk(item):
+                    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
+                            isinstance(stmt.targets[0], ast.Name) and _kwargs_keys(stmt.value):
+                        local.setdefault(stmt.targets[0].id, set()).update(_kwargs_keys(stmt.value))
+                for stmt in ast.walk(item):
+                    targets, value = [], None
                     if isinstance(stmt, (ast.Assign, ast.AnnAssign)):
-                        targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
-                        for target in targets:
-                            if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
-                                    and target.value.id == "self":
-                                deps.setdefault(target.attr, set()).update(_self_reads(stmt.value))
+                        targets, value = (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]), stmt.value
+                    elif isinstance(stmt, ast.Call) and isinstance(stmt.func, ast.Attribute) and \
+                            isinstance(stmt.func.value, ast.Attribute):  # self.rope_parameters.setdefault(…)
+                        targets, value = [stmt.func.value], stmt
+                    for target in targets:
+                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) \
+                                and target.value.id == "self" and value is not None:
+                            direct = _kwargs_keys(value)
+                            via_local = {k for n in ast.walk(value) if isinstance(n, ast.Name)
+                                         for k in local.get(n.id, ())}
+                            kwargs_keys |= direct | via_local
+                            deps.setdefault(target.attr, set()).update(_self_reads(value) | direct | via_local)
             elif any(isinstance(d, ast.Name) and d.id == "property" for d in item.decorator_list):
                 deps.setdefault(item.name, set()).update(_self_reads(item))
-    return deps
+    return deps, kwargs_keys
 
 
 def _self_reads(node: ast.AST | None) -> set[str]:
+    """``self.X`` attributes and plain names (the function's arguments) an expression reads."""
     if node is None:
         return set()
     out = {n.attr for n in ast.walk(node) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
@@ -190,7 +215,7 @@ def family_keys(model_type: str) -> dict[str, list[str]]:
         reads.setdefault(key, []).append(where)
     fields = set(getattr(config_cls, "__dataclass_fields__", {})) | set(config_cls().to_dict())
     attribute_map = dict(getattr(config_cls, "attribute_map", {}) or {})
-    deps = _config_dependencies(config_cls)
+    deps, kwargs_keys = _config_dependencies(config_cls)
     keys: dict[str, list[str]] = {}
 
     def add(key: str, where: list[str], depth: int = 0) -> None:
@@ -202,7 +227,7 @@ def family_keys(model_type: str) -> dict[str, list[str]]:
             add(attribute_map[key], where, depth + 1)
         if depth < 4:
             for dep in sorted(deps.get(key, ())):
-                if dep != key and (dep in fields or dep in attribute_map):
+                if dep != key and (dep in fields or dep in attribute_map or dep in kwargs_keys):
                     add(dep, where, depth + 1)
 
     for key in sorted(reads):

@@ -40,3 +40,6 @@ def test_derivation_finds_the_reads_it_is_meant_to():
     assert {"head_dim", "hidden_size", "num_attention_heads", "num_key_value_heads"} <= set(families["llama"])
     assert "rotary" not in families["gptj"] and "use_mrope" not in families["qwen2"]
     assert "n_inner" not in families["bloom"] and "sliding_window_size" not in families["gemma2"]
+    # file keys a config's __post_init__ takes from kwargs: BLOOM's n_embed (hidden_size), Gemma 3's
+    # sliding_window_pattern (layer_types)
+    assert "n_embed" in families["bloom"] and "sliding_window_pattern" in families["gemma3_text"]
