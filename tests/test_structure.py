@@ -90,3 +90,56 @@ def test_no_streamlit_below_the_components(folder):
     users = sorted(module_name(p) for p in (ROOT / folder).rglob("*.py")
                    if any(m == "streamlit" or m.startswith("streamlit.") for m in imported(p)))
     assert users == []
+
+
+PAGES = sorted((ROOT / "pages").glob("*.py"))
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_pages_are_thin_and_leave_session_state_to_the_components(page):
+    text = page.read_text(encoding="utf-8")
+    assert len(text.splitlines()) <= MAX_PAGE_LINES
+    assert "session_state" not in text
+
+
+def widget_keys(path: Path) -> set[str]:
+    """String keys a module gives widgets (``key=…``) or reads and writes in ``st.session_state``, written
+    out or through a module constant (``EPOCH = "…"``; ``st.session_state[EPOCH]``)."""
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    constants = {target.id: node.value.value for node in tree.body if isinstance(node, ast.Assign)
+                 and isinstance(node.value, ast.Constant) and isinstance(node.value.value, str)
+                 for target in node.targets if isinstance(target, ast.Name)}
+
+    def literal(node) -> str | None:
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            return node.value
+        return constants.get(node.id) if isinstance(node, ast.Name) else None
+
+    keys = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.keyword) and node.arg == "key":
+            keys.add(literal(node.value))
+        elif isinstance(node, ast.Subscript) and "session_state" in ast.unparse(node.value):
+            keys.add(literal(node.slice))
+        elif isinstance(node, ast.Call) and node.args and ("session_state." in ast.unparse(node.func)
+                                                           or ast.unparse(node.func) in ("state.bind", "bind")):
+            keys.add(literal(node.args[0]))
+    return keys - {None}
+
+
+def test_the_key_finder_sees_constants_and_literals(tmp_path):
+    module = tmp_path / "m.py"
+    module.write_text('import streamlit as st\nEPOCH = "trends_epoch_import"\n'
+                      'x = st.session_state.get(EPOCH)\nst.session_state["seen"] = 1\nst.number_input("a", key="k")\n'
+                      'st.number_input("b", key=state.bind("bound", 1))\n')
+    assert widget_keys(module) == {"trends_epoch_import", "seen", "k", "bound"}
+
+
+def test_a_session_key_belongs_to_one_module():
+    # cross-page keys live in ui/state.py (its accessors); every other key is one component's own
+    owners: dict[str, list[str]] = {}
+    for path in sorted((ROOT / "ui").rglob("*.py")) + PAGES:
+        for key in widget_keys(path):
+            owners.setdefault(key, []).append(str(path.relative_to(ROOT)))
+    shared = {key: paths for key, paths in owners.items() if len(paths) > 1}
+    assert shared == {}
