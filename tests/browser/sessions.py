@@ -51,6 +51,7 @@ async def user(browser, url: str, uid: int, edits: int = EDITS) -> dict:
     """One user's session; returns its edit times and what went wrong (exceptions, foreign values)."""
     out = {"edit_s": [], "problems": []}
     context = await browser.new_context(viewport={"width": 1440, "height": 900})
+    context.set_default_timeout(TIMEOUT_MS)  # 20 pages loading at once on 2 cores take longer than 30 s
     page = await context.new_page()
     try:
         await page.goto(url)
