@@ -82,3 +82,16 @@ def test_exact_needs_the_layers():
     with pytest.raises(InputError, match="training.backward"):
         parse_scenario({"mode": "quick", "quick": {"kind": "connections", "value": 1e6},
                         "training": {"examples": 10, "backward": "exact"}}).method1()
+
+
+def test_trainability_travels_by_link():
+    from engine.share_link import decode, encode
+
+    scenario = parse_scenario({"input": {"shape": [8], "sequence_length": 4}, "layers": [
+        {"type": "dense", "units": 8, "trainable": False},
+        {"type": "residual", "trainable": False, "body": [{"type": "dense", "units": 8, "lora": {"rank": 2}}]},
+        {"type": "transformer_block", "heads": 2, "lora": {"rank": 4, "targets": ["k", "down"]}}],
+        "training": {"examples": 10, "backward": "exact"}})
+    back = decode(encode(scenario))
+    assert back == scenario
+    assert back.method1().architecture.backward_flop == scenario.method1().architecture.backward_flop > 0
