@@ -18,29 +18,15 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, lora_cost, parts_grad, product_grad
+from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, parts_grad, product_grad
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.errors import InputError
-from engine.method1.ops import (  # noqa: F401 (RMS constants re-exported)
-    RMS_NORM_FLOP_PER_ELEMENT,
-    RMS_NORM_GAIN_FLOP_PER_ELEMENT,
-    dense_cost,
-    layer_norm_cost,
-    prod,
-    rms_norm_cost,
-    softmax_and_scale_flop,
-)
-from engine.method1.layers import Flow, LayerBase, LayerCost, Part, ShapeError, Size, as_sequence
+from engine.method1.ops import dense_cost, prod, rms_norm_cost
+from engine.method1 import transformer_parts as parts_of
+from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
+from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
 
 BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh"]
-
-
-def unmasked_pairs(length: int, window: int | None = None) -> int:
-    """Query–key pairs a causal mask keeps: query i sees keys max(0, i − W + 1) … i, i.e. min(i + 1, W) of
-    them; Σ = L(L+1)/2 without a window (or W ≥ L), W(W+1)/2 + (L − W)·W with one."""
-    if window is None or window >= length:
-        return length * (length + 1) // 2
-    return window * (window + 1) // 2 + (length - window) * window
 
 
 def _sequence(flow: Flow) -> tuple[int, int]:
@@ -50,38 +36,6 @@ def _sequence(flow: Flow) -> tuple[int, int]:
         raise ShapeError(f"needs a sequence of vectors [L, d], got {flow.describe()}; "
                          "set input.sequence_length")
     return flow.item[0], flow.steps
-
-
-def _linear(name: str, n_in: int, n_out: int, bias: bool, positions: int, extra_flop: int = 0, *,
-            src: tuple[str, ...] = ("h",), dst: tuple[str, ...] = ("x",), also: tuple[str, ...] = (),
-            role: str = "") -> Part:
-    """A projection N→M at each of ``positions``, costed as the ``Dense`` kind costs it; ``src``, ``dst``,
-    ``also`` and ``role`` place it in the block's data flow (``engine.method1.backward.parts_grad``)."""
-    params, macs, bias_adds = dense_cost(n_in, n_out, bias)
-    return Part(name, params, positions * macs, positions * bias_adds + extra_flop, None, "linear", src, dst, also,
-                False, 0, role, (n_in, n_out, positions))
-
-
-def _shape_of(part: Part) -> tuple[int, int, int]:
-    return part.dims
-
-
-def _adapter(part: Part, n_in: int, n_out: int, positions: int, rank: int, copies: int = 1, active: int = 1,
-             dst: tuple[str, ...] | None = None) -> Part:
-    """A LoRA adapter of rank r beside ``part`` (N→M at ``positions``): r·(N + M) params (× ``copies``
-    experts, ``active`` of which run), A and B at every position, its output added to the part's
-    (full: scale and add, 2·M per position)."""
-    params, a, b = lora_cost(n_in, n_out, rank)
-    dst = part.dst if dst is None else dst
-    return Part(f"{part.name} LoRA", copies * params, positions * (a + b), 2 * positions * n_out,
-                active * params if copies > 1 else None, "lora", part.src, dst, dst, False, positions * a, "lora",
-                (n_in, n_out, positions))
-
-
-def _scaled(part: Part, copies: int, active: int) -> Part:
-    """``copies`` experts of which ``active`` run: params × E, active params × k."""
-    return part._replace(params=copies * part.params, active_params=active * part.params,
-                         role=f"experts {part.role}")
 
 
 class RMSNorm(LayerBase):
@@ -154,8 +108,8 @@ class TransformerBlock(LayerBase):
 
     ``causal`` (decoder-only, the GPT/LLaMA block) vs not (encoder, BERT): the same count unless
     ``causal_count="half"``; ``attention_window`` W (sliding-window attention, Mistral) narrows what the
-    mask keeps, and so counts only with ``causal_count="half"``. ``cross_attention_length`` M: a decoder block of an encoder-decoder
-    model, with cross-attention over an encoder memory of M positions of width d (the encoder's own
+    mask keeps, and so counts only with ``causal_count="half"``. ``cross_attention_length`` M: a decoder block of an
+    encoder-decoder model, with cross-attention over an encoder memory of M positions of width d (the encoder's own
     cost is counted in its own layers). ``parallel``: attention and feed-forward read the same input
     (GPT-J, GPT-NeoX, PaLM), with one ``shared_norm`` (GPT-J, PaLM) or a norm each.
 
@@ -273,206 +227,47 @@ class TransformerBlock(LayerBase):
         pre = self.norm_position == "pre"
         into_stream = not self.sandwich_norms and self.norm_position != "output"  # the last row adds into x
         read = "h" if pre else "x"
-        attention = self._attention("attention", d, length, length, half, self.attention_window if half else None,
-                                    read, "x")
+        attention = parts_of.attention(self, "attention", d, length, length, half,
+                                       self.attention_window if half else None, read, "x")
         if self.parallel:  # both read the same normed x; the feed-forward's last row adds both into x
             attention[-1] = attention[-1]._replace(dst=("o",), also=())
             h_ff = "h" if self.shared_norm else "h2"
             feed_forward = [p._replace(src=tuple(h_ff if s == "h" else s for s in p.src))
-                            for p in self._feed_forward(d, length)]
+                            for p in parts_of.feed_forward(self, d, length)]
             feed_forward[-1] = feed_forward[-1]._replace(also=feed_forward[-1].also + ("o",))
-            norms = [self._norm("shared", d, length)] if self.shared_norm else \
-                [self._norm("attention", d, length), self._norm("feed-forward", d, length, dst="h2")]
+            norms = [parts_of.norm(self, "shared", d, length)] if self.shared_norm else \
+                [parts_of.norm(self, "attention", d, length),
+                 parts_of.norm(self, "feed-forward", d, length, dst="h2")]
             parts = norms[:1] + attention + norms[1:] + feed_forward
         else:
             sub_layers = [("attention", attention)]
             if self.cross_attention_length:
                 sub_layers.append(("cross-attention",
-                                   self._attention("cross-attention", d, length, self.cross_attention_length,
-                                                   False, None, read, "m")))
-            sub_layers.append(("feed-forward", self._feed_forward(d, length, read)))
+                                   parts_of.attention(self, "cross-attention", d, length,
+                                                      self.cross_attention_length, False, None, read, "m")))
+            sub_layers.append(("feed-forward", parts_of.feed_forward(self, d, length, read)))
             parts = []
             for label, rows in sub_layers:
                 if not into_stream:  # a norm on the sub-layer's output comes before the residual add
                     rows[-1] = rows[-1]._replace(dst=("o",), also=tuple(a for a in rows[-1].also if a != "x"))
                 if pre:
-                    parts += [self._norm(label, d, length)] + rows
+                    parts += [parts_of.norm(self, label, d, length)] + rows
                 elif self.norm_position == "post":  # the norm of the sum, in place
-                    parts += rows + [self._norm(label, d, length, src="x", dst="x")]
+                    parts += rows + [parts_of.norm(self, label, d, length, src="x", dst="x")]
                 else:  # output: norm(o) added into x
-                    parts += rows + [self._norm(label, d, length, src="o", dst="x", also=("x",))]
+                    parts += rows + [parts_of.norm(self, label, d, length, src="o", dst="x", also=("x",))]
                 if self.sandwich_norms:
-                    parts.append(self._norm(f"{label} output", d, length, src="o", dst="x", also=("x",)))
-        parts = self._adapted(parts, d, length)
+                    parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
+        parts = parts_of.adapted(self, parts, d, length)
         params = sum(p.params for p in parts)
         moe = self.experts > 1
         active = sum(p.params if p.active_params is None else p.active_params for p in parts) if moe else None
         return LayerCost(Flow((d,), length), params, sum(p.macs for p in parts),
                          sum(p.extra_flop for p in parts), active, tuple(parts))
 
-    # ------------------------------------------------------------ sub-layers
-
-    def norm_cost(self, width: int, positions: int) -> tuple[int, int]:
-        """(params, full-convention FLOP) of one of this block's norms over ``positions`` vectors of ``width``."""
-        if self.norm == "layernorm":
-            params, _, extra = layer_norm_cost(width, width, self.norm_affine, self.norm_bias)
-        else:
-            params, _, extra = rms_norm_cost(width, width, self.norm_affine)
-        return params, positions * extra
-
-    def _norm(self, label: str, d: int, length: int, *, src: str = "x", dst: str = "h",
-              also: tuple[str, ...] = ()) -> Part:
-        params, extra = self.norm_cost(d, length)
-        return Part(f"{label} norm", params, 0, extra, None, "none", (src,), (dst,), also)
-
-    def _attention(self, label: str, d: int, length: int, memory: int, half: bool,
-                   window: int | None, read: str = "h", kv_read: str = "x") -> list[Part]:
-        """Queries from the L positions, keys and values from ``memory`` positions (L for self-attention);
-        ``half``: only the pairs the causal mask keeps (``unmasked_pairs``, within ``window``). ``read``: what
-        the queries (and, for self-attention, the keys and values) read; ``kv_read`` "m": an encoder memory."""
-        h, h_kv, q = self.attention_sizes(d)
-        pairs = unmasked_pairs(length, window) if half else length * memory
-        if self.kv_lora_rank is not None:
-            return self._latent_attention(label, d, length, pairs, read)
-        kv_src = ("m",) if kv_read == "m" else (read,)
-        sinks = h if self.attention_sinks else 0
-        parts = [
-            _linear(f"{label} q projection", d, h * q, self.qkv_bias, length, src=(read,), dst=("q",), role="q"),
-            _linear(f"{label} k/v projections", d, 2 * h_kv * q, self.qkv_bias, memory, src=kv_src, dst=("k", "v"),
-                    role="kv"),
-        ]
-        if self.qk_norm != "none":
-            q_params, q_flop = self.norm_cost(q if self.qk_norm == "head" else h * q, 1)
-            k_params, k_flop = self.norm_cost(q if self.qk_norm == "head" else h_kv * q, 1)
-            per_head = self.qk_norm == "head"
-            parts.append(Part(f"{label} q/k norms", q_params + k_params, 0,
-                              length * q_flop * (h if per_head else 1) + memory * k_flop * (h_kv if per_head else 1),
-                              None, "none", ("q", "k"), ("q", "k")))
-        return parts + [
-            Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs), None, "product",
-                 ("q", "k"), ("s",)),
-            Part(f"{label} values AV", 0, h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
-            _linear(f"{label} output projection", h * q, d, self.out_bias, length,
-                    extra_flop=length * d, src=("a",), dst=("x",), also=("x",), role="o"),  # + the residual add
-        ]
-
-    def _latent_attention(self, label: str, d: int, length: int, pairs: int, read: str = "h") -> list[Part]:
-        """DeepSeek's multi-head latent attention, as ``DeepseekV3Attention`` computes it (keys and values
-        decompressed from the latent for every position)."""
-        h, _, q = self.attention_sizes(d)
-        r, v, c = self.rope_head_size, self.value_head_size, self.kv_lora_rank
-        qk = q + r
-        parts = []
-        if self.q_lora_rank:
-            cq = self.q_lora_rank
-            norm_params, norm_flop = self.norm_cost(cq, length)
-            parts += [_linear(f"{label} q down-projection", d, cq, self.qkv_bias, length, src=(read,), dst=("qa",)),
-                      Part(f"{label} q latent norm", norm_params, 0, norm_flop, None, "none", ("qa",), ("qa",)),
-                      _linear(f"{label} q up-projection", cq, h * qk, False, length, src=("qa",), dst=("q",))]
-        else:
-            parts.append(_linear(f"{label} q projection", d, h * qk, False, length, src=(read,), dst=("q",)))
-        norm_params, norm_flop = self.norm_cost(c, length)
-        return parts + [
-            _linear(f"{label} kv down-projection", d, c + r, self.qkv_bias, length, src=(read,), dst=("ka",)),
-            Part(f"{label} kv latent norm", norm_params, 0, norm_flop, None, "none", ("ka",), ("kn",)),
-            _linear(f"{label} kv up-projection", c, h * (q + v), False, length, src=("kn",), dst=("k", "v"),
-                    also=("ka",)),  # the rotary key comes straight from the down-projection
-            Part(f"{label} scores QKᵀ", 0, h * pairs * qk, softmax_and_scale_flop(h * pairs), None, "product",
-                 ("q", "k"), ("s",)),
-            Part(f"{label} values AV", 0, h * pairs * v, 0, None, "product", ("s", "v"), ("a",)),
-            _linear(f"{label} output projection", h * v, d, self.out_bias, length, extra_flop=length * d,
-                    src=("a",), dst=("x",), also=("x",)),
-        ]
-
-    def _mlp(self, label: str, d: int, f: int, tokens: int, bias: bool, read: str = "h",
-             out: str = "x") -> list[Part]:
-        """up (and gate) d→F, down F→d at ``tokens`` positions; act(gate)·up or act(up) in the full count.
-        The down projection reads act(gate)·up and adds into ``out``."""
-        act = ACTIVATION_FLOP[self.activation]
-        up = _linear(f"{label} up", d, f, bias, tokens, src=(read,), dst=("u",), role="up")
-        parts = []
-        if self.gated:
-            parts.append(_linear(f"{label} gate", d, f, bias, tokens, extra_flop=(act + 1) * tokens * f,
-                                 src=(read,), dst=("g",), role="gate"))
-        else:
-            up = up._replace(extra_flop=up.extra_flop + act * tokens * f)
-        down_src = ("g", "u") if self.gated else ("u",)
-        return parts + [up, _linear(f"{label} down", f, d, bias, tokens, src=down_src, dst=(out,),
-                                    also=(out,), role="down")]
-
-    def _feed_forward(self, d: int, length: int, read: str = "h") -> list[Part]:
-        f = self.ff_size or 4 * d
-        e, k = self.experts, self.active_experts
-        moe = e > 1
-        label = "experts" if moe else "feed-forward"
-        parts = self._mlp(label, d, f, length * k, self.ff_bias, read)  # token–expert pairs: k experts per token
-        # + the residual add; with experts, the k outputs weighted and summed: k multiplies, k−1 adds
-        combine = (2 * k - 1) * length * d if moe else 0
-        parts[-1] = parts[-1]._replace(extra_flop=parts[-1].extra_flop + length * d + combine)
-        if not moe:
-            return parts
-        router = _linear("router", d, e, self.router_bias, length, src=(read,), dst=("r",), role="router")
-        router = router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e)
-        parts = [router] + [_scaled(p, e, k) for p in parts]
-        parts[-1] = parts[-1]._replace(also=parts[-1].also + ("r",))  # the router's weights scale the outputs
-        if self.shared_ff_size:
-            shared_out = "sd" if self.shared_expert_gate else "x"
-            shared = [p._replace(role=f"shared {p.role}")
-                      for p in self._mlp("shared expert", d, self.shared_ff_size, length, False, read, shared_out)]
-            shared[-1] = shared[-1]._replace(extra_flop=shared[-1].extra_flop + length * d)  # + the routed output
-            if self.shared_expert_gate:  # sigmoid(x·w) scales the shared expert's output
-                shared[-1] = shared[-1]._replace(also=())
-                gate = _linear("shared expert gate", d, 1, False, length, src=(read,), dst=("x",), also=("x", "sd"),
-                               role="shared expert gate")
-                shared.append(gate._replace(extra_flop=gate.extra_flop + (ACTIVATION_FLOP["sigmoid"] + d) * length))
-            parts += shared
-        return parts
 
     # ------------------------------------------------------------ LoRA and the backward pass
 
-    def _adapted(self, parts: list[Part], d: int, length: int) -> list[Part]:
-        """With ``lora``: each targeted projection frozen and followed by its adapter (a fused k/v projection
-        with only one of them targeted is split in two rows). Targets: q, k, v, o (self- and cross-attention),
-        gate, up, down (the dense or shared feed-forward), experts (every routed expert's gate, up and down)."""
-        targets = self.lora_targets
-        if not targets:
-            return parts
-        r, k_active = self.lora.rank, self.active_experts
-        out: list[Part] = []
-        for p in parts:
-            role = p.role
-            n_in, n_out, positions = _shape_of(p)
-            if role == "kv" and ("k" in targets) != ("v" in targets):
-                half_params, half_macs, half_extra = p.params // 2, p.macs // 2, p.extra_flop // 2
-                base = p.name.replace("k/v projections", "")
-                for which in ("k", "v"):
-                    one = p._replace(name=f"{base}{which} projection", params=half_params, macs=half_macs,
-                                     extra_flop=half_extra, dst=(which,), role=which)
-                    if which in targets:
-                        one = one._replace(frozen=True)
-                        out += [one, _adapter(one, n_in, n_out // 2, positions, r)]
-                    else:
-                        out.append(one)
-                continue
-            if role == "kv" and "k" in targets:  # both
-                out += [p._replace(frozen=True), _adapter(p._replace(dst=("k",)), n_in, n_out // 2, positions, r),
-                        _adapter(p._replace(dst=("v",)), n_in, n_out // 2, positions, r)]
-                out[-2] = out[-2]._replace(name=p.name.replace("k/v projections", "k projection LoRA"))
-                out[-1] = out[-1]._replace(name=p.name.replace("k/v projections", "v projection LoRA"))
-                continue
-            expert = role.startswith("experts ")
-            name = role.split(" ", 1)[-1] if role.startswith(("experts ", "shared ")) else role
-            hit = ("experts" in targets) if expert else (name in targets and name in ("q", "o", "gate", "up", "down"))
-            if not hit:
-                out.append(p)
-                continue
-            frozen = p._replace(frozen=True)
-            if expert:
-                e = self.experts
-                out += [frozen, _adapter(p, n_in, n_out, positions, r, e, k_active)]
-            else:
-                out += [frozen, _adapter(p, n_in, n_out, positions, r, dst=p.dst)]
-        return out
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
         """The parts' data flow (``engine.method1.backward.parts_grad``)."""

@@ -1,0 +1,217 @@
+"""The parts of a transformer block (``engine.method1.transformer.TransformerBlock``) as rows: norms, attention
+(multi-head, grouped-query, latent), the feed-forward network (dense, gated, mixture of experts with shared
+experts) and LoRA adapters on chosen projections. Each row carries its place in the block's data flow
+(``src``, ``dst``, ``also``) for the backward pass (``engine.method1.backward.parts_grad``)."""
+from __future__ import annotations
+
+from engine.method1.backward import lora_cost
+from engine.method1.conventions import ACTIVATION_FLOP
+from engine.method1.layers import Part
+from engine.method1.ops import dense_cost, layer_norm_cost, rms_norm_cost, softmax_and_scale_flop
+
+
+def unmasked_pairs(length: int, window: int | None = None) -> int:
+    """Query–key pairs a causal mask keeps: query i sees keys max(0, i − W + 1) … i, i.e. min(i + 1, W) of
+    them; Σ = L(L+1)/2 without a window (or W ≥ L), W(W+1)/2 + (L − W)·W with one."""
+    if window is None or window >= length:
+        return length * (length + 1) // 2
+    return window * (window + 1) // 2 + (length - window) * window
+
+
+def _linear(name: str, n_in: int, n_out: int, bias: bool, positions: int, extra_flop: int = 0, *,
+            src: tuple[str, ...] = ("h",), dst: tuple[str, ...] = ("x",), also: tuple[str, ...] = (),
+            role: str = "") -> Part:
+    """A projection N→M at each of ``positions``, costed as the ``Dense`` kind costs it; ``src``, ``dst``,
+    ``also`` and ``role`` place it in the block's data flow (``engine.method1.backward.parts_grad``)."""
+    params, macs, bias_adds = dense_cost(n_in, n_out, bias)
+    return Part(name, params, positions * macs, positions * bias_adds + extra_flop, None, "linear", src, dst, also,
+                False, 0, role, (n_in, n_out, positions))
+
+
+def _shape_of(part: Part) -> tuple[int, int, int]:
+    return part.dims
+
+
+def _adapter(part: Part, n_in: int, n_out: int, positions: int, rank: int, copies: int = 1, active: int = 1,
+             dst: tuple[str, ...] | None = None) -> Part:
+    """A LoRA adapter of rank r beside ``part`` (N→M at ``positions``): r·(N + M) params (× ``copies``
+    experts, ``active`` of which run), A and B at every position, its output added to the part's
+    (full: scale and add, 2·M per position)."""
+    params, a, b = lora_cost(n_in, n_out, rank)
+    dst = part.dst if dst is None else dst
+    return Part(f"{part.name} LoRA", copies * params, positions * (a + b), 2 * positions * n_out,
+                active * params if copies > 1 else None, "lora", part.src, dst, dst, False, positions * a, "lora",
+                (n_in, n_out, positions))
+
+
+def _scaled(part: Part, copies: int, active: int) -> Part:
+    """``copies`` experts of which ``active`` run: params × E, active params × k."""
+    return part._replace(params=copies * part.params, active_params=active * part.params,
+                         role=f"experts {part.role}")
+
+
+def norm_cost(block, width: int, positions: int) -> tuple[int, int]:
+    """(params, full-convention FLOP) of one of this block's norms over ``positions`` vectors of ``width``."""
+    if block.norm == "layernorm":
+        params, _, extra = layer_norm_cost(width, width, block.norm_affine, block.norm_bias)
+    else:
+        params, _, extra = rms_norm_cost(width, width, block.norm_affine)
+    return params, positions * extra
+
+
+def norm(block, label: str, d: int, length: int, *, src: str = "x", dst: str = "h",
+          also: tuple[str, ...] = ()) -> Part:
+    params, extra = norm_cost(block, d, length)
+    return Part(f"{label} norm", params, 0, extra, None, "none", (src,), (dst,), also)
+
+
+def attention(block, label: str, d: int, length: int, memory: int, half: bool,
+               window: int | None, read: str = "h", kv_read: str = "x") -> list[Part]:
+    """Queries from the L positions, keys and values from ``memory`` positions (L for self-attention);
+    ``half``: only the pairs the causal mask keeps (``unmasked_pairs``, within ``window``). ``read``: what
+    the queries (and, for self-attention, the keys and values) read; ``kv_read`` "m": an encoder memory."""
+    h, h_kv, q = block.attention_sizes(d)
+    pairs = unmasked_pairs(length, window) if half else length * memory
+    if block.kv_lora_rank is not None:
+        return latent_attention(block, label, d, length, pairs, read)
+    kv_src = ("m",) if kv_read == "m" else (read,)
+    sinks = h if block.attention_sinks else 0
+    parts = [
+        _linear(f"{label} q projection", d, h * q, block.qkv_bias, length, src=(read,), dst=("q",), role="q"),
+        _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, memory, src=kv_src, dst=("k", "v"),
+                role="kv"),
+    ]
+    if block.qk_norm != "none":
+        q_params, q_flop = norm_cost(block, q if block.qk_norm == "head" else h * q, 1)
+        k_params, k_flop = norm_cost(block, q if block.qk_norm == "head" else h_kv * q, 1)
+        per_head = block.qk_norm == "head"
+        parts.append(Part(f"{label} q/k norms", q_params + k_params, 0,
+                          length * q_flop * (h if per_head else 1) + memory * k_flop * (h_kv if per_head else 1),
+                          None, "none", ("q", "k"), ("q", "k")))
+    return parts + [
+        Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs), None, "product",
+             ("q", "k"), ("s",)),
+        Part(f"{label} values AV", 0, h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
+        _linear(f"{label} output projection", h * q, d, block.out_bias, length,
+                extra_flop=length * d, src=("a",), dst=("x",), also=("x",), role="o"),  # + the residual add
+    ]
+
+
+def latent_attention(block, label: str, d: int, length: int, pairs: int, read: str = "h") -> list[Part]:
+    """DeepSeek's multi-head latent attention, as ``DeepseekV3Attention`` computes it (keys and values
+    decompressed from the latent for every position)."""
+    h, _, q = block.attention_sizes(d)
+    r, v, c = block.rope_head_size, block.value_head_size, block.kv_lora_rank
+    qk = q + r
+    parts = []
+    if block.q_lora_rank:
+        cq = block.q_lora_rank
+        norm_params, norm_flop = norm_cost(block, cq, length)
+        parts += [_linear(f"{label} q down-projection", d, cq, block.qkv_bias, length, src=(read,), dst=("qa",)),
+                  Part(f"{label} q latent norm", norm_params, 0, norm_flop, None, "none", ("qa",), ("qa",)),
+                  _linear(f"{label} q up-projection", cq, h * qk, False, length, src=("qa",), dst=("q",))]
+    else:
+        parts.append(_linear(f"{label} q projection", d, h * qk, False, length, src=(read,), dst=("q",)))
+    norm_params, norm_flop = norm_cost(block, c, length)
+    return parts + [
+        _linear(f"{label} kv down-projection", d, c + r, block.qkv_bias, length, src=(read,), dst=("ka",)),
+        Part(f"{label} kv latent norm", norm_params, 0, norm_flop, None, "none", ("ka",), ("kn",)),
+        _linear(f"{label} kv up-projection", c, h * (q + v), False, length, src=("kn",), dst=("k", "v"),
+                also=("ka",)),  # the rotary key comes straight from the down-projection
+        Part(f"{label} scores QKᵀ", 0, h * pairs * qk, softmax_and_scale_flop(h * pairs), None, "product",
+             ("q", "k"), ("s",)),
+        Part(f"{label} values AV", 0, h * pairs * v, 0, None, "product", ("s", "v"), ("a",)),
+        _linear(f"{label} output projection", h * v, d, block.out_bias, length, extra_flop=length * d,
+                src=("a",), dst=("x",), also=("x",)),
+    ]
+
+
+def mlp(block, label: str, d: int, f: int, tokens: int, bias: bool, read: str = "h",
+         out: str = "x") -> list[Part]:
+    """up (and gate) d→F, down F→d at ``tokens`` positions; act(gate)·up or act(up) in the full count.
+    The down projection reads act(gate)·up and adds into ``out``."""
+    act = ACTIVATION_FLOP[block.activation]
+    up = _linear(f"{label} up", d, f, bias, tokens, src=(read,), dst=("u",), role="up")
+    parts = []
+    if block.gated:
+        parts.append(_linear(f"{label} gate", d, f, bias, tokens, extra_flop=(act + 1) * tokens * f,
+                             src=(read,), dst=("g",), role="gate"))
+    else:
+        up = up._replace(extra_flop=up.extra_flop + act * tokens * f)
+    down_src = ("g", "u") if block.gated else ("u",)
+    return parts + [up, _linear(f"{label} down", f, d, bias, tokens, src=down_src, dst=(out,),
+                                also=(out,), role="down")]
+
+
+def feed_forward(block, d: int, length: int, read: str = "h") -> list[Part]:
+    f = block.ff_size or 4 * d
+    e, k = block.experts, block.active_experts
+    moe = e > 1
+    label = "experts" if moe else "feed-forward"
+    parts = mlp(block, label, d, f, length * k, block.ff_bias, read)  # token–expert pairs: k experts per token
+    # + the residual add; with experts, the k outputs weighted and summed: k multiplies, k−1 adds
+    combine = (2 * k - 1) * length * d if moe else 0
+    parts[-1] = parts[-1]._replace(extra_flop=parts[-1].extra_flop + length * d + combine)
+    if not moe:
+        return parts
+    router = _linear("router", d, e, block.router_bias, length, src=(read,), dst=("r",), role="router")
+    router = router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e)
+    parts = [router] + [_scaled(p, e, k) for p in parts]
+    parts[-1] = parts[-1]._replace(also=parts[-1].also + ("r",))  # the router's weights scale the outputs
+    if block.shared_ff_size:
+        shared_out = "sd" if block.shared_expert_gate else "x"
+        shared = [p._replace(role=f"shared {p.role}")
+                  for p in mlp(block, "shared expert", d, block.shared_ff_size, length, False, read, shared_out)]
+        shared[-1] = shared[-1]._replace(extra_flop=shared[-1].extra_flop + length * d)  # + the routed output
+        if block.shared_expert_gate:  # sigmoid(x·w) scales the shared expert's output
+            shared[-1] = shared[-1]._replace(also=())
+            gate = _linear("shared expert gate", d, 1, False, length, src=(read,), dst=("x",), also=("x", "sd"),
+                           role="shared expert gate")
+            shared.append(gate._replace(extra_flop=gate.extra_flop + (ACTIVATION_FLOP["sigmoid"] + d) * length))
+        parts += shared
+    return parts
+
+
+def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
+    """With ``lora``: each targeted projection frozen and followed by its adapter (a fused k/v projection
+    with only one of them targeted is split in two rows). Targets: q, k, v, o (self- and cross-attention),
+    gate, up, down (the dense or shared feed-forward), experts (every routed expert's gate, up and down)."""
+    targets = block.lora_targets
+    if not targets:
+        return parts
+    r, k_active = block.lora.rank, block.active_experts
+    out: list[Part] = []
+    for p in parts:
+        role = p.role
+        n_in, n_out, positions = _shape_of(p)
+        if role == "kv" and ("k" in targets) != ("v" in targets):
+            half_params, half_macs, half_extra = p.params // 2, p.macs // 2, p.extra_flop // 2
+            base = p.name.replace("k/v projections", "")
+            for which in ("k", "v"):
+                one = p._replace(name=f"{base}{which} projection", params=half_params, macs=half_macs,
+                                 extra_flop=half_extra, dst=(which,), role=which)
+                if which in targets:
+                    one = one._replace(frozen=True)
+                    out += [one, _adapter(one, n_in, n_out // 2, positions, r)]
+                else:
+                    out.append(one)
+            continue
+        if role == "kv" and "k" in targets:  # both
+            out += [p._replace(frozen=True), _adapter(p._replace(dst=("k",)), n_in, n_out // 2, positions, r),
+                    _adapter(p._replace(dst=("v",)), n_in, n_out // 2, positions, r)]
+            out[-2] = out[-2]._replace(name=p.name.replace("k/v projections", "k projection LoRA"))
+            out[-1] = out[-1]._replace(name=p.name.replace("k/v projections", "v projection LoRA"))
+            continue
+        expert = role.startswith("experts ")
+        name = role.split(" ", 1)[-1] if role.startswith(("experts ", "shared ")) else role
+        hit = ("experts" in targets) if expert else (name in targets and name in ("q", "o", "gate", "up", "down"))
+        if not hit:
+            out.append(p)
+            continue
+        frozen = p._replace(frozen=True)
+        if expert:
+            e = block.experts
+            out += [frozen, _adapter(p, n_in, n_out, positions, r, e, k_active)]
+        else:
+            out += [frozen, _adapter(p, n_in, n_out, positions, r, dst=p.dst)]
+    return out
