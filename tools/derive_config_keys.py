@@ -1,6 +1,7 @@
 """Which ``config.json`` keys each supported family's ``transformers`` modelling code reads — derived from
 the installed transformers' source, not guessed: ``python -m tools.derive_config_keys`` writes
-``engine/llm/config_keys.json`` (with the transformers version it came from);
+``engine/llm/config_keys.json`` (with the transformers version it came from, and each config class's
+``attribute_map``: the other names transformers reads a key under, ``hidden_size`` for GPT-2's ``n_embd``);
 ``tests/llm/test_config_keys.py`` fails when the installed version differs or the file is stale.
 
 For a ``model_type``: its ``modeling_*.py`` is parsed (``ast``) for reads of a configuration object —
@@ -244,6 +245,8 @@ def derive(model_types) -> dict:
             "about": "config keys each family's transformers modelling code reads (tools/derive_config_keys.py); "
                      "a key outside its family's list is inert",
             "families": {t: family_keys(t) for t in sorted(model_types)},
+            "aliases": {t: dict(sorted((getattr(CONFIG_MAPPING[t], "attribute_map", {}) or {}).items()))
+                        for t in sorted(model_types)},
             "model_types": sorted(CONFIG_MAPPING.keys())}
 
 

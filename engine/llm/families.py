@@ -56,10 +56,11 @@ class Keys:
         self.lenient, self.ignored = lenient, []  # ignored: keys of nested objects left unread (lenient)
         self.unused: list[str] = []  # keys of nested objects that nothing in transformers reads
         self.cls = ""  # the architectures class being read
+        self.renamed: dict[str, str] = {}  # key → the alias the file wrote it under (errors name the alias)
         self.model_type = ""  # the family being read (its transformers-read keys: ``reads``)
 
     def error(self, key: str, reason: str) -> InputError:
-        return InputError(f"{self.source}.{key}", reason)
+        return InputError(f"{self.source}.{self.renamed.get(key, key)}", reason)
 
     def get(self, key: str, default=None):
         self.used.add(key)
@@ -704,6 +705,34 @@ def modelling_keys() -> dict[str, dict[str, list[str]]]:
 
 
 @functools.cache
+def key_aliases() -> dict[str, dict[str, str]]:
+    """``model_type`` → {other name → the key it sets}: the config class's ``attribute_map`` (GPT-2 reads
+    ``hidden_size`` as ``n_embd``), from ``config_keys.json``."""
+    return json.loads(KEYS_FILE.read_text()).get("aliases", {})
+
+
+def _resolve_aliases(data: dict, model_type: str, source: str) -> tuple[dict, dict[str, str], list[str]]:
+    """(data with each alias renamed to the key it sets, key → the alias the file wrote, aliases that repeat
+    their key's value). An alias whose value differs from its key's is refused: transformers keeps one of the
+    two, and which depends on the order of the file."""
+    renamed, repeated = {}, []
+    out = dict(data)
+    for alias, key in key_aliases().get(model_type, {}).items():
+        if out.get(alias) is None or alias == key:
+            continue
+        if out.get(key) is not None:
+            if out[alias] != out[key]:
+                raise InputError(f"{source}.{alias}", f"{json.dumps(out[alias])[:40]} differs from {key} "
+                                                      f"{json.dumps(out[key])[:40]} (transformers reads them as one "
+                                                      "value; keep one)")
+            repeated.append(alias)
+            continue
+        out[key] = out.pop(alias)
+        renamed[key] = alias
+    return out, renamed, repeated
+
+
+@functools.cache
 def transformers_model_types() -> frozenset[str]:
     """Every ``model_type`` the pinned transformers defines (``CONFIG_MAPPING``), from ``config_keys.json``."""
     return frozenset(json.loads(KEYS_FILE.read_text())["model_types"])
@@ -750,7 +779,10 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
                      f"because architectures names {data['architectures'][0]}")
         model_type = known
     family = FAMILIES[model_type]
+    data, renamed, repeated = _resolve_aliases(data, model_type, source)
     c = Keys(data, source, lenient)
+    c.renamed = renamed
+    c.used.update(repeated)
     name, head = _architecture(c, family)
     c.cls, c.model_type = name, model_type
     fields = family.reader(c)
@@ -759,4 +791,4 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
         head, fields["pooler"] = "none", True
     return fields | {"model_type": model_type, "architecture_name": name, "head": head,
                      "ignored_keys": tuple(ignored + c.ignored), "unused_keys": tuple(unused + c.unused),
-                     "notes": tuple(notes)}, c.key_of
+                     "notes": tuple(notes)}, {f: renamed.get(k, k) for f, k in c.key_of.items()}

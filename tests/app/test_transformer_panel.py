@@ -83,15 +83,15 @@ def test_inert_key_is_listed_as_not_used():
 
 
 def test_key_read_by_transformers_is_refused_then_listed_when_lenient():
-    """GPT-2's num_hidden_layers is n_layer in transformers (attribute_map); the reader reads n_layer only."""
+    """BERT's embedding_size is read by transformers (config_keys.json), not by the reader."""
     at = app()
     at.selectbox(key="hf_model").set_value("t5-small").run()
     build(at)
     assert metric(at, "Parameters") == "60,506,624" and "As built from the config" in shown(at)
-    config = library_model("gpt2").config | {"num_hidden_layers": 24}
+    config = library_model("bert-base-uncased").config | {"embedding_size": 128}
     at = paste(at, config)
     build(at)
-    assert errors(at)[0].startswith("config.num_hidden_layers: transformers' ")
+    assert errors(at)[0].startswith("config.embedding_size: transformers' ")
     # the refused config's page shows no totals: not T5's beside the error, nor its panel summary
     assert not [m for m in at.metric if m.label in ("Parameters", "Training compute")]
     assert shown(at) == ""
@@ -99,8 +99,8 @@ def test_key_read_by_transformers_is_refused_then_listed_when_lenient():
     at.checkbox(key="hf_lenient").check().run()
     build(at)
     assert not at.error
-    assert any("Left out" in w.value and "num\\_hidden\\_layers" in w.value for w in at.warning)
-    assert "parameters 124,439,808" in shown(at)
+    assert any("Left out" in w.value and "embedding\\_size" in w.value for w in at.warning)
+    assert "parameters 109,514,298" in shown(at)
 
 
 @pytest.mark.parametrize("text,field", [

@@ -134,13 +134,13 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     error.wait_for(timeout=30_000)
     assert len(error.inner_text().strip().splitlines()) == 1
     assert page.locator("[data-testid='stException']").count() == 0
-    # num_hidden_layers: GPT-2's n_layer in transformers (attribute_map), not read by the reader under that
-    # name: refused, then left out when lenient; <i>extra</i>: read by nothing, listed as not used
-    area.fill(json.dumps(library_model("gpt2").config | {"num_hidden_layers": 24, "<i>extra</i>": 1}))
+    # embedding_size: read by transformers' BERT, not by the reader: refused, then left out when lenient;
+    # <i>extra</i>: read by nothing, listed as not used
+    area.fill(json.dumps(library_model("bert-base-uncased").config | {"embedding_size": 128, "<i>extra</i>": 1}))
     area.press("Control+Enter")
     wait_for_app(page)
     panel.get_by_role("button", name="Build the layers from this config").click()
-    page.locator("[data-testid='stAlertContentError']", has_text="config.num_hidden_layers: transformers'") \
+    page.locator("[data-testid='stAlertContentError']", has_text="config.embedding_size: transformers'") \
         .wait_for(timeout=30_000)
     # no totals beside the refusal (the default scenario's metrics were on the page before it)
     page.locator("[data-testid='stAlertContentInfo']", has_text="No totals while the config above is refused") \
@@ -149,9 +149,9 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     assert page.locator("[data-testid='stMetric']", has_text="Parameters").count() == 0
     panel.get_by_text("Count a config with keys transformers reads and this reader does not").click()
     wait_for_app(page)
-    build_and_check(page, panel, 124_439_808)
+    build_and_check(page, panel, 109_514_298)
     warning = page.locator("[data-testid='stAlertContentWarning']", has_text="Left out")
-    assert "num_hidden_layers" in warning.inner_text()
+    assert "embedding_size" in warning.inner_text()
     unused = page.get_by_text("Not used (nothing transformers builds")
     assert "<i>extra</i>" in unused.inner_text()  # shown as text, not as markup
     assert page.locator("i", has_text="extra").count() == 0

@@ -122,18 +122,21 @@ def test_encoder_decoder_lengths(tmp_path):
 
 
 def test_key_read_by_transformers_refused_unless_lenient_and_inert_keys_listed(tmp_path):
-    """num_hidden_layers is GPT-2's n_layer in transformers (attribute_map), which the reader does not take
-    from that name: refused, or left out when lenient; n_experts_magic is read by nothing: inert, listed."""
-    path = write(tmp_path, GPT2 | {"n_experts_magic": 8, "num_hidden_layers": 24}, "config.json")
+    """embedding_size is read by transformers' BERT (config_keys.json) and not by the reader: refused, or left
+    out when lenient; n_experts_magic is read by nothing: inert, listed."""
+    from engine.llm.library import library_model
+
+    bert = {k: v for k, v in library_model("bert-base-uncased").config.items() if k != "position_embedding_type"}
+    path = write(tmp_path, bert | {"n_experts_magic": 8, "embedding_size": 128}, "config.json")
     out = run("transformer", "--config", path, "--tokens", "1e9")
-    assert out.returncode == 2 and out.stderr.startswith("error: config.num_hidden_layers: transformers' ")
+    assert out.returncode == 2 and out.stderr.startswith("error: config.embedding_size: transformers' ")
     out = run("transformer", "--config", path, "--tokens", "1e9", "--lenient")
     data = json.loads(out.stdout)
-    assert out.returncode == 0 and data["ignored_keys"] == ["num_hidden_layers"]
+    assert out.returncode == 0 and data["ignored_keys"] == ["embedding_size"]
     assert data["unused_keys"] == ["n_experts_magic"]
-    assert data["params"] == 124_439_808
+    assert data["params"] == 109_514_298  # BertForMaskedLM built by transformers on the meta device
     text = run("transformer", "--config", path, "--tokens", "1e9", "--lenient", "--format", "text").stdout
-    assert re.search(r"^left out +num_hidden_layers \(read by transformers", text, re.M)
+    assert re.search(r"^left out +embedding_size \(read by transformers", text, re.M)
     assert re.search(r"^not used +n_experts_magic \(nothing transformers builds reads them\)", text, re.M)
 
 

@@ -51,7 +51,7 @@ def _config(model_id: str) -> dict:
     ("olmo-2-7b", {"num_key_value_heads": 0}, "config.num_key_value_heads: "),
     ("llama-3.1-8b", {"model_type": "llama4"}, "config.model_type: 'llama4' is not a family this reader supports"),
     ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
-    ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: transformers' "),
+    ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: 24 differs from n_layer 12 (transformers reads"),
     ("bert-base-uncased", {"embedding_size": 128}, "config.embedding_size: transformers' "),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
@@ -81,15 +81,29 @@ def test_keys_transformers_does_not_read_are_accepted_and_listed():
 
 
 def test_lenient_lists_every_ignored_key():
-    """GPT-2's num_hidden_layers and hidden_size are read by transformers (attribute_map: n_layer, n_embd),
-    not by the reader, which reads n_layer and n_embd: refused, or left out and listed when lenient."""
-    config = _config("gpt2") | {"num_hidden_layers": 24, "hidden_size": 1024, "zeta": 1}
-    with pytest.raises(InputError, match=r"^config\.hidden_size: transformers' .* reads? it, and this reader does "
-                                         r"not.*\(and 1 more such keys: num_hidden_layers\)"):
+    """BERT's embedding_size is read by transformers' BertEmbeddings/BertSelfAttention (config_keys.json), not by
+    the reader: refused, or left out and listed when lenient (zeta and position_embedding_type, read by nothing in transformers 5's BERT, are listed as not used)."""
+    config = _config("bert-base-uncased") | {"embedding_size": 128, "zeta": 1}
+    with pytest.raises(InputError, match=r"^config\.embedding_size: transformers' .* reads? it, and this reader "
+                                         r"does not"):
         read_hf_config(config)
     model = read_hf_config(config, lenient=True)
-    assert (model.ignored_keys, model.unused_keys) == (("hidden_size", "num_hidden_layers"), ("zeta",))
+    assert (model.ignored_keys, model.unused_keys) == (("embedding_size",), ("position_embedding_type", "zeta"))
+    assert evaluate(model.architecture(8)).params == 109_514_298  # BertForMaskedLM, transformers on meta
+
+
+def test_other_names_transformers_reads_a_key_under():
+    """GPT2Config.attribute_map: hidden_size is n_embd, num_hidden_layers n_layer. Written instead of the key,
+    the alias is read as it; repeating the key's value, it is accepted; a different value is refused."""
+    gpt2 = _config("gpt2")
+    renamed = {k: v for k, v in gpt2.items() if k not in ("n_embd", "n_layer")} | {"hidden_size": 768,
+                                                                                     "num_hidden_layers": 12}
+    model = read_hf_config(renamed)
+    assert (model.ignored_keys, model.unused_keys) == ((), ())
     assert evaluate(model.architecture(8)).params == 124_439_808
+    assert evaluate(read_hf_config(gpt2 | {"hidden_size": 768}).architecture(8)).params == 124_439_808
+    with pytest.raises(InputError, match=r"^config\.hidden_size: must be at least 1"):  # the key the file wrote
+        read_hf_config({k: v for k, v in renamed.items()} | {"hidden_size": -5})
 
 
 def test_huge_and_garbage_text():

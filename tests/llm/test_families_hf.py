@@ -205,3 +205,20 @@ def test_deepseek_moe_layer_freq_is_inert(torch):
     config = VARIANTS["deepseek v3 no shared experts"] | {"moe_layer_freq": 2}
     assert "moe_layer_freq" in read_hf_config(config).unused_keys
     assert _engine(config, 10) == counts(config, 10)
+
+
+@pytest.mark.parametrize("model_id", ["gpt2", "t5-small", "mpt-7b"])
+def test_keys_written_under_their_other_names(torch, model_id):
+    """A file that writes attribute_map's names (hidden_size for GPT-2's n_embd, num_heads' num_attention_heads…)
+    counts as transformers builds it."""
+    import transformers
+    from engine.llm.library import library_model
+
+    config = library_model(model_id).config
+    aliases = transformers.CONFIG_MAPPING[config["model_type"]].attribute_map
+    renamed = dict(config)
+    for alias, key in aliases.items():
+        if key in renamed and alias not in renamed:
+            renamed[alias] = renamed.pop(key)
+    assert renamed != config
+    assert _engine(renamed, SEQ) == counts(renamed, SEQ) == _engine(config, SEQ)
