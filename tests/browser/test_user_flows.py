@@ -54,6 +54,18 @@ def type_number(page, label: str, value) -> None:
     settle(page)
 
 
+def type_text(page, label: str, value: str) -> None:
+    field = page.get_by_label(label, exact=True).first
+    field.fill(value)
+    field.press("Enter")
+    settle(page)
+
+
+def click_label(page, label: str) -> None:
+    page.get_by_text(label, exact=True).first.click()
+    settle(page)
+
+
 def metric_changes(page, label: str, before: str) -> str:
     """The metric ``label`` once it no longer reads ``before`` (the rerun an edit started has drawn it)."""
     page.wait_for_function(
@@ -95,6 +107,35 @@ def test_start_from_scratch_then_add_edit_and_delete(server, page):
     before = metric_value(page, "Parameters")
     add_layer(page, "dense")  # a starter dense of 128 units after the activation
     assert int(metric_changes(page, "Parameters", before).replace(",", "")) == 784 * 128 + 128 + 128 * 128 + 128
+
+
+def test_a_newcomer_enters_epochs_worked_example_in_at_most_12_actions(server, page):
+    """Epoch AI's CNN-LSTM-FCN example by hand, from an empty model: every click and every field entry counted."""
+    actions = 0
+
+    def act(step, *args):
+        nonlocal actions
+        actions += 1
+        step(page, *args)
+
+    page.goto(server)
+    wait_for_app(page)
+    act(click, "Start from scratch")
+    act(type_text, "Input shape (channels last: H, W, C — or N for a vector)", "400, 400, 5")
+    act(type_number, "Sequence length T (0 = not a sequence)", 20)
+    page.get_by_label("Layers as text (several at once)", exact=True).fill(
+        "conv2d(16, 5, stride=2, padding=2), flatten, lstm(256), dense(10)")
+    actions += 1
+    act(click, "Add these layers")
+    assert int(metric_value(page, "Parameters").replace(",", "")) == EPOCH_EXAMPLE_PARAMS
+    act(click_label, "batches × batch size")
+    act(type_number, "Epochs", 10)
+    act(type_number, "Batches per epoch", 100)
+    before = metric_value(page, "Training compute")
+    act(type_number, "Batch size", 128)
+    total = metric_changes(page, "Training compute", before)
+    assert flop(total) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+    assert actions <= 12, actions
 
 
 @pytest.mark.parametrize("preset_id", list(presets()))

@@ -9,7 +9,9 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from engine.errors import InputError
 from engine.method1 import tree
+from engine.method1.layer_text import MAX_TEXT, parse_layers_text
 from engine.method1.conventions import CONVENTIONS
 from engine.method1.kinds import KIND_BY_TYPE
 from ui import state
@@ -18,6 +20,7 @@ from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.text import plain
 from ui.views.layer_table import WRAP_LABELS, entry_label, short_path, widget_prefix
 from ui.views.method1 import kind_groups
+from ui.widgets import show_error
 
 PICK, PICK_NEXT = "m1_pick", "m1_pick_next"
 """The layer being edited (an index into the entries), kept across the picker widgets of successive lists;
@@ -129,6 +132,34 @@ def _add_list(edits: LayerEdits, entries, pick: int) -> None:
         chosen = st.pills(label, kinds, key=f"m1_add_{label}_{state.rev()}", format_func=lambda t: KIND_BY_TYPE[t].kind_label)
         if chosen:
             edits.structural = lambda ls, kind=chosen: (tree.insert(ls, at, starter_layer(kind)), at)
+    _typed_layers(edits, at)
+
+
+def _typed_layers(edits: LayerEdits, at: str) -> None:
+    """Several layers at once, typed as text (``engine.method1.layer_text``), inserted where one click would."""
+    with st.form(f"m1_typed_{state.rev()}", clear_on_submit=True, border=False):
+        c1, c2 = st.columns([4, 1], vertical_alignment="bottom")
+        text = c1.text_input("Layers as text (several at once)", placeholder="conv2d(16, 5, stride=2), flatten, lstm(256), "
+                                                                   "dense(10)", max_chars=MAX_TEXT,
+                             help="Each kind's name, then its values in parentheses: without a name they fill the "
+                                  "required fields in order (dense: units; conv2d: filters, kernel size), others "
+                                  "by name (stride=2). Separate layers with commas.")
+        added = c2.form_submit_button("Add these layers", width="stretch")
+    if not added or not text.strip():
+        return
+    try:
+        layers = parse_layers_text(text)
+    except InputError as exc:
+        show_error(exc)
+        return
+    index, prefix = int(at.rsplit("[", 1)[1].rstrip("]")), at.rsplit("[", 1)[0]
+
+    def insert(ls):
+        for offset, layer in enumerate(layers):
+            ls = tree.insert(ls, f"{prefix}[{index + offset}]", layer)
+        return ls, f"{prefix}[{index + len(layers) - 1}]"
+
+    edits.structural = insert
 
 
 def layer_editor(data: dict) -> LayerEdits:

@@ -57,7 +57,7 @@ def training_form(data: dict) -> None:
     ratio = c1.number_input("Backward / forward ratio r", min_value=0.0, max_value=100.0, step=0.5,
                             key=state.bind("t_ratio", float(t.get("backward_ratio", 2.0))), disabled=backward == "exact",
                             help="2 by default (training ≈ 3 × forward). Epoch AI measured 1:1 to 3:1.")
-    optimizer = c2.selectbox("Optimizer update", ["none", "sgd", "adam"],
+    optimizer = c2.selectbox("Optimizer update", list(OPTIMIZER_LABELS),
                              key=state.bind("t_opt", t.get("optimizer", "none")), format_func=OPTIMIZER_LABELS.get)
     recompute = c3.checkbox("Activation recomputation (+1 forward)",
                             key=state.bind("t_recompute", bool(t.get("recomputation"))))
