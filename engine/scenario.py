@@ -95,14 +95,15 @@ class Scenario(BaseModel):
         return self.training.examples_per_epoch * self.training.epochs * per_example
 
 
-def check_page_size(layers: object, limit: int = MAX_PAGE_LAYERS) -> None:
+def check_page_size(layers: object, limit: int = MAX_PAGE_LAYERS, cli: str = "python -m engine flops FILE") -> None:
     """``InputError`` on ``layers`` when the list stands for more than ``limit`` layers once its blocks and
-    repeats are expanded (``expanded_count``): the dashboard's limit, so that no page run passes its time budget."""
+    repeats are expanded (``expanded_count``): the dashboard's limit, so that no page run passes its time budget;
+    the message offers ``cli``, the command that counts such a model."""
     count = expanded_count(layers)
     if count > limit:
         shown = f"{count:,}" if count < 10**12 else f"about {count:.2e}"
         raise InputError("layers", f"{shown} layers once blocks and repeats are expanded: the dashboard opens at "
-                                   f"most {limit:,} (larger models: python -m engine flops FILE)")
+                                   f"most {limit:,} (larger models: {cli})")
 
 
 def parse_scenario(data: object, source: str = "scenario") -> Scenario:

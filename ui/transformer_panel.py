@@ -10,7 +10,7 @@ from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_con
 from engine.llm.estimate import TransformerRun, estimate_transformer
 from engine.llm.hub import fetch_config_text
 from engine.llm.library import library_model, library_models
-from engine.scenario import parse_scenario
+from engine.scenario import check_page_size, parse_scenario
 from engine.units import format_flop
 from ui import state
 from ui.components.fine_tune import apply_fine_tune, fine_tune_panel
@@ -108,6 +108,8 @@ def transformer_panel() -> bool:
                                             decoder_seq_len=decoder_seq or None)
                 data["layers"] = apply_fine_tune(data["layers"], choice, language_model=True)
                 scenario = parse_scenario(data) if data["layers"] is not None else None
+                if scenario is not None:  # 10,000 blocks count here once, but would slow every page run after
+                    check_page_size(scenario.layers, cli="python -m engine transformer --config FILE")
             except InputError as exc:
                 show_error(exc)
                 st.session_state.pop(ESTIMATE, None)  # the previous model's figures do not stand beside the error

@@ -103,6 +103,18 @@ def test_key_read_by_transformers_is_refused_then_listed_when_lenient():
     assert "parameters 109,514,298" in shown(at)
 
 
+def test_a_config_of_more_layers_than_a_page_opens_is_named_and_keeps_the_layer_list():
+    """2,500 blocks: the embedding, 2,500 blocks, the final norm and the head are 2,503 layers, past the
+    dashboard's 2,000 (every later page run would walk them); the panel says how many and offers the CLI."""
+    config = {"model_type": "llama", "architectures": ["LlamaForCausalLM"], "hidden_size": 64,
+              "intermediate_size": 128, "num_hidden_layers": 2_500, "num_attention_heads": 4,
+              "num_key_value_heads": 4, "vocab_size": 100, "max_position_embeddings": 64}
+    at = build(paste(app(), config))
+    assert errors(at)[0] == ("layers: 2,503 layers once blocks and repeats are expanded: the dashboard opens at most "
+                             "2,000 (larger models: python -m engine transformer --config FILE)")
+    assert any("the layer list below is still the previous model's" in i.value for i in at.info)
+
+
 @pytest.mark.parametrize("text,field", [
     ('{"model_type": "bert", "hidden_size": 768}', "config.num_attention_heads: missing"),
     ('{"model_type": "t5", "architectures": ["T5ForConditionalGeneration"], "d_model": 512, "d_kv": 64, '
