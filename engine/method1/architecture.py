@@ -257,9 +257,9 @@ class Walker:
         self.trained += grad.trainable_params
         if grad.out:
             self.recompute += layer_flop
-        if grad.trainable_params < cost.params or layer.adapted:
+        if not self.frozen and (grad.trainable_params < cost.params or layer.adapted):
             self.frozen = True
-        if layer.type == "decoder_input":
+        if layer.starts_decoder:
             self.memory_grad = self.grad
         self.grad = grad.out
         if self.flop > MAX_COUNT or self.params > MAX_COUNT:

@@ -134,10 +134,10 @@ class LayerBase(BaseModel):
             return parts_grad(cost.parts, grad_in, trainable, memory_grad)
         return product_grad(cost.macs, cost.extra_flop, cost.params, grad_in, trainable)
 
-    @property
-    def adapted(self) -> bool:
-        """True when a LoRA adapter freezes some of this layer's weights."""
-        return getattr(self, "lora", None) is not None
+    adapted: ClassVar[bool] = False
+    """True when a LoRA adapter freezes some of this layer's weights (a property on the kinds that take one)."""
+    starts_decoder: ClassVar[bool] = False
+    """True for the layer where a decoder's own tokens start (the encoder's output becomes the memory)."""
 
     # helpers shared by the kinds
     def _vector(self, item: tuple[int, ...]) -> int:
@@ -174,6 +174,10 @@ class Dense(LayerBase):
             lp, a, b = lora_cost(n, self.units, self.lora.rank)
             params, macs, extra = params + lp, macs + a + b, extra + 2 * self.units
         return out, params, positions * macs, positions * extra
+
+    @property
+    def adapted(self) -> bool:
+        return self.lora is not None
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
         if self.lora is None:

@@ -207,6 +207,10 @@ class TransformerBlock(LayerBase):
         return self
 
     @property
+    def adapted(self) -> bool:
+        return self.lora is not None
+
+    @property
     def lora_targets(self) -> tuple[str, ...]:
         """The projections LoRA adapts (none without ``lora``)."""
         if self.lora is None:
@@ -314,6 +318,7 @@ class DecoderInput(LayerBase):
     shared table (``vocab_size`` None: no parameters) or a table of its own (V·d)."""
 
     type: Literal["decoder_input"] = "decoder_input"
+    starts_decoder: ClassVar[bool] = True
     length: Size
     vocab_size: Size | None = None
     kind_label: ClassVar[str] = "Decoder input"
