@@ -140,7 +140,9 @@ def plan_section(scenario: Scenario) -> list[str]:
     if step is not None:
         lines.append(f"- Step: {step.step_s:.4g} s (compute {step.compute_s:.4g}, bubble {step.bubble_s:.4g}, "
                      f"TP {step.tp_comm_s:.4g}, PP {step.pp_comm_s:.4g}, DP {step.dp_comm_s:.4g}); "
-                     + (f"**predicted MFU {100 * step.mfu:.1f}%**" if step.mfu is not None else NO_COMPUTE))
+                     + (f"**predicted MFU {100 * step.mfu:.1f}%**" if step.mfu is not None else NO_COMPUTE)
+                     + f" — {step.model}")
+        lines += [f"- {note}" for note in step.notes]
         if plan.tokens:
             lines.append(f"- Wall-clock for {plan.tokens:.4g} tokens: {step.wall_clock_s(plan.tokens) / 86_400:.4g} days")
     lines.append("- Formulas: Korthikanti et al. 2022 (activations), Rajbhandari et al. 2020 (ZeRO), Narayanan et al. "

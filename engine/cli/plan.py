@@ -65,7 +65,8 @@ def register(sub) -> None:
     add_layout_arguments(p)
     p.add_argument("--tokens", help="training tokens, for the wall-clock time (default: the scenario's)")
     p.add_argument("--kernel-efficiency", dest="kernel_efficiency", default=None,
-                   help=f"share of peak the kernels reach (default {DEFAULT_KERNEL_EFFICIENCY})")
+                   help=f"share of peak the kernels reach where the kernel model does not apply "
+                        f"(default {DEFAULT_KERNEL_EFFICIENCY})")
     p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
     p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")
     p.set_defaults(run=_plan)

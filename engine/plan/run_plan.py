@@ -3,7 +3,7 @@ and a sweep over layouts for a number of chips."""
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -16,7 +16,7 @@ from engine.plan.kernel_model import KernelStep, kernel_step_for
 from engine.plan.layout import MAX_CHIPS, Layout, MemoryOptions
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
-from engine.plan.step_time import DEFAULT_KERNEL_EFFICIENCY, StepTime, step_time
+from engine.plan.step_time import CONSTANT_MODEL, DEFAULT_KERNEL_EFFICIENCY, KERNEL_MODEL, StepTime, step_time
 from engine.plan.thresholds import compare
 from engine.results import Result, to_json
 
@@ -68,7 +68,7 @@ class Plan(Result):
         out.update(self.memory.as_dict())
         if self.step is not None:
             out["step"] = self.step.as_dict(self.tokens)
-            out.update(step_s=self.step.step_s, mfu=self.step.mfu, hfu=self.step.hfu)
+            out.update(step_s=self.step.step_s, mfu=self.step.mfu, hfu=self.step.hfu, step_model=self.step.model)
         if self.kernel is not None:
             k = self.kernel
             out["kernel_model"] = {"step_s": k.step_s, "mfu": k.mfu, "gemm_s": k.gemm_s,
@@ -87,6 +87,30 @@ class Plan(Result):
         return out
 
 
+def kernel_note() -> str:
+    return ("Step time from the kernel model: each matrix product by its shape, memory-bound operations, the "
+            "collectives, the pipeline schedule and the optimizer step (checked against measured Megatron-LM runs)")
+
+
+def constant_note(kernel_efficiency: float) -> str:
+    return (f"Step time from the constant-efficiency model (kernels at {kernel_efficiency:g} of peak): the kernel "
+            "model covers stacks of identical dense transformer blocks in BF16/FP16 on A100/H100 SXM with ZeRO 0–1")
+
+
+def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, peak: float,
+                    link: Interconnect, kernel_efficiency: float) -> tuple[StepTime, KernelStep | None]:
+    """The step from the kernel model where it applies (``kernel_step_for``): compute = GEMMs + memory-bound
+    operations + optimizer step, the communication and bubble its own; elsewhere the constant-efficiency
+    model's. Either carries a note naming the model that produced it."""
+    step = step_time(model, layout, options, peak, link, kernel_efficiency)
+    kernel = kernel_step_for(model, layout, options, chip.id, link)
+    if kernel is None:
+        return replace(step, notes=step.notes + (constant_note(kernel_efficiency),), model=CONSTANT_MODEL), None
+    return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,
+                   bubble_s=kernel.bubble_s, tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s,
+                   dp_comm_s=kernel.dp_comm_s, notes=step.notes + (kernel_note(),), model=KERNEL_MODEL), kernel
+
+
 def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:
     chip = load_hardware_db().chip(settings.chip)
     if chip.memory_gb is None:
@@ -98,11 +122,10 @@ def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings:
     """Memory per chip always; the step time when the layout has a global batch."""
     chip, link = resolve_chip(settings)
     memory = memory_per_chip(model, layout, options, chip.memory_gb * GB)
-    step = None
+    step = kernel = None
     if layout.global_batch is not None:
-        step = step_time(model, layout, options, peak_for(chip, options.precision), link,
-                         settings.kernel_efficiency)
-    kernel = kernel_step_for(model, layout, options, chip.id, link) if step is not None else None
+        step, kernel = calibrated_step(model, layout, options, chip, peak_for(chip, options.precision), link,
+                                       settings.kernel_efficiency)
     return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
 
 
@@ -118,7 +141,8 @@ class SweepRow(Result):
         lay = self.layout
         return {"dp": lay.dp, "tp": lay.tp, "pp": lay.pp, "micro_batch": lay.micro_batch,
                 "virtual_stages": lay.virtual_stages, "fits": self.memory.fits,
-                "memory_gb": self.memory.total / GB, "step_s": self.step.step_s, "mfu": self.step.mfu}
+                "memory_gb": self.memory.total / GB, "step_s": self.step.step_s, "mfu": self.step.mfu,
+                "step_model": self.step.model}
 
 
 def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: MemoryOptions,
@@ -151,8 +175,8 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                     layout = Layout(dp=d, tp=t, pp=p, micro_batch=b, global_batch=global_batch,
                                     virtual_stages=v, sequence_parallel=sequence_parallel and t > 1)
                     memory = memory_per_chip(model, layout, options, capacity)
-                    rows.append(SweepRow(layout, memory, step_time(model, layout, options, peak, link,
-                                                                   settings.kernel_efficiency)))
+                    step, _ = calibrated_step(model, layout, options, chip, peak, link, settings.kernel_efficiency)
+                    rows.append(SweepRow(layout, memory, step))
     rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if r.step.mfu is not None and math.isfinite(r.step.mfu)
                               else 0))
     return rows

@@ -36,6 +36,8 @@ from engine.results import Result
 
 DEFAULT_BACKWARD_RATIO = 2.0
 NO_COMPUTE = "no compute: MFU undefined"
+KERNEL_MODEL = "kernel model"
+CONSTANT_MODEL = "constant-efficiency model"
 """What a page, the report and the CLI say where the step takes no time (no FLOP, nothing to communicate)."""
 
 
@@ -54,6 +56,8 @@ class StepTime(Result):
     peak_flop_per_s: float
     tokens_per_step: float
     notes: tuple[str, ...] = ()
+    model: str = CONSTANT_MODEL
+    """Which step-time model produced the figures: ``KERNEL_MODEL`` or ``CONSTANT_MODEL``."""
 
     @property
     def step_s(self) -> float:
@@ -87,7 +91,7 @@ class StepTime(Result):
         return tokens / self.tokens_per_step * self.step_s
 
     def as_dict(self, tokens: float | None = None) -> dict:
-        out = {"step_s": self.step_s, "compute_s": self.compute_s, "bubble_s": self.bubble_s,
+        out = {"model": self.model, "step_s": self.step_s, "compute_s": self.compute_s, "bubble_s": self.bubble_s,
                "tp_comm_s": self.tp_comm_s, "pp_comm_s": self.pp_comm_s, "dp_comm_s": self.dp_comm_s,
                "bubble_fraction": self.bubble_fraction, "mfu": self.mfu, "hfu": self.hfu,
                "model_flop_per_step": self.model_flop_per_step,

@@ -48,7 +48,7 @@ def test_plan_flow_in_the_browser(browser):
 
 def test_framework_convention_and_the_kernel_model_in_the_browser(browser):
     # Llama 2 7B on 8 H100s (d 8, B 64): Megatron's FP32 gradients add 2 B × 6.74e9 = 13.5 GB per chip; the
-    # kernel model's step and MFU are shown beside the constant-efficiency ones
+    # plan's step and MFU come from the kernel model
     from engine.plan.interconnects import interconnect_for
     from engine.plan.kernel_model import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
@@ -61,7 +61,7 @@ def test_framework_convention_and_the_kernel_model_in_the_browser(browser):
         page.goto(f"{url}/plan?s={encode(scenario)}")
         wait_for_app(page)
         _no_exception(page)
-        assert metric_value(page, "MFU, kernel model") == f"{100 * kernel.mfu:.1f}%"
+        assert metric_value(page, "Predicted MFU") == f"{100 * kernel.mfu:.1f}%"
         before = metric_value(page, "Memory per chip (of 80 GB)")
         page.get_by_label("Framework (model states)").first.click()
         page.get_by_role("option", name="Megatron-LM", exact=False).first.click()

@@ -21,7 +21,7 @@ from ui import state
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
-from ui.views.step_models import kernel_metrics, validation_rows
+from ui.views.step_models import kernel_basis, validation_rows
 from ui.widgets import metric_row, show_error
 
 
@@ -44,7 +44,8 @@ def _layout_form(saved: PlanInputs, db, training) -> tuple[dict, int]:
         efficiency = c2.number_input("Kernel efficiency", 0.05, 1.0, step=0.05,
                                      key=state.bind("plan_efficiency", float(saved.kernel_efficiency)),
                                      help="Share of peak the kernels reach outside communication and the pipeline "
-                                          "bubble (an assumption; see the published-run check below).")
+                                          "bubble, for models the kernel model does not cover (an assumption; "
+                                          "see the published-run check below).")
         seq_parallel = c3.checkbox("Sequence parallelism", key=state.bind("plan_sp", lay.sequence_parallel),
                                    help="Korthikanti et al. 2022")
         convention = c4.selectbox("Framework (model states)", list(CONVENTIONS), format_func=CONVENTIONS.get,
@@ -108,7 +109,7 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     (st.success if mem.fits else st.error)(view.fit_sentence(mem, layout, chip))
     metric_row(view.step_metrics(step, tokens))
     if plan.kernel is not None:
-        metric_row(kernel_metrics(plan.kernel, step.tokens_per_step, tokens))
+        st.caption(kernel_basis())
     st.dataframe(pd.DataFrame(view.step_parts(step)), hide_index=True)
     for note in step.notes:
         st.caption(note)

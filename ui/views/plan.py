@@ -62,7 +62,8 @@ def step_metrics(step, tokens: float | None) -> list[Metric]:
     mfu = (("Predicted MFU", f"{100 * step.mfu:.1f}%", f"HFU (with recomputation) {100 * step.hfu:.1f}%")
            if step.mfu is not None else ("Predicted MFU", "undefined", NO_COMPUTE))
     return [
-        ("Step time", format_duration(step.step_s / 3600), f"{step.tokens_per_step:,.0f} tokens per step"),
+        ("Step time", format_duration(step.step_s / 3600),
+         f"{step.tokens_per_step:,.0f} tokens per step; {step.model}"),
         mfu,
         ("Pipeline bubble", f"{100 * step.bubble_fraction:.1f}%", "(p−1)/(v·m + p−1)"),
         ("Wall-clock", format_duration(step.wall_clock_s(tokens) / 3600) if tokens else "—",

@@ -5,6 +5,14 @@ from engine.plan.validation import summary, table
 from engine.units import format_duration
 
 
+def kernel_basis() -> str:
+    """What the kernel model is and how far it is from measured runs (its validation set)."""
+    s = summary("validation")
+    return (f"Kernel model: matrix products by shape, memory-bound kernels, collectives, pipeline schedule; on "
+            f"{s['runs']} measured Megatron-LM runs it is off by {100 * s['median']:.1f}% (median), "
+            f"{100 * s['worst']:.1f}% at worst.")
+
+
 def kernel_metrics(kernel, tokens_per_step: float, tokens: float | None) -> list[tuple[str, str, str | None]]:
     """Metric rows for the kernel model's step: its time, MFU and wall-clock."""
     s = summary("validation")
