@@ -15,6 +15,8 @@ CSS = """
   border-bottom: 1px solid rgba(49, 51, 63, 0.15); padding: 0.35rem 0 0.2rem 0;
 }
 .st-key-flop_summary p { margin-bottom: 0; }
+/* a field scrolled into view (a jump, a focus, Tab) stops below the app's header and the results bar */
+[data-testid="stMain"] { scroll-padding-top: 6.5rem; }
 /* formulas: scroll sideways on narrow screens instead of being cut off */
 .stMarkdown .katex-display, [data-testid="stLatex"] .katex-display, [data-testid="stLatex"] {
   overflow-x: auto; overflow-y: hidden; max-width: 100%;
@@ -31,6 +33,7 @@ CSS = """
 @media (max-width: 640px) {
   [data-testid="stLayoutWrapper"]:has(> .st-key-flop_summary), .st-key-flop_summary { top: 3.5rem; }
   .st-key-flop_summary { font-size: 0.9rem; }
+  [data-testid="stMain"] { scroll-padding-top: 8rem; }
   .katex-display > .katex { font-size: 1em; }
 }
 </style>

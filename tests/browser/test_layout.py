@@ -118,3 +118,44 @@ def test_the_layer_form_reads_in_order_on_a_phone(server, browser):
                                     " + document.querySelector('[data-testid=stMain]').scrollTop"))
     assert tops == sorted(tops), list(zip(order, tops))
     context.close()
+
+
+BOXES = """() => {
+  const bar = document.querySelector('.st-key-flop_summary').getBoundingClientRect();
+  const main = document.querySelector('[data-testid=stMain]');
+  const seen = e => { const r = e.getBoundingClientRect(); return r.width > 0 && r.height > 0; };
+  const items = [...main.querySelectorAll('[data-testid=stWidgetLabel], [data-testid=stMetric], h1, h2, h3')]
+      .filter(e => seen(e) && !e.closest('.st-key-flop_summary'));
+  const overlap = items.filter(e => { const r = e.getBoundingClientRect();
+      return r.bottom > bar.top + 1 && r.top < bar.bottom - 1 && r.right > bar.left && r.left < bar.right; });
+  return {bar: [bar.top, bar.bottom], overlapping: overlap.map(e => e.innerText.slice(0, 60))};
+}"""
+SCROLLED_TO = """(label) => {
+  const found = [...document.querySelectorAll('[data-testid=stWidgetLabel]')]
+      .find(l => l.innerText.trim().startsWith(label));
+  found.scrollIntoView({block: 'start'});
+  const bar = document.querySelector('.st-key-flop_summary').getBoundingClientRect();
+  return [bar.bottom, found.getBoundingClientRect().top];
+}"""
+
+
+@pytest.mark.parametrize("width", [1440, 390])
+@pytest.mark.parametrize(("path", "labels"), [
+    ("", ["Scenario name", "Input shape", "Epochs", "Batches per epoch"]),
+    ("hardware", ["Number of chips", "Training time", "FLOP budget"]),
+])
+def test_the_results_line_covers_nothing(server, browser, width, path, labels):
+    """By element boxes: nothing under the results line when the page opens, and a field scrolled into view
+    (a jump, a focus, Tab) stops below it, at a desktop and a phone width."""
+    context, page = open_page(browser, f"{server}/{path}", width, 900)
+    boxes = page.evaluate(BOXES)
+    assert boxes["overlapping"] == [], boxes
+    for label in labels:
+        bar_bottom, label_top = page.evaluate(SCROLLED_TO, label)
+        assert label_top >= bar_bottom, (label, bar_bottom, label_top)
+    # what scrolls on under the line is hidden by it, not drawn through it: an opaque background
+    alpha = page.evaluate("""() => {
+      const c = getComputedStyle(document.querySelector('.st-key-flop_summary')).backgroundColor;
+      const parts = c.match(/[\\d.]+/g).map(Number); return parts.length > 3 ? parts[3] : 1; }""")
+    assert alpha >= 0.95
+    context.close()
