@@ -1,0 +1,123 @@
+"""Published measured runs outside the kernel model's scope: H100 runs in FP8, a mixture of experts with
+expert parallelism, and long-context runs with context parallelism. They are NOT in the validation set (the
+kernel model has no FP8 kernels, no expert all-to-all and no context-parallel ring attention); they are
+listed with the figure a plan gives for them today (the constant-efficiency model, k = 0.7, which a plan
+falls back to) and its error, or as not representable where the layout has no such degree (context
+parallelism).
+
+Published step time = global batch × sequence length / (tokens per second per GPU × GPUs).
+Sources: NVIDIA NeMo, "Performance Benchmarks", NeMo 24.07 container, DGX-H100, FP8
+(github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md); NVIDIA Megatron Bridge,
+"Performance", archive, 26.02 container, DGX-H100, BF16 (github.com/NVIDIA-NeMo/Megatron-Bridge
+docs/performance-summary-archive.md). Recomputation is not stated by either table: none is assumed.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from functools import lru_cache
+
+from engine.results import Result
+
+NEMO_2407 = ("NVIDIA NeMo 24.07, Performance Benchmarks (DGX-H100, FP8) — "
+             "https://github.com/NVIDIA/NeMo/blob/main/docs/source/performance/performance_summary.md")
+BRIDGE_2602 = ("NVIDIA Megatron Bridge 26.02, Performance (DGX-H100, BF16) — "
+               "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/main/docs/performance-summary-archive.md")
+
+_LLAMA2_7B = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+              "intermediate_size": 11008, "vocab_size": 32000, "max_position_embeddings": 4096}
+_LLAMA2_70B = {"model_type": "llama", "num_hidden_layers": 80, "hidden_size": 8192, "num_attention_heads": 64,
+               "num_key_value_heads": 8, "intermediate_size": 28672, "vocab_size": 32000,
+               "max_position_embeddings": 4096}
+_LLAMA3_8B = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
+              "num_key_value_heads": 8, "intermediate_size": 14336, "vocab_size": 128256,
+              "max_position_embeddings": 8192}
+_LLAMA3_70B = dict(_LLAMA2_70B, vocab_size=128256, max_position_embeddings=8192)
+_GPT3_175B = {"model_type": "gpt2", "n_layer": 96, "n_embd": 12288, "n_head": 96, "n_positions": 2048,
+              "vocab_size": 50257}
+_GPT_OSS_120B = {"model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
+                 "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "num_local_experts": 128,
+                 "num_experts_per_tok": 4, "vocab_size": 201088, "max_position_embeddings": 131072,
+                 "sliding_window": 128}
+
+
+@dataclass(frozen=True, slots=True)
+class OutsideRun:
+    """A published run: model config, GPUs, layout (t, p, cp, v, ep), batch, format, measured throughput."""
+
+    label: str
+    why: str
+    config: dict
+    gpus: int
+    global_batch: int
+    micro_batch: int
+    seq: int
+    t: int
+    p: int
+    cp: int
+    v: int
+    ep: int
+    precision: str
+    tokens_per_s_per_gpu: float
+    source: str
+
+    @property
+    def published_s(self) -> float:
+        return self.global_batch * self.seq / (self.tokens_per_s_per_gpu * self.gpus)
+
+
+OUTSIDE: tuple[OutsideRun, ...] = (
+    OutsideRun("Llama 2 7B, 8 H100, FP8", "FP8", _LLAMA2_7B, 8, 128, 1, 4096, 1, 1, 1, 1, 1, "fp8", 16847,
+               NEMO_2407),
+    OutsideRun("Llama 2 70B, 64 H100, FP8 (t 4, p 4, v 20)", "FP8", _LLAMA2_70B, 64, 128, 1, 4096, 4, 4, 1, 20,
+               1, "fp8", 1707, NEMO_2407),
+    OutsideRun("GPT-3 175B, 128 H100, FP8 (t 4, p 8, v 6)", "FP8", _GPT3_175B, 128, 256, 1, 2048, 4, 8, 1, 6, 1,
+               "fp8", 726, NEMO_2407),
+    OutsideRun("Llama 3 8B, 8 H100, FP8, s 8,192, context parallel 2", "context parallelism, FP8", _LLAMA3_8B,
+               8, 128, 1, 8192, 1, 1, 2, 1, 1, "fp8", 12036, NEMO_2407),
+    OutsideRun("Llama 3 70B, 64 H100, FP8, s 8,192, context parallel 2 (t 4, p 4, v 5)",
+               "context parallelism, FP8", _LLAMA3_70B, 64, 128, 1, 8192, 4, 4, 2, 5, 1, "fp8", 1533, NEMO_2407),
+    OutsideRun("GPT-OSS 120B (MoE, 128 experts, top 4), 64 H100, BF16 (p 4, e 8)",
+               "mixture of experts, expert all-to-all", _GPT_OSS_120B, 64, 1280, 1, 4096, 1, 4, 1, 1, 8, "bf16",
+               5993, BRIDGE_2602),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class OutsideRow(Result):
+    case: str
+    why: str
+    source: str
+    published_s: float
+    plan_s: float | None
+    """What a plan gives today (its fallback, the constant-efficiency model); None where not representable."""
+    step_model: str | None
+
+    @property
+    def error(self) -> float | None:
+        return None if self.plan_s is None else self.plan_s / self.published_s - 1
+
+
+def plan_for(run: OutsideRun):
+    """The plan FLOPscope makes for the run (H100 SXM, no recomputation); None with context parallelism."""
+    from engine.llm.config import read_hf_config
+    from engine.plan.layout import Layout, MemoryOptions
+    from engine.plan.model import plan_model
+    from engine.plan.run_plan import PlanSettings, plan_run
+
+    if run.cp > 1:
+        return None
+    model = plan_model(read_hf_config(run.config).architecture(run.seq))
+    layout = Layout(dp=run.gpus // (run.t * run.p), tp=run.t, pp=run.p, ep=run.ep, micro_batch=run.micro_batch,
+                    global_batch=run.global_batch, virtual_stages=run.v)
+    return plan_run(model, layout, MemoryOptions(precision=run.precision, recompute="none"),
+                    PlanSettings(chip="nvidia-h100-sxm"))
+
+
+@lru_cache(maxsize=1)
+def outside_table() -> tuple[OutsideRow, ...]:
+    rows = []
+    for run in OUTSIDE:
+        plan = plan_for(run)
+        rows.append(OutsideRow(run.label, run.why, run.source, run.published_s,
+                               plan.step.step_s if plan else None, plan.step.model if plan else None))
+    return tuple(rows)
