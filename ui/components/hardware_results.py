@@ -10,6 +10,7 @@ from engine.method1.training import training_flop_per_example
 from engine.method2.planning import solve_time_or_chips
 from engine.method2.utilization import measured_utilization
 from ui import state
+from ui.fragments import page_part
 from ui.components.hardware_run import RunForm
 from ui.thresholds import threshold_caption
 from ui.views import hardware as view
@@ -54,6 +55,7 @@ def both_methods(m1, estimate, entered: bool, form: RunForm) -> None:
         st.info("Build a model with a training setup on the layer builder page to compare the two methods.")
 
 
+@page_part
 def budget_planning(m1, estimate, form: RunForm, db) -> None:
     st.subheader("Time for a budget, chips for a deadline")
     c1, c2, c3 = st.columns(3)
@@ -79,6 +81,7 @@ def budget_planning(m1, estimate, form: RunForm, db) -> None:
         metric_row(items)
 
 
+@page_part
 def measured(m1, training, estimate, form: RunForm, db) -> None:
     with st.expander("Measured throughput → achieved utilization (MFU)"):
         c1, c2, c3, c4 = st.columns(4)

@@ -18,6 +18,7 @@ from engine.plan.published_runs import comparison
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
 from engine.units import format_flop
 from ui import state
+from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
@@ -123,6 +124,7 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
                    "b dividing B/d, v ∈ {1, 2, 4}; the ones that fit first, by predicted MFU.")
 
 
+@page_part
 def optimal_size(training_flop: float | None, model, tokens: float | None) -> None:
     st.subheader("Compute-optimal size")
     c1, c2 = st.columns([1, 2])
@@ -164,6 +166,7 @@ def optimal_size(training_flop: float | None, model, tokens: float | None) -> No
                    "(https://arxiv.org/abs/2401.00448).")
 
 
+@page_part
 def lifetime(training_flop: float | None, model) -> None:
     st.subheader("Lifetime compute")
     c1, c2 = st.columns(2)
