@@ -69,8 +69,9 @@ def _norm_layer(block: TransformerBlock):
 class TransformerConfig(BaseModel):
     """A language model: token embedding (V×d), optional learned position and token-type tables and
     embedding norm, ``layers`` blocks (``first_layers`` groups first, then ``block``), a final norm
-    (pre-norm models) and the head: LM (tied or not), masked-LM (BERT's transform + tied decoder), or
-    none (the bare ``…Model``), with BERT's pooler. ``encoder``: an encoder–decoder model."""
+    (pre-norm models) and the head: LM (tied or not), masked-LM (BERT's transform + tied decoder), ELECTRA's
+    discriminator (d→d, activation, d→1), or none (the bare ``…Model``), with BERT's pooler. ``encoder``:
+    an encoder–decoder model."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     model_type: str = Field("", max_length=100)
@@ -90,7 +91,10 @@ class TransformerConfig(BaseModel):
                                                           "no biases; the LM head reads E.")
     stack_token_tables: bool = Field(False, description="Encoder–decoder: each stack embeds with a token table "
                                                         "of its own, beside the shared one (untied BART).")
-    head: Literal["lm", "mlm", "none"] = "lm"
+    tables_width: Size | None = Field(None, description="E: the width of every embedding table and the "
+                                                        "embedding norm where it is not d (ELECTRA): a biased "
+                                                        "projection E→d follows them; a masked-LM head maps d→E.")
+    head: Literal["lm", "mlm", "discriminator", "none"] = "lm"
     head_bias: bool = False
     pooler: bool = False
     final_norm: bool | None = Field(None, description="None: pre-norm models end with one, post-norm don't.")
@@ -114,6 +118,9 @@ class TransformerConfig(BaseModel):
             raise InputError("first_layers", f"more layers in the groups than the model's {self.layers}")
         if self.encoder and self.head == "mlm":
             raise InputError("head", "a masked-LM head sits on an encoder-only model")
+        if self.tables_width and (self.embedding_size or self.encoder):
+            raise InputError("tables_width", "narrow embedding tables are modelled for encoder-only models "
+                                             "without embedding_size")
         if self.stack_token_tables and not self.encoder:
             raise InputError("stack_token_tables", "only an encoder-decoder model has stacks with tables of their own")
         return self
@@ -137,6 +144,8 @@ class TransformerConfig(BaseModel):
         rows = (self.learned_positions or 0) + (self.token_types or 0)
         if self.encoder:
             rows += self.encoder.learned_positions or 0
+        if self.tables_width:
+            return (matrices * self.vocab_size + rows) * self.tables_width
         return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model
 
     def _stack_start(self, positions, token_types, norm, buckets, heads) -> list:
@@ -165,7 +174,8 @@ class TransformerConfig(BaseModel):
     def architecture(self, seq_len: int, decoder_seq_len: int | None = None) -> Architecture:
         """This model's layers for sequences of ``seq_len`` tokens (encoder–decoder: ``seq_len`` encoder and
         ``decoder_seq_len``, default ``seq_len``, decoder tokens): the engine's detailed count."""
-        layers: list = [Embedding(vocab_size=self.vocab_size, dim=self.embedding_size or self.d_model)]
+        layers: list = [Embedding(vocab_size=self.vocab_size,
+                                  dim=self.embedding_size or self.tables_width or self.d_model)]
         if self.embedding_size:  # OPT's project_in
             layers.append(Dense(units=self.d_model, bias=False))
         memory = None
@@ -183,6 +193,8 @@ class TransformerConfig(BaseModel):
             memory = seq_len
         layers += self._stack_start(self.learned_positions, self.token_types, self.embedding_norm,
                                     self.relative_buckets, self.block.heads)
+        if self.tables_width:  # ELECTRA's embeddings_project E→d
+            layers.append(Dense(units=self.d_model))
         layers += self.decoder_blocks(memory)
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:
@@ -191,9 +203,11 @@ class TransformerConfig(BaseModel):
             layers.append(Dense(units=self.embedding_size, bias=False))
         if self.head == "lm":
             layers.append(LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.head_bias))
-        elif self.head == "mlm":  # BertLMPredictionHead: dense d→d, activation, LayerNorm, decoder (+ bias)
-            layers += [Dense(units=self.d_model), Activation(function=self.block.activation), LayerNorm(),
-                       LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=True)]
+        elif self.head == "mlm":  # BertLMPredictionHead: dense d→d (→E), activation, LayerNorm, decoder (+ bias)
+            layers += [Dense(units=self.tables_width or self.d_model), Activation(function=self.block.activation),
+                       LayerNorm(), LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=True)]
+        elif self.head == "discriminator":  # ElectraDiscriminatorPredictions: a real/replaced logit per position
+            layers += [Dense(units=self.d_model), Activation(function=self.block.activation), Dense(units=1)]
         if self.pooler:
             layers.append(Pooler())
         return Architecture(input=InputSpec(shape=[1], sequence_length=seq_len), layers=layers)

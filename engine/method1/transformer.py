@@ -117,7 +117,8 @@ class TransformerBlock(LayerBase):
     each sub-layer (``pre``), after its residual add (``post``, BERT) or on its output before the add
     (``output``, OLMo 2); ``sandwich_norms`` adds a norm on each sub-layer's output to the pre-norms
     (Gemma 2/3). ``qk_norm``: a norm of the queries and keys, per head (``head``: γ of Q, Qwen3, Gemma 3)
-    or over the whole projection (``width``: γ of H·Q and H_kv·Q, OLMo 2). ``attention_sinks``: one
+    or over the whole projection (``width``: γ of H·Q and H_kv·Q, OLMo 2), or one norm of its own per head
+    (``each_head``: γ of H·Q and H_kv·Q, no β; StableLM, Cohere). ``attention_sinks``: one
     learned logit per head (GPT-OSS), H parameters and no multiply-accumulates.
 
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
@@ -146,7 +147,7 @@ class TransformerBlock(LayerBase):
     norm_affine: bool = Field(True, description="The norms have a learned gain γ (OLMo's have none).")
     norm_bias: bool = Field(True, description="LayerNorm's β (MPT's norms have none).")
     sandwich_norms: bool = Field(False, description="A norm on each sub-layer's output too (Gemma 2/3).")
-    qk_norm: Literal["none", "head", "width"] = "none"
+    qk_norm: Literal["none", "head", "width", "each_head"] = "none"
     parallel: bool = False
     shared_norm: bool = False
     qkv_bias: bool = True

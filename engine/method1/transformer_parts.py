@@ -81,7 +81,11 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
         _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, memory, src=kv_src, dst=("k", "v"),
                 role="kv"),
     ]
-    if block.qk_norm != "none":
+    if block.qk_norm == "each_head":  # a γ per head and channel (no β): H·Q and H_kv·Q parameters
+        extra = layer_norm_cost(q, q, True, False)[2] if block.norm == "layernorm" else rms_norm_cost(q, q, True)[2]
+        parts.append(Part(f"{label} q/k norms", (h + h_kv) * q, 0, (length * h + memory * h_kv) * extra,
+                          None, "none", ("q", "k"), ("q", "k")))
+    elif block.qk_norm != "none":
         q_params, q_flop = norm_cost(block, q if block.qk_norm == "head" else h * q, 1)
         k_params, k_flop = norm_cost(block, q if block.qk_norm == "head" else h_kv * q, 1)
         per_head = block.qk_norm == "head"

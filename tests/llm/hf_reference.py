@@ -18,7 +18,8 @@ from __future__ import annotations
 import copy
 import warnings
 
-ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM"}
+ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM",
+           "PhiMoEForCausalLM": "PhimoeForCausalLM"}
 """Class names written by the models' own remote code → the transformers class of the same model."""
 
 
@@ -60,3 +61,17 @@ def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tu
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(**kwargs)
     return params, counter.get_total_flops()
+
+
+def idle_expert_flop(config: dict, seq_len: int) -> int:
+    """The FLOP transformers' ``Llama4TextMoe`` spends on the E − k experts a token is not routed to (it runs
+    every expert on every token, inputs scaled by the router's scores, zero off the top k), which the engine
+    does not count (docs/llm.md): per MoE layer, (E − k)·T tokens through gate and up (d→F each) and down
+    (F→d), 2·3·d·F FLOP each. 0 for every other family."""
+    if config.get("model_type") != "llama4_text":
+        return 0
+    layers, step = config["num_hidden_layers"], config.get("interleave_moe_layer_step") or 1
+    moe_layers = config.get("moe_layers")
+    moe_layers = len(moe_layers) if moe_layers is not None else len(range(step - 1, layers, step))
+    idle = config["num_local_experts"] - config["num_experts_per_tok"]
+    return moe_layers * idle * seq_len * 6 * config["hidden_size"] * config["intermediate_size"]

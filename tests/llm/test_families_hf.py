@@ -18,7 +18,7 @@ from engine.llm.library import library_models
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import counts
+from tests.llm.hf_reference import counts, idle_expert_flop
 
 SEQ = 16
 
@@ -41,7 +41,7 @@ def test_library_model_matches_transformers(torch, model):
     config = model.config
     expected_params, expected_flop = counts(config, SEQ)
     params, flop = _engine(config, SEQ)
-    assert flop == expected_flop
+    assert flop == expected_flop - idle_expert_flop(config, SEQ)
     assert params == expected_params + _untied_t5_head(config)
 
 
@@ -164,6 +164,72 @@ VARIANTS = {
 }
 
 
+E = {"hidden_size": 48, "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 90,
+     "max_position_embeddings": 40, "pad_token_id": 1}
+S = SMALL | {"pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+MOE = {"num_local_experts": 4, "num_experts_per_tok": 2}
+
+
+def _variant(model_type: str, architecture: str, **keys) -> dict:
+    return {"model_type": model_type, "architectures": [architecture], **keys}
+
+
+VARIANTS |= {
+    "xlm-roberta": _variant("xlm-roberta", "XLMRobertaForMaskedLM", **E, type_vocab_size=1),
+    "xlm-roberta model": _variant("xlm-roberta", "XLMRobertaModel", **E),
+    "camembert": _variant("camembert", "CamembertForMaskedLM", **E),
+    "distilbert": _variant("distilbert", "DistilBertForMaskedLM", dim=48, hidden_dim=80, n_layers=2, n_heads=4,
+                           vocab_size=90, max_position_embeddings=40, pad_token_id=0),
+    "distilbert model, sinusoidal": _variant("distilbert", "DistilBertModel", dim=48, hidden_dim=80, n_layers=2,
+                                             n_heads=4, vocab_size=90, max_position_embeddings=40,
+                                             sinusoidal_pos_embds=True, pad_token_id=0),
+    "mpnet": _variant("mpnet", "MPNetForMaskedLM", **E, relative_attention_num_buckets=16),
+    "mpnet model": _variant("mpnet", "MPNetModel", **E),
+    "electra discriminator, narrow tables": _variant("electra", "ElectraForPreTraining", **E, embedding_size=32),
+    "electra generator, narrow tables": _variant("electra", "ElectraForMaskedLM", **E, embedding_size=32),
+    "electra model, tables of width d": _variant("electra", "ElectraModel", **E, embedding_size=48),
+    "gpt-neo global and local": _variant("gpt_neo", "GPTNeoForCausalLM", hidden_size=48, num_layers=3, num_heads=4,
+                                         vocab_size=90, max_position_embeddings=40, window_size=4,
+                                         attention_types=[[["global", "local"], 1], [["global"], 1]],
+                                         bos_token_id=0, eos_token_id=0),
+    "codegen": _variant("codegen", "CodeGenForCausalLM", n_embd=48, n_layer=2, n_head=4, n_positions=40, vocab_size=90,
+                        rotary_dim=4, bos_token_id=0, eos_token_id=0),
+    "stablelm per-head qk norms, qkv bias": _variant("stablelm", "StableLmForCausalLM", **S, qk_layernorm=True,
+                                                     use_qkv_bias=True),
+    "stablelm parallel, tied": _variant("stablelm", "StableLmForCausalLM", **S, use_parallel_residual=True,
+                                        tie_word_embeddings=True),
+    "cohere qk norms": _variant("cohere", "CohereForCausalLM", **S, use_qk_norm=True),
+    "cohere biases, untied": _variant("cohere", "CohereForCausalLM", **S, attention_bias=True,
+                                      tie_word_embeddings=False),
+    "cohere2 windows": _variant("cohere2", "Cohere2ForCausalLM", **S, sliding_window=8),
+    "granite biases, multipliers": _variant("granite", "GraniteForCausalLM", **S, mlp_bias=True, attention_bias=True,
+                                            embedding_multiplier=12.0, residual_multiplier=0.22),
+    "granitemoe": _variant("granitemoe", "GraniteMoeForCausalLM", **S, **MOE),
+    "phimoe biases": _variant("phimoe", "PhimoeForCausalLM", **S, **MOE, attention_bias=True, lm_head_bias=True),
+    "glm4": _variant("glm4", "Glm4ForCausalLM", **S, head_dim=12),
+    "smollm3": _variant("smollm3", "SmolLM3ForCausalLM", **S),
+    "smollm3 untied, mlp bias": _variant("smollm3", "SmolLM3ForCausalLM", **S, tie_word_embeddings=False,
+                                         mlp_bias=True),
+    "exaone4 windows": _variant("exaone4", "Exaone4ForCausalLM", **S, sliding_window=8),
+    "ernie4_5 biases": _variant("ernie4_5", "Ernie4_5ForCausalLM", **S, head_dim=20, use_bias=True),
+    "olmo3 windows": _variant("olmo3", "Olmo3ForCausalLM", **S, sliding_window=8),
+    "olmoe": _variant("olmoe", "OlmoeForCausalLM", **S, num_experts=4, num_experts_per_tok=2),
+    "glm4-moe qk norm, one dense layer": _variant(
+        "glm4_moe", "Glm4MoeForCausalLM", **S, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+        first_k_dense_replace=1, n_shared_experts=1, head_dim=12, n_group=1, topk_group=1, use_qk_norm=True,
+        attention_bias=True),
+    "glm4-moe all sparse, two shared": _variant(
+        "glm4_moe", "Glm4MoeForCausalLM", **S, n_routed_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+        first_k_dense_replace=0, n_shared_experts=2, head_dim=12, n_group=1, topk_group=1),
+    "ernie4_5-moe shared": _variant("ernie4_5_moe", "Ernie4_5_MoeForCausalLM", **S, moe_num_experts=4, moe_k=2,
+                                    moe_intermediate_size=24, moe_num_shared_experts=1, head_dim=12),
+    "ernie4_5-moe biases, interval": _variant(
+        "ernie4_5_moe", "Ernie4_5_MoeForCausalLM", **S, moe_num_experts=4, moe_k=2, moe_intermediate_size=24,
+        moe_num_shared_experts=0, head_dim=12, use_bias=True, moe_layer_start_index=0, moe_layer_interval=2,
+        tie_word_embeddings=False),
+}
+
+
 @pytest.mark.parametrize("name", VARIANTS)
 def test_small_variant_matches_transformers(torch, name):
     config = VARIANTS[name]
@@ -222,3 +288,12 @@ def test_keys_written_under_their_other_names(torch, model_id):
             renamed[alias] = renamed.pop(key)
     assert renamed != config
     assert _engine(renamed, SEQ) == counts(renamed, SEQ) == _engine(config, SEQ)
+@pytest.mark.parametrize("step,moe_layers", [(2, None), (1, None), (1, [0, 2])])
+def test_llama4_counts_the_routed_experts(torch, step, moe_layers):
+    """Llama 4: transformers runs all E experts on every token; the engine counts the k routed ones, so the
+    FLOP differ by exactly the idle experts' (formula in ``hf_reference.idle_expert_flop``); parameters are equal."""
+    config = _variant("llama4_text", "Llama4ForCausalLM", **S, num_local_experts=4, num_experts_per_tok=1,
+                      intermediate_size_mlp=80, interleave_moe_layer_step=step, head_dim=16, moe_layers=moe_layers)
+    params, flop = counts(config, 10)
+    assert _engine(config, 10) == (params, flop - idle_expert_flop(config, 10))
+    assert idle_expert_flop(config, 10) > 0

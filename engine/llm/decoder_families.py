@@ -1,0 +1,342 @@
+"""More decoder-only families: readers built from the shared pieces of ``engine.llm.families``.
+
+Most are the Llama block with a few differences, each written from the family's ``transformers``
+modelling code (the class in ``architectures``, head included): norm kind and biases, fused or parallel
+layouts, per-head query/key norms, sandwich or output norms, experts and shared experts. Keys that only
+scale activations (Granite's multipliers, Cohere's ``logit_scale``) change neither parameters nor FLOP.
+"""
+from __future__ import annotations
+
+from engine.llm.family_parts import (
+    Family,
+    Keys,
+    _decoder,
+    _experts,
+    _gptj,
+    _learned_positions,
+    _lm,
+    _rms_swiglu,
+    _windows,
+)
+
+
+def _head_dim_unused(fields: dict) -> dict:
+    """Families whose attention is always d/H wide (``head_dim`` sets only the rotary width there)."""
+    fields["block"].pop("head_size", None)
+    return fields
+
+
+def _floor_head_dim(fields: dict) -> dict:
+    """Absent ``head_dim``: transformers' ``getattr(config, "head_dim", d // H)``, rounded down when H does not
+    divide d (the attention is then H·⌊d/H⌋ wide)."""
+    block, d = fields["block"], fields["d_model"]
+    if block.get("head_size") is None and isinstance(d, int) and isinstance(block["heads"], int) and \
+            0 < block["heads"] <= d:
+        block["head_size"] = d // block["heads"]
+    return fields
+
+
+def _pattern_windows(c: Keys, fields: dict, default_period: int) -> dict:
+    """Windows by ``layer_types``, else by ``sliding_window_pattern`` (a period, or a string such as
+    "LLLG": G full, L sliding), else every ``default_period``-th layer full."""
+    pattern = c.get("sliding_window_pattern")
+    if isinstance(pattern, str) and c.data.get("layer_types") is None and c.data.get("sliding_window") is not None:
+        if not pattern or set(pattern) - {"L", "G"}:
+            raise c.error("sliding_window_pattern", "expected a period or a string of L (sliding) and G (full)")
+        layers = fields["layers"]
+        if isinstance(layers, int) and 1 <= layers <= 10_000:
+            c.data = dict(c.data, layer_types=["full_attention" if pattern[i % len(pattern)] == "G" else
+                                               "sliding_attention" for i in range(layers)])
+        return _windows(c, fields, None)
+    if isinstance(pattern, bool) or (pattern is not None and not isinstance(pattern, int)) or pattern == 0:
+        pattern = None
+    return _windows(c, fields, pattern or default_period)
+
+
+# ---------------------------------------------------------------- GPT-style
+
+def _gpt_neo(c: Keys) -> dict:
+    """gpt_neo: GPT-2's layout (learned positions, LayerNorm, biased MLP) with q/k/v without biases and a
+    biased output; ``attention_types`` alternates global and local (``window_size``) layers."""
+    fields = {"layers": c.size("layers", "num_layers"), "d_model": c.size("d_model", "hidden_size"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "block": {"heads": c.size("block.heads", "num_heads"),
+                        "ff_size": c.size("block.ff_size", "intermediate_size", required=False),
+                        "activation": c.activation("activation_function", default="gelu_new"),
+                        "qkv_bias": False}}
+    c.neutral("attention_layers", "embed_dropout", "resid_dropout")  # attention_layers: from attention_types
+    types = c.get("attention_types", [[["global", "local"], fields["layers"] // 2 if isinstance(fields["layers"], int)
+                                       else 1]])
+    kinds = []
+    try:
+        for pattern, repeat in types:
+            kinds += list(pattern) * int(repeat)
+    except (TypeError, ValueError):
+        raise c.error("attention_types", "expected [[[\"global\", \"local\"], n], …]") from None
+    if isinstance(fields["layers"], int) and (len(kinds) != fields["layers"] or set(kinds) - {"global", "local"}):
+        raise c.error("attention_types", f"expected {fields['layers']} layers of 'global' or 'local' in all")
+    window = c.size("block.attention_window", "window_size", required=False, default=256)
+    full = kinds.count("global")
+    if full < len(kinds):
+        fields["block"]["attention_window"] = window
+        if full:
+            fields["first_layers"] = [{"layers": full, "block": dict(fields["block"], attention_window=None)}]
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+                     "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _codegen(c: Keys) -> dict:
+    """codegen: GPT-J's block (one norm, parallel attention and MLP, fused q/k/v and output without
+    biases, a biased MLP) and an LM head with a bias."""
+    c.neutral("n_ctx")
+    return _gptj(c)
+
+
+# ---------------------------------------------------------------- Llama-like
+
+def _stablelm(c: Keys) -> dict:
+    """stablelm: LayerNorm (γ, β), SwiGLU without biases, q/k/v biases (``use_qkv_bias``), a LayerNorm of
+    its own per head on queries and keys (``qk_layernorm``), optionally parallel (one norm)."""
+    parallel = c.flag("use_parallel_residual", False)
+    fields = _decoder(c, norm="layernorm", gated=True, activation=c.activation("hidden_act", default="silu"),
+                      qkv_bias=c.flag("use_qkv_bias", False), out_bias=False, ff_bias=False, parallel=parallel,
+                      shared_norm=parallel, qk_norm="each_head" if c.flag("qk_layernorm", False) else "none")
+    return _head_dim_unused(fields) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _cohere_common(c: Keys, qk_norm: bool) -> dict:
+    c.neutral("logit_scale")
+    bias = c.flag("attention_bias", False)
+    fields = _decoder(c, norm="layernorm", norm_bias=False, gated=True, parallel=True, shared_norm=True,
+                      activation=c.activation("hidden_act", default="silu"), qkv_bias=bias, out_bias=bias,
+                      ff_bias=False, qk_norm="each_head" if qk_norm else "none")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _cohere(c: Keys) -> dict:
+    """cohere (Command R, Aya): one LayerNorm without β feeding attention and MLP in parallel, SwiGLU,
+    ``use_qk_norm``: a norm of its own per head (γ of H·Q and H_kv·Q); tied head by default."""
+    return _cohere_common(c, c.flag("use_qk_norm", False))
+
+
+def _cohere2(c: Keys) -> dict:
+    """cohere2 (Command R7B, Command A): Cohere's block; three sliding-window layers in four."""
+    return _pattern_windows(c, _cohere_common(c, False), 4)
+
+
+def _granite(c: Keys) -> dict:
+    """granite: the Llama block; its multipliers (embedding, residual, attention, logits) scale
+    activations only."""
+    c.neutral("embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling")
+    fields = _decoder(c, **_rms_swiglu(c))
+    fields["block"]["ff_bias"] = c.flag("mlp_bias", False)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _granitemoe(c: Keys) -> dict:
+    """granitemoe: Granite with E experts of ``intermediate_size`` (fused gate/up), k per token, a router
+    without bias."""
+    c.neutral("embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling")
+    fields = _decoder(c, **_rms_swiglu(c))
+    _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _phimoe(c: Keys) -> dict:
+    """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
+    ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer."""
+    c.neutral("input_jitter_noise")
+    fields = _decoder(c, **_rms_swiglu(c, norm="layernorm"))
+    _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
+    fields = _windows(c, fields, None)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False),
+                     "head_bias": c.flag("lm_head_bias", False)}
+
+
+def _glm4(c: Keys) -> dict:
+    """glm4: biases on q/k/v only (``attention_bias``), fused gate/up (the same weights), a norm on each
+    sub-layer's output besides the pre-norms; ``head_dim`` (default 128) must be given."""
+    c.given("head_dim")
+    fields = _decoder(c, **_rms_swiglu(c, attention_bias=True, sandwich_norms=True))
+    fields["block"]["out_bias"] = False
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _smollm3(c: Keys) -> dict:
+    """smollm3: the Llama block; rotary skipped on some layers (``no_rope_layers``: no parameters);
+    windows only on the layers without rotary when ``use_sliding_window``."""
+    c.neutral("no_rope_layers", "no_rope_layer_interval")
+    fields = _decoder(c, **_rms_swiglu(c))
+    fields["block"]["ff_bias"] = c.flag("mlp_bias", False)
+    if not c.flag("use_sliding_window", False):
+        c.neutral("sliding_window", "layer_types")
+    elif c.data.get("layer_types") is None:
+        raise c.error("layer_types", "missing (with use_sliding_window, which layers slide)")
+    else:
+        fields = _windows(c, fields, None)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _exaone4(c: Keys) -> dict:
+    """exaone4: norms on each sub-layer's output (before the residual add, as OLMo 2), a per-head RMSNorm of
+    queries and keys; three sliding-window layers in four (``sliding_window_pattern``)."""
+    fields = _decoder(c, **_rms_swiglu(c, attention_bias=False, norm_position="output", qk_norm="head"))
+    if c.data.get("sliding_window") is None:
+        c.neutral("sliding_window_pattern")
+    fields = _pattern_windows(c, fields, 4)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "final_norm": True}
+
+
+def _ernie4_5(c: Keys) -> dict:
+    """ernie4_5: the Llama block, ``use_bias`` on every linear of the block; ``head_dim`` (default 128)
+    must be given."""
+    c.given("head_dim")
+    bias = c.flag("use_bias", False)
+    fields = _decoder(c, **_rms_swiglu(c, qkv_bias=bias, out_bias=bias, ff_bias=bias))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _olmo3(c: Keys) -> dict:
+    """olmo3: OLMo 2's block (output norms, whole-width QK-norm); three sliding-window layers in four."""
+    fields = _decoder(c, **_rms_swiglu(c, norm_position="output", qk_norm="width"))
+    fields = _windows(c, fields, 4)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "final_norm": True}
+
+
+def _olmoe(c: Keys) -> dict:
+    """olmoe: pre-norm Llama block with a whole-width RMSNorm of queries and keys; E experts of
+    ``intermediate_size``, k per token; ``clip_qkv`` clamps values only."""
+    c.neutral("clip_qkv", "norm_topk_prob")
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="width"))
+    _experts(c, fields, ("num_experts",), ff_key="intermediate_size")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _dense_first(c: Keys, fields: dict, sparse: list[bool], dense_ff: int) -> dict:
+    """The layers that are not sparse (``sparse[i]`` false) become a first group of dense blocks (an MLP of
+    ``dense_ff``); their order does not change the count."""
+    dense = sparse.count(False)
+    if dense:
+        block = dict(fields["block"], experts=1, active_experts=1, ff_size=dense_ff, shared_ff_size=None,
+                     router_bias=False)
+        fields["first_layers"] = [{"layers": dense, "block": block}]
+    return fields
+
+
+def _layer_count(fields: dict) -> int | None:
+    """The number of layers if it is one the model accepts (else its own check names the key)."""
+    layers = fields["layers"]
+    return layers if isinstance(layers, int) and 1 <= layers <= 10_000 else None
+
+
+def _glm4_moe(c: Keys) -> dict:
+    """glm4_moe (GLM-4.5): GQA attention with q/k/v biases (``attention_bias``) and a per-head QK-norm
+    (``use_qk_norm``); ``n_routed_experts`` of ``moe_intermediate_size``, k per token, ``n_shared_experts``
+    shared ones; the first ``first_k_dense_replace`` layers dense; ``head_dim`` (absent: ⌊d/H⌋). The
+    multi-token-prediction layers (``num_nextn_predict_layers``) are not built by transformers."""
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob", "num_nextn_predict_layers",
+              "num_mtp_layers", "topk_method", "scoring_func")
+    fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, qk_norm="head" if c.flag("use_qk_norm", False)
+                                                        else "none")))
+    fields["block"]["out_bias"] = False
+    dense_ff = _experts(c, fields, ("n_routed_experts",))
+    shared = c.size(None, "n_shared_experts", required=False, default=1)
+    if shared:
+        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    layers = _layer_count(fields)
+    if layers:
+        first = c.size(None, "first_k_dense_replace", required=False, default=1)
+        _dense_first(c, fields, [i >= first for i in range(layers)], dense_ff)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _ernie4_5_moe(c: Keys) -> dict:
+    """ernie4_5_moe: ERNIE 4.5's block; layers ``moe_layer_start_index`` … ``moe_layer_end_index`` (every
+    ``moe_layer_interval``-th) sparse: ``moe_num_experts`` of ``moe_intermediate_size``, ``moe_k`` per
+    token, a learned score correction per expert (E parameters, counted as the router's bias) and
+    ``moe_num_shared_experts`` × ``moe_intermediate_size`` shared; ``use_bias`` on every linear and the
+    LM head; ``head_dim`` (absent: ⌊d/H⌋, unlike the dense ERNIE 4.5's 128)."""
+    c.neutral("moe_norm_min", "num_mtp_layers", "moe_capacity", "moe_gate", "moe_use_aux_free")
+    bias = c.flag("use_bias", False)
+    fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, qkv_bias=bias, out_bias=bias, ff_bias=bias)))
+    block = fields["block"]
+    dense_ff = block["ff_size"]
+    block |= {"experts": c.size("block.experts", "moe_num_experts"),
+              "active_experts": c.size("block.active_experts", "moe_k"),
+              "ff_size": c.size("block.ff_size", "moe_intermediate_size"), "router_bias": True,
+              "ff_bias": False}  # the experts' weights have no biases whatever use_bias says
+    shared = c.size(None, "moe_num_shared_experts", required=False, default=0)
+    if shared:
+        if bias:
+            raise c.error("use_bias", "biases on the shared experts are not modelled")
+        block["shared_ff_size"] = shared * block["ff_size"]
+    layers = _layer_count(fields)
+    if layers:
+        start = c.size(None, "moe_layer_start_index", required=False, default=1)
+        end = c.size(None, "moe_layer_end_index", required=False, default=-1)
+        end = layers - 1 if end == -1 else end
+        step = c.size(None, "moe_layer_interval", required=False, default=1)
+        if step < 1:
+            raise c.error("moe_layer_interval", "must be at least 1")
+        _dense_first(c, fields, [(i + 1) % step == 0 and start <= i <= end for i in range(layers)], dense_ff)
+        for group in fields.get("first_layers", []):
+            group["block"]["ff_bias"] = bias
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True), "head_bias": bias}
+
+
+def _llama4_text(c: Keys) -> dict:
+    """llama4_text (Llama 4's language model): the Llama block; MoE layers (``moe_layers``, else every
+    ``interleave_moe_layer_step``-th) with E experts of ``intermediate_size``, k per token and a shared
+    expert of the same size; the other layers a dense MLP of ``intermediate_size_mlp``. The QK-norm is an
+    L2 norm without parameters; chunked attention and skipped rotary change no matmul.
+
+    transformers' ``Llama4TextMoe`` runs every expert on every token (inputs scaled by the router's
+    scores, zero off the top k): the engine counts the k routed experts a token uses, as the model is
+    meant to run (docs/llm.md)."""
+    c.neutral("use_qk_norm", "no_rope_layers", "no_rope_layer_interval", "attention_chunk_size",
+              "attn_temperature_tuning", "floor_scale", "attn_scale", "layer_types", "for_llm_compressor")
+    c.given("head_dim")
+    fields = _decoder(c, **_rms_swiglu(c))
+    block = fields["block"]
+    dense_ff = c.size(None, "intermediate_size_mlp")
+    _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
+    block["shared_ff_size"] = block["ff_size"]
+    if block["experts"] == 1:
+        raise c.error("num_local_experts", "a Llama 4 MoE layer needs at least 2 experts")
+    layers = _layer_count(fields)
+    if layers:
+        moe = c.get("moe_layers")
+        if moe is None:
+            step = c.size(None, "interleave_moe_layer_step", required=False, default=1)
+            if step < 1:
+                raise c.error("interleave_moe_layer_step", "must be at least 1")
+            moe = list(range(step - 1, layers, step))
+        else:
+            c.neutral("interleave_moe_layer_step")
+        if not isinstance(moe, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in moe):
+            raise c.error("moe_layers", "expected a list of layer numbers")
+        _dense_first(c, fields, [i in set(moe) for i in range(layers)], dense_ff)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+DECODER_FAMILIES: dict[str, Family] = {
+    "gpt_neo": Family(_gpt_neo, _lm("GPTNeo")),
+    "codegen": Family(_codegen, _lm("CodeGen")),
+    "stablelm": Family(_stablelm, _lm("StableLm")),
+    "cohere": Family(_cohere, _lm("Cohere")),
+    "cohere2": Family(_cohere2, _lm("Cohere2")),
+    "granite": Family(_granite, _lm("Granite")),
+    "granitemoe": Family(_granitemoe, _lm("GraniteMoe")),
+    "phimoe": Family(_phimoe, _lm("Phimoe"), {"PhiMoEForCausalLM": "PhimoeForCausalLM"}),
+    "glm4": Family(_glm4, _lm("Glm4")),
+    "smollm3": Family(_smollm3, _lm("SmolLM3")),
+    "exaone4": Family(_exaone4, _lm("Exaone4")),
+    "ernie4_5": Family(_ernie4_5, {"Ernie4_5ForCausalLM": "lm", "Ernie4_5Model": "none"}),
+    "olmo3": Family(_olmo3, _lm("Olmo3")),
+    "olmoe": Family(_olmoe, _lm("Olmoe")),
+    "glm4_moe": Family(_glm4_moe, _lm("Glm4Moe")),
+    "ernie4_5_moe": Family(_ernie4_5_moe, {"Ernie4_5_MoeForCausalLM": "lm", "Ernie4_5_MoeModel": "none"}),
+    "llama4_text": Family(_llama4_text, {"Llama4ForCausalLM": "lm", "Llama4TextModel": "none"}),
+}
+"""``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -1,0 +1,58 @@
+"""More encoder-only families (BERT's descendants), read with the shared pieces of ``engine.llm.families``.
+
+XLM-RoBERTa and CamemBERT are RoBERTa's modelling code under another name; DistilBERT, MPNet and
+ELECTRA differ in keys, position tables, relative position buckets, embedding width and heads.
+"""
+from __future__ import annotations
+
+from engine.llm.family_parts import Family, Keys, _bert, _decoder, _learned_positions
+
+
+def _distilbert(c: Keys) -> dict:
+    """distilbert: BERT's post-norm encoder block without token types or pooler (``dim``, ``n_layers``,
+    ``n_heads``, ``hidden_dim``); the position table is a parameter even when sinusoidal (frozen)."""
+    c.neutral("sinusoidal_pos_embds", "qa_dropout", "seq_classif_dropout", "tie_weights_")
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder is not modelled")
+    fields = {"layers": c.size("layers", "n_layers"), "d_model": c.size("d_model", "dim"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "block": {"heads": c.size("block.heads", "n_heads"), "ff_size": c.size("block.ff_size", "hidden_dim"),
+                        "activation": c.activation("activation", default="gelu"), "causal": False,
+                        "norm_position": "post"}}
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+                     "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
+
+
+def _mpnet(c: Keys) -> dict:
+    """mpnet: BERT's block and masked-LM head, no token types, a learned position table and a relative
+    position bias (``relative_attention_num_buckets`` × H) shared by the layers."""
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder is not modelled")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
+                      norm_position="post")
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+                     "relative_buckets": c.size("relative_buckets", "relative_attention_num_buckets",
+                                                required=False, default=32),
+                     "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
+
+
+def _electra(c: Keys) -> dict:
+    """electra: BERT's encoder with tables of width ``embedding_size`` E and, when E ≠ d, a projection E→d;
+    the discriminator head (d→d, activation, d→1) or the generator's masked-LM head (d→E, GELU,
+    LayerNorm, tied decoder with a bias)."""
+    c.neutral("summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout")
+    fields = _bert(c)
+    width = c.size("tables_width", "embedding_size", required=False, default=128)
+    if width != fields["d_model"]:
+        fields["tables_width"] = width
+    return fields
+
+
+ENCODER_FAMILIES: dict[str, Family] = {
+    "xlm-roberta": Family(_bert, {"XLMRobertaForMaskedLM": "mlm", "XLMRobertaModel": "pooler"}),
+    "camembert": Family(_bert, {"CamembertForMaskedLM": "mlm", "CamembertModel": "pooler"}),
+    "distilbert": Family(_distilbert, {"DistilBertForMaskedLM": "mlm", "DistilBertModel": "none"}),
+    "mpnet": Family(_mpnet, {"MPNetForMaskedLM": "mlm", "MPNetModel": "pooler"}),
+    "electra": Family(_electra, {"ElectraForPreTraining": "discriminator", "ElectraForMaskedLM": "mlm",
+                                 "ElectraModel": "none"}),
+}
+"""``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""
