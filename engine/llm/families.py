@@ -14,6 +14,7 @@ from engine.errors import InputError, quoted
 from engine.llm.decoder_families import DECODER_FAMILIES
 from engine.llm.encoder_families import ENCODER_FAMILIES
 from engine.llm.family_parts import (  # noqa: F401 (KEYS_FILE, NEUTRAL_KEYS, MAX_LAYERS: re-exported)
+    _resolve_aliases,
     KEYS_FILE,
     MAX_LAYERS,
     NEUTRAL_KEYS,
