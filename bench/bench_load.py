@@ -14,6 +14,7 @@ Reports per N the median and p95 of edit → total, failures, and the server's r
 session is closed.
 
     /work/main/.venv/bin/python -m bench.bench_load [--sessions 5 10 20] [--edits 20] [--reruns 500] [--upload]
+        [--ramp SECONDS]   (users' first page loads spread out; all edit at once afterwards)
 
 Prints one JSON object. Figures are one run (not medians of runs): the machine's load matters; note it.
 """
@@ -28,7 +29,7 @@ import time
 from pathlib import Path
 
 from bench.bench_epoch_upload_rss import big_csv
-from tests.browser.harness import CHROMIUM_ARGS, SETTLED, rss_bytes, streamlit_server
+from tests.browser.harness import CHROMIUM_ARGS, SETTLED, cpu_seconds, rss_bytes, streamlit_server
 from tests.browser.sessions import EDITS, EXCEPTION, TIMEOUT_MS, layer_total, settled, shows, user
 
 SESSIONS = (5, 10, 20)
@@ -81,7 +82,8 @@ async def upload(browser, url: str, pid: int, path: Path) -> dict:
     return out
 
 
-async def measure(sessions: tuple[int, ...], edits: int, rerun_count: int, with_upload: bool) -> dict:
+async def measure(sessions: tuple[int, ...], edits: int, rerun_count: int, with_upload: bool,
+                  ramp_s: float = 0.0) -> dict:
     from playwright.async_api import async_playwright
 
     result: dict = {"cpus": os.cpu_count(), "load_average_at_start": os.getloadavg()[0], "edits": edits}
@@ -96,11 +98,12 @@ async def measure(sessions: tuple[int, ...], edits: int, rerun_count: int, with_
             await warm.close()
             result["rss_before_mb"] = round(rss_bytes(proc.pid) / 2**20)
             for n in sessions:  # users 0…n-1: values unique among the sessions running at once
-                start = time.perf_counter()
-                runs = await asyncio.gather(*(user(browser, url, k, edits) for k in range(n)))
+                start, cpu = time.perf_counter(), cpu_seconds(proc.pid)
+                runs = await asyncio.gather(*(user(browser, url, k, edits, k * ramp_s) for k in range(n)))
                 times = [t for r in runs for t in r["edit_s"]]
                 result[f"n{n}"] = {
-                    "wall_s": round(time.perf_counter() - start, 1),
+                    "wall_s": round(time.perf_counter() - start, 1), "ramp_s_per_user": ramp_s,
+                    "server_cpu_s": round(cpu_seconds(proc.pid) - cpu, 1),
                     "edit_to_total_ms_median": round(1e3 * statistics.median(times)) if times else None,
                     "edit_to_total_ms_p95": round(1e3 * percentile(times, 0.95)) if times else None,
                     "edits_done": len(times), "sessions_with_problems": sum(bool(r["problems"]) for r in runs),
@@ -134,5 +137,8 @@ if __name__ == "__main__":
     parser.add_argument("--edits", type=int, default=EDITS)
     parser.add_argument("--reruns", type=int, default=RERUNS)
     parser.add_argument("--upload", action="store_true")
+    parser.add_argument("--ramp", type=float, default=0.0,
+                        help="seconds between users' first page loads (all are open together afterwards)")
     args = parser.parse_args()
-    print(json.dumps(asyncio.run(measure(tuple(args.sessions), args.edits, args.reruns, args.upload)), indent=2))
+    print(json.dumps(asyncio.run(measure(tuple(args.sessions), args.edits, args.reruns, args.upload, args.ramp)),
+                     indent=2))

@@ -3,6 +3,7 @@ user's flow over the layer builder and the hardware page, checking that it sees 
 Used by tests/browser/test_isolation.py and bench/bench_load.py."""
 from __future__ import annotations
 
+import asyncio
 import time
 
 from bench.common import flop_text
@@ -47,9 +48,11 @@ async def metric_texts(page) -> list[str]:
     return await page.locator(METRIC).all_inner_texts()
 
 
-async def user(browser, url: str, uid: int, edits: int = EDITS) -> dict:
-    """One user's session; returns its edit times and what went wrong (exceptions, foreign values)."""
+async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float = 0.0) -> dict:
+    """One user's session (opened after ``delay_s``); returns its edit times and what went wrong
+    (exceptions, foreign values)."""
     out = {"edit_s": [], "problems": []}
+    await asyncio.sleep(delay_s)
     context = await browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)  # 20 pages loading at once on 2 cores take longer than 30 s
     page = await context.new_page()
