@@ -26,6 +26,10 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
   2021–22); the optimizer step reads and writes 34 bytes per parameter (Adam: FP32 master, m, v, gradient,
   the 16-bit copy, the gradient-norm read) at W.
 
+- FP8 on the H100 (``kernel_step_for``): GEMMs at the FP8 peak; a fused attention kernel (FlashAttention) drops
+  the score traffic; the DP reduction overlaps the last micro-batch's backward (exposed: max(0, DP − backward of
+  one micro-batch's stage)). Checked, not fitted, on NVIDIA's NeMo 24.07 H100 runs (``engine.plan.validation_h100``).
+
 η_mem and η_net are physical ceilings from sources: streaming kernels reach about 85% of the HBM bandwidth;
 NCCL's all-reduce bus bandwidth on DGX A100 NVLink is about 230 of 300 GB/s (nccl-tests). η_max, the one
 number calibrated, is 0.74: the value on a 0.02 grid from 0.70 to 0.86 with the smallest median error on the
@@ -64,6 +68,8 @@ H100 = KernelChip(989.4e12, 3350e9, 132)
 CHIPS = {"nvidia-a100-sxm4-80gb": A100, "nvidia-a100-sxm4-40gb": KernelChip(312e12, 1555e9, 108),
          "nvidia-h100-sxm": H100}
 """SM counts: A100 108 (NVIDIA A100 whitepaper), H100 SXM 132 (H100 whitepaper)."""
+FP8_PEAKS = {"nvidia-h100-sxm": 1979e12}
+"""Dense FP8 tensor peak (NVIDIA H100 datasheet: 3,958 TFLOP/s with sparsity, half without)."""
 
 
 def gemm_s(chip: KernelChip, m: int, n: int, k: int, batch: int = 1) -> float:
@@ -109,7 +115,7 @@ def _weights(h: int, a: int, f: int, t: int, kv: int, gated: bool) -> list[tuple
 
 
 def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, sp: bool, kv: int = 0,
-                   gated: bool = False) -> tuple[float, float, float]:
+                   gated: bool = False, fused_attention: bool = False) -> tuple[float, float, float]:
     """(GEMM s, memory-bound s, attention-core s — GEMMs and softmax/dropout) of one block's forward."""
     bs, hd, heads = b * s, h // a, b * a // t
     core = gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
@@ -117,7 +123,9 @@ def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: 
     w = chip.memory_bandwidth * ETA_MEMORY
     split = t if sp else 1
     scores = heads * s * s
-    softmax = (4 + 5) * scores * BYTES / 2 / w  # bytes per element counted for 16-bit values
+    # bytes per element counted for 16-bit values; a fused attention kernel (FlashAttention, Dao et al. 2022)
+    # keeps the scores on chip: no score traffic
+    softmax = 0.0 if fused_attention else (4 + 5) * scores * BYTES / 2 / w
     memory = ((2 * 4 + 2 * 7) * bs * h / split + 4 * bs * f / t) * BYTES / 2 / w + softmax
     return gemms, memory, core + softmax
 
@@ -137,12 +145,14 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
                 d: int, b: int, global_batch: int, v: int = 1, recompute: str = "full", sp: bool = False,
                 intra_gb_s: float = 300, inter_gb_s: float = 25, chips_per_node: int = 8,
                 f: int | None = None, kv_heads: int = 0, gated: bool = False,
-                model_flop: float | None = None) -> KernelStep:
+                model_flop: float | None = None, fused_attention: bool = False, overlap_dp: bool = False,
+                gemm_chip: KernelChip | None = None) -> KernelStep:
     """One training step of a GPT-style model (see the module's formulas)."""
     f = f or 4 * h
     m = global_batch // (d * b)
-    fwd_gemm, fwd_mem, core = _block_forward(chip, b, s, h, a, f, t, sp, kv_heads, gated)
-    bwd_gemm = _weight_backward(chip, b, s, h, a, f, t, kv_heads, gated)
+    g = gemm_chip or chip
+    fwd_gemm, fwd_mem, core = _block_forward(g, b, s, h, a, f, t, sp, kv_heads, gated, fused_attention)
+    bwd_gemm = _weight_backward(g, b, s, h, a, f, t, kv_heads, gated)
     bwd_mem = 2 * fwd_mem
     if recompute == "full":
         re_gemm, re_mem = fwd_gemm, fwd_mem
@@ -168,6 +178,8 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     pp = 2 * v * m * act / t / (inter_gb_s * 1e9 * ETA_NETWORK) if p > 1 else 0.0
     params_chip = params / (t * p)
     dp = 2 * (d - 1) / d * params_chip * BYTES / (inter_gb_s * 1e9 * ETA_NETWORK) if d > 1 else 0.0
+    if overlap_dp:  # bucketed reduction during the last micro-batch's backward (Megatron --overlap-grad-reduce)
+        dp = max(0.0, dp - blocks * (bwd_gemm + bwd_mem))
     optimizer = params_chip * OPTIMIZER_BYTES_PER_PARAM / (chip.memory_bandwidth * ETA_MEMORY)
     # model FLOP (Korthikanti et al. 2022): 72·B·s·l·h²·(1 + s/6h + V/12hl) for f = 4h
     if model_flop is None:
@@ -176,18 +188,25 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     mem_total = m * blocks * per_block_mem
     return KernelStep(gemm_s=gemm_total, memory_bound_s=mem_total, tp_comm_s=m * blocks * per_block_tp,
                       bubble_s=bubble, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer, model_flop=model_flop,
-                      chips=t * p * d, peak=chip.peak)
+                      chips=t * p * d, peak=g.peak)
 
 
 def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
     """The kernel model for a plan (a ``PlanModel`` on a ``Layout``), or None where it does not apply: a chip
     without its multiprocessor count here, a model that is not a stack of identical dense blocks with
     H·Q = d (mixture of experts, latent attention), a format other than BF16/FP16, or ZeRO 2–3 (their
-    gathers are not modelled)."""
+    gathers are not modelled).
+
+    FP8 (H100 only): the GEMMs at the FP8 peak, everything else as in BF16; FP8 training runs through
+    Transformer Engine, whose runs (NVIDIA's NeMo recipes) use fused attention (no score traffic) and
+    overlap the gradient reduction with the last micro-batch's backward — so FP8 plans take both."""
     chip = CHIPS.get(chip_id)
+    fp8 = options.precision == "fp8"
     if (chip is None or not model.blocks or model.experts > 1 or model.attention_width != model.d_model
-            or options.precision not in ("bf16", "fp16") or options.zero > 1 or layout.global_batch is None):
+            or options.precision not in ("bf16", "fp16", "fp8") or (fp8 and chip_id not in FP8_PEAKS)
+            or options.zero > 1 or layout.global_batch is None):
         return None
+    gemm_chip = KernelChip(FP8_PEAKS[chip_id], chip.memory_bandwidth, chip.sms) if fp8 else None
     inter = link.inter_gb_s or link.intra_gb_s
     return kernel_step(chip, layers=model.blocks, h=model.d_model, a=model.heads, s=model.seq_len,
                        vocab=model.vocab, params=model.params, t=layout.tp, p=layout.pp, d=layout.dp,
@@ -195,4 +214,5 @@ def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | 
                        recompute=options.recompute, sp=layout.sequence_parallel, intra_gb_s=link.intra_gb_s,
                        inter_gb_s=inter, chips_per_node=link.chips_per_node, f=model.ff_size or 4 * model.d_model,
                        kv_heads=model.kv_heads, gated=model.gated,
-                       model_flop=3 * model.forward_flop * layout.global_batch)
+                       model_flop=3 * model.forward_flop * layout.global_batch, fused_attention=fp8,
+                       overlap_dp=fp8, gemm_chip=gemm_chip)

@@ -94,7 +94,7 @@ def kernel_note() -> str:
 
 def constant_note(kernel_efficiency: float) -> str:
     return (f"Step time from the constant-efficiency model (kernels at {kernel_efficiency:g} of peak): the kernel "
-            "model covers stacks of identical dense transformer blocks in BF16/FP16 on A100/H100 SXM with ZeRO 0–1")
+            "model covers stacks of identical dense transformer blocks in BF16/FP16 on A100/H100 SXM (FP8 on H100) with ZeRO 0–1")
 
 
 def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, peak: float,

@@ -43,8 +43,8 @@ def test_the_plan_step_comes_from_the_kernel_model_and_is_near_the_measured_one(
 
 
 def test_outside_the_kernel_model_the_constant_efficiency_model_says_so(gpt3):
-    # FP8 is not among the kernel model's formats: the step is hardware FLOP / (n·P·k) + bubble + links
-    options = MemoryOptions(precision="fp8", recompute="full")
+    # ZeRO-3's gathers are not in the kernel model: the step is hardware FLOP / (n·P·k) + bubble + links
+    options = MemoryOptions(precision="bf16", recompute="full", zero=3)
     plan = plan_run(gpt3, LAYOUT, options, PlanSettings(chip="nvidia-h100-sxm", kernel_efficiency=0.6))
     assert plan.kernel is None and plan.step.model == "constant-efficiency model"
     assert any("constant-efficiency model (kernels at 0.6 of peak)" in n for n in plan.step.notes)

@@ -1,9 +1,10 @@
-"""Published measured runs outside the kernel model's scope: H100 runs in FP8, a mixture of experts with
-expert parallelism, and long-context runs with context parallelism. They are NOT in the validation set (the
-kernel model has no FP8 kernels, no expert all-to-all and no context-parallel ring attention); they are
-listed with the figure a plan gives for them today (the constant-efficiency model, k = 0.7, which a plan
-falls back to) and its error, or as not representable where the layout has no such degree (context
-parallelism).
+"""Published measured H100 runs (NVIDIA's performance tables), apart from the kernel model's calibration:
+dense FP8 runs, which the kernel model covers (FP8 GEMMs at the FP8 peak, fused attention, overlapped
+gradient reduction — ``kernel_model.kernel_step_for``); a mixture of experts with expert parallelism and
+long-context runs with context parallelism, which it does not (no expert all-to-all; no context-parallel
+degree in the layout). Each row carries what a plan gives for it (``plan_s``, from the model the plan uses,
+named in ``step_model``), what the constant-efficiency model (k = 0.7) gives (``previous_s``), or nothing
+where the layout cannot express the run.
 
 Published step time = global batch × sequence length / (tokens per second per GPU × GPUs).
 Sources: NVIDIA NeMo, "Performance Benchmarks", NeMo 24.07 container, DGX-H100, FP8
@@ -66,16 +67,16 @@ class OutsideRun:
 
 
 OUTSIDE: tuple[OutsideRun, ...] = (
-    OutsideRun("Llama 2 7B, 8 H100, FP8", "FP8", _LLAMA2_7B, 8, 128, 1, 4096, 1, 1, 1, 1, 1, "fp8", 16847,
+    OutsideRun("Llama 2 7B, 8 H100, FP8", "", _LLAMA2_7B, 8, 128, 1, 4096, 1, 1, 1, 1, 1, "fp8", 16847,
                NEMO_2407),
-    OutsideRun("Llama 2 70B, 64 H100, FP8 (t 4, p 4, v 20)", "FP8", _LLAMA2_70B, 64, 128, 1, 4096, 4, 4, 1, 20,
+    OutsideRun("Llama 2 70B, 64 H100, FP8 (t 4, p 4, v 20)", "", _LLAMA2_70B, 64, 128, 1, 4096, 4, 4, 1, 20,
                1, "fp8", 1707, NEMO_2407),
-    OutsideRun("GPT-3 175B, 128 H100, FP8 (t 4, p 8, v 6)", "FP8", _GPT3_175B, 128, 256, 1, 2048, 4, 8, 1, 6, 1,
+    OutsideRun("GPT-3 175B, 128 H100, FP8 (t 4, p 8, v 6)", "", _GPT3_175B, 128, 256, 1, 2048, 4, 8, 1, 6, 1,
                "fp8", 726, NEMO_2407),
-    OutsideRun("Llama 3 8B, 8 H100, FP8, s 8,192, context parallel 2", "context parallelism, FP8", _LLAMA3_8B,
+    OutsideRun("Llama 3 8B, 8 H100, FP8, s 8,192, context parallel 2", "context parallelism", _LLAMA3_8B,
                8, 128, 1, 8192, 1, 1, 2, 1, 1, "fp8", 12036, NEMO_2407),
     OutsideRun("Llama 3 70B, 64 H100, FP8, s 8,192, context parallel 2 (t 4, p 4, v 5)",
-               "context parallelism, FP8", _LLAMA3_70B, 64, 128, 1, 8192, 4, 4, 2, 5, 1, "fp8", 1533, NEMO_2407),
+               "context parallelism", _LLAMA3_70B, 64, 128, 1, 8192, 4, 4, 2, 5, 1, "fp8", 1533, NEMO_2407),
     OutsideRun("GPT-OSS 120B (MoE, 128 experts, top 4), 64 H100, BF16 (p 4, e 8)",
                "mixture of experts, expert all-to-all", _GPT_OSS_120B, 64, 1280, 1, 4096, 1, 4, 1, 1, 8, "bf16",
                5993, BRIDGE_2602),
@@ -89,35 +90,50 @@ class OutsideRow(Result):
     source: str
     published_s: float
     plan_s: float | None
-    """What a plan gives today (its fallback, the constant-efficiency model); None where not representable."""
+    """What a plan gives (``step_model`` names the model); None where the layout cannot express the run."""
     step_model: str | None
+    previous_s: float | None
+    """The constant-efficiency model's step (k = 0.7 of the format's peak)."""
 
     @property
     def error(self) -> float | None:
         return None if self.plan_s is None else self.plan_s / self.published_s - 1
 
+    @property
+    def previous_error(self) -> float | None:
+        return None if self.previous_s is None else self.previous_s / self.published_s - 1
+
+
+def plan_model_of(run: OutsideRun):
+    from engine.llm.config import read_hf_config
+    from engine.plan.model import plan_model
+    return plan_model(read_hf_config(run.config).architecture(run.seq))
+
 
 def plan_for(run: OutsideRun):
     """The plan FLOPscope makes for the run (H100 SXM, no recomputation); None with context parallelism."""
-    from engine.llm.config import read_hf_config
     from engine.plan.layout import Layout, MemoryOptions
-    from engine.plan.model import plan_model
     from engine.plan.run_plan import PlanSettings, plan_run
 
     if run.cp > 1:
         return None
-    model = plan_model(read_hf_config(run.config).architecture(run.seq))
+    model = plan_model_of(run)
     layout = Layout(dp=run.gpus // (run.t * run.p), tp=run.t, pp=run.p, ep=run.ep, micro_batch=run.micro_batch,
-                    global_batch=run.global_batch, virtual_stages=run.v)
+                    global_batch=run.global_batch, virtual_stages=run.v, sequence_parallel=run.t > 1)
     return plan_run(model, layout, MemoryOptions(precision=run.precision, recompute="none"),
                     PlanSettings(chip="nvidia-h100-sxm"))
 
 
 @lru_cache(maxsize=1)
-def outside_table() -> tuple[OutsideRow, ...]:
+def h100_table() -> tuple[OutsideRow, ...]:
     rows = []
     for run in OUTSIDE:
         plan = plan_for(run)
+        previous = None
+        if plan is not None:
+            from engine.plan.step_time import step_time
+            previous = step_time(plan_model_of(run), plan.layout, plan.options, plan.step.peak_flop_per_s,
+                                 plan.link, 0.7).step_s
         rows.append(OutsideRow(run.label, run.why, run.source, run.published_s,
-                               plan.step.step_s if plan else None, plan.step.model if plan else None))
+                               plan.step.step_s if plan else None, plan.step.model if plan else None, previous))
     return tuple(rows)
