@@ -29,6 +29,9 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
 - FP8 on the H100 (``kernel_step_for``): GEMMs at the FP8 peak; a fused attention kernel (FlashAttention) drops
   the score traffic; the DP reduction overlaps the last micro-batch's backward (exposed: max(0, DP − backward of
   one micro-batch's stage)). Checked, not fitted, on NVIDIA's NeMo 24.07 H100 runs (``engine.plan.validation_h100``).
+- Context parallelism (cp): per rank b·s/cp tokens in the linear layers and memory-bound work, (s/cp) × s
+  attention scores; the K/V ring (cp − 1 chunks forward, K, V, dK, dV backward) exposed only beyond the
+  attention it overlaps with; gradients reduced over d·cp ranks (Megatron-Core context parallelism).
 
 η_mem and η_net are physical ceilings from sources: streaming kernels reach about 85% of the HBM bandwidth;
 NCCL's all-reduce bus bandwidth on DGX A100 NVLink is about 230 of 300 GB/s (nccl-tests). η_max, the one
@@ -96,11 +99,13 @@ class KernelStep(Result):
     model_flop: float
     chips: int
     peak: float
+    cp_comm_s: float = 0.0
+    """Context parallelism's key/value ring exchange, where attention does not hide it."""
 
     @property
     def step_s(self) -> float:
         return (self.gemm_s + self.memory_bound_s + self.tp_comm_s + self.bubble_s + self.pp_comm_s
-                + self.dp_comm_s + self.optimizer_s)
+                + self.dp_comm_s + self.optimizer_s + self.cp_comm_s)
 
     @property
     def mfu(self) -> float:
@@ -115,14 +120,16 @@ def _weights(h: int, a: int, f: int, t: int, kv: int, gated: bool) -> list[tuple
 
 
 def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, sp: bool, kv: int = 0,
-                   gated: bool = False, fused_attention: bool = False) -> tuple[float, float, float]:
-    """(GEMM s, memory-bound s, attention-core s — GEMMs and softmax/dropout) of one block's forward."""
-    bs, hd, heads = b * s, h // a, b * a // t
-    core = gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
+                   gated: bool = False, fused_attention: bool = False, q: int = 0) -> tuple[float, float, float]:
+    """(GEMM s, memory-bound s, attention-core s — GEMMs and softmax/dropout) of one block's forward; q query
+    rows per rank (s/cp with context parallelism, else s)."""
+    q = q or s
+    bs, hd, heads = b * q, h // a, b * a // t
+    core = gemm_s(chip, q, s, hd, heads) + gemm_s(chip, q, hd, s, heads)
     gemms = sum(gemm_s(chip, bs, n, k) for n, k in _weights(h, a, f, t, kv or a, gated)) + core
     w = chip.memory_bandwidth * ETA_MEMORY
     split = t if sp else 1
-    scores = heads * s * s
+    scores = heads * q * s
     # bytes per element counted for 16-bit values; a fused attention kernel (FlashAttention, Dao et al. 2022)
     # keeps the scores on chip: no score traffic
     softmax = 0.0 if fused_attention else (4 + 5) * scores * BYTES / 2 / w
@@ -131,13 +138,14 @@ def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: 
 
 
 def _weight_backward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, kv: int = 0,
-                     gated: bool = False) -> float:
+                     gated: bool = False, q: int = 0) -> float:
     """Data and weight gradients of the block's GEMMs (the transposed shapes)."""
-    bs, hd, heads = b * s, h // a, b * a // t
+    q = q or s
+    bs, hd, heads = b * q, h // a, b * a // t
     total = 0.0
     for n, k in _weights(h, a, f, t, kv or a, gated):
         total += gemm_s(chip, bs, k, n) + gemm_s(chip, k, n, bs)
-    total += 2 * gemm_s(chip, s, hd, s, heads) + gemm_s(chip, s, s, hd, heads) + gemm_s(chip, s, hd, s, heads)
+    total += 2 * gemm_s(chip, q, hd, s, heads) + gemm_s(chip, q, s, hd, heads) + gemm_s(chip, q, hd, s, heads)
     return total
 
 
@@ -146,13 +154,14 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
                 intra_gb_s: float = 300, inter_gb_s: float = 25, chips_per_node: int = 8,
                 f: int | None = None, kv_heads: int = 0, gated: bool = False,
                 model_flop: float | None = None, fused_attention: bool = False, overlap_dp: bool = False,
-                gemm_chip: KernelChip | None = None) -> KernelStep:
+                gemm_chip: KernelChip | None = None, cp: int = 1) -> KernelStep:
     """One training step of a GPT-style model (see the module's formulas)."""
     f = f or 4 * h
     m = global_batch // (d * b)
     g = gemm_chip or chip
-    fwd_gemm, fwd_mem, core = _block_forward(g, b, s, h, a, f, t, sp, kv_heads, gated, fused_attention)
-    bwd_gemm = _weight_backward(g, b, s, h, a, f, t, kv_heads, gated)
+    q = s // cp
+    fwd_gemm, fwd_mem, core = _block_forward(g, b, s, h, a, f, t, sp, kv_heads, gated, fused_attention, q)
+    bwd_gemm = _weight_backward(g, b, s, h, a, f, t, kv_heads, gated, q)
     bwd_mem = 2 * fwd_mem
     if recompute == "full":
         re_gemm, re_mem = fwd_gemm, fwd_mem
@@ -164,20 +173,26 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     per_block_mem = fwd_mem + bwd_mem + re_mem
 
     link = (intra_gb_s if t <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
-    act = b * s * h * BYTES
+    act = b * q * h * BYTES
     reduce = 2 * (t - 1) / t * act / link if t > 1 else 0.0
     if sp:  # all-gather + reduce-scatter = one all-reduce's bytes; the backward gathers once more (×2 blocks)
         per_block_tp = (2 + 2 + 1) * reduce if recompute != "full" else (2 + 2 + 2 + 1) * reduce
     else:
         per_block_tp = (2 + 2 + (2 if recompute == "full" else 0)) * reduce
     blocks = layers / p
-    logits = (gemm_s(chip, b * s, vocab // t, h) * 3 + 8 * b * s * vocab / t / (chip.memory_bandwidth * ETA_MEMORY)
+    per_block_cp = 0.0
+    if cp > 1:  # ring: cp − 1 steps pass each rank's K and V chunk forward, K, V, dK, dV backward, under attention
+        cp_link = (intra_gb_s if t * cp <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
+        kv_bytes = (cp - 1) * 2 * b * q * (kv_heads or a) * (h // a) // t * BYTES
+        per_block_cp = max(0.0, kv_bytes / cp_link - core) + max(0.0, 2 * kv_bytes / cp_link - 2 * core)
+    logits = (gemm_s(chip, b * q, vocab // t, h) * 3 + 8 * b * q * vocab / t / (chip.memory_bandwidth * ETA_MEMORY)
               if vocab else 0.0)
-    stage = blocks * (per_block_gemm + per_block_mem + per_block_tp) + logits
+    stage = blocks * (per_block_gemm + per_block_mem + per_block_tp + per_block_cp) + logits
     bubble = (p - 1) / v * stage
     pp = 2 * v * m * act / t / (inter_gb_s * 1e9 * ETA_NETWORK) if p > 1 else 0.0
     params_chip = params / (t * p)
-    dp = 2 * (d - 1) / d * params_chip * BYTES / (inter_gb_s * 1e9 * ETA_NETWORK) if d > 1 else 0.0
+    n_dp = d * cp  # gradients are reduced over the data- and context-parallel ranks
+    dp = 2 * (n_dp - 1) / n_dp * params_chip * BYTES / (inter_gb_s * 1e9 * ETA_NETWORK) if n_dp > 1 else 0.0
     if overlap_dp:  # bucketed reduction during the last micro-batch's backward (Megatron --overlap-grad-reduce)
         dp = max(0.0, dp - blocks * (bwd_gemm + bwd_mem))
     optimizer = params_chip * OPTIMIZER_BYTES_PER_PARAM / (chip.memory_bandwidth * ETA_MEMORY)
@@ -188,7 +203,7 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     mem_total = m * blocks * per_block_mem
     return KernelStep(gemm_s=gemm_total, memory_bound_s=mem_total, tp_comm_s=m * blocks * per_block_tp,
                       bubble_s=bubble, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer, model_flop=model_flop,
-                      chips=t * p * d, peak=g.peak)
+                      chips=t * p * d * cp, peak=g.peak, cp_comm_s=m * blocks * per_block_cp)
 
 
 def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:

@@ -124,12 +124,38 @@ def plan_for(run: OutsideRun):
                     PlanSettings(chip="nvidia-h100-sxm"))
 
 
+CP_MODEL = "kernel model, context parallel (outside the plan's layout)"
+
+
+def kernel_with_cp(run: OutsideRun) -> float:
+    """The kernel model called directly with the run's context-parallel degree (the plan's layout has none),
+    with the FP8 settings ``kernel_step_for`` uses on the H100."""
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel_model import FP8_PEAKS, H100, KernelChip, kernel_step
+
+    m = plan_model_of(run)
+    link = interconnect_for("nvidia-h100-sxm")
+    fp8 = run.precision == "fp8"
+    return kernel_step(H100, layers=m.blocks, h=m.d_model, a=m.heads, s=run.seq, vocab=m.vocab, params=m.params,
+                       t=run.t, p=run.p, d=run.gpus // (run.t * run.p * run.cp), b=run.micro_batch,
+                       global_batch=run.global_batch, v=run.v, recompute="none", sp=run.t > 1,
+                       intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node,
+                       f=m.ff_size, kv_heads=m.kv_heads, gated=m.gated,
+                       model_flop=3 * m.forward_flop * run.global_batch, fused_attention=fp8, overlap_dp=fp8,
+                       gemm_chip=KernelChip(FP8_PEAKS["nvidia-h100-sxm"], H100.memory_bandwidth, H100.sms)
+                       if fp8 else None, cp=run.cp).step_s
+
+
 @lru_cache(maxsize=1)
 def h100_table() -> tuple[OutsideRow, ...]:
     rows = []
     for run in OUTSIDE:
         plan = plan_for(run)
         previous = None
+        if run.cp > 1:
+            rows.append(OutsideRow(run.label, run.why, run.source, run.published_s, kernel_with_cp(run), CP_MODEL,
+                                   None))
+            continue
         if plan is not None:
             from engine.plan.step_time import step_time
             previous = step_time(plan_model_of(run), plan.layout, plan.options, plan.step.peak_flop_per_s,
