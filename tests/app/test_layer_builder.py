@@ -76,7 +76,7 @@ def test_shape_error_points_at_the_layer_and_keeps_the_table():
     assert not at.exception
     assert any("layers[0]" in e.value.replace("\\", "") and "conv2d" in e.value.replace("\\", "") for e in at.error)
     table = at.dataframe[0].value
-    assert list(table["#"]) == [0, 1, 2, 3]  # every layer is still listed
+    assert list(table["#"]) == [0, 1, 2, 3]  # every layer is still listed (the unreached ones without a path)
 
 
 def test_bad_field_value_is_named_and_the_last_estimate_kept():
@@ -167,10 +167,10 @@ def test_sliding_window_edit_on_one_block_changes_only_its_attention_rows():
     at.number_input(key="layer1_attention_window").set_value(1024).run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value
-    scores = table[table["layer"].str.startswith("attention scores QKᵀ")].set_index("#")["forward FLOP"]
+    scores = table[table["layer"].str.startswith("attention scores QKᵀ")].set_index("path")["forward FLOP"]
     h, q, length, w = 32, 128, 4096, 1024
-    assert scores[1] == 2 * h * q * (w * (w + 1) // 2 + (length - w) * w)
-    assert scores[2] == 2 * h * q * length * length
+    assert scores["#1"] == 2 * h * q * (w * (w + 1) // 2 + (length - w) * w)
+    assert scores["#2"] == 2 * h * q * length * length
 
 
 @pytest.mark.parametrize("tokens", [0.0, 1e40])

@@ -39,7 +39,7 @@ def test_resnet50_loads_with_subtotals_and_collapses():
     at.slider(key="m1_levels").set_value(0).run()
     table = at.dataframe[0].value
     # top level: conv, bn, relu, max pool, 4 stages (one subtotal row each), pool, flatten, dense
-    assert len(table) == 11 and list(table["#"]) == list(range(11))
+    assert len(table) == 11 and list(table["path"]) == [f"#{i}" for i in range(11)]
     assert table["params"].sum() == RESNET50_PARAMS
 
 

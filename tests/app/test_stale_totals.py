@@ -39,7 +39,7 @@ def test_rows_before_the_error_are_computed_afresh():
     assert any("layers[3]" in e.value.replace("\\", "") for e in at.error)
     table = at.dataframe[0].value
     fresh = table[table["status"] == "ok"]
-    assert list(fresh["#"]) == [0, 1, 2]
+    assert list(fresh["path"]) == ["#0", "#1", "#2"]
     # conv1: 96 filters 11×11×3, stride 4 on 227×227 → 55×55: 2·55·55·96·363 FLOP
     assert fresh.iloc[0]["forward FLOP"] == 2 * 55 * 55 * 96 * 11 * 11 * 3
     assert metric(at, "Training compute (stale)") == before  # the value shown before the bad edit

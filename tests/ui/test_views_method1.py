@@ -56,3 +56,15 @@ def test_interval_metrics_name_the_ranges():
     (label, value, tooltip), (conf_label, _, _) = interval_metrics(est.training.interval)
     assert label == "90% interval" and " – " in value and "r" in tooltip
     assert conf_label.startswith("Confidence")
+
+
+def test_the_table_leaves_out_columns_that_say_nothing():
+    from ui.views.method1 import visible_columns
+
+    est = parse_scenario(EPOCH_EXAMPLE).method1()
+    rows = table_with_unreached(est, parse_scenario(EPOCH_EXAMPLE).layers, 0)
+    # no names, nothing frozen, every layer reached: 8 columns fit 1440 px without a cut one
+    assert visible_columns(rows) == ["path", "layer", "output", "params", "forward FLOP", "backward FLOP", "MACs",
+                                     "share"]
+    frozen = [{**rows[0], "trainable": 0, "name": "stem", "status": "not reached"}] + rows[1:]
+    assert {"name", "trainable", "status"} <= set(visible_columns(frozen))

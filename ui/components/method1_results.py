@@ -16,7 +16,7 @@ from ui.components.layer_editor import LayerEdits, pick_after
 from ui.thresholds import threshold_caption
 from ui.views.layer_table import top_level_totals
 from ui.views.finetune import backward_metrics, backward_note
-from ui.views.method1 import TABLE_COLUMNS, interval_metrics, table_with_unreached, totals_metrics, training_latex
+from ui.views.method1 import interval_metrics, table_with_unreached, totals_metrics, training_latex, visible_columns
 from ui.widgets import metric_row, results_bar, results_slot, show_error, shown_estimate, summary_bar
 
 LAST_VALID = "m1_last_valid"  # the last estimate without an error: its totals stay, marked stale, while one is fixed
@@ -121,7 +121,8 @@ def layer_table(area, scenario, estimate, stale) -> None:
         if levels:
             levels = st.slider("Block levels shown (0: each top-level block as one subtotal row)", 0, levels,
                                levels, key="m1_levels")
-        frame = pd.DataFrame(table_with_unreached(estimate, scenario.layers, levels, stale), columns=TABLE_COLUMNS)
+        rows = table_with_unreached(estimate, scenario.layers, levels, stale)
+        frame = pd.DataFrame(rows, columns=visible_columns(rows))
         st.dataframe(frame, hide_index=True, width="stretch", column_config={
             "#": st.column_config.NumberColumn("#", width="small"),
             "layer": st.column_config.TextColumn("layer", width="medium"),

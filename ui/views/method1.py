@@ -77,6 +77,22 @@ TABLE_COLUMNS = ["#", "path", "layer", "name", "output", "params", "trainable", 
                  "MACs", "share", "status"]
 
 
+def visible_columns(rows: list[dict]) -> list[str]:
+    """The table's columns without those that say nothing here: "#" (the path starts with it, unless a layer was not reached), "name" when
+    every row's is empty, "status" when every row's is "ok", "trainable" when it equals the parameters in every row (nothing frozen)."""
+    def empty(column):
+        return all(row.get(column) in (None, "") for row in rows)
+
+    hidden = set() if any(not row.get("path") for row in rows) else {"#"}  # unreached layers have no path
+    if empty("name"):
+        hidden.add("name")
+    if all(row.get("status") in (None, "", "ok") for row in rows):
+        hidden.add("status")
+    if all(row.get("trainable") in (None, row.get("params")) for row in rows):
+        hidden.add("trainable")
+    return [c for c in TABLE_COLUMNS if c not in hidden]
+
+
 def table_with_unreached(estimate, layers, levels: int, stale=None) -> list[dict]:
     """The table's rows: the evaluated ones (``table_rows``), then each top-level layer the evaluation did not
     reach — with the last valid estimate's figures where it had that layer (``stale``), else empty."""
