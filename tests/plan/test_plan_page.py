@@ -141,3 +141,4 @@ def test_the_kernel_model_step_is_shown_with_its_validation():
     assert metric(at, "Predicted MFU") == f"{100 * kernel.mfu:.1f}%"
     assert any("kernel model" in c.value for c in at.caption)
     assert any("source" in df.value and df.value["source"].str.contains("Korthikanti").all() for df in at.dataframe)
+    assert any("source" in df.value and df.value["source"].str.contains("NVIDIA").all() for df in at.dataframe)

@@ -22,7 +22,7 @@ from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
-from ui.views.step_models import kernel_basis, validation_rows
+from ui.views.step_models import h100_rows, kernel_basis, validation_rows
 from ui.widgets import metric_row, show_error
 
 
@@ -213,3 +213,6 @@ def published_runs() -> None:
         st.markdown("**Kernel model against measured iteration times** (Korthikanti et al. 2022, Table 5; kept "
                     "apart from its calibration on Narayanan et al. 2021, Table 1)")
         st.dataframe(pd.DataFrame(validation_rows()), hide_index=True)
+        st.markdown("**H100 runs** (NVIDIA NeMo and Megatron Bridge performance tables; FP8 dense and "
+                    "context-parallel runs through the kernel model, the mixture of experts outside it)")
+        st.dataframe(pd.DataFrame(h100_rows()), hide_index=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from engine.plan.validation import summary, table
+from engine.plan.validation_h100 import h100_table
 from engine.units import format_duration
 
 
@@ -33,3 +34,10 @@ def validation_rows(which: str = "validation") -> list[dict]:
              "kernel model (s)": round(r.predicted_s, 2), "error": f"{100 * r.error:+.1f}%",
              "constant-efficiency model (s)": round(r.previous_s, 2),
              "its error": f"{100 * r.previous_error:+.1f}%"} for r in table(which)]
+
+
+def h100_rows() -> list[dict]:
+    """NVIDIA's published H100 runs: published and predicted step time, the model that predicted it, error."""
+    return [{"case": r.case, "source": r.source.split(" — ")[0], "published step (s)": round(r.published_s, 2),
+             "FLOPscope (s)": round(r.plan_s, 2), "model": r.step_model, "error": f"{100 * r.error:+.1f}%"}
+            for r in h100_table()]

@@ -1,0 +1,23 @@
+"""The plan page's kernel-model rows: the H100 table and the kernel model's basis line."""
+from __future__ import annotations
+
+import pytest
+
+from ui.views.step_models import h100_rows, kernel_basis
+
+
+def test_h100_rows_give_the_published_step_and_name_the_model():
+    rows = h100_rows()
+    first = rows[0]
+    # NeMo 24.07: Llama 2 7B on 8 H100s, 128 × 4,096 tokens at 16,847 tokens/s/GPU
+    assert first["published step (s)"] == pytest.approx(round(128 * 4096 / (16847 * 8), 2))
+    assert first["model"] == "kernel model" and first["source"].startswith("NVIDIA NeMo 24.07")
+    moe = next(r for r in rows if "MoE" in r["case"])
+    assert moe["model"] == "constant-efficiency model"
+    err = (moe["FLOPscope (s)"] / moe["published step (s)"] - 1) * 100
+    assert float(moe["error"].rstrip("%")) == pytest.approx(err, abs=0.2)
+
+
+def test_kernel_basis_names_the_validation_errors():
+    line = kernel_basis()
+    assert "8 measured Megatron-LM runs" in line and "3.6% (median)" in line and "7.5% at worst" in line
