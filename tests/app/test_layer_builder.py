@@ -183,6 +183,8 @@ def test_config_panel_bad_token_count_is_named_and_keeps_the_scenario(tokens):
     # the refused config's totals are withheld (no old numbers beside the error); the scenario is kept as it was
     assert not [m for m in at.metric if m.label == "Training compute"]
     assert at.text_input(key="m1_name").value == presets()["epoch-cnn-lstm"].scenario.name
+    at.run()  # the next run shows the kept scenario's totals again
+    assert flop(metric(at, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
 
 
 def test_a_range_on_r_gives_a_90_percent_band_beside_the_total():

@@ -115,7 +115,9 @@ def test_a_config_uploaded_as_a_scenario_points_to_the_panel(server, browser, tm
     page = context.new_page()
     page.goto(server)
     wait_for_app(page)
-    page.locator("[data-testid='stFileUploaderDropzoneInput']").last.set_input_files(str(path))
+    # the scenario uploader by its label (the page has others: the panel's config.json, an ONNX graph)
+    page.locator("[data-testid='stFileUploader']", has_text="Restore a scenario") \
+        .locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     page.get_by_text("this is a Hugging Face config.json, not a FLOPscope scenario").wait_for(timeout=30_000)
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
