@@ -163,3 +163,18 @@ def h100_table() -> tuple[OutsideRow, ...]:
         rows.append(OutsideRow(run.label, run.why, run.source, run.published_s,
                                plan.step.step_s if plan else None, plan.step.model if plan else None, previous))
     return tuple(rows)
+
+
+def moe_kernel_s() -> tuple[str, float, float]:
+    """(case, published s, ``kernel_moe.moe_step_s``'s step) for the mixture-of-experts run (GPT-OSS 120B)."""
+    from engine.plan.kernel_model import H100
+    from engine.plan.kernel_moe import moe_step_s
+
+    run = next(r for r in OUTSIDE if r.ep > 1)
+    c, m = run.config, plan_model_of(run)
+    step = moe_step_s(H100, layers=c["num_hidden_layers"], h=c["hidden_size"], heads=c["num_attention_heads"],
+                      kv_heads=c["num_key_value_heads"], head_dim=c["head_dim"], s=run.seq, vocab=c["vocab_size"],
+                      dense_params=m.dense_params, expert_params=m.expert_params, experts=c["num_local_experts"],
+                      top_k=c["num_experts_per_tok"], f=c["intermediate_size"], p=run.p,
+                      d=run.gpus // (run.t * run.p), ep=run.ep, b=run.micro_batch, global_batch=run.global_batch)
+    return run.label, run.published_s, step["step_s"]
