@@ -13,6 +13,7 @@ from __future__ import annotations
 from engine.errors import InputError, quoted
 from engine.llm.decoder_families import DECODER_FAMILIES
 from engine.llm.encoder_families import ENCODER_FAMILIES
+from engine.llm.state_space_families import STATE_SPACE_FAMILIES
 from engine.llm.family_parts import (  # noqa: F401 (KEYS_FILE, NEUTRAL_KEYS, MAX_LAYERS: re-exported)
     _resolve_aliases,
     KEYS_FILE,
@@ -441,7 +442,7 @@ FAMILIES: dict[str, Family] = {
     "bart": Family(_bart, {"BartForConditionalGeneration": "lm", "BartModel": "none"}),
 }
 """``model_type`` → reader and the ``architectures`` classes counted (the first is the default)."""
-FAMILIES |= DECODER_FAMILIES | ENCODER_FAMILIES  # more families, in modules of their own
+FAMILIES |= DECODER_FAMILIES | ENCODER_FAMILIES | STATE_SPACE_FAMILIES  # more families, in modules of their own
 
 
 def family_of_class(architectures: object) -> str | None:

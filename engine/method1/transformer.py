@@ -22,6 +22,7 @@ from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, parts_grad
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.errors import InputError
 from engine.method1.ops import dense_cost, prod, rms_norm_cost
+from engine.method1 import state_space
 from engine.method1 import transformer_parts as parts_of
 from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
 from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
@@ -121,6 +122,10 @@ class TransformerBlock(LayerBase):
     (``each_head``: γ of H·Q and H_kv·Q, no β; StableLM, Cohere). ``attention_sinks``: one
     learned logit per head (GPT-OSS), H parameters and no multiply-accumulates.
 
+    ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
+    in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
+    false for Mamba's blocks, which have none.
+
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
     and down rows); router softmax and the weighted sum of the k expert outputs. Not counted:
@@ -163,6 +168,15 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
+    mixer: Literal["attention", "mamba"] = Field(
+        "attention", description="The sequence mixer: attention, or Mamba's selective scan (ssm_* sizes).")
+    feed_forward: bool = Field(True, description="A feed-forward sub-layer after the mixer (Mamba's blocks have none).")
+    ssm_inner_size: Size | None = Field(None, description="I: Mamba's inner width (expand·d).")
+    ssm_state_size: Size | None = Field(None, description="N: Mamba's state size per channel.")
+    ssm_conv_kernel: Size | None = Field(None, description="K: the width of Mamba's causal depthwise convolution.")
+    ssm_dt_rank: Size | None = Field(None, description="R: the rank of Mamba's time-step projection.")
+    ssm_bias: bool = Field(False, description="Biases on Mamba's in and out projections.")
+    ssm_conv_bias: bool = Field(True, description="A bias on Mamba's convolution.")
     lora: LoRA | None = Field(None, description="LoRA adapters of rank r on the ``targets`` projections (q, k, v, "
                                                 "o, gate, up, down, experts; default q, v); those weights frozen.")
     kind_label: ClassVar[str] = "Transformer block"
@@ -197,6 +211,12 @@ class TransformerBlock(LayerBase):
                                              "latent attention (set kv_lora_rank)")
         if self.experts == 1 and (self.shared_ff_size or self.router_bias or self.shared_expert_gate):
             raise InputError("experts", "shared experts and router biases need experts > 1")
+        if self.mixer == "mamba":
+            if None in (self.ssm_inner_size, self.ssm_state_size, self.ssm_conv_kernel, self.ssm_dt_rank):
+                raise InputError("ssm_inner_size", "a Mamba mixer needs ssm_inner_size, ssm_state_size, "
+                                                   "ssm_conv_kernel and ssm_dt_rank")
+            if self.parallel or self.cross_attention_length or self.norm_position != "pre":
+                raise InputError("mixer", "a Mamba mixer is modelled in pre-norm sequential blocks")
         if self.shared_expert_gate and not self.shared_ff_size:
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         if self.lora is not None:
@@ -232,8 +252,11 @@ class TransformerBlock(LayerBase):
         pre = self.norm_position == "pre"
         into_stream = not self.sandwich_norms and self.norm_position != "output"  # the last row adds into x
         read = "h" if pre else "x"
-        attention = parts_of.attention(self, "attention", d, length, length, half,
-                                       self.attention_window if half else None, read, "x")
+        if self.mixer == "mamba":
+            attention = state_space.mamba(self, d, length, read)
+        else:
+            attention = parts_of.attention(self, "attention", d, length, length, half,
+                                           self.attention_window if half else None, read, "x")
         if self.parallel:  # both read the same normed x; the feed-forward's last row adds both into x
             attention[-1] = attention[-1]._replace(dst=("o",), also=())
             h_ff = "h" if self.shared_norm else "h2"
@@ -245,12 +268,13 @@ class TransformerBlock(LayerBase):
                  parts_of.norm(self, "feed-forward", d, length, dst="h2")]
             parts = norms[:1] + attention + norms[1:] + feed_forward
         else:
-            sub_layers = [("attention", attention)]
+            sub_layers = [("mamba" if self.mixer == "mamba" else "attention", attention)]
             if self.cross_attention_length:
                 sub_layers.append(("cross-attention",
                                    parts_of.attention(self, "cross-attention", d, length,
                                                       self.cross_attention_length, False, None, read, "m")))
-            sub_layers.append(("feed-forward", parts_of.feed_forward(self, d, length, read)))
+            if self.feed_forward:
+                sub_layers.append(("feed-forward", parts_of.feed_forward(self, d, length, read)))
             parts = []
             for label, rows in sub_layers:
                 if not into_stream:  # a norm on the sub-layer's output comes before the residual add

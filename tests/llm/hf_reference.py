@@ -52,6 +52,8 @@ def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tu
 
     model = build(config)
     params = sum(p.numel() for p in model.parameters())
+    for p in model.parameters():  # a forward only: FlopCounterMode's module tracker would otherwise hook the
+        p.requires_grad_(False)   # grad of parameters that Mamba's mixer passes on as inputs (no_grad: none)
     ids = torch.zeros(1, seq_len, dtype=torch.long, device="meta")
     kwargs = {"input_ids": ids}
     if model.config.is_encoder_decoder:

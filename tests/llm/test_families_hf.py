@@ -229,6 +229,16 @@ VARIANTS |= {
         tie_word_embeddings=False),
 }
 
+MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
+         "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+VARIANTS |= {
+    "mamba": _variant("mamba", "MambaForCausalLM", **MAMBA),
+    "mamba biases, rank, untied": _variant("mamba", "MambaForCausalLM", **MAMBA, use_bias=True, use_conv_bias=False,
+                                           time_step_rank=5, tie_word_embeddings=False),
+    "mamba model": _variant("mamba", "MambaModel", **MAMBA),
+    "falcon-mamba": _variant("falcon_mamba", "FalconMambaForCausalLM", **(MAMBA | {"expand": 3, "state_size": 5})),
+}
+
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_small_variant_matches_transformers(torch, name):
