@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import json
 import os
 import statistics
@@ -107,6 +108,8 @@ async def measure(sessions: tuple[int, ...], edits: int, rerun_count: int, with_
                     "edit_to_total_ms_median": round(1e3 * statistics.median(times)) if times else None,
                     "edit_to_total_ms_p95": round(1e3 * percentile(times, 0.95)) if times else None,
                     "edits_done": len(times), "sessions_with_problems": sum(bool(r["problems"]) for r in runs),
+                    "problem_kinds": dict(collections.Counter(p.split(":")[0].split(" ")[0] + " " + p.split(": ")[1][:40]
+                                                              for r in runs for p in r["problems"])),
                     "problems": [p for r in runs for p in r["problems"]][:10],
                     "rss_after_mb": round(rss_bytes(proc.pid) / 2**20)}
                 print(json.dumps({f"n{n}": result[f"n{n}"]}), flush=True)

@@ -53,6 +53,7 @@ async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float =
     (exceptions, foreign values)."""
     out = {"edit_s": [], "problems": []}
     await asyncio.sleep(delay_s)
+    step = "first page load"
     context = await browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)  # 20 pages loading at once on 2 cores take longer than 30 s
     page = await context.new_page()
@@ -61,6 +62,7 @@ async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float =
         await settled(page)
         field = page.get_by_label("Epochs", exact=True)
         for i in range(edits):
+            step = f"edit {i}: waiting for its own total"
             epochs = epochs_for(uid, i)
             await field.fill(str(epochs))
             start = time.perf_counter()
@@ -73,6 +75,7 @@ async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float =
             if layer_total(epochs) not in await metric_texts(page):
                 out["problems"].append(f"edit {i}: own total gone")
         last = layer_total(epochs_for(uid, edits - 1))
+        step = "hardware run"
         await page.get_by_role("link", name="Hardware & time (method 2)").click()
         await settled(page)
         chips = 8 + uid + 1
@@ -83,6 +86,7 @@ async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float =
         await settled(page)
         if await page.locator(EXCEPTION).count():
             out["problems"].append("exception on the hardware page")
+        step = "back on the layer builder"
         await page.get_by_role("link", name="Layer builder (method 1)").click()
         await page.get_by_label("Epochs", exact=True).wait_for(timeout=TIMEOUT_MS)
         await settled(page)
@@ -91,11 +95,11 @@ async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float =
         except Exception:  # noqa: BLE001 — reported below with what the page shows instead
             out["problems"].append(f"back on the layer builder: {await metric_texts(page)} lacks its own {last}")
         held = await page.get_by_label("Epochs", exact=True).input_value()
-        if held != f"{epochs_for(uid, edits - 1):g}":
+        if float(held) != float(f"{epochs_for(uid, edits - 1):.4g}"):  # the field shows 4 digits ("%.4g")
             out["problems"].append(f"back on the layer builder: the epochs field holds {held!r}, not "
                                    f"{epochs_for(uid, edits - 1)}")
     except Exception as exc:  # a timeout waiting for its own value is a failure of isolation or of load
-        out["problems"].append(f"{type(exc).__name__}: {str(exc).splitlines()[0][:200]}")
+        out["problems"].append(f"{step}: {type(exc).__name__}: {str(exc).splitlines()[0][:160]}")
     finally:
         await context.close()
     return out
