@@ -1,5 +1,6 @@
-"""Random small configs of the families with the most options, against transformers (meta device):
-parameters and forward FLOP equal, whatever the sizes (hypothesis; CI replays a fixed seed)."""
+"""Random small configs (Qwen3, Gemma 3, Qwen2-MoE, DeepSeek-V3, GLM-4, EXAONE 4, OLMo 3, OLMoE) against
+transformers (meta device): parameters and forward FLOP equal, whatever the sizes (hypothesis; CI replays a
+fixed seed)."""
 from __future__ import annotations
 
 import pytest
@@ -84,3 +85,31 @@ def test_qwen2_moe(torch, config, length):
 @given(config=deepseek(), length=st.integers(1, 12))
 def test_deepseek_v3(torch, config, length):
     _check(config, length)
+
+
+TOKENS = {"pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}  # within the small vocabularies
+
+
+@SETTINGS
+@given(config=decoder("glm4", "Glm4ForCausalLM"), length=st.integers(1, 12))
+def test_glm4(torch, config, length):
+    _check(config | TOKENS, length)
+
+
+@SETTINGS
+@given(config=decoder("exaone4", "Exaone4ForCausalLM"), length=st.integers(1, 12))
+def test_exaone4(torch, config, length):
+    _check(config | TOKENS | {"sliding_window": 4}, length)
+
+
+@SETTINGS
+@given(config=decoder("olmo3", "Olmo3ForCausalLM"), length=st.integers(1, 12))
+def test_olmo3(torch, config, length):
+    _check(config | TOKENS, length)
+
+
+@SETTINGS
+@given(config=moe("olmoe", "OlmoeForCausalLM"), length=st.integers(1, 12))
+def test_olmoe(torch, config, length):
+    config.pop("head_dim")  # OLMoE's whole-width QK-norm is d wide: transformers builds only head_dim = d/H
+    _check(config | TOKENS, length)
