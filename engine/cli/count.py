@@ -75,8 +75,8 @@ def register(sub) -> None:
     p.add_argument("--input-dtype", choices=DTYPES, default="float",
                    help="the input's type: float (images, features; default) or long (token ids)")
     p.add_argument("--device", choices=("meta", "cpu"), default="meta",
-                   help="meta (default): nothing allocated; cpu: for code that reads tensor values (e.g. masks "
-                        "built from the input), at the cost of allocating the weights")
+                   help="meta (default): nothing allocated (transformers models too); cpu: for code that reads "
+                        "tensor values, at the cost of allocating the weights")
     p.add_argument("--save", default=None, metavar="FILE.json",
                    help="write the counted rows as a scenario file (the dashboard's layer builder opens it)")
     p.set_defaults(run=_count)

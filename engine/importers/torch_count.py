@@ -7,13 +7,20 @@ to the modules it runs in (forward and backward; the backward follows the module
 flags: a frozen weight gets no weight gradient). Each module becomes one row (the ``counted`` kind): its own
 parameters (shared ones once) and the FLOP of its own code (its total less its children's), MACs = FLOP / 2.
 
+A ``transformers`` model given token ids is called with ``input_ids=`` and ``use_cache=False``; on the meta
+device transformers' packed-sequence check (it reads position values) is answered "one sequence per row", so
+transformers models count on the meta device too.
+
 What the counter counts is the ``matmul`` convention only: the rows' ``extra_flop`` is 0, and the result says
 so (the ONNX path counts the ``full`` convention's element-wise work). torch is needed only here: the CLI's
 ``count`` command imports it when run, and says how to install it when it is absent.
 """
 from __future__ import annotations
 
+import inspect
+import sys
 from collections import defaultdict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from engine.errors import InputError
@@ -108,6 +115,48 @@ def _tensors(value):
         yield from _tensors(value.to_tuple())
 
 
+def _call(module, x):
+    """``module(x)``; a ``transformers`` model with token ids is called as training calls it: ``input_ids=x`` and
+    ``use_cache=False`` (no key–value cache), where its ``forward`` takes them. No attention mask is passed: one
+    on the meta device makes transformers read its values (to skip an all-ones mask)."""
+    if not type(module).__module__.startswith("transformers.") or x.is_floating_point():
+        return module(x)
+    try:
+        accepts = inspect.signature(module.forward).parameters
+    except (TypeError, ValueError):
+        return module(x)
+    key = getattr(module, "main_input_name", "input_ids")
+    if key not in accepts:
+        return module(x)
+    return module(**{key: x, **({"use_cache": False} if "use_cache" in accepts else {})})
+
+
+@contextmanager
+def _meta_masks(device: str, used: list):
+    """On the meta device, transformers' check for packed sequences (``masking_utils.find_packed_sequence_indices``,
+    run when a model gets neither an attention mask nor a cache) reads position values the meta device lacks: it
+    answers "not packed" there (positions 0…T−1, one sequence per row: what it finds on real data for a model
+    that makes its own positions). A packed mask would only mask more scores, no matrix product changes size.
+    ``used`` gets one entry per meta call."""
+    masking = sys.modules.get("transformers.masking_utils")
+    original = getattr(masking, "find_packed_sequence_indices", None)
+    if device != "meta" or original is None:
+        yield
+        return
+
+    def unpacked(position_ids, *args, **kwargs):
+        if getattr(position_ids, "is_meta", False):
+            used.append(1)
+            return None
+        return original(position_ids, *args, **kwargs)
+
+    masking.find_packed_sequence_indices = unpacked
+    try:
+        yield
+    finally:
+        masking.find_packed_sequence_indices = original
+
+
 def count_module(factory, input_shape: list[int], input_dtype: str = "float", *, source: str = "",
                  name: str = "", device: str = "meta") -> ModuleCount:
     """Build ``factory()`` on the meta device and count it (see the module docstring). ``device="cpu"``: for a
@@ -138,10 +187,11 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     if device != "meta":
         notes.append(f"counted on the {device}: recurrent layers (nn.LSTM, nn.GRU, nn.RNN) run as one fused kernel "
                      "there, which FlopCounterMode counts as 0; use the meta device for them")
+    packed_checks: list = []
     try:
-        with FlopCounterMode(display=False) as both:
+        with _meta_masks(device, packed_checks), FlopCounterMode(display=False) as both:
             with FlopCounterMode(display=False) as forward:
-                out = module(x)
+                out = _call(module, x)
             outputs = [t for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
             if outputs:
                 sum(t.sum() for t in outputs).backward()
@@ -156,6 +206,9 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     finally:
         for h in hooks:
             h.remove()
+    if packed_checks:
+        notes.append("transformers' packed-sequence check was answered 'one sequence per row' on the meta device "
+                     "(it reads position values); masks change no matrix product")
     fwd, total = forward.get_flop_counts(), both.get_flop_counts()
     root = type(module).__name__
 
@@ -206,6 +259,11 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
                                 macs=max(f_own, 0) // 2, output_shape=shape, backward_macs=max(b_own, 0) // 2))
     forward_flop = sum(fwd.get("Global", {}).values())
     backward_flop = sum(total.get("Global", {}).values()) - forward_flop
+    rows_backward = 2 * sum(r.backward_macs for r in rows)
+    if rows_backward > backward_flop:
+        notes.append(f"the rows' backward FLOP add up to {rows_backward:,}, more than the {backward_flop:,} counted: "
+                     "FlopCounterMode's module tracker gives a branch's backward to its siblings too when they share "
+                     "an input (e.g. attention's query, key and value); the total backward is the counted one")
     return ModuleCount(source=source[:200], module=(name or root)[:200], input_shape=list(input_shape),
                        input_dtype=input_dtype, params=params, trainable_params=trainable,
                        forward_flop=forward_flop, backward_flop=backward_flop, rows=rows, notes=notes)

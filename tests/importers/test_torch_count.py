@@ -38,20 +38,82 @@ def test_rows_equal_the_onnx_rows_module_by_module(torch, exported, name, shape,
     assert all(r.type == "counted" and r.extra_flop == 0 for r in counted.rows)
 
 
-def test_a_transformers_model_on_the_cpu_equals_its_onnx_rows(torch, exported):
-    """GPT-2's mask code reads tensor values: on meta the command says to use --device cpu, and there its rows
-    equal the ONNX export's, scope by scope."""
+def test_a_transformers_model_on_meta_equals_its_onnx_rows(torch, exported):
+    """GPT-2 wrapped in a module of the user's that passes no attention mask and no cache: transformers' check for
+    packed sequences reads position values, which the meta device lacks; ``count`` answers it there, and the rows
+    equal the ONNX export's scope by scope, and the CPU's count."""
     from engine.importers.onnx_graph import count_onnx, read_onnx
     from engine.importers.torch_count import count_module
 
-    with pytest.raises(InputError, match="rerun with --device cpu"):
-        count_module(lambda: onnx_models.gpt2(torch, mask=False)[0], [1, 16], "long")
+    counted = count_module(lambda: onnx_models.gpt2(torch, mask=False)[0], [1, 16], "long")
     item = exported("gpt2")
     graph = count_onnx(read_onnx(item.path.read_bytes()), item.dims)
-    counted = count_module(lambda: onnx_models.gpt2(torch, mask=False)[0], [1, 16], "long", device="cpu")
     assert (counted.params, counted.forward_flop) == (item.params, item.flop)
     assert {r.name: (r.params, r.macs) for r in counted.rows if r.params or r.macs} == _by_scope(graph.rows)
     assert 2 * sum(r.macs for r in counted.rows) == counted.forward_flop  # h (a ModuleList) is not counted twice
+    on_cpu = count_module(lambda: onnx_models.gpt2(torch, mask=False)[0], [1, 16], "long", device="cpu")
+    assert (on_cpu.params, on_cpu.forward_flop, on_cpu.backward_flop, on_cpu.rows) == \
+        (counted.params, counted.forward_flop, counted.backward_flop, counted.rows)
+    assert any("packed-sequence" in n for n in counted.notes)
+
+
+TRANSFORMERS_FACTORIES = """\
+import transformers
+
+
+def gpt2():
+    return transformers.GPT2LMHeadModel(transformers.GPT2Config(n_layer=2, n_embd=64, n_head=4, vocab_size=100,
+                                                                n_positions=64, use_cache=False))
+
+
+def bert():
+    return transformers.BertForMaskedLM(transformers.BertConfig(num_hidden_layers=2, hidden_size=64,
+        num_attention_heads=4, intermediate_size=128, vocab_size=100, max_position_embeddings=64))
+"""
+
+
+@pytest.mark.parametrize("factory", ["gpt2", "bert"])
+def test_the_command_counts_transformers_models_on_meta(torch, tmp_path, factory):
+    """``count FILE.py:gpt2 --input 2,16 --input-dtype long`` on the meta device (GPT-2 with ``use_cache=False``
+    used to fail in transformers' mask code there): parameters = Σ numel, forward and backward FLOP = the
+    test's own FlopCounterMode run of the same model on the meta device, with eager attention (GPT-2 given an
+    all-ones mask, so transformers does not look for packed sequences; BERT needs none)."""
+    import importlib.util
+
+    from torch.utils.flop_counter import FlopCounterMode
+
+    code = tmp_path / "hf.py"
+    code.write_text(TRANSFORMERS_FACTORIES, encoding="utf-8")
+    out = cli("count", f"{code}:{factory}", "--input", "2,16", "--input-dtype", "long", "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+
+    spec = importlib.util.spec_from_file_location("hf_factories", code)
+    user = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(user)
+    with torch.device("meta"):
+        model = getattr(user, factory)()
+    model.set_attn_implementation("eager")
+    ids = torch.zeros(2, 16, dtype=torch.long, device="meta")
+    extra = {"attention_mask": torch.ones_like(ids), "use_cache": False} if factory == "gpt2" else {}
+    with FlopCounterMode(display=False) as forward:
+        logits = model(input_ids=ids, **extra).logits
+    with FlopCounterMode(display=False) as backward:
+        logits.sum().backward()
+    params = sum(p.numel() for p in model.parameters())  # tied embeddings once
+    count = data["count"]
+    assert (count["params"], count["forward_flop"], count["backward_flop"]) == \
+        (params, forward.get_total_flops(), backward.get_total_flops())
+    assert (data["params"], data["forward_flop"]) == (params, forward.get_total_flops())
+    if factory == "gpt2":  # one branch after another: each module's backward is its own
+        assert data["backward_flop"] == backward.get_total_flops()
+    else:  # query, key and value share their input: the tracker's rows overlap, and the output says so
+        assert data["backward_flop"] > backward.get_total_flops()
+        assert any(f"more than the {backward.get_total_flops():,} counted" in n for n in count["notes"])
+    rows = data["layers"]
+    assert sum(r["params"] for r in rows) == params and sum(r["forward_flop"] for r in rows) == data["forward_flop"]
+    blocks = {"gpt2": "/transformer/h/", "bert": "/bert/encoder/layer/"}[factory]
+    assert {r["name"].removeprefix(blocks).split("/")[0] for r in rows if r["name"].startswith(blocks)} == {"0", "1"}
 
 
 def test_totals_equal_the_hand_built_preset(torch):
