@@ -32,8 +32,9 @@ def quoted(value: object, limit: int = 40) -> str:
     return f"'{text[:limit]}…'" if len(text) > limit else f"'{text}'"
 
 
-KNOWN_TYPES_LIMIT = 300
-"""Characters of the known types listed after an unknown ``type``: the message stays one short line."""
+KNOWN_TYPES_LIMIT = 200
+"""Characters of the known types listed after an unknown ``type``: the message stays one short line, even
+behind a field path 32 blocks deep (the full list: ``python -m engine schema``)."""
 
 
 def unknown_type_reason(tag: object, known: list[str]) -> str:

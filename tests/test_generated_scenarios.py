@@ -11,7 +11,6 @@ from hypothesis import HealthCheck, given, settings
 
 from engine.errors import InputError
 from engine.method1.architecture import MAX_COUNT
-from engine.method1.estimate import estimate_method1
 from engine.method2.run import estimate_method2
 from engine.report import markdown_report
 from engine.share_link import decode
@@ -35,7 +34,7 @@ def everything_a_page_computes(token: str) -> None:
     except InputError as exc:
         check_message(exc)
         return
-    est = estimate_method1(scenario, strict=False)
+    est = scenario.method1(strict=False)
     if est.error is not None:
         check_message(est.error)
     if est.architecture is not None:

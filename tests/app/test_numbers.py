@@ -28,6 +28,8 @@ def test_hardware_page_scales_chip_hours_energy_and_co2():
     at.number_input(key="hw_count").set_value(1024.0).run()
     at.number_input(key="hw_duration").set_value(30.0).run()
     at.number_input(key="hw_tdp").set_value(700.0).run()
+    at.selectbox(key="hw_provider").set_value("custom").run()  # your own PUE and grid figures
+    at.selectbox(key="hw_place").set_value("custom").run()
     at.number_input(key="hw_pue").set_value(1.1).run()
     at.number_input(key="hw_grid").set_value(0.48).run()
     chip_hours = 1024 * 30 * 24                       # 737,280

@@ -4,7 +4,7 @@ from __future__ import annotations
 import pytest
 
 from engine.method1.architecture import Architecture, evaluate
-from engine.errors import InputError
+from engine.errors import InputError, parse_input
 
 
 def arch(input_shape, layers, steps=None):
@@ -84,5 +84,6 @@ def test_shares_add_up_to_one():
 
 
 def test_absurd_input_is_refused():
-    with pytest.raises(InputError, match="input.shape"):
-        evaluate(arch([10**6, 10**6, 10**4], [{"type": "flatten"}]))
+    # 10^6 · 10^6 · 10^4 = 10^16 values per example: refused when read, before any layer runs
+    with pytest.raises(InputError, match=r"^input.*1e\+16 values per example is more than the 1e\+15"):
+        parse_input(Architecture, {"input": {"shape": [10**6, 10**6, 10**4]}, "layers": [{"type": "flatten"}]})
