@@ -196,7 +196,8 @@ def test_gpt2_fused_qkv_with_some_targets_computes_every_gradient(torch):
 
 from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 
-ENCODERS = {"bert", "roberta"}
+# bidirectional encoders: no mask given (transformers probes a given one with .item(), refused on the meta device)
+ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
