@@ -86,8 +86,11 @@ def parts_grad(parts, grad_in: bool, trainable: bool, memory_grad: bool) -> Grad
         if p.op == "linear":
             macs = p.macs * (int(weights) + int(any(src)))
             out = any(src) or weights or also
-        elif p.op == "product":
-            macs = p.macs * sum(src)
+        elif p.op == "product":  # two operands; from three sources or more (Mamba's read-out C·h), the first
+            # operand is made from all of them and the part's own weights (h from u, Δ, B and A), the second
+            # is the last source (C)
+            operands = src if len(src) <= 2 else [any(src) or weights, src[-1]]
+            macs = p.macs * sum(operands)
             out = any(src) or weights or also
         elif p.op == "lora":  # A and B trained; B's input (A's output) always, A's input when needed
             macs = p.macs + (p.macs - p.in_macs) + (p.in_macs if any(src) else 0)
