@@ -4,6 +4,7 @@ scenario, and written as a scenario file whose rows are the counted modules (the
 from __future__ import annotations
 
 import argparse
+import math
 
 from engine.errors import InputError, quoted
 
@@ -28,16 +29,9 @@ def parse_shape(text: str) -> list[int]:
         raise InputError("--input", f"{quoted(text)}: write the input's sizes, batch first, e.g. 1,3,224,224 "
                                     f"(1 to {MAX_INPUT_DIMS} whole numbers from 1 to 1,000,000,000)")
     shape = [int(p) for p in parts]
-    if any(d > 10**9 for d in shape) or _prod(shape) > 10**12:
+    if any(d > 10**9 for d in shape) or math.prod(shape) > 10**12:
         raise InputError("--input", f"{quoted(text)}: more than 10¹² values in one input")
     return shape
-
-
-def _prod(values) -> int:
-    n = 1
-    for v in values:
-        n *= v
-    return n
 
 
 def _count(args):
@@ -49,13 +43,9 @@ def _count(args):
     counted = count_module(factory, shape, args.input_dtype, source=args.module, device=args.device)
     scenario = parse_scenario(counted.scenario_data(), "count")
     if args.save:
-        from pathlib import Path
+        from engine.cli.files import write_scenario_file
 
-        try:
-            Path(args.save).write_text(scenario.model_dump_json(exclude_defaults=True, indent=1), encoding="utf-8")
-        except OSError as exc:
-            raise InputError("--save", f"cannot write '{args.save}' ({exc.strerror or type(exc).__name__})") \
-                from None
+        write_scenario_file(args.save, scenario)
     out = scenario.method1().as_dict()
     out["count"] = counted.as_dict()
     return out

@@ -22,17 +22,7 @@ def _not_utf8(data: bytes, error: UnicodeDecodeError | None) -> str:
 def read_text_file(path: str, field: str = "file", limit: int = MAX_SCENARIO_BYTES) -> str:
     """A small text file's contents, or an ``InputError`` that names the file and says why not: missing,
     not a file, too large, unreadable (permissions), empty, not UTF-8 (UTF-16, Windows-1252…)."""
-    p = Path(path)
-    try:
-        if not p.is_file():
-            raise InputError(field, f"'{path}' does not exist or is not a file")
-        if p.stat().st_size > limit:
-            raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
-        data = p.read_bytes()
-    except OSError as exc:
-        raise InputError(field, f"cannot read '{path}' ({exc.strerror or type(exc).__name__})") from None
-    if len(data) > limit:  # grown since stat
-        raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
+    data = read_bytes_file(path, field, limit)
     if not data.strip():
         raise InputError(field, f"'{path}' is empty")
     if b"\x00" in data[:4096] or data.startswith((b"\xff\xfe", b"\xfe\xff")):
@@ -56,13 +46,25 @@ def naming_file(path: str | os.PathLike, field: str):
 
 
 def read_bytes_file(path: str, field: str, limit: int) -> bytes:
-    """A binary file's bytes (at most ``limit``), or an ``InputError`` that says why not."""
+    """A file's bytes (at most ``limit``), or an ``InputError`` that names the file and says why not:
+    missing, not a file, too large (also if it grew while being read), unreadable."""
     p = Path(path)
     try:
         if not p.is_file():
             raise InputError(field, f"'{path}' does not exist or is not a file")
         if p.stat().st_size > limit:
             raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
-        return p.read_bytes()
+        data = p.read_bytes()
     except OSError as exc:
         raise InputError(field, f"cannot read '{path}' ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > limit:  # grown since stat
+        raise InputError(field, f"'{path}' is larger than {limit:,} bytes")
+    return data
+
+
+def write_scenario_file(path: str, scenario, field: str = "--save") -> None:
+    """Write ``scenario`` as indented JSON (defaults left out), or an ``InputError`` naming the file."""
+    try:
+        Path(path).write_text(scenario.model_dump_json(exclude_defaults=True, indent=1), encoding="utf-8")
+    except OSError as exc:
+        raise InputError(field, f"cannot write '{path}' ({exc.strerror or type(exc).__name__})") from None

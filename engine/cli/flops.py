@@ -51,12 +51,9 @@ def _onnx(args):
     counted = count_onnx(read_onnx(data, "--onnx"), parse_dims(args.dim), source=args.onnx)
     scenario = parse_scenario(counted.scenario_data(), "--onnx")
     if args.save:
-        from pathlib import Path
+        from engine.cli.files import write_scenario_file
 
-        try:
-            Path(args.save).write_text(scenario.model_dump_json(exclude_defaults=True, indent=1), encoding="utf-8")
-        except OSError as exc:
-            raise InputError("--save", f"cannot write '{args.save}' ({exc.strerror or exc})") from None
+        write_scenario_file(args.save, scenario)
     return scenario, counted
 
 

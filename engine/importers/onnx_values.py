@@ -10,6 +10,8 @@ original one: only its shapes come from here.
 """
 from __future__ import annotations
 
+import math
+
 MAX_VALUES = 4096
 """Largest tensor evaluated (a shape, a position index, a small mask)."""
 
@@ -140,7 +142,7 @@ def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
     values: dict = {}
     for t in graph.initializer:
         types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
-        if t.data_location != onnx.TensorProto.EXTERNAL and 0 < _numel(t.dims) <= MAX_VALUES:
+        if t.data_location != onnx.TensorProto.EXTERNAL and 0 < math.prod(t.dims) <= MAX_VALUES:
             try:
                 values[t.name] = numpy_helper.to_array(t)
             except Exception:  # stored values that do not match the shape: not used for shapes
@@ -195,10 +197,3 @@ def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
     for name in list(types):
         shape_of(name)
     return shapes
-
-
-def _numel(dims) -> int:
-    n = 1
-    for d in dims:
-        n *= d
-    return n

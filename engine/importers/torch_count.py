@@ -18,6 +18,7 @@ so (the ONNX path counts the ``full`` convention's element-wise work). torch is 
 from __future__ import annotations
 
 import inspect
+import math
 import sys
 from collections import defaultdict
 from contextlib import contextmanager
@@ -67,16 +68,10 @@ class ModuleCount(Result):
         shape = self.input_shape[1:] if len(self.input_shape) > 1 else self.input_shape
         shape = [max(1, min(d, 10**9)) for d in shape] or [1]
         if len(shape) > 4:
-            shape = [min(_prod(shape), 10**9)]
+            shape = [min(math.prod(shape), 10**9)]
         return {"name": (name or self.module)[:200], "input": {"shape": shape},
                 "layers": [row.model_dump(exclude_defaults=True) for row in self.rows]}
 
-
-def _prod(values) -> int:
-    n = 1
-    for v in values:
-        n *= v
-    return n
 
 
 def _scope(name: str) -> str:

@@ -80,3 +80,11 @@ def test_bad_files_give_one_line(tmp_path):
     assert out.returncode == 2 and "does not exist" in out.stderr
     out = cli("flops", "--dim", "batch=1", "--preset", "resnet50")
     assert out.returncode == 2 and "--dim and --save go with --onnx" in out.stderr
+
+
+def test_unwritable_save_target_gives_one_line(graph, tmp_path):
+    """--save into a folder that does not exist: one line naming the option and the file, exit 2."""
+    target = tmp_path / "no-such-folder" / "mlp.json"
+    out = cli("flops", "--onnx", str(graph), "--dim", "batch=1", "--save", str(target))
+    assert out.returncode == 2 and out.stdout == ""
+    assert out.stderr == f"error: --save: cannot write '{target}' (No such file or directory)\n"
