@@ -6,6 +6,11 @@ real data), runs one forward pass and one backward pass of ``output.sum()`` unde
 to the modules it runs in (forward and backward; the backward follows the module's own ``requires_grad``
 flags: a frozen weight gets no weight gradient). Each module becomes one row (the ``counted`` kind): its own
 parameters (shared ones once) and the FLOP of its own code (its total less its children's), MACs = FLOP / 2.
+A row's backward is the FLOP of the autograd nodes its own code created: each forward call of a module is an
+interval of autograd sequence numbers, and each backward operation is charged to the innermost module whose
+interval holds the node being run (``torch._C._current_autograd_node``). FlopCounterMode's own module tracker
+charges a branch's backward to its siblings too when they share an input (attention's query, key and value),
+so the rows would add up to more than the backward pass; these add up to it exactly.
 
 A ``transformers`` model given token ids is called with ``input_ids=`` and ``use_cache=False``; on the meta
 device transformers' packed-sequence check (it reads position values) is answered "one sequence per row", so
@@ -17,6 +22,7 @@ so (the ONNX path counts the ``full`` convention's element-wise work). torch is 
 """
 from __future__ import annotations
 
+import bisect
 import inspect
 import math
 import sys
@@ -172,11 +178,16 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     x = torch.zeros(input_shape, dtype=dtype, device=device)
     shapes: dict[str, list[int]] = {}
     names = {m: n for n, m in module.named_modules()}
+    calls = _Calls(torch, device)
+
+    def enter(mod, args):  # returns None: a pre-hook's return value would replace the input
+        calls.enter(names[mod])
 
     def record(mod, args, out):  # returns None: a forward hook's return value would replace the output
         shapes.setdefault(names[mod], _first_shape(out))
+        calls.leave(names[mod])
 
-    hooks = [m.register_forward_hook(record) for m in names]
+    hooks = [h for m in names for h in (m.register_forward_pre_hook(enter), m.register_forward_hook(record))]
     notes = ["FlopCounterMode counts matrix products, convolutions and attention only: the rows' full-convention "
              "extra FLOP is 0 (the ONNX import counts element-wise work)"]
     if device != "meta":
@@ -184,7 +195,7 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
                      "there, which FlopCounterMode counts as 0; use the meta device for them")
     packed_checks: list = []
     try:
-        with _meta_masks(device, packed_checks), FlopCounterMode(display=False) as both:
+        with _meta_masks(device, packed_checks), _counter_by_node(FlopCounterMode, calls) as both:
             with FlopCounterMode(display=False) as forward:
                 out = _call(module, x)
             outputs = [t for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
@@ -244,8 +255,7 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
         q = qualified(mod_name)
         children = [(f"{mod_name}.{c}" if mod_name else c, child) for c, child in mod.named_children()]
         f_own = flops(fwd, q) - sum(subtree(fwd, c, child) for c, child in children)
-        b_own = (flops(total, q) - flops(fwd, q)) - sum(subtree(total, c, child) - subtree(fwd, c, child)
-                                                        for c, child in children)
+        b_own = both.backward.get(mod_name, 0)
         params += n_params
         trainable += n_train
         if n_params or f_own or b_own:
@@ -254,14 +264,67 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
                                 macs=max(f_own, 0) // 2, output_shape=shape, backward_macs=max(b_own, 0) // 2))
     forward_flop = sum(fwd.get("Global", {}).values())
     backward_flop = sum(total.get("Global", {}).values()) - forward_flop
-    rows_backward = 2 * sum(r.backward_macs for r in rows)
-    if rows_backward > backward_flop:
-        notes.append(f"the rows' backward FLOP add up to {rows_backward:,}, more than the {backward_flop:,} counted: "
-                     "FlopCounterMode's module tracker gives a branch's backward to its siblings too when they share "
-                     "an input (e.g. attention's query, key and value); the total backward is the counted one")
+    outside = backward_flop - 2 * sum(r.backward_macs for r in rows)
+    if outside:
+        notes.append(f"{outside:,} backward FLOP ran in autograd nodes made outside the module's forward pass "
+                     "(no row holds them); the total backward includes them")
     return ModuleCount(source=source[:200], module=(name or root)[:200], input_shape=list(input_shape),
                        input_dtype=input_dtype, params=params, trainable_params=trainable,
                        forward_flop=forward_flop, backward_flop=backward_flop, rows=rows, notes=notes)
+
+
+class _Calls:
+    """Each module call's interval of autograd sequence numbers (nodes are numbered as the forward pass makes
+    them), and the innermost call holding a node: the module whose own code made it."""
+
+    def __init__(self, torch, device: str):
+        self._leaf = torch.zeros((), device=device, requires_grad=True)
+        self._torch = torch
+        self._open: dict[str, list[int]] = defaultdict(list)
+        self._starts: list[int] = []
+        self._intervals: list[tuple[int, int, str]] = []  # (first, last, module) in order of first
+
+    def _next(self) -> int:
+        """The next sequence number (a probe node takes this one; the module's first node gets the next)."""
+        with self._torch.enable_grad():
+            return (self._leaf * 1).grad_fn._sequence_nr()
+
+    def enter(self, name: str) -> None:
+        self._open[name].append(self._next())
+
+    def leave(self, name: str) -> None:
+        first = self._open[name].pop()
+        at = bisect.bisect(self._starts, first)
+        self._starts.insert(at, first)
+        self._intervals.insert(at, (first, self._next(), name))
+
+    def module_of(self, seq: int) -> str | None:
+        """The innermost call whose interval holds node ``seq`` (intervals nest or are disjoint), or None."""
+        for first, last, name in reversed(self._intervals[:bisect.bisect(self._starts, seq)]):
+            if seq <= last:
+                return name
+        return None
+
+
+def _counter_by_node(flop_counter_mode, calls: _Calls):
+    """A FlopCounterMode that also charges each backward operation to ``calls.module_of`` the autograd node
+    being run: ``.backward[module] = FLOP``."""
+    import torch
+
+    class ByNode(flop_counter_mode):
+        def __init__(self):
+            super().__init__(display=False)
+            self.backward: dict[str, int] = defaultdict(int)
+
+        def _count_flops(self, func_packet, out, args, kwargs):
+            node = torch._C._current_autograd_node()
+            if node is not None and func_packet in self.flop_registry:
+                module = calls.module_of(node._sequence_nr())
+                if module is not None:
+                    self.backward[module] += self.flop_registry[func_packet](*args, **kwargs, out_val=out)
+            return super()._count_flops(func_packet, out, args, kwargs)
+
+    return ByNode()
 
 
 def load_factory(spec: str):
