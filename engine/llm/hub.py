@@ -2,8 +2,10 @@
 
 URL: ``{endpoint}/{owner}/{name}/resolve/{revision}/config.json``, the endpoint being ``HF_ENDPOINT``
 (the variable huggingface_hub reads; default https://huggingface.co). The whole download (connect, headers,
-body, redirects) must finish within ``timeout_s`` seconds: a watchdog closes the connection at the deadline,
-so a server that drips one byte at a time cannot hold it longer. A redirect is followed only to the same
+body, redirects) must finish within ``timeout_s`` seconds: the host name is resolved in a worker thread that
+is waited on for the time left (the system resolver cannot be interrupted, so a slow DNS server leaves that
+thread behind, not the caller), and a watchdog closes the connection at the deadline, so a server that drips
+one byte at a time cannot hold it longer. A redirect is followed only to the same
 scheme and host and to a path that still names a ``config.json`` (a renamed repository), at most
 ``MAX_REDIRECTS`` times; anywhere else is refused. The body is at most ``MAX_CONFIG_BYTES``. Offline,
 blocked, gated, missing, redirected away, too slow or oversized: one ``InputError`` on ``model_id``.
@@ -26,6 +28,10 @@ from engine.llm.config import MAX_CONFIG_BYTES
 DEFAULT_ENDPOINT = "https://huggingface.co"
 TIMEOUT_S = 10.0
 MAX_REDIRECTS = 3
+MAX_LOOKUPS = 8
+"""Name lookups that may be pending at once (each a daemon thread); past that, a download waits for a free one
+within its own deadline."""
+_LOOKUPS = threading.BoundedSemaphore(MAX_LOOKUPS)
 _MODEL_ID = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,95}/[A-Za-z0-9][A-Za-z0-9._-]{0,95}")
 _REVISION = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,99}")
 _SAME_SITE_PATH = re.compile(r"(/[A-Za-z0-9._-]{1,100}){1,8}/config\.json")
@@ -65,6 +71,45 @@ class _Fetch:
             raise _Deadline
         return left
 
+    def resolve(self, host: str, port: int) -> list[tuple]:
+        """``socket.getaddrinfo(host, port)`` for at most the time left: ``_Deadline`` when it does not answer."""
+        if not _LOOKUPS.acquire(timeout=self.left()):
+            raise _Deadline
+        answer: list = []
+        done = threading.Event()
+
+        def lookup() -> None:
+            try:
+                answer.append(socket.getaddrinfo(host, port, 0, socket.SOCK_STREAM))
+            except OSError as exc:
+                answer.append(exc)
+            finally:
+                _LOOKUPS.release()
+                done.set()
+
+        threading.Thread(target=lookup, name="hub-dns", daemon=True).start()
+        if not done.wait(self.left()):
+            raise _Deadline
+        if isinstance(answer[0], OSError):
+            raise answer[0]
+        return answer[0]
+
+    def connect(self, address: tuple[str, int], timeout=None, source_address=None) -> socket.socket:
+        """``socket.create_connection`` with the lookup and every connect attempt bounded by the deadline
+        (http.client calls it as ``_create_connection``)."""
+        host, port = address
+        error: OSError = OSError(f"no address for {host}")
+        for family, kind, proto, _, where in self.resolve(host, port):
+            sock = socket.socket(family, kind, proto)
+            try:
+                sock.settimeout(self.left())
+                sock.connect(where)
+                return sock
+            except OSError as exc:
+                sock.close()
+                error = exc
+        raise error
+
     def _expire(self) -> None:
         sock = self.sock
         if sock is not None:
@@ -88,6 +133,7 @@ class _Fetch:
                 proxy.hostname if proxy else parts.hostname, (proxy.port if proxy else parts.port),
                 timeout=self.left())
             target = url if proxy else parts.path
+        connection._create_connection = self.connect
         watchdog = threading.Timer(self.left(), self._expire)
         watchdog.daemon = True
         watchdog.start()

@@ -218,3 +218,64 @@ def test_redirect_loops_stop(hub):
                                          r"than 3 times; not followed$"):
         fetch_config_text("loop/model", endpoint=hub, timeout_s=5)
     assert len(_Hub.seen) == 4
+
+
+@pytest.fixture
+def slow_resolver(monkeypatch):
+    """A name server that takes 30 s to answer (released when the test ends); the names asked for."""
+    asked, release = [], threading.Event()
+
+    def getaddrinfo(host, *args, **kwargs):
+        asked.append(host)
+        release.wait(30)
+        raise socket.gaierror(socket.EAI_AGAIN, "Temporary failure in name resolution")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    yield asked
+    release.set()
+    ends = time.monotonic() + 5
+    while any(t.name == "hub-dns" for t in threading.enumerate()) and time.monotonic() < ends:
+        time.sleep(0.01)  # the lookups left behind have given their places back
+
+
+def test_the_deadline_covers_the_name_lookup(slow_resolver):
+    """A DNS server that does not answer: the download still ends at its deadline (1 s) with the one timeout
+    line; before, the caller waited for the system resolver (here 30 s)."""
+    start = time.monotonic()
+    with pytest.raises(InputError) as info:
+        fetch_config_text("Qwen/Qwen3-0.6B", endpoint="http://hub.example.test", timeout_s=1.0)
+    elapsed = time.monotonic() - start
+    assert slow_resolver == ["hub.example.test"]
+    assert str(info.value) == ("model_id: the Hugging Face Hub timed out: config.json of 'Qwen/Qwen3-0.6B' did not "
+                               "arrive within 1 s from http://hub.example.test; download it elsewhere and upload "
+                               "it, or pick a model from the library")
+    assert 0.9 <= elapsed < 1.5, elapsed
+
+
+def test_pending_lookups_are_bounded_and_each_download_keeps_its_deadline(slow_resolver):
+    """More downloads than MAX_LOOKUPS (8) behind a silent name server: each ends at its own 0.5 s deadline,
+    and no more than 8 lookups are ever pending."""
+    from engine.llm import hub as hub_module
+
+    for _ in range(hub_module.MAX_LOOKUPS + 3):
+        start = time.monotonic()
+        with pytest.raises(InputError, match=r"^model_id: the Hugging Face Hub timed out"):
+            fetch_config_text("Qwen/Qwen3-0.6B", endpoint="http://hub.example.test", timeout_s=0.5)
+        assert time.monotonic() - start < 1.0
+    assert len(slow_resolver) == hub_module.MAX_LOOKUPS
+
+
+def test_a_name_that_does_not_resolve_is_unreachable(monkeypatch):
+    def getaddrinfo(host, *args, **kwargs):
+        raise socket.gaierror(socket.EAI_NONAME, "Name or service not known")
+
+    monkeypatch.setattr(socket, "getaddrinfo", getaddrinfo)
+    with pytest.raises(InputError, match=r"^model_id: the Hugging Face Hub is unreachable from this server "
+                                         r"\(http://hub.example.test\); offline\?"):
+        fetch_config_text("Qwen/Qwen3-0.6B", endpoint="http://hub.example.test", timeout_s=2)
+
+
+def test_a_host_name_is_resolved_and_connected(hub):
+    """``localhost`` goes through the lookup (and, where it answers ::1 first, on to 127.0.0.1)."""
+    port = hub.rsplit(":", 1)[1]
+    assert json.loads(fetch_config_text("Qwen/Qwen3-0.6B", endpoint=f"http://localhost:{port}")) == QWEN3
