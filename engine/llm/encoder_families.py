@@ -47,6 +47,28 @@ def _electra(c: Keys) -> dict:
     return fields
 
 
+def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
+    """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
+    Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
+    def read(c: Keys) -> dict:
+        fields = _bert(c, token_types)
+        fields["block"]["norm_position"] = "pre"
+        return fields | {"embedding_norm": embedding_norm, "final_norm": True}
+    return read
+
+
+def _ernie(c: Keys) -> dict:
+    """ernie: BERT's layout; ERNIE 3.0's task-type table (``use_task_id``) is not modelled."""
+    c.require("use_task_id", lambda v: v is False, "a task-type table added to the embeddings is not modelled")
+    c.neutral("task_type_vocab_size")
+    return _bert(c)
+
+
+def _bert_classes(prefix: str) -> dict[str, str]:
+    """``{prefix}ForMaskedLM`` → masked-LM head, ``{prefix}Model`` → the pooler."""
+    return {f"{prefix}ForMaskedLM": "mlm", f"{prefix}Model": "pooler"}
+
+
 ENCODER_FAMILIES: dict[str, Family] = {
     "xlm-roberta": Family(_bert, {"XLMRobertaForMaskedLM": "mlm", "XLMRobertaModel": "pooler"}),
     "camembert": Family(_bert, {"CamembertForMaskedLM": "mlm", "CamembertModel": "pooler"}),
@@ -54,5 +76,10 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "mpnet": Family(_mpnet, {"MPNetForMaskedLM": "mlm", "MPNetModel": "pooler"}),
     "electra": Family(_electra, {"ElectraForPreTraining": "discriminator", "ElectraForMaskedLM": "mlm",
                                  "ElectraModel": "none"}),
+    "data2vec-text": Family(_bert, _bert_classes("Data2VecText")),
+    "roberta-prelayernorm": Family(_bert_pre_norm(True), _bert_classes("RobertaPreLayerNorm")),
+    "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),
+    "megatron-bert": Family(_bert_pre_norm(False), _bert_classes("MegatronBert")),
+    "ernie": Family(_ernie, _bert_classes("Ernie")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -276,10 +276,10 @@ def _gptj(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "head_bias": True}
 
 
-def _bert(c: Keys) -> dict:
+def _bert(c: Keys, token_types: int = 2) -> dict:
     """bert, roberta: word + learned position + token-type tables and a LayerNorm; post-norm encoder
     blocks with biases; the masked-LM head (dense, activation, LayerNorm, tied decoder with a bias) or,
-    for the bare model, the pooler."""
+    for the bare model, the pooler. ``token_types``: the family's default ``type_vocab_size``."""
     c.require("is_decoder", lambda v: v is False, "BERT as a decoder is not modelled")
     c.require("is_encoder_decoder", lambda v: v is False, "BERT inside an encoder-decoder is not modelled")
     c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
@@ -288,7 +288,8 @@ def _bert(c: Keys) -> dict:
     fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
                       norm_position="post")
     return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
-                     "token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
+                     "token_types": c.size("token_types", "type_vocab_size", required=False,
+                                           default=token_types) or None,
                      "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
 
 

@@ -41,7 +41,27 @@ def build(config: dict):
     for module in model.modules():
         if getattr(module, "config", None) is not None and hasattr(module.config, "_experts_implementation"):
             module.config._experts_implementation = "batched_mm"
+        if hasattr(module, "warn_if_padding_and_no_attention_mask"):  # it reads the ids' values (Megatron-BERT)
+            module.warn_if_padding_and_no_attention_mask = lambda *args, **kwargs: None
+    _meta_padding_masks()
     return model.eval()
+
+
+def _meta_padding_masks() -> None:
+    """A model that makes its own all-ones padding mask (Megatron-BERT) has transformers ask whether it masks
+    anything (``.all()``), which the meta device cannot answer; the references pass no mask, so a meta padding
+    mask masks nothing. Installed once, by ``build``."""
+    from transformers import masking_utils
+
+    original = masking_utils._ignore_bidirectional_mask_sdpa
+    if getattr(original, "meta_aware", False):
+        return
+
+    def ignore(padding_mask, *args, **kwargs):
+        return original(None if padding_mask is not None and padding_mask.is_meta else padding_mask, *args, **kwargs)
+
+    ignore.meta_aware = True
+    masking_utils._ignore_bidirectional_mask_sdpa = ignore
 
 
 def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:

@@ -198,6 +198,7 @@ from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 
 # bidirectional encoders: no mask given (transformers probes a given one with .item(), refused on the meta device)
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
+ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie"}
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:

@@ -229,6 +229,20 @@ VARIANTS |= {
         tie_word_embeddings=False),
 }
 
+VARIANTS |= {  # BERT's and RoBERTa's layouts under other names, pre-norm variants
+    "data2vec-text": _variant("data2vec-text", "Data2VecTextForMaskedLM", **E, type_vocab_size=1),
+    "data2vec-text model": _variant("data2vec-text", "Data2VecTextModel", **E),
+    "roberta-prelayernorm": _variant("roberta-prelayernorm", "RobertaPreLayerNormForMaskedLM", **E),
+    "roberta-prelayernorm model": _variant("roberta-prelayernorm", "RobertaPreLayerNormModel", **E,
+                                           type_vocab_size=3),
+    "xlm-roberta-xl": _variant("xlm-roberta-xl", "XLMRobertaXLForMaskedLM", **E, type_vocab_size=1),
+    "xlm-roberta-xl model": _variant("xlm-roberta-xl", "XLMRobertaXLModel", **E),
+    "megatron-bert": _variant("megatron-bert", "MegatronBertForMaskedLM", **E),
+    "megatron-bert model": _variant("megatron-bert", "MegatronBertModel", **E, type_vocab_size=4),
+    "ernie": _variant("ernie", "ErnieForMaskedLM", **E, type_vocab_size=4),
+    "ernie model": _variant("ernie", "ErnieModel", **E, hidden_act="relu"),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
