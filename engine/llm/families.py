@@ -493,6 +493,17 @@ def _check_unknown(c: Keys, data: dict, family_neutral, lenient: bool,
     return read, unused
 
 
+def _supported_list(model_type: object, most: int = 12) -> str:
+    """The supported families, for a refusal: all of them when few, else the ones whose names share the refused
+    type's first letters (llama4 → llama, llama4_text) and a count; the full list is docs/llm.md's table."""
+    names = sorted(FAMILIES)
+    if len(names) <= most:
+        return ", ".join(names)
+    prefix = model_type[:3].lower() if isinstance(model_type, str) and len(model_type) >= 3 else None
+    near = [n for n in names if prefix and n.startswith(prefix)][:most]
+    return (", ".join(near) + ", … " if near else "") + f"{len(names)} families in all, listed in docs/llm.md"
+
+
 def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, dict[str, str]]:
     """(``TransformerConfig`` fields, field → key) of a decoded config.json."""
     model_type = data.get("model_type")
@@ -505,7 +516,7 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
             model_type not in transformers_model_types() else None
         if known is None:
             raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a family this reader supports "
-                                                     f"(supported: {', '.join(sorted(FAMILIES))})")
+                                                     f"(supported: {_supported_list(model_type)})")
         notes.append(f"model_type {quoted(model_type, 60)} is not a family of its own here; read as {known} "
                      f"because architectures names {data['architectures'][0]}")
         model_type = known
