@@ -101,11 +101,13 @@ class KernelStep(Result):
     peak: float
     cp_comm_s: float = 0.0
     """Context parallelism's key/value ring exchange, where attention does not hide it."""
+    ep_comm_s: float = 0.0
+    """Expert parallelism's dispatch and combine all-to-all (``engine.plan.kernel_moe``)."""
 
     @property
     def step_s(self) -> float:
         return (self.gemm_s + self.memory_bound_s + self.tp_comm_s + self.bubble_s + self.pp_comm_s
-                + self.dp_comm_s + self.optimizer_s + self.cp_comm_s)
+                + self.dp_comm_s + self.optimizer_s + self.cp_comm_s + self.ep_comm_s)
 
     @property
     def mfu(self) -> float:
@@ -208,21 +210,27 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
 
 def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
     """The kernel model for a plan (a ``PlanModel`` on a ``Layout``), or None where it does not apply: a chip
-    without its multiprocessor count here, a model that is not a stack of identical dense blocks with
-    H·Q = d (mixture of experts, latent attention), a format other than BF16/FP16, or ZeRO 2–3 (their
-    gathers are not modelled).
+    without its multiprocessor count here, a model that is not a stack of identical transformer blocks
+    (dense with H·Q = d, or a mixture of experts: ``engine.plan.kernel_moe``), latent attention, a format
+    other than BF16/FP16/FP8, or ZeRO 2–3 (their gathers are not modelled).
 
     FP8 (H100 only): the GEMMs at the FP8 peak, everything else as in BF16; FP8 training runs through
     Transformer Engine, whose runs (NVIDIA's NeMo recipes) use fused attention (no score traffic) and
     overlap the gradient reduction with the last micro-batch's backward — so FP8 plans take both."""
     chip = CHIPS.get(chip_id)
     fp8 = options.precision == "fp8"
-    if (chip is None or not model.blocks or model.experts > 1 or model.attention_width != model.d_model
+    cp = getattr(layout, "cp", 1)
+    moe = model.experts > 1
+    if (chip is None or not model.blocks or model.latent_attention
+            or (not moe and model.attention_width != model.d_model)
             or options.precision not in ("bf16", "fp16", "fp8") or (fp8 and chip_id not in FP8_PEAKS)
-            or options.zero > 1 or layout.global_batch is None):
+            or options.zero > 1 or layout.global_batch is None or (moe and cp > 1)):
         return None
     gemm_chip = KernelChip(FP8_PEAKS[chip_id], chip.memory_bandwidth, chip.sms) if fp8 else None
     inter = link.inter_gb_s or link.intra_gb_s
+    if moe:
+        from engine.plan.kernel_moe import moe_kernel_step
+        return moe_kernel_step(chip, model, layout, options, link, gemm_chip)
     return kernel_step(chip, layers=model.blocks, h=model.d_model, a=model.heads, s=model.seq_len,
                        vocab=model.vocab, params=model.params, t=layout.tp, p=layout.pp, d=layout.dp,
                        b=layout.micro_batch, global_batch=layout.global_batch, v=layout.virtual_stages,
@@ -230,4 +238,4 @@ def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | 
                        inter_gb_s=inter, chips_per_node=link.chips_per_node, f=model.ff_size or 4 * model.d_model,
                        kv_heads=model.kv_heads, gated=model.gated,
                        model_flop=3 * model.forward_flop * layout.global_batch, fused_attention=fp8,
-                       overlap_dp=fp8, gemm_chip=gemm_chip)
+                       overlap_dp=fp8, gemm_chip=gemm_chip, cp=cp)

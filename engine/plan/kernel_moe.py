@@ -1,20 +1,43 @@
-"""A mixture-of-experts block in the kernel model (``engine.plan.kernel_model``'s GEMMs and bandwidths), for
-the published MoE run it is checked on; plans of MoE models still use the constant-efficiency model.
+"""A mixture-of-experts transformer step in the kernel model (``engine.plan.kernel_model``'s GEMMs and
+bandwidths), as Megatron-Core runs it: attention split t ways, the experts split ep ways with an
+all-to-all token dispatcher (expert tensor parallelism 1, the NeMo/Megatron Bridge recipes' setting).
 
-Per micro-batch of b sequences of s tokens on a rank (t = 1, fused attention), per block:
-- attention: QKV (bs × (H + 2·H_kv)·d_h × h), output (bs × h × H·d_h), QKᵀ and AV (b·H batches);
-- router: bs × E × h; experts, routing balanced (the published benchmarks force it): each of the E/ep local
-  experts gets M_e = bs·k·ep/E tokens (k routed per token, from the ep ranks of its group): FC1
-  (M_e × 2f × h, gated) and FC2 (M_e × h × f) as batched GEMMs; backward their data and weight gradients;
-- memory-bound: norms and residuals 22 bytes per bsh, the gated activation 4 per bs·k·f, the token
-  permutation (dispatch and combine, read and write) 8 per bs·k·h; backward 2×;
-- all-to-all: dispatch and combine move bs·k·h·2 bytes × (ep − 1)/ep each, forward, and twice that backward,
-  over NVLink when ep ≤ 8, not overlapped (Megatron-Core's default);
-- gradients: the dense parameters all-reduced over d, the experts' over d/ep (expert data parallel).
-Not modelled: sliding-window attention (counted as full), attention sinks, grouped-GEMM and permutation
-kernel overheads, load imbalance.
+Per micro-batch of b sequences of s tokens, per block, on one rank (T = b·s/t tokens after sequence
+parallelism, E experts, k routed per token, E/ep local experts, f the expert width, h hidden, H heads and
+H_kv key/value heads of d_h):
+- attention GEMMs: QKV (b·s × (H + 2·H_kv)·d_h/t × h), output (b·s × h × H·d_h/t); the core QKᵀ and AV as in
+  the dense model (s × s per head, fused: no score traffic). A sliding-window layer (GPT-OSS alternates them,
+  window W) sees W keys per query: FlashAttention's 128-key tiles, ⌈W/128⌉ + 1 of them per query tile
+  (Dao et al. 2022); attention sinks (GPT-OSS) add one logit per head and row: nothing measurable.
+- router: T × E × h; top-k and softmax 4 bytes per T·E.
+- experts: M_e = ⌈c · T·k·ep/E⌉ tokens per local expert (c: the busiest rank's load ÷ the mean; 1 with
+  routing forced balanced, as NVIDIA's performance recipes do: ``moe_router_force_load_balancing``). Each
+  local expert's FC1 (M_e × 2f × h, gated) and FC2 (M_e × h × f) is its own GEMM with its own wave
+  quantization — Transformer Engine's GroupedLinear loops over the experts' GEMMs — and backward its data
+  and weight gradients (K = M_e: small experts give short, wave-bound GEMMs).
+- memory-bound (bytes per element in 16 bits, forward; backward 2×): norms and residuals 22 per T·h,
+  rotary embedding 4 per query/key value, the gated activation 6 per T·k·f (4 ungated), token permutation
+  and un-permutation 8 per T·k·h, router 4 per T·E; ``recompute="selective"`` runs the norms and the expert
+  activation once more (Megatron's ``recompute_modules=["layernorm", "moe_act"]``);
+  ``"full"`` the block's forward GEMMs, memory-bound work and its two all-to-alls again.
+- all-to-all: dispatch and combine each move T·k·h·2 bytes × (ep − 1)/ep forward and the same backward
+  (the backward of one is the other), over NVLink for the peers inside the node (the group spans t·ep
+  ranks) and the scale-out link for the others, the slower of the two; ``overlap_a2a`` hides it behind
+  another micro-batch's GEMMs (Megatron's ``moe_a2a_overlap``), only the excess exposed.
+- tensor parallelism (t > 1, sequence parallel): attention's all-gather + reduce-scatter forward, the same
+  and one more gather backward (2.5 all-reduces of b·s·h·2 bytes); the experts need none.
+- pipeline, logits, bubble and sends as in the dense model; gradients: the dense parameters reduced over d,
+  the experts' over t·d/ep (expert data parallel), overlapped with the last micro-batch's backward
+  (``overlap_grad_reduce``, on in the recipes); the optimizer step 34 bytes per parameter of the rank's
+  shard (distributed optimizer).
+The attention core is timed as the dense model times it (``gemm_s`` of the s × s products, the validated
+convention). Not modelled: the dispatcher's host synchronisation and kernel-launch gaps (the recipes
+capture the router and dispatcher in CUDA graphs on newer chips for this reason), FP8 casts, a capacity
+factor that drops tokens.
 """
 from __future__ import annotations
+
+import math
 
 from engine.plan.kernel_model import (
     BYTES,
@@ -25,43 +48,125 @@ from engine.plan.kernel_model import (
     gemm_s,
 )
 
+FLASH_TILE = 128
+"""Keys per FlashAttention tile (Dao et al. 2022; FlashAttention-2's 128-wide blocks)."""
+
+
+def window_keys(s: int, window: int) -> int:
+    """Keys a query tile reads with a sliding window of ``window`` positions: ⌈W/128⌉ + 1 tiles, at most s."""
+    return s if not window else min(s, (math.ceil(window / FLASH_TILE) + 1) * FLASH_TILE)
+
+
+def _core(chip: KernelChip, s: int, keys: int, head_dim: int, batch: int) -> tuple[float, float]:
+    """(forward, backward) of QKᵀ and AV over ``keys`` keys per query, ``batch`` heads × sequences."""
+    fwd = gemm_s(chip, s, keys, head_dim, batch) + gemm_s(chip, s, head_dim, keys, batch)
+    bwd = 3 * gemm_s(chip, s, head_dim, keys, batch) + gemm_s(chip, s, keys, head_dim, batch)
+    return fwd, bwd
+
+
+def all_to_all_s(nbytes: float, ep: int, t: int, intra_gb_s: float, inter_gb_s: float,
+                 chips_per_node: int) -> float:
+    """One all-to-all of ``nbytes`` per rank over ep ranks spaced t apart: the in-node share on NVLink, the
+    rest on the scale-out link, whichever takes longer."""
+    if ep <= 1:
+        return 0.0
+    in_node = max(1, min(ep, chips_per_node // t))
+    near = (in_node - 1) / ep * nbytes / (intra_gb_s * 1e9 * ETA_NETWORK)
+    far = (ep - in_node) / ep * nbytes / (inter_gb_s * 1e9 * ETA_NETWORK)
+    return max(near, far)
+
 
 def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: int, head_dim: int, s: int, vocab: int,
                dense_params: float, expert_params: float, experts: int, top_k: int, f: int, p: int, d: int, ep: int,
-               b: int, global_batch: int, v: int = 1, intra_gb_s: float = 450, inter_gb_s: float = 50,
-               chips_per_node: int = 8) -> dict:
-    """One step's seconds by part (``step_s`` their sum) for a gated-expert MoE transformer at t = 1."""
+               b: int, global_batch: int, v: int = 1, t: int = 1, intra_gb_s: float = 450, inter_gb_s: float = 50,
+               chips_per_node: int = 8, gated: bool = True, window: int = 0, windowed_layers: int = 0,
+               shared_f: int = 0, recompute: str = "none", overlap_a2a: bool = False,
+               imbalance: float = 1.0, gemm_chip: KernelChip | None = None) -> dict:
+    """One step's seconds by part (``step_s`` their sum) for a mixture-of-experts transformer (see the
+    module's formulas)."""
+    g = gemm_chip or chip
     m = global_batch // (d * b)
     bs = b * s
+    tokens = bs / t  # per rank in the expert layer (sequence parallel)
     w = chip.memory_bandwidth * ETA_MEMORY
-    linear = [((heads + 2 * kv_heads) * head_dim, h), (h, heads * head_dim)]
-    fwd = sum(gemm_s(chip, bs, n, k) for n, k in linear)
-    fwd += gemm_s(chip, s, s, head_dim, b * heads) + gemm_s(chip, s, head_dim, s, b * heads)
-    bwd = sum(gemm_s(chip, bs, k, n) + gemm_s(chip, k, n, bs) for n, k in linear)
-    bwd += 3 * gemm_s(chip, s, head_dim, s, b * heads) + gemm_s(chip, s, s, head_dim, b * heads)
-    fwd += gemm_s(chip, bs, experts, h)
-    bwd += gemm_s(chip, bs, h, experts) + gemm_s(chip, h, experts, bs)
-    m_e, local = bs * top_k * ep // experts, experts // ep
-    fwd += gemm_s(chip, m_e, 2 * f, h, local) + gemm_s(chip, m_e, h, f, local)
-    bwd += (gemm_s(chip, m_e, h, 2 * f, local) + gemm_s(chip, h, 2 * f, m_e, local)
-            + gemm_s(chip, m_e, f, h, local) + gemm_s(chip, f, h, m_e, local))
-    memory = (22 * bs * h + 4 * bs * top_k * f + 8 * bs * top_k * h) * BYTES / 2 / w
-    link = (intra_gb_s if ep <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
-    all_to_all = 2 * bs * top_k * h * BYTES * (ep - 1) / ep / link
+    linear = [((heads + 2 * kv_heads) * head_dim // t, h), (h, heads * head_dim // t)]
+    if shared_f:
+        linear += [((2 if gated else 1) * shared_f // t, h), (h, shared_f // t)]
+    fwd = sum(gemm_s(g, bs, n, k) for n, k in linear)
+    bwd = sum(gemm_s(g, bs, k, n) + gemm_s(g, k, n, bs) for n, k in linear)
+    full_f, full_b = _core(g, s, s, head_dim, b * heads // t)
+    win_f, win_b = _core(g, s, window_keys(s, window), head_dim, b * heads // t)
+    share = min(windowed_layers, layers) / layers if layers else 0.0
+    fwd += (1 - share) * full_f + share * win_f
+    bwd += (1 - share) * full_b + share * win_b
+    rt = math.ceil(tokens)
+    fwd += gemm_s(g, rt, experts, h)
+    bwd += gemm_s(g, rt, h, experts) + gemm_s(g, h, experts, rt)
+    local = max(1, experts // ep)
+    m_e = max(1, math.ceil(imbalance * tokens * top_k * ep / experts))
+    up = (2 if gated else 1) * f
+    fwd += local * (gemm_s(g, m_e, up, h) + gemm_s(g, m_e, h, f))
+    bwd += local * (gemm_s(g, m_e, h, up) + gemm_s(g, h, up, m_e) + gemm_s(g, m_e, f, h) + gemm_s(g, f, h, m_e))
+    act = (6 if gated else 4) * tokens * top_k * f
+    norms = 22 * tokens * h
+    memory = (norms + 4 * bs * (heads + kv_heads) * head_dim / t + act + 8 * tokens * top_k * h
+              + 4 * tokens * experts) * BYTES / 2 / w
+    one_a2a = all_to_all_s(tokens * top_k * h * BYTES, ep, t, intra_gb_s, inter_gb_s, chips_per_node)
+    a2a = 4 * one_a2a
+    if recompute == "full":  # the block's forward again, its dispatch and combine included
+        re_gemm, re_mem = fwd, memory
+        a2a += 2 * one_a2a
+    elif recompute == "selective":  # the norms and the expert activation (Megatron's recompute_modules)
+        re_gemm, re_mem = 0.0, (8 * tokens * h + act) * BYTES / 2 / w
+    else:
+        re_gemm = re_mem = 0.0
+    if overlap_a2a:
+        a2a = max(0.0, a2a - (fwd + bwd + re_gemm))
+    reduce = 2 * (t - 1) / t * bs * h * BYTES / (intra_gb_s * 1e9 * ETA_NETWORK) if t > 1 else 0.0
+    tp = 2.5 * reduce
     blocks = layers / p
-    logits = gemm_s(chip, bs, vocab, h) * 3 + 8 * bs * vocab / w if vocab else 0.0
-    stage = blocks * (fwd + bwd + 3 * memory + 3 * all_to_all) + logits
+    logits = gemm_s(chip, bs, vocab // t, h) * 3 + 8 * bs * vocab / t / w if vocab else 0.0
+    per_block = fwd + bwd + re_gemm + 3 * memory + re_mem + a2a + tp
+    stage = blocks * per_block + logits
     net = inter_gb_s * 1e9 * ETA_NETWORK
-    d_e = d // ep
+    d_e = max(1, t * d // ep)
+    dense_chip, expert_chip = dense_params / (t * p), expert_params / (p * ep)
+    dp = ((2 * (d - 1) / d * dense_chip * BYTES / net if d > 1 else 0.0)
+          + (2 * (d_e - 1) / d_e * expert_chip * BYTES / net if d_e > 1 else 0.0))
+    dp = max(0.0, dp - blocks * (bwd + 2 * memory))  # overlapped with the last micro-batch's backward
     parts = {
-        "gemm_s": m * (blocks * (fwd + bwd) + logits) - m * 8 * bs * vocab / w,
-        "memory_bound_s": m * blocks * 3 * memory + m * 8 * bs * vocab / w,
-        "all_to_all_s": m * blocks * 3 * all_to_all,
+        "gemm_s": m * (blocks * (fwd + bwd + re_gemm) + logits) - m * 8 * bs * vocab / t / w,
+        "memory_bound_s": m * blocks * (3 * memory + re_mem) + m * 8 * bs * vocab / t / w,
+        "all_to_all_s": m * blocks * a2a,
+        "tp_comm_s": m * blocks * tp,
         "bubble_s": (p - 1) / v * stage,
-        "pp_comm_s": 2 * v * m * bs * h * BYTES / net if p > 1 else 0.0,
-        "dp_comm_s": (2 * (d - 1) / d * dense_params / p * BYTES / net if d > 1 else 0.0)
-        + (2 * (d_e - 1) / d_e * expert_params / (p * ep) * BYTES / net if d_e > 1 else 0.0),
-        "optimizer_s": (dense_params / p + expert_params / (p * ep)) * OPTIMIZER_BYTES_PER_PARAM / w,
+        "pp_comm_s": 2 * v * m * bs * h * BYTES / t / net if p > 1 else 0.0,
+        "dp_comm_s": dp,
+        "optimizer_s": (dense_chip / d + expert_chip / d_e) * OPTIMIZER_BYTES_PER_PARAM / w,
     }
     parts["step_s"] = sum(parts.values())
     return parts
+
+
+def moe_kernel_step(chip: KernelChip, model, layout, options, link, gemm_chip: KernelChip | None = None):
+    """``moe_step_s`` for a plan (a mixture-of-experts ``PlanModel`` on a ``Layout``), as a ``KernelStep``:
+    routing balanced, the all-to-all not overlapped; selective recomputation is the norms and the expert
+    activation (the MoE recipes' ``recompute_modules``), full the block's forward."""
+    from engine.plan.kernel_model import KernelStep
+
+    heads = model.heads
+    head_dim = model.attention_width // heads if heads else 0
+    parts = moe_step_s(chip, layers=model.blocks, h=model.d_model, heads=heads, kv_heads=model.kv_heads or heads,
+                       head_dim=head_dim, s=model.seq_len, vocab=model.vocab, dense_params=model.dense_params,
+                       expert_params=model.expert_params, experts=model.experts, top_k=model.active_experts,
+                       f=model.ff_size or 4 * model.d_model, p=layout.pp, d=layout.dp, ep=layout.ep,
+                       b=layout.micro_batch, global_batch=layout.global_batch, v=layout.virtual_stages, t=layout.tp,
+                       intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s or link.intra_gb_s,
+                       chips_per_node=link.chips_per_node, gated=model.gated, window=model.window,
+                       windowed_layers=model.windowed_blocks, shared_f=model.shared_ff_size,
+                       recompute=options.recompute, gemm_chip=gemm_chip)
+    g = gemm_chip or chip
+    return KernelStep(gemm_s=parts["gemm_s"], memory_bound_s=parts["memory_bound_s"], tp_comm_s=parts["tp_comm_s"],
+                      bubble_s=parts["bubble_s"], pp_comm_s=parts["pp_comm_s"], dp_comm_s=parts["dp_comm_s"],
+                      optimizer_s=parts["optimizer_s"], model_flop=3 * model.forward_flop * layout.global_batch,
+                      chips=layout.chips, peak=g.peak, ep_comm_s=parts["all_to_all_s"])

@@ -50,6 +50,16 @@ class PlanModel(Result):
     """V of a language-model head (0: none)."""
     trainable_params: int | None = None
     """Parameters that train (None: all): gradients and optimizer states are kept for these only (LoRA)."""
+    active_experts: int = 1
+    """k: experts routed per token (mixture of experts)."""
+    shared_ff_size: int = 0
+    """Width of an always-active shared expert (0: none)."""
+    window: int = 0
+    """W of the sliding-window blocks (0: none)."""
+    windowed_blocks: int = 0
+    """Blocks with sliding-window attention."""
+    latent_attention: bool = False
+    """Multi-head latent attention (compressed keys and values)."""
 
     @property
     def trainable_fraction(self) -> float:
@@ -79,8 +89,8 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
     if result.error is not None:
         raise result.error
     blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = width = ff_size = vocab = 0
-    gated = False
-    other_values = expert_params = 0
+    gated = latent = False
+    other_values = expert_params = active = shared = window = windowed = 0
     attention_core = 0.0
     shapes: dict[int, list[int]] = {}
     for row in result.rows:
@@ -102,6 +112,11 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
             blocks += 1
             d_model, heads, kv_heads, seq_len, width = shape[-1], h, h_kv, shape[0], h * q
             experts = max(experts, layer.experts)
+            active = max(active, layer.active_experts or 0)
+            shared = max(shared, layer.shared_ff_size or 0)
+            latent = latent or layer.kv_lora_rank is not None
+            if layer.attention_window:
+                window, windowed = layer.attention_window, windowed + 1
             ff_size, gated = layer.ff_size or 4 * shape[-1], layer.gated
         else:
             other_layers += 1
@@ -113,4 +128,6 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
                      attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
                      kv_heads=kv_heads, attention_width=width, seq_len=seq_len or steps, other_layers=other_layers,
                      other_activation_values=other_values, ff_size=ff_size, gated=gated, vocab=vocab,
-                     trainable_params=result.trainable_params if result.trainable_params < result.params else None)
+                     trainable_params=result.trainable_params if result.trainable_params < result.params else None,
+                     active_experts=active or 1, shared_ff_size=shared, window=window, windowed_blocks=windowed,
+                     latent_attention=latent)

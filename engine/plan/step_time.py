@@ -58,10 +58,15 @@ class StepTime(Result):
     notes: tuple[str, ...] = ()
     model: str = CONSTANT_MODEL
     """Which step-time model produced the figures: ``KERNEL_MODEL`` or ``CONSTANT_MODEL``."""
+    ep_comm_s: float = 0.0
+    """Expert parallelism's all-to-all (kernel model)."""
+    cp_comm_s: float = 0.0
+    """Context parallelism's key/value ring, where attention does not hide it (kernel model)."""
 
     @property
     def step_s(self) -> float:
-        return self.compute_s + self.bubble_s + self.tp_comm_s + self.pp_comm_s + self.dp_comm_s
+        return (self.compute_s + self.bubble_s + self.tp_comm_s + self.pp_comm_s + self.dp_comm_s + self.ep_comm_s
+                + self.cp_comm_s)
 
     def _utilization(self, flop: float) -> float | None:
         capacity = self.step_s * self.chips * self.peak_flop_per_s
@@ -93,7 +98,7 @@ class StepTime(Result):
     def as_dict(self, tokens: float | None = None) -> dict:
         out = {"model": self.model, "step_s": self.step_s, "compute_s": self.compute_s, "bubble_s": self.bubble_s,
                "tp_comm_s": self.tp_comm_s, "pp_comm_s": self.pp_comm_s, "dp_comm_s": self.dp_comm_s,
-               "bubble_fraction": self.bubble_fraction, "mfu": self.mfu, "hfu": self.hfu,
+               "ep_comm_s": self.ep_comm_s, "cp_comm_s": self.cp_comm_s, "bubble_fraction": self.bubble_fraction, "mfu": self.mfu, "hfu": self.hfu,
                "model_flop_per_step": self.model_flop_per_step,
                "hardware_flop_per_step": self.hardware_flop_per_step, "chips": self.chips,
                "peak_flop_per_s": self.peak_flop_per_s, "tokens_per_step": self.tokens_per_step,

@@ -1,16 +1,18 @@
 """Published measured H100 runs (NVIDIA's performance tables), apart from the kernel model's calibration:
 dense FP8 runs, which the kernel model covers (FP8 GEMMs at the FP8 peak, fused attention, overlapped
-gradient reduction — ``kernel_model.kernel_step_for``); a mixture of experts with expert parallelism and
-long-context runs with context parallelism, which it does not (no expert all-to-all; no context-parallel
-degree in the layout). Each row carries what a plan gives for it (``plan_s``, from the model the plan uses,
-named in ``step_model``), what the constant-efficiency model (k = 0.7) gives (``previous_s``), or nothing
-where the layout cannot express the run.
+gradient reduction — ``kernel_model.kernel_step_for``); long-context runs with context parallelism; and
+mixtures of experts with expert parallelism (``engine.plan.kernel_moe``, with each recipe's settings:
+GPT-OSS's sliding windows and recomputed norms and activation, Qwen3 235B's all-to-all overlap). Each row
+carries what the kernel model gives for it (``plan_s``; ``step_model`` names how it was called) and what the
+constant-efficiency model (k = 0.7) gives (``previous_s``), or nothing where it cannot express the run.
 
 Published step time = global batch × sequence length / (tokens per second per GPU × GPUs).
 Sources: NVIDIA NeMo, "Performance Benchmarks", NeMo 24.07 container, DGX-H100, FP8
 (github.com/NVIDIA/NeMo docs/source/performance/performance_summary.md); NVIDIA Megatron Bridge,
-"Performance", archive, 26.02 container, DGX-H100, BF16 (github.com/NVIDIA-NeMo/Megatron-Bridge
-docs/performance-summary-archive.md). Recomputation is not stated by either table: none is assumed.
+"Performance", archive, 26.02 (GPT-OSS, BF16) and 26.02.01 (Qwen3, FP8) containers, DGX-H100
+(github.com/NVIDIA-NeMo/Megatron-Bridge docs/performance-summary-archive.md; the recipes' settings from the
+same repository's scripts/performance/configs). Recomputation is not stated by the NeMo table: none is
+assumed. The MoE recipes force balanced routing (``moe_router_force_load_balancing``).
 """
 from __future__ import annotations
 
@@ -23,6 +25,8 @@ NEMO_2407 = ("NVIDIA NeMo 24.07, Performance Benchmarks (DGX-H100, FP8) — "
              "https://github.com/NVIDIA/NeMo/blob/main/docs/source/performance/performance_summary.md")
 BRIDGE_2602 = ("NVIDIA Megatron Bridge 26.02, Performance (DGX-H100, BF16) — "
                "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/main/docs/performance-summary-archive.md")
+BRIDGE_260201 = ("NVIDIA Megatron Bridge 26.02.01, Performance (DGX-H100, FP8) — "
+                 "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/main/docs/performance-summary-archive.md")
 
 _LLAMA2_7B = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 4096, "num_attention_heads": 32,
               "intermediate_size": 11008, "vocab_size": 32000, "max_position_embeddings": 4096}
@@ -39,6 +43,12 @@ _GPT_OSS_120B = {"model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size"
                  "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "num_local_experts": 128,
                  "num_experts_per_tok": 4, "vocab_size": 201088, "max_position_embeddings": 131072,
                  "sliding_window": 128}
+_QWEN3_30B_A3B = {"model_type": "qwen3_moe", "num_hidden_layers": 48, "hidden_size": 2048, "num_attention_heads": 32,
+                  "num_key_value_heads": 4, "head_dim": 128, "intermediate_size": 6144, "moe_intermediate_size": 768,
+                  "num_experts": 128, "num_experts_per_tok": 8, "vocab_size": 151936,
+                  "max_position_embeddings": 40960, "tie_word_embeddings": False}
+_QWEN3_235B_A22B = dict(_QWEN3_30B_A3B, num_hidden_layers=94, hidden_size=4096, num_attention_heads=64,
+                        intermediate_size=12288, moe_intermediate_size=1536)
 
 
 @dataclass(frozen=True, slots=True)
@@ -60,6 +70,12 @@ class OutsideRun:
     precision: str
     tokens_per_s_per_gpu: float
     source: str
+    recompute: str = "none"
+    """The recipe's recomputation: "selective" = Megatron Bridge's recompute_modules ["layernorm", "moe_act"]."""
+    overlap_a2a: bool = False
+    """The recipe's ``moe_a2a_overlap``."""
+    window: int = 0
+    """Sliding window of every other block (GPT-OSS; ``window_attn_skip_freq`` 2)."""
 
     @property
     def published_s(self) -> float:
@@ -79,7 +95,13 @@ OUTSIDE: tuple[OutsideRun, ...] = (
                "context parallelism", _LLAMA3_70B, 64, 128, 1, 8192, 4, 4, 2, 5, 1, "fp8", 1533, NEMO_2407),
     OutsideRun("GPT-OSS 120B (MoE, 128 experts, top 4), 64 H100, BF16 (p 4, e 8)",
                "mixture of experts, expert all-to-all", _GPT_OSS_120B, 64, 1280, 1, 4096, 1, 4, 1, 1, 8, "bf16",
-               5993, BRIDGE_2602),
+               5993, BRIDGE_2602, recompute="selective", window=128),
+    OutsideRun("Qwen3 30B-A3B (MoE, 128 experts, top 8), 16 H100, FP8 (p 2, v 12, e 8)",
+               "mixture of experts, expert all-to-all", _QWEN3_30B_A3B, 16, 1024, 1, 4096, 1, 2, 1, 12, 8, "fp8",
+               9058, BRIDGE_260201),
+    OutsideRun("Qwen3 235B-A22B (MoE, 128 experts, top 8), 256 H100, FP8 (t 2, p 8, v 4, e 32)",
+               "mixture of experts, expert all-to-all", _QWEN3_235B_A22B, 256, 8192, 1, 4096, 2, 8, 1, 4, 32, "fp8",
+               1611, BRIDGE_260201, overlap_a2a=True),
 )
 
 
@@ -150,11 +172,22 @@ def kernel_with_cp(run: OutsideRun) -> float:
 def h100_table() -> tuple[OutsideRow, ...]:
     rows = []
     for run in OUTSIDE:
-        plan = plan_for(run)
         previous = None
+        if run.ep > 1 and (run.gpus // (run.t * run.p)) % run.ep:  # experts folded over t·d: no plan layout
+            rows.append(OutsideRow(run.label, run.why, run.source, run.published_s, moe_kernel_s(run), MOE_MODEL,
+                                   None))
+            continue
+        plan = plan_for(run)
         if run.cp > 1:
             rows.append(OutsideRow(run.label, run.why, run.source, run.published_s, kernel_with_cp(run), CP_MODEL,
                                    None))
+            continue
+        if run.ep > 1:
+            from engine.plan.step_time import step_time
+            previous = step_time(plan_model_of(run), plan.layout, plan.options, plan.step.peak_flop_per_s,
+                                 plan.link, 0.7).step_s
+            rows.append(OutsideRow(run.label, run.why, run.source, run.published_s, moe_kernel_s(run), MOE_MODEL,
+                                   previous))
             continue
         if plan is not None:
             from engine.plan.step_time import step_time
@@ -165,16 +198,25 @@ def h100_table() -> tuple[OutsideRow, ...]:
     return tuple(rows)
 
 
-def moe_kernel_s() -> tuple[str, float, float]:
-    """(case, published s, ``kernel_moe.moe_step_s``'s step) for the mixture-of-experts run (GPT-OSS 120B)."""
-    from engine.plan.kernel_model import H100
+MOE_MODEL = "kernel model, experts (the recipe's settings)"
+
+
+def moe_kernel_s(run: OutsideRun) -> float:
+    """``kernel_moe.moe_step_s`` for a published MoE run with its recipe's settings (sliding windows,
+    recomputed norms and activation, all-to-all overlap), which a plan does not take."""
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel_model import FP8_PEAKS, H100, KernelChip
     from engine.plan.kernel_moe import moe_step_s
 
-    run = next(r for r in OUTSIDE if r.ep > 1)
-    c, m = run.config, plan_model_of(run)
-    step = moe_step_s(H100, layers=c["num_hidden_layers"], h=c["hidden_size"], heads=c["num_attention_heads"],
-                      kv_heads=c["num_key_value_heads"], head_dim=c["head_dim"], s=run.seq, vocab=c["vocab_size"],
-                      dense_params=m.dense_params, expert_params=m.expert_params, experts=c["num_local_experts"],
-                      top_k=c["num_experts_per_tok"], f=c["intermediate_size"], p=run.p,
-                      d=run.gpus // (run.t * run.p), ep=run.ep, b=run.micro_batch, global_batch=run.global_batch)
-    return run.label, run.published_s, step["step_s"]
+    m = plan_model_of(run)
+    link = interconnect_for("nvidia-h100-sxm")
+    return moe_step_s(H100, layers=m.blocks, h=m.d_model, heads=m.heads, kv_heads=m.kv_heads,
+                      head_dim=m.attention_width // m.heads, s=run.seq, vocab=m.vocab, dense_params=m.dense_params,
+                      expert_params=m.expert_params, experts=m.experts, top_k=m.active_experts, f=m.ff_size,
+                      p=run.p, d=run.gpus // (run.t * run.p), ep=run.ep, b=run.micro_batch,
+                      global_batch=run.global_batch, v=run.v, t=run.t, intra_gb_s=link.intra_gb_s,
+                      inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node, gated=m.gated,
+                      window=run.window, windowed_layers=m.blocks // 2 if run.window else 0,
+                      recompute=run.recompute, overlap_a2a=run.overlap_a2a,
+                      gemm_chip=KernelChip(FP8_PEAKS["nvidia-h100-sxm"], H100.memory_bandwidth, H100.sms)
+                      if run.precision == "fp8" else None)["step_s"]

@@ -13,7 +13,8 @@ def test_h100_rows_give_the_published_step_and_name_the_model():
     assert first["published step (s)"] == pytest.approx(round(128 * 4096 / (16847 * 8), 2))
     assert first["model"] == "kernel model" and first["source"].startswith("NVIDIA NeMo 24.07")
     moe = next(r for r in rows if "MoE" in r["case"])
-    assert moe["model"] == "constant-efficiency model"
+    assert moe["model"] == "kernel model, experts (the recipe's settings)"
+    assert sum("MoE" in r["case"] for r in rows) == 3  # GPT-OSS 120B, Qwen3 30B-A3B, Qwen3 235B-A22B
     err = (moe["FLOPscope (s)"] / moe["published step (s)"] - 1) * 100
     assert float(moe["error"].rstrip("%")) == pytest.approx(err, abs=0.2)
 
