@@ -139,7 +139,9 @@ def plan_section(scenario: Scenario) -> list[str]:
                  f"{'fits' if mem.fits else 'does not fit'}")
     if step is not None:
         lines.append(f"- Step: {step.step_s:.4g} s (compute {step.compute_s:.4g}, bubble {step.bubble_s:.4g}, "
-                     f"TP {step.tp_comm_s:.4g}, PP {step.pp_comm_s:.4g}, DP {step.dp_comm_s:.4g}); "
+                     f"TP {step.tp_comm_s:.4g}, PP {step.pp_comm_s:.4g}, DP {step.dp_comm_s:.4g}"
+                     + (f", expert all-to-all {step.ep_comm_s:.4g}" if step.ep_comm_s else "")
+                     + (f", context-parallel ring {step.cp_comm_s:.4g}" if step.cp_comm_s else "") + "); "
                      + (f"**predicted MFU {100 * step.mfu:.1f}%**" if step.mfu is not None else NO_COMPUTE)
                      + f" — {step.model}")
         lines += [f"- {note}" for note in step.notes]

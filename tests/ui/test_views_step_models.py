@@ -22,3 +22,13 @@ def test_h100_rows_give_the_published_step_and_name_the_model():
 def test_kernel_basis_names_the_validation_errors():
     line = kernel_basis()
     assert "8 measured Megatron-LM runs" in line and "3.6% (median)" in line and "7.5% at worst" in line
+
+
+def test_step_parts_list_the_expert_all_to_all_of_a_moe_plan():
+    from engine.plan.validation_h100 import OUTSIDE, plan_for
+    from ui.views.plan import step_parts
+
+    plan = plan_for(next(r for r in OUTSIDE if r.label.startswith("GPT-OSS")))
+    parts = {p["part"]: p["seconds"] for p in step_parts(plan.step)}
+    assert parts["expert all-to-all"] == pytest.approx(plan.kernel.ep_comm_s) and parts["expert all-to-all"] > 0
+    assert sum(parts.values()) == pytest.approx(plan.step.step_s)
