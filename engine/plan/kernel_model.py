@@ -58,7 +58,7 @@ BYTES = 2  # 16-bit activations and weights
 
 
 @dataclass(frozen=True, slots=True)
-class KernelChip:
+class KernelChip(Result):
     """What the kernel model needs of a chip: dense 16-bit peak, memory bandwidth, multiprocessors."""
 
     peak: float
@@ -210,27 +210,19 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
 
 def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
     """The kernel model for a plan (a ``PlanModel`` on a ``Layout``), or None where it does not apply: a chip
-    without its multiprocessor count here, a model that is not a stack of identical transformer blocks
-    (dense with H·Q = d, or a mixture of experts: ``engine.plan.kernel_moe``), latent attention, a format
-    other than BF16/FP16/FP8, or ZeRO 2–3 (their gathers are not modelled).
+    without its multiprocessor count here, a model that is not a stack of identical dense blocks with
+    H·Q = d (a mixture of experts: ``engine.plan.kernel_moe.moe_kernel_step_for``; latent attention), a
+    format other than BF16/FP16/FP8, or ZeRO 2–3 (their gathers are not modelled).
 
     FP8 (H100 only): the GEMMs at the FP8 peak, everything else as in BF16; FP8 training runs through
     Transformer Engine, whose runs (NVIDIA's NeMo recipes) use fused attention (no score traffic) and
     overlap the gradient reduction with the last micro-batch's backward — so FP8 plans take both."""
-    chip = CHIPS.get(chip_id)
-    fp8 = options.precision == "fp8"
-    cp = getattr(layout, "cp", 1)
-    moe = model.experts > 1
-    if (chip is None or not model.blocks or model.latent_attention
-            or (not moe and model.attention_width != model.d_model)
-            or options.precision not in ("bf16", "fp16", "fp8") or (fp8 and chip_id not in FP8_PEAKS)
-            or options.zero > 1 or layout.global_batch is None or (moe and cp > 1)):
+    chip = kernel_chip_for(model, layout, options, chip_id)
+    if chip is None or model.experts > 1 or model.attention_width != model.d_model:
         return None
+    fp8 = options.precision == "fp8"
     gemm_chip = KernelChip(FP8_PEAKS[chip_id], chip.memory_bandwidth, chip.sms) if fp8 else None
     inter = link.inter_gb_s or link.intra_gb_s
-    if moe:
-        from engine.plan.kernel_moe import moe_kernel_step
-        return moe_kernel_step(chip, model, layout, options, link, gemm_chip)
     return kernel_step(chip, layers=model.blocks, h=model.d_model, a=model.heads, s=model.seq_len,
                        vocab=model.vocab, params=model.params, t=layout.tp, p=layout.pp, d=layout.dp,
                        b=layout.micro_batch, global_batch=layout.global_batch, v=layout.virtual_stages,
@@ -238,4 +230,16 @@ def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | 
                        inter_gb_s=inter, chips_per_node=link.chips_per_node, f=model.ff_size or 4 * model.d_model,
                        kv_heads=model.kv_heads, gated=model.gated,
                        model_flop=3 * model.forward_flop * layout.global_batch, fused_attention=fp8,
-                       overlap_dp=fp8, gemm_chip=gemm_chip, cp=cp)
+                       overlap_dp=fp8, gemm_chip=gemm_chip, cp=getattr(layout, "cp", 1))
+
+
+def kernel_chip_for(model, layout, options, chip_id: str) -> KernelChip | None:
+    """The chip where the kernel model applies to the plan at all (a transformer without latent attention,
+    BF16/FP16 or FP8 on a chip with an FP8 peak here, ZeRO 0–1, a global batch); else None."""
+    chip = CHIPS.get(chip_id)
+    fp8 = options.precision == "fp8"
+    if (chip is None or not model.blocks or getattr(model, "latent_attention", False)
+            or options.precision not in ("bf16", "fp16", "fp8") or (fp8 and chip_id not in FP8_PEAKS)
+            or options.zero > 1 or layout.global_batch is None):
+        return None
+    return chip

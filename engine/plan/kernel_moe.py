@@ -43,9 +43,12 @@ from engine.plan.kernel_model import (
     BYTES,
     ETA_MEMORY,
     ETA_NETWORK,
+    FP8_PEAKS,
     OPTIMIZER_BYTES_PER_PARAM,
     KernelChip,
+    KernelStep,
     gemm_s,
+    kernel_chip_for,
 )
 
 FLASH_TILE = 128
@@ -148,25 +151,27 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     return parts
 
 
-def moe_kernel_step(chip: KernelChip, model, layout, options, link, gemm_chip: KernelChip | None = None):
-    """``moe_step_s`` for a plan (a mixture-of-experts ``PlanModel`` on a ``Layout``), as a ``KernelStep``:
+def moe_kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
+    """``moe_step_s`` for a plan of a mixture of experts (a ``PlanModel`` on a ``Layout``) as a ``KernelStep``,
+    or None where the kernel model does not apply (``kernel_chip_for``; a dense model; context parallelism):
     routing balanced, the all-to-all not overlapped; selective recomputation is the norms and the expert
     activation (the MoE recipes' ``recompute_modules``), full the block's forward."""
-    from engine.plan.kernel_model import KernelStep
-
+    chip = kernel_chip_for(model, layout, options, chip_id)
+    if chip is None or model.experts <= 1 or getattr(layout, "cp", 1) > 1:
+        return None
+    gemm_chip = (KernelChip(FP8_PEAKS[chip_id], chip.memory_bandwidth, chip.sms)
+                 if options.precision == "fp8" else None)
     heads = model.heads
-    head_dim = model.attention_width // heads if heads else 0
     parts = moe_step_s(chip, layers=model.blocks, h=model.d_model, heads=heads, kv_heads=model.kv_heads or heads,
-                       head_dim=head_dim, s=model.seq_len, vocab=model.vocab, dense_params=model.dense_params,
-                       expert_params=model.expert_params, experts=model.experts, top_k=model.active_experts,
-                       f=model.ff_size or 4 * model.d_model, p=layout.pp, d=layout.dp, ep=layout.ep,
-                       b=layout.micro_batch, global_batch=layout.global_batch, v=layout.virtual_stages, t=layout.tp,
-                       intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s or link.intra_gb_s,
-                       chips_per_node=link.chips_per_node, gated=model.gated, window=model.window,
-                       windowed_layers=model.windowed_blocks, shared_f=model.shared_ff_size,
-                       recompute=options.recompute, gemm_chip=gemm_chip)
-    g = gemm_chip or chip
+                       head_dim=model.attention_width // heads, s=model.seq_len, vocab=model.vocab,
+                       dense_params=model.dense_params, expert_params=model.expert_params, experts=model.experts,
+                       top_k=model.active_experts, f=model.ff_size or 4 * model.d_model, p=layout.pp, d=layout.dp,
+                       ep=layout.ep, b=layout.micro_batch, global_batch=layout.global_batch,
+                       v=layout.virtual_stages, t=layout.tp, intra_gb_s=link.intra_gb_s,
+                       inter_gb_s=link.inter_gb_s or link.intra_gb_s, chips_per_node=link.chips_per_node,
+                       gated=model.gated, window=model.window, windowed_layers=model.windowed_blocks,
+                       shared_f=model.shared_ff_size, recompute=options.recompute, gemm_chip=gemm_chip)
     return KernelStep(gemm_s=parts["gemm_s"], memory_bound_s=parts["memory_bound_s"], tp_comm_s=parts["tp_comm_s"],
                       bubble_s=parts["bubble_s"], pp_comm_s=parts["pp_comm_s"], dp_comm_s=parts["dp_comm_s"],
                       optimizer_s=parts["optimizer_s"], model_flop=3 * model.forward_flop * layout.global_batch,
-                      chips=layout.chips, peak=g.peak, ep_comm_s=parts["all_to_all_s"])
+                      chips=layout.chips, peak=(gemm_chip or chip).peak, ep_comm_s=parts["all_to_all_s"])

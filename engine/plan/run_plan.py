@@ -13,6 +13,7 @@ from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.kernel_model import KernelStep, kernel_step_for
+from engine.plan.kernel_moe import moe_kernel_step_for
 from engine.plan.layout import MAX_CHIPS, Layout, MemoryOptions
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
@@ -110,7 +111,8 @@ def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, ch
     operations + optimizer step, the communication and bubble its own; elsewhere the constant-efficiency
     model's. Either carries a note naming the model that produced it."""
     step = step_time(model, layout, options, peak, link, kernel_efficiency)
-    kernel = kernel_step_for(model, layout, options, chip.id, link)
+    kernel = (kernel_step_for(model, layout, options, chip.id, link)
+              or moe_kernel_step_for(model, layout, options, chip.id, link))
     if kernel is None:
         return replace(step, notes=step.notes + (constant_note(kernel_efficiency),), model=CONSTANT_MODEL), None
     return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,

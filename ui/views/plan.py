@@ -76,10 +76,9 @@ def step_parts(step) -> list[dict]:
     parts = {"compute": step.compute_s, "pipeline bubble": step.bubble_s,
              "tensor-parallel all-reduces": step.tp_comm_s, "pipeline transfers": step.pp_comm_s,
              "data-parallel gradients": step.dp_comm_s}
-    if step.ep_comm_s:
-        parts["expert all-to-all"] = step.ep_comm_s
-    if step.cp_comm_s:
-        parts["context-parallel ring"] = step.cp_comm_s
+    for part, field in (("expert all-to-all", "ep_comm_s"), ("context-parallel ring", "cp_comm_s")):
+        if getattr(step, field, 0.0):
+            parts[part] = getattr(step, field)
     return [{"part": part, "seconds": seconds,
              "share": f"{100 * share:.1f}%" if (share := step.share(seconds)) is not None else "—"}
             for part, seconds in parts.items()]
