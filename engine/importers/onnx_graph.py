@@ -433,4 +433,6 @@ def _merged(scope: str, members: list[Counted]) -> Counted:
     return Counted(name=(scope or SCOPE_SEP)[-200:], op=ops[:200], params=sum(m.params for m in members),
                    macs=sum(m.macs for m in members), extra_flop=sum(m.extra_flop for m in members),
                    output_shape=members[-1].output_shape,
-                   backward_macs=None if None in backward else sum(backward))
+                   backward_macs=None if None in backward else sum(backward),
+                   trainable_params=None if all(m.trainable_params is None for m in members) else
+                   sum(m.params if m.trainable_params is None else m.trainable_params for m in members))

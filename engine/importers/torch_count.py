@@ -70,13 +70,41 @@ class ModuleCount(Result):
                    "backward_flop", "notes")
 
     def scenario_data(self, name: str = "") -> dict:
-        """The scenario these rows make: the rows are the layers, the input less its batch axis the input."""
+        """The scenario these rows make, per example: the rows are the layers, the input less its batch axis
+        the input, and each row's MACs divided by the batch B (the input's first size) — a training scenario
+        multiplies the FLOP of one example by the examples. Where a row's figures are not a multiple of B (a
+        module that mixes the examples of a batch), the rows stay those of one run, and ``per_example_note``
+        says so. Rows keep which of their parameters train, so a frozen module makes the training count its
+        backward pass as counted."""
         shape = self.input_shape[1:] if len(self.input_shape) > 1 else self.input_shape
         shape = [max(1, min(d, 10**9)) for d in shape] or [1]
         if len(shape) > 4:
             shape = [min(math.prod(shape), 10**9)]
         return {"name": (name or self.module)[:200], "input": {"shape": shape},
-                "layers": [row.model_dump(exclude_defaults=True) for row in self.rows]}
+                "layers": [row.model_dump(exclude_defaults=True) for row in self._rows_per_example()]}
+
+    def _per_example_batch(self) -> int:
+        """B when every row's figures divide by the batch B > 1, else 1 (rows kept as counted)."""
+        batch = self.input_shape[0] if len(self.input_shape) > 1 else 1
+        if batch > 1 and all(r.macs % batch == 0 and (r.backward_macs or 0) % batch == 0 for r in self.rows):
+            return batch
+        return 1
+
+    def _rows_per_example(self) -> list[Counted]:
+        batch = self._per_example_batch()
+        return [r.model_copy(update={"macs": r.macs // batch,
+                                     "backward_macs": None if r.backward_macs is None else r.backward_macs // batch})
+                for r in self.rows]
+
+    def per_example_note(self) -> str | None:
+        """What the scenario's rows stand for when the batch is not 1."""
+        batch = self.input_shape[0] if len(self.input_shape) > 1 else 1
+        if batch == 1:
+            return None
+        if self._per_example_batch() == batch:
+            return f"the scenario's rows are per example: the counted run's figures ÷ its batch of {batch:,}"
+        return (f"the counted figures do not divide by the batch of {batch:,} (the module mixes examples): the "
+                "scenario's rows are those of one run of the batch; count with batch 1 for figures per example")
 
 
 
@@ -261,16 +289,20 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
         if n_params or f_own or b_own:
             shape = [min(int(d), MAX_COUNTED_DIM) for d in (shapes.get(mod_name) or [])][:12]
             rows.append(Counted(name=_scope(mod_name)[-200:], op=type(mod).__name__[:200], params=n_params,
-                                macs=max(f_own, 0) // 2, output_shape=shape, backward_macs=max(b_own, 0) // 2))
+                                macs=max(f_own, 0) // 2, output_shape=shape, backward_macs=max(b_own, 0) // 2,
+                                trainable_params=None if n_train == n_params else n_train))
     forward_flop = sum(fwd.get("Global", {}).values())
     backward_flop = sum(total.get("Global", {}).values()) - forward_flop
     outside = backward_flop - 2 * sum(r.backward_macs for r in rows)
     if outside:
         notes.append(f"{outside:,} backward FLOP ran in autograd nodes made outside the module's forward pass "
                      "(no row holds them); the total backward includes them")
-    return ModuleCount(source=source[:200], module=(name or root)[:200], input_shape=list(input_shape),
-                       input_dtype=input_dtype, params=params, trainable_params=trainable,
-                       forward_flop=forward_flop, backward_flop=backward_flop, rows=rows, notes=notes)
+    counted = ModuleCount(source=source[:200], module=(name or root)[:200], input_shape=list(input_shape),
+                          input_dtype=input_dtype, params=params, trainable_params=trainable,
+                          forward_flop=forward_flop, backward_flop=backward_flop, rows=rows, notes=notes)
+    if (note := counted.per_example_note()) is not None:
+        notes.append(note)
+    return counted
 
 
 class _Calls:

@@ -29,7 +29,8 @@ class Counted(LayerBase):
     Forward FLOP = 2·MACs (``matmul``), + ``extra_flop`` (``full``). ``op`` names what was counted (an ONNX
     operator such as ``Conv``, or a module class such as ``Conv2d``); ``backward_macs``, where the count ran
     backward too (``count``), the multiply-accumulates of the backward pass with the module's own
-    ``requires_grad`` flags."""
+    ``requires_grad`` flags; ``trainable_params``, where only some of its parameters train (BitFit: frozen
+    weights, trainable biases)."""
 
     type: Literal["counted"] = "counted"
     op: str = Field("counted", min_length=1, max_length=200, description="What was counted: an ONNX operator, a module.")
@@ -38,6 +39,8 @@ class Counted(LayerBase):
     extra_flop: Count = 0
     output_shape: Annotated[list[Annotated[int, Field(ge=0, le=MAX_COUNTED_DIM)]], Field(max_length=12)] = []
     backward_macs: Count | None = None
+    trainable_params: Count | None = Field(None, description="Of its parameters, those that train (a module with "
+                                           "frozen weights and trainable biases); unset: all of them.")
     kind_label: ClassVar[str] = "Counted (imported)"
     formula: ClassVar[str] = r"2 \cdot \text{MACs (as counted)}"
 
@@ -50,13 +53,14 @@ class Counted(LayerBase):
         reverse-mode rules (``engine.method1.backward``): a row with weights is x·W (weight gradient when
         trainable, input gradient when needed), a row without (attention's QKᵀ and AV, an Einsum of two
         activations) is a product of two activations, each needing its gradient: 2 × MACs."""
+        params = self.params if self.trainable_params is None else min(self.trainable_params, self.params)
         if self.backward_macs is not None:
             return Grad(self.backward_macs, BACKWARD_EXTRA_FACTOR * self.extra_flop, True,
-                        self.params if trainable else 0)
+                        params if trainable else 0)
         if self.params == 0 and self.macs:
             return Grad(2 * self.macs if grad_in else 0, BACKWARD_EXTRA_FACTOR * self.extra_flop if grad_in else 0,
                         grad_in, 0)
-        return product_grad(self.macs, self.extra_flop, self.params, grad_in, trainable)
+        return product_grad(self.macs, self.extra_flop, params, grad_in, trainable and params > 0)
 
 
 COUNTED_KINDS: tuple[type[LayerBase], ...] = (Counted,)

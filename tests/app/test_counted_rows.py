@@ -32,3 +32,18 @@ def test_the_link_of_counted_rows_opens_on_every_page():
     assert metric(at, "Parameters") == f"{544 + 330:,}"
     assert SCENARIO.method1().forward_flop == 2 * (512 + 320)
     assert not at.error
+
+
+def test_a_frozen_counted_row_keeps_its_zero_backward_in_the_form():
+    """A module counted with its weights frozen: backward 0 and 0 trained parameters are counts, not 'empty =
+    automatic'; the layer form (open on the first row) keeps them, so the backward per example is the other
+    row's 640 MACs and the trainable parameters are its 330."""
+    frozen = [ROWS[0] | {"backward_macs": 0, "trainable_params": 0}, ROWS[1], ROWS[2]]
+    scenario = parse_scenario({"name": "frozen", "input": {"shape": [16]}, "layers": frozen,
+                               "training": {"examples": 1000, "epochs": 1}})
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["s"] = encode(scenario)
+    at.run()
+    assert not at.exception
+    assert metric(at, "Backward per example") == f"{2 * 640:,} FLOP"
+    assert metric(at, "Trainable parameters") == "330"

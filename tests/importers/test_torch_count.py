@@ -104,15 +104,16 @@ def test_the_command_counts_transformers_models_on_meta(torch, tmp_path, factory
     count = data["count"]
     assert (count["params"], count["forward_flop"], count["backward_flop"]) == \
         (params, forward.get_total_flops(), backward.get_total_flops())
-    assert (data["params"], data["forward_flop"]) == (params, forward.get_total_flops())
+    # the scenario is per example: the batch of 2 sequences divided out
+    assert (data["params"], 2 * data["forward_flop"]) == (params, forward.get_total_flops())
     # each module's backward is its own, also where branches share an input (BERT's query, key and value,
     # which FlopCounterMode's module tracker would each charge with all three): the rows add up to the pass
-    assert data["backward_flop"] == backward.get_total_flops()
+    assert 2 * data["backward_flop"] == backward.get_total_flops()
     rows = data["layers"]
-    if factory == "bert":  # a d×d projection of B·S = 32 positions: weight and input gradient, 2·(2·32·d·d) each
+    if factory == "bert":  # a d×d projection of S = 16 positions: weight and input gradient, 2·(2·16·d·d) each
         for branch in ("query", "key", "value"):
             row = next(r for r in rows if r["name"] == f"/bert/encoder/layer/0/attention/self/{branch}")
-            assert (row["forward_flop"], row["backward_flop"]) == (2 * 32 * 64 * 64, 2 * (2 * 32 * 64 * 64))
+            assert (row["forward_flop"], row["backward_flop"]) == (2 * 16 * 64 * 64, 2 * (2 * 16 * 64 * 64))
     assert sum(r["params"] for r in rows) == params and sum(r["forward_flop"] for r in rows) == data["forward_flop"]
     blocks = {"gpt2": "/transformer/h/", "bert": "/bert/encoder/layer/"}[factory]
     assert {r["name"].removeprefix(blocks).split("/")[0] for r in rows if r["name"].startswith(blocks)} == {"0", "1"}
@@ -161,7 +162,10 @@ def test_the_command_writes_a_scenario_the_dashboard_opens(torch, tmp_path):
               "--format", "json")
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
-    assert data["params"] == 50 * 8 + 8 * 6 * 3 + 3 and data["forward_flop"] == 2 * 2 * 48 * 3
+    # counted for a batch of 2; the scenario is per example (its training multiplies by the examples)
+    assert data["count"]["forward_flop"] == 2 * 2 * 48 * 3
+    assert data["params"] == 50 * 8 + 8 * 6 * 3 + 3 and data["forward_flop"] == 2 * 48 * 3
+    assert "per example: the counted run's figures ÷ its batch of 2" in " ".join(data["count"]["notes"])
     assert [(r["name"], r["params"]) for r in data["layers"]] == [("/0", 400), ("/2", 147)]
     from engine.scenario import load_scenario_text
 
@@ -201,3 +205,50 @@ def test_without_torch_the_command_says_how_to_install_it(monkeypatch, tmp_path)
     code.write_text("def build():\n    return None\n", encoding="utf-8")
     out = cli("count", f"{code}:build", "--input", "1,4")
     assert out.returncode == 2 and "needs PyTorch" in out.stderr
+
+
+def test_frozen_weights_and_trainable_biases_carry_into_the_scenario(torch):
+    """BitFit: every weight frozen, every bias trained. The rows keep which of their parameters train, so the
+    scenario's trainable parameters (the optimizer's and the planner's) are the biases: 16 + 4."""
+    from engine.importers.torch_count import count_module
+    from engine.scenario import parse_scenario
+
+    def bitfit():
+        net = torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+        for layer in (net[0], net[2]):
+            layer.weight.requires_grad_(False)
+        return net
+
+    counted = count_module(bitfit, [1, 8])
+    assert (counted.params, counted.trainable_params) == (8 * 16 + 16 + 16 * 4 + 4, 16 + 4)
+    result = parse_scenario(counted.scenario_data(), "count").method1()
+    assert (result.params, result.architecture.trainable_params) == (212, 20)
+    # backward: no weight gradient; the input gradient of the last layer (its input comes from a trained bias)
+    assert result.backward_flop == counted.backward_flop == 2 * 16 * 4
+
+
+def test_a_batch_is_divided_out_unless_the_module_mixes_examples(torch):
+    """Counted for a batch of 4, the scenario's rows are one example's (= the batch-1 count); a module whose
+    figures do not divide by the batch (it appends one example to the batch) keeps one run's rows, and says so."""
+    from engine.importers.torch_count import count_module
+    from engine.scenario import parse_scenario
+
+    def mlp():
+        return torch.nn.Sequential(torch.nn.Linear(8, 16), torch.nn.ReLU(), torch.nn.Linear(16, 4))
+
+    one, four = count_module(mlp, [1, 8]), count_module(mlp, [4, 8])
+    assert four.forward_flop == 4 * one.forward_flop == 4 * 2 * (8 * 16 + 16 * 4)
+    per_example = parse_scenario(four.scenario_data(), "count").method1()
+    assert (per_example.forward_flop, per_example.backward_flop) == (2 * (8 * 16 + 16 * 4), one.backward_flop)
+
+    class Appends(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.fc = torch.nn.Linear(1, 1)
+
+        def forward(self, x):
+            return self.fc(torch.cat([x, x[:1]]))  # B + 1 rows: 3 MACs for a batch of 2
+
+    mixed = count_module(Appends, [2, 1])
+    assert parse_scenario(mixed.scenario_data(), "count").method1().forward_flop == 2 * 3
+    assert any("do not divide by the batch of 2" in n for n in mixed.notes)
