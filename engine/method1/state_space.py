@@ -1,5 +1,6 @@
 """Mamba's selective state-space mixer (Gu & Dao 2023) as the rows of a block (``TransformerBlock`` with
-``mixer="mamba"``), counted as transformers' ``MambaMixer`` computes it without the CUDA kernels.
+``mixer="mamba"``), counted as transformers' ``MambaMixer`` computes it without the CUDA kernels; Mamba-2's
+(Dao & Gu 2024, ``mixer="mamba2"``) below, as ``Mamba2Mixer``'s torch path computes it.
 
 Symbols: d model width, L positions, I inner width (expand·d), N state size, K convolution width, R rank of
 the time-step projection Δ.
@@ -20,6 +21,7 @@ from __future__ import annotations
 
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.method1.layers import Part
+from engine.method1.ops import rms_norm_cost
 from engine.method1.transformer_parts import _linear
 
 SOFTPLUS_FLOP = 3
@@ -48,5 +50,70 @@ def mamba(block, d: int, length: int, read: str = "h") -> list[Part]:
         Part("mamba selective scan", i * n + i, length * i * n, scan_full_flop(length, i, n), None, "product",
              ("k", "s", "v"), ("a",)),
         _linear("mamba out projection", i, d, block.ssm_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
+                also=("x",), role="out"),  # + the residual add
+    ]
+
+
+# ---------------------------------------------------------------- Mamba-2: grouped heads and the chunked SSD scan
+
+def chunks(length: int, chunk: int) -> tuple[int, int]:
+    """(L_p, c): the length padded to whole chunks of Q positions, as transformers' chunked scan pads it, and
+    the number of chunks."""
+    padded = -(-length // chunk) * chunk
+    return padded, padded // chunk
+
+
+def ssd_macs(length: int, heads: int, head_dim: int, state: int, chunk: int) -> tuple[int, int, int, int, int]:
+    """The multiply-accumulates of the chunked scan's five products (transformers' ``mamba2_chunk_scan``, which
+    repeats B and C from their G groups to the H heads), over the padded length L_p = c·Q:
+    C·Bᵀ within each chunk L_p·Q·H·N; those scores × x (the diagonal blocks) L_p·Q·H·P; each chunk's state
+    B·x L_p·H·P·N; the states passed from chunk to chunk (c+1)²·H·P·N; the read-out of the passed states
+    C·s L_p·H·P·N."""
+    padded, count = chunks(length, chunk)
+    return (padded * chunk * heads * state, padded * chunk * heads * head_dim, padded * heads * head_dim * state,
+            (count + 1) ** 2 * heads * head_dim * state, padded * heads * head_dim * state)
+
+
+def ssd_full_flop(length: int, heads: int, head_dim: int, state: int, chunk: int) -> int:
+    """The chunked scan's element-wise FLOP (``full`` convention only; FlopCounterMode counts none of them), with
+    I = H·P: per position, Δ + bias and softplus (4·H), x·Δ (I), A·Δ (H); per padded position, D·x (I), the
+    cumulative sum of A·Δ (H), the chunk's segment sums, their exp and the mask product (3·H·Q), the decay to
+    the chunk's end (exp of a difference: 2·H), B × that decay (H·N), the decay from the chunk's start (H), the
+    read-out × it (I), the two outputs' sum (I), + D·x (I); the inter-chunk segment sums and exp 2·H·(c+1)²;
+    A = −exp(log A) once (2·H)."""
+    inner = heads * head_dim
+    padded, count = chunks(length, chunk)
+    return (length * ((1 + SOFTPLUS_FLOP) * heads + inner + heads)
+            + padded * (4 * inner + 4 * heads + 3 * heads * chunk + heads * state)
+            + 2 * heads * (count + 1) ** 2 + 2 * heads)
+
+
+def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
+    """Mamba-2's mixer (transformers' ``Mamba2Mixer`` without the CUDA kernels) as rows: in projection
+    d→2I+2GN+H (z, x, B, C, Δ), the causal depthwise convolution over x, B and C (I+2GN channels, + bias, SiLU),
+    the chunked scan's five products (``ssd_macs``; Δ's bias, A and D: 3·H parameters), the gated RMS norm over
+    G groups (y·SiLU(z), normalised per group, × γ: I parameters), out projection I→d (+ the residual add)."""
+    i, n, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
+    h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
+    p = i // h
+    channels = i + 2 * g * n
+    conv_params = channels * k + (channels if block.ssm_conv_bias else 0)
+    conv_extra = length * channels * ((1 if block.ssm_conv_bias else 0) + ACTIVATION_FLOP[block.activation])
+    scores, diagonal, states, passing, read_out = ssd_macs(length, h, p, n, q)
+    gated_norm = length * i * (ACTIVATION_FLOP["silu"] + 1) + rms_norm_cost(length * i, i, True).extra_flop
+    return [
+        _linear("mamba2 in projection (z, x, B, C, Δ)", d, 2 * i + 2 * g * n + h, block.ssm_bias, length, src=(read,),
+                dst=("q",), role="in"),
+        Part("mamba2 causal convolution", conv_params, channels * k * (length + k - 1), conv_extra, None, "linear",
+             ("q",), ("k",)),
+        Part("mamba2 scan: C·Bᵀ within chunks", 0, scores, 0, None, "product", ("k", "k"), ("g",)),
+        Part("mamba2 scan: diagonal blocks", 3 * h, diagonal, ssd_full_flop(length, h, p, n, q), None, "product",
+             ("g", "k"), ("y",)),
+        Part("mamba2 scan: chunk states", 0, states, 0, None, "product", ("k", "k"), ("s",)),
+        Part("mamba2 scan: states passed between chunks", 0, passing, 0, None, "product", ("q", "s"), ("s",)),
+        Part("mamba2 scan: read-out of the passed states", 0, read_out, 0, None, "product", ("k", "s"), ("y",),
+             ("y",)),
+        Part("mamba2 gated RMS norm", i, 0, gated_norm, None, "none", ("y", "q"), ("a",)),
+        _linear("mamba2 out projection", i, d, block.ssm_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add
     ]

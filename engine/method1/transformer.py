@@ -124,7 +124,8 @@ class TransformerBlock(LayerBase):
 
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
-    false for Mamba's blocks, which have none.
+    false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
+    scan, a gated RMS norm; ``state_space.mamba2``).
 
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
@@ -168,8 +169,8 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
-    mixer: Literal["attention", "mamba"] = Field(
-        "attention", description="The sequence mixer: attention, or Mamba's selective scan (ssm_* sizes).")
+    mixer: Literal["attention", "mamba", "mamba2"] = Field(
+        "attention", description="The sequence mixer: attention, or Mamba's or Mamba-2's scan (ssm_* sizes).")
     feed_forward: bool = Field(True, description="A feed-forward sub-layer after the mixer (Mamba's blocks have none).")
     ssm_inner_size: Size | None = Field(None, description="I: Mamba's inner width (expand·d).")
     ssm_state_size: Size | None = Field(None, description="N: Mamba's state size per channel.")
@@ -177,6 +178,9 @@ class TransformerBlock(LayerBase):
     ssm_dt_rank: Size | None = Field(None, description="R: the rank of Mamba's time-step projection.")
     ssm_bias: bool = Field(False, description="Biases on Mamba's in and out projections.")
     ssm_conv_bias: bool = Field(True, description="A bias on Mamba's convolution.")
+    ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H).")
+    ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups).")
+    ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
     lora: LoRA | None = Field(None, description="LoRA adapters of rank r on the ``targets`` projections (q, k, v, "
                                                 "o, gate, up, down, experts; default q, v); those weights frozen.")
     kind_label: ClassVar[str] = "Transformer block"
@@ -217,6 +221,16 @@ class TransformerBlock(LayerBase):
                                                    "ssm_conv_kernel and ssm_dt_rank")
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
                 raise InputError("mixer", "a Mamba mixer is modelled in pre-norm sequential blocks")
+        if self.mixer == "mamba2":
+            if None in (self.ssm_inner_size, self.ssm_state_size, self.ssm_conv_kernel, self.ssm_heads,
+                        self.ssm_groups, self.ssm_chunk_size):
+                raise InputError("ssm_inner_size", "a Mamba-2 mixer needs ssm_inner_size, ssm_state_size, "
+                                                   "ssm_conv_kernel, ssm_heads, ssm_groups and ssm_chunk_size")
+            if self.ssm_inner_size % self.ssm_heads or self.ssm_heads % self.ssm_groups:
+                raise InputError("ssm_heads", f"ssm_heads {self.ssm_heads} must divide ssm_inner_size "
+                                              f"{self.ssm_inner_size}, and ssm_groups {self.ssm_groups} the heads")
+            if self.parallel or self.cross_attention_length or self.norm_position != "pre":
+                raise InputError("mixer", "a Mamba-2 mixer is modelled in pre-norm sequential blocks")
         if self.shared_expert_gate and not self.shared_ff_size:
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         if self.lora is not None:
@@ -254,6 +268,8 @@ class TransformerBlock(LayerBase):
         read = "h" if pre else "x"
         if self.mixer == "mamba":
             attention = state_space.mamba(self, d, length, read)
+        elif self.mixer == "mamba2":
+            attention = state_space.mamba2(self, d, length, read)
         else:
             attention = parts_of.attention(self, "attention", d, length, length, half,
                                            self.attention_window if half else None, read, "x")
@@ -268,7 +284,7 @@ class TransformerBlock(LayerBase):
                  parts_of.norm(self, "feed-forward", d, length, dst="h2")]
             parts = norms[:1] + attention + norms[1:] + feed_forward
         else:
-            sub_layers = [("mamba" if self.mixer == "mamba" else "attention", attention)]
+            sub_layers = [(self.mixer, attention)]
             if self.cross_attention_length:
                 sub_layers.append(("cross-attention",
                                    parts_of.attention(self, "cross-attention", d, length,

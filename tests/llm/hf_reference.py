@@ -30,6 +30,7 @@ def build(config: dict):
 
     data = copy.deepcopy(config)
     data = {k: v for k, v in data.items() if not k.startswith("_")}
+    data = transformers.PreTrainedConfig._decode_special_floats(data)  # {"__float__": "Infinity"}, as from a file
     architectures = data.pop("architectures")
     model_type = data.pop("model_type")
     hf_config = transformers.AutoConfig.for_model(model_type, **data)

@@ -199,6 +199,7 @@ from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 # bidirectional encoders: no mask given (transformers probes a given one with .item(), refused on the meta device)
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
 ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie"}
+NO_MASK = ENCODERS | {"mamba2"}  # and Mamba-2, whose recurrent mask is probed with torch.all() (refused on meta)
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
@@ -208,7 +209,7 @@ def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
     kwargs = {}
     if model.config.is_encoder_decoder:
         kwargs["decoder_input_ids"] = torch.zeros(1, seq, dtype=torch.long, device="meta")
-    elif config["model_type"] not in ENCODERS and not config["architectures"][0].endswith("EncoderModel"):
+    elif config["model_type"] not in NO_MASK and not config["architectures"][0].endswith("EncoderModel"):
         # a decoder's mask, given, so that transformers does not probe for packed sequences (an encoder's
         # bidirectional mask would be probed instead)
         kwargs["attention_mask"] = torch.ones(1, seq, dtype=torch.long, device="meta")

@@ -253,6 +253,17 @@ VARIANTS |= {
     "falcon-mamba": _variant("falcon_mamba", "FalconMambaForCausalLM", **(MAMBA | {"expand": 3, "state_size": 5})),
 }
 
+MAMBA2 = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
+          "num_heads": 6, "head_dim": 16, "n_groups": 2, "chunk_size": 8, "pad_token_id": 0, "bos_token_id": 0,
+          "eos_token_id": 0}
+VARIANTS |= {  # chunk 8 over 10 and 12 positions: padded to 16, two chunks; chunk 5: two (10), three (12)
+    "mamba2 groups": _variant("mamba2", "Mamba2ForCausalLM", **MAMBA2),
+    "mamba2 biases, tied, chunk 5": _variant("mamba2", "Mamba2ForCausalLM", **(MAMBA2 | {"chunk_size": 5}),
+                                             use_bias=True, use_conv_bias=False, tie_word_embeddings=True),
+    "mamba2 model, one group, gelu": _variant("mamba2", "Mamba2Model", **(MAMBA2 | {"n_groups": 1, "expand": 3,
+                                                                                   "num_heads": 9}), hidden_act="gelu"),
+}
+
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_small_variant_matches_transformers(torch, name):

@@ -59,3 +59,71 @@ def test_a_mamba_mixer_needs_its_sizes():
 
     with pytest.raises(InputError, match="ssm_inner_size"):
         parse_input(TransformerBlock, {"type": "transformer_block", "heads": 1, "mixer": "mamba"})
+
+
+# ---------------------------------------------------------------- Mamba-2
+
+H, P, G, Q = 6, 8, 2, 4  # heads, head size (I = H·P = 48), groups, chunk length
+
+
+def _block2(**kw) -> TransformerBlock:
+    sizes = {"ssm_inner_size": H * P, "ssm_state_size": N, "ssm_conv_kernel": K, "ssm_heads": H, "ssm_groups": G,
+             "ssm_chunk_size": Q}
+    return TransformerBlock(type="transformer_block", heads=1, mixer="mamba2", feed_forward=False, norm="rmsnorm",
+                            activation="silu", **(sizes | kw))
+
+
+def test_mamba2_params_from_the_formula():
+    """in_proj d→2I+2GN+H, a conv over I+2GN channels (+ bias), Δ's bias, A and D (H each), the gated norm's γ (I),
+    out_proj I→d; biases on the projections with ``ssm_bias``."""
+    rows = _rows(_block2(ssm_bias=True))
+    i = H * P
+    assert rows["mamba2 in projection (z, x, B, C, Δ)"].params == D * (2 * i + 2 * G * N + H) + 2 * i + 2 * G * N + H
+    assert rows["mamba2 causal convolution"].params == (i + 2 * G * N) * (K + 1)
+    assert sum(r.params for name, r in rows.items() if "scan" in name) == 3 * H
+    assert rows["mamba2 gated RMS norm"].params == i
+    assert rows["mamba2 out projection"].params == i * D + D
+
+
+def test_mamba2_scan_products_are_what_flop_counter_mode_sees(torch):
+    """transformers' own chunked scan (``mamba2_chunk_scan``, run on meta tensors) under FlopCounterMode: the five
+    products over L padded to whole chunks — C·Bᵀ L_p·Q·H·N, diagonal blocks L_p·Q·H·P, chunk states L_p·H·P·N,
+    passing (c+1)²·H·P·N, read-out L_p·H·P·N (L = 7, Q = 4: L_p = 8, c = 2)."""
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers.models.mamba2.modeling_mamba2 import mamba2_chunk_scan
+
+    with torch.device("meta"):
+        x, dt = torch.zeros(1, L, H, P), torch.zeros(1, L, H)
+        b, c, a = torch.zeros(1, L, G, N), torch.zeros(1, L, G, N), torch.zeros(H)
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        mamba2_chunk_scan(x, dt, a, b, c, chunk_size=Q, D=torch.zeros(H, device="meta"))
+    padded, count = 8, 2
+    expected = padded * Q * H * N + padded * Q * H * P + 2 * padded * H * P * N + (count + 1) ** 2 * H * P * N
+    assert counter.get_total_flops() == 2 * expected
+    rows = _rows(_block2())
+    assert 2 * sum(r.macs for name, r in rows.items() if "scan" in name) == counter.get_total_flops()
+
+
+def test_mamba2_scan_full_convention_from_the_formula():
+    """What FlopCounterMode does not count (element-wise): per position Δ + bias, softplus (3), x·Δ, A·Δ; per
+    padded position D·x, cumsum, 3·Q per head (segment sums, exp, mask product), 2 + N + 1 per head (decays, B ×
+    decay), the read-out × decay, the sum of both outputs, + D·x; 2·H·(c+1)² between chunks; 2·H once."""
+    scan = sum(r.extra_flop for name, r in _rows(_block2()).items() if "scan" in name)
+    i, padded, count = H * P, 8, 2
+    assert scan == L * (4 * H + i + H) + padded * (i + H + 3 * H * Q + 2 * H + H * N + H + 3 * i) \
+        + 2 * H * (count + 1) ** 2 + 2 * H
+    norm = _rows(_block2())["mamba2 gated RMS norm"]
+    assert norm.extra_flop == L * i * (5 + 1) + L * i * 4  # y·SiLU(z); square, mean, normalise, × γ
+    arch = Architecture(input=InputSpec(shape=[D], sequence_length=L), layers=[_block2()])
+    assert evaluate(arch, "full").forward_flop - evaluate(arch, "matmul").forward_flop >= scan + norm.extra_flop
+
+
+def test_a_mamba2_mixer_needs_whole_heads_and_groups():
+    from engine.errors import InputError, parse_input
+
+    with pytest.raises(InputError, match="ssm_heads"):
+        parse_input(TransformerBlock, _block2().model_dump() | {"ssm_heads": 5})  # 5 does not divide I = 48
+    with pytest.raises(InputError, match="ssm_heads"):
+        parse_input(TransformerBlock, _block2().model_dump() | {"ssm_groups": 4})  # 4 groups do not divide 6 heads
+    with pytest.raises(InputError, match="ssm_chunk_size"):
+        parse_input(TransformerBlock, _block2().model_dump() | {"ssm_chunk_size": None})
