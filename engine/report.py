@@ -122,8 +122,9 @@ def plan_section(scenario: Scenario) -> list[str]:
         return []
     lay, opt = saved.layout, saved.options
     lines = ["## Plan — memory and time", "",
-             f"- Layout: d {lay.dp} × t {lay.tp} × p {lay.pp} = {lay.chips:,} chips of `{saved.chip}`"
-             f" (e {lay.ep}, micro-batch {lay.micro_batch}, global batch {lay.global_batch}, v {lay.virtual_stages}"
+             f"- Layout: d {lay.dp} × t {lay.tp} × p {lay.pp}{f' × c {lay.cp}' if lay.cp > 1 else ''} = "
+             f"{lay.chips:,} chips of `{saved.chip}`"
+             f" (e {lay.ep}{', context parallel ' + str(lay.cp) if lay.cp > 1 else ''}, micro-batch {lay.micro_batch}, global batch {lay.global_batch}, v {lay.virtual_stages}"
              f"{', sequence parallel' if lay.sequence_parallel else ''})",
              f"- Optimizer {opt.optimizer}, {opt.precision}, ZeRO {opt.zero}, recomputation {opt.recompute}; "
              f"kernel efficiency {saved.kernel_efficiency:g}"]

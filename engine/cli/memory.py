@@ -12,7 +12,7 @@ if TYPE_CHECKING:  # the engine modules are imported when a command runs: `pytho
     from engine.plan.layout import Layout, MemoryOptions, PlanInputs
     from engine.plan.model import PlanModel
 
-_INTS = ("dp", "tp", "pp", "ep", "micro_batch", "global_batch", "virtual_stages")
+_INTS = ("dp", "tp", "pp", "ep", "cp", "micro_batch", "global_batch", "virtual_stages")
 
 
 def _number(text: str | None):
@@ -90,8 +90,8 @@ def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, M
     layout = parse_input(Layout, data)
     chips = _number(getattr(args, "chips", None))
     if chips is not None and (isinstance(chips, str) or chips != layout.chips):
-        raise InputError("chips", f"{str(args.chips)[:40]} chips but dp × tp × pp = {layout.dp} × {layout.tp} × "
-                                  f"{layout.pp} = {layout.chips:,}")
+        raise InputError("chips", f"{str(args.chips)[:40]} chips but {layout.product} = {layout.factors} = "
+                                  f"{layout.chips:,}")
     options = saved.options.model_dump() if saved else {}
     flags = {"optimizer": args.optimizer, "precision": args.precision.lower() if args.precision else None,
              "zero": _number(args.zero), "recompute": args.recompute,
@@ -133,8 +133,10 @@ def add_model_arguments(p) -> None:
 
 
 def add_layout_arguments(p) -> None:
-    for flag, text in (("--chips", "chips n (checked: n = d × t × p)"), ("--dp", "data-parallel replicas d"), ("--tp", "tensor-parallel ranks t"),
-                       ("--pp", "pipeline stages p"), ("--ep", "expert-parallel ranks e (divides d)"),
+    for flag, text in (("--chips", "chips n (checked: n = d × t × p × c)"), ("--dp", "data-parallel replicas d"),
+                       ("--tp", "tensor-parallel ranks t"), ("--pp", "pipeline stages p"),
+                       ("--cp", "context-parallel ranks c: each holds s/c of every sequence (2c divides s)"),
+                       ("--ep", "expert-parallel ranks e (divides d)"),
                        ("--micro-batch", "micro-batch b (sequences)"),
                        ("--global-batch", "global batch B (sequences per step)"),
                        ("--virtual-stages", "interleaved virtual stages v per pipeline rank")):

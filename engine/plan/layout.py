@@ -1,8 +1,9 @@
 """A parallel layout and the memory options of a run, validated against the model they split.
 
 Degrees (Narayanan et al. 2021): d data-parallel replicas, t tensor-parallel ranks per layer, p pipeline
-stages, e expert-parallel ranks (carved out of the data-parallel ones); chips n = d·t·p. A step
-processes the global batch B sequences in m = B / (d·b) micro-batches of b per replica.
+stages, c context-parallel ranks (each holds s/c of every sequence; Megatron-Core's context parallelism),
+e expert-parallel ranks (carved out of the data-parallel ones); chips n = d·t·p·c. A step processes the
+global batch B sequences in m = B / (d·b) micro-batches of b per replica.
 """
 from __future__ import annotations
 
@@ -33,14 +34,15 @@ Recompute = Literal["none", "selective", "full"]
 
 
 class Layout(BaseModel):
-    """d, t, p, e, micro-batch b, global batch B (sequences), interleaved virtual stages v, sequence
-    parallelism (Korthikanti et al. 2022) with tensor parallelism."""
+    """d, t, p, e, context parallelism c, micro-batch b, global batch B (sequences), interleaved virtual stages
+    v, sequence parallelism (Korthikanti et al. 2022) with tensor parallelism."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     dp: Degree = 1
     tp: Degree = 1
     pp: Degree = 1
     ep: Degree = 1
+    cp: Degree = 1
     micro_batch: Annotated[int, Field(ge=1, le=MAX_BATCH, strict=True)] = 1
     global_batch: Annotated[int, Field(ge=1, le=MAX_BATCH, strict=True)] | None = None
     virtual_stages: Annotated[int, Field(ge=1, le=1000, strict=True)] = 1
@@ -49,7 +51,7 @@ class Layout(BaseModel):
     @model_validator(mode="after")
     def _consistent(self):
         if self.chips > MAX_CHIPS:
-            raise InputError("dp", f"dp × tp × pp = {self.chips:,} chips is more than the {MAX_CHIPS:,} this "
+            raise InputError("dp", f"{self.product} = {self.chips:,} chips is more than the {MAX_CHIPS:,} this "
                                    "tool accepts")
         if self.dp % self.ep:
             raise InputError("ep", f"{self.ep} expert-parallel ranks do not divide dp = {self.dp}")
@@ -64,7 +66,16 @@ class Layout(BaseModel):
 
     @property
     def chips(self) -> int:
-        return self.dp * self.tp * self.pp
+        return self.dp * self.tp * self.pp * self.cp
+
+    @property
+    def product(self) -> str:
+        """How the chips are counted: "dp × tp × pp" (× cp with context parallelism)."""
+        return "dp × tp × pp" + (" × cp" if self.cp > 1 else "")
+
+    @property
+    def factors(self) -> str:
+        return " × ".join(str(x) for x in (self.dp, self.tp, self.pp) + ((self.cp,) if self.cp > 1 else ()))
 
     @property
     def micro_batches(self) -> int:
@@ -74,10 +85,17 @@ class Layout(BaseModel):
         return self.global_batch // (self.dp * self.micro_batch)
 
     def check_model(self, model: PlanModel, chips: int | None = None) -> None:
-        """The degrees must divide what they split: heads by t, blocks (layers) by p·v, experts by e."""
+        """The degrees must divide what they split: heads by t, blocks (layers) by p·v, experts by e, the
+        sequence by 2c (Megatron-Core splits it into 2c chunks, two per rank, to balance the causal mask)."""
         if chips is not None and chips != self.chips:
-            raise InputError("chips", f"{chips:,} chips but dp × tp × pp = {self.dp} × {self.tp} × {self.pp} = "
-                                      f"{self.chips:,}")
+            raise InputError("chips", f"{chips:,} chips but {self.product} = {self.factors} = {self.chips:,}")
+        if self.cp > 1:
+            if not model.blocks:
+                raise InputError("cp", "context parallelism splits the sequences of attention blocks; this model "
+                                       "has no transformer block (use cp = 1)")
+            if model.seq_len % (2 * self.cp):
+                raise InputError("cp", f"the sequence of {model.seq_len:,} tokens does not split into 2 × cp = "
+                                       f"{2 * self.cp} equal chunks (two per context-parallel rank)")
         if self.tp > 1:
             if not model.heads:
                 raise InputError("tp", "tensor parallelism splits attention heads; this model has no "

@@ -132,7 +132,7 @@ def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, f
     mp = layout.tp * layout.pp
     dense, experts = model.dense_params / mp, model.expert_params / (mp * layout.ep)
     params = dense + experts
-    d_dense, d_expert = layout.dp, layout.dp // layout.ep
+    d_dense, d_expert = layout.dp * layout.cp, layout.dp * layout.cp // layout.ep  # states shard over d·c
 
     def sharded(stage: int) -> float:
         return dense / d_dense + experts / d_expert if zero >= stage else params
@@ -149,7 +149,7 @@ def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, m
                                        options.recompute, layout.sequence_parallel) if model.blocks else 0.0
     blocks = model.blocks / layout.pp * per_block * scale
     others = model.other_activation_values * micro_batch * activation_bytes_per_value(options) / layout.pp
-    return (blocks + others) * in_flight * interleave
+    return (blocks + others) * in_flight * interleave / layout.cp  # each context-parallel rank: s/c tokens
 
 
 def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,

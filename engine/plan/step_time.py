@@ -16,7 +16,10 @@ For one step of B sequences on n = d·t·p chips of peak P (the run's number for
 Groups are placed t innermost, then d, then p (Megatron-LM's order): a group uses the intra-node links
 when its span (t; t·d; t·d·p) fits in a node.
 
-Not modelled: expert parallelism's all-to-all, context parallelism, latency of small messages.
+Context parallelism (c ranks, each s/c of every sequence): the compute splits over n = d·t·p·c chips, the
+tensor-parallel activations are s/c long, the gradients are reduced over d·c.
+Not modelled: expert parallelism's all-to-all, context parallelism's key/value exchange, latency of small
+messages (the kernel model, ``engine.plan.kernel_model``, has both exchanges).
 
 MFU = model FLOP per step (F·(1 + r)·B, no recomputation) / (step time × n × P) (Chowdhery et al. 2022, App. B).
 A model without compute and without parameters to exchange (a lone ``flatten``) has a step time of 0: its MFU
@@ -137,16 +140,20 @@ def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flo
     bubble = compute * (p - 1) / (v * m)
     notes: list[str] = []
 
-    act_bytes = model.seq_len * b * model.d_model * activation_bytes_per_value(options)
+    cp = layout.cp
+    act_bytes = model.seq_len // cp * b * model.d_model * activation_bytes_per_value(options)
     tp_bw, stand_in_tp = link.bandwidth(t)
     per_block = 6 if options.recompute == "full" else 4
     tp_comm = (model.blocks / p) * m * per_block * ring_all_reduce_s(act_bytes, t, tp_bw) if model.blocks else 0.0
-    pp_bw, stand_in_pp = link.bandwidth(t * d * p)
+    pp_bw, stand_in_pp = link.bandwidth(t * d * p * cp)
     pp_comm = 2 * v * m * act_bytes / pp_bw if p > 1 else 0.0
-    dp_bw, stand_in_dp = link.bandwidth(t * d)
+    dp_bw, stand_in_dp = link.bandwidth(t * d * cp)
     grad_bytes = 4 if options.precision == "fp32" else 2
     params_chip = model.dense_params / (t * p) + model.expert_params / (t * p * layout.ep)
-    dp_comm = ring_all_reduce_s(params_chip * grad_bytes, d, dp_bw) * (1.5 if options.zero == 3 else 1.0)
+    dp_comm = ring_all_reduce_s(params_chip * grad_bytes, d * cp, dp_bw) * (1.5 if options.zero == 3 else 1.0)
+    if cp > 1:
+        notes.append("context parallelism: the constant-efficiency model splits the compute c ways and reduces "
+                     "the gradients over d·c; its key/value exchange is not counted")
     if (stand_in_tp and t > 1) or (stand_in_pp and p > 1) or (stand_in_dp and d > 1):
         notes.append(f"{link.system}: no published bandwidth between nodes; the within-node figure is used, "
                      "so communication between nodes is underestimated")

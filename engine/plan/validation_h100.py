@@ -1,6 +1,6 @@
 """Published measured H100 runs (NVIDIA's performance tables), apart from the kernel model's calibration:
 dense FP8 runs, which the kernel model covers (FP8 GEMMs at the FP8 peak, fused attention, overlapped
-gradient reduction — ``kernel_model.kernel_step_for``); long-context runs with context parallelism; and
+gradient reduction — ``kernel_model.kernel_step_for``); long-context runs with context parallelism (through the plan's layout, ``cp``); and
 mixtures of experts with expert parallelism (``engine.plan.kernel_moe``, with each recipe's settings:
 GPT-OSS's sliding windows and recomputed norms and activation, Qwen3 235B's all-to-all overlap). Each row
 carries what the kernel model gives for it (``plan_s``; ``step_model`` names how it was called) and what the
@@ -133,25 +133,21 @@ def plan_model_of(run: OutsideRun):
 
 
 def plan_for(run: OutsideRun):
-    """The plan FLOPscope makes for the run (H100 SXM, no recomputation); None with context parallelism."""
+    """The plan FLOPscope makes for the run (H100 SXM, no recomputation), context parallelism included."""
     from engine.plan.layout import Layout, MemoryOptions
     from engine.plan.run_plan import PlanSettings, plan_run
 
-    if run.cp > 1:
-        return None
     model = plan_model_of(run)
-    layout = Layout(dp=run.gpus // (run.t * run.p), tp=run.t, pp=run.p, ep=run.ep, micro_batch=run.micro_batch,
+    layout = Layout(dp=run.gpus // (run.t * run.p * run.cp), tp=run.t, pp=run.p, cp=run.cp, ep=run.ep,
+                    micro_batch=run.micro_batch,
                     global_batch=run.global_batch, virtual_stages=run.v, sequence_parallel=run.t > 1)
     return plan_run(model, layout, MemoryOptions(precision=run.precision, recompute="none"),
                     PlanSettings(chip="nvidia-h100-sxm"))
 
 
-CP_MODEL = "kernel model, context parallel (outside the plan's layout)"
-
-
 def kernel_with_cp(run: OutsideRun) -> float:
-    """The kernel model called directly with the run's context-parallel degree (the plan's layout has none),
-    with the FP8 settings ``kernel_step_for`` uses on the H100."""
+    """The kernel model called directly with the run's context-parallel degree, with the FP8 settings
+    ``kernel_step_for`` uses on the H100 (a check on the plan's path)."""
     from engine.plan.interconnects import interconnect_for
     from engine.plan.kernel_model import FP8_PEAKS, H100, KernelChip, kernel_step
 
@@ -178,10 +174,6 @@ def h100_table() -> tuple[OutsideRow, ...]:
                                    None))
             continue
         plan = plan_for(run)
-        if run.cp > 1:
-            rows.append(OutsideRow(run.label, run.why, run.source, run.published_s, kernel_with_cp(run), CP_MODEL,
-                                   None))
-            continue
         if run.ep > 1:
             from engine.plan.step_time import step_time
             previous = step_time(plan_model_of(run), plan.layout, plan.options, plan.step.peak_flop_per_s,

@@ -74,3 +74,36 @@ def test_framework_convention_and_the_kernel_model_in_the_browser(browser):
         grown = float(after.split(" GB")[0].replace(",", "")) - float(before.split(" GB")[0].replace(",", ""))
         assert abs(grown - 13.5) <= 1  # the metric shows whole GB
         context.close()
+
+
+def test_context_parallelism_in_the_browser(browser):
+    # Llama 2 7B on 8 H100s (d 8, B 64), then c = 3 (4,096 tokens do not split into 6 chunks: named), then
+    # c = 2: 16 chips, each holding half of every sequence; MFU from the kernel model with cp = 2
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.layout import Layout, MemoryOptions
+    scenario = presets()["llama2-7b"].scenario
+    kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, cp=2, global_batch=64), MemoryOptions(),
+                             "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 2600})
+        page = context.new_page()
+        page.goto(f"{url}/plan?s={encode(scenario)}")
+        wait_for_app(page)
+        _no_exception(page)
+        cp = page.get_by_label("Context parallel c", exact=True)
+        cp.fill("3")
+        cp.press("Enter")
+        page.get_by_text("does not split into 2 × cp = 6").first.wait_for(timeout=30_000)
+        _no_exception(page)
+        cp.fill("2")
+        cp.press("Enter")
+        page.wait_for_function(
+            "(want) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
+            "m.innerText.includes('Predicted MFU') && m.innerText.includes(want))",
+            arg=f"{100 * kernel.mfu:.1f}%", timeout=30_000)
+        wait_for_app(page)
+        _no_exception(page)
+        assert page.get_by_text("does not split").count() == 0
+        assert "s=" in page.url  # the layout, c included, is in the share link
+        context.close()

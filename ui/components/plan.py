@@ -65,8 +65,10 @@ def _layout_form(saved: PlanInputs, db, training) -> tuple[dict, int]:
                                      + ("; set on the layer builder with the batches per epoch"
                                         if batch_from_training else ""))
         virtual = c3.number_input("Interleaved stages v", 1, 1000, key=state.bind("plan_virtual", lay.virtual_stages))
+        cp = c4.number_input("Context parallel c", 1, 10**9, key=state.bind("plan_cp", lay.cp),
+                             help="Ranks that each hold 1/c of every sequence (long contexts); chips = d × t × p × c")
     data = {"chip": chip, "kernel_efficiency": efficiency,
-            "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "micro_batch": int(micro),
+            "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "cp": int(cp), "micro_batch": int(micro),
                        "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
             "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute,
                         "convention": convention}}
