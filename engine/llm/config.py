@@ -85,6 +85,8 @@ class TransformerConfig(BaseModel):
     token_types: Size | None = Field(None, description="Rows of BERT's token-type table.")
     embedding_norm: bool = Field(False, description="A LayerNorm on the embeddings (BERT, BLOOM, BART).")
     relative_buckets: Size | None = Field(None, description="T5's relative attention bias buckets.")
+    relative_bias_each_layer: bool = Field(False, description="Every layer's self-attention has a relative bias "
+                                                              "table of its own (UMT5), not only each stack's first.")
     tied_embeddings: bool = Field(True, description="The LM head reuses the token embedding's weights.")
     embedding_size: Size | None = Field(None, description="The token table's width where it is narrower than "
                                                           "d_model (OPT-350m): projected in (E→d) and out (d→E), "
@@ -148,7 +150,7 @@ class TransformerConfig(BaseModel):
             return (matrices * self.vocab_size + rows) * self.tables_width
         return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model
 
-    def _stack_start(self, positions, token_types, norm, buckets, heads) -> list:
+    def _stack_start(self, positions, token_types, norm, buckets, heads, depth=1) -> list:
         layers = []
         if positions:
             layers.append(PositionEmbedding(max_positions=positions))
@@ -157,7 +159,8 @@ class TransformerConfig(BaseModel):
         if norm:
             layers.append(LayerNorm())
         if buckets:
-            layers.append(RelativePositionBias(buckets=buckets, heads=heads))
+            tables = depth if self.relative_bias_each_layer else 1
+            layers.append(RelativePositionBias(buckets=buckets, heads=heads, tables=tables))
         return layers
 
     def decoder_blocks(self, memory: int | None = None) -> list[TransformerBlock]:
@@ -184,7 +187,7 @@ class TransformerConfig(BaseModel):
             if self.stack_token_tables:  # the first table is the encoder's own; this one is `shared`
                 layers.append(SpareTokenTable(vocab_size=self.vocab_size))
             layers += self._stack_start(enc.learned_positions, None, enc.embedding_norm, enc.relative_buckets,
-                                        enc.block.heads)
+                                        enc.block.heads, enc.layers)
             layers += [enc.block] * enc.layers
             if enc.final_norm:
                 layers.append(_norm_layer(enc.block))
@@ -192,7 +195,7 @@ class TransformerConfig(BaseModel):
                                        vocab_size=self.vocab_size if self.stack_token_tables else None))
             memory = seq_len
         layers += self._stack_start(self.learned_positions, self.token_types, self.embedding_norm,
-                                    self.relative_buckets, self.block.heads)
+                                    self.relative_buckets, self.block.heads, self.layers)
         if self.tables_width:  # ELECTRA's embeddings_project E→d
             layers.append(Dense(units=self.d_model))
         layers += self.decoder_blocks(memory)

@@ -14,6 +14,7 @@ from engine.errors import InputError, quoted
 from engine.llm.decoder_families import DECODER_FAMILIES
 from engine.llm.encoder_families import ENCODER_FAMILIES
 from engine.llm.state_space_families import STATE_SPACE_FAMILIES
+from engine.llm.seq2seq_families import SEQ2SEQ_FAMILIES, _bart, _t5
 from engine.llm.family_parts import (  # noqa: F401 (KEYS_FILE, NEUTRAL_KEYS, MAX_LAYERS: re-exported)
     _resolve_aliases,
     KEYS_FILE,
@@ -345,68 +346,6 @@ def _mpt(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
-# ---------------------------------------------------------------- encoder-only and encoder-decoder
-
-_T5_FF = {"relu": ("relu", False), "gelu": ("gelu", False), "gated-gelu": ("gelu", True),
-          "gated-silu": ("silu", True), "gated-relu": ("relu", True), "silu": ("silu", False)}
-
-
-def _t5(c: Keys) -> dict:
-    """t5: shared token table, T5LayerNorm (RMS, γ only), no biases anywhere, attention width H·d_kv,
-    a relative position bias table (buckets × H) in each stack's first layer, final norms on both stacks;
-    ``feed_forward_proj`` relu (T5) or gated-gelu (T5 v1.1, Flan-T5)."""
-    # is_decoder: T5Model and T5ForConditionalGeneration give each stack its own copy of the config
-    # (is_decoder false for the encoder, true for the decoder), so the file's value is not read
-    c.neutral("dense_act_fn", "is_gated_act", "relative_attention_max_distance", "scale_decoder_outputs",
-              "n_positions", "is_encoder_decoder", "is_decoder")
-    proj = c.get("feed_forward_proj", "relu")
-    if proj not in _T5_FF:
-        raise c.error("feed_forward_proj", f"{quoted(proj)} is not one of {', '.join(_T5_FF)}")
-    act, gated = _T5_FF[proj]
-    heads = c.size("block.heads", "num_heads")
-    block = {"heads": heads, "head_size": c.size("block.head_size", "d_kv"), "ff_size": c.size("block.ff_size", "d_ff"),
-             "gated": gated, "activation": act, "norm": "rmsnorm", "qkv_bias": False, "out_bias": False,
-             "ff_bias": False}
-    layers = c.size("encoder.layers", "num_layers")
-    buckets = c.size("relative_buckets", "relative_attention_num_buckets", required=False, default=32)
-    if c.cls == "T5EncoderModel":  # the shared table and the encoder stack, ending in its norm; no decoder
-        c.neutral("num_decoder_layers")
-        return {"layers": layers, "d_model": c.size("d_model", "d_model"),
-                "vocab_size": c.size("vocab_size", "vocab_size"),
-                "context_length": c.size("context_length", "n_positions", required=False),
-                "relative_buckets": buckets, "block": dict(block, causal=False), "final_norm": True,
-                "tied_embeddings": c.flag("tie_word_embeddings", True)}
-    return {"layers": c.size("layers", "num_decoder_layers", "num_layers"),
-            "d_model": c.size("d_model", "d_model"), "vocab_size": c.size("vocab_size", "vocab_size"),
-            "context_length": c.size("context_length", "n_positions", required=False),
-            "relative_buckets": buckets, "block": block,
-            "encoder": {"layers": layers, "block": dict(block, causal=False), "relative_buckets": buckets},
-            "tied_embeddings": c.flag("tie_word_embeddings", True)}
-
-
-def _bart(c: Keys) -> dict:
-    """bart: shared token table; each stack with a learned position table of max_position_embeddings + 2
-    rows and a LayerNorm on the embeddings; post-norm blocks with biases; no final norms; the LM head
-    tied to the table (its final_logits_bias is a buffer, not a parameter)."""
-    c.neutral("scale_embedding", "num_hidden_layers", "is_encoder_decoder", "extra_pos_embeddings")
-    act = c.activation("activation_function", default="gelu")
-    d = c.size("d_model", "d_model")
-    positions = c.size("learned_positions", "max_position_embeddings") + 2
-    common = {"activation": act, "norm_position": "post"}
-    return {"layers": c.size("layers", "decoder_layers"), "d_model": d,
-            "vocab_size": c.size("vocab_size", "vocab_size"), "context_length": positions - 2,
-            "learned_positions": positions, "embedding_norm": True, "final_norm": False,
-            "block": {"heads": c.size("block.heads", "decoder_attention_heads"),
-                      "ff_size": c.size("block.ff_size", "decoder_ffn_dim"), **common},
-            "encoder": {"layers": c.size("encoder.layers", "encoder_layers"), "learned_positions": positions,
-                        "embedding_norm": True, "final_norm": False,
-                        "block": {"heads": c.size("encoder.block.heads", "encoder_attention_heads"),
-                                  "ff_size": c.size("encoder.block.ff_size", "encoder_ffn_dim"), "causal": False,
-                                  **common}},
-            # untied: transformers 5 gives each stack its own token table beside `shared` (and an lm_head)
-            "tied_embeddings": (tied := c.flag("tie_word_embeddings", True)), "stack_token_tables": not tied}
-
-
 # ---------------------------------------------------------------- the registry
 
 FAMILIES: dict[str, Family] = {
@@ -442,7 +381,7 @@ FAMILIES: dict[str, Family] = {
     "bart": Family(_bart, {"BartForConditionalGeneration": "lm", "BartModel": "none"}),
 }
 """``model_type`` → reader and the ``architectures`` classes counted (the first is the default)."""
-FAMILIES |= DECODER_FAMILIES | ENCODER_FAMILIES | STATE_SPACE_FAMILIES  # more families, in modules of their own
+FAMILIES |= DECODER_FAMILIES | ENCODER_FAMILIES | STATE_SPACE_FAMILIES | SEQ2SEQ_FAMILIES  # more families, in modules of their own
 
 
 def family_of_class(architectures: object) -> str | None:

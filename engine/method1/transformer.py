@@ -335,17 +335,20 @@ class TokenTypeEmbedding(LayerBase):
 
 class RelativePositionBias(LayerBase):
     """T5's relative attention bias: a table of ``buckets`` × H scalars added to the attention scores of
-    a stack (computed in its first layer, shared by the others): params buckets·H, no multiply-accumulates."""
+    a stack (computed in its first layer, shared by the others; UMT5: ``tables``, one per layer): params
+    tables·buckets·H, no multiply-accumulates."""
 
     type: Literal["relative_position_bias"] = "relative_position_bias"
     buckets: Size
     heads: Size
+    tables: Size = Field(1, description="Tables of their own: 1 (T5, shared by the stack's layers) or one per "
+                                        "layer (UMT5).")
     kind_label: ClassVar[str] = "Relative position bias"
-    formula: ClassVar[str] = r"0 \quad (\text{buckets} \cdot H \text{ parameters})"
+    formula: ClassVar[str] = r"0 \quad (\text{tables} \cdot \text{buckets} \cdot H \text{ parameters})"
 
     def cost(self, flow: Flow) -> LayerCost:
         d, length = _sequence(flow)
-        return LayerCost(Flow((d,), length), self.buckets * self.heads, 0, 0)
+        return LayerCost(Flow((d,), length), self.tables * self.buckets * self.heads, 0, 0)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
         """The table is added to attention scores, not to the flow: training it gives the scores a gradient

@@ -106,7 +106,7 @@ def sweep_type(model_type: str, cls: str) -> Row:
     from engine.errors import InputError
     from engine.llm.config import read_hf_config
     from engine.method1.architecture import evaluate
-    from tests.llm.hf_reference import counts, idle_expert_flop
+    from tests.llm.hf_reference import T5_TIED, counts, idle_expert_flop
 
     try:
         files = written_both_ways(small_config(model_type, cls))
@@ -126,7 +126,7 @@ def sweep_type(model_type: str, cls: str) -> Row:
             continue
         result = evaluate(model.architecture(SEQ), "matmul")
         untied_t5 = data["vocab_size"] * data["d_model"] \
-            if model.model_type == "t5" and data.get("tie_word_embeddings") is False else 0
+            if model.model_type in T5_TIED and data.get("tie_word_embeddings") is False else 0
         expected = counts(data, SEQ)
         expected = (expected[0], expected[1] - idle_expert_flop(data, SEQ))  # Llama 4: the k routed experts
         got = (result.params - untied_t5, result.forward_flop)

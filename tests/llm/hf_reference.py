@@ -22,6 +22,11 @@ ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausal
            "PhiMoEForCausalLM": "PhimoeForCausalLM"}
 """Class names written by the models' own remote code → the transformers class of the same model."""
 
+T5_TIED = frozenset({"t5", "mt5", "umt5", "longt5"})
+"""Families whose config class forces ``tie_word_embeddings = True`` in transformers 5 (T5 v1.1, Flan-T5, mT5,
+UMT5 and LongT5 checkpoints have a head of their own, ``"tie_word_embeddings": false``): transformers builds
+them tied, the engine counts the published untied head, V·d parameters more (same FLOP)."""
+
 
 def build(config: dict):
     """The ``transformers`` model named by ``config["architectures"][0]``, on the meta device."""

@@ -18,7 +18,7 @@ from engine.llm.library import library_models
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import counts, idle_expert_flop
+from tests.llm.hf_reference import T5_TIED, counts, idle_expert_flop
 
 SEQ = 16
 
@@ -31,7 +31,7 @@ def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> t
 
 def _untied_t5_head(config: dict) -> int:
     """The V·d of an untied T5 head that transformers ≥ 5 ties (see the module docstring)."""
-    if config["model_type"] == "t5" and config.get("tie_word_embeddings") is False:
+    if config["model_type"] in T5_TIED and config.get("tie_word_embeddings") is False:
         return config["vocab_size"] * config["d_model"]
     return 0
 

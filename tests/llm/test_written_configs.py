@@ -14,15 +14,16 @@ from engine.llm.families import FAMILIES
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import counts, idle_expert_flop
+from tests.llm.hf_reference import T5_TIED, counts, idle_expert_flop
 from tests.llm.test_families_hf import SMALL, VARIANTS
+from tests.llm.test_seq2seq_families_hf import SEQ2SEQ_VARIANTS
 
 SEQ = 10
 
 
 def small_config(model_type: str) -> dict:
     """A small config of this family: a variant of ``test_families_hf`` or the shared small sizes."""
-    for config in VARIANTS.values():
+    for config in (VARIANTS | SEQ2SEQ_VARIANTS).values():
         if config["model_type"] == model_type:
             return dict(config)
     return {"model_type": model_type, "architectures": [next(iter(FAMILIES[model_type].classes))], **SMALL}
@@ -49,7 +50,8 @@ def test_transformers_written_config_counts_exactly(torch, tmp_path, model_type,
     assert model.ignored_keys == ()
     result = evaluate(model.architecture(SEQ), "matmul")
     expected_params, expected_flop = counts(data, SEQ)
-    untied_t5 = data["vocab_size"] * data["d_model"] if model_type == "t5" and not data["tie_word_embeddings"] else 0
+    untied_t5 = data["vocab_size"] * data["d_model"] if model_type in T5_TIED and not data["tie_word_embeddings"] \
+        else 0
     assert (result.params - untied_t5, result.forward_flop) == (expected_params,
                                                                 expected_flop - idle_expert_flop(data, SEQ))
 
@@ -68,7 +70,7 @@ def test_every_library_model_rewritten_by_transformers_counts_the_same(torch, tm
         folder.mkdir()
         rewritten = evaluate(read_hf_config(written(model.config, how, folder)).architecture(SEQ), "matmul")
         cfg = model.config
-        untied_t5 = cfg["vocab_size"] * cfg["d_model"] if cfg["model_type"] == "t5" and \
+        untied_t5 = cfg["vocab_size"] * cfg["d_model"] if cfg["model_type"] in T5_TIED and \
             cfg.get("tie_word_embeddings") is False else 0
         assert (rewritten.params + untied_t5, rewritten.forward_flop) == \
             (published.params, published.forward_flop), model.id

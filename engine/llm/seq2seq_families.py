@@ -1,0 +1,163 @@
+"""Encoder–decoder families: T5's descendants (mT5, UMT5) and BART's (mBART, PLBart, MVP, Marian, M2M-100,
+Pegasus, Blenderbot, Blenderbot-Small), read with the shared pieces of ``engine.llm.family_parts``.
+
+BART's descendants differ only in where the norms sit (after each sub-layer's residual add, BART, Marian,
+PLBart, Blenderbot-Small; or before each sub-layer with a final norm per stack, mBART, M2M-100, Pegasus,
+Blenderbot), whether each stack normalises its embeddings, and their position tables: learned with 2 rows
+more than ``max_position_embeddings`` (BART, mBART, PLBart, MVP) or exactly that many (Blenderbot); sinusoidal
+tables held as ``nn.Embedding`` parameters (Marian, Pegasus: P·d parameters each, frozen but counted, as
+``Σ numel`` counts them) or as buffers (M2M-100: no parameters). ``scale_embedding`` multiplies the
+embeddings by √d: no parameters and no matmul FLOP.
+"""
+from __future__ import annotations
+
+from engine.errors import quoted
+from engine.llm.family_parts import Family, Keys
+
+# ---------------------------------------------------------------- T5 and its descendants
+
+_T5_FF = {"relu": ("relu", False), "gelu": ("gelu", False), "gated-gelu": ("gelu", True),
+          "gated-silu": ("silu", True), "gated-relu": ("relu", True), "silu": ("silu", False)}
+
+
+def _t5(c: Keys) -> dict:
+    """t5, mt5: shared token table, T5LayerNorm (RMS, γ only), no biases anywhere, attention width H·d_kv,
+    a relative position bias table (buckets × H) in each stack's first layer, final norms on both stacks;
+    ``feed_forward_proj`` relu (T5) or gated-gelu (T5 v1.1, Flan-T5, mT5)."""
+    # is_decoder: T5Model and T5ForConditionalGeneration give each stack its own copy of the config
+    # (is_decoder false for the encoder, true for the decoder), so the file's value is not read
+    c.neutral("dense_act_fn", "is_gated_act", "relative_attention_max_distance", "scale_decoder_outputs",
+              "n_positions", "is_encoder_decoder", "is_decoder")
+    proj = c.get("feed_forward_proj", "relu")
+    if proj not in _T5_FF:
+        raise c.error("feed_forward_proj", f"{quoted(proj)} is not one of {', '.join(_T5_FF)}")
+    act, gated = _T5_FF[proj]
+    heads = c.size("block.heads", "num_heads")
+    block = {"heads": heads, "head_size": c.size("block.head_size", "d_kv"), "ff_size": c.size("block.ff_size", "d_ff"),
+             "gated": gated, "activation": act, "norm": "rmsnorm", "qkv_bias": False, "out_bias": False,
+             "ff_bias": False}
+    layers = c.size("encoder.layers", "num_layers")
+    buckets = c.size("relative_buckets", "relative_attention_num_buckets", required=False, default=32)
+    if c.cls.endswith("EncoderModel"):  # the shared table and the encoder stack, ending in its norm; no decoder
+        c.neutral("num_decoder_layers")
+        return {"layers": layers, "d_model": c.size("d_model", "d_model"),
+                "vocab_size": c.size("vocab_size", "vocab_size"),
+                "context_length": c.size("context_length", "n_positions", required=False),
+                "relative_buckets": buckets, "block": dict(block, causal=False), "final_norm": True,
+                "tied_embeddings": c.flag("tie_word_embeddings", True)}
+    return {"layers": c.size("layers", "num_decoder_layers", "num_layers"),
+            "d_model": c.size("d_model", "d_model"), "vocab_size": c.size("vocab_size", "vocab_size"),
+            "context_length": c.size("context_length", "n_positions", required=False),
+            "relative_buckets": buckets, "block": block,
+            "encoder": {"layers": layers, "block": dict(block, causal=False), "relative_buckets": buckets},
+            "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _umt5(c: Keys) -> dict:
+    """umt5: T5 v1.1's layout with a relative position bias table of its own in every layer's self-attention
+    (buckets × H per layer, both stacks), not only in each stack's first."""
+    return _t5(c) | {"relative_bias_each_layer": True}
+
+
+def _t5_classes(prefix: str) -> dict[str, str]:
+    return {f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none", f"{prefix}EncoderModel": "none"}
+
+
+# ---------------------------------------------------------------- BART and its descendants
+
+LEARNED, SINUSOIDAL_PARAMETER, SINUSOIDAL_BUFFER = "learned", "sinusoidal parameter", "sinusoidal buffer"
+
+
+def _bart_layout(c: Keys, *, norm_position: str, embedding_norm: bool, positions: str, offset: int = 0) -> dict:
+    """A BART-like model: shared token table; per stack a position table (``positions``: learned, of
+    max_position_embeddings + ``offset`` rows, or sinusoidal, a frozen parameter of max_position_embeddings rows
+    or a buffer), optionally a LayerNorm on the embeddings; blocks with biases, normed ``post`` (no final norm)
+    or ``pre`` (a final LayerNorm per stack); the LM head tied to the table (``final_logits_bias`` is a buffer)."""
+    c.neutral("scale_embedding", "num_hidden_layers", "is_encoder_decoder", "extra_pos_embeddings")
+    act = c.activation("activation_function", default="gelu")
+    d = c.size("d_model", "d_model")
+    context = c.size("context_length", "max_position_embeddings")
+    rows = context + offset if positions in (LEARNED, SINUSOIDAL_PARAMETER) and isinstance(context, int) else None
+    final = norm_position == "pre"
+    common = {"activation": act, "norm_position": norm_position}
+    tied = c.flag("tie_word_embeddings", True)
+    return {"layers": c.size("layers", "decoder_layers"), "d_model": d,
+            "vocab_size": c.size("vocab_size", "vocab_size"), "context_length": context,
+            "learned_positions": rows, "embedding_norm": embedding_norm, "final_norm": final,
+            "block": {"heads": c.size("block.heads", "decoder_attention_heads"),
+                      "ff_size": c.size("block.ff_size", "decoder_ffn_dim"), **common},
+            "encoder": {"layers": c.size("encoder.layers", "encoder_layers"), "learned_positions": rows,
+                        "embedding_norm": embedding_norm, "final_norm": final,
+                        "block": {"heads": c.size("encoder.block.heads", "encoder_attention_heads"),
+                                  "ff_size": c.size("encoder.block.ff_size", "encoder_ffn_dim"), "causal": False,
+                                  **common}},
+            # untied: transformers 5 gives each stack its own token table beside `shared` (and an lm_head)
+            "tied_embeddings": tied, "stack_token_tables": not tied}
+
+
+def _bart(c: Keys) -> dict:
+    """bart, plbart: learned positions (+2 rows), embedding LayerNorms, post-norm blocks, no final norms."""
+    return _bart_layout(c, norm_position="post", embedding_norm=True, positions=LEARNED, offset=2)
+
+
+def _mvp(c: Keys) -> dict:
+    """mvp: BART's layout; its prompts (``use_prompt``: a prompt encoder per layer) are not modelled."""
+    c.require("use_prompt", lambda v: v is False, "MVP's per-layer prompts are not modelled")
+    c.neutral("prompt_length", "prompt_mid_dim")  # read only with use_prompt
+    return _bart(c)
+
+
+def _mbart(c: Keys) -> dict:
+    """mbart: learned positions (+2 rows), embedding LayerNorms, pre-norm blocks, a final LayerNorm per stack."""
+    return _bart_layout(c, norm_position="pre", embedding_norm=True, positions=LEARNED, offset=2)
+
+
+def _blenderbot(c: Keys) -> dict:
+    """blenderbot: learned positions (max_position_embeddings rows), pre-norm blocks, final LayerNorms."""
+    return _bart_layout(c, norm_position="pre", embedding_norm=False, positions=LEARNED)
+
+
+def _blenderbot_small(c: Keys) -> dict:
+    """blenderbot-small: learned positions (max_position_embeddings rows), embedding LayerNorms, post-norm."""
+    return _bart_layout(c, norm_position="post", embedding_norm=True, positions=LEARNED)
+
+
+def _pegasus(c: Keys) -> dict:
+    """pegasus: sinusoidal position tables held as parameters, pre-norm blocks, final LayerNorms."""
+    return _bart_layout(c, norm_position="pre", embedding_norm=False, positions=SINUSOIDAL_PARAMETER)
+
+
+def _m2m_100(c: Keys) -> dict:
+    """m2m_100: sinusoidal positions in a buffer (no parameters), pre-norm blocks, final LayerNorms."""
+    return _bart_layout(c, norm_position="pre", embedding_norm=False, positions=SINUSOIDAL_BUFFER)
+
+
+def _marian(c: Keys) -> dict:
+    """marian: sinusoidal position tables held as parameters, post-norm blocks, no embedding or final norms;
+    one table shared by source and target (``share_encoder_decoder_embeddings``; separate vocabularies are
+    not modelled)."""
+    c.require("share_encoder_decoder_embeddings", lambda v: v is True,
+              "separate source and target token tables are not modelled")
+    vocab = c.data.get("vocab_size")
+    c.require("decoder_vocab_size", lambda v: v == vocab, "a target vocabulary unlike the source's is not modelled")
+    return _bart_layout(c, norm_position="post", embedding_norm=False, positions=SINUSOIDAL_PARAMETER)
+
+
+def _seq2seq(prefix: str, lm: str | None = None) -> dict[str, str]:
+    return {lm or f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none"}
+
+
+SEQ2SEQ_FAMILIES: dict[str, Family] = {
+    "mt5": Family(_t5, _t5_classes("MT5")),
+    "umt5": Family(_umt5, _t5_classes("UMT5")),
+    "mbart": Family(_mbart, _seq2seq("MBart")),
+    "plbart": Family(_bart, _seq2seq("PLBart")),
+    "mvp": Family(_mvp, _seq2seq("Mvp")),
+    "marian": Family(_marian, _seq2seq("Marian", "MarianMTModel")),
+    "m2m_100": Family(_m2m_100, _seq2seq("M2M100")),
+    "pegasus": Family(_pegasus, _seq2seq("Pegasus")),
+    "blenderbot": Family(_blenderbot, _seq2seq("Blenderbot")),
+    "blenderbot-small": Family(_blenderbot_small, _seq2seq("BlenderbotSmall")),
+}
+"""``model_type`` → reader, for the families of this module (merged into ``FAMILIES``; t5 and bart are
+registered in ``engine.llm.families``)."""

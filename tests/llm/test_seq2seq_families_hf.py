@@ -1,0 +1,125 @@
+"""The encoder–decoder families of ``engine.llm.seq2seq_families`` against transformers itself (the class in
+``architectures``, head included, built on the meta device: Σ numel, FlopCounterMode of one forward pass),
+with encoder and decoder lengths apart (cross-attention reads the encoder's M positions); and what each
+family refuses, by name."""
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import InputError
+from engine.llm.config import read_hf_config
+from engine.method1.architecture import evaluate
+
+pytest.importorskip("transformers")
+from tests.llm.hf_reference import T5_TIED, counts
+
+ENCODER_LEN, DECODER_LEN = 12, 7
+
+T5_SMALL = {"d_model": 40, "d_kv": 12, "d_ff": 72, "num_layers": 3, "num_decoder_layers": 2, "num_heads": 5,
+            "vocab_size": 100, "feed_forward_proj": "gated-gelu", "relative_attention_num_buckets": 16}
+BART_SMALL = {"d_model": 48, "encoder_layers": 3, "decoder_layers": 2, "encoder_attention_heads": 4,
+              "decoder_attention_heads": 6, "encoder_ffn_dim": 64, "decoder_ffn_dim": 80, "vocab_size": 100,
+              "max_position_embeddings": 40, "pad_token_id": 1, "decoder_start_token_id": 2, "bos_token_id": 0,
+              "eos_token_id": 2}
+
+
+def _variant(model_type: str, architecture: str, base: dict, **keys) -> dict:
+    return {"model_type": model_type, "architectures": [architecture], **base, **keys}
+
+
+SEQ2SEQ_VARIANTS = {
+    "mt5": _variant("mt5", "MT5ForConditionalGeneration", T5_SMALL, tie_word_embeddings=False),
+    "mt5 model, relu": _variant("mt5", "MT5Model", T5_SMALL, feed_forward_proj="relu"),
+    "mt5 encoder": _variant("mt5", "MT5EncoderModel", T5_SMALL),
+    "umt5": _variant("umt5", "UMT5ForConditionalGeneration", T5_SMALL, tie_word_embeddings=False),
+    "umt5 model": _variant("umt5", "UMT5Model", T5_SMALL),
+    "umt5 encoder": _variant("umt5", "UMT5EncoderModel", T5_SMALL),
+    "mbart": _variant("mbart", "MBartForConditionalGeneration", BART_SMALL, scale_embedding=True),
+    "mbart untied": _variant("mbart", "MBartForConditionalGeneration", BART_SMALL, tie_word_embeddings=False),
+    "mbart model": _variant("mbart", "MBartModel", BART_SMALL, activation_function="relu"),
+    "plbart": _variant("plbart", "PLBartForConditionalGeneration", BART_SMALL),
+    "mvp": _variant("mvp", "MvpForConditionalGeneration", BART_SMALL),
+    "marian": _variant("marian", "MarianMTModel", BART_SMALL, activation_function="swish", scale_embedding=True,
+                       decoder_vocab_size=100),
+    "marian untied head": _variant("marian", "MarianMTModel", BART_SMALL, tie_word_embeddings=False),
+    "marian model": _variant("marian", "MarianModel", BART_SMALL),
+    "m2m_100": _variant("m2m_100", "M2M100ForConditionalGeneration", BART_SMALL, activation_function="relu"),
+    "m2m_100 model untied": _variant("m2m_100", "M2M100Model", BART_SMALL, tie_word_embeddings=False),
+    "pegasus": _variant("pegasus", "PegasusForConditionalGeneration", BART_SMALL, activation_function="relu"),
+    "pegasus model": _variant("pegasus", "PegasusModel", BART_SMALL),
+    "blenderbot": _variant("blenderbot", "BlenderbotForConditionalGeneration", BART_SMALL),
+    "blenderbot model": _variant("blenderbot", "BlenderbotModel", BART_SMALL),
+    "blenderbot-small": _variant("blenderbot-small", "BlenderbotSmallForConditionalGeneration", BART_SMALL),
+    "blenderbot-small model untied": _variant("blenderbot-small", "BlenderbotSmallModel", BART_SMALL,
+                                              tie_word_embeddings=False),
+}
+
+
+def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
+    model = read_hf_config(config)
+    result = evaluate(model.architecture(seq_len, decoder_seq_len), "matmul")
+    return result.params, result.forward_flop
+
+
+def _published_head(config: dict) -> int:
+    """transformers 5 ties the T5 families' head whatever the file says (``hf_reference.T5_TIED``); the engine
+    counts the file's untied head: V·d more parameters."""
+    if config["model_type"] in T5_TIED and config.get("tie_word_embeddings") is False:
+        return config["vocab_size"] * config["d_model"]
+    return 0
+
+
+@pytest.mark.parametrize("name", SEQ2SEQ_VARIANTS)
+def test_small_variant_matches_transformers(torch, name):
+    config = SEQ2SEQ_VARIANTS[name]
+    params, flop = counts(config, ENCODER_LEN, DECODER_LEN)
+    decoder = None if config["architectures"][0].endswith("EncoderModel") else DECODER_LEN
+    assert _engine(config, ENCODER_LEN, decoder) == (params + _published_head(config), flop)
+
+
+def test_umt5_has_a_bias_table_per_layer():
+    """UMT5 = mT5 plus (layers − 1) more buckets × H tables in each stack (a formula, apart from transformers)."""
+    mt5 = _engine(SEQ2SEQ_VARIANTS["mt5"], ENCODER_LEN, DECODER_LEN)
+    umt5 = _engine(SEQ2SEQ_VARIANTS["umt5"], ENCODER_LEN, DECODER_LEN)
+    extra_tables = (T5_SMALL["num_layers"] - 1) + (T5_SMALL["num_decoder_layers"] - 1)
+    assert umt5 == (mt5[0] + extra_tables * T5_SMALL["relative_attention_num_buckets"] * T5_SMALL["num_heads"],
+                    mt5[1])
+
+
+def test_position_tables_by_family():
+    """P·d per stack: learned with 2 extra rows (mBART), P rows (Blenderbot), sinusoidal parameters (Pegasus),
+    a sinusoidal buffer (M2M-100: none); the rest of the layout equal (pre-norm, final norms)."""
+    d, p = BART_SMALL["d_model"], BART_SMALL["max_position_embeddings"]
+    m2m = _engine(SEQ2SEQ_VARIANTS["m2m_100"] | {"activation_function": "gelu"}, 10)[0]
+    assert _engine(SEQ2SEQ_VARIANTS["pegasus"], 10)[0] == m2m + 2 * p * d
+    assert _engine(SEQ2SEQ_VARIANTS["blenderbot"], 10)[0] == m2m + 2 * p * d
+    assert _engine(SEQ2SEQ_VARIANTS["mbart"], 10)[0] == m2m + 2 * (p + 2) * d + 2 * 2 * d  # + embedding norms
+
+
+@pytest.mark.parametrize("model_type,cls,change,key", [
+    ("marian", "MarianMTModel", {"share_encoder_decoder_embeddings": False}, "share_encoder_decoder_embeddings"),
+    ("marian", "MarianMTModel", {"decoder_vocab_size": 80}, "decoder_vocab_size"),
+    ("mvp", "MvpForConditionalGeneration", {"use_prompt": True}, "use_prompt"),
+])
+def test_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(_variant(model_type, cls, BART_SMALL, **change))
+
+
+@pytest.mark.parametrize("model_id,published,unit,tables", [
+    ("mt5-small", 300e6, 10e6, 0),          # Xue et al. 2021 (mT5), Sec. 3: 300M
+    ("mt5-base", 580e6, 10e6, 0),           # ibid.: 580M
+    ("plbart-base", 140e6, 10e6, 0),        # Ahmad et al. 2021 (PLBART), Sec. 3: 140M
+    ("pegasus-large", 568e6, 2e6, 2 * 1024 * 1024),  # Zhang et al. 2020 (PEGASUS): 568M (568.7M without the
+    # sinusoidal tables)
+    ("m2m100-1.2b", 1.2e9, 0.1e9, 0),       # Fan et al. 2021 (M2M-100) release: 1.2B
+    ("blenderbot-3b", 2.7e9, 0.1e9, 0),     # Roller et al. 2021 (BlenderBot): 2.7B
+    ("blenderbot-small-90m", 90e6, 10e6, 0),  # ibid.: 90M
+])
+def test_library_models_match_their_published_sizes(model_id, published, unit, tables):
+    """The published size, rounded as published (to ``unit``): an independent check of the library's configs.
+    ``tables``: parameters transformers holds that the published figure leaves out (Pegasus' sinusoidal tables)."""
+    from engine.llm.library import library_model
+
+    params = evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params - tables
+    assert abs(params - published) <= unit / 2, (model_id, params)
