@@ -19,8 +19,8 @@ integer and boolean initializers (shapes, indices), the size/scale/exponent inpu
 excepted) are constants. Both are reported beside the parameters.
 
 Rows: one per node that has parameters or does arithmetic, named by the exporter's name scope
-(``/layer1/0/conv1/Conv``); the figures are for one run of the graph with the sizes given (per example
-when the batch is 1). An operator the reader does not know, or whose input shapes shape inference could
+(``/layer1/0/conv1/Conv``); the figures are for one run of the graph with the sizes given, and the scenario
+made from them is one example's (``counted.per_example``: the run's figures ÷ the first input's batch). An operator the reader does not know, or whose input shapes shape inference could
 not tell, is listed by name with its count of nodes in ``unknown_ops`` / ``uncounted_ops``: never a silent 0.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 from engine.errors import InputError, quoted
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
 from engine.method1.architecture import MAX_ELEMENTS
-from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted
+from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
 from engine.method1.ops import prod
 from engine.results import Result
 
@@ -171,11 +171,19 @@ class OnnxCount(Result):
     def forward_flop_matmul(self) -> int:
         return 2 * self.macs
 
+    @property
+    def batch(self) -> int:
+        """The first graph input's first size (its batch axis), where it has more than one axis; else 1."""
+        shape = list(self.inputs[0]["shape"]) if self.inputs else []
+        return max(1, int(shape[0])) if len(shape) > 1 else 1
+
     def scenario_data(self, name: str = "") -> dict:
-        """The scenario these rows make (``engine.scenario.Scenario``'s JSON): the rows are the layers, the
-        first graph input less its batch axis the input (shown only: counted rows do not read it)."""
+        """The scenario these rows make (``engine.scenario.Scenario``'s JSON), per example
+        (``counted.per_example``: each figure ÷ the batch): the rows are the layers, the first graph input less
+        its batch axis the input (shown only: counted rows do not read it)."""
+        rows, _ = per_example(self.rows, self.batch)
         return {"name": (name or self.source)[:200], "input": {"shape": _example_shape(self.inputs)},
-                "layers": [row.model_dump(exclude_defaults=True) for row in self.rows]}
+                "layers": [row.model_dump(exclude_defaults=True) for row in rows]}
 
 
 def _example_shape(inputs: list[dict]) -> list[int]:
@@ -401,10 +409,13 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
         notes.append(f"{len(unused):,} initializers no node reads: not counted")
     opset = next((o.version for o in model.opset_import if o.domain in ("", "ai.onnx")), 0)
     producer = " ".join(p for p in (model.producer_name, model.producer_version) if p)[:200]
-    return OnnxCount(source=source[:200], producer=producer, opset=opset, dims=clean, inputs=inputs,
-                     nodes=len(model.graph.node), params=params, state=state, constants=constants, macs=macs,
-                     extra_flop=extra, rows=rows, free_nodes=free, unknown_ops=dict(unknown.most_common()),
-                     uncounted_ops=dict(uncounted.most_common()), external_data=external, notes=notes)
+    counted = OnnxCount(source=source[:200], producer=producer, opset=opset, dims=clean, inputs=inputs,
+                        nodes=len(model.graph.node), params=params, state=state, constants=constants, macs=macs,
+                        extra_flop=extra, rows=rows, free_nodes=free, unknown_ops=dict(unknown.most_common()),
+                        uncounted_ops=dict(uncounted.most_common()), external_data=external, notes=notes)
+    if (note := per_example(rows, counted.batch)[1]) is not None:
+        notes.append(note)
+    return counted
 
 
 def merge_scopes(rows: list[Counted], limit: int) -> list[Counted]:

@@ -31,7 +31,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from engine.errors import InputError
-from engine.method1.counted import MAX_COUNTED_DIM, Counted
+from engine.method1.counted import MAX_COUNTED_DIM, Counted, per_example
 from engine.results import Result
 
 MAX_INPUT_DIMS = 8
@@ -70,42 +70,20 @@ class ModuleCount(Result):
                    "backward_flop", "notes")
 
     def scenario_data(self, name: str = "") -> dict:
-        """The scenario these rows make, per example: the rows are the layers, the input less its batch axis
-        the input, and each row's MACs divided by the batch B (the input's first size) — a training scenario
-        multiplies the FLOP of one example by the examples. Where a row's figures are not a multiple of B (a
-        module that mixes the examples of a batch), the rows stay those of one run, and ``per_example_note``
-        says so. Rows keep which of their parameters train, so a frozen module makes the training count its
-        backward pass as counted."""
+        """The scenario these rows make, per example (``counted.per_example``: each figure ÷ the batch, the
+        input's first size): the rows are the layers, the input less its batch axis the input. Rows keep which
+        of their parameters train, so a frozen module makes the training count its backward pass as counted."""
         shape = self.input_shape[1:] if len(self.input_shape) > 1 else self.input_shape
         shape = [max(1, min(d, 10**9)) for d in shape] or [1]
         if len(shape) > 4:
             shape = [min(math.prod(shape), 10**9)]
+        rows, _ = per_example(self.rows, self.batch)
         return {"name": (name or self.module)[:200], "input": {"shape": shape},
-                "layers": [row.model_dump(exclude_defaults=True) for row in self._rows_per_example()]}
+                "layers": [row.model_dump(exclude_defaults=True) for row in rows]}
 
-    def _per_example_batch(self) -> int:
-        """B when every row's figures divide by the batch B > 1, else 1 (rows kept as counted)."""
-        batch = self.input_shape[0] if len(self.input_shape) > 1 else 1
-        if batch > 1 and all(r.macs % batch == 0 and (r.backward_macs or 0) % batch == 0 for r in self.rows):
-            return batch
-        return 1
-
-    def _rows_per_example(self) -> list[Counted]:
-        batch = self._per_example_batch()
-        return [r.model_copy(update={"macs": r.macs // batch,
-                                     "backward_macs": None if r.backward_macs is None else r.backward_macs // batch})
-                for r in self.rows]
-
-    def per_example_note(self) -> str | None:
-        """What the scenario's rows stand for when the batch is not 1."""
-        batch = self.input_shape[0] if len(self.input_shape) > 1 else 1
-        if batch == 1:
-            return None
-        if self._per_example_batch() == batch:
-            return f"the scenario's rows are per example: the counted run's figures ÷ its batch of {batch:,}"
-        return (f"the counted figures do not divide by the batch of {batch:,} (the module mixes examples): the "
-                "scenario's rows are those of one run of the batch; count with batch 1 for figures per example")
-
+    @property
+    def batch(self) -> int:
+        return self.input_shape[0] if len(self.input_shape) > 1 else 1
 
 
 def _scope(name: str) -> str:
@@ -300,7 +278,7 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     counted = ModuleCount(source=source[:200], module=(name or root)[:200], input_shape=list(input_shape),
                           input_dtype=input_dtype, params=params, trainable_params=trainable,
                           forward_flop=forward_flop, backward_flop=backward_flop, rows=rows, notes=notes)
-    if (note := counted.per_example_note()) is not None:
+    if (note := per_example(rows, counted.batch)[1]) is not None:
         notes.append(note)
     return counted
 

@@ -64,3 +64,19 @@ class Counted(LayerBase):
 
 
 COUNTED_KINDS: tuple[type[LayerBase], ...] = (Counted,)
+
+
+def per_example(rows: list[Counted], batch: int) -> tuple[list[Counted], str | None]:
+    """Rows counted for one run of a batch of ``batch`` examples, as one example's (a training scenario
+    multiplies one example's FLOP by the examples): every figure ÷ B where all divide, with a note when B > 1;
+    where one does not (a module that mixes the examples of its batch), the rows as counted, and why."""
+    if batch <= 1:
+        return rows, None
+    figures = [f for r in rows for f in (r.macs, r.extra_flop, r.backward_macs or 0)]
+    if any(f % batch for f in figures):
+        return rows, (f"the counted figures do not divide by the batch of {batch:,} (the model mixes examples): "
+                      "the scenario's rows are those of one run of the batch; count with batch 1 for figures per "
+                      "example")
+    return [r.model_copy(update={"macs": r.macs // batch, "extra_flop": r.extra_flop // batch,
+                                 "backward_macs": None if r.backward_macs is None else r.backward_macs // batch})
+            for r in rows], f"the scenario's rows are per example: the counted run's figures ÷ its batch of {batch:,}"

@@ -54,8 +54,11 @@ def test_gemm_matmul_and_a_shared_weight_counted_once():
         ("/fc1/Gemm", "Gemm", 544, [4, 32]), ("/act/Relu", "Relu", 0, [4, 32]),
         ("/fc2/MatMul", "MatMul", 1024, [4, 32]), ("/fc2_again/MatMul", "MatMul", 0, [4, 32])]
     assert c.inputs == [{"name": "x", "shape": [4, 16]}]
+    # the scenario is one example's (a training scenario multiplies by the examples): the batch of 4 divided out
     assert c.scenario_data()["layers"][0] == {"type": "counted", "name": "/fc1/Gemm", "op": "Gemm", "params": 544,
-                                              "macs": 2048, "extra_flop": 128, "output_shape": [4, 32]}
+                                              "macs": 16 * 32, "extra_flop": 32, "output_shape": [4, 32]}
+    assert "per example: the counted run's figures ÷ its batch of 4" in " ".join(c.notes)
+    assert _count(model, {"batch": 1}).notes == [n for n in c.notes if "batch of 4" not in n]
 
 
 def test_batched_matmul_broadcasts():

@@ -34,12 +34,15 @@ def test_labels_and_default_sizes():
 def test_the_scenario_of_an_upload_and_its_summary():
     scenario, counted, before = import_scenario(_graph(3), "mlp.onnx", {"batch": 2})
     estimate = scenario.method1()
-    assert estimate.params == 3 * 64 and estimate.forward_flop == 3 * 2 * (2 * 8 * 8)
+    # counted for a batch of 2; the scenario is one example's: 3 × 2·8·8
+    assert estimate.params == 3 * 64 and estimate.forward_flop == 3 * 2 * 8 * 8
+    assert counted.macs == 3 * 2 * 8 * 8  # the run's own figures stay the run's
     assert [layer.name for layer in scenario.layers][:2] == ["/blocks/0/fc/MatMul", "/blocks/0/act/Relu"]
     assert scenario.name == "mlp.onnx" and before == 6
     lines = summary_lines(counted, before, len(scenario.layers))
     assert lines[0].startswith("mlp.onnx: 7 nodes") and "192 parameters" in lines[0]
     assert "Not counted (operators this reader does not know): Custom ×1." in lines
+    assert "the scenario's rows are per example: the counted run's figures ÷ its batch of 2" in lines
 
 
 def test_rows_merge_to_the_page_limit_with_the_same_totals():

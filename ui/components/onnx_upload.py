@@ -44,8 +44,8 @@ def onnx_upload() -> None:
             return
         sizes = {}
         if dims:
-            st.caption("Sizes of the graph's dynamic dimensions (one run of the graph is counted: batch 1 gives "
-                       "figures per example)")
+            st.caption("Sizes of the graph's dynamic dimensions (one run of the graph is counted; the layer "
+                       "table holds one example's figures: the run's ÷ the batch)")
             cols = st.columns(min(len(dims), 4))
             for i, dim in enumerate(dims):
                 sizes[dim.name] = cols[i % 4].number_input(
