@@ -22,13 +22,21 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
 - Pipeline (1F1B, v interleaved chunks): step = (m + (p − 1)/v) × T_stage, T_stage the slowest stage's time
   per micro-batch (its L/p blocks, with the logits on the last); p2p sends of bsh·2/t bytes (scatter-gather)
   between nodes, 2·v per micro-batch.
-- Data parallelism: the 16-bit gradients' ring all-reduce over d between nodes, not overlapped (Megatron-LM
-  2021–22); the optimizer step reads and writes 34 bytes per parameter (Adam: FP32 master, m, v, gradient,
-  the 16-bit copy, the gradient-norm read) at W.
+- Data parallelism: the 16-bit gradients' ring all-reduce over d (NVLink when the group's t·cp·d ranks fit in
+  a node, else the scale-out link), not overlapped (Megatron-LM 2021–22); the optimizer step reads and writes
+  34 bytes per parameter (Adam: FP32 master, m, v, gradient, the 16-bit copy, the gradient-norm read) at W, on
+  1/(d·cp) of them from ZeRO 1.
+- ZeRO 2: a reduce-scatter in every micro-batch's backward and one gather of the weights after the step;
+  ZeRO 3: per micro-batch a gather in the forward, another in the backward and a reduce-scatter (one each:
+  G = (n−1)/n × 2 bytes × parameters per rank / link), prefetched layer by layer under compute: exposed
+  max(0, G − T_fwd) + max(0, 2G − T_bwd) + 2G/L (Rajbhandari et al. 2020, §7.2.2: 1.5× an all-reduce's bytes).
 
-- FP8 on the H100 (``kernel_step_for``): GEMMs at the FP8 peak; a fused attention kernel (FlashAttention) drops
-  the score traffic; the DP reduction overlaps the last micro-batch's backward (exposed: max(0, DP − backward of
-  one micro-batch's stage)). Checked, not fitted, on NVIDIA's NeMo 24.07 H100 runs (``engine.plan.validation_h100``).
+- Other chips and formats (``kernel_step_for``): the chip's dense peak for the format (FP8/FP6/FP4 for the
+  linear layers; attention's products and the logits 16-bit), memory bandwidth and links; fused attention
+  (FlashAttention: no score traffic) on every chip after the A100; the DP reduction overlaps the last
+  micro-batch's backward (exposed: max(0, DP − backward of one micro-batch's stage)) where the convention's
+  framework does by default. Checked, not fitted, on NVIDIA's NeMo / Megatron Bridge runs
+  (``engine.plan.validation_h100``, ``engine.plan.validation_chips``).
 - Context parallelism (cp): per rank b·s/cp tokens in the linear layers and memory-bound work, (s/cp) × s
   attention scores; the K/V ring (cp − 1 chunks forward, K, V, dK, dV backward) exposed only beyond the
   attention it overlaps with; gradients reduced over d·cp ranks (Megatron-Core context parallelism).
@@ -68,11 +76,45 @@ class KernelChip(Result):
 
 A100 = KernelChip(312e12, 2039e9, 108)
 H100 = KernelChip(989.4e12, 3350e9, 132)
-CHIPS = {"nvidia-a100-sxm4-80gb": A100, "nvidia-a100-sxm4-40gb": KernelChip(312e12, 1555e9, 108),
-         "nvidia-h100-sxm": H100}
-"""SM counts: A100 108 (NVIDIA A100 whitepaper), H100 SXM 132 (H100 whitepaper)."""
-FP8_PEAKS = {"nvidia-h100-sxm": 1979e12}
-"""Dense FP8 tensor peak (NVIDIA H100 datasheet: 3,958 TFLOP/s with sparsity, half without)."""
+MULTIPROCESSORS = {
+    "nvidia-a100-sxm4-80gb": (108, "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs"),
+    "nvidia-a100-sxm4-40gb": (108, "NVIDIA A100 Tensor Core GPU Architecture whitepaper: 108 SMs"),
+    "nvidia-h100-sxm": (132, "NVIDIA H100 Tensor Core GPU Architecture whitepaper: 132 SMs (SXM5)"),
+    "nvidia-h200-sxm": (132, "the H100 SXM's GH100 with HBM3e (NVIDIA H200 page): 132 SMs"),
+    "nvidia-b200": (148, "Chips and Cheese, 'Nvidia's B200: Keeping the CUDA Juggernaut Rolling' (2025): 2 dies × 74 "
+                         "enabled SMs = 148"),
+    "nvidia-gb200": (148, "the B200's Blackwell GPU (Chips and Cheese, 2025): 148 SMs"),
+    "nvidia-b300": (160, "NVIDIA, 'Inside NVIDIA Blackwell Ultra' (2025): 160 SMs"),
+    "nvidia-gb300": (160, "NVIDIA, 'Inside NVIDIA Blackwell Ultra' (2025): 160 SMs"),
+    "amd-instinct-mi300x": (304, "AMD Instinct MI300X data sheet: 304 compute units"),
+    "amd-instinct-mi325x": (304, "AMD Instinct MI325X data sheet: 304 compute units"),
+    "amd-instinct-mi355x": (256, "AMD Instinct MI355X brochure: 256 compute units"),
+}
+"""Multiprocessors (SMs, or AMD compute units) per chip; peaks and memory bandwidth come from the hardware
+database (dense, per format), the links from ``interconnects.json``."""
+MEGATRON_2022_CHIPS = frozenset({"nvidia-a100-sxm4-80gb", "nvidia-a100-sxm4-40gb"})
+"""Chips whose plans keep Megatron-LM 2021–22's kernels (unfused softmax, no overlap of the gradient
+reduction): the measured A100 runs the model was calibrated and validated on. Every later chip takes the fused
+attention the frameworks measured on it use (cuDNN / FlashAttention through Transformer Engine or PyTorch's
+scaled_dot_product_attention)."""
+GEMM_FORMATS = {"bf16": "bf16_tensor", "fp16": "fp16_tensor", "fp8": "fp8_tensor", "fp6": "fp6_tensor",
+                "fp4": "fp4_tensor"}
+"""The plan's format → the hardware database's dense tensor peak its linear layers run at. Attention's
+products and the logits stay 16-bit (Transformer Engine quantizes the linear layers only; its default keeps
+dot-product attention in BF16)."""
+
+
+def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
+    """The chip's peak for ``precision``, memory bandwidth and multiprocessors, or None where a figure is
+    missing."""
+    from engine.method2.hardware_db import load_hardware_db
+
+    sms = MULTIPROCESSORS.get(chip_id)
+    chip = load_hardware_db().find(chip_id) if sms else None
+    peak = chip.peaks.get(GEMM_FORMATS.get(precision, "")) if chip is not None else None
+    if chip is None or not peak or not chip.memory_bandwidth_gb_s:
+        return None
+    return KernelChip(peak, chip.memory_bandwidth_gb_s * 1e9, sms[0])
 
 
 def gemm_s(chip: KernelChip, m: int, n: int, k: int, batch: int = 1) -> float:
@@ -122,12 +164,15 @@ def _weights(h: int, a: int, f: int, t: int, kv: int, gated: bool) -> list[tuple
 
 
 def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, sp: bool, kv: int = 0,
-                   gated: bool = False, fused_attention: bool = False, q: int = 0) -> tuple[float, float, float]:
+                   gated: bool = False, fused_attention: bool = False, q: int = 0,
+                   core_chip: KernelChip | None = None) -> tuple[float, float, float]:
     """(GEMM s, memory-bound s, attention-core s — GEMMs and softmax/dropout) of one block's forward; q query
-    rows per rank (s/cp with context parallelism, else s)."""
+    rows per rank (s/cp with context parallelism, else s); the attention products on ``core_chip`` (16-bit)
+    when the linear layers run in another format."""
     q = q or s
     bs, hd, heads = b * q, h // a, b * a // t
-    core = gemm_s(chip, q, s, hd, heads) + gemm_s(chip, q, hd, s, heads)
+    c = core_chip or chip
+    core = gemm_s(c, q, s, hd, heads) + gemm_s(c, q, hd, s, heads)
     gemms = sum(gemm_s(chip, bs, n, k) for n, k in _weights(h, a, f, t, kv or a, gated)) + core
     w = chip.memory_bandwidth * ETA_MEMORY
     split = t if sp else 1
@@ -140,14 +185,15 @@ def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: 
 
 
 def _weight_backward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: int, kv: int = 0,
-                     gated: bool = False, q: int = 0) -> float:
+                     gated: bool = False, q: int = 0, core_chip: KernelChip | None = None) -> float:
     """Data and weight gradients of the block's GEMMs (the transposed shapes)."""
     q = q or s
     bs, hd, heads = b * q, h // a, b * a // t
+    c = core_chip or chip
     total = 0.0
     for n, k in _weights(h, a, f, t, kv or a, gated):
         total += gemm_s(chip, bs, k, n) + gemm_s(chip, k, n, bs)
-    total += 2 * gemm_s(chip, q, hd, s, heads) + gemm_s(chip, q, s, hd, heads) + gemm_s(chip, q, hd, s, heads)
+    total += 2 * gemm_s(c, q, hd, s, heads) + gemm_s(c, q, s, hd, heads) + gemm_s(c, q, hd, s, heads)
     return total
 
 
@@ -156,14 +202,16 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
                 intra_gb_s: float = 300, inter_gb_s: float = 25, chips_per_node: int = 8,
                 f: int | None = None, kv_heads: int = 0, gated: bool = False,
                 model_flop: float | None = None, fused_attention: bool = False, overlap_dp: bool = False,
-                gemm_chip: KernelChip | None = None, cp: int = 1) -> KernelStep:
+                gemm_chip: KernelChip | None = None, cp: int = 1, zero: int = 0,
+                core_chip: KernelChip | None = None) -> KernelStep:
     """One training step of a GPT-style model (see the module's formulas)."""
     f = f or 4 * h
     m = global_batch // (d * b)
     g = gemm_chip or chip
     q = s // cp
-    fwd_gemm, fwd_mem, core = _block_forward(g, b, s, h, a, f, t, sp, kv_heads, gated, fused_attention, q)
-    bwd_gemm = _weight_backward(g, b, s, h, a, f, t, kv_heads, gated, q)
+    fwd_gemm, fwd_mem, core = _block_forward(g, b, s, h, a, f, t, sp, kv_heads, gated, fused_attention, q,
+                                             core_chip)
+    bwd_gemm = _weight_backward(g, b, s, h, a, f, t, kv_heads, gated, q, core_chip)
     bwd_mem = 2 * fwd_mem
     if recompute == "full":
         re_gemm, re_mem = fwd_gemm, fwd_mem
@@ -190,14 +238,38 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     logits = (gemm_s(chip, b * q, vocab // t, h) * 3 + 8 * b * q * vocab / t / (chip.memory_bandwidth * ETA_MEMORY)
               if vocab else 0.0)
     stage = blocks * (per_block_gemm + per_block_mem + per_block_tp + per_block_cp) + logits
-    bubble = (p - 1) / v * stage
-    pp = 2 * v * m * act / t / (inter_gb_s * 1e9 * ETA_NETWORK) if p > 1 else 0.0
-    params_chip = params / (t * p)
+    # ranks in Megatron's order (tensor, context, data, pipeline outermost): a data-parallel group spans t·cp·d
+    # consecutive ranks, two neighbouring pipeline stages 2·t·cp·d; within a node they talk over NVLink
     n_dp = d * cp  # gradients are reduced over the data- and context-parallel ranks
-    dp = 2 * (n_dp - 1) / n_dp * params_chip * BYTES / (inter_gb_s * 1e9 * ETA_NETWORK) if n_dp > 1 else 0.0
-    if overlap_dp:  # bucketed reduction during the last micro-batch's backward (Megatron --overlap-grad-reduce)
-        dp = max(0.0, dp - blocks * (bwd_gemm + bwd_mem))
-    optimizer = params_chip * OPTIMIZER_BYTES_PER_PARAM / (chip.memory_bandwidth * ETA_MEMORY)
+    pp_link = (intra_gb_s if 2 * t * n_dp <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
+    pp = 2 * v * m * act / t / pp_link if p > 1 else 0.0
+    params_chip = params / (t * p)
+    dp_link = (intra_gb_s if t * n_dp <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
+    shard = (n_dp - 1) / n_dp * params_chip * BYTES / dp_link if n_dp > 1 else 0.0  # one gather or scatter
+    fwd_stage = blocks * (fwd_gemm + fwd_mem)
+    bwd_stage = blocks * (bwd_gemm + bwd_mem + re_gemm + re_mem)
+    dp = zero_stage = 0.0
+    if zero == 3 and n_dp > 1:
+        # every micro-batch gathers the weights in the forward and again in the backward, and reduce-scatters
+        # the gradients; each layer's gather is prefetched under the previous layer's compute (DeepSpeed's
+        # overlap_comm, FSDP's forward/backward prefetch): the first gather and last scatter stay exposed
+        zero_stage = (max(0.0, shard - fwd_stage) + max(0.0, 2 * shard - bwd_stage)
+                      + (shard + shard) / max(blocks, 1))
+    elif zero == 2 and n_dp > 1:
+        # gradients reduce-scattered during every micro-batch's backward (overlapped where the framework
+        # does), the updated weights gathered once after the optimizer step
+        zero_stage = max(0.0, shard - bwd_stage) if overlap_dp else shard
+        dp = shard
+    else:
+        dp = 2 * shard  # all-reduce (ZeRO 1: reduce-scatter + all-gather, the same bytes)
+        if overlap_dp:  # bucketed reduction during the last micro-batch's backward (--overlap-grad-reduce)
+            dp = max(0.0, dp - bwd_stage)
+    stage += zero_stage
+    dp += m * zero_stage
+    bubble = (p - 1) / v * stage
+    # the optimizer step reads and writes its states: each data-parallel rank its 1/n_dp share from ZeRO 1
+    optimizer = (params_chip / (n_dp if zero >= 1 else 1) * OPTIMIZER_BYTES_PER_PARAM
+                 / (chip.memory_bandwidth * ETA_MEMORY))
     # model FLOP (Korthikanti et al. 2022): 72·B·s·l·h²·(1 + s/6h + V/12hl) for f = 4h
     if model_flop is None:
         model_flop = 72 * global_batch * s * layers * h * h * (1 + s / (6 * h) + vocab / (12 * h * layers))
@@ -208,20 +280,33 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
                       chips=t * p * d * cp, peak=g.peak, cp_comm_s=m * blocks * per_block_cp)
 
 
+def framework_overlaps_dp(convention: str, zero: int, chip_id: str) -> bool:
+    """Whether the framework of the plan's convention overlaps the gradient reduction with the backward pass
+    by default: Megatron Core (NeMo's recipes, ``--overlap-grad-reduce``) and FSDP (reduce-scatter in the
+    backward hooks, on their own stream) do; DeepSpeed only at ZeRO 3 (``overlap_comm`` defaults to true for
+    stage 3, false below). Plans on the A100 keep Megatron-LM 2021–22's (no overlap), which its measured runs
+    used."""
+    if chip_id in MEGATRON_2022_CHIPS:
+        return zero == 3
+    return convention in ("megatron", "fsdp") or zero == 3
+
+
 def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
     """The kernel model for a plan (a ``PlanModel`` on a ``Layout``), or None where it does not apply: a chip
-    without its multiprocessor count here, a model that is not a stack of identical dense blocks with
-    H·Q = d (a mixture of experts: ``engine.plan.kernel_moe.moe_kernel_step_for``; latent attention), a
-    format other than BF16/FP16/FP8, or ZeRO 2–3 (their gathers are not modelled).
+    without its multiprocessor count or the format's peak, or a model that is not a stack of identical dense
+    blocks with H·Q = d (a mixture of experts: ``engine.plan.kernel_moe.moe_kernel_step_for``; latent
+    attention).
 
-    FP8 (H100 only): the GEMMs at the FP8 peak, everything else as in BF16; FP8 training runs through
-    Transformer Engine, whose runs (NVIDIA's NeMo recipes) use fused attention (no score traffic) and
-    overlap the gradient reduction with the last micro-batch's backward — so FP8 plans take both."""
+    The linear layers run at the format's dense peak (FP8, FP6 and FP4 through Transformer Engine's recipes),
+    attention's products and the logits at the 16-bit peak. After the A100 (whose measured runs are
+    Megatron-LM 2021–22's), attention is fused (no score traffic) and the gradient reduction overlaps the
+    backward where the framework of the plan's convention does so by default (``framework_overlaps_dp``).
+    ZeRO 2–3 add their gathers and scatters (``kernel_step``)."""
     chip = kernel_chip_for(model, layout, options, chip_id)
     if chip is None or model.experts > 1 or model.attention_width != model.d_model:
         return None
-    fp8 = options.precision == "fp8"
-    gemm_chip = KernelChip(FP8_PEAKS[chip_id], chip.memory_bandwidth, chip.sms) if fp8 else None
+    gemm_chip = kernel_chip(chip_id, options.precision)
+    fused = chip_id not in MEGATRON_2022_CHIPS
     inter = link.inter_gb_s or link.intra_gb_s
     return kernel_step(chip, layers=model.blocks, h=model.d_model, a=model.heads, s=model.seq_len,
                        vocab=model.vocab, params=model.params, t=layout.tp, p=layout.pp, d=layout.dp,
@@ -229,17 +314,17 @@ def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | 
                        recompute=options.recompute, sp=layout.sequence_parallel, intra_gb_s=link.intra_gb_s,
                        inter_gb_s=inter, chips_per_node=link.chips_per_node, f=model.ff_size or 4 * model.d_model,
                        kv_heads=model.kv_heads, gated=model.gated,
-                       model_flop=3 * model.forward_flop * layout.global_batch, fused_attention=fp8,
-                       overlap_dp=fp8, gemm_chip=gemm_chip, cp=getattr(layout, "cp", 1))
+                       model_flop=3 * model.forward_flop * layout.global_batch, fused_attention=fused,
+                       overlap_dp=framework_overlaps_dp(options.convention, options.zero, chip_id),
+                       gemm_chip=gemm_chip, core_chip=chip, zero=options.zero, cp=getattr(layout, "cp", 1))
 
 
 def kernel_chip_for(model, layout, options, chip_id: str) -> KernelChip | None:
-    """The chip where the kernel model applies to the plan at all (a transformer without latent attention,
-    BF16/FP16 or FP8 on a chip with an FP8 peak here, ZeRO 0–1, a global batch); else None."""
-    chip = CHIPS.get(chip_id)
-    fp8 = options.precision == "fp8"
-    if (chip is None or not model.blocks or getattr(model, "latent_attention", False)
-            or options.precision not in ("bf16", "fp16", "fp8") or (fp8 and chip_id not in FP8_PEAKS)
-            or options.zero > 1 or layout.global_batch is None):
+    """The chip's 16-bit figures where the kernel model applies to the plan at all (a transformer without
+    latent attention, a format whose dense peak the chip has, a chip with its multiprocessor count here, a
+    global batch); else None."""
+    chip = kernel_chip(chip_id, "bf16")
+    if (chip is None or kernel_chip(chip_id, options.precision) is None or not model.blocks
+            or getattr(model, "latent_attention", False) or layout.global_batch is None):
         return None
     return chip

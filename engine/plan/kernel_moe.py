@@ -43,11 +43,11 @@ from engine.plan.kernel_model import (
     BYTES,
     ETA_MEMORY,
     ETA_NETWORK,
-    FP8_PEAKS,
     OPTIMIZER_BYTES_PER_PARAM,
     KernelChip,
     KernelStep,
     gemm_s,
+    kernel_chip,
     kernel_chip_for,
 )
 
@@ -157,10 +157,9 @@ def moe_kernel_step_for(model, layout, options, chip_id: str, link) -> KernelSte
     routing balanced, the all-to-all not overlapped; selective recomputation is the norms and the expert
     activation (the MoE recipes' ``recompute_modules``), full the block's forward."""
     chip = kernel_chip_for(model, layout, options, chip_id)
-    if chip is None or model.experts <= 1 or getattr(layout, "cp", 1) > 1:
-        return None
-    gemm_chip = (KernelChip(FP8_PEAKS[chip_id], chip.memory_bandwidth, chip.sms)
-                 if options.precision == "fp8" else None)
+    if chip is None or model.experts <= 1 or getattr(layout, "cp", 1) > 1 or options.zero > 1:
+        return None  # ZeRO 2–3's gathers are modelled for dense blocks only (``kernel_model.kernel_step``)
+    gemm_chip = kernel_chip(chip_id, options.precision) if options.precision not in ("bf16", "fp16") else None
     heads = model.heads
     parts = moe_step_s(chip, layers=model.blocks, h=model.d_model, heads=heads, kv_heads=model.kv_heads or heads,
                        head_dim=model.attention_width // heads, s=model.seq_len, vocab=model.vocab,

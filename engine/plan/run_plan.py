@@ -102,7 +102,8 @@ def kernel_note(model: PlanModel | None = None) -> str:
 def constant_note(kernel_efficiency: float) -> str:
     return (f"Step time from the constant-efficiency model (kernels at {kernel_efficiency:g} of peak): the kernel "
             "model covers stacks of identical transformer blocks (dense or mixture of experts, no latent attention) in "
-            "BF16/FP16 on A100/H100 SXM (FP8 on H100) with ZeRO 0–1")
+            "16-bit, FP8, FP6 or FP4 formats on A100, H100/H200, B200/GB200, B300/GB300 and AMD MI300X/MI325X/MI355X "
+            "(ZeRO 2–3 for dense blocks)")
 
 
 def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, peak: float,

@@ -141,7 +141,7 @@ def plan_for(run: OutsideRun):
     layout = Layout(dp=run.gpus // (run.t * run.p * run.cp), tp=run.t, pp=run.p, cp=run.cp, ep=run.ep,
                     micro_batch=run.micro_batch,
                     global_batch=run.global_batch, virtual_stages=run.v, sequence_parallel=run.t > 1)
-    return plan_run(model, layout, MemoryOptions(precision=run.precision, recompute="none"),
+    return plan_run(model, layout, MemoryOptions(precision=run.precision, recompute="none", convention="megatron"),
                     PlanSettings(chip="nvidia-h100-sxm"))
 
 
@@ -149,19 +149,18 @@ def kernel_with_cp(run: OutsideRun) -> float:
     """The kernel model called directly with the run's context-parallel degree, with the FP8 settings
     ``kernel_step_for`` uses on the H100 (a check on the plan's path)."""
     from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import FP8_PEAKS, H100, KernelChip, kernel_step
+    from engine.plan.kernel_model import kernel_chip, kernel_step
 
     m = plan_model_of(run)
     link = interconnect_for("nvidia-h100-sxm")
-    fp8 = run.precision == "fp8"
-    return kernel_step(H100, layers=m.blocks, h=m.d_model, a=m.heads, s=run.seq, vocab=m.vocab, params=m.params,
+    chip = kernel_chip("nvidia-h100-sxm")
+    return kernel_step(chip, layers=m.blocks, h=m.d_model, a=m.heads, s=run.seq, vocab=m.vocab, params=m.params,
                        t=run.t, p=run.p, d=run.gpus // (run.t * run.p * run.cp), b=run.micro_batch,
                        global_batch=run.global_batch, v=run.v, recompute="none", sp=run.t > 1,
                        intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node,
                        f=m.ff_size, kv_heads=m.kv_heads, gated=m.gated,
-                       model_flop=3 * m.forward_flop * run.global_batch, fused_attention=fp8, overlap_dp=fp8,
-                       gemm_chip=KernelChip(FP8_PEAKS["nvidia-h100-sxm"], H100.memory_bandwidth, H100.sms)
-                       if fp8 else None, cp=run.cp).step_s
+                       model_flop=3 * m.forward_flop * run.global_batch, fused_attention=True, overlap_dp=True,
+                       gemm_chip=kernel_chip("nvidia-h100-sxm", run.precision), core_chip=chip, cp=run.cp).step_s
 
 
 @lru_cache(maxsize=1)
@@ -197,7 +196,7 @@ def moe_kernel_s(run: OutsideRun) -> float:
     """``kernel_moe.moe_step_s`` for a published MoE run with its recipe's settings (sliding windows,
     recomputed norms and activation, all-to-all overlap), which a plan does not take."""
     from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import FP8_PEAKS, H100, KernelChip
+    from engine.plan.kernel_model import H100, kernel_chip
     from engine.plan.kernel_moe import moe_step_s
 
     m = plan_model_of(run)
@@ -210,5 +209,4 @@ def moe_kernel_s(run: OutsideRun) -> float:
                       inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node, gated=m.gated,
                       window=run.window, windowed_layers=m.blocks // 2 if run.window else 0,
                       recompute=run.recompute, overlap_a2a=run.overlap_a2a,
-                      gemm_chip=KernelChip(FP8_PEAKS["nvidia-h100-sxm"], H100.memory_bandwidth, H100.sms)
-                      if run.precision == "fp8" else None)["step_s"]
+                      gemm_chip=kernel_chip("nvidia-h100-sxm", "fp8") if run.precision == "fp8" else None)["step_s"]

@@ -1,5 +1,5 @@
 """Which step-time model a plan's figures come from: the kernel model where it applies (dense blocks,
-BF16/FP16, A100/H100 SXM, ZeRO 0–1), else the constant-efficiency model — each with a note naming it."""
+16-bit or FP8/FP6/FP4 on a chip with its multiprocessor count, ZeRO 0–3), else the constant-efficiency model — each with a note naming it."""
 from __future__ import annotations
 
 import pytest
@@ -43,8 +43,8 @@ def test_the_plan_step_comes_from_the_kernel_model_and_is_near_the_measured_one(
 
 
 def test_outside_the_kernel_model_the_constant_efficiency_model_says_so(gpt3):
-    # ZeRO-3's gathers are not in the kernel model: the step is hardware FLOP / (n·P·k) + bubble + links
-    options = MemoryOptions(precision="bf16", recompute="full", zero=3)
+    # FP32 is not in the kernel model: the step is hardware FLOP / (n·P·k) + bubble + links
+    options = MemoryOptions(precision="fp32", recompute="full", zero=3)
     plan = plan_run(gpt3, LAYOUT, options, PlanSettings(chip="nvidia-h100-sxm", kernel_efficiency=0.6))
     assert plan.kernel is None and plan.step.model == "constant-efficiency model"
     assert any("constant-efficiency model (kernels at 0.6 of peak)" in n for n in plan.step.notes)

@@ -33,8 +33,9 @@ def test_dense_fp8_h100_runs_meet_the_target_with_the_a100_validation_set():
     rows = h100_table()
     dense = [r for r in rows if r.step_model == "kernel model" and "context parallel" not in r.case]
     assert len(dense) == 3  # Llama 2 7B, Llama 2 70B, GPT-3 175B
-    # measured here: +1.9%, +10.6%, −3.5% (the constant-efficiency model: −42.6%, +8.2%, −13.9%)
-    assert [100 * r.error for r in dense] == pytest.approx([1.9, 10.6, -3.5], abs=0.3)
+    # measured here: −10.7%, +10.6%, −3.5% (the constant-efficiency model: −42.6%, +8.2%, −13.9%); Llama 2 7B
+    # was +1.9% while its gradients were reduced over the 50 GB/s scale-out link, not the node's NVLink
+    assert [100 * r.error for r in dense] == pytest.approx([-10.7, 10.6, -3.5], abs=0.3)
     assert [100 * r.previous_error for r in dense] == pytest.approx([-42.6, 8.2, -13.9], abs=0.3)
     errors = [abs(r.error) for r in dense] + [abs(r.error) for r in table("validation")]
     assert statistics.median(errors) <= 0.05 and max(errors) <= 0.12, errors
@@ -46,9 +47,10 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     rows = {r.case: r for r in h100_table()}
     cp = [r for c, r in rows.items() if "context parallel" in c]
     assert len(cp) == 2 and all(r.step_model == "kernel model" for r in cp)  # through the plan's layout (cp 2)
-    # measured here: Llama 3 8B (CP 2) −2.4%, Llama 3 70B (t 4, p 4, CP 2) +6.9%; the constant-efficiency
+    # measured here: Llama 3 8B (CP 2) −7.5% (−2.4% while its single-node reduction went over the scale-out
+    # link), Llama 3 70B (t 4, p 4, CP 2) +6.9%; the constant-efficiency
     # model, which splits the compute c ways and counts no key/value exchange: −49.1%, −25.0%
-    assert [100 * r.error for r in cp] == pytest.approx([-2.4, 6.9], abs=0.3)
+    assert [100 * r.error for r in cp] == pytest.approx([-7.5, 6.9], abs=0.3)
     assert [100 * r.previous_error for r in cp] == pytest.approx([-49.1, -25.0], abs=0.3)
     for run in (r for r in OUTSIDE if r.cp > 1):
         plan = plan_for(run)
@@ -57,9 +59,9 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     dense = [abs(r.error) for r in rows.values() if r.step_model == "kernel model"]
     dense += [abs(r.error) for r in table("validation")]
     assert len(dense) == 13 and statistics.median(dense) <= 0.05 and max(dense) <= 0.12
-    # with the three mixtures of experts (16 runs): median 3.6%, worst 27.8% (GPT-OSS 120B) — outside 12%
+    # with the three mixtures of experts (16 runs): median 7.1%, worst 27.8% (GPT-OSS 120B) — outside 12%
     everything = dense + [abs(r.error) for r in rows.values() if r.step_model == MOE_MODEL]
-    assert len(everything) == 16 and statistics.median(everything) == pytest.approx(0.036, abs=0.003)
+    assert len(everything) == 16 and statistics.median(everything) == pytest.approx(0.071, abs=0.003)
     assert max(everything) == pytest.approx(0.278, abs=0.003)
 
 

@@ -22,7 +22,7 @@ from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
-from ui.views.step_models import h100_rows, kernel_basis, validation_rows
+from ui.views.step_models import chips_rows, h100_rows, kernel_basis, validation_rows
 from ui.widgets import metric_row, show_error
 
 
@@ -218,3 +218,7 @@ def published_runs() -> None:
         st.markdown("**H100 runs** (NVIDIA NeMo and Megatron Bridge performance tables; FP8 dense and "
                     "context-parallel runs through the kernel model, the mixture of experts outside it)")
         st.dataframe(pd.DataFrame(h100_rows()), hide_index=True)
+        st.markdown("**Other chips, FP8 and NVFP4, fully sharded data parallelism** (NVIDIA Megatron Bridge "
+                    "performance tables; H100, B200, GB200 and GB300 use their own peaks, memory bandwidth and "
+                    "links)")
+        st.dataframe(pd.DataFrame(chips_rows()), hide_index=True)

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from engine.plan.validation import summary, table
+from engine.plan.validation_chips import chips_table
 from engine.plan.validation_h100 import h100_table
 from engine.units import format_duration
 
@@ -41,3 +42,12 @@ def h100_rows() -> list[dict]:
     return [{"case": r.case, "source": r.source.split(" — ")[0], "published step (s)": round(r.published_s, 2),
              "FLOPscope (s)": round(r.plan_s, 2), "model": r.step_model, "error": f"{100 * r.error:+.1f}%"}
             for r in h100_table()]
+
+
+def chips_rows() -> list[dict]:
+    """Published runs on H100, B200, GB200 and GB300 in FP8 and NVFP4 and with fully sharded data parallelism:
+    published and predicted step time, the model, error, and the constant-efficiency model plans used before."""
+    return [{"case": r.case, "source": r.source.split(" — ")[0], "published step (s)": round(r.published_s, 2),
+             "FLOPscope (s)": round(r.predicted_s, 2), "model": r.model, "error": f"{100 * r.error:+.1f}%",
+             "constant-efficiency model (s)": None if r.previous_s is None else round(r.previous_s, 2)}
+            for r in chips_table()]

@@ -1,0 +1,153 @@
+"""The kernel model on every chip with its multiprocessor count (H200, B200, GB200, B300, GB300, MI300X…), in
+FP8/FP6/FP4, with ZeRO 2–3, and checked against published Megatron Bridge runs kept apart from calibration."""
+from __future__ import annotations
+
+import statistics
+
+import pytest
+
+from engine.llm.config import read_hf_config
+from engine.plan.interconnects import interconnect_for
+from engine.plan.kernel_model import (
+    BYTES,
+    ETA_NETWORK,
+    H100,
+    MULTIPROCESSORS,
+    framework_overlaps_dp,
+    kernel_chip,
+    kernel_step,
+    kernel_step_for,
+)
+from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.model import plan_model
+from engine.plan.run_plan import PlanSettings, plan_run
+from engine.plan.validation_chips import BRIDGE_2511, BRIDGE_2602_FP4, RUNS, chips_table
+from engine.plan.validation_h100 import _LLAMA3_8B
+
+# (chip, GPUs, format, GBS, MBS, t, p, cp, v, FSDP, tokens/s/GPU) as the Megatron Bridge archive prints them
+PUBLISHED = [
+    ("B200", 8, "fp8", 128, 2, 1, 1, 1, 1, False, 30624), ("GB200", 8, "fp8", 128, 2, 1, 1, 1, 1, False, 31508),
+    ("GB300", 8, "fp8", 128, 2, 1, 1, 1, 1, False, 37556), ("H100", 8, "fp8", 128, 1, 1, 1, 1, 1, True, 14451),
+    ("H100", 64, "fp8", 128, 1, 4, 8, 1, 5, False, 1602), ("GB200", 64, "fp8", 256, 2, 1, 1, 1, 1, True, 4312),
+    ("GB300", 64, "fp8", 256, 2, 1, 1, 1, 1, True, 4520), ("GB200", 64, "fp4", 256, 1, 2, 4, 1, 5, False, 4458),
+    ("GB200", 256, "fp8", 1536, 1, 4, 16, 1, 4, False, 813), ("GB200", 256, "fp4", 1536, 1, 4, 16, 1, 8, False, 1076),
+    ("GB300", 256, "fp8", 1536, 1, 2, 8, 2, 4, False, 999), ("B200", 128, "fp8", 64, 1, 4, 8, 2, 8, False, 661),
+    ("H100", 1024, "fp8", 512, 1, 8, 8, 2, 8, False, 292),
+]
+
+
+def test_the_runs_are_the_tables_rows():
+    assert [(r.chip, r.gpus, r.precision, r.global_batch, r.micro_batch, r.t, r.p, r.cp, r.v, r.zero == 3,
+             r.tokens_per_s_per_gpu) for r in RUNS] == PUBLISHED
+    assert all(r.seq == 8192 for r in RUNS)
+    assert {r.source for r in RUNS} == {BRIDGE_2511, BRIDGE_2602_FP4}
+    # Llama 3 8B on 8 B200: 128 × 8,192 tokens at 30,624 tokens/s on each of 8 GPUs = 4.28 s
+    assert RUNS[0].published_s == pytest.approx(128 * 8192 / (30624 * 8))
+
+
+def test_chips_take_their_own_peaks_bandwidth_and_multiprocessors():
+    # hardware database: GB200 dense FP4 10 PFLOP/s, BF16 2.5, HBM 8 TB/s; 148 SMs (Chips and Cheese)
+    fp4 = kernel_chip("nvidia-gb200", "fp4")
+    assert (fp4.peak, fp4.memory_bandwidth, fp4.sms) == (10e15, 8000e9, 148)
+    assert kernel_chip("nvidia-gb200", "bf16").peak == 2.5e15
+    assert kernel_chip("nvidia-b300", "fp4").peak == 13.5e15
+    assert kernel_chip("nvidia-h200-sxm", "bf16").memory_bandwidth == 4800e9
+    assert kernel_chip("amd-instinct-mi300x", "bf16").sms == 304
+    assert kernel_chip("nvidia-h100-sxm", "fp4") is None  # no FP4 on the H100: the plan falls back
+    assert kernel_chip("nvidia-a100-sxm4-80gb", "fp8") is None
+    for chip_id in MULTIPROCESSORS:  # every chip here has its links on file
+        assert interconnect_for(chip_id).intra_gb_s > 0
+
+
+def _llama3_8b():
+    return plan_model(read_hf_config(_LLAMA3_8B).architecture(8192))
+
+
+@pytest.mark.parametrize("chip_id", ["nvidia-h200-sxm", "nvidia-b200", "nvidia-gb200", "nvidia-b300",
+                                     "nvidia-gb300", "amd-instinct-mi300x", "amd-instinct-mi355x"])
+def test_plans_on_other_chips_use_the_kernel_model(chip_id):
+    plan = plan_run(_llama3_8b(), Layout(dp=8, global_batch=128), MemoryOptions(), PlanSettings(chip=chip_id))
+    assert plan.step.model == "kernel model" and plan.kernel is not None
+    assert plan.step.step_s == pytest.approx(plan.kernel.step_s)
+
+
+def test_fp4_runs_the_linear_layers_at_the_fp4_peak():
+    model, layout = _llama3_8b(), Layout(dp=8, global_batch=128)
+    link = interconnect_for("nvidia-b200")
+    bf16 = kernel_step_for(model, layout, MemoryOptions(), "nvidia-b200", link)
+    fp4 = kernel_step_for(model, layout, MemoryOptions(precision="fp4"), "nvidia-b200", link)
+    # MFU is against the format's peak (9 PFLOP/s dense FP4 on the B200); the step is shorter, not 4× shorter
+    # (attention's products, the logits and the memory-bound work stay as they are)
+    assert fp4.peak == 9e15 and bf16.peak == 2.25e15
+    assert bf16.step_s / 4 < fp4.step_s < bf16.step_s
+    assert fp4.memory_bound_s == pytest.approx(bf16.memory_bound_s)
+
+
+ARGS = dict(layers=4, h=1024, a=8, s=2048, vocab=0, t=1, p=1, d=8, b=1, global_batch=16, recompute="none",
+            chips_per_node=8, inter_gb_s=50)
+
+
+def test_zero3_gathers_are_hidden_under_compute_but_the_first_and_last():
+    # 1e7 parameters on 8 ranks over NVLink: one gather = 7/8 × 2e7 bytes / (450 GB/s × η_net), shorter than a
+    # micro-batch's forward: per micro-batch only the first block's gather and the last block's scatter show
+    shard = 7 / 8 * 1e7 * BYTES / (450e9 * ETA_NETWORK)
+    step = kernel_step(H100, params=1e7, intra_gb_s=450, zero=3, **ARGS)
+    m = 16 // 8
+    assert step.dp_comm_s == pytest.approx(m * 2 * shard / 4)
+
+
+def test_zero3_on_a_slow_link_pays_three_transfers_per_micro_batch():
+    # over 1 MB/s the gathers (forward, backward) and the scatter cannot hide: 3 × shard per micro-batch
+    shard = 7 / 8 * 1e7 * BYTES / (1e6 * ETA_NETWORK)
+    step = kernel_step(H100, params=1e7, intra_gb_s=1e-3, zero=3, **ARGS)
+    m = 16 // 8
+    assert step.dp_comm_s == pytest.approx(m * (3 * shard + 2 * shard / 4), rel=1e-3)
+    # ZeRO 0 on the same link: one all-reduce (2 × shard) per step, not overlapped
+    assert kernel_step(H100, params=1e7, intra_gb_s=1e-3, **ARGS).dp_comm_s == pytest.approx(2 * shard)
+    # ZeRO 2 without overlap: a reduce-scatter per micro-batch and one gather after the step
+    assert kernel_step(H100, params=1e7, intra_gb_s=1e-3, zero=2, **ARGS).dp_comm_s == pytest.approx(
+        (m + 1) * shard)
+
+
+def test_the_data_parallel_ring_uses_nvlink_within_a_node():
+    # 8 ranks in one node: 2 × 7/8 × 2e9 bytes over NVLink (450 GB/s), not the 50 GB/s scale-out link
+    step = kernel_step(H100, params=1e9, intra_gb_s=450, **ARGS)
+    assert step.dp_comm_s == pytest.approx(2 * 7 / 8 * 1e9 * BYTES / (450e9 * ETA_NETWORK))
+    spread = kernel_step(H100, params=1e9, intra_gb_s=450, **dict(ARGS, chips_per_node=4))
+    assert spread.dp_comm_s == pytest.approx(2 * 7 / 8 * 1e9 * BYTES / (50e9 * ETA_NETWORK))
+
+
+def test_overlap_follows_the_frameworks_defaults():
+    assert framework_overlaps_dp("megatron", 1, "nvidia-h100-sxm")  # Megatron Core --overlap-grad-reduce
+    assert framework_overlaps_dp("fsdp", 2, "nvidia-b200")
+    assert not framework_overlaps_dp("deepspeed", 1, "nvidia-h100-sxm")  # overlap_comm false below stage 3
+    assert framework_overlaps_dp("deepspeed", 3, "nvidia-h100-sxm")
+    assert not framework_overlaps_dp("megatron", 1, "nvidia-a100-sxm4-80gb")  # Megatron-LM 2021–22's runs
+
+
+def test_published_runs_on_other_chips_and_zero3():
+    rows = chips_table()
+    errors = [abs(r.error) for r in rows]
+    # measured here (13 runs): median 8.4%, worst −19.1% (Llama 3 70B NVFP4 on 64 GB200); the
+    # constant-efficiency model plans used before on the 8 runs a plan can hold: median 37.8%, worst −62.5%
+    # (it is closer only on Llama 3 70B on 64 H100, t 4: −15.0% against the kernel model's +17.8%)
+    assert statistics.median(errors) == pytest.approx(0.084, abs=0.005)
+    assert max(errors) == pytest.approx(0.191, abs=0.005)
+    previous = [abs(r.previous_error) for r in rows if r.previous_error is not None]
+    assert len(previous) == 8 and statistics.median(previous) > 0.3 and max(previous) > 0.6
+    closer = [r.case for r in rows if r.previous_error is not None and abs(r.previous_error) < abs(r.error)]
+    assert closer == ["Llama 3 70B, 64 H100, FP8 (t 4, p 8, v 5)"]
+
+
+def test_docs_plan_holds_the_table_and_its_errors():
+    from pathlib import Path
+
+    from engine.plan.validation_chips import markdown_table, summary
+
+    text = (Path(__file__).parents[2] / "docs" / "plan.md").read_text(encoding="utf-8")
+    assert all(line in text for line in markdown_table())
+    s = summary()
+    worst = next(r for r in chips_table() if abs(r.error) == s["worst"])
+    assert (f"**{s['runs']} runs: median {100 * s['median']:.1f}%, worst {100 * worst.error:+.1f}%**"
+            .replace("-", "−") in text)
+    assert f"median {100 * s['previous_median']:.1f}%, worst −{100 * s['previous_worst']:.1f}%" in text
