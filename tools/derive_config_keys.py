@@ -205,12 +205,26 @@ def _self_reads(node: ast.AST | None) -> set[str]:
     return out
 
 
+def _class_module(model_type: str) -> str:
+    """The modelling module of the class transformers builds for a ``model_type`` that has no modelling file of its
+    own (its causal-LM class, else its base model: ``exaone`` → ``modeling_llama``)."""
+    import transformers
+    from transformers.models.auto import modeling_auto
+
+    for mapping in (modeling_auto.MODEL_FOR_CAUSAL_LM_MAPPING_NAMES, modeling_auto.MODEL_MAPPING_NAMES):
+        if isinstance(mapping.get(model_type), str):
+            return getattr(transformers, mapping[model_type]).__module__
+    raise LookupError(f"{model_type}: no modelling module")
+
+
 def family_keys(model_type: str) -> dict[str, list[str]]:
     """File key → the definitions that read it, for one ``model_type``."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
     modeling = config_cls.__module__.replace(".configuration_", ".modeling_")
+    if importlib.util.find_spec(modeling) is None:  # exaone, internlm3: a config of its own on Llama's classes
+        modeling = _class_module(model_type)
     reads = modeling_reads(modeling)
     for key, where in GENERIC.items():
         reads.setdefault(key, []).append(where)

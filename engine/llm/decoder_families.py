@@ -224,12 +224,6 @@ def _dense_first(c: Keys, fields: dict, sparse: list[bool], dense_ff: int) -> di
     return fields
 
 
-def _layer_count(fields: dict) -> int | None:
-    """The number of layers if it is one the model accepts (else its own check names the key)."""
-    layers = fields["layers"]
-    return layers if isinstance(layers, int) and 1 <= layers <= 10_000 else None
-
-
 def _glm4_moe(c: Keys) -> dict:
     """glm4_moe (GLM-4.5): GQA attention with q/k/v biases (``attention_bias``) and a per-head QK-norm
     (``use_qk_norm``); ``n_routed_experts`` of ``moe_intermediate_size``, k per token, ``n_shared_experts``
@@ -320,6 +314,124 @@ def _llama4_text(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+# ---------------------------------------------------------------- more Llama-like decoders
+
+def _helium(c: Keys) -> dict:
+    """helium: the Llama block; q/k/v biases only (``attention_bias``), an output projection d→d without
+    one (so H·Q must equal d), ``mlp_bias`` on the feed-forward; ``head_dim`` (default 128) must be given."""
+    c.given("head_dim")
+    bias = c.flag("attention_bias", False)
+    fields = _decoder(c, **_rms_swiglu(c, qkv_bias=bias, out_bias=False, ff_bias=c.flag("mlp_bias", False)))
+    block = fields["block"]
+    if block["head_size"] is not None and block["head_size"] * block["heads"] != fields["d_model"]:
+        raise c.error("head_dim", "heads × head_dim must equal hidden_size (Helium's output projection is d→d)")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _seed_oss(c: Keys) -> dict:
+    """seed_oss: the Llama block; ``attention_bias`` on q/k/v, ``attention_out_bias`` on the output,
+    ``mlp_bias`` on the feed-forward; ``head_dim`` (default 128) must be given."""
+    c.given("head_dim")
+    c.neutral("residual_dropout")
+    bias = c.flag("attention_bias", True)
+    fields = _decoder(c, **_rms_swiglu(c, qkv_bias=bias, out_bias=c.flag("attention_out_bias", False),
+                                       ff_bias=c.flag("mlp_bias", False)))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _glm(c: Keys) -> dict:
+    """glm (GLM-4 9B's first release): GLM-4's attention (q/k/v biases, an output without) and fused
+    gate/up, without GLM-4's extra output norms; ``head_dim`` (default 128) must be given."""
+    c.given("head_dim")
+    fields = _decoder(c, **_rms_swiglu(c, attention_bias=True))
+    fields["block"]["out_bias"] = False
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _layer_windows(c: Keys, fields: dict, default_types) -> dict:
+    """``_windows``, where a file without ``layer_types`` gets transformers' default list
+    (``default_types(layers)``) rather than a period."""
+    layers = _layer_count(fields)
+    if c.data.get("layer_types") is None and c.data.get("sliding_window") is not None and layers:
+        full = default_types(layers).count("full_attention")
+        fields = _windows(c, fields, None)
+        if full:
+            block = fields["block"]
+            fields["first_layers"] = [{"layers": full, "block": dict(block, attention_window=None)}]
+        return fields
+    return _windows(c, fields, None)
+
+
+def _cwm(c: Keys) -> dict:
+    """cwm (Code World Model): the Llama block without attention biases; windows on the layers
+    ``layer_types`` marks sliding (absent: all but every fourth layer from the first)."""
+    fields = _decoder(c, **_rms_swiglu(c, ff_bias=c.flag("mlp_bias", False)))
+    default = lambda n: ["full_attention" if i % 4 == 0 else "sliding_attention" for i in range(n)]  # noqa: E731
+    return _layer_windows(c, fields, default) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _flex_olmo(c: Keys) -> dict:
+    """flex_olmo: OLMo 2's layout (norms on each sub-layer's output, whole-width QK-norm) with OLMoE's
+    experts (E of ``intermediate_size``, k per token)."""
+    c.neutral("norm_topk_prob")
+    fields = _decoder(c, **_rms_swiglu(c, norm_position="output", qk_norm="width"))
+    _experts(c, fields, ("num_experts",), ff_key="intermediate_size")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "final_norm": True}
+
+
+def _nemotron(c: Keys) -> dict:
+    """nemotron (Nemotron-4, Minitron): LayerNorm with γ and β (γ stored as 1 + w), ``attention_bias`` on
+    q/k/v/o, a plain up/down feed-forward with ReLU² and ``mlp_bias``."""
+    c.neutral("norm_eps")
+    if c.data.get("num_key_value_heads") is None:
+        raise c.error("num_key_value_heads", "missing (transformers' NemotronAttention needs it written out)")
+    bias = c.flag("attention_bias", False)
+    fields = _decoder(c, norm="layernorm", gated=False, activation=c.activation("hidden_act", default="relu2"),
+                      qkv_bias=bias, out_bias=bias, ff_bias=c.flag("mlp_bias", False))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _persimmon(c: Keys) -> dict:
+    """persimmon: LayerNorm, fused q/k/v and output with biases, a LayerNorm of d/H (γ, β) on queries and
+    keys (``qk_layernorm``), a biased up/down feed-forward with ReLU²; attention d/H wide."""
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="relu2"),
+                      qk_norm="head" if c.flag("qk_layernorm", True) else "none")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _layer_count(fields: dict) -> int | None:
+    """The number of layers if it is one the model accepts (else its own check names the key)."""
+    layers = fields["layers"]
+    return layers if isinstance(layers, int) and 1 <= layers <= 10_000 else None
+
+
+CLASS_SHARING = {
+    "exaone": ("llama", {"num_key_value_heads": 8}),
+    "internlm3": ("llama", {"num_key_value_heads": 2, "head_dim": 128}),
+    "iquestcoder": ("llama", {"num_key_value_heads": 8, "head_dim": 128}),
+    "param2moe": ("glm4_moe", {"head_dim": 64, "n_shared_experts": 2, "tie_word_embeddings": True,
+                               "use_qk_norm": True}),
+    "sarvam_moe": ("glm4_moe", {"head_dim": 64, "num_key_value_heads": 4, "use_qk_norm": True}),
+    "sarvam_mla": ("deepseek_v3", {"first_k_dense_replace": 1, "q_lora_rank": None}),
+}
+"""Types transformers defines as a config of their own on another family's classes (``ExaoneConfig`` builds
+``LlamaForCausalLM``): (that family, the defaults of the type's config class that differ from the family's, for
+the keys its reader does not require). Read by that family's reader, against the keys its modelling code reads."""
+
+
+def shared_class_families(families: dict[str, Family]) -> dict[str, Family]:
+    """``CLASS_SHARING``'s types as registry entries: the family's reader, the type's own defaults filled in
+    where the file leaves a key out."""
+    def reader(base: Family, defaults: dict):
+        def read(c: Keys) -> dict:
+            c.data = {k: v for k, v in defaults.items() if k not in c.data} | c.data
+            return base.reader(c)
+        return read
+
+    return {t: Family(reader(families[base], defaults), families[base].classes, families[base].aliases)
+            for t, (base, defaults) in CLASS_SHARING.items()}
+
+
 DECODER_FAMILIES: dict[str, Family] = {
     "gpt_neo": Family(_gpt_neo, _lm("GPTNeo")),
     "codegen": Family(_codegen, _lm("CodeGen")),
@@ -338,5 +450,12 @@ DECODER_FAMILIES: dict[str, Family] = {
     "glm4_moe": Family(_glm4_moe, _lm("Glm4Moe")),
     "ernie4_5_moe": Family(_ernie4_5_moe, {"Ernie4_5_MoeForCausalLM": "lm", "Ernie4_5_MoeModel": "none"}),
     "llama4_text": Family(_llama4_text, {"Llama4ForCausalLM": "lm", "Llama4TextModel": "none"}),
+    "helium": Family(_helium, _lm("Helium")),
+    "seed_oss": Family(_seed_oss, _lm("SeedOss")),
+    "glm": Family(_glm, _lm("Glm")),
+    "cwm": Family(_cwm, _lm("Cwm")),
+    "flex_olmo": Family(_flex_olmo, _lm("FlexOlmo")),
+    "nemotron": Family(_nemotron, _lm("Nemotron")),
+    "persimmon": Family(_persimmon, _lm("Persimmon")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

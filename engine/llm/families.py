@@ -11,7 +11,7 @@ a default guessed from another family.
 from __future__ import annotations
 
 from engine.errors import InputError, quoted
-from engine.llm.decoder_families import DECODER_FAMILIES
+from engine.llm.decoder_families import DECODER_FAMILIES, shared_class_families
 from engine.llm.encoder_families import ENCODER_FAMILIES
 from engine.llm.state_space_families import STATE_SPACE_FAMILIES
 from engine.llm.seq2seq_families import SEQ2SEQ_FAMILIES, _bart, _t5
@@ -382,6 +382,7 @@ FAMILIES: dict[str, Family] = {
 }
 """``model_type`` → reader and the ``architectures`` classes counted (the first is the default)."""
 FAMILIES |= DECODER_FAMILIES | ENCODER_FAMILIES | STATE_SPACE_FAMILIES | SEQ2SEQ_FAMILIES  # more families, in modules of their own
+FAMILIES |= shared_class_families(FAMILIES)  # a config of its own on another family's classes (exaone: Llama)
 
 
 def family_of_class(architectures: object) -> str | None:

@@ -17,7 +17,7 @@ from engine.errors import InputError
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_pytorch_tanh": "gelu",
                "gelu_python": "gelu", "quick_gelu": "gelu", "relu": "relu", "silu": "silu", "swish": "silu",
-               "sigmoid": "sigmoid", "tanh": "tanh"}
+               "sigmoid": "sigmoid", "tanh": "tanh", "relu2": "relu2"}
 """Hugging Face activation names → the block's (tanh approximations of GELU count as GELU)."""
 
 MAX_LAYERS = 10_000

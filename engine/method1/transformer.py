@@ -27,7 +27,7 @@ from engine.method1 import transformer_parts as parts_of
 from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
 from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
 
-BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh"]
+BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh", "relu2"]
 
 
 def _sequence(flow: Flow) -> tuple[int, int]:

@@ -70,7 +70,8 @@ def text_model_types() -> dict[str, str]:
 
 def small_config(model_type: str, cls: str):
     """The config class's defaults with at most ``LAYERS`` layers (DeepSeek's first dense layers: 1; an unset
-    ``num_experts_per_tok``: 2)."""
+    ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
+    default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build)."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
@@ -81,6 +82,11 @@ def small_config(model_type: str, cls: str):
                      if isinstance(defaults.get(k), int) and not isinstance(defaults.get(k), bool)}
         if isinstance(defaults.get("first_k_dense_replace"), int):
             overrides["first_k_dense_replace"] = 1
+        if "head_dim" in defaults and defaults["head_dim"] is None and isinstance(defaults.get("hidden_size"), int):
+            # Ministral's, HunYuan's attention read head_dim as written: their own default (None) does not build
+            overrides["head_dim"] = defaults["hidden_size"] // defaults["num_attention_heads"]
+        if "num_key_value_heads" in defaults and defaults["num_key_value_heads"] is None:
+            overrides["num_key_value_heads"] = defaults.get("num_attention_heads")  # Nemotron's: as head_dim
         if "num_experts_per_tok" in defaults and defaults["num_experts_per_tok"] is None:
             overrides["num_experts_per_tok"] = 2  # DeepSeek-V2's default None is a model transformers cannot run
         if isinstance(defaults.get("attention_types"), list) and isinstance(overrides.get("num_layers"), int):

@@ -18,6 +18,7 @@ from engine.llm.library import library_models
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
+from tests.llm.decoder_variants import DECODER_VARIANTS
 from tests.llm.hf_reference import T5_TIED, counts, idle_expert_flop
 
 SEQ = 16
@@ -264,6 +265,7 @@ VARIANTS |= {  # chunk 8 over 10 and 12 positions: padded to 16, two chunks; chu
                                                                                    "num_heads": 9}), hidden_act="gelu"),
 }
 
+VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)
 def test_small_variant_matches_transformers(torch, name):

@@ -1,0 +1,63 @@
+"""Small configs of the decoder families of ``engine.llm.decoder_families`` added for issue 21's second round
+(Helium, Seed-OSS, GLM, CWM, FlexOlmo, Nemotron, Persimmon, and the
+types transformers builds with another family's classes: EXAONE 3, InternLM3, IQuest-Coder → Llama;
+Param2-MoE, Sarvam-MoE → GLM-4.5 MoE; Sarvam-MLA → DeepSeek-V3). Each switches the options its reader knows;
+``tests/llm/test_families_hf.py`` compares every one with transformers (and ``test_written_configs`` the same
+configs as transformers writes them)."""
+from __future__ import annotations
+
+S = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4,
+     "num_key_value_heads": 2, "vocab_size": 128, "max_position_embeddings": 64, "pad_token_id": 0,
+     "bos_token_id": 0, "eos_token_id": 0}
+MOE = {"n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 24, "n_group": 1, "topk_group": 1}
+WINDOWS = ["full_attention", "sliding_attention", "sliding_attention"]
+
+
+def _v(model_type: str, architecture: str, **keys) -> dict:
+    return {"model_type": model_type, "architectures": [architecture], **keys}
+
+
+DECODER_VARIANTS = {
+    "helium biases": _v("helium", "HeliumForCausalLM", **S, head_dim=16, attention_bias=True, mlp_bias=True),
+    "helium tied": _v("helium", "HeliumForCausalLM", **S, head_dim=16, tie_word_embeddings=True),
+    "seed-oss every bias": _v("seed_oss", "SeedOssForCausalLM", **S, head_dim=12, attention_bias=True,
+                              attention_out_bias=True, mlp_bias=True),
+    "seed-oss no bias": _v("seed_oss", "SeedOssForCausalLM", **S, head_dim=12, attention_bias=False),
+    "glm": _v("glm", "GlmForCausalLM", **S, head_dim=12),
+    "glm no bias, tied": _v("glm", "GlmForCausalLM", **S, head_dim=12, attention_bias=False,
+                            tie_word_embeddings=True),
+    "cwm default windows": _v("cwm", "CwmForCausalLM", **(S | {"num_hidden_layers": 5}), head_dim=16,
+                                sliding_window=8),
+    "cwm layer_types, mlp bias": _v("cwm", "CwmForCausalLM", **S, head_dim=16, sliding_window=8, layer_types=WINDOWS,
+                                    mlp_bias=True),
+    "flex-olmo": _v("flex_olmo", "FlexOlmoForCausalLM", **S, num_experts=4, num_experts_per_tok=2),
+    "nemotron relu² biases": _v("nemotron", "NemotronForCausalLM", **S, head_dim=16, attention_bias=True,
+                                mlp_bias=True),
+    "nemotron wide heads": _v("nemotron", "NemotronForCausalLM", **S, head_dim=24),
+    "persimmon qk layernorm": _v("persimmon", "PersimmonForCausalLM", hidden_size=48, intermediate_size=80,
+                                 num_hidden_layers=2, num_attention_heads=4, vocab_size=90,
+                                 max_position_embeddings=40, qk_layernorm=True),
+    "persimmon no qk norm, tied": _v("persimmon", "PersimmonForCausalLM", hidden_size=48, intermediate_size=80,
+                                     num_hidden_layers=2, num_attention_heads=4, vocab_size=90,
+                                     max_position_embeddings=40, qk_layernorm=False, tie_word_embeddings=True),
+    "exaone 3 names (num_layers, activation_function)": _v(
+        "exaone", "LlamaForCausalLM", num_layers=3, hidden_size=64, intermediate_size=96, num_attention_heads=4,
+        num_key_value_heads=2, vocab_size=128, max_position_embeddings=64, activation_function="silu",
+        layer_norm_epsilon=1e-5, pad_token_id=0, bos_token_id=0, eos_token_id=0),
+    "internlm3 biases by their names (qkv_bias, bias)": _v("internlm3", "LlamaForCausalLM", **S, head_dim=20,
+                                                          qkv_bias=True, bias=True),
+    "iquestcoder": _v("iquestcoder", "LlamaForCausalLM", **S, head_dim=16),
+    "internlm3 defaults (2 key/value heads, head_dim 128)": _v(
+        "internlm3", "LlamaForCausalLM", **{k: v for k, v in S.items() if k != "num_key_value_heads"}),
+    "param2moe defaults (tied, qk norm, head_dim 64, 2 shared)": _v("param2moe", "Glm4MoeForCausalLM", **S, **MOE,
+                                                                   first_k_dense_replace=1),
+    "param2moe (GLM-4.5 MoE classes)": _v("param2moe", "Glm4MoeForCausalLM", **S, **MOE, head_dim=12,
+                                          first_k_dense_replace=1, n_shared_experts=2, use_qkv_bias=True),
+    "sarvam-moe (GLM-4.5 MoE classes)": _v("sarvam_moe", "Glm4MoeForCausalLM", **S, **MOE, head_dim=12,
+                                           first_k_dense_replace=1, n_shared_experts=1),
+    "sarvam-mla (DeepSeek-V3 classes)": _v("sarvam_mla", "DeepseekV3ForCausalLM", **(S | {"num_key_value_heads": 4}),
+                                           q_lora_rank=None, kv_lora_rank=24, qk_nope_head_dim=16,
+                                           qk_rope_head_dim=8, v_head_dim=12, num_experts=4, num_experts_per_tok=2,
+                                           n_shared_experts=1, moe_intermediate_size=20, first_k_dense_replace=1,
+                                           n_group=1, topk_group=1),
+}
