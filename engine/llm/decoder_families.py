@@ -8,8 +8,10 @@ scale activations (Granite's multipliers, Cohere's ``logit_scale``) change neith
 from __future__ import annotations
 
 from engine.llm.family_parts import (
+    NEUTRAL_KEYS,
     Family,
     Keys,
+    modelling_keys,
     _decoder,
     _experts,
     _gptj,
@@ -405,6 +407,68 @@ def _layer_count(fields: dict) -> int | None:
     return layers if isinstance(layers, int) and 1 <= layers <= 10_000 else None
 
 
+def _nested(c: Keys, key: str) -> Keys:
+    """The typed reads of a nested object (DBRX's ``attn_config``), its source named ``config.<key>``."""
+    value = c.get(key, {})
+    if not isinstance(value, dict):
+        raise c.error(key, "expected an object")
+    sub = Keys(value, f"{c.source}.{key}", c.lenient)
+    sub.model_type = c.model_type
+    return sub
+
+
+def _nested_done(c: Keys, sub: Keys, key: str) -> None:
+    """Every key of the nested object read, neutral, or not read by the family's transformers code (listed as
+    not used); one transformers reads and the reader does not is refused (``lenient``: listed as left out)."""
+    readers = modelling_keys().get(c.model_type, {})
+    for name in sorted(k for k in sub.data if k not in sub.used and k not in NEUTRAL_KEYS):
+        if name not in readers:
+            c.unused.append(f"{key}.{name}")
+        elif c.lenient:
+            c.ignored.append(f"{key}.{name}")
+        else:
+            raise sub.error(name, f"transformers' {', '.join(readers[name])} read it, and this reader does not, so "
+                                  "it may change the parameters or FLOP; read the file leniently to count without it")
+
+
+def _dbrx(c: Keys) -> dict:
+    """dbrx: LayerNorms without β; a fused q/k/v without bias (``attn_config.kv_n_heads`` key/value heads; the
+    values clamped by ``clip_qkv``, no matmul) and an output d→d; ``ffn_config``: a router d→E without bias and
+    E gated experts (w1, v1: d→F; w2: F→d; activation ``ffn_act_fn.name``), k per token; an untied LM head
+    (transformers refuses a tied one)."""
+    c.neutral("num_key_value_heads")  # DbrxConfig sets it from attn_config.kv_n_heads whatever the file says
+    attn, ffn = _nested(c, "attn_config"), _nested(c, "ffn_config")
+    attn.neutral("attn_pdrop", "clip_qkv", "rope_theta")
+    if attn.data.get("rope_theta") is None:  # DbrxAttention reads attn_config.rope_theta, which has no default
+        raise attn.error("rope_theta", "missing (transformers' DbrxAttention cannot be built without it)")
+    if attn.data.get("clip_qkv") is None:  # DbrxAttention clamps q/k/v to ±clip_qkv: None cannot run
+        raise attn.error("clip_qkv", "missing (transformers' DbrxAttention clamps with it and cannot run without it)")
+    # hidden_size: DbrxConfig sets it to d_model; the jitter, loss weight and weight normalisation scale values
+    ffn.neutral("hidden_size", "moe_jitter_eps", "moe_loss_weight", "moe_normalize_expert_weights", "model_type")
+    attn.neutral("model_type")
+    act = ffn.get("ffn_act_fn", {"name": "silu"})
+    if not isinstance(act, dict) or set(act) - {"name"}:
+        raise ffn.error("ffn_act_fn", "expected {\"name\": …} (other settings are not modelled)")
+    activation = Keys(act, f"{ffn.source}.ffn_act_fn").activation("name", default="silu")
+    heads = c.size("block.heads", "n_heads", required=False, default=16)
+    fields = {"layers": c.size("layers", "n_layers", required=False, default=24),
+              "d_model": c.size("d_model", "d_model", required=False, default=2048),
+              "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32000),
+              "context_length": c.size("context_length", "max_seq_len", required=False, default=2048),
+              "block": {"heads": heads, "kv_heads": attn.size("block.kv_heads", "kv_n_heads", required=False, default=1),
+                        "ff_size": ffn.size("block.ff_size", "ffn_hidden_size", required=False, default=3584),
+                        "experts": ffn.size("block.experts", "moe_num_experts", required=False, default=4),
+                        "active_experts": ffn.size("block.active_experts", "moe_top_k", required=False, default=1),
+                        "gated": True, "activation": activation, "norm": "layernorm", "norm_bias": False,
+                        "qkv_bias": False, "out_bias": False, "ff_bias": False}}
+    for sub, key in ((attn, "attn_config"), (ffn, "ffn_config")):
+        c.key_of.update({f: f"{key}.{k}" for f, k in sub.key_of.items()})
+        _nested_done(c, sub, key)
+    if c.flag("tie_word_embeddings", False):
+        raise c.error("tie_word_embeddings", "true is refused by transformers' DbrxConfig")
+    return fields | {"tied_embeddings": False}
+
+
 CLASS_SHARING = {
     "exaone": ("llama", {"num_key_value_heads": 8}),
     "internlm3": ("llama", {"num_key_value_heads": 2, "head_dim": 128}),
@@ -457,5 +521,6 @@ DECODER_FAMILIES: dict[str, Family] = {
     "flex_olmo": Family(_flex_olmo, _lm("FlexOlmo")),
     "nemotron": Family(_nemotron, _lm("Nemotron")),
     "persimmon": Family(_persimmon, _lm("Persimmon")),
+    "dbrx": Family(_dbrx, _lm("Dbrx")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -71,7 +71,8 @@ def text_model_types() -> dict[str, str]:
 def small_config(model_type: str, cls: str):
     """The config class's defaults with at most ``LAYERS`` layers (DeepSeek's first dense layers: 1; an unset
     ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
-    default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build)."""
+    default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build; DBRX's attn_config rope_theta
+    and clip_qkv, without which DbrxAttention cannot run)."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
@@ -85,6 +86,8 @@ def small_config(model_type: str, cls: str):
         if "head_dim" in defaults and defaults["head_dim"] is None and isinstance(defaults.get("hidden_size"), int):
             # Ministral's, HunYuan's attention read head_dim as written: their own default (None) does not build
             overrides["head_dim"] = defaults["hidden_size"] // defaults["num_attention_heads"]
+        if model_type == "dbrx":  # DbrxAttention reads attn_config.rope_theta (no default) and clamps to ±clip_qkv
+            overrides["attn_config"] = defaults["attn_config"] | {"rope_theta": 10000.0, "clip_qkv": 8.0}
         if "num_key_value_heads" in defaults and defaults["num_key_value_heads"] is None:
             overrides["num_key_value_heads"] = defaults.get("num_attention_heads")  # Nemotron's: as head_dim
         if "num_experts_per_tok" in defaults and defaults["num_experts_per_tok"] is None:
