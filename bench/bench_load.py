@@ -6,7 +6,7 @@ layer builder; a value no other session uses) and times Enter → its own new to
 total"), then opens the hardware page from the sidebar and sets a chip count of its own, then goes back to
 the layer builder. Isolation: after every step the session must see ITS values — the total for its epochs
 (Epoch AI's worked example × epochs / 10) and, on the hardware page, its chips × 1 day × 312 TFLOP/s ×
-0.4 (A100 BF16 dense, Epoch's 40%) — never another session's; and no exception element anywhere.
+the median reported utilization of A100-generation runs (A100 BF16 dense) — never another session's; and no exception element anywhere.
 
 Reports per N the median and p95 of edit → total, failures, and the server's resident memory (VmRSS from
 /proc) before, after each N, and after ``RERUNS`` reruns of one session. ``--upload`` adds Epoch's

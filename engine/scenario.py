@@ -21,10 +21,29 @@ from engine.plan.layout import PlanInputs
 from engine.plan.model import PlanModel, plan_model
 
 SCENARIO_VERSION = 1
-DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days",
-                        "utilization": 0.4}
-"""What the hardware page starts from when a scenario has no hardware run yet (Epoch's 40%); no
-format, so the chip's default (BF16 tensor on the A100) applies, as in the CLI."""
+DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days"}
+"""What the hardware page starts from when a scenario has no hardware run yet; no format, so the chip's default
+(BF16 tensor on the A100) applies, and no utilization, so method 2's default does — the median of reported
+runs like this one with its 90% range (``default_hardware_run``), as in the CLI and the API."""
+
+
+FALLBACK_UTILIZATION = 0.4
+"""Epoch AI's 40%, for the example run when the reported runs (or the chips) cannot be read."""
+
+
+def default_hardware_run() -> dict:
+    """The example run with method 2's evidence-based utilization: the median of reported runs like it
+    (``engine.method2.default_utilization``; its 90% range comes with the hardware page's 'reported' preset),
+    or ``FALLBACK_UTILIZATION`` when a shipped data file is unusable (the page says so where it matters)."""
+    from engine.method2.default_utilization import default_for_run
+    from engine.shipped import ShippedDataError
+    try:
+        found = default_for_run(DEFAULT_HARDWARE_RUN["chip"], DEFAULT_HARDWARE_RUN["chip_count"]).utilization
+    except ShippedDataError:
+        found = FALLBACK_UTILIZATION
+    return {**DEFAULT_HARDWARE_RUN, "utilization": found}
+
+
 MAX_SCENARIO_BYTES = 2_000_000
 MAX_PAGE_LAYERS = 2_000
 """Most layers a link or an upload brings into the dashboard. Measured (bench/bench_link_layers.py, AppTest,

@@ -12,7 +12,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.presets import presets
-from engine.scenario import DEFAULT_HARDWARE_RUN, Scenario
+from engine.scenario import Scenario, default_hardware_run
 from engine.share_link import QUERY_KEY, decode, encode
 from ui.text import plain
 
@@ -178,4 +178,4 @@ def hardware_entered(page: str, run: dict) -> bool:
 def hardware_run() -> dict:
     """The scenario's hardware run as a dict, or the default run the hardware pages start from."""
     hardware = get().hardware
-    return hardware.model_dump(mode="json") if hardware else dict(DEFAULT_HARDWARE_RUN)
+    return hardware.model_dump(mode="json") if hardware else default_hardware_run()

@@ -5,7 +5,15 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
-from tests.reference import EPOCH_EXAMPLE_TRAINING, flop, metric
+from tests.reference import (
+    EPOCH_EXAMPLE_TRAINING,
+    REPORTED_A100,
+    REPORTED_A100_VALUES,
+    REPORTED_LANGUAGE,
+    flop,
+    metric,
+    percentile,
+)
 
 DAY_S = 86_400
 A100_BF16 = 312e12   # NVIDIA A100 datasheet: BF16 tensor 312 TFLOP/s dense (624 with sparsity)
@@ -23,10 +31,24 @@ def page(name: str) -> AppTest:
 
 
 def test_hardware_default_run():
+    import math
     at = page("hardware")
-    # default: 8 × A100 80 GB, 1 day, BF16 tensor cores, Epoch's 40%
-    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * A100_BF16 * 0.4, rel=5e-3)
+    # default: 8 × A100 80 GB, 1 day, BF16 tensor cores, utilization the median of the reported A100-generation
+    # language-model runs (34.0%), with their 5th–95th percentile as its 90% range
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * A100_BF16 * REPORTED_A100, rel=5e-3)
     assert metric(at, "Peak used, per chip") == "312 TFLOP/s"
+    assert at.selectbox(key="hw_u_preset").value == "reported"
+    caption = " ".join(c.value for c in at.caption)
+    low, high = percentile(REPORTED_A100_VALUES, 0.05), percentile(REPORTED_A100_VALUES, 0.95)
+    assert "median of 8 reported utilizations" in caption and "34%" in caption
+    assert f"90% range {100 * low:.0f}–{100 * high:.0f}%" in caption and "PaLM 540B" in caption
+    # the utilization's range alone makes the interval: log-normal with [low, high] as its 90% interval
+    z = 1.6448536269514722
+    point = 8 * DAY_S * A100_BF16 * REPORTED_A100
+    mu, sigma = math.log(point * math.sqrt(low * high) / REPORTED_A100), math.log(high / low) / (2 * z)
+    lo, hi = metric(at, "90% interval").replace(" FLOP", "").split(" – ")
+    assert float(lo) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
+    assert float(hi) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
 
 
 def test_hardware_edits_follow_the_formula():
@@ -45,11 +67,11 @@ def test_hardware_uses_the_chips_usual_format_and_says_so():
     at.selectbox(key="hw_chip").set_value("nvidia-tesla-v100-sxm2").run()
     # no format chosen: the V100's usual FP16 tensor, 125 TFLOP/s (datasheet), as the CLI does
     assert not at.error
-    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * 0.4, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * REPORTED_LANGUAGE, rel=5e-3)
     assert any("Assumed FP16 tensor" in i.value.replace("\\", "") for i in at.info)
     at.selectbox(key="hw_chip").set_value("nvidia-gtx-580").run()
     # Fermi: FP32, 512 cores × 1544 MHz × 2 (GTX 580 datasheet)
-    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 512 * 1544e6 * 2 * 0.4, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 512 * 1544e6 * 2 * REPORTED_LANGUAGE, rel=5e-3)
 
 
 def test_hardware_missing_format_is_a_named_error_or_a_visible_fallback():
@@ -60,7 +82,7 @@ def test_hardware_missing_format_is_a_named_error_or_a_visible_fallback():
     at.checkbox(key="hw_fallback").check().run()
     assert any("Fallback peak" in w.value.replace("\\", "") for w in at.warning)
     # V100: FP16 tensor 125 TFLOP/s (datasheet), used in BF16's place
-    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * 0.4, rel=5e-3)
+    assert flop(metric(at, "Training compute")) == pytest.approx(8 * DAY_S * 125e12 * REPORTED_LANGUAGE, rel=5e-3)
 
 
 def test_hardware_bad_values_are_named():
@@ -72,12 +94,13 @@ def test_hardware_bad_values_are_named():
 
 def test_pristine_hardware_page_holds_the_comparison_until_a_run_is_entered():
     """The example run (8 A100s for a day) has nothing to do with the default model: no warning, no ratio;
-    the info says how long method 1's compute would take on those chips: C1 / (8 × 312e12 × 0.4) s."""
+    the info says how long method 1's compute would take on those chips: C1 / (8 × 312e12 × u) s, u the
+    reported-runs median."""
     at = page("hardware")
     assert not at.warning and not any(m.label == "Ratio method 2 ÷ method 1" for m in at.metric)
     info = " ".join(i.value for i in at.info)
     assert "example" in info and "enter your run" in info
-    seconds = EPOCH_EXAMPLE_TRAINING / (8 * A100_BF16 * 0.4)
+    seconds = EPOCH_EXAMPLE_TRAINING / (8 * A100_BF16 * REPORTED_A100)
     assert f"{seconds:.3g} s" in info
     assert at.session_state["scenario"].hardware is None  # not written into the scenario or the link
 
@@ -86,7 +109,7 @@ def test_consistency_against_the_layer_builder():
     at = page("hardware")
     at.number_input(key="hw_duration").set_value(2.0).run()  # the user's run: 8 A100s for 2 days
     m1 = EPOCH_EXAMPLE_TRAINING
-    m2 = 8 * 2 * DAY_S * A100_BF16 * 0.4
+    m2 = 8 * 2 * DAY_S * A100_BF16 * REPORTED_A100
     assert metric(at, "Ratio method 2 ÷ method 1") == f"{float(f'{m2 / m1:.3g}'):,.0f} ×"
     assert any("more than 3× apart" in w.value.replace("\\", "") for w in at.warning)
 
@@ -98,7 +121,7 @@ def test_precision_mixed_split():
     effective = 1 / (0.9 / A100_BF16 + 0.1 / A100_FP32)
     value = 1e12 * float(metric(at, "Effective peak per chip").removesuffix(" TFLOP/s"))
     assert value == pytest.approx(effective, rel=5e-3)
-    assert flop(metric(at, "Method 2 training compute")) == pytest.approx(8 * DAY_S * effective * 0.4, rel=5e-3)
+    assert flop(metric(at, "Method 2 training compute")) == pytest.approx(8 * DAY_S * effective * REPORTED_A100, rel=5e-3)
 
 
 def test_trends_fits_and_placement():
@@ -127,8 +150,8 @@ def test_hardware_ranges_give_a_90_percent_interval_and_a_confidence_label():
     assert not at.exception and not at.error
     # log-normal factors, each range its 90% interval: ln C ~ N(μ, σ²), the interval μ ± 1.645σ
     z = 1.6448536269514722
-    point = 8 * DAY_S * A100_BF16 * 0.4
-    mu = math.log(point) + math.log(math.sqrt(6 * 12) / 8) + math.log(math.sqrt(0.3 * 0.5) / 0.4)
+    point = 8 * DAY_S * A100_BF16 * REPORTED_A100
+    mu = math.log(point) + math.log(math.sqrt(6 * 12) / 8) + math.log(math.sqrt(0.3 * 0.5) / REPORTED_A100)
     sigma = math.hypot(math.log(12 / 6) / (2 * z), math.log(0.5 / 0.3) / (2 * z))
     low, high = (metric(at, "90% interval").replace(" FLOP", "").split(" – "))
     assert float(low) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)

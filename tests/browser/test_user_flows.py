@@ -12,7 +12,15 @@ from engine.method1.kinds import KIND_BY_TYPE
 from engine.presets import presets
 from tests.app.hostile_corpus import pack_json
 from tests.browser.harness import PAGES, metric_value, wait_for_app
-from tests.reference import EPOCH_EXAMPLE_PARAMS, EPOCH_EXAMPLE_TRAINING, flop
+from tests.reference import (
+    EPOCH_EXAMPLE_PARAMS,
+    EPOCH_EXAMPLE_TRAINING,
+    REPORTED_A100,
+    REPORTED_A100_VALUES,
+    REPORTED_LANGUAGE,
+    flop,
+    percentile,
+)
 
 SCRATCH_FORWARD = 2 * (784 * 128 + 128 * 10)  # dense 784→128, activation, dense 128→10
 
@@ -316,7 +324,8 @@ def test_choose_where_the_chips_ran_for_the_co2(server, page):
 
 
 def test_train_in_fp4_on_a_blackwell_chip(server, page):
-    # B200: 9 PFLOP/s dense FP4 (HGX B200, 144 PFLOP/s sparse for 8 GPUs); 8 chips × 1 day × 9e15 × 0.4 = 2.49e21
+    # B200: 9 PFLOP/s dense FP4 (HGX B200, 144 PFLOP/s sparse for 8 GPUs); 8 chips × 1 day × 9e15 × the median
+    # reported utilization of language-model runs (its generation has too few reports) = 2.03e21
     page.goto(f"{server}/hardware")
     wait_for_app(page)
     before = metric_value(page, "Training compute")
@@ -326,4 +335,31 @@ def test_train_in_fp4_on_a_blackwell_chip(server, page):
     settle(page)
     choose(page, "Number format trained in", "FP4 (MXFP4 / NVFP4)")
     after = metric_changes(page, "Training compute", before)
-    assert flop(after) == pytest.approx(8 * 86_400 * 9e15 * 0.4, rel=5e-3)
+    assert flop(after) == pytest.approx(8 * 86_400 * 9e15 * REPORTED_LANGUAGE, rel=5e-3)
+
+
+def test_the_starting_utilization_is_the_reported_runs_median_with_its_range_and_source(server, page):
+    # 8 A100s for a day start at the median of the 8 reported A100-generation language-model runs (34.0%),
+    # with their 5th–95th percentiles (28.9–52.1%) as the utilization's 90% range; the user can set any value
+    import math
+    page.goto(f"{server}/hardware")
+    wait_for_app(page)
+    healthy(page)
+    chosen = page.locator("[data-testid='stSelectbox']", has_text="Utilization").first.locator("input")
+    assert chosen.input_value() == "Reported runs like this one: 34%"
+    low, high = percentile(REPORTED_A100_VALUES, 0.05), percentile(REPORTED_A100_VALUES, 0.95)
+    source = page.locator("a", has_text="median of 8 reported utilizations").first  # the caption's source link
+    assert f"90% range {100 * low:.0f}–{100 * high:.0f}%" in source.inner_text() and "PaLM 540B" in source.inner_text()
+    assert source.get_attribute("href").startswith("https://")
+    point = 8 * 86_400 * 312e12 * REPORTED_A100
+    assert flop(metric_value(page, "Training compute")) == pytest.approx(point, rel=5e-3)
+    z = 1.6448536269514722
+    mu, sigma = math.log(point * math.sqrt(low * high) / REPORTED_A100), math.log(high / low) / (2 * z)
+    lo, hi = metric_value(page, "90% interval").replace(" FLOP", "").split(" – ")
+    assert float(lo) == pytest.approx(math.exp(mu - z * sigma), rel=5e-3)
+    assert float(hi) == pytest.approx(math.exp(mu + z * sigma), rel=5e-3)
+    before = metric_value(page, "Training compute")
+    choose(page, "Utilization", "custom value")
+    type_number(page, "Utilization (fraction of peak, in (0, 1])", 0.5)
+    after = metric_changes(page, "Training compute", before)
+    assert flop(after) == pytest.approx(8 * 86_400 * 312e12 * 0.5, rel=5e-3)

@@ -16,7 +16,7 @@ from engine.trends.epoch_csv import read_epoch_csv
 from engine.trends.placement import place_estimate
 from engine.trends.runs_dataset import load_training_runs, runs_table
 from engine.method2.hardware_db import load_hardware_db
-from tests.reference import EPOCH_EXAMPLE, EPOCH_EXAMPLE_TRAINING
+from tests.reference import EPOCH_EXAMPLE, EPOCH_EXAMPLE_TRAINING, REPORTED_A100
 from ui.views import trends as v
 
 DAY_S = 86_400
@@ -154,8 +154,8 @@ def test_your_estimates_method_1_and_with_a_hardware_run_method_2():
     assert estimates == {"Your estimate (method 1)": pytest.approx(EPOCH_EXAMPLE_TRAINING)}
     run = parse_scenario({**EPOCH_EXAMPLE, "hardware": DEFAULT_HARDWARE_RUN})
     estimates, _ = v.your_estimates(run)
-    # 8 A100 × 1 day × 312 TFLOP/s (BF16 dense, the datasheet) × 0.4
-    assert estimates["Your estimate (method 2)"] == pytest.approx(8 * DAY_S * 312e12 * 0.4)
+    # 8 A100 × 1 day × 312 TFLOP/s (BF16 dense, the datasheet) × the reported-runs median (no utilization given)
+    assert estimates["Your estimate (method 2)"] == pytest.approx(8 * DAY_S * 312e12 * REPORTED_A100)
 
 
 def test_prior_rows_write_the_spread_in_percent():

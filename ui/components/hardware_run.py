@@ -11,7 +11,7 @@ from engine.method2.costs import estimate_costs
 from engine.method2.default_utilization import PRESET_ID as EVIDENCE_ID, default_for_run
 from engine.method2.run import DURATION_UNITS, estimate_method2
 from engine.method2.utilization_priors import prior_presets, reports_from_epoch
-from engine.scenario import parse_scenario
+from engine.scenario import FALLBACK_UTILIZATION, parse_scenario
 from ui import state
 from ui.boundary import optional_shipped_data
 from ui.components.energy_place import energy_place_inputs
@@ -57,7 +57,7 @@ def run_form(run: dict, db) -> RunForm:
                                 help="Chips (GPUs, TPU chips, CPUs) running at once; with chip-hours or GPU-days "
                                      "it only sets the wall-clock time shown.")
         evidence, presets = _utilization_presets(spec, count, db)
-        current_u = float(run.get("utilization", 0.4))
+        current_u = float(run.get("utilization", FALLBACK_UTILIZATION))
         default_preset = next((p.id for p in presets if abs(p.utilization - current_u) < 1e-12), "custom")
         c1, c2, c3 = st.columns([2, 1, 1])
         preset = c1.selectbox("Utilization", [p.id for p in presets] + ["custom"],
