@@ -102,6 +102,11 @@ class TransformerConfig(BaseModel):
     final_norm: bool | None = Field(None, description="None: pre-norm models end with one, post-norm don't.")
     block: TransformerBlock
     first_layers: tuple[LayerGroup, ...] = ()
+    shared_groups: Size | None = Field(None, description="G: ALBERT's shared layers — the weights are G groups of "
+                                                         "``group_blocks`` blocks; layer i runs group ⌊i / (layers/G)⌋'s "
+                                                         "blocks in order; each block's weights counted once, its FLOP "
+                                                         "at every use.")
+    group_blocks: Size = Field(1, description="Blocks per shared group (ALBERT's inner_group_num).")
     encoder: EncoderStack | None = None
     ignored_keys: tuple[str, ...] = Field((), description="Config keys transformers reads and this reader does "
                                                           "not, left out (lenient reading only).")
@@ -123,6 +128,12 @@ class TransformerConfig(BaseModel):
         if self.tables_width and (self.embedding_size or self.encoder):
             raise InputError("tables_width", "narrow embedding tables are modelled for encoder-only models "
                                              "without embedding_size")
+        if self.shared_groups is not None and (self.shared_groups > self.layers or self.first_layers or self.encoder):
+            raise InputError("shared_groups", f"{self.shared_groups} shared groups: at most the {self.layers} layers "
+                                              "(a group no layer runs is not modelled), in an encoder-only model "
+                                              "without first_layers")
+        if self.group_blocks > 1 and self.shared_groups is None:
+            raise InputError("group_blocks", "blocks per group need shared_groups")
         if self.stack_token_tables and not self.encoder:
             raise InputError("stack_token_tables", "only an encoder-decoder model has stacks with tables of their own")
         return self
@@ -136,7 +147,8 @@ class TransformerConfig(BaseModel):
 
     @property
     def total_layers(self) -> int:
-        return self.layers + (self.encoder.layers if self.encoder else 0)
+        """Blocks run per sequence (ALBERT: layers × blocks per group)."""
+        return self.layers * self.group_blocks + (self.encoder.layers if self.encoder else 0)
 
     @property
     def vocabulary_params(self) -> int:
@@ -165,6 +177,16 @@ class TransformerConfig(BaseModel):
 
     def decoder_blocks(self, memory: int | None = None) -> list[TransformerBlock]:
         """The decoder's blocks in order (cross-attending ``memory`` encoder positions, if any)."""
+        if self.shared_groups is not None:  # AlbertTransformer: group ⌊i / (L/G)⌋ for layer i (transformers' float)
+            shared = self.block.model_copy(update={"shared_weights": True})
+            seen: set[tuple[int, int]] = set()
+            blocks = []
+            for i in range(self.layers):
+                group = int(i / (self.layers / self.shared_groups))
+                for j in range(self.group_blocks):
+                    blocks.append(shared if (group, j) in seen else self.block)
+                    seen.add((group, j))
+            return blocks
         groups = [(g.layers, g.block) for g in self.first_layers]
         groups.append((self.layers - sum(n for n, _ in groups), self.block))
         blocks = []

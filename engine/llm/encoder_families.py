@@ -64,6 +64,22 @@ def _ernie(c: Keys) -> dict:
     return _bert(c)
 
 
+def _albert(c: Keys) -> dict:
+    """albert: BERT's post-norm blocks; tables of width ``embedding_size`` E always projected E→d (a biased
+    ``embedding_hidden_mapping_in``, even when E = d); ``num_hidden_layers`` L runs of ``num_hidden_groups`` G
+    shared groups of ``inner_group_num`` blocks (layer i runs group ⌊i / (L/G)⌋): G·inner blocks of weights,
+    L·inner blocks of FLOP; the masked-LM head maps d→E (activation, LayerNorm, tied decoder with a bias)."""
+    c.neutral("classifier_dropout_prob")
+    fields = _bert(c)
+    fields["tables_width"] = c.size("tables_width", "embedding_size", required=False, default=128)
+    groups = c.size("shared_groups", "num_hidden_groups", required=False, default=1)
+    if isinstance(groups, int) and isinstance(fields["layers"], int) and groups > fields["layers"]:
+        raise c.error("num_hidden_groups", f"{groups} groups for {fields['layers']} layers: groups no layer runs "
+                                           "are not modelled")
+    return fields | {"shared_groups": groups,
+                     "group_blocks": c.size("group_blocks", "inner_group_num", required=False, default=1)}
+
+
 def _bert_classes(prefix: str) -> dict[str, str]:
     """``{prefix}ForMaskedLM`` → masked-LM head, ``{prefix}Model`` → the pooler."""
     return {f"{prefix}ForMaskedLM": "mlm", f"{prefix}Model": "pooler"}
@@ -76,6 +92,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "mpnet": Family(_mpnet, {"MPNetForMaskedLM": "mlm", "MPNetModel": "pooler"}),
     "electra": Family(_electra, {"ElectraForPreTraining": "discriminator", "ElectraForMaskedLM": "mlm",
                                  "ElectraModel": "none"}),
+    "albert": Family(_albert, {"AlbertForMaskedLM": "mlm", "AlbertModel": "pooler"}),
     "data2vec-text": Family(_bert, _bert_classes("Data2VecText")),
     "roberta-prelayernorm": Family(_bert_pre_norm(True), _bert_classes("RobertaPreLayerNorm")),
     "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),

@@ -12,7 +12,7 @@ from engine.method1.backward import DEFAULT_LORA_TARGETS, LoraTarget
 from engine.method1.estimate import EXACT_NOTE
 from engine.method1.finetune import FineTune, fine_tuned
 from engine.method1.conventions import Convention
-from engine.errors import parse_input
+from engine.errors import InputError, parse_input
 from engine.llm.config import TransformerConfig, validate_transformer_config
 from engine.method1.layers import Size
 from engine.llm.formulas import FormulaResult, ModelShape, formula_results
@@ -139,6 +139,10 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         config = with_causal_count(config, run.causal_count)
     block = config.block
     tune = run.fine_tune
+    if tune.mode != "full" and config.shared_groups is not None:
+        raise InputError("fine-tune",
+                         "fine-tuning part of a model whose layers share weights (ALBERT) is not modelled; "
+                         "train it in full")
     architecture = config.architecture(seq_len, run.decoder_seq_len)
     if tune.mode != "full":
         layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)

@@ -181,6 +181,9 @@ class TransformerBlock(LayerBase):
     ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H).")
     ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups).")
     ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
+    shared_weights: bool = Field(False, description="The weights of an earlier block of the same shape, run again "
+                                                    "(ALBERT's shared layers): no parameters of its own; its FLOP, "
+                                                    "and in training its weight gradients, are counted here.")
     lora: LoRA | None = Field(None, description="LoRA adapters of rank r on the ``targets`` projections (q, k, v, "
                                                 "o, gate, up, down, experts; default q, v); those weights frozen.")
     kind_label: ClassVar[str] = "Transformer block"
@@ -233,6 +236,8 @@ class TransformerBlock(LayerBase):
                 raise InputError("mixer", "a Mamba-2 mixer is modelled in pre-norm sequential blocks")
         if self.shared_expert_gate and not self.shared_ff_size:
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
+        if self.shared_weights and self.lora is not None:
+            raise InputError("lora", "adapters on shared weights (ALBERT's shared layers) are not modelled")
         if self.lora is not None:
             targets = self.lora_targets
             if "experts" in targets and self.experts == 1:
@@ -304,6 +309,8 @@ class TransformerBlock(LayerBase):
                 if self.sandwich_norms:
                     parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
         parts = parts_of.adapted(self, parts, d, length)
+        if self.shared_weights:  # counted where the weights first appear
+            parts = [p._replace(params=0, active_params=None if p.active_params is None else 0) for p in parts]
         params = sum(p.params for p in parts)
         moe = self.experts > 1
         active = sum(p.params if p.active_params is None else p.active_params for p in parts) if moe else None
@@ -315,8 +322,14 @@ class TransformerBlock(LayerBase):
 
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
-        """The parts' data flow (``engine.method1.backward.parts_grad``)."""
-        return parts_grad(cost.parts, grad_in, trainable, memory_grad)
+        """The parts' data flow (``engine.method1.backward.parts_grad``). Shared weights: the weight gradients of
+        this use are computed (and accumulated into the shared weights), the weights themselves are trained
+        where they are counted."""
+        if not self.shared_weights:
+            return parts_grad(cost.parts, grad_in, trainable, memory_grad)
+        own = self.model_copy(update={"shared_weights": False}).cost(flow)
+        grad = parts_grad(own.parts, grad_in, trainable, memory_grad)
+        return grad._replace(trainable_params=0, parts=tuple((m, e, 0) for m, e, _ in grad.parts))
 
 
 class TokenTypeEmbedding(LayerBase):

@@ -244,6 +244,18 @@ VARIANTS |= {  # BERT's and RoBERTa's layouts under other names, pre-norm varian
     "ernie model": _variant("ernie", "ErnieModel", **E, hidden_act="relu"),
 }
 
+ALBERT = {"hidden_size": 48, "intermediate_size": 80, "num_attention_heads": 4, "vocab_size": 90,
+          "max_position_embeddings": 40, "embedding_size": 24}
+VARIANTS |= {  # ALBERT: tables of width E projected to d, layers sharing G groups of weights
+    "albert one shared layer": _variant("albert", "AlbertForMaskedLM", **ALBERT, num_hidden_layers=3),
+    "albert 5 layers, 2 groups of 2 blocks": _variant("albert", "AlbertForMaskedLM", **ALBERT, num_hidden_layers=5,
+                                                      num_hidden_groups=2, inner_group_num=2),
+    "albert model, 4 layers, 3 groups, E = d": _variant("albert", "AlbertModel", **(ALBERT | {"embedding_size": 48}),
+                                                        num_hidden_layers=4, num_hidden_groups=3, hidden_act="relu"),
+    "albert unshared (groups = layers)": _variant("albert", "AlbertForMaskedLM", **ALBERT, num_hidden_layers=2,
+                                                  num_hidden_groups=2, type_vocab_size=1),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -334,3 +346,31 @@ def test_llama4_counts_the_routed_experts(torch, step, moe_layers):
     params, flop = counts(config, 10)
     assert _engine(config, 10) == (params, flop - idle_expert_flop(config, 10))
     assert idle_expert_flop(config, 10) > 0
+
+
+def test_albert_shared_weights_counted_once_run_every_time(torch):
+    """ALBERT, 5 layers over 2 groups of 2 blocks: the FLOP of 10 blocks (transformers' model with 10 unshared
+    layers runs the same), the parameters of 4 (transformers' numel), each trained once in full training."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+    from tests.llm.hf_reference import build
+
+    shared = VARIANTS["albert 5 layers, 2 groups of 2 blocks"]
+    unshared = shared | {"num_hidden_layers": 10, "num_hidden_groups": 10, "inner_group_num": 1}
+    (p_shared, f_shared), (p_unshared, f_unshared) = counts(shared, 10), counts(unshared, 10)
+    assert f_shared == f_unshared and _engine(shared, 10) == (p_shared, f_shared)
+    d, f = shared["hidden_size"], shared["intermediate_size"]
+    block = 4 * d * d + 4 * d + 2 * d * f + f + d + 4 * d  # q, k, v, o, up, down (+ biases), two LayerNorms
+    assert p_unshared - p_shared == 6 * block
+    estimate = estimate_transformer(read_hf_config(shared), TransformerRun(tokens=1e6, seq_len=10, backward="exact"))
+    trainable = sum(p.numel() for p in build(shared).parameters())
+    assert estimate.architecture.trainable_params == trainable == estimate.params == p_shared
+
+
+@pytest.mark.parametrize("run", [{"trainable_last": 1}, {"lora_rank": 4}])
+def test_albert_partial_fine_tuning_is_refused(run):
+    from engine.errors import InputError
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    with pytest.raises(InputError, match="fine-tune: .*share weights"):
+        estimate_transformer(read_hf_config(VARIANTS["albert one shared layer"]),
+                             TransformerRun(tokens=1e6, seq_len=10, **run))

@@ -193,3 +193,25 @@ def test_random_transformer_specs_give_a_result_or_a_clear_error(layers, shape, 
     for row in est.architecture.rows:
         assert all(isinstance(d, int) and d >= 1 for d in row.output_shape)
         assert row.active_params is None or 0 <= row.active_params <= row.params
+
+
+@pytest.mark.parametrize("convention", ["matmul", "full"])
+def test_shared_weights_block_runs_without_parameters_of_its_own(convention):
+    """A block reusing an earlier block's weights (ALBERT): the same forward and backward FLOP as an unshared one
+    (its weight gradients are computed at every use), no parameters, nothing trained of its own."""
+    block = {"type": "transformer_block", "heads": 2, "ff_size": 24, "causal": False, "norm_position": "post"}
+    one = rows(16, 6, {"type": "dense", "units": 16}, convention)  # a trainable layer first: input gradients flow
+    plain = evaluated([16], [{"type": "dense", "units": 16}, block], 6, convention)
+    shared = evaluated([16], [{"type": "dense", "units": 16}, block | {"shared_weights": True}], 6, convention)
+    block_params = 4 * (16 * 16 + 16) + (16 * 24 + 24) + (24 * 16 + 16) + 2 * 2 * 16
+    assert plain.params - one.params == block_params and shared.params == one.params
+    assert (shared.forward_flop, shared.backward_flop) == (plain.forward_flop, plain.backward_flop)
+    assert shared.trainable_params == one.params and plain.trainable_params == one.params + block_params
+    assert all(r.params == 0 for r in shared.rows[1:])
+
+
+def test_shared_weights_refuse_adapters():
+    with pytest.raises(InputError, match="adapters on shared weights"):
+        parse_scenario({"input": {"shape": [16], "sequence_length": 4},
+                        "layers": [{"type": "transformer_block", "heads": 2, "shared_weights": True,
+                                    "lora": {"rank": 2}}]})
