@@ -80,3 +80,16 @@ def test_cli_without_utilization_says_where_the_default_comes_from():
     data = json.loads(out.stdout)
     assert data["utilization_basis"].startswith("median of") and data["utilization_sources"]
     assert data["low"] < data["training_flop"] < data["high"]
+
+
+def test_the_dashboards_starting_run_takes_the_default(tmp_path, monkeypatch):
+    from engine.scenario import DEFAULT_HARDWARE_RUN, FALLBACK_UTILIZATION, default_hardware_run
+    from tests.reference import REPORTED_A100
+    from tests.shipped_faults import broken_copy, use
+
+    # 8 A100s for a day at the median of the 8 reported A100-generation language-model runs, not Epoch's 40%
+    assert "utilization" not in DEFAULT_HARDWARE_RUN
+    assert default_hardware_run() == {**DEFAULT_HARDWARE_RUN, "utilization": pytest.approx(REPORTED_A100)}
+    # the reported runs unreadable: Epoch's 40%, no error (the hardware page warns once about the file)
+    use(monkeypatch, "utilization_reports.csv", broken_copy("utilization_reports.csv", "missing", tmp_path))
+    assert default_hardware_run()["utilization"] == FALLBACK_UTILIZATION == 0.4
