@@ -127,11 +127,13 @@ def plan_section(scenario: Scenario) -> list[str]:
              f" (e {lay.ep}{', context parallel ' + str(lay.cp) if lay.cp > 1 else ''}, micro-batch {lay.micro_batch}, global batch {lay.global_batch}, v {lay.virtual_stages}"
              f"{', sequence parallel' if lay.sequence_parallel else ''})",
              f"- Optimizer {opt.optimizer}, {opt.precision}, ZeRO {opt.zero}, recomputation {opt.recompute}; "
-             f"kernel efficiency {saved.kernel_efficiency:g}"]
+             f"kernel efficiency {saved.kernel_efficiency:g}"
+             + (f"; expert capacity factor {saved.capacity_factor:g}" if saved.capacity_factor != 1 else "")]
     try:
         model = scenario.plan_model()
         plan = plan_run(model, lay, opt, PlanSettings(chip=saved.chip, kernel_efficiency=saved.kernel_efficiency,
-                                                      tokens=scenario.tokens()))
+                                                      tokens=scenario.tokens(),
+                                                      capacity_factor=saved.capacity_factor))
     except InputError as exc:
         return lines + [f"- **Error:** {exc}"]
     mem, step = plan.memory, plan.step

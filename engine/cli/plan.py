@@ -1,5 +1,5 @@
 """``plan (--config FILE | --model ID | SCENARIO.json) --chip ID --dp --tp --pp --micro-batch --global-batch
-[--tokens D] [--kernel-efficiency K] [--sweep CHIPS]``: step time, MFU and wall-clock of a layout, or the
+[--tokens D] [--kernel-efficiency K] [--capacity-factor C] [--sweep CHIPS]``: step time, MFU and wall-clock of a layout, or the
 best layouts for a number of chips."""
 from __future__ import annotations
 
@@ -33,7 +33,13 @@ def _settings(args, loaded: Loaded):
     chip = args.chip or (saved.chip if saved else None)
     if not chip:
         raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
-    data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens}
+    capacity = saved.capacity_factor if saved else None
+    if args.capacity_factor is not None:
+        try:
+            capacity = float(args.capacity_factor)
+        except ValueError:
+            raise InputError("capacity_factor", f"{args.capacity_factor[:40]!r} is not a number") from None
+    data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens, "capacity_factor": capacity}
     return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
 
@@ -67,6 +73,9 @@ def register(sub) -> None:
     p.add_argument("--kernel-efficiency", dest="kernel_efficiency", default=None,
                    help=f"share of peak the kernels reach where the kernel model does not apply "
                         f"(default {DEFAULT_KERNEL_EFFICIENCY})")
+    p.add_argument("--capacity-factor", dest="capacity_factor", default=None,
+                   help="mixture of experts: the busiest expert-parallel rank's tokens ÷ the mean (default 1: "
+                        "balanced routing)")
     p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
     p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")
     p.set_defaults(run=_plan)

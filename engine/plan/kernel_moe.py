@@ -16,11 +16,11 @@ H_kv key/value heads of d_h):
   quantization — Transformer Engine's GroupedLinear loops over the experts' GEMMs — and backward its data
   and weight gradients (K = M_e: small experts give short, wave-bound GEMMs).
 - memory-bound (bytes per element in 16 bits, forward; backward 2×): norms and residuals 22 per T·h,
-  rotary embedding 4 per query/key value, the gated activation 6 per T·k·f (4 ungated), token permutation
-  and un-permutation 8 per T·k·h, router 4 per T·E; ``recompute="selective"`` runs the norms and the expert
+  rotary embedding 4 per query/key value, the gated activation 6 per c·T·k·f (4 ungated), token permutation
+  and un-permutation 8 per c·T·k·h, router 4 per T·E; ``recompute="selective"`` runs the norms and the expert
   activation once more (Megatron's ``recompute_modules=["layernorm", "moe_act"]``);
   ``"full"`` the block's forward GEMMs, memory-bound work and its two all-to-alls again.
-- all-to-all: dispatch and combine each move T·k·h·2 bytes × (ep − 1)/ep forward and the same backward
+- all-to-all: dispatch and combine each move c·T·k·h·2 bytes × (ep − 1)/ep forward and the same backward
   (the backward of one is the other), over NVLink for the peers inside the node (the group spans t·ep
   ranks) and the scale-out link for the others, the slower of the two; ``overlap_a2a`` hides it behind
   another micro-batch's GEMMs (Megatron's ``moe_a2a_overlap``), only the excess exposed.
@@ -110,11 +110,11 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     up = (2 if gated else 1) * f
     fwd += local * (gemm_s(g, m_e, up, h) + gemm_s(g, m_e, h, f))
     bwd += local * (gemm_s(g, m_e, h, up) + gemm_s(g, h, up, m_e) + gemm_s(g, m_e, f, h) + gemm_s(g, f, h, m_e))
-    act = (6 if gated else 4) * tokens * top_k * f
+    act = (6 if gated else 4) * imbalance * tokens * top_k * f
     norms = 22 * tokens * h
-    memory = (norms + 4 * bs * (heads + kv_heads) * head_dim / t + act + 8 * tokens * top_k * h
+    memory = (norms + 4 * bs * (heads + kv_heads) * head_dim / t + act + 8 * imbalance * tokens * top_k * h
               + 4 * tokens * experts) * BYTES / 2 / w
-    one_a2a = all_to_all_s(tokens * top_k * h * BYTES, ep, t, intra_gb_s, inter_gb_s, chips_per_node)
+    one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, t, intra_gb_s, inter_gb_s, chips_per_node)
     a2a = 4 * one_a2a
     if recompute == "full":  # the block's forward again, its dispatch and combine included
         re_gemm, re_mem = fwd, memory
@@ -151,10 +151,11 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     return parts
 
 
-def moe_kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | None:
+def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_factor: float = 1.0) -> KernelStep | None:
     """``moe_step_s`` for a plan of a mixture of experts (a ``PlanModel`` on a ``Layout``) as a ``KernelStep``,
     or None where the kernel model does not apply (``kernel_chip_for``; a dense model; context parallelism):
-    routing balanced, the all-to-all not overlapped; selective recomputation is the norms and the expert
+    routing balanced unless ``capacity_factor`` > 1 (the busiest rank's load ÷ the mean), the all-to-all not
+    overlapped; selective recomputation is the norms and the expert
     activation (the MoE recipes' ``recompute_modules``), full the block's forward."""
     chip = kernel_chip_for(model, layout, options, chip_id)
     if chip is None or model.experts <= 1 or getattr(layout, "cp", 1) > 1 or options.zero > 1:
@@ -169,7 +170,8 @@ def moe_kernel_step_for(model, layout, options, chip_id: str, link) -> KernelSte
                        v=layout.virtual_stages, t=layout.tp, intra_gb_s=link.intra_gb_s,
                        inter_gb_s=link.inter_gb_s or link.intra_gb_s, chips_per_node=link.chips_per_node,
                        gated=model.gated, window=model.window, windowed_layers=model.windowed_blocks,
-                       shared_f=model.shared_ff_size, recompute=options.recompute, gemm_chip=gemm_chip)
+                       shared_f=model.shared_ff_size, imbalance=capacity_factor, recompute=options.recompute,
+                       gemm_chip=gemm_chip)
     return KernelStep(gemm_s=parts["gemm_s"], memory_bound_s=parts["memory_bound_s"], tp_comm_s=parts["tp_comm_s"],
                       bubble_s=parts["bubble_s"], pp_comm_s=parts["pp_comm_s"], dp_comm_s=parts["dp_comm_s"],
                       optimizer_s=parts["optimizer_s"], model_flop=3 * model.forward_flop * layout.global_batch,

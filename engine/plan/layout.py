@@ -146,6 +146,12 @@ class MemoryOptions(BaseModel):
         return self
 
 
+CapacityFactor = Annotated[float, Field(ge=1, le=64, allow_inf_nan=False)]
+"""Mixture of experts: the busiest expert-parallel rank's routed tokens ÷ the mean (1: balanced routing, as
+benchmark recipes force it; Switch Transformers trained at 1.0–2.0, Fedus et al. 2022, Table 1). Its expert
+GEMMs and all-to-all take that many times the mean."""
+
+
 class PlanInputs(BaseModel):
     """What the "Plan a run" page keeps in a scenario (and its share link): the chip, the kernel efficiency,
     the layout and the memory options."""
@@ -156,3 +162,4 @@ class PlanInputs(BaseModel):
     kernel_efficiency: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] = DEFAULT_KERNEL_EFFICIENCY
     layout: Layout = Layout(dp=8, global_batch=64)
     options: MemoryOptions = MemoryOptions()
+    capacity_factor: CapacityFactor = 1.0

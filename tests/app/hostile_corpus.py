@@ -464,6 +464,8 @@ def _derived() -> list[Case]:
         for value in (0, 10**12, 1.5, True):
             add(f"plan.layout.{field}={json.dumps(value)}", plan(layout={"global_batch": 64, field: value}))
     add("plan.layout.cp-does-not-split-the-sequence", plan(layout={"global_batch": 64, "cp": 7}))
+    for value in (0.5, 0, 1e308, -1, True, "2"):
+        add(f"plan.capacity_factor={json.dumps(value)}", plan(capacity_factor=value))
     add("plan.layout-huge-valid", plan(layout={"dp": 10**6, "tp": 8, "pp": 64, "global_batch": 10**8}))
     for field, value in (("optimizer", "lion2"), ("zero", 4), ("recompute", "most"), ("precision", "fp4")):
         add(f"plan.options.{field}={json.dumps(value)}", plan(options={field: value}))

@@ -107,3 +107,32 @@ def test_context_parallelism_in_the_browser(browser):
         assert page.get_by_text("does not split").count() == 0
         assert "s=" in page.url  # the layout, c included, is in the share link
         context.close()
+
+
+def test_expert_capacity_factor_in_the_browser(browser):
+    # Qwen3 30B-A3B on 8 H100s: the capacity-factor input appears for a mixture of experts; 2 (the busiest
+    # rank routed twice the mean) lowers the predicted MFU; no exception at any point
+    from engine.llm.config import read_hf_config
+    from engine.plan.layout import PlanInputs
+    from engine.plan.validation_h100 import OUTSIDE
+    from engine.scenario import parse_scenario
+    config = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B")).config
+    scenario = parse_scenario(read_hf_config(config).scenario_data(1e9, 4096)).model_copy(
+        update={"plan": PlanInputs()})
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 2600})
+        page = context.new_page()
+        page.goto(f"{url}/plan?s={encode(scenario)}")
+        wait_for_app(page, timeout_ms=180_000)  # a 51-layer scenario: a slower first run
+        _no_exception(page)
+        before = metric_value(page, "Predicted MFU")
+        capacity = page.get_by_label("Expert capacity factor", exact=True)
+        capacity.fill("2")
+        capacity.press("Enter")
+        page.wait_for_function(
+            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
+            "m.innerText.includes('Predicted MFU') && !m.innerText.includes(before))", arg=before, timeout=30_000)
+        wait_for_app(page)
+        _no_exception(page)
+        assert float(metric_value(page, "Predicted MFU").rstrip("%")) < float(before.rstrip("%"))
+        context.close()

@@ -26,8 +26,9 @@ from ui.views.step_models import chips_rows, h100_rows, kernel_basis, validation
 from ui.widgets import metric_row, show_error
 
 
-def _layout_form(saved: PlanInputs, db, training) -> tuple[dict, int]:
-    """The chip, memory options and parallel layout as entered; the global batch is the training setup's."""
+def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tuple[dict, int]:
+    """The chip, memory options and parallel layout as entered; the global batch is the training setup's;
+    with ``experts`` (a mixture of experts) the routing's capacity factor."""
     lay, opt = saved.layout, saved.options
     linked = [i for i in interconnects() if db.find(i) is not None]
     batch_from_training = training is not None and training.batches_per_epoch is not None
@@ -67,11 +68,18 @@ def _layout_form(saved: PlanInputs, db, training) -> tuple[dict, int]:
         virtual = c3.number_input("Interleaved stages v", 1, 1000, key=state.bind("plan_virtual", lay.virtual_stages))
         cp = c4.number_input("Context parallel c", 1, 10**9, key=state.bind("plan_cp", lay.cp),
                              help="Ranks that each hold 1/c of every sequence (long contexts); chips = d × t × p × c")
+        capacity = saved.capacity_factor
+        if experts:
+            capacity = st.columns(4)[0].number_input(
+                "Expert capacity factor", 1.0, 64.0, step=0.05, key=state.bind("plan_capacity", capacity),
+                help="The busiest expert-parallel rank's routed tokens ÷ the mean: 1 = balanced routing (benchmark "
+                     "runs force it); Switch Transformers trained at 1.0–2.0. Its expert work and all-to-all "
+                     "take that many times the mean.")
     data = {"chip": chip, "kernel_efficiency": efficiency,
             "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "cp": int(cp), "micro_batch": int(micro),
                        "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
             "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute,
-                        "convention": convention}}
+                        "convention": convention}, "capacity_factor": float(capacity)}
     return data, int(batch)
 
 
@@ -94,11 +102,11 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     st.subheader("Memory per chip and step time")
     st.caption(view.model_caption(plain(scenario.name), model))
     saved = scenario.plan or PlanInputs()
-    data, batch = _layout_form(saved, db, scenario.training)
+    data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
     try:
         inputs = parse_input(PlanInputs, data)
         settings = parse_input(PlanSettings, {"chip": inputs.chip, "kernel_efficiency": inputs.kernel_efficiency,
-                                              "tokens": tokens})
+                                              "tokens": tokens, "capacity_factor": inputs.capacity_factor})
         plan = plan_run(model, inputs.layout, inputs.options, settings)
         _save(scenario, inputs, batch)
     except InputError as exc:
