@@ -74,8 +74,6 @@ class OutsideRun:
     """The recipe's recomputation: "selective" = Megatron Bridge's recompute_modules ["layernorm", "moe_act"]."""
     overlap_a2a: bool = False
     """The recipe's ``moe_a2a_overlap``."""
-    window: int = 0
-    """Sliding window of every other block (GPT-OSS; ``window_attn_skip_freq`` 2)."""
 
     @property
     def published_s(self) -> float:
@@ -95,7 +93,7 @@ OUTSIDE: tuple[OutsideRun, ...] = (
                "context parallelism", _LLAMA3_70B, 64, 128, 1, 8192, 4, 4, 2, 5, 1, "fp8", 1533, NEMO_2407),
     OutsideRun("GPT-OSS 120B (MoE, 128 experts, top 4), 64 H100, BF16 (p 4, e 8)",
                "mixture of experts, expert all-to-all", _GPT_OSS_120B, 64, 1280, 1, 4096, 1, 4, 1, 1, 8, "bf16",
-               5993, BRIDGE_2602, recompute="selective", window=128),
+               5993, BRIDGE_2602, recompute="selective"),
     OutsideRun("Qwen3 30B-A3B (MoE, 128 experts, top 8), 16 H100, FP8 (p 2, v 12, e 8)",
                "mixture of experts, expert all-to-all", _QWEN3_30B_A3B, 16, 1024, 1, 4096, 1, 2, 1, 12, 8, "fp8",
                9058, BRIDGE_260201),
@@ -207,6 +205,6 @@ def moe_kernel_s(run: OutsideRun) -> float:
                       p=run.p, d=run.gpus // (run.t * run.p), ep=run.ep, b=run.micro_batch,
                       global_batch=run.global_batch, v=run.v, t=run.t, intra_gb_s=link.intra_gb_s,
                       inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node, gated=m.gated,
-                      window=run.window, windowed_layers=m.blocks // 2 if run.window else 0,
+                      window=m.window, windowed_layers=m.windowed_blocks,
                       recompute=run.recompute, overlap_a2a=run.overlap_a2a,
                       gemm_chip=kernel_chip("nvidia-h100-sxm", "fp8") if run.precision == "fp8" else None)["step_s"]

@@ -110,7 +110,7 @@ def test_expert_all_to_all_and_per_expert_gemms_by_formula():
 
 
 def test_moe_plans_take_the_kernel_model_and_say_so():
-    from engine.plan.validation_h100 import plan_for
+    from engine.plan.validation_h100 import plan_for, plan_model_of
 
     gpt_oss = next(r for r in OUTSIDE if r.label.startswith("GPT-OSS"))
     plan = plan_for(gpt_oss)
@@ -118,5 +118,6 @@ def test_moe_plans_take_the_kernel_model_and_say_so():
     assert plan.step.ep_comm_s == pytest.approx(plan.kernel.ep_comm_s) and plan.step.ep_comm_s > 0
     assert plan.step.step_s == pytest.approx(plan.kernel.step_s)
     assert any("experts" in n for n in plan.step.notes)
-    # the plan (no sliding window read from the config, no recomputation) against the published 13.67 s
+    # the plan (the config's 18 sliding-window blocks, no recomputation) against the published 13.67 s
+    assert (plan_model_of(gpt_oss).window, plan_model_of(gpt_oss).windowed_blocks) == (128, 18)
     assert 100 * (plan.step.step_s / gpt_oss.published_s - 1) == pytest.approx(-28.5, abs=0.3)
