@@ -10,8 +10,10 @@ from __future__ import annotations
 import functools
 import json
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from pathlib import Path
+from types import MappingProxyType
+from typing import NamedTuple
 
 from engine.errors import InputError
 
@@ -295,11 +297,13 @@ def _bert(c: Keys, token_types: int = 2) -> dict:
 
 # ---------------------------------------------------------------- the registry's entry
 
-class Family:
-    """A reader, the transformers classes it counts (→ head), and its encoder-decoder-ness."""
+class Family(NamedTuple):
+    """A registry entry (a value, not a result): the family's reader, the transformers classes it counts
+    (class → head), and other names a file may give those classes (alias → class)."""
 
-    def __init__(self, reader: Callable[[Keys], dict], classes: dict[str, str], aliases: dict[str, str] | None = None):
-        self.reader, self.classes, self.aliases = reader, classes, aliases or {}
+    reader: Callable[[Keys], dict]
+    classes: Mapping[str, str]
+    aliases: Mapping[str, str] = MappingProxyType({})
 
 
 def _lm(prefix: str, *, bare: str | None = None) -> dict[str, str]:
