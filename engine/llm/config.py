@@ -57,6 +57,14 @@ class EncoderStack(BaseModel):
     embedding_norm: bool = False
     relative_buckets: Size | None = None
     final_norm: bool = True
+    first_layers: tuple[LayerGroup, ...] = Field((), description="Blocks unlike ``block`` (dense layers between "
+                                                                 "mixture-of-experts ones), counted first.")
+
+    @model_validator(mode="after")
+    def _groups_fit(self):
+        if sum(g.layers for g in self.first_layers) > self.layers:
+            raise InputError("encoder.first_layers", f"more layers in the groups than the encoder's {self.layers}")
+        return self
 
 
 def _norm_layer(block: TransformerBlock):
@@ -144,6 +152,8 @@ class TransformerConfig(BaseModel):
             yield f"first_layers[{i}].block", group.block
         if self.encoder:
             yield "encoder.block", self.encoder.block
+            for i, group in enumerate(self.encoder.first_layers):
+                yield f"encoder.first_layers[{i}].block", group.block
 
     @property
     def total_layers(self) -> int:
@@ -210,7 +220,9 @@ class TransformerConfig(BaseModel):
                 layers.append(SpareTokenTable(vocab_size=self.vocab_size))
             layers += self._stack_start(enc.learned_positions, None, enc.embedding_norm, enc.relative_buckets,
                                         enc.block.heads, enc.layers)
-            layers += [enc.block] * enc.layers
+            for group in enc.first_layers:
+                layers += [group.block] * group.layers
+            layers += [enc.block] * (enc.layers - sum(g.layers for g in enc.first_layers))
             if enc.final_norm:
                 layers.append(_norm_layer(enc.block))
             layers.append(DecoderInput(length=decoder_seq_len or seq_len,

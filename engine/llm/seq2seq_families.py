@@ -12,7 +12,7 @@ embeddings by √d: no parameters and no matmul FLOP.
 from __future__ import annotations
 
 from engine.errors import quoted
-from engine.llm.family_parts import Family, Keys
+from engine.llm.family_parts import MAX_LAYERS, Family, Keys
 
 # ---------------------------------------------------------------- T5 and its descendants
 
@@ -57,6 +57,80 @@ def _umt5(c: Keys) -> dict:
     """umt5: T5 v1.1's layout with a relative position bias table of its own in every layer's self-attention
     (buckets × H per layer, both stacks), not only in each stack's first."""
     return _t5(c) | {"relative_bias_each_layer": True}
+
+
+def _sparse_groups(c: Keys, stack: dict, sparse: int, dense_block: dict, where: str) -> dict:
+    """A stack whose blocks are mixture-of-experts except for ``layers − sparse`` dense ones (a first group)."""
+    layers = stack["layers"]
+    if not isinstance(layers, int) or not 0 <= sparse <= layers:
+        return stack
+    if sparse == 0:
+        return dict(stack, block=dense_block)
+    if sparse < layers:
+        stack = dict(stack, first_layers=[{"layers": layers - sparse, "block": dense_block}])
+    return stack
+
+
+def _count_sparse(layers: object, is_sparse) -> int:
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        return 0
+    return sum(1 for i in range(layers) if is_sparse(i))
+
+
+def _switch_step(c: Keys, layers: object, sparse_key: str, step_key: str) -> int | None:
+    """SwitchTransformersConfig: step = layers // num_sparse (num_sparse 0: step = layers), unless the file
+    writes the step itself (transformers then keeps the file's)."""
+    given = c.size(None, step_key, required=False)
+    n_sparse = c.size(None, sparse_key, required=False, default=3)
+    if given is not None:
+        return given
+    if not isinstance(layers, int):
+        return None
+    return layers // n_sparse if n_sparse > 0 else layers
+
+
+def _switch_transformers(c: Keys) -> dict:
+    """switch_transformers: T5's layout (RMS norms, no biases, H·d_kv attention, a relative bias table in each
+    stack's first layer) with a ``dense_act_fn`` feed-forward; in each stack the layers i with i % step == 1 (every
+    layer when step is 1) are mixtures of ``num_experts`` such feed-forwards behind a top-1 router d→E
+    (``router_bias``). transformers runs each token through its one expert (tokens past ``expert_capacity`` per
+    expert are dropped, which the count does not model: it counts every token once)."""
+    c.neutral("relative_attention_max_distance", "is_encoder_decoder", "is_decoder", "expert_capacity",
+              "router_dtype", "router_ignore_padding_tokens", "add_router_probs", "add_cross_attention")
+    heads = c.size("block.heads", "num_heads")
+    dense = {"heads": heads, "head_size": c.size("block.head_size", "d_kv"), "ff_size": c.size("block.ff_size", "d_ff"),
+             "activation": c.activation("dense_act_fn", default="relu"), "norm": "rmsnorm", "qkv_bias": False,
+             "out_bias": False, "ff_bias": False}
+    sparse = dict(dense, experts=c.size("block.experts", "num_experts", required=False, default=8),
+                  active_experts=1, router_bias=c.flag("router_bias", False))
+    enc_layers = c.size("encoder.layers", "num_layers", required=False, default=12)
+    dec_layers = c.size("layers", "num_decoder_layers", required=False) or enc_layers
+    enc_step = _switch_step(c, enc_layers, "num_sparse_encoder_layers", "encoder_sparse_step")
+    dec_step = _switch_step(c, dec_layers, "num_sparse_decoder_layers", "decoder_sparse_step")
+
+    def sparse_in(layers, step):
+        if step is None or step <= 0:
+            return 0
+        return _count_sparse(layers, lambda i: i % step == 1 or step == 1)
+
+    buckets = c.size("relative_buckets", "relative_attention_num_buckets", required=False, default=32)
+    encoder = _sparse_groups(c, {"layers": enc_layers, "block": dict(sparse, causal=False), "relative_buckets": buckets},
+                             sparse_in(enc_layers, enc_step), dict(dense, causal=False), "encoder")
+    fields = _sparse_groups(c, {"layers": dec_layers, "block": sparse}, sparse_in(dec_layers, dec_step), dense, "")
+    tied = c.flag("tie_word_embeddings", True)
+    fields |= {"d_model": c.size("d_model", "d_model", required=False, default=768),
+               "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32128),
+               "relative_buckets": buckets, "encoder": encoder, "tied_embeddings": tied,
+               # untied: transformers 5 gives each stack its own token table beside `shared` (and an lm_head)
+               "stack_token_tables": not tied}
+    if c.cls == "SwitchTransformersEncoderModel":
+        c.require("tie_word_embeddings", lambda v: v is True, "the encoder's own token table beside the shared one "
+                                                              "is not modelled for the encoder alone")
+        del fields["stack_token_tables"]
+        return {k: v for k, v in fields.items() if k not in ("encoder", "first_layers", "block", "layers")} | \
+            {"layers": enc_layers, "block": encoder["block"], "final_norm": True,
+             "first_layers": encoder.get("first_layers", [])}
+    return fields
 
 
 def _t5_classes(prefix: str) -> dict[str, str]:
@@ -143,6 +217,27 @@ def _marian(c: Keys) -> dict:
     return _bart_layout(c, norm_position="post", embedding_norm=False, positions=SINUSOIDAL_PARAMETER)
 
 
+def _nllb_moe(c: Keys) -> dict:
+    """nllb-moe: M2M-100's layout (sinusoidal positions in a buffer, pre-norm, final LayerNorms) whose layers i with
+    (i + 1) % step == 0 (``encoder_sparse_step``, ``decoder_sparse_step``) are mixtures of ``num_experts`` biased
+    feed-forwards behind a router d→E (``router_bias``), top-2 routing: the engine counts the 2 experts a token is
+    routed to (docs/llm.md: transformers 5.25's NllbMoeExperts runs every token–expert pair through an expert)."""
+    c.neutral("expert_capacity", "router_dtype", "router_ignore_padding_tokens", "second_expert_policy",
+              "normalize_router_prob_before_dropping", "batch_prioritized_routing",
+              "moe_eval_capacity_token_fraction", "moe_token_dropout")
+    fields = _m2m_100(c)
+    for stack, step_key, ff_key in ((fields["encoder"], "encoder_sparse_step", "encoder_ffn_dim"),
+                                    (fields, "decoder_sparse_step", "decoder_ffn_dim")):
+        step = c.size(None, step_key, required=False, default=4)
+        dense = stack["block"]
+        sparse = dict(dense, experts=c.size("block.experts", "num_experts", required=False, default=128),
+                      active_experts=2, router_bias=c.flag("router_bias", False))
+        count = _count_sparse(stack["layers"], lambda i: (i + 1) % step == 0) if step > 0 else 0
+        grouped = _sparse_groups(c, dict(stack, block=sparse), count, dense, "")
+        stack.update(grouped)
+    return fields
+
+
 def _seq2seq(prefix: str, lm: str | None = None) -> dict[str, str]:
     return {lm or f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none"}
 
@@ -158,6 +253,8 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "pegasus": Family(_pegasus, _seq2seq("Pegasus")),
     "blenderbot": Family(_blenderbot, _seq2seq("Blenderbot")),
     "blenderbot-small": Family(_blenderbot_small, _seq2seq("BlenderbotSmall")),
+    "switch_transformers": Family(_switch_transformers, _t5_classes("SwitchTransformers")),
+    "nllb-moe": Family(_nllb_moe, _seq2seq("NllbMoe")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``; t5 and bart are
 registered in ``engine.llm.families``)."""

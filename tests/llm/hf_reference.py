@@ -51,8 +51,32 @@ def build(config: dict):
             module.forward = _dbrx_experts_batched.__get__(module)
         if hasattr(module, "warn_if_padding_and_no_attention_mask"):  # it reads the ids' values (Megatron-BERT)
             module.warn_if_padding_and_no_attention_mask = lambda *args, **kwargs: None
+        if type(module).__name__ in EXPERT_LOOPS:
+            module.forward = EXPERT_LOOPS[type(module).__name__].__get__(module)
     _meta_padding_masks()
     return model.eval()
+
+
+def _switch_experts(self, hidden_states, selected_experts, routing_weights):
+    """SwitchTransformersExperts on meta: each of the T tokens through one expert (top-1; no token past the expert
+    capacity at these lengths), i.e. T rows through an expert's wi and wo (all experts have the same shape)."""
+    self["expert_0"](hidden_states)
+    return hidden_states * 0
+
+
+def _nllb_experts(self, hidden_states, router_mask, router_probs):
+    """NllbMoeExperts on meta: transformers 5.25 one-hot encodes the already one-hot top-1 mask, so its loop sends
+    the token–expert pairs whose mask is 0 through expert_0 and those whose mask is 1 through expert_1: T·E rows in
+    all, whatever the routing. The same T·E rows through one expert."""
+    self["expert_0"](hidden_states.repeat(self.num_experts, 1))
+    return hidden_states * 0
+
+
+EXPERT_LOOPS = {"SwitchTransformersExperts": _switch_experts, "NllbMoeExperts": _nllb_experts}
+"""Expert loops that ask which experts were hit (``nonzero``), which the meta device cannot answer, and that have
+no ``batched_mm`` implementation: replaced, on the reference's models, by the same rows through one expert
+(FlopCounterMode's total is the same; checked against the real loop on CPU weights in
+``tests/llm/test_seq2seq_families_hf.py``)."""
 
 
 def _meta_padding_masks() -> None:
@@ -109,11 +133,13 @@ def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tu
     return params, counter.get_total_flops()
 
 
-def idle_expert_flop(config: dict, seq_len: int) -> int:
+def idle_expert_flop(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> int:
     """The FLOP transformers' ``Llama4TextMoe`` spends on the E − k experts a token is not routed to (it runs
     every expert on every token, inputs scaled by the router's scores, zero off the top k), which the engine
     does not count (docs/llm.md): per MoE layer, (E − k)·T tokens through gate and up (d→F each) and down
-    (F→d), 2·3·d·F FLOP each. 0 for every other family."""
+    (F→d), 2·3·d·F FLOP each. NLLB-MoE: ``_nllb_idle_flop``. 0 for every other family."""
+    if config.get("model_type") == "nllb-moe":
+        return _nllb_idle_flop(config, seq_len, decoder_seq_len or seq_len)
     if config.get("model_type") != "llama4_text":
         return 0
     layers, step = config["num_hidden_layers"], config.get("interleave_moe_layer_step") or 1
@@ -121,3 +147,18 @@ def idle_expert_flop(config: dict, seq_len: int) -> int:
     moe_layers = len(moe_layers) if moe_layers is not None else len(range(step - 1, layers, step))
     idle = config["num_local_experts"] - config["num_experts_per_tok"]
     return moe_layers * idle * seq_len * 6 * config["hidden_size"] * config["intermediate_size"]
+
+
+def _nllb_idle_flop(config: dict, seq_len: int, decoder_seq_len: int) -> int:
+    """NLLB-MoE: transformers 5.25 runs T·E token–expert rows per sparse layer (``_nllb_experts``), the engine the
+    2·T of top-2 routing: (E − 2)·T rows through fc1 (d→F) and fc2 (F→d), 2·2·d·F FLOP each, in each stack's
+    layers i with (i + 1) % step == 0."""
+    experts, d = config.get("num_experts", 128), config.get("d_model", 1024)
+    total = 0
+    for layers, step, ff, tokens in ((config.get("encoder_layers", 12), config.get("encoder_sparse_step", 4),
+                                      config.get("encoder_ffn_dim", 4096), seq_len),
+                                     (config.get("decoder_layers", 12), config.get("decoder_sparse_step", 4),
+                                      config.get("decoder_ffn_dim", 4096), decoder_seq_len)):
+        sparse = sum(1 for i in range(layers) if step > 0 and (i + 1) % step == 0)
+        total += sparse * (experts - 2) * tokens * 4 * d * ff
+    return total

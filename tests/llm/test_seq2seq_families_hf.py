@@ -11,7 +11,7 @@ from engine.llm.config import read_hf_config
 from engine.method1.architecture import evaluate
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import T5_TIED, counts
+from tests.llm.hf_reference import T5_TIED, counts, idle_expert_flop
 
 ENCODER_LEN, DECODER_LEN = 12, 7
 
@@ -54,6 +54,27 @@ SEQ2SEQ_VARIANTS = {
                                               tie_word_embeddings=False),
 }
 
+SWITCH_SMALL = {"d_model": 32, "d_ff": 48, "d_kv": 8, "num_heads": 4, "num_layers": 4, "num_decoder_layers": 3,
+                "num_sparse_encoder_layers": 2, "num_sparse_decoder_layers": 1, "num_experts": 4, "vocab_size": 60,
+                "relative_attention_num_buckets": 8}
+NLLB_SMALL = {"d_model": 32, "encoder_layers": 4, "decoder_layers": 3, "encoder_attention_heads": 4,
+              "decoder_attention_heads": 2, "encoder_ffn_dim": 48, "decoder_ffn_dim": 40, "vocab_size": 60,
+              "max_position_embeddings": 40, "num_experts": 4, "encoder_sparse_step": 2, "decoder_sparse_step": 3,
+              "pad_token_id": 1}
+SEQ2SEQ_VARIANTS |= {
+    "switch_transformers": _variant("switch_transformers", "SwitchTransformersForConditionalGeneration", SWITCH_SMALL),
+    "switch_transformers every layer sparse, router bias, untied": _variant(
+        "switch_transformers", "SwitchTransformersForConditionalGeneration", SWITCH_SMALL,
+        num_sparse_encoder_layers=4, num_sparse_decoder_layers=3, router_bias=True, tie_word_embeddings=False,
+        dense_act_fn="gelu_new"),
+    "switch_transformers model, no sparse decoder layer": _variant(
+        "switch_transformers", "SwitchTransformersModel", SWITCH_SMALL, num_sparse_decoder_layers=0),
+    "switch_transformers encoder": _variant("switch_transformers", "SwitchTransformersEncoderModel", SWITCH_SMALL),
+    "nllb-moe": _variant("nllb-moe", "NllbMoeForConditionalGeneration", NLLB_SMALL),
+    "nllb-moe model, router bias, 6 experts": _variant("nllb-moe", "NllbMoeModel", NLLB_SMALL, router_bias=True,
+                                                       num_experts=6, encoder_sparse_step=1),
+}
+
 
 def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
     model = read_hf_config(config)
@@ -74,7 +95,49 @@ def test_small_variant_matches_transformers(torch, name):
     config = SEQ2SEQ_VARIANTS[name]
     params, flop = counts(config, ENCODER_LEN, DECODER_LEN)
     decoder = None if config["architectures"][0].endswith("EncoderModel") else DECODER_LEN
-    assert _engine(config, ENCODER_LEN, decoder) == (params + _published_head(config), flop)
+    assert _engine(config, ENCODER_LEN, decoder) == (params + _published_head(config),
+                                                      flop - idle_expert_flop(config, ENCODER_LEN, decoder))
+
+
+@pytest.mark.parametrize("name", ["switch_transformers", "nllb-moe"])
+def test_meta_expert_loops_count_what_the_real_loop_counts(torch, name):
+    """The reference replaces two expert loops that the meta device cannot run (``hf_reference.EXPERT_LOOPS``): on
+    CPU with random weights and random tokens, transformers' own loop gives the same FlopCounterMode total."""
+    import transformers
+    from torch.utils.flop_counter import FlopCounterMode
+
+    from tests.llm.hf_reference import build
+
+    config = SEQ2SEQ_VARIANTS[name]
+    data = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    hf_config = transformers.AutoConfig.for_model(config["model_type"], **data)
+    torch.manual_seed(0)
+    model = getattr(transformers, config["architectures"][0])._from_config(hf_config, attn_implementation="eager")
+    ids = torch.randint(3, data["vocab_size"], (1, ENCODER_LEN))
+    decoder_ids = torch.randint(3, data["vocab_size"], (1, DECODER_LEN))
+    with torch.no_grad(), FlopCounterMode(display=False) as real:
+        model.eval()(input_ids=ids, decoder_input_ids=decoder_ids, use_cache=False)
+    assert type(build(config).get_submodule(_first_experts(model))).__name__ in ("SwitchTransformersExperts",
+                                                                                 "NllbMoeExperts")
+    assert real.get_total_flops() == counts(config, ENCODER_LEN, DECODER_LEN)[1]
+
+
+def _first_experts(model) -> str:
+    return next(name for name, module in model.named_modules() if type(module).__name__.endswith("MoeExperts")
+                or type(module).__name__ == "SwitchTransformersExperts")
+
+
+def test_nllb_moe_counts_the_two_routed_experts():
+    """NLLB-MoE routes each token to 2 experts: per sparse layer 2·T·(2·d·F + 2·F·d) expert FLOP (a formula), whatever
+    the number of experts; each expert adds its 2·d·F + F + d parameters and the router d more."""
+    base = SEQ2SEQ_VARIANTS["nllb-moe"]
+    six = _engine(base | {"num_experts": 6}, ENCODER_LEN, DECODER_LEN)
+    four = _engine(base, ENCODER_LEN, DECODER_LEN)
+    d, f_enc, f_dec = base["d_model"], base["encoder_ffn_dim"], base["decoder_ffn_dim"]
+    sparse_enc, sparse_dec = 2, 1  # layers 1, 3 of 4 (step 2); layer 2 of 3 (step 3)
+    per_expert = sparse_enc * (2 * d * f_enc + f_enc + d + d) + sparse_dec * (2 * d * f_dec + f_dec + d + d)
+    router_flop = 2 * 2 * d * (sparse_enc * ENCODER_LEN + sparse_dec * DECODER_LEN)
+    assert six == (four[0] + 2 * per_expert, four[1] + router_flop)
 
 
 def test_umt5_has_a_bias_table_per_layer():
@@ -100,10 +163,12 @@ def test_position_tables_by_family():
     ("marian", "MarianMTModel", {"share_encoder_decoder_embeddings": False}, "share_encoder_decoder_embeddings"),
     ("marian", "MarianMTModel", {"decoder_vocab_size": 80}, "decoder_vocab_size"),
     ("mvp", "MvpForConditionalGeneration", {"use_prompt": True}, "use_prompt"),
+    ("switch_transformers", "SwitchTransformersEncoderModel", {"tie_word_embeddings": False}, "tie_word_embeddings"),
 ])
 def test_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
+    base = SWITCH_SMALL if model_type == "switch_transformers" else BART_SMALL
     with pytest.raises(InputError, match=rf"^config\.{key}: "):
-        read_hf_config(_variant(model_type, cls, BART_SMALL, **change))
+        read_hf_config(_variant(model_type, cls, base, **change))
 
 
 @pytest.mark.parametrize("model_id,published,unit,tables", [
@@ -115,6 +180,8 @@ def test_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
     ("m2m100-1.2b", 1.2e9, 0.1e9, 0),       # Fan et al. 2021 (M2M-100) release: 1.2B
     ("blenderbot-3b", 2.7e9, 0.1e9, 0),     # Roller et al. 2021 (BlenderBot): 2.7B
     ("blenderbot-small-90m", 90e6, 10e6, 0),  # ibid.: 90M
+    ("nllb-moe-54b", 54.5e9, 0.1e9, 0),     # NLLB Team 2022 (No Language Left Behind), model card: 54.5B
+    ("switch-base-8", 620e6, 10e6, 0),      # google/switch-base-8 model page: 620M
 ])
 def test_library_models_match_their_published_sizes(model_id, published, unit, tables):
     """The published size, rounded as published (to ``unit``): an independent check of the library's configs.
