@@ -20,6 +20,7 @@ from engine.method1.architecture import Architecture, InputSpec
 from engine.method1.layers import Activation, Dense, Embedding, LayerNorm, Size
 from engine.method1.training import TrainingSetup
 from engine.method1.transformer import (
+    BlockActivation,
     DecoderInput,
     LMHead,
     Pooler,
@@ -106,6 +107,11 @@ class TransformerConfig(BaseModel):
                                                         "projection E→d follows them; a masked-LM head maps d→E.")
     head: Literal["lm", "mlm", "discriminator", "none"] = "lm"
     head_bias: bool = False
+    head_dense_bias: bool = Field(True, description="The masked-LM head's dense layer has a bias (ModernBERT's "
+                                                    "classifier_bias: none).")
+    head_activation: BlockActivation | None = Field(None, description="The masked-LM head's activation (None: the "
+                                                                      "blocks').")
+    decoder_bias: bool = Field(True, description="The masked-LM decoder has a bias (ModernBERT's decoder_bias).")
     pooler: bool = False
     final_norm: bool | None = Field(None, description="None: pre-norm models end with one, post-norm don't.")
     block: TransformerBlock
@@ -178,8 +184,8 @@ class TransformerConfig(BaseModel):
             layers.append(PositionEmbedding(max_positions=positions))
         if token_types:
             layers.append(TokenTypeEmbedding(types=token_types))
-        if norm:
-            layers.append(LayerNorm())
+        if norm:  # a LayerNorm with β where the blocks' norms have one (ModernBERT's have none)
+            layers.append(LayerNorm(bias=self.block.norm_bias))
         if buckets:
             tables = depth if self.relative_bias_each_layer else 1
             layers.append(RelativePositionBias(buckets=buckets, heads=heads, tables=tables))
@@ -241,8 +247,10 @@ class TransformerConfig(BaseModel):
         if self.head == "lm":
             layers.append(LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.head_bias))
         elif self.head == "mlm":  # BertLMPredictionHead: dense d→d (→E), activation, LayerNorm, decoder (+ bias)
-            layers += [Dense(units=self.tables_width or self.d_model), Activation(function=self.block.activation),
-                       LayerNorm(), LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=True)]
+            layers += [Dense(units=self.tables_width or self.d_model, bias=self.head_dense_bias),
+                       Activation(function=self.head_activation or self.block.activation),
+                       LayerNorm(bias=self.block.norm_bias),
+                       LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.decoder_bias)]
         elif self.head == "discriminator":  # ElectraDiscriminatorPredictions: a real/replaced logit per position
             layers += [Dense(units=self.d_model), Activation(function=self.block.activation), Dense(units=1)]
         if self.pooler:

@@ -80,6 +80,30 @@ def _albert(c: Keys) -> dict:
                      "group_blocks": c.size("group_blocks", "inner_group_num", required=False, default=1)}
 
 
+def _modernbert(c: Keys) -> dict:
+    """modernbert: rotary positions (no table), one LayerNorm on the embeddings, pre-norm blocks (the first
+    without an attention norm) with a fused q/k/v projection, a GeGLU feed-forward (``Wi`` d→2F, ``Wo`` F→d),
+    LayerNorms without β unless ``norm_bias``, no biases unless ``attention_bias``/``mlp_bias``; a final norm;
+    the masked-LM head: dense d→d (``classifier_bias``), ``classifier_activation``, LayerNorm, tied decoder
+    with a bias (``decoder_bias``). Local (sliding-window) layers mask the scores of a full L×L product in
+    transformers' eager attention, so ``layer_types``, ``local_attention`` and ``global_attn_every_n_layers``
+    change no count."""
+    c.neutral("global_attn_every_n_layers", "local_attention", "layer_types", "sliding_window", "global_rope_theta",
+              "local_rope_theta", "classifier_pooling", "classifier_dropout", "sparse_prediction",
+              "sparse_pred_ignore_index", "reference_compile", "repad_logits_with_grad", "deterministic_flash_attn",
+              "initializer_cutoff_factor", "mlp_dropout", "norm_eps")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_activation", default="gelu"), causal=False,
+                      gated=True, norm_bias=c.flag("norm_bias", False), qkv_bias=c.flag("attention_bias", False),
+                      ff_bias=c.flag("mlp_bias", False))
+    fields["block"]["out_bias"] = fields["block"]["qkv_bias"]
+    first = dict(fields["block"], attention_norm=False)
+    return fields | {"first_layers": [{"layers": 1, "block": first}], "embedding_norm": True, "final_norm": True,
+                     "tied_embeddings": c.flag("tie_word_embeddings", True),
+                     "head_dense_bias": c.flag("classifier_bias", False),
+                     "head_activation": c.activation("classifier_activation", default="gelu"),
+                     "decoder_bias": c.flag("decoder_bias", True)}
+
+
 def _bert_classes(prefix: str) -> dict[str, str]:
     """``{prefix}ForMaskedLM`` → masked-LM head, ``{prefix}Model`` → the pooler."""
     return {f"{prefix}ForMaskedLM": "mlm", f"{prefix}Model": "pooler"}
@@ -93,6 +117,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "electra": Family(_electra, {"ElectraForPreTraining": "discriminator", "ElectraForMaskedLM": "mlm",
                                  "ElectraModel": "none"}),
     "albert": Family(_albert, {"AlbertForMaskedLM": "mlm", "AlbertModel": "pooler"}),
+    "modernbert": Family(_modernbert, {"ModernBertForMaskedLM": "mlm", "ModernBertModel": "none"}),
     "data2vec-text": Family(_bert, _bert_classes("Data2VecText")),
     "roberta-prelayernorm": Family(_bert_pre_norm(True), _bert_classes("RobertaPreLayerNorm")),
     "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),

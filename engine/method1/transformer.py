@@ -181,6 +181,8 @@ class TransformerBlock(LayerBase):
     ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H).")
     ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups).")
     ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
+    attention_norm: bool = Field(True, description="Pre-norm: a norm before attention (ModernBERT's first layer "
+                                                   "has none; it reads the embeddings' norm).")
     shared_weights: bool = Field(False, description="The weights of an earlier block of the same shape, run again "
                                                     "(ALBERT's shared layers): no parameters of its own; its FLOP, "
                                                     "and in training its weight gradients, are counted here.")
@@ -236,6 +238,8 @@ class TransformerBlock(LayerBase):
                 raise InputError("mixer", "a Mamba-2 mixer is modelled in pre-norm sequential blocks")
         if self.shared_expert_gate and not self.shared_ff_size:
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
+        if not self.attention_norm and (self.norm_position != "pre" or self.parallel or self.mixer != "attention"):
+            raise InputError("attention_norm", "a block without an attention norm is modelled pre-norm, sequential")
         if self.shared_weights and self.lora is not None:
             raise InputError("lora", "adapters on shared weights (ALBERT's shared layers) are not modelled")
         if self.lora is not None:
@@ -300,7 +304,9 @@ class TransformerBlock(LayerBase):
             for label, rows in sub_layers:
                 if not into_stream:  # a norm on the sub-layer's output comes before the residual add
                     rows[-1] = rows[-1]._replace(dst=("o",), also=tuple(a for a in rows[-1].also if a != "x"))
-                if pre:
+                if pre and label == "attention" and not self.attention_norm:  # it reads the block's input
+                    parts += [p._replace(src=tuple("x" if s == "h" else s for s in p.src)) for p in rows]
+                elif pre:
                     parts += [parts_of.norm(self, label, d, length)] + rows
                 elif self.norm_position == "post":  # the norm of the sum, in place
                     parts += rows + [parts_of.norm(self, label, d, length, src="x", dst="x")]

@@ -256,6 +256,19 @@ VARIANTS |= {  # ALBERT: tables of width E projected to d, layers sharing G grou
                                                   num_hidden_groups=2, type_vocab_size=1),
 }
 
+MODERNBERT = {"hidden_size": 48, "intermediate_size": 40, "num_hidden_layers": 4, "num_attention_heads": 4,
+              "vocab_size": 90, "max_position_embeddings": 64, "pad_token_id": 0, "bos_token_id": 0,
+              "eos_token_id": 0, "cls_token_id": 0, "sep_token_id": 0}
+VARIANTS |= {  # ModernBERT: GeGLU, no biases, the first layer without an attention norm, global/local layers
+    "modernbert": _variant("modernbert", "ModernBertForMaskedLM", **MODERNBERT, global_attn_every_n_layers=2,
+                           local_attention=4),
+    "modernbert biases everywhere, untied, relu head": _variant(
+        "modernbert", "ModernBertForMaskedLM", **MODERNBERT, norm_bias=True, attention_bias=True, mlp_bias=True,
+        classifier_bias=True, decoder_bias=False, tie_word_embeddings=False, classifier_activation="relu",
+        hidden_activation="silu"),
+    "modernbert model": _variant("modernbert", "ModernBertModel", **(MODERNBERT | {"num_hidden_layers": 1})),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {

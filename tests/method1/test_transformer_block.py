@@ -215,3 +215,15 @@ def test_shared_weights_refuse_adapters():
         parse_scenario({"input": {"shape": [16], "sequence_length": 4},
                         "layers": [{"type": "transformer_block", "heads": 2, "shared_weights": True,
                                     "lora": {"rank": 2}}]})
+
+
+def test_block_without_attention_norm():
+    """ModernBERT's first layer: no norm before attention (γ and β of d fewer), the same products; the attention
+    reads the block's input, so with a trainable layer before it the backward pass is the same too."""
+    block = {"type": "transformer_block", "heads": 2, "ff_size": 24, "causal": False}
+    dense = {"type": "dense", "units": 16}
+    plain = evaluated([16], [dense, block], 6)
+    bare = evaluated([16], [dense, block | {"attention_norm": False}], 6)
+    assert plain.params - bare.params == 2 * 16
+    assert (bare.forward_flop, bare.backward_flop) == (plain.forward_flop, plain.backward_flop)
+    assert "attention norm" not in [r.part for r in bare.rows]
