@@ -34,13 +34,15 @@ def test_json_has_params_forward_flop_rows_and_the_graph_summary(graph, tmp_path
     assert out.returncode == 0, out.stderr
     data = json.loads(out.stdout)
     assert data["params"] == 32 * 16 + 32
-    assert data["forward_flop"] == 2 * 2 * 16 * 32  # matmul: 2·B·N·M
+    # counted for a batch of 2 (the graph's own figures), printed per example like `flops FILE`: 2·N·M
+    assert data["onnx"]["macs"] == 2 * 16 * 32 and data["forward_flop"] == 2 * 16 * 32
+    assert "per example: the counted run's figures ÷ its batch of 2" in " ".join(data["onnx"]["notes"])
     assert [(r["type"], r["name"], r["output_shape"]) for r in data["layers"]] == [
         ("counted", "/fc/Gemm", [2, 32]), ("counted", "/act/Relu", [2, 32])]
     assert data["onnx"]["unknown_ops"] == {"CustomOp": 1} and data["onnx"]["dims"] == {"batch": 2}
     full = json.loads(cli("flops", "--onnx", str(graph), "--dim", "batch=2", "--convention", "full",
                           "--format", "json").stdout)
-    assert full["forward_flop"] == 2 * 2 * 16 * 32 + 2 * 32 + 2 * 32  # + bias adds + ReLU
+    assert full["forward_flop"] == 2 * 16 * 32 + 32 + 32  # + bias adds + ReLU, per example
 
 
 def test_text_names_the_unknown_operator(graph):
