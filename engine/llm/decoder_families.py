@@ -147,8 +147,12 @@ def _granitemoe(c: Keys) -> dict:
 
 def _phimoe(c: Keys) -> dict:
     """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
-    ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer."""
+    ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer. Its router
+    (transformers' ``sparsemixer``) picks 2 experts per token whatever ``num_experts_per_tok`` says: another
+    value is refused."""
     c.neutral("input_jitter_noise")
+    c.require("num_experts_per_tok", lambda v: v == 2, "Phi-3.5-MoE's router always sends each token to 2 "
+                                                       "experts (transformers' sparsemixer ignores this key)")
     fields = _decoder(c, **_rms_swiglu(c, norm="layernorm"))
     _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
     fields = _windows(c, fields, None)

@@ -68,9 +68,9 @@ def text_model_types() -> dict[str, str]:
     return out
 
 
-def small_config(model_type: str, cls: str):
-    """The config class's defaults with at most ``LAYERS`` layers (DeepSeek's first dense layers: 1; an unset
-    ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
+def small_overrides(model_type: str) -> dict:
+    """The keyword arguments that make the config class's defaults small: at most ``LAYERS`` layers (DeepSeek's
+    first dense layers: 1; an unset ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
     default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build; DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run)."""
     from transformers import CONFIG_MAPPING
@@ -79,25 +79,34 @@ def small_config(model_type: str, cls: str):
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         defaults = config_cls().to_dict()
-        overrides = {k: min(defaults[k], LAYERS) for k in LAYER_KEYS
-                     if isinstance(defaults.get(k), int) and not isinstance(defaults.get(k), bool)}
-        if isinstance(defaults.get("first_k_dense_replace"), int):
-            overrides["first_k_dense_replace"] = 1
-        if "head_dim" in defaults and defaults["head_dim"] is None and isinstance(defaults.get("hidden_size"), int):
-            # Ministral's, HunYuan's attention read head_dim as written: their own default (None) does not build
-            overrides["head_dim"] = defaults["hidden_size"] // defaults["num_attention_heads"]
-        if model_type == "dbrx":  # DbrxAttention reads attn_config.rope_theta (no default) and clamps to ±clip_qkv
-            overrides["attn_config"] = defaults["attn_config"] | {"rope_theta": 10000.0, "clip_qkv": 8.0}
-        if "num_key_value_heads" in defaults and defaults["num_key_value_heads"] is None:
-            overrides["num_key_value_heads"] = defaults.get("num_attention_heads")  # Nemotron's: as head_dim
-        if "num_experts_per_tok" in defaults and defaults["num_experts_per_tok"] is None:
-            overrides["num_experts_per_tok"] = 2  # DeepSeek-V2's default None is a model transformers cannot run
-        if isinstance(defaults.get("attention_types"), list) and isinstance(overrides.get("num_layers"), int):
-            overrides["attention_types"] = [[["global", "local"], overrides["num_layers"] // 2]]  # GPT-Neo's pairs
-        for key in ("layer_types", "mlp_only_layers"):
-            if isinstance(defaults.get(key), list) and defaults[key]:
-                overrides[key] = None if key == "layer_types" else []
-        config = config_cls(**overrides)
+    overrides = {k: min(defaults[k], LAYERS) for k in LAYER_KEYS
+                 if isinstance(defaults.get(k), int) and not isinstance(defaults.get(k), bool)}
+    if isinstance(defaults.get("first_k_dense_replace"), int):
+        overrides["first_k_dense_replace"] = 1
+    if "head_dim" in defaults and defaults["head_dim"] is None and isinstance(defaults.get("hidden_size"), int):
+        # Ministral's, HunYuan's attention read head_dim as written: their own default (None) does not build
+        overrides["head_dim"] = defaults["hidden_size"] // defaults["num_attention_heads"]
+    if model_type == "dbrx":  # DbrxAttention reads attn_config.rope_theta (no default) and clamps to ±clip_qkv
+        overrides["attn_config"] = defaults["attn_config"] | {"rope_theta": 10000.0, "clip_qkv": 8.0}
+    if "num_key_value_heads" in defaults and defaults["num_key_value_heads"] is None:
+        overrides["num_key_value_heads"] = defaults.get("num_attention_heads")  # Nemotron's: as head_dim
+    if "num_experts_per_tok" in defaults and defaults["num_experts_per_tok"] is None:
+        overrides["num_experts_per_tok"] = 2  # DeepSeek-V2's default None is a model transformers cannot run
+    if isinstance(defaults.get("attention_types"), list) and isinstance(overrides.get("num_layers"), int):
+        overrides["attention_types"] = [[["global", "local"], overrides["num_layers"] // 2]]  # GPT-Neo's pairs
+    for key in ("layer_types", "mlp_only_layers"):
+        if isinstance(defaults.get(key), list) and defaults[key]:
+            overrides[key] = None if key == "layer_types" else []
+    return overrides
+
+
+def small_config(model_type: str, cls: str):
+    """The config class's defaults made small (``small_overrides``), with ``cls`` in ``architectures``."""
+    from transformers import CONFIG_MAPPING
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        config = CONFIG_MAPPING[model_type](**small_overrides(model_type))
     config.architectures = [cls]
     return config
 

@@ -16,6 +16,7 @@ same way, token–expert pair by token–expert pair).
 from __future__ import annotations
 
 import copy
+import inspect
 import warnings
 
 ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM",
@@ -30,7 +31,6 @@ them tied, the engine counts the published untied head, V·d parameters more (sa
 
 def build(config: dict):
     """The ``transformers`` model named by ``config["architectures"][0]``, on the meta device."""
-    import torch
     import transformers
 
     data = copy.deepcopy(config)
@@ -38,9 +38,17 @@ def build(config: dict):
     data = transformers.PreTrainedConfig._decode_special_floats(data)  # {"__float__": "Infinity"}, as from a file
     architectures = data.pop("architectures")
     model_type = data.pop("model_type")
-    hf_config = transformers.AutoConfig.for_model(model_type, **data)
+    return build_from(transformers.AutoConfig.for_model(model_type, **data), architectures[0])
+
+
+def build_from(hf_config, class_name: str):
+    """The ``transformers`` class ``class_name`` built from a config object (copied), on the meta device."""
+    import torch
+    import transformers
+
+    hf_config = copy.deepcopy(hf_config)
     hf_config._experts_implementation = "batched_mm"
-    cls = getattr(transformers, ALIASES.get(architectures[0], architectures[0]))
+    cls = getattr(transformers, ALIASES.get(class_name, class_name))
     with warnings.catch_warnings(), torch.device("meta"):
         warnings.simplefilter("ignore")
         model = cls._from_config(hf_config, attn_implementation="eager")
@@ -115,10 +123,16 @@ def _dbrx_experts_batched(self, hidden_states, top_k_index, top_k_weights):
 def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
     """(parameters, forward FLOP of one sequence of ``seq_len`` tokens) as transformers builds the model.
     Encoder–decoder models: ``seq_len`` encoder tokens, ``decoder_seq_len`` (default ``seq_len``) decoder ones."""
+    return model_counts(build(config), seq_len, decoder_seq_len)
+
+
+def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
+    """(Σ numel of the parameters, FlopCounterMode's forward FLOP of one sequence) of a model on meta."""
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    model = build(config)
+    from engine.importers.torch_count import _meta_masks
+
     params = sum(p.numel() for p in model.parameters())
     for p in model.parameters():  # a forward only: FlopCounterMode's module tracker would otherwise hook the
         p.requires_grad_(False)   # grad of parameters that Mamba's mixer passes on as inputs (no_grad: none)
@@ -126,9 +140,11 @@ def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tu
     kwargs = {"input_ids": ids}
     if model.config.is_encoder_decoder:
         kwargs["decoder_input_ids"] = torch.zeros(1, decoder_seq_len or seq_len, dtype=torch.long, device="meta")
-    if "use_cache" in model.forward.__code__.co_varnames:
-        kwargs["use_cache"] = False
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    if "use_cache" in inspect.signature(model.forward).parameters:  # through decorators (MambaModel's)
+        kwargs["use_cache"] = False  # a cache pads Mamba's convolution input to K positions when T < K
+    # without a cache, transformers checks for packed sequences by reading positions, which the meta device
+    # lacks: answered "one sequence per row" as the engine's count does (a packed mask changes no product)
+    with torch.no_grad(), _meta_masks("meta", []), FlopCounterMode(display=False) as counter:
         model(**kwargs)
     return params, counter.get_total_flops()
 

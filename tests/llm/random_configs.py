@@ -1,0 +1,329 @@
+"""Random small configs of every supported family, for the property test ``test_random_configs.py``.
+
+Driven by the registry (``engine.llm.families.FAMILIES``), not a list: for each ``model_type`` the coverage
+sweep's small default config (``tests.llm.coverage.small_config``: transformers' config class with its own
+defaults) is the start, and hypothesis draws new values for the size keys that family has and transformers'
+modelling code reads (``engine/llm/config_keys.json``), by the role each key plays:
+
+- width, heads and key/value heads (H = H_kv · g), head size (equal to d/H or not, where ``head_dim`` is a
+  key of its own), feed-forward sizes (each key its own), layer counts (each stack its own), vocabulary,
+  learned position rows, tied or untied embeddings, the class in ``architectures`` (head or bare model);
+- experts E, k per token, shared experts, expert sizes; the first dense layers; DeepSeek's MLA ranks;
+- layer patterns: ``layer_types``, sliding windows and their period, Qwen-MoE's sparse steps and dense
+  layers, Llama 4's MoE layers;
+- state sizes: Mamba's N, conv kernel K, expansion, Δ rank;
+- the structural flags in ``FLAGS`` (biases, QK norms, parallel residuals…).
+
+The other keys keep the family's default. Where a generic draw is not a model transformers can build, a
+family's ``HOOKS`` entry draws that key its own way; where a key cannot be randomized at all, ``PINNED``
+fixes it and says why (the test module lists these exclusions; nothing is skipped silently).
+"""
+from __future__ import annotations
+
+import functools
+import warnings
+from collections.abc import Callable
+
+from hypothesis import strategies as st
+
+from tests.llm import coverage
+
+WIDTH = ("hidden_size", "n_embd", "d_model", "dim", "n_embed")
+HEADS = ("num_attention_heads", "n_head", "n_heads", "num_heads", "encoder_attention_heads",
+         "decoder_attention_heads")
+KV_HEADS = ("num_key_value_heads", "num_kv_heads", "n_head_kv")
+HEAD_SIZE = ("head_dim", "d_kv")
+FEED_FORWARD = ("intermediate_size", "ffn_dim", "n_inner", "d_ff", "hidden_dim", "ffn_hidden_size",
+                "encoder_ffn_dim", "decoder_ffn_dim", "intermediate_size_mlp", "moe_intermediate_size",
+                "shared_expert_intermediate_size")
+POSITIONS = ("max_position_embeddings", "n_positions", "max_seq_len")
+EXPERTS = ("num_experts", "num_local_experts", "n_routed_experts", "moe_num_experts")
+TOP_K = ("num_experts_per_tok", "moe_k")
+SHARED_EXPERTS = ("n_shared_experts", "moe_num_shared_experts")
+FLAGS = ("attention_bias", "mlp_bias", "use_bias", "qkv_bias", "use_qkv_bias", "qk_layernorm", "use_qk_norm",
+         "use_parallel_residual", "parallel_attn", "bias", "enable_bias", "do_layer_norm_before", "lm_head_bias",
+         "use_conv_bias", "multi_query", "new_decoder_architecture", "alibi", "sinusoidal_pos_embds",
+         "tie_word_embeddings")
+"""Booleans that change the model's shape, drawn where the family has them; other booleans keep the default."""
+
+MAX_SEQ = 12
+"""Sequences of 1…MAX_SEQ tokens; learned position tables get at least this many rows."""
+
+
+@functools.cache
+def defaults(model_type: str) -> dict:
+    """The sweep's small default config of this family, as ``to_dict()`` writes it."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return coverage.small_config(model_type, "").to_dict()
+
+
+@functools.cache
+def read_keys(model_type: str) -> frozenset[str] | None:
+    """The keys transformers' modelling code reads for this family, under every name they go by (None: the
+    family is not in config_keys.json; then every key counts as read)."""
+    from engine.llm.family_parts import key_aliases, modelling_keys
+
+    reads = modelling_keys().get(model_type)
+    if reads is None:
+        return None
+    aliases = key_aliases().get(model_type, {})
+    return frozenset(reads) | {a for a, k in aliases.items() if k in reads} | \
+        {k for a, k in aliases.items() if a in reads}
+
+
+class Spec:
+    """What a family has: its defaults and the keys transformers reads."""
+
+    def __init__(self, model_type: str):
+        self.model_type, self.defaults, self.reads = model_type, defaults(model_type), read_keys(model_type)
+
+    def read(self, key: str) -> bool:
+        return self.reads is None or key in self.reads
+
+    def has(self, key: str) -> bool:
+        """A key of the config class that the modelling code reads."""
+        return key in self.defaults and self.read(key)
+
+    def first(self, keys) -> str | None:
+        return next((k for k in keys if self.has(k)), None)
+
+    def rotary_fraction(self) -> float:
+        rope = self.defaults.get("rope_parameters") or {}
+        for value in (self.defaults.get("partial_rotary_factor"), self.defaults.get("rotary_pct"),
+                      rope.get("partial_rotary_factor") if isinstance(rope, dict) else None):
+            if isinstance(value, (int, float)) and not isinstance(value, bool):
+                return float(value)
+        return 1.0
+
+    def head_sizes(self) -> list[int]:
+        """Even head sizes whose rotary part (a fraction of it) is even and not empty."""
+        f = self.rotary_fraction()
+        return [q for q in range(4, 33, 4) if int(q * f) >= 2 and int(q * f) % 2 == 0]
+
+
+def _small(draw, default, low: int, high: int):
+    """A whole number in [low, high]; or null where the family's default is null (its own rule applies)."""
+    if default is None:
+        return draw(st.one_of(st.none(), st.integers(low, high)))
+    return draw(st.integers(low, high))
+
+
+def generic(draw, spec: Spec) -> dict:
+    """New values for every size key the family has, consistent with one another."""
+    out: dict = {}
+    d0 = spec.defaults
+    kv_key = spec.first(KV_HEADS)
+    heads_keys = [k for k in HEADS if spec.has(k)]
+    if kv_key:
+        kv = draw(st.integers(1, 3))
+        heads = kv * draw(st.integers(1, 3))
+        out[kv_key] = kv
+    else:
+        heads = draw(st.integers(1, 4))
+    for key in heads_keys:
+        out[key] = heads
+    size = draw(st.sampled_from(spec.head_sizes()))
+    width_key = spec.first(WIDTH)
+    size_key = spec.first(HEAD_SIZE)
+    width = heads * size
+    if size_key:
+        out[size_key] = size
+        if draw(st.booleans()):  # a head size of its own, not d/H
+            width = heads * draw(st.sampled_from(spec.head_sizes()))
+    if width_key:
+        out[width_key] = width if heads_keys else draw(st.integers(1, 6)) * 8
+    if not kv_key and not size_key:
+        for key in heads_keys[1:]:  # another stack's heads (BART's encoder): any divisor of d
+            out[key] = draw(st.sampled_from([h for h in range(1, 9) if width % h == 0 and
+                                             int(width // h * spec.rotary_fraction()) % 2 == 0]))
+    for key in FEED_FORWARD:
+        if spec.has(key):
+            out[key] = _small(draw, d0[key], 1, 40)
+    for key in coverage.LAYER_KEYS:
+        if spec.has(key) and isinstance(d0[key], int):
+            out[key] = draw(st.integers(1, 3))
+    if spec.has("vocab_size"):
+        out["vocab_size"] = draw(st.integers(8, 64))
+    for key in d0:
+        if key.endswith("_token_id") and d0[key] is not None:
+            out[key] = [0] if isinstance(d0[key], list) else 0  # inside the small vocabulary
+    for key in POSITIONS:
+        if spec.has(key) and d0[key] is not None:
+            out[key] = draw(st.integers(MAX_SEQ, 40))
+    for key in FLAGS:
+        if spec.has(key) and isinstance(d0[key], bool):
+            out[key] = draw(st.booleans())
+    layers = next((out[k] for k in coverage.LAYER_KEYS if k in out), 1)
+    _experts(draw, spec, out, layers)
+    _latent_attention(draw, spec, out)
+    _patterns(draw, spec, out, layers)
+    _state(draw, spec, out)
+    _others(draw, spec, out, width)
+    return out
+
+
+def _experts(draw, spec: Spec, out: dict, layers: int) -> None:
+    experts_key = spec.first(EXPERTS)
+    if experts_key:
+        e = draw(st.integers(2, 6))
+        out[experts_key] = e
+        for key in TOP_K:
+            if spec.has(key):
+                out[key] = draw(st.integers(1, e))
+    for key in SHARED_EXPERTS:
+        if spec.has(key):
+            out[key] = draw(st.integers(0, 2))
+    if spec.has("first_k_dense_replace"):
+        out["first_k_dense_replace"] = draw(st.integers(0, layers))
+    for key in ("n_group", "topk_group"):  # group-limited routing: one group (DeepSeek's hook draws more)
+        if spec.has(key) and spec.defaults[key] is not None:
+            out[key] = 1
+
+
+def _latent_attention(draw, spec: Spec, out: dict) -> None:
+    if spec.has("kv_lora_rank"):
+        out |= {"q_lora_rank": draw(st.one_of(st.none(), st.integers(1, 20))), "kv_lora_rank": draw(st.integers(1, 20)),
+                "qk_nope_head_dim": draw(st.integers(1, 8)) * 2, "qk_rope_head_dim": draw(st.integers(1, 4)) * 2,
+                "v_head_dim": draw(st.integers(1, 12))}
+
+
+def _patterns(draw, spec: Spec, out: dict, layers: int) -> None:
+    d0 = spec.defaults
+    if spec.has("sliding_window"):
+        out["sliding_window"] = _small(draw, d0["sliding_window"] or None, 1, 16)
+    for key in ("sliding_window_pattern", "_sliding_window_pattern"):
+        if spec.has(key) and isinstance(d0[key], int):
+            out[key] = draw(st.integers(1, 4))
+    if spec.has("layer_types") and isinstance(d0["layer_types"], list) and d0["layer_types"]:
+        kinds = sorted(set(d0["layer_types"]))
+        out["layer_types"] = draw(st.one_of(st.none(), st.lists(st.sampled_from(kinds), min_size=layers,
+                                                                 max_size=layers)))
+    if spec.has("decoder_sparse_step"):
+        out["decoder_sparse_step"] = draw(st.integers(1, 3))
+    if spec.has("mlp_only_layers"):
+        out["mlp_only_layers"] = draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers))
+
+
+def _state(draw, spec: Spec, out: dict) -> None:
+    if spec.has("state_size"):
+        out["state_size"] = draw(st.integers(1, 16))
+    if spec.has("conv_kernel"):
+        out["conv_kernel"] = draw(st.integers(1, 4))
+    if spec.has("expand"):
+        out["expand"] = draw(st.integers(1, 3))
+    if spec.has("time_step_rank"):
+        out["time_step_rank"] = draw(st.one_of(st.just("auto"), st.integers(1, 8)))
+
+
+def _others(draw, spec: Spec, out: dict, width: int) -> None:
+    if spec.has("relative_attention_num_buckets"):
+        # T5's bucketing halves B for the two directions, then B/2 exact buckets: B < 4 divides by 0 in transformers
+        out["relative_attention_num_buckets"] = draw(st.integers(4, 32))
+    if spec.has("type_vocab_size"):
+        out["type_vocab_size"] = draw(st.integers(1, 3))
+    if spec.has("embedding_size"):  # ELECTRA's narrow tables
+        out["embedding_size"] = draw(st.one_of(st.just(width), st.integers(1, 24)))
+    if spec.has("word_embed_proj_dim"):  # OPT-350m's project_in/project_out
+        out["word_embed_proj_dim"] = draw(st.one_of(st.just(width), st.integers(1, 24)))
+    if spec.has("rotary_dim"):  # GPT-J, CodeGen: an absolute rotary width within the head
+        size = out.get("head_dim") or width // max(out.get(k, 1) for k in HEADS if k in out)
+        out["rotary_dim"] = draw(st.integers(1, max(1, size // 2))) * 2
+
+
+# ---------------------------------------------------------------- families whose keys need their own draw
+
+def _falcon(draw, spec: Spec, out: dict) -> None:
+    """Falcon's older layout (no ``new_decoder_architecture``) has H key/value heads, or 1 with multi_query:
+    grouped heads only in the new one (transformers' reshape fails otherwise; the reader refuses it by name),
+    and ``num_ln_in_parallel_attn`` 1 or 2 only in the new layout, whose blocks are parallel (transformers fails
+    on the others)."""
+    out["ffn_hidden_size"] = draw(st.one_of(st.none(), st.integers(1, 40)))
+    if out["new_decoder_architecture"]:  # always parallel (transformers' sequential new layout fails)
+        out["parallel_attn"] = True
+        out["num_ln_in_parallel_attn"] = draw(st.sampled_from([None, 1, 2]))
+    else:  # the older layout builds one input norm whatever num_ln_in_parallel_attn says (2 crashes there)
+        out["num_kv_heads"] = out["num_attention_heads"]
+        out["num_ln_in_parallel_attn"] = None
+
+
+def _deepseek(draw, spec: Spec, out: dict) -> None:
+    """Multi-head latent attention: ``head_dim`` is the rotary part (``qk_rope_head_dim``, set by the config
+    class) and the key/value heads are H (transformers' repeat_kv would fail on fewer). Group-limited
+    routing: E divisible into n_group groups of at least 2 (top-2 per group), k within topk_group groups.
+    DeepSeek-V2: an even ``kv_lora_rank`` (its complex-number rotary needs the slice after it at an even offset)."""
+    out.pop("head_dim", None)
+    out["num_key_value_heads"] = out["num_attention_heads"]
+    if spec.model_type == "deepseek_v2":  # its rotary views the latent's rotary slice as complex: even offsets
+        out["kv_lora_rank"] = draw(st.integers(1, 10)) * 2
+    e = out["n_routed_experts"]
+    groups = draw(st.sampled_from([g for g in (1, 2, 3) if e % g == 0 and e // g >= 2]))
+    top_groups = draw(st.integers(1, groups))
+    out |= {"n_group": groups, "topk_group": top_groups,
+            "num_experts_per_tok": draw(st.integers(1, top_groups * (e // groups)))}
+
+
+def _gpt_neo(draw, spec: Spec, out: dict) -> None:
+    """GPT-Neo's ``attention_types``: [[kinds, repeats], …] summing to the layer count."""
+    layers = out["num_layers"]
+    kinds = draw(st.lists(st.sampled_from(["global", "local"]), min_size=layers, max_size=layers))
+    out["attention_types"] = [[[kind], 1] for kind in kinds]
+    out["window_size"] = draw(st.integers(1, 16))
+
+
+def _llama4_text(draw, spec: Spec, out: dict) -> None:
+    """Llama 4's MoE layers: an explicit list, or every ``interleave_moe_layer_step``-th layer."""
+    layers = out["num_hidden_layers"]
+    if draw(st.booleans()):
+        out["moe_layers"] = draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers))
+    else:
+        out["moe_layers"] = None
+        out["interleave_moe_layer_step"] = draw(st.integers(1, 3))
+
+
+def _ernie4_5_moe(draw, spec: Spec, out: dict) -> None:
+    """ERNIE 4.5 MoE's sparse layers: start, end (−1: the last) and interval; no shared experts with
+    ``use_bias`` (their biases are not modelled: the reader refuses that by name)."""
+    layers = out["num_hidden_layers"]
+    start = draw(st.integers(0, layers - 1))
+    out |= {"moe_layer_start_index": start,
+            "moe_layer_end_index": draw(st.one_of(st.just(-1), st.integers(start, layers - 1))),
+            "moe_layer_interval": draw(st.integers(1, 2))}
+    if out.get("use_bias"):  # biases on shared experts are not modelled: the reader refuses use_bias by name
+        out["moe_num_shared_experts"] = 0
+
+
+HOOKS: dict[str, Callable] = {
+    "falcon": _falcon,
+    "deepseek_v2": _deepseek,
+    "deepseek_v3": _deepseek,
+    "gpt_neo": _gpt_neo,
+    "llama4_text": _llama4_text,
+    "ernie4_5_moe": _ernie4_5_moe,
+}
+"""``model_type`` → a draw of the keys whose generic values transformers cannot build (after ``generic``)."""
+
+PINNED: dict[str, dict[str, tuple[object, str]]] = {
+    family: {"tie_word_embeddings": (True, "an untied masked-LM decoder keeps a second, unused output bias in "
+                                           "transformers; the reader refuses tie_word_embeddings: false by name")}
+    for family in ("bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra")
+} | {
+    "phimoe": {"num_experts_per_tok": (2, "transformers' Phi-3.5-MoE router (sparsemixer) picks 2 experts per "
+                                          "token whatever the key says; the reader refuses other values by name")},
+    "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
+                                        "refuses mlp_bias: true by name")},
+}
+"""``model_type`` → {key → (value, why it is not randomized)}: the documented exclusions."""
+
+
+@st.composite
+def config_kwargs(draw, model_type: str) -> dict:
+    """Keyword arguments for the family's transformers config class: the sweep's small-config overrides and
+    the drawn sizes."""
+    spec = Spec(model_type)
+    out = generic(draw, spec)
+    if model_type in HOOKS:
+        HOOKS[model_type](draw, spec, out)
+    for key, (value, _) in PINNED.get(model_type, {}).items():
+        out[key] = value
+    return coverage.small_overrides(model_type) | out
