@@ -182,7 +182,14 @@ def _experts(draw, spec: Spec, out: dict, layers: int) -> None:
 
 
 def _latent_attention(draw, spec: Spec, out: dict) -> None:
+    """Multi-head latent attention (DeepSeek and the families built on its classes): ``head_dim`` is the rotary
+    part (``qk_rope_head_dim``, set by the config class) and the key/value heads are H (transformers'
+    repeat_kv fails on fewer)."""
     if spec.has("kv_lora_rank"):
+        out.pop("head_dim", None)
+        kv_key = spec.first(KV_HEADS)
+        if kv_key:
+            out[kv_key] = out[spec.first(HEADS)]
         out |= {"q_lora_rank": draw(st.one_of(st.none(), st.integers(1, 20))), "kv_lora_rank": draw(st.integers(1, 20)),
                 "qk_nope_head_dim": draw(st.integers(1, 8)) * 2, "qk_rope_head_dim": draw(st.integers(1, 4)) * 2,
                 "v_head_dim": draw(st.integers(1, 12))}
@@ -248,12 +255,9 @@ def _falcon(draw, spec: Spec, out: dict) -> None:
 
 
 def _deepseek(draw, spec: Spec, out: dict) -> None:
-    """Multi-head latent attention: ``head_dim`` is the rotary part (``qk_rope_head_dim``, set by the config
-    class) and the key/value heads are H (transformers' repeat_kv would fail on fewer). Group-limited
-    routing: E divisible into n_group groups of at least 2 (top-2 per group), k within topk_group groups.
+    """Group-limited routing: E divisible into n_group groups of at least 2 (top-2 per group), k within
+    topk_group groups.
     DeepSeek-V2: an even ``kv_lora_rank`` (its complex-number rotary needs the slice after it at an even offset)."""
-    out.pop("head_dim", None)
-    out["num_key_value_heads"] = out["num_attention_heads"]
     if spec.model_type == "deepseek_v2":  # its rotary views the latent's rotary slice as complex: even offsets
         out["kv_lora_rank"] = draw(st.integers(1, 10)) * 2
     e = out["n_routed_experts"]
@@ -305,7 +309,22 @@ def _mamba2(draw, spec: Spec, out: dict) -> None:
             "chunk_size": draw(st.integers(2, 16)), "state_size": draw(st.integers(2, 16))}
 
 
+def _helium(draw, spec: Spec, out: dict) -> None:
+    """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
+    another)."""
+    out["head_dim"] = out["hidden_size"] // out["num_attention_heads"]
+
+
+def _internlm3(draw, spec: Spec, out: dict) -> None:
+    """InternLM3's config class refuses ``mlp_bias`` ≠ ``attention_bias`` and d not divisible by H."""
+    out["mlp_bias"] = out["attention_bias"]
+    out["hidden_size"] = out["num_attention_heads"] * out["head_dim"] * draw(st.integers(1, 2))
+
+
 HOOKS: dict[str, Callable] = {
+    "internlm3": _internlm3,
+    "helium": _helium,
+    "sarvam_mla": _deepseek,
     "mamba2": _mamba2,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
