@@ -321,7 +321,20 @@ def _internlm3(draw, spec: Spec, out: dict) -> None:
     out["hidden_size"] = out["num_attention_heads"] * out["head_dim"] * draw(st.integers(1, 2))
 
 
+def _dbrx(draw, spec: Spec, out: dict) -> None:
+    """DBRX keeps its sizes in nested objects: ``attn_config.kv_n_heads`` (dividing H) and ``ffn_config``'s
+    expert size, E and k."""
+    heads = out["n_heads"]
+    e = draw(st.integers(2, 6))
+    out["attn_config"] = coverage.small_overrides("dbrx")["attn_config"] | {
+        "kv_n_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0]))}
+    out["ffn_config"] = {k: v for k, v in spec.defaults["ffn_config"].items() if k.startswith(("ffn_", "moe_"))} | {
+        "hidden_size": out["d_model"], "ffn_hidden_size": draw(st.integers(1, 40)), "moe_num_experts": e,
+        "moe_top_k": draw(st.integers(1, e))}
+
+
 HOOKS: dict[str, Callable] = {
+    "dbrx": _dbrx,
     "internlm3": _internlm3,
     "helium": _helium,
     "sarvam_mla": _deepseek,
@@ -338,6 +351,7 @@ HOOKS: dict[str, Callable] = {
 UNTIED_MLM = ("an untied masked-LM decoder keeps a second, unused output bias in transformers; the reader "
               "refuses tie_word_embeddings: false by name")
 PINNED: dict[str, dict[str, tuple[object, str]]] = {
+    "dbrx": {"tie_word_embeddings": (False, "transformers' DbrxConfig refuses tied embeddings")},
     "phimoe": {"num_experts_per_tok": (2, "transformers' Phi-3.5-MoE router (sparsemixer) picks 2 experts per "
                                           "token whatever the key says; the reader refuses other values by name")},
     "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
