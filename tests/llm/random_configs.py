@@ -75,8 +75,9 @@ def read_keys(model_type: str) -> frozenset[str] | None:
 class Spec:
     """What a family has: its defaults and the keys transformers reads."""
 
-    def __init__(self, model_type: str):
+    def __init__(self, model_type: str, cls: str = ""):
         self.model_type, self.defaults, self.reads = model_type, defaults(model_type), read_keys(model_type)
+        self.cls = cls  # the class in architectures
 
     def read(self, key: str) -> bool:
         return self.reads is None or key in self.reads
@@ -206,8 +207,9 @@ def _patterns(draw, spec: Spec, out: dict, layers: int) -> None:
         kinds = sorted(set(d0["layer_types"]))
         out["layer_types"] = draw(st.one_of(st.none(), st.lists(st.sampled_from(kinds), min_size=layers,
                                                                  max_size=layers)))
-    if spec.has("decoder_sparse_step"):
-        out["decoder_sparse_step"] = draw(st.integers(1, 3))
+    for key in ("decoder_sparse_step", "encoder_sparse_step"):
+        if spec.has(key):
+            out[key] = draw(st.integers(1, 3))
     if spec.has("mlp_only_layers"):
         out["mlp_only_layers"] = draw(st.lists(st.integers(0, layers - 1), unique=True, max_size=layers))
 
@@ -333,7 +335,15 @@ def _dbrx(draw, spec: Spec, out: dict) -> None:
         "moe_top_k": draw(st.integers(1, e))}
 
 
+def _switch_transformers(draw, spec: Spec, out: dict) -> None:
+    """SwitchTransformersEncoderModel: tied (the reader refuses the encoder's own untied table by name, as it
+    does not model it for the encoder alone); the full model draws tied or untied."""
+    if spec.cls.endswith("EncoderModel"):
+        out["tie_word_embeddings"] = True
+
+
 HOOKS: dict[str, Callable] = {
+    "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "internlm3": _internlm3,
     "helium": _helium,
@@ -370,10 +380,10 @@ def pinned(model_type: str) -> dict[str, tuple[object, str]]:
 
 
 @st.composite
-def config_kwargs(draw, model_type: str) -> dict:
-    """Keyword arguments for the family's transformers config class: the sweep's small-config overrides and
-    the drawn sizes."""
-    spec = Spec(model_type)
+def config_kwargs(draw, model_type: str, cls: str = "") -> dict:
+    """Keyword arguments for the family's transformers config class (``cls``: the class the config will name):
+    the sweep's small-config overrides and the drawn sizes."""
+    spec = Spec(model_type, cls)
     out = generic(draw, spec)
     if model_type in HOOKS:
         HOOKS[model_type](draw, spec, out)
