@@ -334,6 +334,16 @@ def _helium(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _ministral3(c: Keys) -> dict:
+    """ministral3 (the language model of Ministral 3): the Mistral block (no biases); ``sliding_window`` W
+    (null: full attention) on every layer; ``head_dim`` must be given (the config's default is 128, not d/H, and
+    it refuses null)."""
+    if c.data.get("head_dim") is None:
+        raise c.error("head_dim", "missing (transformers' Ministral 3 default is 128, not d/H; write it out)")
+    fields = _decoder(c, **_rms_swiglu(c))
+    return _windows(c, fields, None) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _seed_oss(c: Keys) -> dict:
     """seed_oss: the Llama block; ``attention_bias`` on q/k/v, ``attention_out_bias`` on the output,
     ``mlp_bias`` on the feed-forward; ``head_dim`` (default 128) must be given."""
@@ -526,5 +536,6 @@ DECODER_FAMILIES: dict[str, Family] = {
     "nemotron": Family(_nemotron, _lm("Nemotron")),
     "persimmon": Family(_persimmon, _lm("Persimmon")),
     "dbrx": Family(_dbrx, _lm("Dbrx")),
+    "ministral3": Family(_ministral3, _lm("Ministral3")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

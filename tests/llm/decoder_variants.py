@@ -20,6 +20,9 @@ def _v(model_type: str, architecture: str, **keys) -> dict:
 DECODER_VARIANTS = {
     "helium biases": _v("helium", "HeliumForCausalLM", **S, head_dim=16, attention_bias=True, mlp_bias=True),
     "helium tied": _v("helium", "HeliumForCausalLM", **S, head_dim=16, tie_word_embeddings=True),
+    "ministral3 wide heads, tied": _v("ministral3", "Ministral3ForCausalLM", **S, head_dim=20,
+                                      tie_word_embeddings=True),
+    "ministral3 windows": _v("ministral3", "Ministral3ForCausalLM", **S, sliding_window=8, head_dim=16),
     "seed-oss every bias": _v("seed_oss", "SeedOssForCausalLM", **S, head_dim=12, attention_bias=True,
                               attention_out_bias=True, mlp_bias=True),
     "seed-oss no bias": _v("seed_oss", "SeedOssForCausalLM", **S, head_dim=12, attention_bias=False),

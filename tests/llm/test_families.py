@@ -131,7 +131,8 @@ def test_library_is_sourced_and_covers_every_family():
         assert len(sizes) >= (1 if family in ("mistral", "mixtral", "deepseek_v3", "gptj", "phimoe", "ernie4_5",
                                                 "data2vec-text", "mvp", "blenderbot-small", "helium", "glm", "cwm",
                                                 "flex_olmo", "internlm3", "iquestcoder", "param2moe", "sarvam_moe",
-                                                "sarvam_mla", "persimmon", "seed_oss", "nllb-moe") else 2), family
+                                                "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
+                                                "ministral3") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
