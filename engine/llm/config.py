@@ -58,6 +58,8 @@ class EncoderStack(BaseModel):
     embedding_norm: bool = False
     relative_buckets: Size | None = None
     final_norm: bool = True
+    relative_bias_tables: Size | None = Field(None, description="Relative bias tables in the stack's first layer "
+                                                                "where not one (LongT5's transient-global: 2).")
     first_layers: tuple[LayerGroup, ...] = Field((), description="Blocks unlike ``block`` (dense layers between "
                                                                  "mixture-of-experts ones), counted first.")
 
@@ -178,7 +180,7 @@ class TransformerConfig(BaseModel):
             return (matrices * self.vocab_size + rows) * self.tables_width
         return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model
 
-    def _stack_start(self, positions, token_types, norm, buckets, heads, depth=1) -> list:
+    def _stack_start(self, positions, token_types, norm, buckets, heads, depth=1, tables=None) -> list:
         layers = []
         if positions:
             layers.append(PositionEmbedding(max_positions=positions))
@@ -187,7 +189,7 @@ class TransformerConfig(BaseModel):
         if norm:  # a LayerNorm with β where the blocks' norms have one (ModernBERT's have none)
             layers.append(LayerNorm(bias=self.block.norm_bias))
         if buckets:
-            tables = depth if self.relative_bias_each_layer else 1
+            tables = tables or (depth if self.relative_bias_each_layer else 1)
             layers.append(RelativePositionBias(buckets=buckets, heads=heads, tables=tables))
         return layers
 
@@ -225,7 +227,7 @@ class TransformerConfig(BaseModel):
             if self.stack_token_tables:  # the first table is the encoder's own; this one is `shared`
                 layers.append(SpareTokenTable(vocab_size=self.vocab_size))
             layers += self._stack_start(enc.learned_positions, None, enc.embedding_norm, enc.relative_buckets,
-                                        enc.block.heads, enc.layers)
+                                        enc.block.heads, enc.layers, enc.relative_bias_tables)
             for group in enc.first_layers:
                 layers += [group.block] * group.layers
             layers += [enc.block] * (enc.layers - sum(g.layers for g in enc.first_layers))

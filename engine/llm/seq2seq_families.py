@@ -133,6 +133,31 @@ def _switch_transformers(c: Keys) -> dict:
     return fields
 
 
+def _longt5(c: Keys) -> dict:
+    """longt5: T5 v1.1's layout whose encoder attends locally (``encoder_attention_type`` "local": blocks of
+    ``local_radius`` + 1 positions, each query scoring its block and the two beside it) or, "transient-global",
+    also to ⌊L/``global_block_size``⌋ normed block sums of its input (a LayerNorm γ per layer, a second relative
+    bias table in the first layer); the decoder is T5's."""
+    kind = c.get("encoder_attention_type", "local")
+    if kind not in ("local", "transient-global"):
+        raise c.error("encoder_attention_type", f"{quoted(kind)} is not 'local' or 'transient-global'")
+    fields = _t5(c)
+    encoder = fields["encoder"] if "encoder" in fields else fields
+    local = {"local_radius": c.size("block.local_radius", "local_radius", required=False, default=127)}
+    if kind == "transient-global":
+        if "encoder" not in fields:
+            raise c.error("encoder_attention_type", "transient-global attention is modelled with the decoder "
+                                                    "(LongT5ForConditionalGeneration, LongT5Model), not for the "
+                                                    "encoder alone")
+        local["global_block_size"] = c.size("block.global_block_size", "global_block_size", required=False,
+                                            default=16)
+        encoder["relative_bias_tables"] = 2
+    else:
+        c.neutral("global_block_size")
+    encoder["block"] = dict(encoder["block"], **local)
+    return fields
+
+
 def _t5_classes(prefix: str) -> dict[str, str]:
     return {f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none", f"{prefix}EncoderModel": "none"}
 
@@ -245,6 +270,7 @@ def _seq2seq(prefix: str, lm: str | None = None) -> dict[str, str]:
 SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "mt5": Family(_t5, _t5_classes("MT5")),
     "umt5": Family(_umt5, _t5_classes("UMT5")),
+    "longt5": Family(_longt5, _t5_classes("LongT5")),
     "mbart": Family(_mbart, _seq2seq("MBart")),
     "plbart": Family(_bart, _seq2seq("PLBart")),
     "mvp": Family(_mvp, _seq2seq("Mvp")),

@@ -148,6 +148,12 @@ class TransformerBlock(LayerBase):
         None, description="W: sliding-window attention, each query sees the last W positions, itself "
                           "included (Mistral's sliding_window); counted with causal_count 'half'.")
     cross_attention_length: Size | None = Field(None, description="M encoder positions for cross-attention.")
+    local_radius: Size | None = Field(None, description="r: LongT5's local attention: the positions in blocks of "
+                                                        "b = r + 1, each query scoring the 3·b keys of its block "
+                                                        "and the two beside it (non-causal only).")
+    global_block_size: Size | None = Field(None, description="G: LongT5's transient-global attention: with "
+                                                             "local_radius, each query also scores ⌊L/G⌋ block "
+                                                             "sums of the input (normed: d parameters).")
     norm: Literal["layernorm", "rmsnorm"] = "layernorm"
     norm_position: Literal["pre", "post", "output"] = "pre"
     norm_affine: bool = Field(True, description="The norms have a learned gain γ (OLMo's have none).")
@@ -205,6 +211,10 @@ class TransformerBlock(LayerBase):
             raise InputError("causal_count", "causal_count 'half' needs causal attention")
         if self.attention_window and not self.causal:
             raise InputError("attention_window", "a sliding window is modelled for causal attention only")
+        if self.local_radius is not None and (self.causal or self.kv_lora_rank is not None or self.mixer != "attention"):
+            raise InputError("local_radius", "local (block) attention is modelled for non-causal multi-head attention")
+        if self.global_block_size is not None and self.local_radius is None:
+            raise InputError("global_block_size", "transient-global attention needs local_radius")
         if self.shared_norm and not self.parallel:
             raise InputError("shared_norm", "shared_norm needs parallel attention and feed-forward")
         if self.parallel and (self.norm_position != "pre" or self.cross_attention_length or self.sandwich_norms):

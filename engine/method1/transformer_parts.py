@@ -76,10 +76,24 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
         return latent_attention(block, label, d, length, pairs, read)
     kv_src = ("m",) if kv_read == "m" else (read,)
     sinks = h if block.attention_sinks else 0
-    parts = [
+    local = block.local_radius is not None and kv_read != "m"
+    globals_, kv_positions, parts = 0, memory, []
+    if local:  # LongT5: blocks of b; each query scores its block and the two beside it (zero-padded)
+        b = block.local_radius + 1
+        padded = -(-length // b) * b
+        globals_ = length // block.global_block_size if block.global_block_size else 0
+        pairs = padded * (3 * b + globals_)
+        if block.global_block_size:  # block sums (a product with a one-hot matrix), normed, then keyed and valued
+            norm_params, norm_flop = norm_cost(block, d, globals_)
+            parts += [Part(f"{label} global block sums", 0, length * d * globals_, 0, None, "linear", (read,),
+                           ("gs",)),
+                      Part(f"{label} global norm", norm_params, 0, norm_flop, None, "none", ("gs",), ("gs",))]
+            kv_positions += globals_
+            kv_src += ("gs",)
+    parts += [
         _linear(f"{label} q projection", d, h * q, block.qkv_bias, length, src=(read,), dst=("q",), role="q"),
-        _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, memory, src=kv_src, dst=("k", "v"),
-                role="kv"),
+        _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, kv_positions, src=kv_src,
+                dst=("k", "v"), role="kv"),
     ]
     if block.qk_norm == "each_head":  # a γ per head and channel (no β): H·Q and H_kv·Q parameters
         extra = layer_norm_cost(q, q, True, False)[2] if block.norm == "layernorm" else rms_norm_cost(q, q, True)[2]

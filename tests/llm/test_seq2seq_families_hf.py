@@ -61,6 +61,16 @@ NLLB_SMALL = {"d_model": 32, "encoder_layers": 4, "decoder_layers": 3, "encoder_
               "decoder_attention_heads": 2, "encoder_ffn_dim": 48, "decoder_ffn_dim": 40, "vocab_size": 60,
               "max_position_embeddings": 40, "num_experts": 4, "encoder_sparse_step": 2, "decoder_sparse_step": 3,
               "pad_token_id": 1}
+LONGT5_SMALL = T5_SMALL | {"local_radius": 3, "global_block_size": 4}
+SEQ2SEQ_VARIANTS |= {
+    "longt5 local": _variant("longt5", "LongT5ForConditionalGeneration", LONGT5_SMALL, encoder_attention_type="local",
+                             tie_word_embeddings=False),
+    "longt5 transient-global": _variant("longt5", "LongT5ForConditionalGeneration", LONGT5_SMALL,
+                                        encoder_attention_type="transient-global"),
+    "longt5 model transient-global, block of 5": _variant("longt5", "LongT5Model", LONGT5_SMALL, local_radius=4,
+                                                          global_block_size=3, encoder_attention_type="transient-global"),
+    "longt5 encoder local": _variant("longt5", "LongT5EncoderModel", LONGT5_SMALL, encoder_attention_type="local"),
+}
 SEQ2SEQ_VARIANTS |= {
     "switch_transformers": _variant("switch_transformers", "SwitchTransformersForConditionalGeneration", SWITCH_SMALL),
     "switch_transformers every layer sparse, router bias, untied": _variant(
@@ -164,9 +174,10 @@ def test_position_tables_by_family():
     ("marian", "MarianMTModel", {"decoder_vocab_size": 80}, "decoder_vocab_size"),
     ("mvp", "MvpForConditionalGeneration", {"use_prompt": True}, "use_prompt"),
     ("switch_transformers", "SwitchTransformersEncoderModel", {"tie_word_embeddings": False}, "tie_word_embeddings"),
+    ("longt5", "LongT5EncoderModel", {"encoder_attention_type": "transient-global"}, "encoder_attention_type"),
 ])
 def test_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
-    base = SWITCH_SMALL if model_type == "switch_transformers" else BART_SMALL
+    base = {"switch_transformers": SWITCH_SMALL, "longt5": LONGT5_SMALL}.get(model_type, BART_SMALL)
     with pytest.raises(InputError, match=rf"^config\.{key}: "):
         read_hf_config(_variant(model_type, cls, base, **change))
 
@@ -190,3 +201,19 @@ def test_library_models_match_their_published_sizes(model_id, published, unit, t
 
     params = evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params - tables
     assert abs(params - published) <= unit / 2, (model_id, params)
+
+
+@pytest.mark.parametrize("length", [3, 8, 13])
+def test_longt5_local_attention_from_the_formula(length):
+    """LongT5's encoder self-attention at L positions, blocks of b = r + 1 (L padded up to n·b): QKᵀ and AV score
+    3·b keys per padded query, + ⌊L/G⌋ block sums with transient-global (each a row of L·d MACs, keyed and
+    valued): the engine's encoder FLOP differ between the two kinds by exactly that."""
+    local = SEQ2SEQ_VARIANTS["longt5 local"] | {"tie_word_embeddings": True}
+    tglobal = SEQ2SEQ_VARIANTS["longt5 transient-global"]
+    d, h, q, layers = T5_SMALL["d_model"], T5_SMALL["num_heads"], T5_SMALL["d_kv"], T5_SMALL["num_layers"]
+    b, g = LONGT5_SMALL["local_radius"] + 1, length // LONGT5_SMALL["global_block_size"]
+    padded = -(-length // b) * b
+    extra = layers * 2 * (length * d * g + 2 * g * d * h * q + 2 * padded * g * h * q)
+    assert _engine(tglobal, length, 4)[1] - _engine(local, length, 4)[1] == extra
+    assert _engine(tglobal, length, 4)[0] - _engine(local, length, 4)[0] == \
+        layers * d + T5_SMALL["relative_attention_num_buckets"] * h  # a global norm per layer, a second bias table
