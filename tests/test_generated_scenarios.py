@@ -15,11 +15,11 @@ from engine.method2.run import estimate_method2
 from engine.report import markdown_report
 from engine.share_link import decode
 from tests.app.hostile_corpus import pack_json
-from tests.app.test_hostile_links import INTERNALS
+from tests.app.page_run import INTERNALS
 from tests.scenario_strategy import SCENARIOS
 
 BUDGET_CPU_S = 2.0
-"""A page run's budget (``tests/app/test_hostile_links.MAX_RUN_CPU_S``): the engine's share must fit well inside."""
+"""A page run's budget (``tests/app/page_run.MAX_RUN_S``, wall seconds): the engine's share must fit well inside."""
 
 
 def check_message(exc: InputError) -> None:

@@ -2,7 +2,7 @@
 Streamlit's AppTest, landing via ``app.py`` and directly on each page file. Each run must end in results or
 a clear notice — never an exception element — with no user text rendered as live Markdown/HTML (``markup``:
 Markdown elements, widget labels and help, radio options, tabs, Plotly text), messages in the user's words,
-and at most ``MAX_RUN_CPU_S`` of CPU.
+and at most ``MAX_RUN_S`` (2 s) of wall time (``page_run``).
 
 Which runs (~990 page runs instead of 527 × 5 pages × 2 entries):
 - a link that opens (a valid scenario: 131 of them) runs on all five pages, since each page computes
@@ -18,30 +18,17 @@ Every link is also decoded by the engine directly (fast) and its message checked
 from __future__ import annotations
 
 import json
-import re
-import time
 from itertools import cycle
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from engine.errors import InputError
 from engine.share_link import decode
 from tests.app.hostile_corpus import (HW, NO_COMPUTE_LINK, SEED, Case, corpus, nested_branches, nested_repeats,
                                       on_vector, pack_json, pack_text, sequence_doubling)
-from tests.app.markup import live_markup
-from tests.conftest import ROOT
+from tests.app.page_run import ENTRIES, INTERNALS, PAGES, messages, page_problems, run_page
 
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
-ENTRIES = ("app", "direct")
 CORPUS = corpus()
-INTERNALS = re.compile(r"constrained-|\[key\]|NoneType|Unable to parse|utf-8-sig|Input should|Extra inputs|pydantic|"
-                       r"Traceback|Value error|function-after|json-or-python|<class |Exceeds the limit|"
-                       r"got (?:list|str|int|float|dict|bool)\b|sys\.set_int|String should|should match|pattern|"
-                       r"\^\[|\]\+|Input tag|discriminator|ZeroDivision|OverflowError|math range|internal:")
-MAX_RUN_CPU_S = 2.0
-"""The time budget of one page run, in CPU seconds of the test process (the script's thread included): the wall
-time of a shared 2-core machine follows everyone's load, the work a link makes the server do does not."""
 
 
 def outcome(case: Case) -> InputError | None:
@@ -55,33 +42,9 @@ def outcome(case: Case) -> InputError | None:
 OUTCOMES = {repr(c): outcome(c) for c in CORPUS}
 
 
-def run_page(token: str, page: str, entry: str) -> AppTest:
-    """One page run of ``token``; ``at.cpu_seconds`` is what it cost (``MAX_RUN_CPU_S``)."""
-    if entry == "app":
-        at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120)
-        if page != "layer_builder":
-            at.switch_page(f"pages/{page}.py")
-    else:
-        at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120)
-    at.query_params["s"] = token
-    start = time.process_time()
-    at.run()
-    at.cpu_seconds = time.process_time() - start
-    return at
-
-
-def messages(at) -> list[str]:
-    return [e.value for e in at.error] + [w.value for w in at.warning]
-
-
 def check_page(at, case: Case, page: str) -> None:
-    assert not at.exception, [e.value for e in at.exception]
-    assert at.title, "the page did not draw its title"
-    assert at.cpu_seconds < MAX_RUN_CPU_S, f"{page}: the run took {at.cpu_seconds:.2f} s of CPU"
-    problems = live_markup(at)
+    problems = page_problems(at, page)
     assert not problems, problems
-    for text in messages(at):
-        assert not INTERNALS.search(text.replace("\\", "")), text
     notices = [m for m in messages(at) if "share link could not be opened" in m.replace("\\", "")]
     refused = OUTCOMES[repr(case)]
     if refused is not None:
