@@ -37,11 +37,11 @@ async def settled(page) -> None:
     await page.wait_for_function(SETTLED, arg=150, timeout=TIMEOUT_MS, polling=50)
 
 
-async def shows(page, want: str, timeout_ms: int = TIMEOUT_MS) -> None:
-    """Until a metric reads ``want``."""
+async def shows(page, want: str, timeout_ms: int | None = None) -> None:
+    """Until a metric reads ``want`` (within ``TIMEOUT_MS`` unless told)."""
     await page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
-        arg=want, timeout=timeout_ms)
+        arg=want, timeout=timeout_ms or TIMEOUT_MS)
 
 
 async def metric_texts(page) -> list[str]:
@@ -51,15 +51,17 @@ async def metric_texts(page) -> list[str]:
 async def user(browser, url: str, uid: int, edits: int = EDITS, delay_s: float = 0.0) -> dict:
     """One user's session (opened after ``delay_s``); returns its edit times and what went wrong
     (exceptions, foreign values)."""
-    out = {"edit_s": [], "problems": []}
+    out = {"edit_s": [], "problems": [], "load_s": None}
     await asyncio.sleep(delay_s)
     step = "first page load"
     context = await browser.new_context(viewport={"width": 1440, "height": 900})
     context.set_default_timeout(TIMEOUT_MS)  # 20 pages loading at once on 2 cores take longer than 30 s
     page = await context.new_page()
     try:
+        start = time.perf_counter()
         await page.goto(url)
         await settled(page)
+        out["load_s"] = time.perf_counter() - start  # the first page load, until the page is drawn and settled
         field = page.get_by_label("Epochs", exact=True)
         for i in range(edits):
             step = f"edit {i}: waiting for its own total"
