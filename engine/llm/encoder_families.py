@@ -5,7 +5,7 @@ ELECTRA differ in keys, position tables, relative position buckets, embedding wi
 """
 from __future__ import annotations
 
-from engine.llm.family_parts import Family, Keys, _bert, _decoder, _learned_positions
+from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _bert, _decoder, _learned_positions
 
 
 def _distilbert(c: Keys) -> dict:
@@ -104,6 +104,44 @@ def _modernbert(c: Keys) -> dict:
                      "decoder_bias": c.flag("decoder_bias", True)}
 
 
+def _modernbert_decoder(c: Keys) -> dict:
+    """modernbert-decoder: ModernBERT's layout with causal attention (q, k, v apart: the same weights as fused)
+    and its head (dense, activation, LayerNorm, tied decoder) on every position. ``layer_types`` (else every
+    ``global_attn_every_n_layers``-th layer from 0 full) windows the others to ``local_attention`` // 2 positions
+    (transformers' ``sliding_window``), which counts with ``causal_count`` "half" only; the full-attention layers
+    become first groups (layer 0, without an attention norm, then the others), as the other windowed families'."""
+    c.neutral("sliding_window", "global_attn_every_n_layers")
+    fields = _modernbert(c)
+    fields["block"]["causal"] = True
+    fields["first_layers"][0]["block"]["causal"] = True
+    layers = fields["layers"]
+    local = c.size(None, "local_attention", required=False, default=128)
+    if not local:
+        raise c.error("local_attention", "must be a positive number of positions (transformers' window is "
+                                         "local_attention // 2)")
+    types = c.get("layer_types")
+    if isinstance(layers, int) and 1 <= layers <= MAX_LAYERS:
+        if types is None:
+            every = c.data.get("global_attn_every_n_layers", 3)
+            if isinstance(every, bool) or not isinstance(every, int) or every < 1:
+                raise c.error("global_attn_every_n_layers", "expected a whole number of at least 1")
+            types = ["sliding_attention" if i % every else "full_attention" for i in range(layers)]
+        if not isinstance(types, list) or len(types) != layers or \
+                not set(types) <= {"sliding_attention", "full_attention"}:
+            raise c.error("layer_types", f"expected {layers} entries of 'sliding_attention' or 'full_attention'")
+        window = local // 2
+        first = fields["first_layers"][0]["block"]
+        if types[0] == "sliding_attention":
+            first["attention_window"] = window
+        full = types[1:].count("full_attention")
+        if full == layers - 1:
+            return fields
+        if full:
+            fields["first_layers"].append({"layers": full, "block": dict(fields["block"])})
+        fields["block"]["attention_window"] = window
+    return fields
+
+
 def _bert_classes(prefix: str) -> dict[str, str]:
     """``{prefix}ForMaskedLM`` → masked-LM head, ``{prefix}Model`` → the pooler."""
     return {f"{prefix}ForMaskedLM": "mlm", f"{prefix}Model": "pooler"}
@@ -118,6 +156,8 @@ ENCODER_FAMILIES: dict[str, Family] = {
                                  "ElectraModel": "none"}),
     "albert": Family(_albert, {"AlbertForMaskedLM": "mlm", "AlbertModel": "pooler"}),
     "modernbert": Family(_modernbert, {"ModernBertForMaskedLM": "mlm", "ModernBertModel": "none"}),
+    "modernbert-decoder": Family(_modernbert_decoder, {"ModernBertDecoderForCausalLM": "mlm",
+                                                       "ModernBertDecoderModel": "none"}),
     "data2vec-text": Family(_bert, _bert_classes("Data2VecText")),
     "roberta-prelayernorm": Family(_bert_pre_norm(True), _bert_classes("RobertaPreLayerNorm")),
     "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),

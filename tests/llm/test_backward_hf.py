@@ -199,7 +199,7 @@ from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 # bidirectional encoders: no mask given (transformers probes a given one with .item(), refused on the meta device)
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
 ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie", "albert",
-             "modernbert"}
+             "modernbert", "modernbert-decoder"}
 NO_MASK = ENCODERS | {"mamba2"}  # and Mamba-2, whose recurrent mask is probed with torch.all() (refused on meta)
 
 

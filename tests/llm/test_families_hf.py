@@ -266,6 +266,12 @@ VARIANTS |= {  # ModernBERT: GeGLU, no biases, the first layer without an attent
         "modernbert", "ModernBertForMaskedLM", **MODERNBERT, norm_bias=True, attention_bias=True, mlp_bias=True,
         classifier_bias=True, decoder_bias=False, tie_word_embeddings=False, classifier_activation="relu",
         hidden_activation="silu"),
+    "modernbert-decoder, full and local layers": _variant(
+        "modernbert-decoder", "ModernBertDecoderForCausalLM", **MODERNBERT, local_attention=8,
+        layer_types=["full_attention", "sliding_attention", "full_attention", "sliding_attention"]),
+    "modernbert-decoder model, every 3rd layer full": _variant(
+        "modernbert-decoder", "ModernBertDecoderModel", **(MODERNBERT | {"num_hidden_layers": 5}),
+        global_attn_every_n_layers=3, local_attention=6, norm_bias=True, attention_bias=True),
     "modernbert model": _variant("modernbert", "ModernBertModel", **(MODERNBERT | {"num_hidden_layers": 1})),
 }
 
@@ -387,3 +393,17 @@ def test_albert_partial_fine_tuning_is_refused(run):
     with pytest.raises(InputError, match="fine-tune: .*share weights"):
         estimate_transformer(read_hf_config(VARIANTS["albert one shared layer"]),
                              TransformerRun(tokens=1e6, seq_len=10, **run))
+
+
+def test_modernbert_decoder_windows_count_with_causal_half():
+    """causal_count "half": the full layers keep L(L+1)/2 query-key pairs, the local ones W(W+1)/2 + (L−W)·W with
+    W = local_attention // 2 (transformers' sliding_window); QKᵀ and AV are H·pairs·Q MACs each."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    config = VARIANTS["modernbert-decoder, full and local layers"]  # layers F S F S, W = 4, H = 4, Q = 12
+    model = read_hf_config(config)
+    length, window, hq = 10, 4, 48
+    full = estimate_transformer(model, TransformerRun(tokens=1e6, seq_len=length)).architecture.forward_flop
+    half = estimate_transformer(model, TransformerRun(tokens=1e6, seq_len=length, causal_count="half"))
+    pairs = 2 * (length * (length + 1) // 2) + 2 * (window * (window + 1) // 2 + (length - window) * window)
+    assert full - half.architecture.forward_flop == 2 * 2 * hq * (4 * length * length - pairs)
