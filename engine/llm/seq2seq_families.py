@@ -231,6 +231,22 @@ def _m2m_100(c: Keys) -> dict:
     return _bart_layout(c, norm_position="pre", embedding_norm=False, positions=SINUSOIDAL_BUFFER)
 
 
+def _bigbird_pegasus(c: Keys) -> dict:
+    """bigbird_pegasus with ``attention_type`` "original_full": Pegasus' pre-norm layout with learned positions
+    (P rows), q/k/v/out biases per ``use_bias`` and a final LayerNorm per stack (named layernorm_embedding).
+    BigBird's block-sparse attention (the default) is refused: transformers runs it, or falls back to full
+    attention, depending on the sequence length."""
+    c.require("attention_type", lambda v: v == "original_full", "BigBird's block-sparse attention is not modelled; "
+                                                                "set original_full for full attention")
+    c.neutral("block_size", "num_random_blocks")  # block-sparse only
+    c.neutral("is_decoder")  # BigBirdPegasusSelfAttention stores it and never uses it
+    fields = _bart_layout(c, norm_position="pre", embedding_norm=False, positions=LEARNED)
+    bias = c.flag("use_bias", False)
+    for block in (fields["block"], fields["encoder"]["block"]):
+        block.update(qkv_bias=bias, out_bias=bias)
+    return fields
+
+
 def _marian(c: Keys) -> dict:
     """marian: sinusoidal position tables held as parameters, post-norm blocks, no embedding or final norms;
     one table shared by source and target (``share_encoder_decoder_embeddings``; separate vocabularies are
@@ -279,6 +295,7 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "pegasus": Family(_pegasus, _seq2seq("Pegasus")),
     "blenderbot": Family(_blenderbot, _seq2seq("Blenderbot")),
     "blenderbot-small": Family(_blenderbot_small, _seq2seq("BlenderbotSmall")),
+    "bigbird_pegasus": Family(_bigbird_pegasus, _seq2seq("BigBirdPegasus")),
     "switch_transformers": Family(_switch_transformers, _t5_classes("SwitchTransformers")),
     "nllb-moe": Family(_nllb_moe, _seq2seq("NllbMoe")),
 }

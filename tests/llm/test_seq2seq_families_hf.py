@@ -50,6 +50,11 @@ SEQ2SEQ_VARIANTS = {
     "blenderbot": _variant("blenderbot", "BlenderbotForConditionalGeneration", BART_SMALL),
     "blenderbot model": _variant("blenderbot", "BlenderbotModel", BART_SMALL),
     "blenderbot-small": _variant("blenderbot-small", "BlenderbotSmallForConditionalGeneration", BART_SMALL),
+    "bigbird_pegasus full attention": _variant("bigbird_pegasus", "BigBirdPegasusForConditionalGeneration", BART_SMALL,
+                                              attention_type="original_full"),
+    "bigbird_pegasus model, biases, untied": _variant("bigbird_pegasus", "BigBirdPegasusModel", BART_SMALL,
+                                                      attention_type="original_full", use_bias=True,
+                                                      tie_word_embeddings=False),
     "blenderbot-small model untied": _variant("blenderbot-small", "BlenderbotSmallModel", BART_SMALL,
                                               tie_word_embeddings=False),
 }
@@ -175,6 +180,7 @@ def test_position_tables_by_family():
     ("mvp", "MvpForConditionalGeneration", {"use_prompt": True}, "use_prompt"),
     ("switch_transformers", "SwitchTransformersEncoderModel", {"tie_word_embeddings": False}, "tie_word_embeddings"),
     ("longt5", "LongT5EncoderModel", {"encoder_attention_type": "transient-global"}, "encoder_attention_type"),
+    ("bigbird_pegasus", "BigBirdPegasusForConditionalGeneration", {"attention_type": "block_sparse"}, "attention_type"),
 ])
 def test_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
     base = {"switch_transformers": SWITCH_SMALL, "longt5": LONGT5_SMALL}.get(model_type, BART_SMALL)
