@@ -344,6 +344,20 @@ def _ministral3(c: Keys) -> dict:
     return _windows(c, fields, None) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _openai_gpt(c: Keys) -> dict:
+    """openai-gpt (GPT-1): learned positions (``n_positions`` rows), post-norm blocks (LayerNorm after each
+    residual add, none at the end), biased fused q/k/v, output and a 4·d MLP (``afn``), a tied LM head."""
+    c.neutral("summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels",
+              "summary_first_dropout", "predict_special_tokens", "n_special", "n_ctx")
+    fields = {"layers": c.size("layers", "n_layer"), "d_model": c.size("d_model", "n_embd"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "n_positions", required=False),
+              "block": {"heads": c.size("block.heads", "n_head"), "activation": c.activation("afn", default="gelu"),
+                        "norm_position": "post"}}
+    return fields | {"learned_positions": _learned_positions(c, fields, "n_positions"), "final_norm": False,
+                     "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _seed_oss(c: Keys) -> dict:
     """seed_oss: the Llama block; ``attention_bias`` on q/k/v, ``attention_out_bias`` on the output,
     ``mlp_bias`` on the feed-forward; ``head_dim`` (default 128) must be given."""
@@ -537,5 +551,6 @@ DECODER_FAMILIES: dict[str, Family] = {
     "persimmon": Family(_persimmon, _lm("Persimmon")),
     "dbrx": Family(_dbrx, _lm("Dbrx")),
     "ministral3": Family(_ministral3, _lm("Ministral3")),
+    "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""
