@@ -362,6 +362,8 @@ UNTIED_MLM = ("an untied masked-LM decoder keeps a second, unused output bias in
               "refuses tie_word_embeddings: false by name")
 PINNED: dict[str, dict[str, tuple[object, str]]] = {
     "dbrx": {"tie_word_embeddings": (False, "transformers' DbrxConfig refuses tied embeddings")},
+    "bigbird_pegasus": {"attention_type": ("original_full", "block-sparse attention (the class's default) is not "
+                                                            "modelled; the reader refuses it by name")},
     "phimoe": {"num_experts_per_tok": (2, "transformers' Phi-3.5-MoE router (sparsemixer) picks 2 experts per "
                                           "token whatever the key says; the reader refuses other values by name")},
     "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
