@@ -2,6 +2,8 @@
 completes the last share; chip search ranks exact names first; the words are the user's."""
 from __future__ import annotations
 
+import re
+
 import pytest
 from streamlit.testing.v1 import AppTest
 
@@ -97,7 +99,8 @@ def test_the_ui_names_the_source_never_a_seed(name):
     if name != "layer_builder":
         at = page(name, at)
     text = _all_text(at)
-    assert "seed" not in text.lower()
+    # "seed" as our word for a source document; ByteDance's Seed-OSS models in the library keep their name
+    assert "seed" not in re.sub(r"seed-oss", "", text.lower())
     if name == "layer_builder":
         assert "Epoch AI" in text and "Sevilla et al. 2022" in text
 
