@@ -40,11 +40,21 @@ LayerCount = Annotated[int, Field(ge=1, le=MAX_TRANSFORMER_LAYERS)]
 
 class LayerGroup(BaseModel):
     """``layers`` blocks that differ from the model's main block (DeepSeek's first dense layers, the
-    full-attention layers between sliding-window ones); they come first."""
+    full-attention layers between sliding-window ones); they come first, unless ``at`` places them: the
+    0-based positions of its blocks among all the layers (a hybrid's attention layers between its state-space
+    ones)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     layers: LayerCount
     block: TransformerBlock
+    at: tuple[Annotated[int, Field(ge=0, lt=MAX_TRANSFORMER_LAYERS)], ...] | None = Field(
+        None, description="Where this group's blocks sit (0-based layer numbers; None: first).")
+
+    @model_validator(mode="after")
+    def _placed(self):
+        if self.at is not None and (len(self.at) != self.layers or len(set(self.at)) != self.layers):
+            raise InputError("at", f"expected {self.layers} different layer numbers, one per block of the group")
+        return self
 
 
 class EncoderStack(BaseModel):
@@ -79,8 +89,8 @@ def _norm_layer(block: TransformerBlock):
 
 class TransformerConfig(BaseModel):
     """A language model: token embedding (V×d), optional learned position and token-type tables and
-    embedding norm, ``layers`` blocks (``first_layers`` groups first, then ``block``), a final norm
-    (pre-norm models) and the head: LM (tied or not), masked-LM (BERT's transform + tied decoder), ELECTRA's
+    embedding norm, ``layers`` blocks (``first_layers`` groups first or where ``at`` puts them, then ``block``),
+    a final norm (pre-norm models) and the head: LM (tied or not), masked-LM (BERT's transform + tied decoder), ELECTRA's
     discriminator (d→d, activation, d→1), or none (the bare ``…Model``), with BERT's pooler. ``encoder``:
     an encoder–decoder model."""
 
@@ -139,6 +149,9 @@ class TransformerConfig(BaseModel):
                                                   "(give the head size)")
         if sum(g.layers for g in self.first_layers) > self.layers:
             raise InputError("first_layers", f"more layers in the groups than the model's {self.layers}")
+        placed = [i for g in self.first_layers for i in g.at or ()]
+        if len(set(placed)) != len(placed) or any(i >= self.layers for i in placed):
+            raise InputError("first_layers", f"the groups' layer numbers (at) must differ and be below {self.layers}")
         if self.encoder and self.head == "mlm":
             raise InputError("head", "a masked-LM head sits on an encoder-only model")
         if self.tables_width and (self.embedding_size or self.encoder):
@@ -205,13 +218,13 @@ class TransformerConfig(BaseModel):
                     blocks.append(shared if (group, j) in seen else self.block)
                     seen.add((group, j))
             return blocks
-        groups = [(g.layers, g.block) for g in self.first_layers]
-        groups.append((self.layers - sum(n for n, _ in groups), self.block))
-        blocks = []
-        for count, block in groups:
-            if memory:
-                block = block.model_copy(update={"cross_attention_length": memory})
-            blocks += [block] * count
+        groups = [(g.layers, g.block) for g in self.first_layers if g.at is None]
+        groups.append((self.layers - sum(g.layers for g in self.first_layers), self.block))
+        free = iter([block for count, block in groups for _ in range(count)])
+        placed = {i: g.block for g in self.first_layers for i in g.at or ()}
+        blocks = [placed[i] if i in placed else next(free) for i in range(self.layers)]
+        if memory:
+            blocks = [block.model_copy(update={"cross_attention_length": memory}) for block in blocks]
         return blocks
 
     def architecture(self, seq_len: int, decoder_seq_len: int | None = None) -> Architecture:

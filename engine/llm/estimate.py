@@ -126,7 +126,7 @@ def with_causal_count(config: TransformerConfig, causal_count: str) -> Transform
 
     data = config.model_dump()
     data["block"] = block(config.block)
-    data["first_layers"] = [{"layers": g.layers, "block": block(g.block)} for g in config.first_layers]
+    data["first_layers"] = [g.model_dump() | {"block": block(g.block)} for g in config.first_layers]
     return validate_transformer_config(data, "config")
 
 

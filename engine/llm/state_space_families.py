@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from engine.llm.family_parts import Family, Keys, _lm
+from engine.llm.family_parts import Family, Keys, _decoder, _lm, _rms_swiglu
 
 
 def _mamba(c: Keys) -> dict:
@@ -50,7 +50,11 @@ def mamba2_block(c: Keys, d, inner, prefix: str = "", **keys) -> dict:
     name = {k: keys.get(k, prefix + k) for k in ("num_heads", "head_dim", "state_size", "n_groups", "conv_kernel",
                                                  "chunk_size", "use_bias", "use_conv_bias")}
     heads = c.size("block.ssm_heads", name["num_heads"])
-    head_dim = c.size(None, name["head_dim"])
+    head_dim = c.get(name["head_dim"])
+    if head_dim == "auto" and isinstance(heads, int) and isinstance(inner, int) and heads > 0:
+        head_dim = inner // heads  # Bamba's "auto": I // H
+    else:
+        head_dim = c.size(None, name["head_dim"])
     if all(isinstance(v, int) for v in (heads, head_dim, inner)) and heads * head_dim != inner:
         raise c.error(name["head_dim"], f"{name['num_heads']} × {name['head_dim']} = {heads * head_dim} must equal "
                                         f"the inner width {inner} (expand × hidden_size), as transformers requires")
@@ -73,13 +77,214 @@ def _mamba2(c: Keys) -> dict:
     d = c.size("d_model", "hidden_size")
     block = {"heads": 1, "feed_forward": False, "norm": "rmsnorm",
              "activation": c.activation("hidden_act", default="silu"), **mamba2_block(c, d, _expand(c, d))}
-    return {"layers": c.size("layers", "num_hidden_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+    return {"layers": c.size("layers", "num_hidden_layers"), "d_model": d,
+            "vocab_size": c.size("vocab_size", "vocab_size"),
             "block": block, "tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+# ---------------------------------------------------------------- hybrids: state-space layers and attention layers
+
+def _layer_numbers(c: Keys, key: str, layers) -> list[int]:
+    """A list of 0-based layer numbers (transformers tests ``i in list`` for i < layers: larger ones select
+    nothing)."""
+    value = c.get(key) or []
+    if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in value):
+        raise c.error(key, "expected a list of layer numbers")
+    return sorted({i for i in value if isinstance(layers, int) and 0 <= i < layers})
+
+
+def _placed(fields: dict, block: dict, at: list[int]) -> dict:
+    """``block`` on the layers ``at`` (the main block on the rest); all of them: the main block."""
+    layers = fields["layers"]
+    if isinstance(layers, int) and len(at) == layers:
+        fields["block"] = block
+    elif at:
+        fields.setdefault("first_layers", []).append({"layers": len(at), "block": block, "at": at})
+    return fields
+
+
+def _mamba2_of(attention_block: dict, mixer: dict) -> dict:
+    """A state-space block with the attention block's norms and feed-forward."""
+    drop = ("heads", "kv_heads", "head_size", "qkv_bias", "out_bias", "attention_window")
+    return {k: v for k, v in attention_block.items() if k not in drop} | {"heads": 1} | mixer
+
+
+def _bamba(c: Keys) -> dict:
+    """bamba: Llama's attention block (RMSNorm, GQA, ``attention_bias``, gated MLP with ``mlp_bias``) on the
+    layers ``attn_layer_indices`` lists, Mamba-2's mixer (``mamba_*`` keys; ``mamba_d_head`` "auto": I/H)
+    before the same MLP on the others; an untied head by default."""
+    c.neutral("num_logits_to_keep", "z_loss_coefficient", "time_step_limit", "layer_types")
+    fields = _decoder(c, **_rms_swiglu(c))
+    fields["block"]["ff_bias"] = c.flag("mlp_bias", False)
+    attention = fields["block"]
+    fields["block"] = _mamba2_of(attention, _mamba2_keys(c, fields["d_model"]))
+    _placed(fields, attention, _layer_numbers(c, "attn_layer_indices", fields["layers"]))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _mamba2_keys(c: Keys, d) -> dict:
+    """Mamba-2's mixer under the ``mamba_*`` keys Bamba and Granite 4 hybrids write (``mamba_d_head`` "auto": I/H)."""
+    expand = c.get("mamba_expand", 2)
+    if isinstance(expand, bool) or not isinstance(expand, int) or not 0 < expand <= 1_000:
+        raise c.error("mamba_expand", "expected a positive whole number (the inner width is mamba_expand × "
+                                      "hidden_size)")
+    return mamba2_block(c, d, expand * d if isinstance(d, int) else d, num_heads="mamba_n_heads",
+                        head_dim="mamba_d_head", state_size="mamba_d_state", n_groups="mamba_n_groups",
+                        conv_kernel="mamba_d_conv", chunk_size="mamba_chunk_size", use_bias="mamba_proj_bias",
+                        use_conv_bias="mamba_conv_bias")
+
+
+def _types(c: Keys, layers, known: dict[str, str], default: str) -> list[str]:
+    """``layer_types`` (transformers' legacy names remapped: "mamba" → "linear_attention", "attention" →
+    "full_attention"), each one of ``known``; absent: every layer ``default``."""
+    types = c.get("layer_types")
+    if not isinstance(layers, int) or not 1 <= layers <= 10_000:
+        return []
+    if types is None:
+        return [default] * layers
+    legacy = {"mamba": "linear_attention", "attention": "full_attention"}
+    if not isinstance(types, list) or len(types) != layers or \
+            not all(isinstance(t, str) and legacy.get(t, t) in known for t in types):
+        raise c.error("layer_types", f"expected {layers} entries of {', '.join(repr(k) for k in known)}")
+    return [known[legacy.get(t, t)] for t in types]
+
+
+def _granitemoehybrid(c: Keys) -> dict:
+    """granitemoehybrid (Granite 4.0 H): each layer Mamba-2's mixer or Llama's attention (``layer_types``; absent:
+    all Mamba-2), then E experts of ``intermediate_size`` (fused gate/up, a router without bias) beside a shared
+    gated MLP of ``shared_intermediate_size``, or that MLP alone when ``num_local_experts`` is 0; multipliers
+    scale activations only; rotary or no position embedding (no parameters)."""
+    c.neutral("embedding_multiplier", "residual_multiplier", "attention_multiplier", "logits_scaling",
+              "position_embedding_type", "time_step_limit")
+    fields = _decoder(c, **_rms_swiglu(c))
+    block = fields["block"]
+    shared = c.size("block.shared_ff_size", "shared_intermediate_size")
+    experts = c.size("block.experts", "num_local_experts", required=False, default=8)
+    if experts == 1:
+        raise c.error("num_local_experts", "1 expert behind a router beside the shared MLP is not modelled")
+    if experts:
+        block |= {"experts": experts, "active_experts": c.size("block.active_experts", "num_experts_per_tok"),
+                  "shared_ff_size": shared}
+    else:
+        c.neutral("num_experts_per_tok")
+        block["ff_size"] = shared
+    mamba = _mamba2_of(block, _mamba2_keys(c, fields["d_model"]))
+    types = _types(c, fields["layers"], {"linear_attention": "mamba", "full_attention": "attention"},
+                   "linear_attention")
+    fields["block"] = mamba
+    _placed(fields, block, [i for i, t in enumerate(types) if t == "attention"])
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _by_pattern(fields: dict, blocks: dict[str, dict], types: list[str]) -> dict:
+    """Layer i is ``blocks[types[i]]``: the most frequent kind is the main block, the others are placed."""
+    main = max(blocks, key=types.count)
+    fields["block"] = blocks[main]
+    for kind, block in blocks.items():
+        if kind != main and kind in types:
+            _placed(fields, block, [i for i, t in enumerate(types) if t == kind])
+    return fields
+
+
+NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
+"""``hybrid_override_pattern``'s letters (transformers' NemotronHConfig._pattern_to_list)."""
+NEMOTRON_H_LEGACY = {"n_groups": "mamba_n_groups", "conv_kernel": "mamba_d_conv", "use_conv_bias": "mamba_conv_bias",
+                     "chunk_size": "mamba_chunk_size", "expand": "mamba_expand", "time_step_min": "mamba_dt_min",
+                     "time_step_max": "mamba_dt_max", "time_step_limit": "mamba_dt_limit",
+                     "time_step_floor": "mamba_dt_init_floor"}
+"""The older names NemotronHConfig still takes (key → old name)."""
+
+
+def _nemotron_h(c: Keys) -> dict:
+    """nemotron_h: each layer one norm and one mixer, by ``layers_block_type`` (or ``hybrid_override_pattern``:
+    M Mamba-2, * attention, - MLP, E MoE; absent both: transformers' four layers M E * -), whose length is the
+    layer count (``num_hidden_layers`` is ignored, as transformers ignores it). Mamba-2 of I = ``mamba_num_heads``
+    × ``mamba_head_dim``; attention without biases, ``head_dim`` wide; MLP up/down (``mlp_hidden_act``, squared ReLU
+    by default; ``mlp_bias``); absent ``head_dim``: NemotronHConfig's 128 (Hub files write ``attention_head_dim``, which
+    transformers does not read); MoE: E non-gated experts of ``moe_intermediate_size``, k per token, a router without
+    bias, a shared MLP of ``moe_shared_expert_intermediate_size``. The multi-token-prediction layers
+    (``num_nextn_predict_layers``) are not built by transformers, nor counted; an untied head always (transformers
+    ties nothing here)."""
+    data = dict(c.data)
+    for key, old in NEMOTRON_H_LEGACY.items():
+        if data.get(key) is None and data.get(old) is not None:
+            data[key] = data.pop(old)
+            c.renamed[key] = old
+        c.used.add(old)
+    c.data = data
+    c.neutral("num_logits_to_keep", "use_mamba_kernels", "time_step_min", "time_step_max", "time_step_limit",
+              "time_step_floor", "mamba_ssm_cache_dtype", "routed_scaling_factor", "n_group", "topk_group",
+              "norm_topk_prob", "moe_shared_expert_overlap", "num_nextn_predict_layers", "mtp_layers_block_type",
+              "mtp_hybrid_override_pattern", "num_hidden_layers", "rescale_prenorm_residual", "residual_in_fp32",
+              "expand", "tie_word_embeddings", "sliding_window")
+    c.require("moe_latent_size", lambda v: False, "the experts' latent projections are not modelled")
+    types = c.get("layers_block_type")
+    pattern = c.get("hybrid_override_pattern")
+    if types is None and pattern is not None:
+        if not isinstance(pattern, str) or not pattern or set(pattern) - set(NEMOTRON_H_PATTERN):
+            raise c.error("hybrid_override_pattern", "expected a string of M, *, - and E (one letter per layer)")
+        types = [NEMOTRON_H_PATTERN[x] for x in pattern]
+    if types is None:
+        types = ["linear_attention", "moe", "full_attention", "mlp"]
+    legacy = {"mamba": "linear_attention", "attention": "full_attention"}
+    if not isinstance(types, list) or not 1 <= len(types) <= 10_000 or \
+            not all(isinstance(t, str) and legacy.get(t, t) in NEMOTRON_H_PATTERN.values() for t in types):
+        raise c.error("layers_block_type", "expected a list of 'linear_attention', 'full_attention', 'mlp' and 'moe'")
+    types = [legacy.get(t, t) for t in types]
+    d = c.size("d_model", "hidden_size")
+    if "linear_attention" in types:
+        heads, head_dim = c.size("block.ssm_heads", "mamba_num_heads"), c.size(None, "mamba_head_dim")
+        inner = heads * head_dim if isinstance(heads, int) and isinstance(head_dim, int) else heads
+    else:
+        c.neutral("mamba_num_heads", "mamba_head_dim")
+    norm = {"norm": "rmsnorm", "heads": 1, "feed_forward": False}
+    mlp_act = c.activation("mlp_hidden_act", default="relu2")
+    kinds = {  # each read only where a layer is of that kind (its keys are inert otherwise)
+        "linear_attention": (lambda: norm | {"activation": c.activation("mamba_hidden_act", default="silu")}
+                             | mamba2_block(c, d, inner, num_heads="mamba_num_heads", head_dim="mamba_head_dim",
+                                            state_size="ssm_state_size", use_bias="use_bias"),
+                             ("mamba_hidden_act", "ssm_state_size", "n_groups", "conv_kernel", "chunk_size",
+                              "use_bias", "use_conv_bias")),
+        "full_attention": (lambda: norm | {"heads": c.size("block.heads", "num_attention_heads"),
+                                           "kv_heads": c.size("block.kv_heads", "num_key_value_heads"),
+                                           "head_size": c.size("block.head_size", "head_dim", required=False,
+                                                               default=128),
+                                           "qkv_bias": False, "out_bias": False},
+                           ("num_attention_heads", "num_key_value_heads", "head_dim")),
+        "mlp": (lambda: norm | {"mixer": "none", "feed_forward": True, "gated": False, "activation": mlp_act,
+                                "ff_size": c.size("block.ff_size", "intermediate_size"),
+                                "ff_bias": c.flag("mlp_bias", False)},
+                ("intermediate_size",)),
+        "moe": (lambda: norm | {"mixer": "none", "feed_forward": True, "gated": False, "activation": mlp_act,
+                                "ff_bias": False, "ff_size": c.size("block.ff_size", "moe_intermediate_size"),
+                                "experts": c.size("block.experts", "n_routed_experts"),
+                                "active_experts": c.size("block.active_experts", "num_experts_per_tok"),
+                                "shared_ff_size": c.size("block.shared_ff_size",
+                                                         "moe_shared_expert_intermediate_size")},
+                ("moe_intermediate_size", "n_routed_experts", "num_experts_per_tok",
+                 "moe_shared_expert_intermediate_size")),
+    }
+    blocks = {}
+    for kind, (read, keys) in kinds.items():
+        if kind in types:
+            blocks[kind] = read()
+        else:
+            c.neutral(*keys)
+    if "moe" in types and c.flag("mlp_bias", False):
+        raise c.error("mlp_bias", "true is not supported with MoE layers (their shared MLP then has biases, "
+                                  "which is not modelled)")
+    fields = {"layers": len(types), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "tied_embeddings": False}
+    return _by_pattern(fields, blocks, types)
 
 
 STATE_SPACE_FAMILIES: dict[str, Family] = {
     "mamba": Family(_mamba, _lm("Mamba")),
     "falcon_mamba": Family(_mamba, _lm("FalconMamba")),
     "mamba2": Family(_mamba2, _lm("Mamba2")),
+    "bamba": Family(_bamba, _lm("Bamba")),
+    "granitemoehybrid": Family(_granitemoehybrid, _lm("GraniteMoeHybrid")),
+    "nemotron_h": Family(_nemotron_h, _lm("NemotronH")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

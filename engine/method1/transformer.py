@@ -125,7 +125,8 @@ class TransformerBlock(LayerBase):
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
-    scan, a gated RMS norm; ``state_space.mamba2``).
+    scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's
+    MLP and MoE layers).
 
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
@@ -175,8 +176,9 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
-    mixer: Literal["attention", "mamba", "mamba2"] = Field(
-        "attention", description="The sequence mixer: attention, or Mamba's or Mamba-2's scan (ssm_* sizes).")
+    mixer: Literal["attention", "mamba", "mamba2", "none"] = Field(
+        "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan (ssm_* sizes), or none "
+                                 "(a feed-forward layer of its own, Nemotron-H).")
     feed_forward: bool = Field(True, description="A feed-forward sub-layer after the mixer (Mamba's blocks have none).")
     ssm_inner_size: Size | None = Field(None, description="I: Mamba's inner width (expand·d).")
     ssm_state_size: Size | None = Field(None, description="N: Mamba's state size per channel.")
@@ -236,6 +238,8 @@ class TransformerBlock(LayerBase):
                                                    "ssm_conv_kernel and ssm_dt_rank")
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
                 raise InputError("mixer", "a Mamba mixer is modelled in pre-norm sequential blocks")
+        if self.mixer == "none" and (not self.feed_forward or self.parallel or self.norm_position != "pre"):
+            raise InputError("mixer", "a block without a mixer is a pre-norm feed-forward layer (feed_forward true)")
         if self.mixer == "mamba2":
             if None in (self.ssm_inner_size, self.ssm_state_size, self.ssm_conv_kernel, self.ssm_heads,
                         self.ssm_groups, self.ssm_chunk_size):
@@ -285,7 +289,9 @@ class TransformerBlock(LayerBase):
         pre = self.norm_position == "pre"
         into_stream = not self.sandwich_norms and self.norm_position != "output"  # the last row adds into x
         read = "h" if pre else "x"
-        if self.mixer == "mamba":
+        if self.mixer == "none":
+            attention = []
+        elif self.mixer == "mamba":
             attention = state_space.mamba(self, d, length, read)
         elif self.mixer == "mamba2":
             attention = state_space.mamba2(self, d, length, read)
@@ -303,7 +309,7 @@ class TransformerBlock(LayerBase):
                  parts_of.norm(self, "feed-forward", d, length, dst="h2")]
             parts = norms[:1] + attention + norms[1:] + feed_forward
         else:
-            sub_layers = [(self.mixer, attention)]
+            sub_layers = [(self.mixer, attention)] if attention else []
             if self.cross_attention_length:
                 sub_layers.append(("cross-attention",
                                    parts_of.attention(self, "cross-attention", d, length,

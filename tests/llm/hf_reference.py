@@ -62,6 +62,7 @@ def build_from(hf_config, class_name: str):
         if type(module).__name__ in EXPERT_LOOPS:
             module.forward = EXPERT_LOOPS[type(module).__name__].__get__(module)
     _meta_padding_masks()
+    _meta_packed_sequences()
     return model.eval()
 
 
@@ -118,6 +119,33 @@ def _dbrx_experts_batched(self, hidden_states, top_k_index, top_k_weights):
     h = self.mlp.activation_fn(torch.bmm(x, w1.transpose(1, 2))) * torch.bmm(x, v1.transpose(1, 2))
     y = torch.bmm(h, w2).view(-1, k, d) * top_k_weights.reshape(-1, k, 1)
     return y.sum(dim=1).view(hidden_states.shape[0], -1, d)
+
+
+def without_attention(hf_config) -> bool:
+    """A hybrid model built with no attention layer (Bamba's default ``attn_layer_indices``): transformers' cache
+    then fails (``get_mask_sizes`` needs an attention layer), so the backward reference (test_backward_hf) runs it
+    without a cache, as training does (``counts`` always does); the packed-sequence check that then runs is
+    answered "one sequence per row" on meta (``_meta_packed_sequences``)."""
+    types = getattr(hf_config, "layer_types", None)
+    hybrids = {"bamba", "granitemoehybrid", "nemotron_h"}
+    return hf_config.model_type in hybrids and bool(types) and "full_attention" not in types
+
+
+def _meta_packed_sequences() -> None:
+    """transformers' packed-sequence check (``find_packed_sequence_indices``, run when a model gets neither a mask
+    nor a cache) reads position values the meta device lacks: on meta it answers "not packed", as the ids
+    0…T−1 the references use are (engine/importers/torch_count.py does the same). Installed once, by ``build``."""
+    from transformers import masking_utils
+
+    original = masking_utils.find_packed_sequence_indices
+    if getattr(original, "meta_aware", False):
+        return
+
+    def unpacked(position_ids, *args, **kwargs):
+        return None if position_ids.is_meta else original(position_ids, *args, **kwargs)
+
+    unpacked.meta_aware = True
+    masking_utils.find_packed_sequence_indices = unpacked
 
 
 def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:

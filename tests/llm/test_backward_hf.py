@@ -16,7 +16,7 @@ from engine.llm.config import read_hf_config
 from engine.llm.estimate import TransformerRun, estimate_transformer
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import build  # noqa: E402
+from tests.llm.hf_reference import build, without_attention  # noqa: E402
 from tests.method1.backward_reference import forward_backward, set_trainable  # noqa: E402
 
 SEQ = 12
@@ -200,7 +200,7 @@ from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
 ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie", "albert",
              "modernbert", "modernbert-decoder"}
-NO_MASK = ENCODERS | {"mamba2"}  # and Mamba-2, whose recurrent mask is probed with torch.all() (refused on meta)
+NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h"}  # state-space: recurrent masks are probed
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
@@ -214,7 +214,7 @@ def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
         # a decoder's mask, given, so that transformers does not probe for packed sequences (an encoder's
         # bidirectional mask would be probed instead)
         kwargs["attention_mask"] = torch.ones(1, seq, dtype=torch.long, device="meta")
-    if "use_cache" in model.forward.__code__.co_varnames:
+    if "use_cache" in model.forward.__code__.co_varnames or without_attention(model.config):
         kwargs["use_cache"] = False
     return forward_backward(torch, model, ids, kwargs=kwargs)
 

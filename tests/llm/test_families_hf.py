@@ -292,6 +292,40 @@ VARIANTS |= {  # chunk 8 over 10 and 12 positions: padded to 16, two chunks; chu
     "mamba2 groups": _variant("mamba2", "Mamba2ForCausalLM", **MAMBA2),
     "mamba2 biases, tied, chunk 5": _variant("mamba2", "Mamba2ForCausalLM", **(MAMBA2 | {"chunk_size": 5}),
                                              use_bias=True, use_conv_bias=False, tie_word_embeddings=True),
+    "bamba attention at 1 and 3": _variant("bamba", "BambaForCausalLM", **(S | {"num_hidden_layers": 4}),
+                                           attn_layer_indices=[1, 3], mamba_n_heads=8, mamba_d_head="auto",
+                                           mamba_n_groups=2, mamba_d_state=8, mamba_chunk_size=8, mamba_d_conv=4),
+    "bamba model, no attention, biases": _variant(  # transformers' cache needs an attention layer: run without one
+        "bamba", "BambaModel", **S, mamba_n_heads=4, mamba_d_head=32, mamba_n_groups=1, mamba_d_state=8,
+        attention_bias=True, mlp_bias=True, mamba_d_conv=3, mamba_chunk_size=5, mamba_proj_bias=True,
+        mamba_conv_bias=False, tie_word_embeddings=True),
+    "granitemoehybrid experts, attention at 1": _variant(
+        "granitemoehybrid", "GraniteMoeHybridForCausalLM", **(S | {"num_hidden_layers": 4, "intermediate_size": 48}),
+        layer_types=["mamba", "attention", "mamba", "mamba"], mamba_n_heads=8, mamba_d_head="auto",
+        mamba_n_groups=2, mamba_d_state=8, mamba_d_conv=4, mamba_chunk_size=8, num_local_experts=4,
+        num_experts_per_tok=2, shared_intermediate_size=80, position_embedding_type="rope", embedding_multiplier=12.0),
+    "granitemoehybrid model, dense, no attention": _variant(  # no attention layer: run without a cache
+        "granitemoehybrid", "GraniteMoeHybridModel", **S, mamba_n_heads=4, mamba_d_head=32, mamba_n_groups=1,
+        mamba_d_state=8, mamba_d_conv=3, mamba_chunk_size=5, mamba_proj_bias=True, mamba_conv_bias=False,
+        tie_word_embeddings=True, num_local_experts=0, shared_intermediate_size=72),
+    "granitemoehybrid dense, all attention, biases": _variant(
+        "granitemoehybrid", "GraniteMoeHybridForCausalLM", **(S | {"num_hidden_layers": 2}),
+        layer_types=["full_attention", "full_attention"], attention_bias=True, mamba_n_heads=4, mamba_d_head=32,
+        mamba_n_groups=1, mamba_d_state=8, mamba_d_conv=3, mamba_chunk_size=5, num_local_experts=0,
+        shared_intermediate_size=72),
+    "nemotron_h pattern M-M*-E": _variant(
+        "nemotron_h", "NemotronHForCausalLM", **S, head_dim=24, hybrid_override_pattern="M-M*-E", mamba_num_heads=8,
+        mamba_head_dim=16, n_groups=2, ssm_state_size=8, conv_kernel=4, chunk_size=8, n_routed_experts=4,
+        num_experts_per_tok=2, moe_intermediate_size=40, moe_shared_expert_intermediate_size=56),
+    "nemotron_h model, legacy layer names, biases": _variant(
+        "nemotron_h", "NemotronHModel", **(S | {"num_key_value_heads": 4}), head_dim=16,
+        layers_block_type=["mamba", "mlp", "attention", "mlp", "linear_attention"], mamba_num_heads=4,
+        mamba_head_dim=24, n_groups=1, ssm_state_size=8, conv_kernel=3, chunk_size=5, use_bias=True,
+        use_conv_bias=False, mlp_bias=True, mlp_hidden_act="silu"),
+    "nemotron_h old key names, tie flag": _variant(  # transformers ties nothing; num_hidden_layers is ignored
+        "nemotron_h", "NemotronHForCausalLM", **(S | {"num_hidden_layers": 7}), hybrid_override_pattern="M*-",
+        mamba_num_heads=8, mamba_head_dim=16, mamba_n_groups=4, ssm_state_size=8, mamba_d_conv=4,
+        mamba_chunk_size=4, tie_word_embeddings=True),
     "mamba2 model, one group, gelu": _variant("mamba2", "Mamba2Model", **(MAMBA2 | {"n_groups": 1, "expand": 3,
                                                                                    "num_heads": 9}), hidden_act="gelu"),
 }

@@ -1,0 +1,74 @@
+"""The state-space readers' layer patterns: each layer is the kind the config puts there (whole models against
+transformers are in test_families_hf.py and test_backward_hf.py)."""
+from __future__ import annotations
+
+import pytest
+
+from engine.errors import InputError
+from engine.llm.config import read_hf_config, validate_transformer_config
+from engine.method1.transformer import TransformerBlock
+
+
+def _mixers(config: dict) -> list[str]:
+    model = read_hf_config(config)
+    return [layer.mixer for layer in model.architecture(16).layers if isinstance(layer, TransformerBlock)]
+
+
+BAMBA = {"model_type": "bamba", "architectures": ["BambaForCausalLM"], "hidden_size": 64, "intermediate_size": 96,
+         "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128,
+         "mamba_n_heads": 8, "mamba_d_head": "auto", "mamba_n_groups": 2, "mamba_d_state": 8, "mamba_d_conv": 4,
+         "mamba_chunk_size": 8}
+
+
+@pytest.mark.parametrize("indices,expected", [
+    ([1, 4], ["mamba2", "attention", "mamba2", "mamba2", "attention", "mamba2"]),
+    ([], ["mamba2"] * 6),
+    ([0, 1, 2, 3, 4, 5], ["attention"] * 6),
+    ([5, 9], ["mamba2"] * 5 + ["attention"]),  # transformers tests i in the list for i < 6: 9 selects nothing
+])
+def test_bamba_layers_where_attn_layer_indices_puts_them(indices, expected):
+    assert _mixers(BAMBA | {"attn_layer_indices": indices}) == expected
+
+
+def test_bamba_head_size_must_tile_the_inner_width():
+    with pytest.raises(InputError, match="mamba_d_head"):
+        read_hf_config(BAMBA | {"mamba_d_head": 12})
+
+
+def test_placed_groups_are_checked():
+    model = read_hf_config(BAMBA | {"attn_layer_indices": [1, 4]}).model_dump()
+    with pytest.raises(InputError, match="at"):
+        validate_transformer_config(model | {"first_layers": [model["first_layers"][0] | {"at": [1]}]})
+    with pytest.raises(InputError, match="first_layers"):
+        validate_transformer_config(model | {"first_layers": [model["first_layers"][0] | {"at": [1, 6]}]})
+
+
+def test_nemotron_h_layers_follow_the_pattern_and_its_length():
+    """hybrid_override_pattern sets each layer's kind and the layer count (num_hidden_layers is ignored)."""
+    config = {"model_type": "nemotron_h", "architectures": ["NemotronHForCausalLM"], "hidden_size": 64,
+              "num_hidden_layers": 9, "hybrid_override_pattern": "M-*E-M", "num_attention_heads": 4,
+              "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 96, "vocab_size": 128,
+              "mamba_num_heads": 8, "mamba_head_dim": 16, "n_groups": 2, "ssm_state_size": 8, "conv_kernel": 4,
+              "chunk_size": 8, "n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 40,
+              "moe_shared_expert_intermediate_size": 56}
+    model = read_hf_config(config)
+    blocks = [layer for layer in model.architecture(16).layers if isinstance(layer, TransformerBlock)]
+    assert [b.mixer for b in blocks] == ["mamba2", "none", "attention", "none", "none", "mamba2"]
+    assert [b.experts for b in blocks] == [1, 1, 1, 4, 1, 1]
+    assert [b.feed_forward for b in blocks] == [False, True, False, True, True, False]
+    assert blocks[1].activation == "relu2"
+    with pytest.raises(InputError, match="hybrid_override_pattern"):
+        read_hf_config(config | {"hybrid_override_pattern": "M-X"})
+    with pytest.raises(InputError, match="moe_latent_size"):
+        read_hf_config(config | {"moe_latent_size": 32})
+
+
+def test_granite_hybrid_layer_types():
+    config = {"model_type": "granitemoehybrid", "architectures": ["GraniteMoeHybridForCausalLM"], "hidden_size": 64,
+              "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 48,
+              "vocab_size": 128, "mamba_n_heads": 8, "mamba_d_head": "auto", "mamba_n_groups": 2, "mamba_d_state": 8,
+              "mamba_d_conv": 4, "mamba_chunk_size": 8, "num_local_experts": 0, "shared_intermediate_size": 72,
+              "layer_types": ["mamba", "attention", "linear_attention"]}
+    assert _mixers(config) == ["mamba2", "attention", "mamba2"]
+    with pytest.raises(InputError, match="layer_types"):
+        read_hf_config(config | {"layer_types": ["mamba", "sliding_attention", "mamba"]})
