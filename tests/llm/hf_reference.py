@@ -123,8 +123,8 @@ def _dbrx_experts_batched(self, hidden_states, top_k_index, top_k_weights):
 
 def without_attention(hf_config) -> bool:
     """A hybrid model built with no attention layer (Bamba's default ``attn_layer_indices``): transformers' cache
-    then fails (``get_mask_sizes`` needs an attention layer), so the backward reference (test_backward_hf) runs it
-    without a cache, as training does (``counts`` always does); the packed-sequence check that then runs is
+    then fails (``get_mask_sizes`` needs an attention layer), so the references run it without a cache, as
+    training does (also where ``forward`` does not name ``use_cache``: Granite 4.0 H's); the packed-sequence check that then runs is
     answered "one sequence per row" on meta (``_meta_packed_sequences``)."""
     types = getattr(hf_config, "layer_types", None)
     hybrids = {"bamba", "granitemoehybrid", "nemotron_h"}
@@ -168,7 +168,7 @@ def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tup
     kwargs = {"input_ids": ids}
     if model.config.is_encoder_decoder:
         kwargs["decoder_input_ids"] = torch.zeros(1, decoder_seq_len or seq_len, dtype=torch.long, device="meta")
-    if "use_cache" in inspect.signature(model.forward).parameters:  # through decorators (MambaModel's)
+    if "use_cache" in inspect.signature(model.forward).parameters or without_attention(model.config):
         kwargs["use_cache"] = False  # a cache pads Mamba's convolution input to K positions when T < K
     # without a cache, transformers checks for packed sequences by reading positions, which the meta device
     # lacks: answered "one sequence per row" as the engine's count does (a packed mask changes no product)

@@ -368,6 +368,8 @@ PINNED: dict[str, dict[str, tuple[object, str]]] = {
                                           "token whatever the key says; the reader refuses other values by name")},
     "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
                                         "refuses mlp_bias: true by name")},
+    "nemotron_h": {"mlp_bias": (False, "with MoE layers mlp_bias gives the shared MLP biases, not modelled; the "
+                                       "reader refuses it by name (tests/llm/test_families_hf covers MLP-only biases)")},
 }
 """``model_type`` → {key → (value, why it is not randomized)}: the documented exclusions; and every family with
 a masked-LM class keeps ``tie_word_embeddings`` true (``UNTIED_MLM``, ``pinned``)."""
