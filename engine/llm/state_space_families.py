@@ -61,10 +61,16 @@ def mamba2_block(c: Keys, d, inner, prefix: str = "", **keys) -> dict:
     groups = c.size("block.ssm_groups", name["n_groups"])
     if isinstance(groups, int) and isinstance(heads, int) and groups > 0 and heads % groups:
         raise c.error(name["n_groups"], f"{groups} groups must divide the {heads} heads")
+    state, chunk = (c.size("block.ssm_state_size", name["state_size"]),
+                    c.size("block.ssm_chunk_size", name["chunk_size"]))
+    for key, value in ((name["state_size"], state), (name["chunk_size"], chunk)):
+        if value == 1:  # transformers then runs the scan's products over a length-1 axis as element-wise work
+            raise c.error(key, "1 is not counted: with a single value the scan's matrix products become "
+                               "element-wise multiplications in transformers' code; use 2 or more")
     return {"mixer": "mamba2", "ssm_inner_size": inner, "ssm_heads": heads, "ssm_groups": groups,
-            "ssm_state_size": c.size("block.ssm_state_size", name["state_size"]),
+            "ssm_state_size": state,
             "ssm_conv_kernel": c.size("block.ssm_conv_kernel", name["conv_kernel"]),
-            "ssm_chunk_size": c.size("block.ssm_chunk_size", name["chunk_size"]),
+            "ssm_chunk_size": chunk,
             "ssm_bias": c.flag(name["use_bias"], False), "ssm_conv_bias": c.flag(name["use_conv_bias"], True)}
 
 

@@ -311,6 +311,18 @@ def _mamba2(draw, spec: Spec, out: dict) -> None:
             "chunk_size": draw(st.integers(2, 16)), "state_size": draw(st.integers(2, 16))}
 
 
+def _mamba2_hybrid(draw, spec: Spec, out: dict) -> None:
+    """Bamba's and Granite 4.0 H's Mamba-2 layers (``mamba_*`` keys): ``mamba_expand``·d =
+    ``mamba_n_heads``·``mamba_d_head`` (the config class checks it), ``mamba_n_groups`` dividing the heads; as for
+    Mamba-2, ``mamba_chunk_size`` and ``mamba_d_state`` from 2 (1 is refused by name)."""
+    d, expand = out["hidden_size"], draw(st.integers(1, 2))
+    heads = draw(st.sampled_from([h for h in range(1, 9) if expand * d % h == 0]))
+    out |= {"mamba_expand": expand, "mamba_n_heads": heads, "mamba_d_head": expand * d // heads,
+            "mamba_n_groups": draw(st.sampled_from([g for g in range(1, heads + 1) if heads % g == 0])),
+            "mamba_chunk_size": draw(st.integers(2, 16)), "mamba_d_state": draw(st.integers(2, 16)),
+            "mamba_d_conv": draw(st.integers(2, 4))}
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -349,6 +361,8 @@ HOOKS: dict[str, Callable] = {
     "helium": _helium,
     "sarvam_mla": _deepseek,
     "mamba2": _mamba2,
+    "bamba": _mamba2_hybrid,
+    "granitemoehybrid": _mamba2_hybrid,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

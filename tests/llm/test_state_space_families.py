@@ -35,6 +35,15 @@ def test_bamba_head_size_must_tile_the_inner_width():
         read_hf_config(BAMBA | {"mamba_d_head": 12})
 
 
+@pytest.mark.parametrize("key", ["mamba_d_state", "mamba_chunk_size"])
+def test_a_state_or_chunk_of_one_is_refused_by_name(key):
+    """With N = 1 or Q = 1 transformers runs the scan's products over a length-1 axis as element-wise work, which
+    FlopCounterMode does not count (Mamba-2 d=16, chunk 1: 92,800 counted vs 88,192): refused, never a wrong
+    number."""
+    with pytest.raises(InputError, match=f"^config.{key}: 1 is not counted"):
+        read_hf_config(BAMBA | {key: 1})
+
+
 def test_placed_groups_are_checked():
     model = read_hf_config(BAMBA | {"attn_layer_indices": [1, 4]}).model_dump()
     with pytest.raises(InputError, match="at"):
