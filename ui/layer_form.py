@@ -35,9 +35,10 @@ STARTER_VALUES: dict[str, dict] = {
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 
-HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches", "trainable", "lora", "backward_macs",
-                 "trainable_params"}
-"""Not edited as fields: the tag, a block's layer lists (edited layer by layer in the picker), what trains
+HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches", "trainable", "lora", "shared_block",
+                 "backward_macs", "trainable_params"}
+"""Not edited as fields: the tag, a block's layer lists (edited layer by layer in the picker), Zamba2's shared
+block (kept as read from the config), what trains
 (its own widgets: ``ui.components.fine_tune.trainability_controls``), and a counted row's backward pass and
 trained parameters as counted (0 is a count there, not "automatic"; kept as the row holds them)."""
 

@@ -285,6 +285,97 @@ def _nemotron_h(c: Keys) -> dict:
     return _by_pattern(fields, blocks, types)
 
 
+ZAMBA2_LAYERS = ["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7 + ["linear_attention"] * 4 + \
+    ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2
+"""Zamba2Config's ``layers_block_type`` when the file gives none (54 layers)."""
+ZAMBA2_MIXER_DEFAULTS = {"mamba_d_state": 64, "mamba_d_conv": 4, "mamba_ngroups": 1, "chunk_size": 256}
+"""Zamba2Config's defaults of the mixer's sizes."""
+
+
+def _zamba2(c: Keys) -> dict:
+    """zamba2: ``layers_block_type`` (absent: Zamba2Config's 54), whose length must be ``num_hidden_layers``: each
+    layer RMSNorm + Mamba-2's mixer (I = ``mamba_expand``·d in ``n_mamba_heads`` heads, ``mamba_d_state`` N,
+    ``mamba_ngroups`` G, ``mamba_d_conv`` K, ``chunk_size`` Q; ``add_bias_linear`` on the in/out projections; the
+    convolution always has a bias: ``use_conv_bias`` is read by nothing). A "hybrid" layer first runs one of
+    ``num_mem_blocks`` M shared blocks (use j runs block j mod M; each block's weights counted at its first use) on
+    [x, embeddings]: RMSNorm(2d), attention of H = ``num_attention_heads`` heads of Q = 2d // H reading 2d, output
+    H·Q→d, RMSNorm(d), gated MLP d→F→d (``intermediate_size``, absent 4d; ``hidden_act``; ``add_bias_linear``),
+    each use with its own adapters of rank ``adapter_rank`` beside gate/up (and q, k, v with
+    ``use_shared_attention_adapter``) and its own projection d→d, added to the Mamba layer's input before its norm;
+    a tied head by default (transformers ties the shared blocks only then: ``tie_word_embeddings`` false with
+    more uses than blocks is refused). The derived keys Zamba2Config writes (``attention_head_dim``, ``mamba_headdim``,
+    ``hybrid_layer_ids`` …) are recomputed by it from these, hence inert."""
+    c.neutral("time_step_min", "time_step_max", "time_step_floor", "use_mamba_kernels", "use_mem_eff_path",
+              "use_conv_bias", "use_mem_rope", "num_logits_to_keep", "attention_hidden_size", "attention_head_dim",
+              "mamba_headdim", "kv_channels", "num_query_groups", "hybrid_layer_ids")
+    types = c.get("layers_block_type")
+    types = list(ZAMBA2_LAYERS) if types is None else types
+    if not isinstance(types, list) or not 1 <= len(types) <= 10_000 or \
+            not all(t in ("mamba", "linear_attention", "hybrid") for t in types):
+        raise c.error("layers_block_type", "expected a list of 'linear_attention' (or 'mamba') and 'hybrid'")
+    layers = c.size("layers", "num_hidden_layers", required=False, default=54)
+    if layers != len(types):
+        raise c.error("num_hidden_layers", f"{layers} layers but {len(types)} entries in layers_block_type "
+                                           "(transformers requires them equal)")
+    d = c.size("d_model", "hidden_size", required=False, default=2560)
+    if not isinstance(d, int):
+        raise c.error("hidden_size", "expected a whole number")
+    expand = c.get("mamba_expand", 2)
+    if isinstance(expand, bool) or not isinstance(expand, int) or not 0 < expand <= 1_000:
+        raise c.error("mamba_expand", "expected a positive whole number (the inner width is mamba_expand × "
+                                      "hidden_size)")
+    inner, heads = expand * d, c.size("block.ssm_heads", "n_mamba_heads", required=False, default=8)
+    if isinstance(heads, int) and heads > 0 and inner % heads:
+        raise c.error("n_mamba_heads", f"{heads} heads do not divide the inner width {inner} (mamba_expand × "
+                                       "hidden_size), which transformers' scan needs")
+    c.data = {**ZAMBA2_MIXER_DEFAULTS, **{k: v for k, v in c.data.items() if v is not None},
+              "mamba_headdim": "auto", "n_mamba_heads": heads}  # Zamba2Config computes I // H
+    bias = c.flag("add_bias_linear", False)
+    mixer = mamba2_block(c, d, inner, num_heads="n_mamba_heads", head_dim="mamba_headdim",
+                         state_size="mamba_d_state", n_groups="mamba_ngroups", conv_kernel="mamba_d_conv",
+                         chunk_size="chunk_size", use_bias="add_bias_linear", use_conv_bias="use_conv_bias")
+    block = {"heads": 1, "feed_forward": False, "norm": "rmsnorm", "activation": "silu", **mixer,
+             "ssm_bias": bias, "ssm_conv_bias": True}
+    fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32000),
+              "context_length": 16384 if c.flag("use_long_context", False) else
+              c.size("context_length", "max_position_embeddings", required=False, default=4096),
+              "block": block, "tied_embeddings": c.flag("tie_word_embeddings", True)}
+    uses = [i for i, t in enumerate(types) if t == "hybrid"]
+    attention_keys = ("num_attention_heads", "num_key_value_heads", "intermediate_size", "hidden_act",
+                      "num_mem_blocks", "adapter_rank", "use_shared_attention_adapter")
+    if not uses:
+        c.neutral(*attention_keys)
+        return fields
+    h = c.size("block.heads", "num_attention_heads", required=False, default=32)
+    h_kv = c.size("block.kv_heads", "num_key_value_heads", required=False, default=h)
+    if not isinstance(h, int) or not 0 < h <= 2 * d:
+        raise c.error("num_attention_heads", f"expected 1 to {2 * d} heads (the head size is 2·hidden_size // heads)")
+    if isinstance(h_kv, int) and h_kv > 0 and h % h_kv:
+        raise c.error("num_key_value_heads", f"{h_kv} key/value heads must divide the {h} heads")
+    adapters = c.flag("use_shared_attention_adapter", False)
+    if adapters and (h_kv != h or (2 * d) % h):
+        raise c.error("use_shared_attention_adapter", "true needs num_key_value_heads = num_attention_heads and "
+                                                      "heads dividing 2·hidden_size (the adapters' outputs are 2d "
+                                                      "wide, added to q, k and v)")
+    mem = c.size("num_mem_blocks", "num_mem_blocks", required=False, default=1)
+    if not isinstance(mem, int) or mem < 1:
+        raise c.error("num_mem_blocks", "expected 1 or more shared blocks")
+    shared = {"heads": h, "kv_heads": h_kv, "head_size": 2 * d // h, "norm": "rmsnorm", "gated": True,
+              "activation": c.activation("hidden_act", default="gelu"), "qkv_bias": False, "out_bias": False,
+              "ff_size": c.size("block.ff_size", "intermediate_size", required=False, default=4 * d),
+              "ff_bias": bias}
+    rank = c.size("adapter_rank", "adapter_rank", required=False, default=128)
+    first, again = uses[:mem], uses[mem:]
+    if again and not fields["tied_embeddings"]:
+        raise c.error("tie_word_embeddings", f"false with {len(uses)} uses of {mem} shared block(s) is not counted: "
+                                             "transformers then ties nothing, so each use builds a whole copy of its "
+                                             "block with the adapters of every use of it, most of them idle")
+    for at, reused in ((first, False), (again, True)):
+        use = {"block": shared | {"shared_weights": reused}, "adapter_rank": rank, "attention_adapters": adapters}
+        _placed(fields, block | {"shared_block": use}, at)
+    return fields
+
+
 STATE_SPACE_FAMILIES: dict[str, Family] = {
     "mamba": Family(_mamba, _lm("Mamba")),
     "falcon_mamba": Family(_mamba, _lm("FalconMamba")),
@@ -292,5 +383,6 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "bamba": Family(_bamba, _lm("Bamba")),
     "granitemoehybrid": Family(_granitemoehybrid, _lm("GraniteMoeHybrid")),
     "nemotron_h": Family(_nemotron_h, _lm("NemotronH")),
+    "zamba2": Family(_zamba2, _lm("Zamba2")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from typing import ClassVar, Literal
 
-from pydantic import Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, parts_grad, product_grad
 from engine.method1.conventions import ACTIVATION_FLOP
@@ -196,6 +196,8 @@ class TransformerBlock(LayerBase):
                                                     "and in training its weight gradients, are counted here.")
     lora: LoRA | None = Field(None, description="LoRA adapters of rank r on the ``targets`` projections (q, k, v, "
                                                 "o, gate, up, down, experts; default q, v); those weights frozen.")
+    shared_block: SharedBlockUse | None = Field(None, description="Zamba2: a use of the shared attention block on "
+                                                                  "[x, embeddings] before the mixer.")
     kind_label: ClassVar[str] = "Transformer block"
     formula: ClassVar[str] = (r"2 L d (H + 2 H_{kv}) Q + 4 H L^2 Q + 2 L H Q d + 2 k L \, n_{ff} \, d F "
                               r"+ 2 L d E \quad (n_{ff} = 2, \text{ gated } 3)")
@@ -254,6 +256,9 @@ class TransformerBlock(LayerBase):
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         if not self.attention_norm and (self.norm_position != "pre" or self.parallel or self.mixer != "attention"):
             raise InputError("attention_norm", "a block without an attention norm is modelled pre-norm, sequential")
+        if self.shared_block is not None and (self.mixer != "mamba2" or self.lora is not None or self.shared_weights):
+            raise InputError("shared_block", "a shared attention block is modelled before a Mamba-2 mixer, in a "
+                                             "block without LoRA or shared weights of its own")
         if self.shared_weights and self.lora is not None:
             raise InputError("lora", "adapters on shared weights (ALBERT's shared layers) are not modelled")
         if self.lora is not None:
@@ -331,6 +336,9 @@ class TransformerBlock(LayerBase):
                 if self.sandwich_norms:
                     parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
         parts = parts_of.adapted(self, parts, d, length)
+        if self.shared_block is not None:  # the mixer's norm reads x + t (the shared block's output)
+            parts[0] = parts[0]._replace(src=("x", "t"), extra_flop=parts[0].extra_flop + length * d)
+            parts = parts_of.shared_block(self.shared_block, d, length) + parts
         if self.shared_weights:  # counted where the weights first appear
             parts = [p._replace(params=0, active_params=None if p.active_params is None else 0) for p in parts]
         params = sum(p.params for p in parts)
@@ -346,12 +354,44 @@ class TransformerBlock(LayerBase):
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
         """The parts' data flow (``engine.method1.backward.parts_grad``). Shared weights: the weight gradients of
         this use are computed (and accumulated into the shared weights), the weights themselves are trained
-        where they are counted."""
-        if not self.shared_weights:
+        where they are counted (Zamba2's shared block too: its adapters and projection are each use's own)."""
+        shared_block = self.shared_block is not None and self.shared_block.block.shared_weights
+        if not self.shared_weights and not shared_block:
             return parts_grad(cost.parts, grad_in, trainable, memory_grad)
-        own = self.model_copy(update={"shared_weights": False}).cost(flow)
+        unshared = {"shared_weights": False}
+        if shared_block:
+            unshared["shared_block"] = self.shared_block.model_copy(
+                update={"block": self.shared_block.block.model_copy(update={"shared_weights": False})})
+        own = self.model_copy(update=unshared).cost(flow)
         grad = parts_grad(own.parts, grad_in, trainable, memory_grad)
-        return grad._replace(trainable_params=0, parts=tuple((m, e, 0) for m, e, _ in grad.parts))
+        rows = tuple((m, e, t if counted.params else 0) for (m, e, t), counted in zip(grad.parts, cost.parts))
+        return grad._replace(trainable_params=sum(t for *_, t in rows), parts=rows)
+
+
+class SharedBlockUse(BaseModel):
+    """One use of Zamba2's shared attention block (``transformer_parts.shared_block``): ``block`` the shared
+    attention + gated MLP (its ``shared_weights``: an earlier use holds them), ``adapter_rank`` r of this use's
+    adapters beside the MLP's gate/up (d→r→2F) and, with ``attention_adapters``, beside q, k and v (2d→r→2d)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    block: TransformerBlock
+    adapter_rank: Size | None = Field(None, description="r: this use's adapters (None: none).")
+    attention_adapters: bool = Field(False, description="Adapters beside q, k and v too.")
+
+    @model_validator(mode="after")
+    def _modelled(self):
+        b = self.block
+        if b.mixer != "attention" or not b.gated or b.experts > 1 or b.parallel or b.norm_position != "pre" \
+                or b.kv_lora_rank is not None or b.cross_attention_length or b.shared_block is not None \
+                or b.lora is not None or b.local_radius is not None or b.qk_norm != "none" or b.sandwich_norms:
+            raise InputError("shared_block.block", "the shared block is modelled as pre-norm attention with a "
+                                                   "dense gated MLP")
+        if self.attention_adapters and not self.adapter_rank:
+            raise InputError("shared_block.attention_adapters", "attention adapters need adapter_rank")
+        return self
+
+
+TransformerBlock.model_rebuild()
 
 
 class TokenTypeEmbedding(LayerBase):

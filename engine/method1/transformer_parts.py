@@ -233,3 +233,47 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
         else:
             out += [frozen, _adapter(p, n_in, n_out, positions, r, dst=p.dst)]
     return out
+
+
+def _bottleneck(label: str, n_in: int, rank: int, n_out: int, positions: int, src: str, dst: tuple[str, ...],
+                own: str) -> list[Part]:
+    """A trained low-rank branch N→r→M (Zamba's per-use adapters: part of the model, not LoRA's frozen base), its
+    output added to ``dst``: r·(N + M) params, (N + M)·r MACs per position (full: + M adds)."""
+    return [_linear(f"{label} adapter down", n_in, rank, False, positions, src=(src,), dst=(own,), role="adapter"),
+            _linear(f"{label} adapter up", rank, n_out, False, positions, extra_flop=positions * n_out, src=(own,),
+                    dst=dst, also=dst, role="adapter")]
+
+
+def shared_block(use, d: int, length: int) -> list[Part]:
+    """Zamba2's shared transformer block, one use (transformers' ``Zamba2HybridLayer`` before its Mamba layer):
+    the block's input x concatenated with the token embeddings e ([x, e], 2d wide) and normed (2d params);
+    attention reading 2d: q 2d→H·Q, k and v 2d→H_kv·Q, QKᵀ and AV, output H·Q→d (no residual); a norm (d);
+    the gated MLP d→F→d (no residual); this use's adapters beside gate/up (d→r→2F) and, with
+    ``attention_adapters``, beside q, k and v (2d→r→2d each); then this use's own projection d→d, whose output
+    t the Mamba layer adds to its input before its norm. ``use.block.shared_weights``: an earlier use holds the
+    shared weights (the adapters and the projection are this use's own)."""
+    b, w = use.block, 2 * d
+    h, h_kv, q = b.attention_sizes(w)
+    norm_params, norm_flop = norm_cost(b, w, length)
+    parts = [Part("shared block norm of [x, embeddings]", norm_params, 0, norm_flop, None, "none", ("x", "e"),
+                  ("c",))]
+    for p in attention(b, "shared attention", w, length, length, b.causal_count == "half", None, "c")[:-1]:
+        parts.append(p)
+        if use.adapter_rank and use.attention_adapters and p.role in ("q", "kv"):
+            for name in ("q",) if p.role == "q" else ("k", "v"):
+                parts += _bottleneck(f"shared attention {name}", w, use.adapter_rank, w, length, "c", (name,),
+                                     f"{name}r")
+    f = b.ff_size or 4 * d
+    mlp_rows = mlp(b, "shared feed-forward", d, f, length, b.ff_bias, read="h2", out="f")
+    mlp_rows[-1] = mlp_rows[-1]._replace(also=())  # no residual inside the shared block
+    parts += [_linear("shared attention output projection", h * q, d, b.out_bias, length, src=("a",), dst=("ao",),
+                      role="o"),
+              norm(b, "shared feed-forward", d, length, src="ao", dst="h2")] + mlp_rows[:-1]
+    if use.adapter_rank:
+        parts += _bottleneck("shared feed-forward gate/up", d, use.adapter_rank, 2 * f, length, "h2", ("g", "u"),
+                             "fr")
+    parts += [mlp_rows[-1], _linear("shared block projection", d, d, False, length, src=("f",), dst=("t",),
+                                    role="projection")]
+    if b.shared_weights:  # counted where the weights first appear; the adapters and projection are this use's
+        parts = [p if p.role in ("adapter", "projection") else p._replace(params=0) for p in parts]
+    return parts

@@ -330,6 +330,23 @@ VARIANTS |= {  # chunk 8 over 10 and 12 positions: padded to 16, two chunks; chu
                                                                                    "num_heads": 9}), hidden_act="gelu"),
 }
 
+ZAMBA2 = {"hidden_size": 48, "vocab_size": 90, "num_attention_heads": 4, "n_mamba_heads": 6, "mamba_d_state": 8,
+          "mamba_d_conv": 4, "chunk_size": 8, "adapter_rank": 4, "intermediate_size": 72, "pad_token_id": 0,
+          "bos_token_id": 0, "eos_token_id": 0}
+VARIANTS |= {  # the shared blocks: two, used alternately (ABAB), each use with its own adapters and projection
+    "zamba2 two shared blocks, attention adapters": _variant(
+        "zamba2", "Zamba2ForCausalLM", **ZAMBA2, num_hidden_layers=6, num_mem_blocks=2,
+        layers_block_type=["mamba", "hybrid", "mamba", "hybrid", "hybrid", "mamba"],
+        use_shared_attention_adapter=True),
+    "zamba2 one block, GQA, groups, biases, rope": _variant(
+        "zamba2", "Zamba2ForCausalLM", **(ZAMBA2 | {"chunk_size": 5}), num_hidden_layers=4, num_key_value_heads=2,
+        mamba_ngroups=2, add_bias_linear=True, use_mem_rope=True, hidden_act="silu",
+        layers_block_type=["hybrid", "linear_attention", "hybrid", "hybrid"]),
+    "zamba2 model, untied, blocks for every use": _variant(
+        "zamba2", "Zamba2Model", **(ZAMBA2 | {"num_attention_heads": 3}), num_hidden_layers=3, num_mem_blocks=2,
+        layers_block_type=["hybrid", "mamba", "hybrid"], tie_word_embeddings=False, mamba_expand=3),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)
