@@ -323,6 +323,30 @@ def _mamba2_hybrid(draw, spec: Spec, out: dict) -> None:
             "mamba_d_conv": draw(st.integers(2, 4))}
 
 
+def _zamba2(draw, spec: Spec, out: dict) -> None:
+    """Zamba2: ``layers_block_type`` of ``num_hidden_layers`` entries (the config class checks the length), each
+    a Mamba-2 layer or a shared-block ("hybrid") one; ``num_mem_blocks`` 1–3 used in turn; adapters of rank 1–8,
+    on q, k, v too only where transformers can add them (H_kv = H, H dividing 2d); the Mamba-2 sizes as for Bamba
+    (``n_mamba_heads`` dividing ``mamba_expand``·d, ``mamba_ngroups`` dividing the heads, state and chunk from 2).
+    Untied embeddings with more uses than blocks are refused by name (transformers then ties no shared block): the
+    draw keeps enough blocks there."""
+    d, layers = out["hidden_size"], draw(st.integers(1, 4))
+    kinds = draw(st.lists(st.sampled_from(["linear_attention", "mamba", "hybrid"]), min_size=layers,
+                          max_size=layers))
+    expand = draw(st.integers(1, 2))
+    heads = draw(st.sampled_from([h for h in range(1, 9) if expand * d % h == 0]))
+    uses, blocks = kinds.count("hybrid"), draw(st.integers(1, 3))
+    if out.get("tie_word_embeddings") is False:
+        blocks = max(blocks, uses)
+    adapters = out["num_key_value_heads"] == out["num_attention_heads"] and 2 * d % out["num_attention_heads"] == 0
+    out |= {"num_hidden_layers": layers, "layers_block_type": kinds, "num_mem_blocks": blocks, "adapter_rank": draw(st.integers(1, 8)),
+            "use_shared_attention_adapter": adapters and draw(st.booleans()), "mamba_expand": expand,
+            "n_mamba_heads": heads, "mamba_ngroups": draw(st.sampled_from([g for g in range(1, heads + 1)
+                                                                          if heads % g == 0])),
+            "chunk_size": draw(st.integers(2, 16)), "mamba_d_state": draw(st.integers(2, 16)),
+            "mamba_d_conv": draw(st.integers(2, 4))}
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -363,6 +387,7 @@ HOOKS: dict[str, Callable] = {
     "mamba2": _mamba2,
     "bamba": _mamba2_hybrid,
     "granitemoehybrid": _mamba2_hybrid,
+    "zamba2": _zamba2,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

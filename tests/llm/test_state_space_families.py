@@ -6,6 +6,7 @@ import pytest
 
 from engine.errors import InputError
 from engine.llm.config import read_hf_config, validate_transformer_config
+from engine.method1.architecture import evaluate
 from engine.method1.transformer import TransformerBlock
 
 
@@ -81,3 +82,46 @@ def test_granite_hybrid_layer_types():
     assert _mixers(config) == ["mamba2", "attention", "mamba2"]
     with pytest.raises(InputError, match="layer_types"):
         read_hf_config(config | {"layer_types": ["mamba", "sliding_attention", "mamba"]})
+
+
+ZAMBA2 = {"model_type": "zamba2", "architectures": ["Zamba2ForCausalLM"], "hidden_size": 32, "vocab_size": 64,
+          "num_hidden_layers": 5, "layers_block_type": ["mamba", "hybrid", "mamba", "hybrid", "hybrid"],
+          "num_attention_heads": 4, "n_mamba_heads": 4, "mamba_d_state": 8, "chunk_size": 8, "adapter_rank": 3,
+          "intermediate_size": 40}
+
+
+def test_zamba2_shared_blocks_are_used_in_turn_and_counted_once():
+    """Use j of the shared blocks runs block j mod M; a block's weights count at its first use, each use's adapters
+    (d→r→2F beside gate/up) and projection d→d at every use. One block more (M = 2 instead of 1, three uses) adds
+    exactly one block's weights: RMSNorm(2d) + q, k, v 2d→2d + o 2d→d + RMSNorm(d) + gate/up d→2F + down F→d."""
+    model = read_hf_config(ZAMBA2)
+    blocks = [layer for layer in model.architecture(16).layers if isinstance(layer, TransformerBlock)]
+    assert [b.shared_block is not None for b in blocks] == [False, True, False, True, True]
+    assert [b.shared_block.block.shared_weights for b in blocks if b.shared_block] == [False, True, True]
+    d, f = 32, 40
+    block = 2 * d + 3 * (2 * d) ** 2 + 2 * d * d + d + d * 2 * f + f * d
+    one = evaluate(model.architecture(16), "matmul")
+    two = evaluate(read_hf_config(ZAMBA2 | {"num_mem_blocks": 2}).architecture(16), "matmul")
+    assert two.params - one.params == block
+    assert two.forward_flop == one.forward_flop
+    adapters = evaluate(read_hf_config(ZAMBA2 | {"adapter_rank": 5}).architecture(16), "matmul")
+    assert adapters.params - one.params == 3 * 2 * (d + 2 * f)  # three uses, rank 3 → 5: (5 − 3)·(d + 2F) each
+    assert adapters.forward_flop - one.forward_flop == 2 * 16 * 3 * 2 * (d + 2 * f)
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"layers_block_type": ["mamba", "hybrid", "full_attention", "hybrid", "hybrid"]}, "layers_block_type"),
+    ({"num_hidden_layers": 4}, "num_hidden_layers"),
+    ({"tie_word_embeddings": False}, "tie_word_embeddings"),  # transformers then ties no shared block
+    ({"use_shared_attention_adapter": True, "num_key_value_heads": 2}, "use_shared_attention_adapter"),
+    ({"n_mamba_heads": 5}, "n_mamba_heads"),
+    ({"chunk_size": 1}, "chunk_size"),
+])
+def test_zamba2_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=f"^config.{key}: "):
+        read_hf_config(ZAMBA2 | change)
+
+
+def test_zamba2_untied_with_a_block_per_use_is_counted():
+    """Untied embeddings tie no shared block in transformers: counted where each use has a block of its own."""
+    assert read_hf_config(ZAMBA2 | {"tie_word_embeddings": False, "num_mem_blocks": 3}).tied_embeddings is False
