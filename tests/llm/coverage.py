@@ -72,7 +72,8 @@ def small_overrides(model_type: str) -> dict:
     """The keyword arguments that make the config class's defaults small: at most ``LAYERS`` layers (DeepSeek's
     first dense layers: 1; an unset ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
     default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build; Zamba2's layer kinds: the
-    last ``LAYERS`` of its default 54, one of them a shared-block layer; DBRX's attn_config rope_theta
+    last ``LAYERS`` of its default 54, one of them a shared-block layer; Zamba's: two shared-block layers of four
+    (transformers cannot build one with tied embeddings); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name)."""
     from transformers import CONFIG_MAPPING
@@ -100,6 +101,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["attention_type"] = "original_full"
     if model_type == "zamba2":  # its 54 layer kinds must match num_hidden_layers: the last LAYERS, one a shared block
         overrides["layers_block_type"] = defaults["layers_block_type"][-overrides["num_hidden_layers"]:]
+    if model_type == "zamba":  # two shared-block layers in four: with one, transformers' tie pattern cannot build
+        overrides |= {"attn_layer_period": 1, "attn_layer_offset": 0}
     for key in ("layer_types", "mlp_only_layers"):
         if isinstance(defaults.get(key), list) and defaults[key]:
             overrides[key] = None if key == "layer_types" else []

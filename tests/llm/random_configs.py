@@ -347,6 +347,31 @@ def _zamba2(draw, spec: Spec, out: dict) -> None:
             "mamba_d_conv": draw(st.integers(2, 4))}
 
 
+def _zamba(draw, spec: Spec, out: dict) -> None:
+    """Zamba v1: ``layers_block_type`` of ``num_hidden_layers`` entries, or none (then ``attn_layer_period`` and
+    ``attn_layer_offset`` place the shared-block layers); ``n_mamba_heads`` dividing ``mamba_expand``·d; a head size
+    of its own or 2d/H; Mamba's state, kernel and Δ rank. One shared-block layer with tied embeddings is not drawn:
+    transformers cannot build it (the reader refuses it by name)."""
+    d, layers = out["hidden_size"], draw(st.integers(3, 6))
+    expand = draw(st.integers(1, 2))
+    if draw(st.booleans()):
+        kinds = draw(st.lists(st.sampled_from(["mamba", "hybrid"]), min_size=layers, max_size=layers))
+        out["layers_block_type"] = kinds
+    else:
+        period, offset = draw(st.integers(1, 3)), draw(st.integers(0, 2))
+        out |= {"attn_layer_period": period, "attn_layer_offset": offset}
+        kinds = ["mamba", "mamba", "hybrid"] + ["hybrid" if i % period == offset else "mamba" for i in range(layers - 3)]
+    if kinds.count("hybrid") == 1 and out.get("tie_word_embeddings") is not False:
+        out["tie_word_embeddings"] = False
+    out |= {"num_hidden_layers": layers, "mamba_expand": expand,
+            "n_mamba_heads": draw(st.sampled_from([h for h in range(1, 9) if expand * d % h == 0])),
+            "mamba_d_state": draw(st.integers(2, 16)), "mamba_d_conv": draw(st.integers(2, 4)),
+            "mamba_dt_rank": draw(st.one_of(st.just("auto"), st.integers(1, 8))),
+            "mamba_proj_bias": draw(st.booleans()), "mamba_conv_bias": draw(st.booleans())}
+    if draw(st.booleans()):
+        out["attention_head_dim"] = draw(st.sampled_from(spec.head_sizes()))
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -388,6 +413,7 @@ HOOKS: dict[str, Callable] = {
     "bamba": _mamba2_hybrid,
     "granitemoehybrid": _mamba2_hybrid,
     "zamba2": _zamba2,
+    "zamba": _zamba,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

@@ -347,6 +347,17 @@ VARIANTS |= {  # the shared blocks: two, used alternately (ABAB), each use with 
         layers_block_type=["hybrid", "mamba", "hybrid"], tie_word_embeddings=False, mamba_expand=3),
 }
 
+ZAMBA = {"hidden_size": 48, "vocab_size": 90, "num_attention_heads": 4, "num_key_value_heads": 4, "n_mamba_heads": 2, "mamba_d_state": 8,
+         "mamba_d_conv": 4, "intermediate_size": 72, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+VARIANTS |= {  # Zamba v1: Mamba layers with per-head x/Δ projections, one shared block (no adapters)
+    "zamba period 2": _variant("zamba", "ZambaForCausalLM", **ZAMBA, num_hidden_layers=6, attn_layer_period=2,
+                               attn_layer_offset=1),
+    "zamba model, listed kinds, GQA, head size, biases": _variant(
+        "zamba", "ZambaModel", **(ZAMBA | {"n_mamba_heads": 4, "num_key_value_heads": 2}), num_hidden_layers=4,
+        attention_head_dim=20, mamba_dt_rank=5, mamba_proj_bias=True, mamba_conv_bias=False, tie_word_embeddings=False,
+        layers_block_type=["mamba", "hybrid", "mamba", "mamba"]),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)

@@ -125,3 +125,34 @@ def test_zamba2_refusals_name_the_key(change, key):
 def test_zamba2_untied_with_a_block_per_use_is_counted():
     """Untied embeddings tie no shared block in transformers: counted where each use has a block of its own."""
     assert read_hf_config(ZAMBA2 | {"tie_word_embeddings": False, "num_mem_blocks": 3}).tied_embeddings is False
+
+
+ZAMBA = {"model_type": "zamba", "architectures": ["ZambaForCausalLM"], "hidden_size": 32, "vocab_size": 64,
+         "num_hidden_layers": 6, "attn_layer_period": 2, "attn_layer_offset": 1, "num_attention_heads": 4,
+         "num_key_value_heads": 4, "n_mamba_heads": 2, "mamba_d_state": 8, "intermediate_size": 40}
+
+
+def test_zamba_shared_block_placed_by_period_and_untied_copies():
+    """Default kinds: Mamba, Mamba, hybrid, then hybrid where i mod period = offset among the rest (i = 1, 3 here:
+    layers 4 and 6). Untied embeddings: transformers ties no shared block, so each of the 3 uses holds one: 2 more
+    blocks (RMSNorm(2d) + q, k, v 2d→2d + o 2d→d + RMSNorm(d) + gate, up d→F + down F→d) and the head V·d."""
+    model = read_hf_config(ZAMBA)
+    blocks = [layer for layer in model.architecture(16).layers if isinstance(layer, TransformerBlock)]
+    assert [b.shared_block is not None for b in blocks] == [False, False, True, False, True, False]
+    d, f = 32, 40
+    block = 2 * d + 3 * (2 * d) ** 2 + 2 * d * d + d + 3 * d * f
+    tied = evaluate(model.architecture(16), "matmul")
+    untied = evaluate(read_hf_config(ZAMBA | {"tie_word_embeddings": False}).architecture(16), "matmul")
+    assert untied.params - tied.params == block + 64 * d
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"attn_layer_period": 6, "attn_layer_offset": 4}, "layers_block_type"),  # one use, tied: transformers fails
+    ({"attention_hidden_size": 48}, "attention_hidden_size"),
+    ({"num_key_value_heads": None}, "num_key_value_heads"),  # ZambaConfig's 16 key/value heads over 4 heads
+    ({"n_mamba_heads": 3}, "n_mamba_heads"),
+    ({"layers_block_type": ["mamba", "hybrid"]}, "num_hidden_layers"),
+])
+def test_zamba_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=f"^config.{key}: "):
+        read_hf_config({k: v for k, v in (ZAMBA | change).items() if v is not None})
