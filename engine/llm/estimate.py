@@ -139,10 +139,11 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         config = with_causal_count(config, run.causal_count)
     block = config.block
     tune = run.fine_tune
-    if tune.mode != "full" and config.shared_groups is not None:
+    shared_blocks = any(b.shared_block is not None for _, b in config.named_blocks())
+    if tune.mode != "full" and (config.shared_groups is not None or shared_blocks):
         raise InputError("fine-tune",
-                         "fine-tuning part of a model whose layers share weights (ALBERT) is not modelled; "
-                         "train it in full")
+                         "fine-tuning part of a model whose layers share weights (ALBERT, Zamba's shared attention "
+                         "blocks) is not modelled; train it in full")
     architecture = config.architecture(seq_len, run.decoder_seq_len)
     if tune.mode != "full":
         layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)

@@ -256,10 +256,12 @@ class TransformerBlock(LayerBase):
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         if not self.attention_norm and (self.norm_position != "pre" or self.parallel or self.mixer != "attention"):
             raise InputError("attention_norm", "a block without an attention norm is modelled pre-norm, sequential")
-        if self.shared_block is not None and (self.mixer not in ("mamba", "mamba2") or self.lora is not None
-                                              or self.shared_weights):
+        if self.shared_block is not None and (self.mixer not in ("mamba", "mamba2") or self.shared_weights):
             raise InputError("shared_block", "a shared attention block is modelled before a Mamba or Mamba-2 mixer, "
-                                             "in a block without LoRA or shared weights of its own")
+                                             "in a block without shared weights of its own")
+        if self.shared_block is not None and self.lora is not None:
+            raise InputError("lora", "LoRA on a layer that runs Zamba's shared attention block is not modelled "
+                                     "(adapters on shared weights); fine-tune the last blocks or in full instead")
         if self.shared_weights and self.lora is not None:
             raise InputError("lora", "adapters on shared weights (ALBERT's shared layers) are not modelled")
         if self.lora is not None:

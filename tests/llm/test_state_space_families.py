@@ -156,3 +156,13 @@ def test_zamba_shared_block_placed_by_period_and_untied_copies():
 def test_zamba_refusals_name_the_key(change, key):
     with pytest.raises(InputError, match=f"^config.{key}: "):
         read_hf_config({k: v for k, v in (ZAMBA | change).items() if v is not None})
+
+
+@pytest.mark.parametrize("tune", [{"lora_rank": 4}, {"trainable_last": 2}])
+def test_zamba2_partial_fine_tune_is_refused_by_name(tune):
+    """LoRA would adapt the shared block's weights (one adapter for every use); training the last blocks would train
+    weights an earlier, frozen use shares: neither is modelled (as for ALBERT), one line."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    with pytest.raises(InputError, match="^fine-tune: fine-tuning part of a model whose layers share weights"):
+        estimate_transformer(read_hf_config(ZAMBA2), TransformerRun(tokens=1e6, seq_len=16, **tune))
