@@ -302,8 +302,8 @@ def _zamba2(c: Keys) -> dict:
     H·Q→d, RMSNorm(d), gated MLP d→F→d (``intermediate_size``, absent 4d; ``hidden_act``; ``add_bias_linear``),
     each use with its own adapters of rank ``adapter_rank`` beside gate/up (and q, k, v with
     ``use_shared_attention_adapter``) and its own projection d→d, added to the Mamba layer's input before its norm;
-    a tied head by default (transformers ties the shared blocks only then: ``tie_word_embeddings`` false with
-    more uses than blocks is refused). The derived keys Zamba2Config writes (``attention_head_dim``, ``mamba_headdim``,
+    a tied head by default (transformers ties the shared blocks only then: untied, each use has a copy of its block
+    of its own, with the adapters of every use of it, the others' idle). The derived keys Zamba2Config writes (``attention_head_dim``, ``mamba_headdim``,
     ``hybrid_layer_ids`` …) are recomputed by it from these, hence inert."""
     c.neutral("time_step_min", "time_step_max", "time_step_floor", "use_mamba_kernels", "use_mem_eff_path",
               "use_conv_bias", "use_mem_rope", "num_logits_to_keep", "attention_hidden_size", "attention_head_dim",
@@ -355,7 +355,7 @@ def _zamba2(c: Keys) -> dict:
               "ff_bias": bias}
     use = {"adapter_rank": c.size("adapter_rank", "adapter_rank", required=False, default=128),
            "attention_adapters": adapters}
-    return _shared_uses(c, fields, shared, use, uses, mem)
+    return _shared_uses(fields, shared, use, uses, mem)
 
 
 def _zamba_kinds(c: Keys, types, layers) -> None:
@@ -380,18 +380,21 @@ def _shared_heads(c: Keys, d: int, default: int, kv_default: int | None = None) 
     return h, h_kv
 
 
-def _shared_uses(c: Keys, fields: dict, shared: dict, use: dict, uses: list[int], blocks: int) -> dict:
+def _shared_uses(fields: dict, shared: dict, use: dict, uses: list[int], blocks: int) -> dict:
     """The main block with one use of a shared block on each of the layers ``uses``: use j runs block j mod M,
-    whose weights count at its first use. Untied embeddings with reused blocks are refused: transformers ties the
-    shared blocks only with ``tie_word_embeddings``."""
-    first, again = uses[:blocks], uses[blocks:]
-    if again and not fields["tied_embeddings"]:
-        raise c.error("tie_word_embeddings", f"false with {len(uses)} uses of {blocks} shared block(s) is not "
-                                             "counted: transformers then ties nothing, so each use builds a whole "
-                                             "copy of its block (Zamba2's with the adapters of every use of it)")
-    block = fields["block"]
-    for at, reused in ((first, False), (again, True)):
-        _placed(fields, block | {"shared_block": use | {"block": shared | {"shared_weights": reused}}}, at)
+    whose weights count at its first use. transformers ties the shared blocks only with ``tie_word_embeddings``:
+    untied, every use builds a copy of its block of its own, holding the adapters of every use of that block
+    (``idle_adapters``: those of the others, where ``use`` has adapters)."""
+    block, groups = fields["block"], {}
+    for j, at in enumerate(uses):
+        if fields["tied_embeddings"]:
+            key = (j >= blocks, 0)
+        else:  # use j's copy of block j mod M holds the adapters of all that block's uses
+            key = (False, len(range(j % blocks, len(uses), blocks)) - 1 if use.get("adapter_rank") else 0)
+        groups.setdefault(key, []).append(at)
+    for (reused, idle), at in groups.items():
+        shared_use = use | {"block": shared | {"shared_weights": reused}} | ({"idle_adapters": idle} if idle else {})
+        _placed(fields, block | {"shared_block": shared_use}, at)
     return fields
 
 
@@ -461,8 +464,7 @@ def _zamba(c: Keys) -> dict:
               "activation": c.activation("hidden_act", default="gelu"),
               "ff_size": c.size("block.ff_size", "intermediate_size", required=False, default=14848),
               "ff_bias": False}
-    # untied embeddings: transformers ties nothing, each use has a block of its own (v1 has no adapters)
-    return _shared_uses(c, fields, shared, {}, uses, 1 if fields["tied_embeddings"] else len(uses))
+    return _shared_uses(fields, shared, {}, uses, 1)
 
 
 STATE_SPACE_FAMILIES: dict[str, Family] = {

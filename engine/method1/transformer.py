@@ -380,6 +380,8 @@ class SharedBlockUse(BaseModel):
     block: TransformerBlock
     adapter_rank: Size | None = Field(None, description="r: this use's adapters (None: none).")
     attention_adapters: bool = Field(False, description="Adapters beside q, k and v too.")
+    idle_adapters: int = Field(0, ge=0, le=10_000, description="Adapter sets of other uses this copy holds and never "
+                                                             "runs (transformers' untied Zamba2 blocks).")
 
     @model_validator(mode="after")
     def _modelled(self):
@@ -389,8 +391,8 @@ class SharedBlockUse(BaseModel):
                 or b.lora is not None or b.local_radius is not None or b.qk_norm != "none" or b.sandwich_norms:
             raise InputError("shared_block.block", "the shared block is modelled as pre-norm attention with a "
                                                    "dense gated MLP")
-        if self.attention_adapters and not self.adapter_rank:
-            raise InputError("shared_block.attention_adapters", "attention adapters need adapter_rank")
+        if (self.attention_adapters or self.idle_adapters) and not self.adapter_rank:
+            raise InputError("shared_block.adapter_rank", "attention or idle adapters need adapter_rank")
         return self
 
 

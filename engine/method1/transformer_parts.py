@@ -251,7 +251,8 @@ def shared_block(use, d: int, length: int) -> list[Part]:
     the gated MLP d→F→d (no residual); this use's adapters beside gate/up (d→r→2F) and, with
     ``attention_adapters``, beside q, k and v (2d→r→2d each); then this use's own projection d→d, whose output
     t the Mamba layer adds to its input before its norm. ``use.block.shared_weights``: an earlier use holds the
-    shared weights (the adapters and the projection are this use's own)."""
+    shared weights (the adapters and the projection are this use's own). ``use.idle_adapters``: the adapter sets of
+    other uses this copy holds and never runs (transformers' untied copies): parameters only, never trained."""
     b, w = use.block, 2 * d
     h, h_kv, q = b.attention_sizes(w)
     norm_params, norm_flop = norm_cost(b, w, length)
@@ -274,6 +275,10 @@ def shared_block(use, d: int, length: int) -> list[Part]:
                              "fr")
     parts += [mlp_rows[-1], _linear("shared block projection", d, d, False, length, src=("f",), dst=("t",),
                                     role="projection")]
+    if use.idle_adapters:  # untied copies hold the adapters of every use of their block; only this use's run
+        per_use = use.adapter_rank * ((d + 2 * f) + (3 * 2 * w if use.attention_adapters else 0))
+        parts.append(Part("shared block adapters of its other uses (idle)", use.idle_adapters * per_use, 0, 0,
+                          None, "none", (), (), frozen=True, role="adapter"))
     if b.shared_weights:  # counted where the weights first appear; the adapters and projection are this use's
         parts = [p if p.role in ("adapter", "projection") else p._replace(params=0) for p in parts]
     return parts

@@ -328,16 +328,13 @@ def _zamba2(draw, spec: Spec, out: dict) -> None:
     a Mamba-2 layer or a shared-block ("hybrid") one; ``num_mem_blocks`` 1–3 used in turn; adapters of rank 1–8,
     on q, k, v too only where transformers can add them (H_kv = H, H dividing 2d); the Mamba-2 sizes as for Bamba
     (``n_mamba_heads`` dividing ``mamba_expand``·d, ``mamba_ngroups`` dividing the heads, state and chunk from 2).
-    Untied embeddings with more uses than blocks are refused by name (transformers then ties no shared block): the
-    draw keeps enough blocks there."""
+    Tied or untied (then transformers ties no shared block: a copy per use, with every use's adapters)."""
     d, layers = out["hidden_size"], draw(st.integers(1, 4))
     kinds = draw(st.lists(st.sampled_from(["linear_attention", "mamba", "hybrid"]), min_size=layers,
                           max_size=layers))
     expand = draw(st.integers(1, 2))
     heads = draw(st.sampled_from([h for h in range(1, 9) if expand * d % h == 0]))
-    uses, blocks = kinds.count("hybrid"), draw(st.integers(1, 3))
-    if out.get("tie_word_embeddings") is False:
-        blocks = max(blocks, uses)
+    blocks = draw(st.integers(1, 3))
     adapters = out["num_key_value_heads"] == out["num_attention_heads"] and 2 * d % out["num_attention_heads"] == 0
     out |= {"num_hidden_layers": layers, "layers_block_type": kinds, "num_mem_blocks": blocks, "adapter_rank": draw(st.integers(1, 8)),
             "use_shared_attention_adapter": adapters and draw(st.booleans()), "mamba_expand": expand,

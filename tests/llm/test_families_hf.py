@@ -342,6 +342,9 @@ VARIANTS |= {  # the shared blocks: two, used alternately (ABAB), each use with 
         "zamba2", "Zamba2ForCausalLM", **(ZAMBA2 | {"chunk_size": 5}), num_hidden_layers=4, num_key_value_heads=2,
         mamba_ngroups=2, add_bias_linear=True, use_mem_rope=True, hidden_act="silu",
         layers_block_type=["hybrid", "linear_attention", "hybrid", "hybrid"]),
+    "zamba2 untied: a copy per use with every use's adapters": _variant(
+        "zamba2", "Zamba2ForCausalLM", **ZAMBA2, num_hidden_layers=5, num_mem_blocks=2, tie_word_embeddings=False,
+        layers_block_type=["hybrid", "hybrid", "mamba", "hybrid", "hybrid"], use_shared_attention_adapter=True),
     "zamba2 model, untied, blocks for every use": _variant(
         "zamba2", "Zamba2Model", **(ZAMBA2 | {"num_attention_heads": 3}), num_hidden_layers=3, num_mem_blocks=2,
         layers_block_type=["hybrid", "mamba", "hybrid"], tie_word_embeddings=False, mamba_expand=3),

@@ -112,7 +112,6 @@ def test_zamba2_shared_blocks_are_used_in_turn_and_counted_once():
 @pytest.mark.parametrize("change,key", [
     ({"layers_block_type": ["mamba", "hybrid", "full_attention", "hybrid", "hybrid"]}, "layers_block_type"),
     ({"num_hidden_layers": 4}, "num_hidden_layers"),
-    ({"tie_word_embeddings": False}, "tie_word_embeddings"),  # transformers then ties no shared block
     ({"use_shared_attention_adapter": True, "num_key_value_heads": 2}, "use_shared_attention_adapter"),
     ({"n_mamba_heads": 5}, "n_mamba_heads"),
     ({"chunk_size": 1}, "chunk_size"),
@@ -122,9 +121,16 @@ def test_zamba2_refusals_name_the_key(change, key):
         read_hf_config(ZAMBA2 | change)
 
 
-def test_zamba2_untied_with_a_block_per_use_is_counted():
-    """Untied embeddings tie no shared block in transformers: counted where each use has a block of its own."""
-    assert read_hf_config(ZAMBA2 | {"tie_word_embeddings": False, "num_mem_blocks": 3}).tied_embeddings is False
+def test_zamba2_untied_copies_hold_every_uses_adapters():
+    """Untied embeddings: transformers ties no shared block, so each of the 3 uses of the one block builds a copy
+    holding the adapters of all 3 uses (2 of them idle): 2 more blocks, 3 × 2 more adapter sets r·(d + 2F), the head
+    V·d; the same FLOP (idle adapters do not run)."""
+    d, f, r = 32, 40, 3
+    block = 2 * d + 3 * (2 * d) ** 2 + 2 * d * d + d + d * 2 * f + f * d
+    tied = evaluate(read_hf_config(ZAMBA2).architecture(16), "matmul")
+    untied = evaluate(read_hf_config(ZAMBA2 | {"tie_word_embeddings": False}).architecture(16), "matmul")
+    assert untied.params - tied.params == 2 * block + 3 * 2 * r * (d + 2 * f) + 64 * d
+    assert untied.forward_flop == tied.forward_flop
 
 
 ZAMBA = {"model_type": "zamba", "architectures": ["ZambaForCausalLM"], "hidden_size": 32, "vocab_size": 64,
