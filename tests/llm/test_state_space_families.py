@@ -172,3 +172,22 @@ def test_zamba2_partial_fine_tune_is_refused_by_name(tune):
 
     with pytest.raises(InputError, match="^fine-tune: fine-tuning part of a model whose layers share weights"):
         estimate_transformer(read_hf_config(ZAMBA2), TransformerRun(tokens=1e6, seq_len=16, **tune))
+
+
+@pytest.mark.parametrize("attention_adapters", [False, True])
+def test_zamba2_shared_block_full_convention_extras(attention_adapters):
+    """``full`` adds, per use of the shared block over L positions (no biases): the [x, e] RMSNorm 4·L·2d, softmax and
+    1/√Q scaling 6·H·L², the feed-forward RMSNorm 4·L·d, GELU and the gate product (5 + 1)·L·F, the gate/up adapter's
+    add L·2F (with attention adapters, q, k and v's adds 3·L·2d), and x + t before the Mamba norm L·d. Against the
+    same layers without the shared block (all Mamba-2): uses × that, beyond the matmul difference."""
+    length, d, h, f = 16, 32, 4, 40
+    config = ZAMBA2 | {"use_shared_attention_adapter": attention_adapters}
+    plain = ZAMBA2 | {"layers_block_type": ["mamba"] * 5}
+
+    def extras(data):
+        arch = read_hf_config(data).architecture(length)
+        return evaluate(arch, "full").forward_flop - evaluate(arch, "matmul").forward_flop
+
+    per_use = 4 * length * 2 * d + 6 * h * length ** 2 + 4 * length * d + 6 * length * f + length * 2 * f \
+        + length * d + (3 * length * 2 * d if attention_adapters else 0)
+    assert extras(config) - extras(plain) == 3 * per_use
