@@ -21,9 +21,13 @@ H_kv key/value heads of d_h):
   activation once more (Megatron's ``recompute_modules=["layernorm", "moe_act"]``);
   ``"full"`` the block's forward GEMMs, memory-bound work and its two all-to-alls again.
 - all-to-all: dispatch and combine each move c·T·k·h·2 bytes × (ep − 1)/ep forward and the same backward
-  (the backward of one is the other), over NVLink for the peers inside the node (the group spans t·ep
-  ranks) and the scale-out link for the others, the slower of the two; ``overlap_a2a`` hides it behind
-  another micro-batch's GEMMs (Megatron's ``moe_a2a_overlap``), only the excess exposed.
+  (the backward of one is the other), over NVLink for the peers inside the node and the scale-out link for
+  the others, the slower of the two. The expert-parallel group is ep consecutive ranks whatever t is:
+  Megatron-Core builds the expert groups apart from the attention groups ("MoE parallel folding"), ranks
+  ordered tp-cp-ep-dp-pp with tp = the expert tensor-parallel size, 1 here (megatron/core/parallel_state.py,
+  ``RankGenerator`` for ``expert_decoder_rank_generator``), so min(ep, chips per node) of the group share a
+  node. ``overlap_a2a`` hides it behind another micro-batch's GEMMs (Megatron's ``moe_a2a_overlap``), only
+  the excess exposed.
 - tensor parallelism (t > 1, sequence parallel): attention's all-gather + reduce-scatter forward, the same
   and one more gather backward (2.5 all-reduces of b·s·h·2 bytes); the experts need none.
 - pipeline, logits, bubble and sends as in the dense model; gradients: the dense parameters reduced over d,
@@ -67,13 +71,14 @@ def _core(chip: KernelChip, s: int, keys: int, head_dim: int, batch: int) -> tup
     return fwd, bwd
 
 
-def all_to_all_s(nbytes: float, ep: int, t: int, intra_gb_s: float, inter_gb_s: float,
+def all_to_all_s(nbytes: float, ep: int, stride: int, intra_gb_s: float, inter_gb_s: float,
                  chips_per_node: int) -> float:
-    """One all-to-all of ``nbytes`` per rank over ep ranks spaced t apart: the in-node share on NVLink, the
-    rest on the scale-out link, whichever takes longer."""
+    """One all-to-all of ``nbytes`` per rank over ep ranks spaced ``stride`` apart (the expert
+    tensor-parallel size: 1 in the expert groups Megatron-Core builds with expert tensor parallelism 1): the
+    in-node share on NVLink, the rest on the scale-out link, whichever takes longer."""
     if ep <= 1:
         return 0.0
-    in_node = max(1, min(ep, chips_per_node // t))
+    in_node = max(1, min(ep, chips_per_node // stride))
     near = (in_node - 1) / ep * nbytes / (intra_gb_s * 1e9 * ETA_NETWORK)
     far = (ep - in_node) / ep * nbytes / (inter_gb_s * 1e9 * ETA_NETWORK)
     return max(near, far)
@@ -114,7 +119,7 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     norms = 22 * tokens * h
     memory = (norms + 4 * bs * (heads + kv_heads) * head_dim / t + act + 8 * imbalance * tokens * top_k * h
               + 4 * tokens * experts) * BYTES / 2 / w
-    one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, t, intra_gb_s, inter_gb_s, chips_per_node)
+    one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, 1, intra_gb_s, inter_gb_s, chips_per_node)
     a2a = 4 * one_a2a
     if recompute == "full":  # the block's forward again, its dispatch and combine included
         re_gemm, re_mem = fwd, memory

@@ -59,9 +59,10 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     dense = [abs(r.error) for r in rows.values() if r.step_model == "kernel model"]
     dense += [abs(r.error) for r in table("validation")]
     assert len(dense) == 13 and statistics.median(dense) <= 0.05 and max(dense) <= 0.12
-    # with the three mixtures of experts (16 runs): median 7.1%, worst 27.8% (GPT-OSS 120B) — outside 12%
+    # with the three mixtures of experts (16 runs): median 5.4%, worst 27.8% (GPT-OSS 120B) — outside 12%
+    # (median 7.1% while the expert-parallel group was taken as ranks spaced t apart: Qwen3 235B +11.6%)
     everything = dense + [abs(r.error) for r in rows.values() if r.step_model == MOE_MODEL]
-    assert len(everything) == 16 and statistics.median(everything) == pytest.approx(0.071, abs=0.003)
+    assert len(everything) == 16 and statistics.median(everything) == pytest.approx(0.054, abs=0.003)
     assert max(everything) == pytest.approx(0.278, abs=0.003)
 
 
@@ -81,9 +82,11 @@ def test_the_ring_exchange_is_exposed_only_where_attention_cannot_hide_it():
 def test_moe_runs_through_the_expert_kernel_model_with_their_errors():
     rows = [r for r in h100_table() if "MoE" in r.case]
     assert len(rows) == 3 and all(r.step_model == MOE_MODEL for r in rows)
-    # measured here: GPT-OSS 120B −27.8%, Qwen3 30B-A3B −24.1%, Qwen3 235B-A22B +11.6% (the constant-efficiency
-    # model: −63.0%, −78.1%, and no layout for experts folded over tensor-parallel ranks); reported, not tuned
-    assert [100 * r.error for r in rows] == pytest.approx([-27.8, -24.1, 11.6], abs=0.3)
+    # measured here: GPT-OSS 120B −27.8%, Qwen3 30B-A3B −24.1%, Qwen3 235B-A22B −1.7% (+11.6% while its
+    # expert-parallel group was taken as 32 ranks spaced t = 2 apart, 4 per node instead of Megatron-Core's 8
+    # consecutive ones; the constant-efficiency model: −63.0%, −78.1%, and no layout for experts folded over
+    # tensor-parallel ranks); reported, not tuned
+    assert [100 * r.error for r in rows] == pytest.approx([-27.8, -24.1, -1.7], abs=0.3)
     assert [r.previous_error and 100 * r.previous_error for r in rows] == pytest.approx([-63.0, -78.1, None],
                                                                                         abs=0.3)
 
@@ -101,6 +104,12 @@ def test_expert_all_to_all_and_per_expert_gemms_by_formula():
     assert parts["step_s"] == pytest.approx(sum(v for k, v in parts.items() if k != "step_s"))
     # 16 ranks, 8 per node: 7/16 of the bytes on NVLink, 8/16 between nodes (50 GB/s) — the slower counts
     assert all_to_all_s(1e9, 16, 1, 450, 50, 8) == pytest.approx(8 / 16 * 1e9 / (50e9 * ETA_NETWORK))
+    # attention split t = 2 ways does not spread the expert group: Megatron-Core's expert ranks are ordered
+    # tp-cp-ep-dp-pp with tp = the expert tensor-parallel size (1), so ep 16 is 16 consecutive ranks, 8 per
+    # node: each of the 4 all-to-alls moves b·s/t = 512 tokens × k 2 × h 512 × 2 bytes, 8/16 of it between
+    # nodes (ranks spaced 2 apart would put 12/16 there)
+    folded = moe_step_s(H100, **dict(args, t=2, ep=16, d=16, experts=16, global_batch=16))
+    assert folded["all_to_all_s"] == pytest.approx(4 * 512 * 2 * 512 * 2 * 8 / 16 / (50e9 * ETA_NETWORK))
     # each local expert is its own GEMM: 2 local experts of 1,024 tokens (4,096 × 2 × 2 / 4 × ... balanced)
     one = gemm_s(H100, 1024, 2048, 512) + gemm_s(H100, 1024, 512, 1024)
     bigger = moe_step_s(H100, **dict(args, f=2048))["gemm_s"] - parts["gemm_s"]
