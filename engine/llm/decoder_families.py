@@ -409,6 +409,30 @@ def _flex_olmo(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "final_norm": True}
 
 
+def _minimax_m2(c: Keys) -> dict:
+    """minimax_m2 (MiniMax-M2, M2.1): pre-norm GQA attention without biases, an RMSNorm of the whole query and
+    key projections (γ of H·Q and H_kv·Q: ``qk_norm_type`` "per_layer"), partial rotary (``rotary_dim``: no
+    parameters); every layer E experts of ``intermediate_size`` (k per token) behind a router d→E without bias,
+    scored by a sigmoid plus ``e_score_correction_bias`` (a buffer: no parameters). The multi-token-prediction
+    modules (``use_mtp``, ``num_mtp_modules``, ``mtp_transformer_layers``) are not built by transformers. The
+    published file's MiniMax-specific switches are read where they could describe another model than the one
+    transformers builds: a lightning-attention layer (0 in ``attn_type_list``), no or per-head QK norms, a shared
+    expert (``shared_intermediate_size``) are refused by name. ``head_dim`` (default 128) must be given."""
+    if c.data.get("head_dim") is None:
+        raise c.error("head_dim", "missing (transformers' MiniMax-M2 default is 128, not d/H; write it out)")
+    c.neutral("scoring_func", "use_routing_bias", "use_mtp", "num_mtp_modules", "mtp_transformer_layers")
+    c.require("attn_type_list", lambda v: isinstance(v, list) and all(t == 1 for t in v),
+              "transformers' MiniMax-M2 builds softmax attention (1) on every layer; lightning attention (0) is "
+              "MiniMax-Text-01's (model_type minimax)")
+    c.require("use_qk_norm", lambda v: v is True, "transformers' MiniMax-M2 always builds the QK norms")
+    c.require("qk_norm_type", lambda v: v == "per_layer", "transformers' MiniMax-M2 norms the whole query and key "
+                                                           "projections (per_layer)")
+    c.require("shared_intermediate_size", lambda v: v == 0, "transformers' MiniMax-M2 builds no shared expert")
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="width"))
+    _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _nemotron(c: Keys) -> dict:
     """nemotron (Nemotron-4, Minitron): LayerNorm with γ and β (γ stored as 1 + w), ``attention_bias`` on
     q/k/v/o, a plain up/down feed-forward with ReLU² and ``mlp_bias``."""
@@ -548,6 +572,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "cwm": Family(_cwm, _lm("Cwm")),
     "flex_olmo": Family(_flex_olmo, _lm("FlexOlmo")),
     "nemotron": Family(_nemotron, _lm("Nemotron")),
+    "minimax_m2": Family(_minimax_m2, _lm("MiniMaxM2")),
     "persimmon": Family(_persimmon, _lm("Persimmon")),
     "dbrx": Family(_dbrx, _lm("Dbrx")),
     "ministral3": Family(_ministral3, _lm("Ministral3")),

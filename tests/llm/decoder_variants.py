@@ -75,4 +75,12 @@ DECODER_VARIANTS = {
                                            qk_rope_head_dim=8, v_head_dim=12, num_experts=4, num_experts_per_tok=2,
                                            n_shared_experts=1, moe_intermediate_size=20, first_k_dense_replace=1,
                                            n_group=1, topk_group=1),
+    "minimax-m2 (width QK norms, partial rotary, sigmoid router)": _v(
+        "minimax_m2", "MiniMaxM2ForCausalLM", **(S | {"intermediate_size": 40}), head_dim=24, rotary_dim=12,
+        num_local_experts=4, num_experts_per_tok=2, use_qk_norm=True, qk_norm_type="per_layer",
+        attn_type_list=[1, 1, 1], scoring_func="sigmoid", use_routing_bias=True, shared_intermediate_size=0,
+        use_mtp=True, num_mtp_modules=3, mtp_transformer_layers=1),
+    "minimax-m2 model, multi-head, tied, top-1": _v(
+        "minimax_m2", "MiniMaxM2Model", **(S | {"num_key_value_heads": 4, "intermediate_size": 28}), head_dim=16,
+        num_local_experts=3, num_experts_per_tok=1, tie_word_embeddings=True),
 }

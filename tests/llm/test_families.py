@@ -53,6 +53,11 @@ def _config(model_id: str) -> dict:
     ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
     ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: 24 differs from n_layer 12 (transformers reads"),
     ("bert-base-uncased", {"embedding_size": 128}, "config.embedding_size: transformers' "),
+    ("minimax-m2", {"attn_type_list": [0] + [1] * 61}, "config.attn_type_list: [0, 1, "),
+    ("minimax-m2", {"use_qk_norm": False}, "config.use_qk_norm: false is not supported"),
+    ("minimax-m2", {"qk_norm_type": "per_head"}, "config.qk_norm_type: \"per_head\" is not supported"),
+    ("minimax-m2", {"shared_intermediate_size": 1536}, "config.shared_intermediate_size: 1536 is not supported"),
+    ("minimax-m2", {"head_dim": ...}, "config.head_dim: missing (transformers' MiniMax-M2 default is 128"),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
     config = _config(model_id)
@@ -144,7 +149,8 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "data2vec-text", "mvp", "blenderbot-small", "helium", "glm", "cwm",
                                                 "flex_olmo", "internlm3", "iquestcoder", "param2moe", "sarvam_moe",
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
-                                                "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2") else 2), family
+                                                "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
+                                                "minimax_m2") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -156,6 +162,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("gpt-oss-20b", 20_914_757_184),     # 20.9B total
     ("zamba2-2.7b", 2_662_214_560),      # Zyphra: "2.7B" (the shared blocks counted once, per-use adapters each)
     ("qwen3-235b-a22b", 235_093_634_560),
+    ("minimax-m2", 228_689_748_992),     # MiniMax: 230B total (without the 3 multi-token-prediction modules)
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -184,6 +191,21 @@ def test_deepseek_v3_layer_by_hand():
     vocab = 129280
     expected = vocab * d * 2 + d + 3 * (attention + dense + norms) + 58 * (attention + moe + norms)
     assert evaluate(read_hf_config(library_model("deepseek-v3").config).architecture(8)).params == expected
+
+
+def test_minimax_m2_layer_by_hand():
+    """MiniMax-M2 from MiniMaxM2DecoderLayer's weight shapes: q d→H·Q, k and v d→H_kv·Q, o H·Q→d, RMSNorms of the
+    whole query (H·Q) and key (H_kv·Q) projections; a router d→E without bias (e_score_correction_bias is a buffer,
+    not a parameter) and E experts with fused gate/up d→2F and down F→d; two RMSNorms per layer; untied head.
+    Forward FLOP for T tokens: 2 per multiply-accumulate of the projections, QKᵀ and AV (T² per head, eager), the
+    router, k experts per token, the head."""
+    d, h, kv, q, e, k, f, vocab, layers, t = 3072, 48, 8, 128, 256, 8, 1536, 200064, 62, 16
+    attention = d * h * q + 2 * d * kv * q + h * q * d + h * q + kv * q
+    layer = attention + d * e + e * 3 * d * f + 2 * d
+    result = evaluate(read_hf_config(library_model("minimax-m2").config).architecture(t))
+    assert result.params == 2 * vocab * d + d + layers * layer
+    macs = t * (d * h * q + 2 * d * kv * q + h * q * d) + 2 * h * t * t * q + t * d * e + k * t * 3 * d * f
+    assert result.forward_flop == 2 * (layers * macs + t * d * vocab)
 
 
 def test_gemma2_windows_on_alternate_layers_when_halved():
