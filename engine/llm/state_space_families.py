@@ -467,6 +467,66 @@ def _zamba(c: Keys) -> dict:
     return _shared_uses(fields, shared, {}, uses, 1)
 
 
+def _period(c: Keys, period_key: str, offset_key: str, period: int, offset: int) -> tuple[int, int]:
+    """(period, offset) of a layer pattern ``i % period == offset``; the config class requires offset < period."""
+    p = c.size(None, period_key, required=False, default=period)
+    o = c.size(None, offset_key, required=False, default=offset)
+    if p < 1:
+        raise c.error(period_key, "expected 1 or more")
+    if not 0 <= o < p:
+        raise c.error(offset_key, f"expected 0 to {p - 1} (less than {period_key} {p}, as JambaConfig requires)")
+    return p, o
+
+
+def _jamba(c: Keys) -> dict:
+    """jamba: ``num_hidden_layers`` layers, each RMSNorm + a mixer, then RMSNorm + a feed-forward. The mixer is
+    attention where i mod ``attn_layer_period`` = ``attn_layer_offset`` (Llama's without biases or rotary
+    embeddings: no position terms at all; ``head_dim`` if the file gives one, else d/H; absent
+    ``num_key_value_heads``: JambaConfig's 8), Mamba's elsewhere (I = ``mamba_expand``·d,
+    ``mamba_d_state`` N, ``mamba_d_conv`` K, ``mamba_dt_rank`` R ("auto": ⌈d/16⌉), ``mamba_proj_bias``,
+    ``mamba_conv_bias``, and RMS norms with gains on Δ, B and C: R + 2N parameters). The feed-forward is a
+    mixture of ``num_experts`` gated experts of ``intermediate_size`` (k = ``num_experts_per_tok``, a router
+    without bias, weights not renormalised) where i mod ``expert_layer_period`` = ``expert_layer_offset`` and
+    E > 1, a gated MLP of the same size elsewhere; ``hidden_act`` throughout; an untied head by default."""
+    c.neutral("use_mamba_kernels", "use_mambapy", "use_associative_scan", "num_logits_to_keep",
+              "calc_logits_for_entire_prompt")
+    for key in ("layers_block_type", "layer_types", "layers_num_experts"):  # JambaConfig's properties
+        c.require(key, lambda v: False, "JambaConfig derives it from attn_layer_period/offset and "
+                                        "expert_layer_period/offset, and transformers cannot load a file that sets it")
+    if "num_key_value_heads" not in c.data:  # JambaConfig's default
+        c.data = {**c.data, "num_key_value_heads": 8}
+    elif c.data["num_key_value_heads"] is None:
+        raise c.error("num_key_value_heads", "null: JambaConfig requires a whole number (transformers cannot load it)")
+    fields = _decoder(c, **_rms_swiglu(c))
+    d, layers = fields["d_model"], fields["layers"]
+    if not isinstance(layers, int) or not 1 <= layers <= 10_000:
+        raise c.error("num_hidden_layers", "expected 1 to 10,000 layers")
+    attention = fields["block"]
+    expand = c.get("mamba_expand", 2)
+    if isinstance(expand, bool) or not isinstance(expand, int) or not 0 < expand <= 1_000:
+        raise c.error("mamba_expand", "expected a positive whole number (the inner width is mamba_expand × "
+                                      "hidden_size)")
+    rank = c.get("mamba_dt_rank", "auto")
+    rank = math.ceil(d / 16) if rank == "auto" and isinstance(d, int) else c.size("block.ssm_dt_rank",
+                                                                                   "mamba_dt_rank")
+    mamba = _mamba2_of(attention, {
+        "mixer": "mamba", "ssm_inner_size": expand * d if isinstance(d, int) else d,
+        "ssm_state_size": c.size("block.ssm_state_size", "mamba_d_state", required=False, default=16),
+        "ssm_conv_kernel": c.size("block.ssm_conv_kernel", "mamba_d_conv", required=False, default=4),
+        "ssm_dt_rank": rank, "ssm_bias": c.flag("mamba_proj_bias", False),
+        "ssm_conv_bias": c.flag("mamba_conv_bias", True), "ssm_norms": True})
+    a_period, a_offset = _period(c, "attn_layer_period", "attn_layer_offset", 8, 4)
+    e_period, e_offset = _period(c, "expert_layer_period", "expert_layer_offset", 2, 1)
+    experts = c.size("block.experts", "num_experts", required=False, default=16)
+    active = c.size("block.active_experts", "num_experts_per_tok", required=False, default=2)
+    moe = {"experts": experts, "active_experts": active}
+    blocks = {("attention", False): attention, ("attention", True): attention | moe,
+              ("mamba", False): mamba, ("mamba", True): mamba | moe}
+    types = [("attention" if i % a_period == a_offset else "mamba",
+              isinstance(experts, int) and experts > 1 and i % e_period == e_offset) for i in range(layers)]
+    return _by_pattern(fields, blocks, types) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 STATE_SPACE_FAMILIES: dict[str, Family] = {
     "mamba": Family(_mamba, _lm("Mamba")),
     "falcon_mamba": Family(_mamba, _lm("FalconMamba")),
@@ -476,5 +536,6 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "nemotron_h": Family(_nemotron_h, _lm("NemotronH")),
     "zamba": Family(_zamba, _lm("Zamba")),
     "zamba2": Family(_zamba2, _lm("Zamba2")),
+    "jamba": Family(_jamba, _lm("Jamba")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -15,7 +15,9 @@ The scan's element-wise recurrence is not a matmul, so ``FlopCounterMode`` count
 ``full`` convention counts it: per position and channel, Ā = exp(Δ·A) (2 per state), Δ·B·u (2 per
 state), h ← Ā·h + B̄u (2 per state), y + D·u (2), y·SiLU(z) (SiLU + 1): 6·I·N + 2·I + 6·I per position,
 plus 2·I·N once for A = −exp(log A); the convolution's bias and SiLU, Δ's bias and softplus (3).
-Parameters: A (I×N, stored as its log) and D (I) besides the projections and the convolution.
+Parameters: A (I×N, stored as its log) and D (I) besides the projections and the convolution; Jamba's mixer
+(``ssm_norms``) adds RMS norms with gains on Δ (R), B and C (N each) after the x projection: R + 2N parameters,
+no products (full: the norms' 4 FLOP per element).
 """
 from __future__ import annotations
 
@@ -40,11 +42,16 @@ def mamba(block, d: int, length: int, read: str = "h") -> list[Part]:
     i, n, k, r = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel, block.ssm_dt_rank
     conv_params = i * k + (i if block.ssm_conv_bias else 0)
     conv_extra = length * i * ((1 if block.ssm_conv_bias else 0) + ACTIVATION_FLOP["silu"])
+    norms = []
+    if block.ssm_norms:  # Jamba: RMSNorm(R) of Δ, RMSNorm(N) of B and of C, each with a gain
+        norms = [Part("mamba Δ, B, C RMS norms", r + 2 * n, 0, sum(rms_norm_cost(length * w, w, True).extra_flop
+                                                                   for w in (r, n, n)), None, "none", ("v",), ("v",))]
     return [
         _linear("mamba in projection", d, 2 * i, block.ssm_bias, length, src=(read,), dst=("q",), role="in"),
         Part("mamba causal convolution", conv_params, i * k * (length + k - 1), conv_extra, None, "linear",
              ("q",), ("k",)),
         _linear("mamba x projection (Δ, B, C)", i, r + 2 * n, False, length, src=("k",), dst=("v",), role="x"),
+        *norms,
         _linear("mamba Δ projection", r, i, True, length, extra_flop=length * i * SOFTPLUS_FLOP, src=("v",),
                 dst=("s",), role="dt"),
         Part("mamba selective scan", i * n + i, length * i * n, scan_full_flop(length, i, n), None, "product",

@@ -186,6 +186,8 @@ class TransformerBlock(LayerBase):
     ssm_dt_rank: Size | None = Field(None, description="R: the rank of Mamba's time-step projection.")
     ssm_bias: bool = Field(False, description="Biases on Mamba's in and out projections.")
     ssm_conv_bias: bool = Field(True, description="A bias on Mamba's convolution.")
+    ssm_norms: bool = Field(False, description="RMS norms with a gain on Mamba's Δ, B and C after the x projection "
+                                               "(Jamba): R + 2N parameters, no multiply-accumulates.")
     ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H).")
     ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups).")
     ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
@@ -240,6 +242,8 @@ class TransformerBlock(LayerBase):
                                                    "ssm_conv_kernel and ssm_dt_rank")
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
                 raise InputError("mixer", "a Mamba mixer is modelled in pre-norm sequential blocks")
+        elif self.ssm_norms:
+            raise InputError("ssm_norms", "the Δ, B and C norms belong to a Mamba mixer (mixer 'mamba')")
         if self.mixer == "none" and (not self.feed_forward or self.parallel or self.norm_position != "pre"):
             raise InputError("mixer", "a block without a mixer is a pre-norm feed-forward layer (feed_forward true)")
         if self.mixer == "mamba2":

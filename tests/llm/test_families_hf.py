@@ -361,6 +361,21 @@ VARIANTS |= {  # Zamba v1: Mamba layers with per-head x/Δ projections, one shar
         layers_block_type=["mamba", "hybrid", "mamba", "mamba"]),
 }
 
+JAMBA = {"hidden_size": 48, "intermediate_size": 72, "num_attention_heads": 4, "num_key_value_heads": 2,
+         "vocab_size": 90, "mamba_d_state": 8, "mamba_d_conv": 4, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+VARIANTS |= {  # Jamba: Mamba layers (Δ, B, C norms) and attention layers, each with experts or a dense gated MLP
+    "jamba attention and experts on odd layers": _variant(
+        "jamba", "JambaForCausalLM", **JAMBA, num_hidden_layers=4, attn_layer_period=2, attn_layer_offset=1,
+        num_experts=4, num_experts_per_tok=2, expert_layer_period=2, expert_layer_offset=1),
+    "jamba every kind, tied, rank, biases, head size": _variant(  # layers: A+E, M, M+E, A, M+E, M
+        "jamba", "JambaForCausalLM", **JAMBA, num_hidden_layers=6, attn_layer_period=3, attn_layer_offset=0,
+        num_experts=3, num_experts_per_tok=1, expert_layer_period=2, expert_layer_offset=0, tie_word_embeddings=True,
+        mamba_dt_rank=5, mamba_proj_bias=True, mamba_conv_bias=False, head_dim=20, mamba_expand=3, hidden_act="gelu"),
+    "jamba model, dense, multi-head, no attention layer": _variant(  # attention at 3 of 3 layers: none
+        "jamba", "JambaModel", **(JAMBA | {"num_key_value_heads": 4, "mamba_d_conv": 3}), num_hidden_layers=3,
+        attn_layer_period=4, attn_layer_offset=3, num_experts=1),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)
