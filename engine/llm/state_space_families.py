@@ -524,6 +524,8 @@ def _jamba(c: Keys) -> dict:
               ("mamba", False): mamba, ("mamba", True): mamba | moe}
     types = [("attention" if i % a_period == a_offset else "mamba",
               isinstance(experts, int) and experts > 1 and i % e_period == e_offset) for i in range(layers)]
+    if any(moe for _, moe in types) and isinstance(active, int) and not 1 <= active <= experts:
+        raise c.error("num_experts_per_tok", f"expected 1 to num_experts ({experts}) experts per token")
     return _by_pattern(fields, blocks, types) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 

@@ -369,6 +369,23 @@ def _zamba(draw, spec: Spec, out: dict) -> None:
         out["attention_head_dim"] = draw(st.sampled_from(spec.head_sizes()))
 
 
+def _jamba(draw, spec: Spec, out: dict) -> None:
+    """Jamba: attention where i mod ``attn_layer_period`` = ``attn_layer_offset`` (offset below the period, as
+    JambaConfig requires), experts where i mod ``expert_layer_period`` = ``expert_layer_offset`` (E = 1: all dense;
+    k up to E); Mamba's expansion, state, kernel and Δ rank ("auto" or a number), biases; a head size of its own
+    or d/H."""
+    a_period, e_period, experts = draw(st.integers(1, 4)), draw(st.integers(1, 3)), draw(st.integers(1, 5))
+    out |= {"num_hidden_layers": draw(st.integers(1, 6)), "attn_layer_period": a_period,
+            "attn_layer_offset": draw(st.integers(0, a_period - 1)), "expert_layer_period": e_period,
+            "expert_layer_offset": draw(st.integers(0, e_period - 1)), "num_experts": experts,
+            "num_experts_per_tok": draw(st.integers(1, experts)), "mamba_expand": draw(st.integers(1, 3)),
+            "mamba_d_state": draw(st.integers(1, 16)), "mamba_d_conv": draw(st.integers(1, 4)),
+            "mamba_dt_rank": draw(st.one_of(st.just("auto"), st.integers(1, 8))),
+            "mamba_proj_bias": draw(st.booleans()), "mamba_conv_bias": draw(st.booleans())}
+    if draw(st.booleans()):
+        out["head_dim"] = draw(st.sampled_from(spec.head_sizes()))
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -411,6 +428,7 @@ HOOKS: dict[str, Callable] = {
     "granitemoehybrid": _mamba2_hybrid,
     "zamba2": _zamba2,
     "zamba": _zamba,
+    "jamba": _jamba,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

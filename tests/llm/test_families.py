@@ -163,6 +163,8 @@ def test_library_is_sourced_and_covers_every_family():
     ("zamba2-2.7b", 2_662_214_560),      # Zyphra: "2.7B" (the shared blocks counted once, per-use adapters each)
     ("qwen3-235b-a22b", 235_093_634_560),
     ("minimax-m2", 228_689_748_992),     # MiniMax: 230B total (without the 3 multi-token-prediction modules)
+    ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
+    ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -177,6 +179,8 @@ def test_active_parameters_of_mixtures():
     assert 37.0e9 < active("deepseek-v3") < 38.0e9
     assert 5.12e9 < active("gpt-oss-120b") - 201088 * 2880 < 5.14e9
     assert 22.0e9 < active("qwen3-235b-a22b") < 22.5e9
+    assert 12.0e9 < active("jamba-1.5-mini") < 12.2e9   # AI21: 12B active
+    assert 94.0e9 < active("jamba-1.5-large") < 94.5e9  # AI21: 94B active
 
 
 def test_deepseek_v3_layer_by_hand():

@@ -191,3 +191,47 @@ def test_zamba2_shared_block_full_convention_extras(attention_adapters):
     per_use = 4 * length * 2 * d + 6 * h * length ** 2 + 4 * length * d + 6 * length * f + length * 2 * f \
         + length * d + (3 * length * 2 * d if attention_adapters else 0)
     assert extras(config) - extras(plain) == 3 * per_use
+
+
+JAMBA = {"model_type": "jamba", "architectures": ["JambaForCausalLM"], "hidden_size": 32, "intermediate_size": 40,
+         "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 64,
+         "attn_layer_period": 3, "attn_layer_offset": 1, "expert_layer_period": 2, "expert_layer_offset": 0,
+         "num_experts": 4, "num_experts_per_tok": 2, "mamba_d_state": 8, "mamba_d_conv": 4, "mamba_expand": 2}
+
+
+def test_jamba_layers_by_period_and_offset():
+    """Attention where i mod 3 = 1 (layers 1, 4), experts where i mod 2 = 0 (0, 2, 4); one expert: all dense."""
+    model = read_hf_config(JAMBA)
+    blocks = [layer for layer in model.architecture(16).layers if isinstance(layer, TransformerBlock)]
+    assert [b.mixer for b in blocks] == ["mamba", "attention", "mamba", "mamba", "attention", "mamba"]
+    assert [b.experts for b in blocks] == [4, 1, 4, 1, 4, 1]
+    assert all(b.ssm_norms for b in blocks if b.mixer == "mamba")
+    dense = read_hf_config(JAMBA | {"num_experts": 1})
+    assert {layer.experts for layer in dense.architecture(16).layers if isinstance(layer, TransformerBlock)} == {1}
+
+
+def test_jamba_delta_b_c_norms():
+    """Each Mamba layer's RMS norms of Δ (R = ⌈d/16⌉ = 2) and of B and C (N = 8 each) have gains, R + 2N = 18
+    parameters, and no products; ``full`` adds their 4 FLOP per element, 4·L·(R + 2N)."""
+    length, mamba_layers = 16, 4
+    on = read_hf_config(JAMBA).architecture(length)
+    off_block = lambda b: b.model_copy(update={"ssm_norms": False}) if isinstance(b, TransformerBlock) \
+        and b.mixer == "mamba" else b
+    off = on.model_copy(update={"layers": [off_block(layer) for layer in on.layers]})
+    for convention in ("matmul", "full"):
+        a, b = evaluate(on, convention), evaluate(off, convention)
+        assert a.params - b.params == mamba_layers * 18
+        extra = mamba_layers * 4 * length * 18 if convention == "full" else 0
+        assert a.forward_flop - b.forward_flop == extra
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"attn_layer_offset": 3}, "attn_layer_offset"),  # JambaConfig: offset < period
+    ({"expert_layer_period": 0}, "expert_layer_period"),
+    ({"num_key_value_heads": None}, "num_key_value_heads"),  # JambaConfig takes a whole number only
+    ({"layers_block_type": ["mamba"] * 6}, "layers_block_type"),  # a property: transformers cannot load it
+    ({"num_experts_per_tok": 5}, "num_experts_per_tok"),
+])
+def test_jamba_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=f"^config.{key}: "):
+        read_hf_config(JAMBA | change)
