@@ -26,6 +26,7 @@ from engine.method1.transformer import (
     Pooler,
     PositionEmbedding,
     RelativePositionBias,
+    RelativePositionTable,
     RMSNorm,
     SpareTokenTable,
     TokenTypeEmbedding,
@@ -117,6 +118,13 @@ class TransformerConfig(BaseModel):
     tables_width: Size | None = Field(None, description="E: the width of every embedding table and the "
                                                         "embedding norm where it is not d (ELECTRA): a biased "
                                                         "projection E→d follows them; a masked-LM head maps d→E.")
+    tables_projection_first: bool = Field(False, description="With tables_width: the projection E→d has no bias and "
+                                                             "comes before the embedding norm, which is d wide "
+                                                             "(DeBERTa's embed_proj).")
+    relative_table: Size | None = Field(None, description="Rows (2S) of DeBERTa's relative-position table, d wide, "
+                                                          "shared by the layers' disentangled attention.")
+    relative_table_norm: bool = Field(False, description="A LayerNorm over that table (DeBERTa-v2's norm_rel_ebd; its "
+                                                         "parameters exist even without a table).")
     head: Literal["lm", "mlm", "discriminator", "none"] = "lm"
     head_bias: bool = False
     head_dense_bias: bool = Field(True, description="The masked-LM head's dense layer has a bias (ModernBERT's "
@@ -163,6 +171,14 @@ class TransformerConfig(BaseModel):
                                               "without first_layers")
         if self.group_blocks > 1 and self.shared_groups is None:
             raise InputError("group_blocks", "blocks per group need shared_groups")
+        if self.tables_projection_first and not self.tables_width:
+            raise InputError("tables_projection_first", "needs tables_width (tables narrower than d_model)")
+        spans = {b.disentangled.span for _, b in self.named_blocks() if b.disentangled is not None}
+        if spans and (len(spans) > 1 or self.relative_table != 2 * spans.pop() or self.encoder):
+            raise InputError("relative_table", "disentangled attention reads a relative table of 2S rows "
+                                               "(S: the blocks' span, the same in every block), encoder-only")
+        if self.relative_table and not any(b.disentangled for _, b in self.named_blocks()):
+            raise InputError("relative_table", "a relative table needs blocks with disentangled attention")
         if self.stack_token_tables and not self.encoder:
             raise InputError("stack_token_tables", "only an encoder-decoder model has stacks with tables of their own")
         return self
@@ -249,10 +265,18 @@ class TransformerConfig(BaseModel):
             layers.append(DecoderInput(length=decoder_seq_len or seq_len,
                                        vocab_size=self.vocab_size if self.stack_token_tables else None))
             memory = seq_len
-        layers += self._stack_start(self.learned_positions, self.token_types, self.embedding_norm,
-                                    self.relative_buckets, self.block.heads, self.layers)
-        if self.tables_width:  # ELECTRA's embeddings_project E→d
+        projection_first = self.tables_width and self.tables_projection_first
+        layers += self._stack_start(self.learned_positions, self.token_types,
+                                    self.embedding_norm and not projection_first, self.relative_buckets,
+                                    self.block.heads, self.layers)
+        if projection_first:  # DeBERTa's embed_proj E→d (no bias), then the norm
+            layers.append(Dense(units=self.d_model, bias=False))
+            if self.embedding_norm:
+                layers.append(LayerNorm(bias=self.block.norm_bias))
+        elif self.tables_width:  # ELECTRA's embeddings_project E→d
             layers.append(Dense(units=self.d_model))
+        if self.relative_table or self.relative_table_norm:
+            layers.append(RelativePositionTable(rows=self.relative_table, norm=self.relative_table_norm))
         layers += self.decoder_blocks(memory)
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:

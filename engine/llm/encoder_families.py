@@ -5,6 +5,8 @@ ELECTRA differ in keys, position tables, relative position buckets, embedding wi
 """
 from __future__ import annotations
 
+import json
+
 from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _bert, _decoder, _learned_positions
 
 
@@ -142,6 +144,102 @@ def _modernbert_decoder(c: Keys) -> dict:
     return fields
 
 
+def _att_types(c: Keys, key: str) -> tuple[str, ...]:
+    """DeBERTa's ``pos_att_type``: a list, or a string of terms joined by "|" (lower-cased, as the config class
+    does); the position terms transformers computes, c2p and p2c (other entries it ignores: inert)."""
+    value = c.get(key, [])
+    if isinstance(value, str):
+        value = [x.strip() for x in value.lower().split("|")]
+    if not isinstance(value, list) or not all(isinstance(x, str) for x in value):
+        raise c.error(key, f"expected a list of position terms (c2p, p2c) or a string like \"c2p|p2c\", "
+                           f"got {json.dumps(value)[:40]}")
+    return tuple(t for t in ("c2p", "p2c") if t in value)
+
+
+def _deberta(version: int):
+    """deberta (v1) and deberta-v2 (v2, v3): BERT's post-norm blocks with disentangled attention
+    (``TransformerBlock.disentangled``) when ``relative_attention``: a table of 2S relative-position embeddings
+    (S = ``max_relative_positions``, else ``max_position_embeddings``; v2: ``position_buckets`` when set), and per
+    layer the position terms ``pos_att_type`` lists (c2p, p2c) through projections of their own or, v2's
+    ``share_att_key``, through the layer's q and k. v1 reads the 2·min(L, S) middle rows, a fused q/k/v projection
+    without a key bias, a c2p projection without bias; v2 all 2S rows, biased q, k, v. Tables of width
+    ``embedding_size`` E (token, position when ``position_biased_input``, token type when ``type_vocab_size`` > 0),
+    projected E→d without bias before the embedding LayerNorm. v2: ``norm_rel_ebd`` "layer_norm" (a LayerNorm over
+    the table) and ``conv_kernel_size`` K > 0 (a convolution beside the first layer). The masked-LM head:
+    ``legacy`` d→E, activation, LayerNorm, tied decoder with a bias; else d→d and the same over the token table
+    (E = d only). DebertaModel has no pooler."""
+    def read(c: Keys) -> dict:
+        c.neutral("pooler_hidden_size", "pooler_dropout", "pooler_hidden_act", "cls_dropout")
+        if version == 1:
+            c.require("talking_head", lambda v: v is False, "talking-head projections H→H over the L×L scores "
+                                                            "are not modelled")
+        fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
+                          norm_position="post")
+        d, heads = fields["d_model"], fields["block"]["heads"]
+        if version == 2:
+            head_size = c.size(None, "attention_head_size", required=False)
+            if head_size is not None and isinstance(d, int) and isinstance(heads, int) and head_size * heads != d:
+                raise c.error("attention_head_size", f"{head_size} × {heads} heads ≠ hidden_size {d}: transformers' "
+                                                     "output projection is d→d and cannot read H·Q values")
+        width = c.size("tables_width", "embedding_size", required=False, default=d)
+        legacy = c.flag("legacy", True)
+        if legacy:
+            c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then "
+                                                                  "keeps a second, unused output bias; not modelled")
+        else:
+            c.neutral("tie_word_embeddings")  # the head multiplies by the token table itself
+            if c.cls.endswith("ForMaskedLM") and width != d:
+                raise c.error("legacy", f"false with embedding_size {width} ≠ hidden_size {d}: the head multiplies "
+                                        "d-wide states by the E-wide token table (transformers fails)")
+        positions = c.flag("position_biased_input", True)
+        learned = _learned_positions(c, fields, "max_position_embeddings") if positions else None
+        fields |= {"learned_positions": learned,
+                   "token_types": c.size("token_types", "type_vocab_size", required=False, default=0) or None,
+                   "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
+        if width != d:
+            fields |= {"tables_width": width, "tables_projection_first": True}
+        block = fields["block"]
+        if version == 1:
+            block["key_bias"] = False  # in_proj has no bias; q_bias and v_bias are parameters of their own
+        if version == 2:
+            norms = c.get("norm_rel_ebd", "none")
+            if not isinstance(norms, str):
+                raise c.error("norm_rel_ebd", f"expected a string (\"layer_norm\" or \"none\"), got "
+                                              f"{json.dumps(norms)[:40]}")
+            fields["relative_table_norm"] = "layer_norm" in [x.strip() for x in norms.lower().split("|")]
+            kernel = c.size(None, "conv_kernel_size", required=False, default=0)
+            if kernel > 0:
+                if kernel % 2 == 0:
+                    raise c.error("conv_kernel_size", f"{kernel} is even: the convolution's output is one position "
+                                                      "short of the residual it is added to (transformers fails)")
+                groups = c.size(None, "conv_groups", required=False, default=1)
+                if groups < 1 or (isinstance(d, int) and d % groups):
+                    raise c.error("conv_groups", f"{groups} groups must divide hidden_size {d}")
+                conv = {"kernel": kernel, "groups": groups, "activation": c.activation("conv_act", default="tanh")}
+                fields["first_layers"] = [{"layers": 1, "block": dict(block, input_convolution=conv)}]
+            else:
+                c.neutral("conv_groups", "conv_act")
+        if not c.flag("relative_attention", False):
+            c.neutral("pos_att_type", "max_relative_positions", "position_buckets", "share_att_key")
+            return fields
+        span = c.size(None, "max_relative_positions", required=False, default=-1)
+        if span < 1:
+            span = _learned_positions(c, fields, "max_position_embeddings")
+        shared = False
+        if version == 2:
+            buckets = c.size(None, "position_buckets", required=False, default=-1)
+            span = buckets if buckets > 0 else span
+            shared = c.flag("share_att_key", False)
+        terms = _att_types(c, "pos_att_type")
+        spec = {"span": span, "clip": version == 1, "terms": terms, "shared_projections": shared,
+                "position_key_bias": version == 2}
+        block["disentangled"] = spec
+        for group in fields.get("first_layers", []):
+            group["block"]["disentangled"] = spec
+        return fields | {"relative_table": 2 * span}
+    return read
+
+
 def _bert_classes(prefix: str) -> dict[str, str]:
     """``{prefix}ForMaskedLM`` → masked-LM head, ``{prefix}Model`` → the pooler."""
     return {f"{prefix}ForMaskedLM": "mlm", f"{prefix}Model": "pooler"}
@@ -163,5 +261,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),
     "megatron-bert": Family(_bert_pre_norm(False), _bert_classes("MegatronBert")),
     "ernie": Family(_ernie, _bert_classes("Ernie")),
+    "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
+    "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

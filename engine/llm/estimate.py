@@ -144,6 +144,12 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         raise InputError("fine-tune",
                          "fine-tuning part of a model whose layers share weights (ALBERT, Zamba's shared attention "
                          "blocks) is not modelled; train it in full")
+    deberta = config.relative_table or config.relative_table_norm or any(
+        b.disentangled is not None or b.input_convolution is not None for _, b in config.named_blocks())
+    if tune.mode != "full" and deberta:
+        raise InputError("fine-tune", "fine-tuning part of a DeBERTa model (its relative-position table is read by "
+                                      "every layer, its q and k also project that table) is not modelled; train it "
+                                      "in full")
     architecture = config.architecture(seq_len, run.decoder_seq_len)
     if tune.mode != "full":
         layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)

@@ -69,20 +69,22 @@ def product_grad(macs: int, extra_flop: int, params: int, grad_in: bool, trainab
                 params if trainable else 0)
 
 
-def parts_grad(parts, grad_in: bool, trainable: bool, memory_grad: bool) -> Grad:
+def parts_grad(parts, grad_in: bool, trainable: bool, memory_grad: bool, seeds: dict[str, bool] | None = None) -> Grad:
     """A composite kind's backward, walked over its parts as a small data-flow graph.
 
     Each part reads the tensors ``src`` and writes ``dst``; ``also`` are tensors added into its output (a
     residual). ``op``: ``linear`` (x·W), ``product`` (two activations), ``none`` (no MACs: norms; pairwise
     src → dst when both list several), ``lora`` (an adapter beside a frozen linear; ``in_macs`` are A's).
-    ``x`` is the block's input, ``m`` an encoder memory."""
-    needs = {"x": grad_in, "m": memory_grad}
+    ``x`` is the block's input, ``m`` an encoder memory; ``seeds``: other tensors the block reads from outside
+    and whether they need a gradient (DeBERTa's relative table, ``r``). A ``linear`` part of role ``reused`` runs
+    weights another row holds (its params 0): their gradient is computed all the same when they train."""
+    needs = {"x": grad_in, "m": memory_grad, **(seeds or {})}
     rows = []
     total_macs = total_extra = total_params = 0
     for p in parts:
         src = [needs.get(s, False) for s in p.src]
         also = any(needs.get(a, False) for a in p.also)
-        weights = p.params > 0 and (p.op == "lora" or (trainable and not p.frozen))
+        weights = (p.params > 0 or p.role == "reused") and (p.op == "lora" or (trainable and not p.frozen))
         if p.op == "linear":
             macs = p.macs * (int(weights) + int(any(src)))
             out = any(src) or weights or also

@@ -19,9 +19,9 @@ from typing import ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, parts_grad, product_grad
-from engine.method1.conventions import ACTIVATION_FLOP
+from engine.method1.conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR
 from engine.errors import InputError
-from engine.method1.ops import dense_cost, prod, rms_norm_cost
+from engine.method1.ops import dense_cost, layer_norm_cost, prod, rms_norm_cost
 from engine.method1 import state_space
 from engine.method1 import transformer_parts as parts_of
 from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
@@ -164,6 +164,8 @@ class TransformerBlock(LayerBase):
     parallel: bool = False
     shared_norm: bool = False
     qkv_bias: bool = True
+    key_bias: bool = Field(True, description="With qkv_bias: the key projection's bias too (DeBERTa v1 has q and v "
+                                             "biases only).")
     out_bias: bool = True
     ff_bias: bool = True
     attention_sinks: bool = Field(False, description="A learned sink logit per head (GPT-OSS).")
@@ -200,6 +202,10 @@ class TransformerBlock(LayerBase):
                                                 "o, gate, up, down, experts; default q, v); those weights frozen.")
     shared_block: SharedBlockUse | None = Field(None, description="Zamba2: a use of the shared attention block on "
                                                                   "[x, embeddings] before the mixer.")
+    disentangled: DisentangledAttention | None = Field(None, description="DeBERTa: position terms (c2p, p2c) beside "
+                                                                         "the content scores QKᵀ.")
+    input_convolution: InputConvolution | None = Field(None, description="DeBERTa-v2: a convolution over the block's "
+                                                                         "input added to its output (the first layer).")
     kind_label: ClassVar[str] = "Transformer block"
     formula: ClassVar[str] = (r"2 L d (H + 2 H_{kv}) Q + 4 H L^2 Q + 2 L H Q d + 2 k L \, n_{ff} \, d F "
                               r"+ 2 L d E \quad (n_{ff} = 2, \text{ gated } 3)")
@@ -268,6 +274,16 @@ class TransformerBlock(LayerBase):
                                      "(adapters on shared weights); fine-tune the last blocks or in full instead")
         if self.shared_weights and self.lora is not None:
             raise InputError("lora", "adapters on shared weights (ALBERT's shared layers) are not modelled")
+        if (self.disentangled is not None or self.input_convolution is not None) and (
+                self.causal or self.mixer != "attention" or self.parallel or self.norm_position != "post"
+                or self.kv_lora_rank is not None or self.local_radius is not None or self.cross_attention_length
+                or self.experts > 1 or self.qk_norm != "none" or self.shared_weights or self.sandwich_norms):
+            raise InputError("disentangled", "DeBERTa's position terms and input convolution are modelled in "
+                                             "post-norm, non-causal multi-head attention blocks")
+        if (self.disentangled is not None or self.input_convolution is not None or not self.key_bias) \
+                and self.lora is not None:
+            raise InputError("lora", "LoRA on DeBERTa's blocks is not modelled (its q and k projections also run over "
+                                     "the shared relative-position table); fine-tune in full instead")
         if self.lora is not None:
             targets = self.lora_targets
             if "experts" in targets and self.experts == 1:
@@ -342,6 +358,11 @@ class TransformerBlock(LayerBase):
                     parts += rows + [parts_of.norm(self, label, d, length, src="o", dst="x", also=("x",))]
                 if self.sandwich_norms:
                     parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
+        if self.input_convolution is not None:
+            if d % self.input_convolution.groups:
+                raise ShapeError(f"the input convolution's {self.input_convolution.groups} groups do not divide d = {d}")
+            conv, conv_norm = parts_of.input_convolution(self, d, length)
+            parts = [conv] + parts + [conv_norm]
         parts = parts_of.adapted(self, parts, d, length)
         if self.shared_block is not None:  # the mixer's norm reads x + t (the shared block's output)
             parts[0] = parts[0]._replace(src=("x", "t"), extra_flop=parts[0].extra_flop + length * d)
@@ -363,6 +384,8 @@ class TransformerBlock(LayerBase):
         this use are computed (and accumulated into the shared weights), the weights themselves are trained
         where they are counted (Zamba2's shared block too: its adapters and projection are each use's own)."""
         shared_block = self.shared_block is not None and self.shared_block.block.shared_weights
+        if self.disentangled is not None:  # the relative table ("r") trains with the blocks reading it
+            return parts_grad(cost.parts, grad_in, trainable, memory_grad, {"r": trainable})
         if not self.shared_weights and not shared_block:
             return parts_grad(cost.parts, grad_in, trainable, memory_grad)
         unshared = {"shared_weights": False}
@@ -397,6 +420,46 @@ class SharedBlockUse(BaseModel):
                                                    "dense gated MLP")
         if (self.attention_adapters or self.idle_adapters) and not self.adapter_rank:
             raise InputError("shared_block.adapter_rank", "attention or idle adapters need adapter_rank")
+        return self
+
+
+class DisentangledAttention(BaseModel):
+    """DeBERTa's disentangled attention (He et al. 2021; transformers' ``DisentangledSelfAttention``): beside the
+    content scores QKᵀ, position terms from a table of 2S relative-position embeddings of width d (counted once,
+    ``RelativePositionTable``; the layers share it). Per layer the 2S' rows it reads (S' = min(L, S) with ``clip``,
+    DeBERTa v1; S' = S, v2) are projected d→H·Q into position keys (c2p: content-to-position, H·L·2S'·Q MACs
+    against the queries) and position queries (p2c: position-to-content, H·L·2S'·Q MACs against the keys); the
+    scores are then gathered by relative distance (no multiply-accumulates). ``shared_projections`` (v2's
+    share_att_key): the table goes through the layer's own q and k projections (both, whatever the terms; no
+    parameters of their own). v1's c2p projection has no bias (``position_key_bias``)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    span: Size = Field(description="S: relative distances each way (the table has 2S rows).")
+    clip: bool = Field(False, description="v1: only the 2·min(L, S) middle rows are read.")
+    terms: tuple[Literal["c2p", "p2c"], ...] = Field((), description="The position terms computed.")
+    shared_projections: bool = Field(False, description="v2's share_att_key: the table through the layer's q and k.")
+    position_key_bias: bool = Field(True, description="c2p's own projection has a bias (v1: none).")
+
+    def rows(self, length: int) -> int:
+        """2S': the table rows one layer reads at L positions."""
+        return 2 * (min(length, self.span) if self.clip else self.span)
+
+
+class InputConvolution(BaseModel):
+    """DeBERTa-v2's ``ConvLayer`` (``conv_kernel_size`` K > 0): a 1-D convolution d→d over the first layer's input,
+    K taps, G groups, biased, same length (K odd), activated and added to the layer's output, then a LayerNorm:
+    params d·(d/G)·K + d + 2d, L·d·(d/G)·K MACs."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    kernel: Size = Field(description="K, odd.")
+    groups: Size = Field(1, description="G, dividing d.")
+    activation: BlockActivation = "tanh"
+
+    @model_validator(mode="after")
+    def _same_length(self):
+        if self.kernel % 2 == 0:
+            raise InputError("input_convolution.kernel", f"{self.kernel} is even: the output is one position short of "
+                                                         "the residual it is added to (transformers fails)")
         return self
 
 
@@ -490,7 +553,31 @@ class Pooler(LayerBase):
         return LayerCost(Flow((d,), None), params, macs, bias_adds + ACTIVATION_FLOP["tanh"] * d)
 
 
+class RelativePositionTable(LayerBase):
+    """DeBERTa's relative-position embeddings: ``rows`` (2S) vectors of width d that every layer's disentangled
+    attention reads (``TransformerBlock.disentangled``), with a LayerNorm over them when ``norm`` (v2's
+    norm_rel_ebd; its 2d parameters exist even without a table, ``rows`` None). Params rows·d (+ 2d), no
+    multiply-accumulates; the flow passes unchanged."""
+
+    type: Literal["relative_position_table"] = "relative_position_table"
+    rows: Size | None = Field(None, description="2S rows (None: the norm alone).")
+    norm: bool = Field(False, description="A LayerNorm over the rows.")
+    kind_label: ClassVar[str] = "Relative position table"
+    formula: ClassVar[str] = r"0 \quad (2S \cdot d \text{ parameters})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        rows = self.rows or 0
+        params, _, extra = layer_norm_cost(rows * d, d, True) if self.norm else (0, 0, 0)
+        return LayerCost(Flow((d,), length), rows * d + params, 0, extra)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """The rows feed the blocks' position projections, not the flow (their gradients are counted there)."""
+        return Grad(0, BACKWARD_EXTRA_FACTOR * cost.extra_flop if trainable else 0, grad_in,
+                    cost.params if trainable else 0)
+
+
 TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead,
                                                   TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler,
-                                                  SpareTokenTable)
+                                                  SpareTokenTable, RelativePositionTable)
 """Registered in ``engine.method1.kinds``."""

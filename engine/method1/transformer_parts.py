@@ -90,11 +90,12 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
                       Part(f"{label} global norm", norm_params, 0, norm_flop, None, "none", ("gs",), ("gs",))]
             kv_positions += globals_
             kv_src += ("gs",)
-    parts += [
-        _linear(f"{label} q projection", d, h * q, block.qkv_bias, length, src=(read,), dst=("q",), role="q"),
-        _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, kv_positions, src=kv_src,
-                dst=("k", "v"), role="kv"),
-    ]
+    kv = _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, kv_positions, src=kv_src,
+                 dst=("k", "v"), role="kv")
+    if block.qkv_bias and not block.key_bias:
+        kv = kv._replace(params=kv.params - h_kv * q, extra_flop=kv.extra_flop - kv_positions * h_kv * q)  # v only
+    parts += [_linear(f"{label} q projection", d, h * q, block.qkv_bias, length, src=(read,), dst=("q",), role="q"),
+              kv]
     if block.qk_norm == "each_head":  # a γ per head and channel (no β): H·Q and H_kv·Q parameters
         extra = layer_norm_cost(q, q, True, False)[2] if block.norm == "layernorm" else rms_norm_cost(q, q, True)[2]
         parts.append(Part(f"{label} q/k norms", (h + h_kv) * q, 0, (length * h + memory * h_kv) * extra,
@@ -106,13 +107,43 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
         parts.append(Part(f"{label} q/k norms", q_params + k_params, 0,
                           length * q_flop * (h if per_head else 1) + memory * k_flop * (h_kv if per_head else 1),
                           None, "none", ("q", "k"), ("q", "k")))
-    return parts + [
-        Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs), None, "product",
-             ("q", "k"), ("s",)),
+    scores = Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs), None, "product",
+                  ("q", "k"), ("s",))
+    positions = [] if block.disentangled is None else position_terms(block, label, d, length)
+    products = [p for p in positions if p.op == "product"]
+    return parts + [p for p in positions if p.op != "product"] + [scores] + products + [
         Part(f"{label} values AV", 0, h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
         _linear(f"{label} output projection", h * q, d, block.out_bias, length,
                 extra_flop=length * d, src=("a",), dst=("x",), also=("x",), role="o"),  # + the residual add
     ]
+
+
+def position_terms(block, label: str, d: int, length: int) -> list[Part]:
+    """DeBERTa's position terms (``TransformerBlock.disentangled``): the projections of the 2S' table rows it
+    reads ("r"), then c2p (queries × position keys) and p2c (keys × position queries), H·L·2S'·Q MACs each,
+    gathered by distance and added into the scores (full: H·L² adds each). The products come after the content
+    scores they add into."""
+    spec = block.disentangled
+    h, _, q = block.attention_sizes(d)
+    rows = spec.rows(length)
+    projections, products = [], []
+    if spec.shared_projections:  # the layer's own q and k weights (counted in the content projections)
+        for name, dst, bias in (("q", "pq", block.qkv_bias), ("k", "pk", block.qkv_bias and block.key_bias)):
+            row = _linear(f"{label} position {name} projection ({name}'s weights)", d, h * q, bias, rows,
+                          src=("r",), dst=(dst,), role="reused")
+            projections.append(row._replace(params=0))
+    else:
+        if "c2p" in spec.terms:
+            projections.append(_linear(f"{label} position key projection", d, h * q, spec.position_key_bias, rows,
+                                       src=("r",), dst=("pk",), role="position"))
+        if "p2c" in spec.terms:
+            projections.append(_linear(f"{label} position query projection", d, h * q, True, rows, src=("r",),
+                                       dst=("pq",), role="position"))
+    for term, src in (("c2p", ("q", "pk")), ("p2c", ("k", "pq"))):
+        if term in spec.terms:
+            products.append(Part(f"{label} {term} scores", 0, h * length * rows * q, h * length * length, None,
+                                 "product", src, ("s",), ("s",)))
+    return projections + products
 
 
 def latent_attention(block, label: str, d: int, length: int, pairs: int, read: str = "h") -> list[Part]:
@@ -233,6 +264,19 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
         else:
             out += [frozen, _adapter(p, n_in, n_out, positions, r, dst=p.dst)]
     return out
+
+
+def input_convolution(block, d: int, length: int) -> tuple[Part, Part]:
+    """DeBERTa-v2's ``ConvLayer`` (``TransformerBlock.input_convolution``): the convolution over the block's input x
+    (K taps, G groups, biased; full: bias adds and the activation), and, after the block, the LayerNorm of the
+    block's output plus it (full: + the add)."""
+    conv = block.input_convolution
+    per_out = d // conv.groups * conv.kernel
+    act = ACTIVATION_FLOP[conv.activation]
+    norm_params, norm_flop = norm_cost(block, d, length)
+    return (Part("input convolution", d * per_out + d, length * d * per_out, length * d * (1 + act), None, "linear",
+                 ("x",), ("cv",), role="convolution", dims=(per_out, d, length)),
+            Part("input convolution norm", norm_params, 0, norm_flop + length * d, None, "none", ("x", "cv"), ("x",)))
 
 
 def _bottleneck(label: str, n_in: int, rank: int, n_out: int, positions: int, src: str, dst: tuple[str, ...],
