@@ -127,11 +127,14 @@ def position_terms(block, label: str, d: int, length: int) -> list[Part]:
     h, _, q = block.attention_sizes(d)
     rows = spec.rows(length)
     projections, products = [], []
-    if spec.shared_projections:  # the layer's own q and k weights (counted in the content projections)
-        for name, dst, bias in (("q", "pq", block.qkv_bias), ("k", "pk", block.qkv_bias and block.key_bias)):
+    if spec.shared_projections:  # the layer's own q and k weights (counted in the content projections); both run,
+        # a term that is not computed leaves its projection unread: no gradient reaches it
+        for name, dst, bias, term in (("q", "pq", block.qkv_bias, "p2c"),
+                                      ("k", "pk", block.qkv_bias and block.key_bias, "c2p")):
             row = _linear(f"{label} position {name} projection ({name}'s weights)", d, h * q, bias, rows,
                           src=("r",), dst=(dst,), role="reused")
-            projections.append(row._replace(params=0))
+            projections.append(row._replace(params=0) if term in spec.terms else
+                               row._replace(params=0, src=(), role="unread"))
     else:
         if "c2p" in spec.terms:
             projections.append(_linear(f"{label} position key projection", d, h * q, spec.position_key_bias, rows,

@@ -417,7 +417,32 @@ def _switch_transformers(draw, spec: Spec, out: dict) -> None:
         out["tie_word_embeddings"] = True
 
 
+def _deberta(draw, spec: Spec, out: dict) -> None:
+    """DeBERTa v1/v2: tables of width E (d or not), token types or none, relative attention or not, its terms (a list or a "|" string), the table's span (own or the
+    positions'; v2: buckets), shared keys, a normed table, absolute positions or not; v2's input convolution with an
+    odd kernel (an even one fails in transformers; refused by name) and groups dividing d; the head over the token
+    table (``legacy`` false) only with tables of width d (otherwise transformers fails; refused by name)."""
+    width = out["hidden_size"]
+    out["embedding_size"] = draw(st.one_of(st.just(width), st.integers(1, 24)))
+    out["type_vocab_size"] = draw(st.integers(0, 3))
+    out["relative_attention"] = draw(st.booleans())
+    terms = draw(st.lists(st.sampled_from(["c2p", "p2c"]), unique=True, max_size=2))
+    out["pos_att_type"] = "|".join(terms) if draw(st.booleans()) else terms
+    out["max_relative_positions"] = draw(st.sampled_from([-1, 1, 3, 8, 20]))
+    out["position_biased_input"] = draw(st.booleans())
+    if spec.model_type == "deberta-v2":
+        out["position_buckets"] = draw(st.sampled_from([-1, 2, 5]))
+        out["share_att_key"] = draw(st.booleans())
+        out["norm_rel_ebd"] = draw(st.sampled_from(["none", "layer_norm"]))
+        out["conv_kernel_size"] = draw(st.sampled_from([0, 1, 3, 5]))
+        out["conv_groups"] = draw(st.sampled_from([g for g in (1, 2, 4) if width % g == 0]))
+        out["conv_act"] = draw(st.sampled_from(["tanh", "gelu", "relu"]))
+    out["legacy"] = draw(st.booleans()) if out.get("embedding_size", width) == width else True
+
+
 HOOKS: dict[str, Callable] = {
+    "deberta": _deberta,
+    "deberta-v2": _deberta,
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "internlm3": _internlm3,

@@ -199,7 +199,7 @@ from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 # bidirectional encoders: no mask given (transformers probes a given one with .item(), refused on the meta device)
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
 ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie", "albert",
-             "modernbert", "modernbert-decoder"}
+             "modernbert", "modernbert-decoder", "deberta", "deberta-v2"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba"}  # state-space: recurrent masks are probed
 
 

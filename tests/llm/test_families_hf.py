@@ -275,6 +275,34 @@ VARIANTS |= {  # ModernBERT: GeGLU, no biases, the first layer without an attent
     "modernbert model": _variant("modernbert", "ModernBertModel", **(MODERNBERT | {"num_hidden_layers": 1})),
 }
 
+DEBERTA = {"hidden_size": 48, "intermediate_size": 80, "num_hidden_layers": 2, "num_attention_heads": 4,
+           "vocab_size": 90, "max_position_embeddings": 40}
+VARIANTS |= {  # DeBERTa: disentangled attention over a relative-position table (T = 10: v1 reads 2·min(T, S) rows)
+    "deberta c2p|p2c": _variant("deberta", "DebertaForMaskedLM", **DEBERTA, relative_attention=True,
+                                pos_att_type="c2p|p2c"),
+    "deberta model, no relative attention": _variant("deberta", "DebertaModel", **DEBERTA),
+    "deberta c2p, span 6, narrow tables, token types": _variant(
+        "deberta", "DebertaForMaskedLM", **DEBERTA, relative_attention=True, pos_att_type=["c2p"],
+        max_relative_positions=6, embedding_size=32, type_vocab_size=2, position_biased_input=False),
+    "deberta p2c, head over the token table, relu": _variant(
+        "deberta", "DebertaForMaskedLM", **DEBERTA, relative_attention=True, pos_att_type=["p2c"], legacy=False,
+        hidden_act="relu"),
+    "deberta-v3 layout (buckets, shared keys, normed table)": _variant(
+        "deberta-v2", "DebertaV2ForMaskedLM", **DEBERTA, relative_attention=True, pos_att_type="p2c|c2p",
+        position_buckets=8, share_att_key=True, norm_rel_ebd="layer_norm", position_biased_input=False),
+    "deberta-v2 xlarge layout (convolution)": _variant(
+        "deberta-v2", "DebertaV2ForMaskedLM", **DEBERTA, relative_attention=True, pos_att_type="p2c|c2p",
+        position_buckets=8, share_att_key=True, norm_rel_ebd="layer_norm", conv_kernel_size=3, conv_act="gelu",
+        attention_head_size=12),
+    "deberta-v2 own projections, narrow tables, grouped convolution": _variant(
+        "deberta-v2", "DebertaV2ForMaskedLM", **DEBERTA, relative_attention=True, pos_att_type=["c2p", "p2c"],
+        embedding_size=32, conv_kernel_size=5, conv_groups=4, max_relative_positions=7),
+    "deberta-v2 model, c2p through shared keys": _variant(
+        "deberta-v2", "DebertaV2Model", **DEBERTA, relative_attention=True, pos_att_type=["c2p"], share_att_key=True),
+    "deberta-v2 no relative attention, normed table's norm alone": _variant(
+        "deberta-v2", "DebertaV2ForMaskedLM", **DEBERTA, norm_rel_ebd="layer_norm", legacy=False),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
