@@ -58,6 +58,15 @@ def _config(model_id: str) -> dict:
     ("minimax-m2", {"qk_norm_type": "per_head"}, "config.qk_norm_type: \"per_head\" is not supported"),
     ("minimax-m2", {"shared_intermediate_size": 1536}, "config.shared_intermediate_size: 1536 is not supported"),
     ("minimax-m2", {"head_dim": ...}, "config.head_dim: missing (transformers' MiniMax-M2 default is 128"),
+    ("deberta-v2-xlarge", {"conv_kernel_size": 4}, "config.conv_kernel_size: 4 is even"),
+    ("deberta-v2-xlarge", {"conv_groups": 5}, "config.conv_groups: 5 groups must divide hidden_size 1536"),
+    ("deberta-v2-xlarge", {"attention_head_size": 32}, "config.attention_head_size: 32 × 24 heads ≠ hidden_size"),
+    ("deberta-v2-xlarge", {"tie_word_embeddings": False}, "config.tie_word_embeddings: false is not supported"),
+    ("deberta-v2-xlarge", {"legacy": False, "embedding_size": 512}, "config.legacy: false with embedding_size 512"),
+    ("deberta-v2-xlarge", {"pos_att_type": 3}, "config.pos_att_type: expected a list of position terms"),
+    ("deberta-v2-xlarge", {"norm_rel_ebd": True}, "config.norm_rel_ebd: expected a string"),
+    ("deberta-v3-base", {"model_type": "deberta", "architectures": ["DebertaModel"], "talking_head": True},
+     "config.talking_head: true is not supported"),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
     config = _config(model_id)
@@ -119,6 +128,9 @@ def test_huge_and_garbage_text():
 
 
 WITHOUT_LIBRARY = {
+    "deberta": "no published DeBERTa v1 config.json (microsoft/deberta-base, -large) among the sources this checkout "
+               "could read; Microsoft's DeBERTa repository ships the v2/v3 configs only (counted exactly against "
+               "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
     "zamba": "no published Zamba-7B-v1 config.json among the sources this checkout could read (counted exactly "
              "against transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
 }
@@ -130,11 +142,10 @@ def test_library_is_sourced_and_covers_every_family():
     assert len(models) >= 40
     assert len({m.id for m in models}) == len(models)
     for m in models:
-        # a Hub config.json, or the developer's own config.json elsewhere (Zyphra's Zamba2 repository), whose
-        # translation to the transformers config the entry's note states
-        hub = m.source.startswith("https://huggingface.co/")
-        assert (hub or (m.source.startswith("https://github.com/") and m.note)) and m.source.endswith("/config.json"), \
-            m.id
+        # a Hub config.json, or the developer's own config file elsewhere (Zyphra's Zamba2 repository, Microsoft's
+        # DeBERTa pre-training configs), whose translation to the transformers config the entry's note states
+        hub = m.source.startswith("https://huggingface.co/") and m.source.endswith("/config.json")
+        assert hub or (m.source.startswith("https://github.com/") and m.note and m.source.endswith(".json")), m.id
         assert (m.training_tokens is None) == (m.training_tokens_source is None), m.id
         if m.training_tokens is not None:
             assert "https://" in m.training_tokens_source and m.training_tokens > 1e9, m.id

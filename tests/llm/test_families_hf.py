@@ -503,6 +503,44 @@ def test_albert_partial_fine_tuning_is_refused(run):
                              TransformerRun(tokens=1e6, seq_len=10, **run))
 
 
+def test_deberta_v3_base_by_the_formula():
+    """DeBERTa-v3 base (d = 768, L = 12 layers, H = 12, Q = 64, F = 3072, V = 128,100, S = 256 buckets), DebertaV2Model:
+    parameters V·d + 2d (embedding norm) + 2S·d + 2d (relative table, its norm) + L·[4(d² + d) + 2dF + F + d + 4d];
+    forward FLOP at T tokens per layer 2T·(4d² + 2dF) (projections, feed-forward) + 2·2·H·T²·Q (QKᵀ, AV) + 2·2·2S·d²
+    (the table through q and k, share_att_key) + 2·2·H·T·2S·Q (c2p, p2c)."""
+    from engine.llm.library import library_model
+
+    d, layers, h, q, f, v, s, t = 768, 12, 12, 64, 3072, 128_100, 256, 16
+    params = v * d + 2 * d + 2 * s * d + 2 * d + layers * (4 * (d * d + d) + 2 * d * f + f + d + 4 * d)
+    per_layer = 2 * t * (4 * d * d + 2 * d * f) + 4 * h * t * t * q + 4 * 2 * s * d * d + 4 * h * t * 2 * s * q
+    assert _engine(library_model("deberta-v3-base").config, t) == (params, layers * per_layer)
+    assert params == 183_831_552  # the published 86M backbone + 98M embedding
+
+
+def test_deberta_v1_reads_the_middle_rows_of_its_table(torch):
+    """DeBERTa v1 reads 2·min(T, S) rows of its 2S-row table (S = 40 here): per layer the position projections
+    (d→d, c2p and p2c) over those rows, 2·2·rows·d², and c2p, p2c, 2·2·H·T·rows·Q — the FLOP transformers adds to the
+    same model without relative attention, at T = 3 (6 rows) and T = 30 (60 rows); the engine equals transformers."""
+    config = VARIANTS["deberta c2p|p2c"]
+    plain = dict(config, relative_attention=False)
+    d, h, q, layers = 48, 4, 12, 2
+    for t in (3, 30):
+        rows = 2 * min(t, 40)
+        (params, flop), (_, plain_flop) = counts(config, t), counts(plain, t)
+        assert flop - plain_flop == layers * (2 * 2 * rows * d * d + 2 * 2 * h * t * rows * q)
+        assert _engine(config, t) == (params, flop)
+
+
+@pytest.mark.parametrize("run", [{"trainable_last": 1}, {"lora_rank": 4}])
+def test_deberta_partial_fine_tuning_is_refused(run):
+    from engine.errors import InputError
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    with pytest.raises(InputError, match="fine-tune: .*DeBERTa"):
+        estimate_transformer(read_hf_config(VARIANTS["deberta-v3 layout (buckets, shared keys, normed table)"]),
+                             TransformerRun(tokens=1e6, seq_len=10, **run))
+
+
 def test_modernbert_decoder_windows_count_with_causal_half():
     """causal_count "half": the full layers keep L(L+1)/2 query-key pairs, the local ones W(W+1)/2 + (L−W)·W with
     W = local_attention // 2 (transformers' sliding_window); QKᵀ and AV are H·pairs·Q MACs each."""
