@@ -26,6 +26,7 @@ STARTER_VALUES: dict[str, dict] = {
     "lm_head": {"vocab_size": 32_000},
     "token_type_embedding": {"types": 2},
     "relative_position_bias": {"buckets": 32, "heads": 8},
+    "relative_position_table": {"rows": 512},
     "window_attention": {"heads": 4},
     "decoder_input": {"length": 128},
     "spare_token_table": {"vocab_size": 32_000},
@@ -35,10 +36,10 @@ STARTER_VALUES: dict[str, dict] = {
 }
 """Values a new layer of each kind starts with (the user edits them)."""
 
-HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches", "trainable", "lora", "shared_block",
-                 "backward_macs", "trainable_params"}
+HIDDEN_FIELDS = {"type", "body", "shortcut", "layers", "branches", "trainable", "lora", "shared_block", "disentangled",
+                 "input_convolution", "backward_macs", "trainable_params"}
 """Not edited as fields: the tag, a block's layer lists (edited layer by layer in the picker), Zamba2's shared
-block (kept as read from the config), what trains
+block and DeBERTa's position terms and input convolution (kept as read from the config), what trains
 (its own widgets: ``ui.components.fine_tune.trainability_controls``), and a counted row's backward pass and
 trained parameters as counted (0 is a count there, not "automatic"; kept as the row holds them)."""
 
