@@ -220,7 +220,8 @@ def _deberta(version: int):
             else:
                 c.neutral("conv_groups", "conv_act")
         if not c.flag("relative_attention", False):
-            c.neutral("pos_att_type", "max_relative_positions", "position_buckets", "share_att_key")
+            c.neutral("pos_att_type", "max_relative_positions", *(("position_buckets", "share_att_key")
+                                                                  if version == 2 else ()))
             return fields
         span = c.size(None, "max_relative_positions", required=False, default=-1)
         if span < 1:

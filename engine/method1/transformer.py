@@ -122,6 +122,11 @@ class TransformerBlock(LayerBase):
     (``each_head``: γ of H·Q and H_kv·Q, no β; StableLM, Cohere). ``attention_sinks``: one
     learned logit per head (GPT-OSS), H parameters and no multiply-accumulates.
 
+    ``disentangled`` (DeBERTa): position terms beside QKᵀ, from a relative-position table the layers share
+    (``DisentangledAttention``, ``RelativePositionTable``); ``input_convolution`` (DeBERTa-v2's first layer): a
+    convolution over the block's input added to its output (``InputConvolution``); ``key_bias`` false: q and v
+    biases only (DeBERTa v1).
+
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
