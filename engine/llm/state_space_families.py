@@ -529,6 +529,61 @@ def _jamba(c: Keys) -> dict:
     return _by_pattern(fields, blocks, types) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+FALCON_H1_MULTIPLIERS = ("lm_head_multiplier", "embedding_multiplier", "mlp_multipliers", "key_multiplier",
+                         "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers", "ssm_in_multiplier",
+                         "ssm_out_multiplier")
+"""Falcon-H1's µP multipliers: element-wise scalings, whatever their values (no parameters, no products)."""
+
+
+FALCON_H1_DEFAULTS = {"num_key_value_heads": 8, "mamba_d_ssm": 1024, "mamba_n_heads": 128, "mamba_d_head": "auto",
+                      "mamba_n_groups": 1, "mamba_d_state": 256, "mamba_d_conv": 4, "mamba_chunk_size": 256}
+"""FalconH1Config's defaults for keys a file may leave out (a null ``num_key_value_heads``: H; a null
+``mamba_d_ssm``: ``mamba_expand``·d)."""
+
+
+def _falcon_h1(c: Keys) -> dict:
+    """falcon_h1: ``num_hidden_layers`` layers, each RMSNorm, then attention (Llama's: GQA, rotary, q/k/v/o biases
+    per ``attention_bias``; ``head_dim`` where the file writes one, else d/H) and Mamba-2's mixer side by side on
+    that normed input, their outputs added to the stream; then RMSNorm and the gated MLP (``intermediate_size``,
+    ``mlp_bias``, ``hidden_act``). The mixer: I = ``mamba_d_ssm`` (null: ``mamba_expand``·d) in ``mamba_n_heads``
+    heads of ``mamba_d_head`` ("auto": I/H), ``mamba_d_state`` N, ``mamba_n_groups`` G, ``mamba_d_conv`` K,
+    ``mamba_chunk_size`` Q, ``mamba_proj_bias`` on the in projection, ``projectors_bias`` on the out projection,
+    ``mamba_conv_bias``, the gated RMS norm only with ``mamba_rms_norm`` (I parameters); the µP multipliers are
+    element-wise (counted in ``full`` only; the embedding's and the LM head's are not counted there); an untied head
+    by default. The original checkpoints' ``mamba_use_mlp`` and ``attn_layer_indices`` are read by nothing in
+    transformers, which builds attention, Mamba-2 and the MLP in every layer: true and null accepted (inert), other
+    values refused by name."""
+    c.neutral(*FALCON_H1_MULTIPLIERS, "num_logits_to_keep", "mamba_norm_before_gate", "time_step_limit",
+              "time_step_min", "time_step_max", "time_step_floor", "use_mamba_kernels")
+    c.require("layers_block_type", lambda v: False, "FalconH1Config derives it (every layer 'hybrid'), and "
+                                                    "transformers cannot load a file that sets it")  # or layer_types
+    c.require("mamba_use_mlp", lambda v: v is True, "transformers builds the MLP in every layer whatever it says, "
+                                                    "the checkpoint's own code would not; not modelled")
+    c.require("attn_layer_indices", lambda v: False, "transformers builds attention in every layer whatever it says, "
+                                                     "the checkpoint's own code only on the listed ones; not modelled")
+    c.data = {**FALCON_H1_DEFAULTS, **c.data}  # absent keys: FalconH1Config's defaults (mamba_d_ssm null: expand·d)
+    fields = _decoder(c, **_rms_swiglu(c))
+    fields["block"]["ff_bias"] = c.flag("mlp_bias", False)
+    d = fields["d_model"]
+    ssm = c.size("block.ssm_inner_size", "mamba_d_ssm", required=False)
+    if ssm is None:
+        expand = c.get("mamba_expand", 2)
+        if isinstance(expand, bool) or not isinstance(expand, int) or not 0 < expand <= 1_000:
+            raise c.error("mamba_expand", "expected a positive whole number (the inner width is mamba_expand × "
+                                          "hidden_size when mamba_d_ssm is null)")
+        ssm = expand * d if isinstance(d, int) else d
+    else:
+        c.neutral("mamba_expand")
+    mixer = mamba2_block(c, d, ssm, num_heads="mamba_n_heads", head_dim="mamba_d_head", state_size="mamba_d_state",
+                         n_groups="mamba_n_groups", conv_kernel="mamba_d_conv", chunk_size="mamba_chunk_size",
+                         use_bias="mamba_proj_bias", use_conv_bias="mamba_conv_bias")
+    del mixer["mixer"]
+    fields["block"] |= mixer | {"ssm_beside": True, "mup_multipliers": True,
+                                "ssm_gated_norm": c.flag("mamba_rms_norm", False),
+                                "ssm_out_bias": c.flag("projectors_bias", False)}
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 STATE_SPACE_FAMILIES: dict[str, Family] = {
     "mamba": Family(_mamba, _lm("Mamba")),
     "falcon_mamba": Family(_mamba, _lm("FalconMamba")),
@@ -539,5 +594,6 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "zamba": Family(_zamba, _lm("Zamba")),
     "zamba2": Family(_zamba2, _lm("Zamba2")),
     "jamba": Family(_jamba, _lm("Jamba")),
+    "falcon_h1": Family(_falcon_h1, _lm("FalconH1")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -99,7 +99,8 @@ def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
     """Mamba-2's mixer (transformers' ``Mamba2Mixer`` without the CUDA kernels) as rows: in projection
     d→2I+2GN+H (z, x, B, C, Δ), the causal depthwise convolution over x, B and C (I+2GN channels, + bias, SiLU),
     the chunked scan's five products (``ssd_macs``; Δ's bias, A and D: 3·H parameters), the gated RMS norm over
-    G groups (y·SiLU(z), normalised per group, × γ: I parameters), out projection I→d (+ the residual add)."""
+    G groups (y·SiLU(z), normalised per group, × γ: I parameters; without ``ssm_gated_norm``, y·SiLU(z) alone), out
+    projection I→d (``ssm_out_bias`` where it differs from the in projection's; + the residual add)."""
     i, n, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
     h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
     p = i // h
@@ -107,7 +108,13 @@ def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
     conv_params = channels * k + (channels if block.ssm_conv_bias else 0)
     conv_extra = length * channels * ((1 if block.ssm_conv_bias else 0) + ACTIVATION_FLOP[block.activation])
     scores, diagonal, states, passing, read_out = ssd_macs(length, h, p, n, q)
-    gated_norm = length * i * (ACTIVATION_FLOP["silu"] + 1) + rms_norm_cost(length * i, i, True).extra_flop
+    gate = length * i * (ACTIVATION_FLOP["silu"] + 1)
+    if block.ssm_gated_norm:
+        norm = Part("mamba2 gated RMS norm", i, 0, gate + rms_norm_cost(length * i, i, True).extra_flop, None, "none",
+                    ("y", "q"), ("a",))
+    else:  # Falcon-H1 without mamba_rms_norm: y·SiLU(z) alone
+        norm = Part("mamba2 gate y·SiLU(z)", 0, 0, gate, None, "none", ("y", "q"), ("a",))
+    out_bias = block.ssm_bias if block.ssm_out_bias is None else block.ssm_out_bias
     return [
         _linear("mamba2 in projection (z, x, B, C, Δ)", d, 2 * i + 2 * g * n + h, block.ssm_bias, length, src=(read,),
                 dst=("q",), role="in"),
@@ -120,7 +127,17 @@ def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
         Part("mamba2 scan: states passed between chunks", 0, passing, 0, None, "product", ("q", "s"), ("s",)),
         Part("mamba2 scan: read-out of the passed states", 0, read_out, 0, None, "product", ("k", "s"), ("y",),
              ("y",)),
-        Part("mamba2 gated RMS norm", i, 0, gated_norm, None, "none", ("y", "q"), ("a",)),
-        _linear("mamba2 out projection", i, d, block.ssm_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
-                also=("x",), role="out"),  # + the residual add
+        norm,
+        _linear("mamba2 out projection", i, d, out_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
+                also=("x",), role="out"),  # + the residual add (beside attention: + the attention's output)
     ]
+
+
+def falcon_h1_multipliers(block, d: int, length: int, read: str = "h") -> Part:
+    """Falcon-H1's µP multipliers in one layer, element-wise (no parameters, no products; ``full`` only): the
+    mixer's input (d) and its in projection's output (the µP vector over z, x, B, C, Δ: 2I + 2GN + H) and output
+    (d), the attention's input (d), keys (H_kv·Q) and output (d), the MLP's gate (F) and output (d), per position."""
+    i, g, n, h = block.ssm_inner_size, block.ssm_groups, block.ssm_state_size, block.ssm_heads
+    _, h_kv, q = block.attention_sizes(d)
+    per_position = 5 * d + 2 * i + 2 * g * n + h + h_kv * q + (block.ff_size or 4 * d)
+    return Part("µP multipliers (element-wise)", 0, 0, length * per_position, None, "none", (read,), (read,))

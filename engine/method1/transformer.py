@@ -127,6 +127,9 @@ class TransformerBlock(LayerBase):
     convolution over the block's input added to its output (``InputConvolution``); ``key_bias`` false: q and v
     biases only (DeBERTa v1).
 
+    ``ssm_beside``: Falcon-H1's Mamba-2 mixer beside the attention, reading the same normed input, its output
+    added with the attention's (``mup_multipliers``: its µP scalings, element-wise, counted in ``full`` only).
+
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
@@ -198,6 +201,15 @@ class TransformerBlock(LayerBase):
     ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H).")
     ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups).")
     ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
+    ssm_gated_norm: bool = Field(True, description="Mamba-2's gated RMS norm (I parameters); false: the scan's output "
+                                                   "× SiLU(z) alone (Falcon-H1's mamba_rms_norm false).")
+    ssm_out_bias: bool | None = Field(None, description="A bias on the Mamba-2 out projection where it differs from the "
+                                                        "in projection's (Falcon-H1's projectors_bias); None: ssm_bias.")
+    ssm_beside: bool = Field(False, description="Falcon-H1: Mamba-2's mixer (the ssm_* sizes) runs beside the "
+                                                "attention on the same normed input; both outputs are added into "
+                                                "the stream.")
+    mup_multipliers: bool = Field(False, description="Falcon-H1's µP multipliers inside the block: element-wise "
+                                                     "scalings (full convention only).")
     attention_norm: bool = Field(True, description="Pre-norm: a norm before attention (ModernBERT's first layer "
                                                    "has none; it reads the embeddings' norm).")
     shared_weights: bool = Field(False, description="The weights of an earlier block of the same shape, run again "
@@ -257,7 +269,14 @@ class TransformerBlock(LayerBase):
             raise InputError("ssm_norms", "the Δ, B and C norms belong to a Mamba mixer (mixer 'mamba')")
         if self.mixer == "none" and (not self.feed_forward or self.parallel or self.norm_position != "pre"):
             raise InputError("mixer", "a block without a mixer is a pre-norm feed-forward layer (feed_forward true)")
-        if self.mixer == "mamba2":
+        if self.ssm_beside and (self.mixer != "attention" or self.kv_lora_rank is not None or self.parallel
+                                or self.cross_attention_length or self.norm_position != "pre"
+                                or self.shared_block is not None or self.local_radius is not None):
+            raise InputError("ssm_beside", "a Mamba-2 mixer beside attention is modelled in pre-norm sequential "
+                                           "decoder blocks with plain (not latent or local) self-attention")
+        if self.mup_multipliers and not self.ssm_beside:
+            raise InputError("mup_multipliers", "the µP multipliers are Falcon-H1's (ssm_beside)")
+        if self.mixer == "mamba2" or self.ssm_beside:
             if None in (self.ssm_inner_size, self.ssm_state_size, self.ssm_conv_kernel, self.ssm_heads,
                         self.ssm_groups, self.ssm_chunk_size):
                 raise InputError("ssm_inner_size", "a Mamba-2 mixer needs ssm_inner_size, ssm_state_size, "
@@ -331,6 +350,10 @@ class TransformerBlock(LayerBase):
         else:
             attention = parts_of.attention(self, "attention", d, length, length, half,
                                            self.attention_window if half else None, read, "x")
+            if self.ssm_beside:  # Falcon-H1: the same normed input; its out projection adds into x too
+                attention += state_space.mamba2(self, d, length, read)
+                if self.mup_multipliers:
+                    attention.insert(0, state_space.falcon_h1_multipliers(self, d, length, read))
         if self.parallel:  # both read the same normed x; the feed-forward's last row adds both into x
             attention[-1] = attention[-1]._replace(dst=("o",), also=())
             h_ff = "h" if self.shared_norm else "h2"

@@ -386,6 +386,27 @@ def _jamba(draw, spec: Spec, out: dict) -> None:
         out["head_dim"] = draw(st.sampled_from(spec.head_sizes()))
 
 
+def _falcon_h1(draw, spec: Spec, out: dict) -> None:
+    """Falcon-H1: Mamba-2's inner width ``mamba_d_ssm`` (or null: ``mamba_expand``·d) in ``mamba_n_heads`` heads of
+    I/H ("auto"; the config class checks H divides I), groups dividing the heads, state and chunk from 2 (1 is
+    refused by name, as for Mamba-2), kernel, the gated norm or not, in and out projection biases apart, the
+    convolution's bias; a head size of its own or d/H. The multipliers change no count and keep their defaults."""
+    d, layers = out["hidden_size"], draw(st.integers(1, 4))
+    expand = draw(st.integers(1, 2))
+    inner = draw(st.one_of(st.none(), st.integers(1, 12).map(lambda m: 4 * m)))
+    width = expand * d if inner is None else inner
+    heads = draw(st.sampled_from([h for h in range(1, 13) if width % h == 0]))
+    out |= {"num_hidden_layers": layers, "mamba_d_ssm": inner, "mamba_expand": expand, "mamba_n_heads": heads,
+            "mamba_d_head": "auto",
+            "mamba_n_groups": draw(st.sampled_from([g for g in range(1, heads + 1) if heads % g == 0])),
+            "mamba_d_state": draw(st.integers(2, 16)), "mamba_chunk_size": draw(st.integers(2, 16)),
+            "mamba_d_conv": draw(st.integers(2, 4)), "mamba_rms_norm": draw(st.booleans()),
+            "mamba_proj_bias": draw(st.booleans()), "projectors_bias": draw(st.booleans()),
+            "mamba_conv_bias": draw(st.booleans())}
+    if draw(st.booleans()):
+        out["head_dim"] = draw(st.sampled_from(spec.head_sizes()))
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -454,6 +475,7 @@ HOOKS: dict[str, Callable] = {
     "zamba2": _zamba2,
     "zamba": _zamba,
     "jamba": _jamba,
+    "falcon_h1": _falcon_h1,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

@@ -404,6 +404,27 @@ VARIANTS |= {  # Jamba: Mamba layers (Δ, B, C norms) and attention layers, each
         attn_layer_period=4, attn_layer_offset=3, num_experts=1),
 }
 
+FALCON_H1 = {"hidden_size": 48, "intermediate_size": 72, "num_attention_heads": 4, "num_key_value_heads": 2,
+             "vocab_size": 90, "mamba_d_ssm": 64, "mamba_n_heads": 8, "mamba_d_head": "auto", "mamba_n_groups": 2,
+             "mamba_d_state": 8, "mamba_d_conv": 4, "mamba_chunk_size": 8, "pad_token_id": 0, "bos_token_id": 0,
+             "eos_token_id": 0}
+VARIANTS |= {  # Falcon-H1: attention and Mamba-2 side by side in every layer, then a gated MLP; µP multipliers
+    "falcon_h1 gated norm, groups, multipliers": _variant(
+        "falcon_h1", "FalconH1ForCausalLM", **FALCON_H1, num_hidden_layers=2, mamba_rms_norm=True,
+        key_multiplier=0.5, attention_in_multiplier=2.0, attention_out_multiplier=0.7, ssm_in_multiplier=1.3,
+        ssm_out_multiplier=0.2, ssm_multipliers=[0.5, 0.25, 0.5, 1.5, 0.5], mlp_multipliers=[0.9, 0.6],
+        embedding_multiplier=5.0, lm_head_multiplier=0.04),
+    "falcon_h1 biases, head size, expand, tied": _variant(  # I = mamba_expand·d when mamba_d_ssm is null
+        "falcon_h1", "FalconH1ForCausalLM", **(FALCON_H1 | {"mamba_d_ssm": None, "mamba_n_heads": 6,
+                                                             "mamba_chunk_size": 5, "mamba_d_conv": 3}),
+        num_hidden_layers=3, projectors_bias=True, attention_bias=True, mlp_bias=True, head_dim=20,
+        tie_word_embeddings=True, hidden_act="gelu"),
+    "falcon_h1 model, in-projection bias only, multi-head": _variant(
+        "falcon_h1", "FalconH1Model", **(FALCON_H1 | {"num_key_value_heads": None, "mamba_n_groups": 1}),
+        num_hidden_layers=2, mamba_proj_bias=True, mamba_conv_bias=False, mamba_rms_norm=True,
+        mamba_norm_before_gate=False),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)

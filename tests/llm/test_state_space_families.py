@@ -235,3 +235,57 @@ def test_jamba_delta_b_c_norms():
 def test_jamba_refusals_name_the_key(change, key):
     with pytest.raises(InputError, match=f"^config.{key}: "):
         read_hf_config(JAMBA | change)
+
+
+FALCON_H1 = {"model_type": "falcon_h1", "architectures": ["FalconH1ForCausalLM"], "hidden_size": 32,
+             "intermediate_size": 40, "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+             "vocab_size": 64, "mamba_d_ssm": 48, "mamba_n_heads": 6, "mamba_d_head": "auto", "mamba_n_groups": 2,
+             "mamba_d_state": 8, "mamba_d_conv": 4, "mamba_chunk_size": 8}
+
+
+@pytest.mark.parametrize("rms_norm,in_bias,out_bias", [(False, False, False), (True, True, False), (False, False, True)])
+def test_falcon_h1_parameters_by_formula(rms_norm, in_bias, out_bias):
+    """Per layer: two RMSNorms 2d; attention q d·H·Q, k and v d·H_kv·Q each, o H·Q·d (Q = d/H = 8); Mamba-2 beside it:
+    in d·(2I + 2GN + H) (+ that bias with mamba_proj_bias), depthwise convolution over I + 2GN channels (K + 1 each),
+    Δ bias, A and D (3H), the gated norm's γ (I, with mamba_rms_norm), out I·d (+ d with projectors_bias); the gated
+    MLP 3·d·F; then the untied table and head 2·V·d and the final norm d."""
+    d, f, h, h_kv, q, i, heads, g, n, k, v = 32, 40, 4, 2, 8, 48, 6, 2, 8, 4, 64
+    proj = 2 * i + 2 * g * n + heads
+    layer = 2 * d + d * h * q + 2 * d * h_kv * q + h * q * d + d * proj + (proj if in_bias else 0) \
+        + (i + 2 * g * n) * (k + 1) + 3 * heads + (i if rms_norm else 0) + i * d + (d if out_bias else 0) + 3 * d * f
+    config = FALCON_H1 | {"mamba_rms_norm": rms_norm, "mamba_proj_bias": in_bias, "projectors_bias": out_bias}
+    assert evaluate(read_hf_config(config).architecture(16)).params == 2 * layer + 2 * v * d + d
+
+
+def test_falcon_h1_multipliers_in_full_only():
+    """The µP multipliers change no product (matmul: equal) and add, per layer and position, in ``full``: the mixer's
+    input and output (2d), the µP vector over z, x, B, C, Δ (2I + 2GN + H), the attention's input and output (2d),
+    the keys (H_kv·Q), the MLP's gate (F) and output (d)."""
+    length, d, f, i, g, n, heads, h_kv, q = 16, 32, 40, 48, 2, 8, 6, 2, 8
+    on = read_hf_config(FALCON_H1).architecture(length)
+    off = on.model_copy(update={"layers": [layer.model_copy(update={"mup_multipliers": False})
+                                           if isinstance(layer, TransformerBlock) else layer for layer in on.layers]})
+    assert evaluate(on, "matmul").forward_flop == evaluate(off, "matmul").forward_flop
+    per_position = 5 * d + 2 * i + 2 * g * n + heads + h_kv * q + f
+    assert evaluate(on, "full").forward_flop - evaluate(off, "full").forward_flop == 2 * length * per_position
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"mamba_use_mlp": False}, "mamba_use_mlp"),
+    ({"attn_layer_indices": [0]}, "attn_layer_indices"),
+    ({"layer_types": ["hybrid", "hybrid"]}, "layer_types"),  # attribute_map's name for layers_block_type
+    ({"layers_block_type": ["hybrid", "hybrid"]}, "layers_block_type"),
+    ({"mamba_d_head": 7}, "mamba_d_head"),
+    ({"mamba_n_groups": 4}, "mamba_n_groups"),
+    ({"mamba_chunk_size": 1}, "mamba_chunk_size"),
+])
+def test_falcon_h1_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=f"^config.{key}: "):
+        read_hf_config(FALCON_H1 | change)
+
+
+def test_falcon_h1_checkpoint_flags_that_match_transformers_are_accepted():
+    """mamba_use_mlp true and attn_layer_indices null (the published files' values) describe what transformers builds
+    anyway: the same count as without them."""
+    with_flags = read_hf_config(FALCON_H1 | {"mamba_use_mlp": True, "attn_layer_indices": None}).architecture(16)
+    assert evaluate(with_flags) == evaluate(read_hf_config(FALCON_H1).architecture(16))
