@@ -580,7 +580,7 @@ def _falcon_h1(c: Keys) -> dict:
     del mixer["mixer"]
     fields["block"] |= mixer | {"ssm_beside": True, "mup_multipliers": True,
                                 "ssm_gated_norm": c.flag("mamba_rms_norm", False),
-                                "ssm_out_bias": c.flag("projectors_bias", False)}
+                                "ssm_out_bias": "bias" if c.flag("projectors_bias", False) else "none"}
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 

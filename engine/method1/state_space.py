@@ -114,7 +114,7 @@ def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
                     ("y", "q"), ("a",))
     else:  # Falcon-H1 without mamba_rms_norm: y·SiLU(z) alone
         norm = Part("mamba2 gate y·SiLU(z)", 0, 0, gate, None, "none", ("y", "q"), ("a",))
-    out_bias = block.ssm_bias if block.ssm_out_bias is None else block.ssm_out_bias
+    out_bias = block.ssm_bias if block.ssm_out_bias == "same" else block.ssm_out_bias == "bias"
     return [
         _linear("mamba2 in projection (z, x, B, C, Δ)", d, 2 * i + 2 * g * n + h, block.ssm_bias, length, src=(read,),
                 dst=("q",), role="in"),

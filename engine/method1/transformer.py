@@ -203,8 +203,9 @@ class TransformerBlock(LayerBase):
     ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
     ssm_gated_norm: bool = Field(True, description="Mamba-2's gated RMS norm (I parameters); false: the scan's output "
                                                    "× SiLU(z) alone (Falcon-H1's mamba_rms_norm false).")
-    ssm_out_bias: bool | None = Field(None, description="A bias on the Mamba-2 out projection where it differs from the "
-                                                        "in projection's (Falcon-H1's projectors_bias); None: ssm_bias.")
+    ssm_out_bias: Literal["same", "bias", "none"] = Field(
+        "same", description="The Mamba-2 out projection's bias: as the in projection's (same: ssm_bias), or its own "
+                            "(Falcon-H1's projectors_bias).")
     ssm_beside: bool = Field(False, description="Falcon-H1: Mamba-2's mixer (the ssm_* sizes) runs beside the "
                                                 "attention on the same normed input; both outputs are added into "
                                                 "the stream.")
