@@ -433,6 +433,52 @@ def _minimax_m2(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+MINIMAX_KINDS = {"full_attention": 1, "linear_attention": 0}
+"""MiniMax's ``layer_types`` and the remote code's ``attn_type_list`` values for them."""
+
+
+def _minimax(c: Keys) -> dict:
+    """minimax (MiniMax-Text-01, MiniMax-M1): each layer softmax attention (Mixtral's: GQA, no biases, ``sliding_window``
+    W by mask only) or lightning attention (``engine.method1.lightning``: H heads of ``head_dim``, blocks of
+    ``block_size``) by ``layer_types`` (absent: transformers' default, full on even layers, linear on odd ones),
+    then E experts of ``intermediate_size``, k per token, behind a router without bias (Mixtral's). The residual
+    is the norm's output, added back as α·residual + β·output (``*_alpha_factor``/``*_beta_factor``: the same
+    parameters and products as a pre-norm block; the full convention counts the two scalings). The remote code's
+    ``attn_type_list`` is read by nothing in transformers: accepted where it says what ``layer_types`` says, refused
+    otherwise; its shared expert (``shared_intermediate_size``) is not built by transformers: refused."""
+    c.neutral("full_attn_alpha_factor", "full_attn_beta_factor", "linear_attn_alpha_factor", "linear_attn_beta_factor",
+              "mlp_alpha_factor", "mlp_beta_factor", "postnorm", "shared_moe_mode", "layernorm_full_attention_alpha",
+              "layernorm_full_attention_beta", "layernorm_linear_attention_alpha", "layernorm_linear_attention_beta",
+              "layernorm_mlp_alpha", "layernorm_mlp_beta")
+    c.require("shared_intermediate_size", lambda v: v == 0, "transformers' MiniMax builds no shared expert")
+    fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c), residual_scales=True))
+    _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
+    layers = _layer_count(fields)
+    types = c.get("layer_types")
+    if types is None and layers:
+        types = ["full_attention" if (i + 1) % 2 else "linear_attention" for i in range(layers)]
+    if layers and (not isinstance(types, list) or len(types) != layers or not set(types) <= set(MINIMAX_KINDS)):
+        raise c.error("layer_types", f"expected {layers} entries of 'full_attention' or 'linear_attention'")
+    listed = c.get("attn_type_list")
+    if listed is not None and layers and listed != [MINIMAX_KINDS[t] for t in types]:
+        raise c.error("attn_type_list", "differs from the layer kinds transformers builds (layer_types"
+                                        + (", absent: its default alternation" if c.data.get("layer_types") is None
+                                           else "") + "); write layer_types")
+    full = dict(fields["block"])
+    window = c.size("block.attention_window", "sliding_window", required=False)
+    if window is not None:
+        full["attention_window"] = window
+    lightning = dict(full, mixer="lightning", kv_heads=None, attention_window=None,
+                     lightning_block_size=c.size("block.lightning_block_size", "block_size", required=False,
+                                                 default=256))
+    if layers:
+        at = [i for i, t in enumerate(types) if t == "full_attention"]
+        fields["block"] = full if len(at) == layers else lightning
+        if at and len(at) < layers:
+            fields["first_layers"] = [{"layers": len(at), "block": full, "at": at}]
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _nemotron(c: Keys) -> dict:
     """nemotron (Nemotron-4, Minitron): LayerNorm with γ and β (γ stored as 1 + w), ``attention_bias`` on
     q/k/v/o, a plain up/down feed-forward with ReLU² and ``mlp_bias``."""
@@ -573,6 +619,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "flex_olmo": Family(_flex_olmo, _lm("FlexOlmo")),
     "nemotron": Family(_nemotron, _lm("Nemotron")),
     "minimax_m2": Family(_minimax_m2, _lm("MiniMaxM2")),
+    "minimax": Family(_minimax, _lm("MiniMax")),
     "persimmon": Family(_persimmon, _lm("Persimmon")),
     "dbrx": Family(_dbrx, _lm("Dbrx")),
     "ministral3": Family(_ministral3, _lm("Ministral3")),

@@ -150,6 +150,10 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         raise InputError("fine-tune", "fine-tuning part of a DeBERTa model (its relative-position table is read by "
                                       "every layer, its q and k also project that table) is not modelled; train it "
                                       "in full")
+    if tune.mode == "lora" and any(b.mixer == "lightning" for _, b in config.named_blocks()):
+        raise InputError("fine-tune", "LoRA on a model with lightning attention (MiniMax: its layers' projections are "
+                                      "qkv_proj, output_gate and out_proj) is not modelled; fine-tune the last blocks "
+                                      "or in full instead")
     architecture = config.architecture(seq_len, run.decoder_seq_len)
     if tune.mode != "full":
         layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)

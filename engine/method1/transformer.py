@@ -22,7 +22,7 @@ from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, parts_grad
 from engine.method1.conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR
 from engine.errors import InputError
 from engine.method1.ops import dense_cost, layer_norm_cost, prod, rms_norm_cost
-from engine.method1 import state_space
+from engine.method1 import lightning, state_space
 from engine.method1 import transformer_parts as parts_of
 from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
 from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
@@ -133,8 +133,10 @@ class TransformerBlock(LayerBase):
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
-    scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's
-    MLP and MoE layers).
+    scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="lightning"``: MiniMax's lightning attention, linear
+    attention in blocks of ``lightning_block_size`` (``engine.method1.lightning``). ``mixer="none"``: a feed-forward
+    layer alone (Nemotron-H's MLP and MoE layers). ``residual_scales``: each sub-layer's residual add is α·residual +
+    β·output (MiniMax; the ``full`` convention counts the two products, 2·L·d per sub-layer).
 
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
@@ -186,9 +188,13 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
-    mixer: Literal["attention", "mamba", "mamba2", "none"] = Field(
-        "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan (ssm_* sizes), or none "
-                                 "(a feed-forward layer of its own, Nemotron-H).")
+    mixer: Literal["attention", "mamba", "mamba2", "lightning", "none"] = Field(
+        "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan (ssm_* sizes), MiniMax's "
+                                 "lightning attention (lightning_block_size), or none (a feed-forward layer of its "
+                                 "own, Nemotron-H).")
+    lightning_block_size: Size | None = Field(None, description="B: the block length of lightning attention.")
+    residual_scales: bool = Field(False, description="Residual adds α·residual + β·output (MiniMax): 2 products per "
+                                                     "element more in the full convention.")
     feed_forward: bool = Field(True, description="A feed-forward sub-layer after the mixer (Mamba's blocks have none).")
     ssm_inner_size: Size | None = Field(None, description="I: Mamba's inner width (expand·d).")
     ssm_state_size: Size | None = Field(None, description="N: Mamba's state size per channel.")
@@ -287,6 +293,18 @@ class TransformerBlock(LayerBase):
                                               f"{self.ssm_inner_size}, and ssm_groups {self.ssm_groups} the heads")
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
                 raise InputError("mixer", "a Mamba-2 mixer is modelled in pre-norm sequential blocks")
+        if (self.mixer == "lightning") != (self.lightning_block_size is not None):
+            raise InputError("lightning_block_size", "a lightning mixer needs lightning_block_size, and only it")
+        if self.mixer == "lightning" and (self.parallel or self.cross_attention_length or self.norm_position != "pre"
+                                          or self.shared_block is not None or self.qk_norm != "none"
+                                          or self.attention_window is not None):
+            raise InputError("mixer", "a lightning mixer is modelled in pre-norm sequential blocks without windows or "
+                                      "QK norms")
+        if self.mixer == "lightning" and self.lora is not None:
+            raise InputError("lora", "LoRA on a layer of lightning attention (MiniMax) is not modelled; fine-tune the "
+                                     "last blocks or in full instead")
+        if self.residual_scales and (self.parallel or self.norm_position != "pre" or self.sandwich_norms):
+            raise InputError("residual_scales", "scaled residuals are modelled in pre-norm sequential blocks")
         if self.shared_expert_gate and not self.shared_ff_size:
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         if not self.attention_norm and (self.norm_position != "pre" or self.parallel or self.mixer != "attention"):
@@ -348,6 +366,8 @@ class TransformerBlock(LayerBase):
             attention = state_space.mamba(self, d, length, read)
         elif self.mixer == "mamba2":
             attention = state_space.mamba2(self, d, length, read)
+        elif self.mixer == "lightning":
+            attention = lightning.lightning(self, d, length, read)
         else:
             attention = parts_of.attention(self, "attention", d, length, length, half,
                                            self.attention_window if half else None, read, "x")
@@ -375,6 +395,8 @@ class TransformerBlock(LayerBase):
                 sub_layers.append(("feed-forward", parts_of.feed_forward(self, d, length, read)))
             parts = []
             for label, rows in sub_layers:
+                if self.residual_scales:  # α·residual + β·output
+                    rows[-1] = rows[-1]._replace(extra_flop=rows[-1].extra_flop + 2 * length * d)
                 if not into_stream:  # a norm on the sub-layer's output comes before the residual add
                     rows[-1] = rows[-1]._replace(dst=("o",), also=tuple(a for a in rows[-1].also if a != "x"))
                 if pre and label == "attention" and not self.attention_norm:  # it reads the block's input

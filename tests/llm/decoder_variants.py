@@ -83,4 +83,16 @@ DECODER_VARIANTS = {
     "minimax-m2 model, multi-head, tied, top-1": _v(
         "minimax_m2", "MiniMaxM2Model", **(S | {"num_key_value_heads": 4, "intermediate_size": 28}), head_dim=16,
         num_local_experts=3, num_experts_per_tok=1, tie_word_embeddings=True),
+    "minimax (lightning blocks of 4 between softmax layers)": _v(
+        "minimax", "MiniMaxForCausalLM", **(S | {"num_hidden_layers": 4, "intermediate_size": 40}), block_size=4,
+        num_local_experts=4, num_experts_per_tok=2, full_attn_alpha_factor=3.56, linear_attn_alpha_factor=3.56,
+        mlp_alpha_factor=3.56),
+    "minimax model, listed kinds, head size, window, attn_type_list": _v(
+        "minimax", "MiniMaxModel", **(S | {"num_key_value_heads": 4, "intermediate_size": 28}), head_dim=12,
+        block_size=3, sliding_window=6, num_local_experts=3, num_experts_per_tok=1,
+        layer_types=["linear_attention", "linear_attention", "full_attention"], attn_type_list=[0, 0, 1],
+        postnorm=True, shared_intermediate_size=0, tie_word_embeddings=True),
+    "minimax all lightning, one block": _v(
+        "minimax", "MiniMaxForCausalLM", **(S | {"num_hidden_layers": 2}), num_local_experts=2, num_experts_per_tok=2,
+        layer_types=["linear_attention", "linear_attention"]),
 }

@@ -407,6 +407,12 @@ def _falcon_h1(draw, spec: Spec, out: dict) -> None:
         out["head_dim"] = draw(st.sampled_from(spec.head_sizes()))
 
 
+def _minimax(draw, spec: Spec, out: dict) -> None:
+    """MiniMax's lightning attention in blocks shorter than the drawn sequences (the default 256 is one block at
+    these lengths): ``block_size`` 1 to 6."""
+    out["block_size"] = draw(st.integers(1, 6))
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -476,6 +482,7 @@ HOOKS: dict[str, Callable] = {
     "zamba": _zamba,
     "jamba": _jamba,
     "falcon_h1": _falcon_h1,
+    "minimax": _minimax,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

@@ -161,7 +161,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "flex_olmo", "internlm3", "iquestcoder", "param2moe", "sarvam_moe",
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
-                                                "minimax_m2") else 2), family
+                                                "minimax_m2", "minimax") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -176,6 +176,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("minimax-m2", 228_689_748_992),     # MiniMax: 230B total (without the 3 multi-token-prediction modules)
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
+    ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -192,6 +193,13 @@ def test_active_parameters_of_mixtures():
     assert 22.0e9 < active("qwen3-235b-a22b") < 22.5e9
     assert 12.0e9 < active("jamba-1.5-mini") < 12.2e9   # AI21: 12B active
     assert 94.0e9 < active("jamba-1.5-large") < 94.5e9  # AI21: 94B active
+    # MiniMax-Text-01 (MiniMax's model card: 45.9B activated per token): 70 lightning layers (q/k/v, gate, out,
+    # norm of H·Q = 8192), 10 softmax layers (GQA, 8 key/value heads of 128), each with a router and 2 of 32 experts
+    d, hq, f, e = 6144, 64 * 128, 9216, 32
+    layer = d * e + 2 * 3 * d * f + 2 * d
+    by_hand = 70 * (5 * d * hq + hq + layer) + 10 * (2 * d * hq + 2 * d * 8 * 128 + layer) + d
+    assert active("minimax-text-01") - 2 * 200064 * d == by_hand
+    assert 45.9e9 < by_hand < 46.0e9
 
 
 def test_deepseek_v3_layer_by_hand():
