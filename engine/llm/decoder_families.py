@@ -14,6 +14,7 @@ from engine.llm.family_parts import (
     modelling_keys,
     _decoder,
     _experts,
+    _gemma_common,
     _gptj,
     _learned_positions,
     _lm,
@@ -122,6 +123,14 @@ def _cohere(c: Keys) -> dict:
     return _cohere_common(c, c.flag("use_qk_norm", False))
 
 
+def _vaultgemma(c: Keys) -> dict:
+    """vaultgemma (VaultGemma): Gemma 2 without the norms on each sub-layer's output (pre-norms only); sliding
+    windows on alternate layers."""
+    c.neutral("hidden_act")
+    fields = _gemma_common(c, ("hidden_activation",), sandwich_norms=False)
+    return _windows(c, fields, 2)
+
+
 def _cohere2(c: Keys) -> dict:
     """cohere2 (Command R7B, Command A): Cohere's block; three sliding-window layers in four."""
     return _pattern_windows(c, _cohere_common(c, False), 4)
@@ -143,6 +152,16 @@ def _granitemoe(c: Keys) -> dict:
     fields = _decoder(c, **_rms_swiglu(c))
     _experts(c, fields, ("num_local_experts",), ff_key="intermediate_size")
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _granitemoeshared(c: Keys) -> dict:
+    """granitemoeshared: Granite MoE with a gated shared MLP of ``shared_intermediate_size`` (fused gate/up, no
+    biases) beside the experts on every layer; 0: none."""
+    fields = _granitemoe(c)
+    shared = c.size("block.shared_ff_size", "shared_intermediate_size", required=False, default=0)
+    if shared:
+        fields["block"]["shared_ff_size"] = shared
+    return fields
 
 
 def _phimoe(c: Keys) -> dict:
@@ -334,14 +353,81 @@ def _helium(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _head_dim_written(c: Keys, why: str) -> None:
+    """``head_dim`` must be written out, not null: the family's attention reads it as it stands (``why``: what
+    transformers does without it)."""
+    if c.data.get("head_dim") is None:
+        raise c.error("head_dim", f"missing ({why}; write it out)")
+
+
 def _ministral3(c: Keys) -> dict:
     """ministral3 (the language model of Ministral 3): the Mistral block (no biases); ``sliding_window`` W
     (null: full attention) on every layer; ``head_dim`` must be given (the config's default is 128, not d/H, and
     it refuses null)."""
-    if c.data.get("head_dim") is None:
-        raise c.error("head_dim", "missing (transformers' Ministral 3 default is 128, not d/H; write it out)")
+    _head_dim_written(c, "transformers' Ministral 3 default is 128, not d/H")
     fields = _decoder(c, **_rms_swiglu(c))
     return _windows(c, fields, None) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _ministral(c: Keys) -> dict:
+    """ministral (Ministral 8B): the Mistral block (no biases); ``sliding_window`` W on the layers ``layer_types``
+    marks sliding (absent: every layer); ``sliding_window`` (MinistralModel builds the sliding mask whatever the
+    layers) and ``head_dim`` (the config's default, null, does not build) must be given."""
+    _head_dim_written(c, "transformers' MinistralAttention cannot be built with its default, null")
+    if c.data.get("sliding_window") is None:  # MinistralModel builds the sliding mask on every forward
+        raise c.error("sliding_window", "missing (transformers' MinistralModel cannot run without it; full attention "
+                                        "on a layer: \"full_attention\" in layer_types)")
+    fields = _decoder(c, **_rms_swiglu(c))
+    return _windows(c, fields, None) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _arcee(c: Keys) -> dict:
+    """arcee (AFM-4.5B): the Llama block (``attention_bias`` on q/k/v/o) with a plain up/down feed-forward
+    (``mlp_bias``) and ReLU² (``hidden_act``, default relu2) instead of SwiGLU; absent ``head_dim``: d/H."""
+    fields = _decoder(c, **_rms_swiglu(c, gated=False, ff_bias=c.flag("mlp_bias", False)))
+    fields["block"]["activation"] = c.activation("hidden_act", default="relu2")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _apertus(c: Keys) -> dict:
+    """apertus: Llama's attention (``attention_bias`` on q/k/v/o) with a per-head RMSNorm of queries and keys; a
+    plain up/down feed-forward without biases and xIELU (``hidden_act``, default xielu: two learned scalars per
+    layer's MLP, α_p and α_n); the norms renamed (attention_layernorm, feedforward_layernorm), the same pre-norms."""
+    fields = _decoder(c, **_rms_swiglu(c, gated=False, qk_norm="head"))
+    fields["block"]["activation"] = c.activation("hidden_act", default="xielu")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _hunyuan_v1_dense(c: Keys) -> dict:
+    """hunyuan_v1_dense (Hunyuan 0.5B–7B): the Llama block (``attention_bias`` on q/k/v/o, no MLP biases) with a
+    per-head RMSNorm of queries and keys (after the rotary embedding: no count difference); ``head_dim`` must be
+    given (the config's default is null, which the attention cannot build)."""
+    _head_dim_written(c, "transformers' HunYuan attention cannot be built with its default, null")
+    c.neutral("eod_token_id")
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="head"))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _whole_number(c: Keys, key: str, default: int) -> int:
+    """A key transformers also takes as a list per layer (HunYuan's ``num_experts``, ``moe_topk``): one number."""
+    value = c.data.get(key)
+    if isinstance(value, list):
+        raise c.error(key, "a list per layer is not modelled (write one number)")
+    return c.size(None, key, required=False, default=default)
+
+
+def _hunyuan_v1_moe(c: Keys) -> dict:
+    """hunyuan_v1_moe (Hunyuan-A13B): HunYuan's dense block with, on every layer, E experts of
+    ``intermediate_size`` behind a router d→E without bias (``num_experts``), ``moe_topk`` per token, and a shared
+    MLP of ``intermediate_size`` beside them. One expert (E = 1: a router d→1 still built) is refused by name."""
+    fields = _hunyuan_v1_dense(c)
+    block = fields["block"]
+    experts, k = _whole_number(c, "num_experts", 1), _whole_number(c, "moe_topk", 1)
+    if experts == 1:
+        raise c.error("num_experts", "1 is not modelled (transformers still builds a router d→1 and the shared MLP)")
+    block |= {"experts": experts, "active_experts": k, "shared_ff_size": block["ff_size"]}
+    c.key_of |= {"block.experts": "num_experts", "block.active_experts": "moe_topk"}
+    return fields
 
 
 def _openai_gpt(c: Keys) -> dict:
@@ -623,6 +709,13 @@ DECODER_FAMILIES: dict[str, Family] = {
     "persimmon": Family(_persimmon, _lm("Persimmon")),
     "dbrx": Family(_dbrx, _lm("Dbrx")),
     "ministral3": Family(_ministral3, _lm("Ministral3")),
+    "ministral": Family(_ministral, _lm("Ministral")),
+    "arcee": Family(_arcee, _lm("Arcee")),
+    "apertus": Family(_apertus, _lm("Apertus")),
+    "vaultgemma": Family(_vaultgemma, _lm("VaultGemma")),
+    "hunyuan_v1_dense": Family(_hunyuan_v1_dense, _lm("HunYuanDenseV1")),
+    "hunyuan_v1_moe": Family(_hunyuan_v1_moe, _lm("HunYuanMoEV1")),
+    "granitemoeshared": Family(_granitemoeshared, _lm("GraniteMoeShared")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

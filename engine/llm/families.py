@@ -25,6 +25,7 @@ from engine.llm.family_parts import (  # noqa: F401 (KEYS_FILE, NEUTRAL_KEYS, MA
     _bert,
     _decoder,
     _experts,
+    _gemma_common,
     _gptj,
     _learned_positions,
     _lm,
@@ -135,20 +136,6 @@ def _qwen3_moe(c: Keys) -> dict:
     c.neutral("norm_topk_prob")
     dense_ff = _experts(c, fields, ("num_experts", "num_local_experts"))
     return _sparse_layers(c, fields, dense_ff)
-
-
-def _gemma_common(c: Keys, act_keys, **block) -> dict:
-    """Gemma: RMSNorm (γ stored as 1 + w: d parameters), GeGLU, tied embeddings by default; head_dim is a
-    key of its own (256 in Gemma's config class, not d/H), so it must be given."""
-    fields = _decoder(c, **_rms_swiglu(c, act_keys=act_keys, **block))
-    if fields["block"]["head_size"] is None:
-        raise c.error("head_dim", "missing (Gemma's head size is not d/H)")
-    if block and isinstance(fields["d_model"], int) and fields["d_model"] % fields["block"]["heads"]:
-        # Gemma2Config/Gemma3TextConfig refuse it, although head_dim sets the attention width
-        raise c.error("num_attention_heads", f"{fields['block']['heads']} heads do not divide hidden_size "
-                                             f"{fields['d_model']} (transformers refuses such a Gemma 2/3 config)")
-    c.neutral("query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping")
-    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
 def _bidirectional(c: Keys) -> None:

@@ -19,7 +19,8 @@ from engine.errors import InputError
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_pytorch_tanh": "gelu",
                "gelu_python": "gelu", "quick_gelu": "gelu", "relu": "relu", "silu": "silu", "swish": "silu",
-               "sigmoid": "sigmoid", "tanh": "tanh", "relu2": "relu2"}
+               "sigmoid": "sigmoid", "tanh": "tanh", "relu2": "relu2",
+               "xielu": "xielu"}
 """Hugging Face activation names → the block's (tanh approximations of GELU count as GELU)."""
 
 MAX_LAYERS = 10_000
@@ -265,6 +266,20 @@ def _learned_positions(c: Keys, fields: dict, key: str, offset: int = 0):
 
 
 # ---------------------------------------------------------------- readers other families build on
+
+def _gemma_common(c: Keys, act_keys, **block) -> dict:
+    """Gemma: RMSNorm (γ stored as 1 + w: d parameters), GeGLU, tied embeddings by default; head_dim is a
+    key of its own (256 in Gemma's config class, not d/H), so it must be given."""
+    fields = _decoder(c, **_rms_swiglu(c, act_keys=act_keys, **block))
+    if fields["block"]["head_size"] is None:
+        raise c.error("head_dim", "missing (Gemma's head size is not d/H)")
+    if block and isinstance(fields["d_model"], int) and fields["d_model"] % fields["block"]["heads"]:
+        # Gemma2Config/Gemma3TextConfig refuse it, although head_dim sets the attention width
+        raise c.error("num_attention_heads", f"{fields['block']['heads']} heads do not divide hidden_size "
+                                             f"{fields['d_model']} (transformers refuses such a Gemma 2/3 config)")
+    c.neutral("query_pre_attn_scalar", "attn_logit_softcapping", "final_logit_softcapping")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
 
 def _gptj(c: Keys) -> dict:
     # GPTJBlock: one ln_1 feeds attention and MLP in parallel; q/k/v/out have no bias; lm_head has one

@@ -27,7 +27,7 @@ from engine.method1 import transformer_parts as parts_of
 from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
 from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
 
-BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh", "relu2"]
+BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh", "relu2", "xielu"]
 
 
 def _sequence(flow: Flow) -> tuple[int, int]:
@@ -97,7 +97,8 @@ class TransformerBlock(LayerBase):
 
     Attention: q (d→H·Q), k and v (d→H_kv·Q each; H_kv = H multi-head, 1 multi-query, between:
     grouped-query), QKᵀ and AV (H·L²·Q MACs each), output (H·Q→d). Feed-forward: up d→F and down
-    F→d; ``gated`` (SwiGLU, GeGLU) adds a gate d→F, act(gate)·up. Mixture of experts: a router d→E
+    F→d; ``gated`` (SwiGLU, GeGLU) adds a gate d→F, act(gate)·up; ``activation`` xielu (xIELU, Apertus) has two
+    learned scalars per MLP (α_p, α_n). Mixture of experts: a router d→E
     (no bias unless ``router_bias``) and E expert feed-forwards, k of which run per token;
     ``active_params`` counts k. ``shared_ff_size`` F_s: a shared expert every token runs (DeepSeek,
     Qwen2-MoE), with a sigmoid gate d→1 when ``shared_expert_gate`` (Qwen2-MoE).

@@ -191,7 +191,11 @@ def mlp(block, label: str, d: int, f: int, tokens: int, bias: bool, read: str = 
     else:
         up = up._replace(extra_flop=up.extra_flop + act * tokens * f)
     down_src = ("g", "u") if block.gated else ("u",)
-    return parts + [up, _linear(f"{label} down", f, d, bias, tokens, src=down_src, dst=(out,),
+    parts.append(up)
+    if block.activation == "xielu":  # xIELU's learned α_p and α_n: 2 parameters per MLP, no multiply-accumulate
+        acted = down_src[:1]
+        parts.append(Part(f"{label} xIELU α_p, α_n", 2, 0, 0, None, "none", acted, acted, role="activation"))
+    return parts + [_linear(f"{label} down", f, d, bias, tokens, src=down_src, dst=(out,),
                                 also=(out,), role="down")]
 
 

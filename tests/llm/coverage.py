@@ -75,7 +75,8 @@ def small_overrides(model_type: str) -> dict:
     last ``LAYERS`` of its default 54, one of them a shared-block layer; Zamba's: two shared-block layers of four
     (transformers cannot build one with tied embeddings); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
-    block-sparse default being refused by name)."""
+    block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
+    by name)."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
@@ -99,6 +100,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["attention_types"] = [[["global", "local"], overrides["num_layers"] // 2]]  # GPT-Neo's pairs
     if model_type == "bigbird_pegasus":  # full attention: BigBird's block-sparse default is refused by name
         overrides["attention_type"] = "original_full"
+    if model_type == "hunyuan_v1_moe":  # 4 experts: its default of one (a router d→1) is refused by name
+        overrides["num_experts"] = 4
     if model_type == "zamba2":  # its 54 layer kinds must match num_hidden_layers: the last LAYERS, one a shared block
         overrides["layers_block_type"] = defaults["layers_block_type"][-overrides["num_hidden_layers"]:]
     if model_type == "zamba":  # two shared-block layers in four: with one, transformers' tie pattern cannot build
