@@ -7,6 +7,9 @@ scale activations (Granite's multipliers, Cohere's ``logit_scale``) change neith
 """
 from __future__ import annotations
 
+import functools
+import json
+
 from engine.llm.family_parts import (
     NEUTRAL_KEYS,
     Family,
@@ -16,6 +19,8 @@ from engine.llm.family_parts import (
     _experts,
     _gemma_common,
     _gptj,
+    _latent_attention,
+    _layer_kinds,
     _learned_positions,
     _lm,
     _rms_swiglu,
@@ -653,6 +658,125 @@ def _dbrx(c: Keys) -> dict:
     return fields | {"tied_embeddings": False}
 
 
+# ---------------------------------------------------------------- blocks that differ layer by layer
+
+def _per_layer(fields: dict, changes: list[dict]) -> dict:
+    """Blocks that differ by layer: ``changes[i]`` holds what layer i's block changes in ``fields["block"]`` (its
+    window, a dense MLP in place of the experts). The layers like the last keep the main block; each other kind
+    becomes a group on its own layers (``at``)."""
+    base, main = fields["block"], changes[-1]
+    fields["block"] = base | main
+    kinds: dict[str, tuple[dict, list[int]]] = {}
+    for i, change in enumerate(changes):
+        if change != main:
+            kinds.setdefault(json.dumps(change, sort_keys=True), (change, []))[1].append(i)
+    if kinds:
+        fields["first_layers"] = [{"layers": len(at), "block": base | change, "at": at}
+                                  for change, at in kinds.values()]
+    return fields
+
+
+def _layer_windows_each(c: Keys, layers: int, default) -> list[dict]:
+    """Each layer's window: ``sliding_window`` W where ``layer_types`` says "sliding_attention" (absent:
+    where ``default(i)``), else none; without W none anywhere (``layer_types`` then changes nothing)."""
+    window = c.size("block.attention_window", "sliding_window", required=False)
+    types = _layer_kinds(c, "layer_types", layers, ("sliding_attention", "full_attention"))
+    if window is None:
+        return [{"attention_window": None}] * layers
+    sliding = [default(i) for i in range(layers)] if types is None else [t == "sliding_attention" for t in types]
+    return [{"attention_window": window if s else None} for s in sliding]
+
+
+def _dense_mlp(dense_ff) -> dict:
+    """What a dense layer changes in a mixture-of-experts block: one MLP of ``dense_ff``, no shared expert."""
+    return {"experts": 1, "active_experts": 1, "ff_size": dense_ff, "shared_ff_size": None}
+
+
+def _mlp_layers_each(c: Keys, layers: int, dense_ff, first_dense: int) -> list[dict]:
+    """Each layer's feed-forward by ``mlp_layer_types`` ("dense": an MLP of ``dense_ff``; absent: the first
+    ``first_dense`` layers dense, the others sparse)."""
+    types = _layer_kinds(c, "mlp_layer_types", layers, ("dense", "sparse"))
+    dense = [i < first_dense for i in range(layers)] if types is None else [t == "dense" for t in types]
+    return [_dense_mlp(dense_ff) if d else {} for d in dense]
+
+
+def _merged(*per_layer: list[dict]) -> list[dict]:
+    return [functools.reduce(lambda a, b: a | b, changes, {}) for changes in zip(*per_layer)]
+
+
+def _dots1(c: Keys) -> dict:
+    """dots1 (dots.llm1): Qwen3's attention (``attention_bias`` on q/k/v/o, a per-head RMSNorm of queries and keys;
+    absent ``head_dim``: ⌊d/H⌋) and DeepSeek-V3's mixture of experts: ``n_routed_experts`` of
+    ``moe_intermediate_size``, k per token, a router d→E without bias (its score correction a buffer),
+    ``n_shared_experts`` × ``moe_intermediate_size`` shared; the first ``first_k_dense_replace`` layers dense
+    (``intermediate_size``); ``sliding_window`` on the layers ``layer_types`` marks sliding (absent: from
+    ``max_window_layers`` on)."""
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob")
+    fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, qk_norm="head")))
+    dense_ff = _experts(c, fields, ("n_routed_experts",))
+    shared = c.size(None, "n_shared_experts")  # the config's default, null, does not build
+    if shared:
+        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    layers = _layer_count(fields)
+    if not layers:
+        return fields
+    first = c.size(None, "first_k_dense_replace", required=False, default=0)
+    start = c.size(None, "max_window_layers", required=False, default=layers)
+    windows = _layer_windows_each(c, layers, lambda i: i >= start)
+    return _per_layer(fields, _merged(windows, _mlp_layers_each(c, layers, dense_ff, first))) | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _exaone_moe(c: Keys) -> dict:
+    """exaone_moe (K-EXAONE): EXAONE 4's attention (no biases, a per-head RMSNorm of queries and keys) in pre-norm
+    blocks; sparse layers (``mlp_layer_types``, absent: all but the first ``first_k_dense_replace``) with
+    ``num_experts`` of ``moe_intermediate_size``, k per token, a router d→E without bias (its score correction a
+    buffer) and ``num_shared_experts`` × ``moe_intermediate_size`` shared, dense ones an MLP of
+    ``intermediate_size``; windows by ``layer_types`` (absent: by ``sliding_window_pattern``, a period or a string
+    of L and G)."""
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob", "num_nextn_predict_layers")
+    fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, qk_norm="head")))
+    dense_ff = _experts(c, fields, ("num_experts",))
+    shared = c.size(None, "num_shared_experts", required=False, default=1)
+    if shared:
+        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    layers = _layer_count(fields)
+    if not layers:
+        return fields
+    pattern = c.get("sliding_window_pattern", 4)
+    if isinstance(pattern, str) and pattern and not set(pattern) - {"L", "G"}:
+        default = lambda i: pattern[i % len(pattern)] == "L"  # noqa: E731
+    elif isinstance(pattern, int) and not isinstance(pattern, bool) and pattern > 0:
+        default = lambda i: (i + 1) % pattern != 0  # noqa: E731
+    elif c.data.get("layer_types") is None and c.data.get("sliding_window") is not None:
+        raise c.error("sliding_window_pattern", "expected a period or a string of L (sliding) and G (full)")
+    else:
+        default = None
+    first = c.size(None, "first_k_dense_replace", required=False, default=1)
+    windows = _layer_windows_each(c, layers, default)
+    return _per_layer(fields, _merged(windows, _mlp_layers_each(c, layers, dense_ff, first))) | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _glm4_moe_lite(c: Keys) -> dict:
+    """glm4_moe_lite (GLM-4.7-Flash): DeepSeek-V3's multi-head latent attention with GLM-4.5's mixture of experts
+    (``n_routed_experts`` of ``moe_intermediate_size``, k per token, ``n_shared_experts`` shared, a router without
+    bias); dense layers (an MLP of ``intermediate_size``) where ``mlp_layer_types`` says (absent: the first).
+    ``q_lora_rank`` (default 768) must be written out (null: queries projected directly)."""
+    c.neutral("num_key_value_heads", "routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob",
+              "num_nextn_predict_layers", "topk_method")
+    c.given("q_lora_rank")
+    fields = _latent_attention(c, _decoder(c, gqa=False, **_rms_swiglu(c)))
+    dense_ff = _experts(c, fields, ("n_routed_experts",))
+    shared = c.size(None, "n_shared_experts", required=False, default=1)
+    if shared:
+        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    layers = _layer_count(fields)
+    if layers:
+        _per_layer(fields, _mlp_layers_each(c, layers, dense_ff, 1))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 CLASS_SHARING = {
     "exaone": ("llama", {"num_key_value_heads": 8}),
     "internlm3": ("llama", {"num_key_value_heads": 2, "head_dim": 128}),
@@ -716,6 +840,9 @@ DECODER_FAMILIES: dict[str, Family] = {
     "hunyuan_v1_dense": Family(_hunyuan_v1_dense, _lm("HunYuanDenseV1")),
     "hunyuan_v1_moe": Family(_hunyuan_v1_moe, _lm("HunYuanMoEV1")),
     "granitemoeshared": Family(_granitemoeshared, _lm("GraniteMoeShared")),
+    "dots1": Family(_dots1, _lm("Dots1")),
+    "exaone_moe": Family(_exaone_moe, _lm("ExaoneMoe")),
+    "glm4_moe_lite": Family(_glm4_moe_lite, _lm("Glm4MoeLite")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

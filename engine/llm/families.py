@@ -27,6 +27,7 @@ from engine.llm.family_parts import (  # noqa: F401 (KEYS_FILE, NEUTRAL_KEYS, MA
     _experts,
     _gemma_common,
     _gptj,
+    _latent_attention,
     _learned_positions,
     _lm,
     _no_sliding,
@@ -254,14 +255,8 @@ def _deepseek(c: Keys) -> dict:
     c.neutral("num_key_value_heads", "head_dim", "qk_head_dim", "topk_method", "n_group", "topk_group",
               "routed_scaling_factor", "scoring_func", "norm_topk_prob", "ep_size", "num_nextn_predict_layers")
     c.given("q_lora_rank", "first_k_dense_replace", "n_shared_experts")
-    fields = _decoder(c, **_rms_swiglu(c))
+    fields = _latent_attention(c, _decoder(c, **_rms_swiglu(c)))
     block = fields["block"]
-    block["kv_heads"] = None
-    block["head_size"] = c.size("block.head_size", "qk_nope_head_dim")
-    block |= {"kv_lora_rank": c.size("block.kv_lora_rank", "kv_lora_rank"),
-              "q_lora_rank": c.size("block.q_lora_rank", "q_lora_rank", required=False),
-              "rope_head_size": c.size("block.rope_head_size", "qk_rope_head_dim"),
-              "value_head_size": c.size("block.value_head_size", "v_head_dim")}
     dense_ff = _experts(c, fields, ("n_routed_experts",))
     shared = c.size(None, "n_shared_experts", required=False, default=0)
     if shared:

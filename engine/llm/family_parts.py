@@ -196,6 +196,14 @@ def _rms_swiglu(c: Keys, attention_bias: bool = False, act_keys=("hidden_act",),
                 qkv_bias=bias, out_bias=bias, ff_bias=False) | block
 
 
+def _layer_kinds(c: Keys, key: str, layers, kinds: tuple[str, ...]) -> list[str] | None:
+    """``key``'s list of one of ``kinds`` per layer (``layer_types``, ``mlp_layer_types``); absent: None."""
+    types = c.get(key)
+    if types is not None and (not isinstance(types, list) or len(types) != layers or not set(types) <= set(kinds)):
+        raise c.error(key, f"expected {layers} entries of {' or '.join(repr(k) for k in kinds)}")
+    return types
+
+
 def _windows(c: Keys, fields: dict, period: int | None) -> dict:
     """``sliding_window`` W on the layers ``layer_types`` marks "sliding_attention" (absent: transformers'
     default pattern, every ``period``-th layer full); the full-attention layers become a first group."""
@@ -204,13 +212,10 @@ def _windows(c: Keys, fields: dict, period: int | None) -> dict:
         c.neutral("layer_types")
         return fields
     layers = fields["layers"]
-    types = c.get("layer_types")
+    types = _layer_kinds(c, "layer_types", layers, ("sliding_attention", "full_attention"))
     if types is None:
         full = layers // period if period else 0
     else:
-        if not isinstance(types, list) or len(types) != layers or \
-                not set(types) <= {"sliding_attention", "full_attention"}:
-            raise c.error("layer_types", f"expected {layers} entries of 'sliding_attention' or 'full_attention'")
         full = types.count("full_attention")
     fields["block"]["attention_window"] = window
     if full == layers:
@@ -228,6 +233,19 @@ def _experts(c: Keys, fields: dict, experts_keys: tuple[str, ...], ff_key: str =
     dense_ff = block["ff_size"]
     block["ff_size"] = c.size("block.ff_size", ff_key)
     return dense_ff
+
+
+def _latent_attention(c: Keys, fields: dict) -> dict:
+    """DeepSeek's multi-head latent attention in place of the block's: ``qk_nope_head_dim`` Q, ``qk_rope_head_dim``
+    R, ``v_head_dim`` V, ``kv_lora_rank`` c, ``q_lora_rank`` c_q (null: queries projected directly)."""
+    block = fields["block"]
+    block["kv_heads"] = None
+    block["head_size"] = c.size("block.head_size", "qk_nope_head_dim")
+    block |= {"kv_lora_rank": c.size("block.kv_lora_rank", "kv_lora_rank"),
+              "q_lora_rank": c.size("block.q_lora_rank", "q_lora_rank", required=False),
+              "rope_head_size": c.size("block.rope_head_size", "qk_rope_head_dim"),
+              "value_head_size": c.size("block.value_head_size", "v_head_dim")}
+    return fields
 
 
 def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:

@@ -76,7 +76,7 @@ def small_overrides(model_type: str) -> dict:
     (transformers cannot build one with tied embeddings); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
-    by name)."""
+    by name; dots1's 4 routed and 1 shared expert, its defaults, null, being a model transformers cannot build)."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
@@ -100,6 +100,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["attention_types"] = [[["global", "local"], overrides["num_layers"] // 2]]  # GPT-Neo's pairs
     if model_type == "bigbird_pegasus":  # full attention: BigBird's block-sparse default is refused by name
         overrides["attention_type"] = "original_full"
+    if model_type == "dots1":  # its default experts (null routed and shared experts) do not build
+        overrides |= {"n_routed_experts": 4, "n_shared_experts": 1}
     if model_type == "hunyuan_v1_moe":  # 4 experts: its default of one (a router d→1) is refused by name
         overrides["num_experts"] = 4
     if model_type == "zamba2":  # its 54 layer kinds must match num_hidden_layers: the last LAYERS, one a shared block

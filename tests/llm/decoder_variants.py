@@ -121,4 +121,26 @@ DECODER_VARIANTS = {
     "granitemoeshared without a shared MLP, tied": _v("granitemoeshared", "GraniteMoeSharedForCausalLM", **S,
                                                       num_local_experts=3, num_experts_per_tok=1,
                                                       shared_intermediate_size=0, tie_word_embeddings=True),
+    "dots1 windows from max_window_layers, a dense first layer": _v(
+        "dots1", "Dots1ForCausalLM", **S, **MOE, n_shared_experts=1, first_k_dense_replace=1, sliding_window=8,
+        max_window_layers=1),
+    "dots1 model, biases, two shared, no dense layer": _v(
+        "dots1", "Dots1Model", **S, **MOE, head_dim=20, attention_bias=True, n_shared_experts=2,
+        first_k_dense_replace=0, sliding_window=None),
+    "exaone-moe windows by pattern, a dense first layer": _v(
+        "exaone_moe", "ExaoneMoeForCausalLM", **S, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24,
+        num_shared_experts=1, first_k_dense_replace=1, sliding_window=8, sliding_window_pattern=2),
+    "exaone-moe mlp_layer_types, layer_types, no shared expert, tied": _v(
+        "exaone_moe", "ExaoneMoeForCausalLM", **S, head_dim=20, num_experts=3, num_experts_per_tok=1,
+        moe_intermediate_size=20, num_shared_experts=0, mlp_layer_types=["sparse", "dense", "sparse"],
+        sliding_window=8, layer_types=WINDOWS, tie_word_embeddings=True),
+    "glm4-moe-lite (latent attention, GLM-4.5 experts)": _v(
+        "glm4_moe_lite", "Glm4MoeLiteForCausalLM", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24,
+        q_lora_rank=16, qk_nope_head_dim=16, qk_rope_head_dim=8, v_head_dim=12, n_routed_experts=4,
+        num_experts_per_tok=2, moe_intermediate_size=20, n_shared_experts=1, n_group=1, topk_group=1),
+    "glm4-moe-lite model, direct queries, mlp_layer_types, two shared": _v(
+        "glm4_moe_lite", "Glm4MoeLiteModel", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24, q_lora_rank=None,
+        qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=16, n_routed_experts=3, num_experts_per_tok=1,
+        moe_intermediate_size=20, n_shared_experts=2, mlp_layer_types=["sparse", "dense", "sparse"], n_group=1,
+        topk_group=1),
 }

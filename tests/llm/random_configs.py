@@ -9,8 +9,8 @@ modelling code reads (``engine/llm/config_keys.json``), by the role each key pla
   key of its own), feed-forward sizes (each key its own), layer counts (each stack its own), vocabulary,
   learned position rows, tied or untied embeddings, the class in ``architectures`` (head or bare model);
 - experts E, k per token, shared experts, expert sizes; the first dense layers; DeepSeek's MLA ranks;
-- layer patterns: ``layer_types``, sliding windows and their period, Qwen-MoE's sparse steps and dense
-  layers, Llama 4's MoE layers;
+- layer patterns: ``layer_types``, sliding windows and their period, ``mlp_layer_types`` (dense or sparse per
+  layer), Qwen-MoE's sparse steps and dense layers, Llama 4's MoE layers;
 - state sizes: Mamba's N, conv kernel K, expansion, Δ rank;
 - the structural flags in ``FLAGS`` (biases, QK norms, parallel residuals…).
 
@@ -207,6 +207,9 @@ def _patterns(draw, spec: Spec, out: dict, layers: int) -> None:
         kinds = sorted(set(d0["layer_types"]))
         out["layer_types"] = draw(st.one_of(st.none(), st.lists(st.sampled_from(kinds), min_size=layers,
                                                                  max_size=layers)))
+    if spec.has("mlp_layer_types") and isinstance(d0["mlp_layer_types"], list) and d0["mlp_layer_types"]:
+        out["mlp_layer_types"] = draw(st.one_of(st.none(), st.lists(st.sampled_from(["dense", "sparse"]),
+                                                                     min_size=layers, max_size=layers)))
     for key in ("decoder_sparse_step", "encoder_sparse_step"):
         if spec.has(key):
             out[key] = draw(st.integers(1, 3))
