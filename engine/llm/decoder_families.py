@@ -413,21 +413,28 @@ def _hunyuan_v1_dense(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
-def _whole_number(c: Keys, key: str, default: int) -> int:
-    """A key transformers also takes as a list per layer (HunYuan's ``num_experts``, ``moe_topk``): one number."""
+def _one_per_layer(c: Keys, key: str, default: int) -> int:
+    """A key HunYuan's router also takes as a list per layer (``moe_topk``): one number, or a list of the same
+    number for every layer; different numbers by layer are refused."""
     value = c.data.get(key)
     if isinstance(value, list):
-        raise c.error(key, "a list per layer is not modelled (write one number)")
+        c.used.add(key)
+        if len(set(map(str, value))) != 1 or len(value) != c.data.get("num_hidden_layers"):
+            raise c.error(key, "a list of different values by layer is not modelled (one value, or the same for "
+                               "every layer)")
+        c.data = dict(c.data, **{key: value[0]})
     return c.size(None, key, required=False, default=default)
 
 
 def _hunyuan_v1_moe(c: Keys) -> dict:
     """hunyuan_v1_moe (Hunyuan-A13B): HunYuan's dense block with, on every layer, E experts of
-    ``intermediate_size`` behind a router d→E without bias (``num_experts``), ``moe_topk`` per token, and a shared
-    MLP of ``intermediate_size`` beside them. One expert (E = 1: a router d→1 still built) is refused by name."""
+    ``intermediate_size`` behind a router d→E without bias (``num_experts``), ``moe_topk`` per token (one number,
+    or the same for every layer), and a shared MLP of ``intermediate_size`` beside them. One expert (E = 1: a router d→1 still built) is refused by name."""
     fields = _hunyuan_v1_dense(c)
     block = fields["block"]
-    experts, k = _whole_number(c, "num_experts", 1), _whole_number(c, "moe_topk", 1)
+    if isinstance(c.data.get("num_experts"), list):  # the router reads it by layer, the experts as one number
+        raise c.error("num_experts", "a list by layer is not built by transformers (its experts read one number)")
+    experts, k = c.size(None, "num_experts", required=False, default=1), _one_per_layer(c, "moe_topk", 1)
     if experts == 1:
         raise c.error("num_experts", "1 is not modelled (transformers still builds a router d→1 and the shared MLP)")
     block |= {"experts": experts, "active_experts": k, "shared_ff_size": block["ff_size"]}

@@ -116,6 +116,8 @@ DECODER_VARIANTS = {
                                              num_experts=4, moe_topk=2),
     "hunyuan moe model, top-1, biases": _v("hunyuan_v1_moe", "HunYuanMoEV1Model", **S, head_dim=16, num_experts=3,
                                            moe_topk=1, attention_bias=True),
+    "hunyuan moe, moe_topk by layer": _v("hunyuan_v1_moe", "HunYuanMoEV1ForCausalLM", **S, head_dim=16, num_experts=4,
+                                         moe_topk=[2, 2, 2]),
     "granitemoeshared": _v("granitemoeshared", "GraniteMoeSharedForCausalLM", **S, num_local_experts=4,
                            num_experts_per_tok=2, shared_intermediate_size=40),
     "granitemoeshared without a shared MLP, tied": _v("granitemoeshared", "GraniteMoeSharedForCausalLM", **S,

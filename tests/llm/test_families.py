@@ -133,6 +133,14 @@ WITHOUT_LIBRARY = {
                "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
     "zamba": "no published Zamba-7B-v1 config.json among the sources this checkout could read (counted exactly "
              "against transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
+    "ministral": "Ministral-8B-Instruct-2410's published config.json names MistralForCausalLM (model_type mistral, "
+                 "counted by the mistral reader); no config published as ministral was found (counted exactly against "
+                 "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
+    **{t: f"no published {name} config.json among the sources this checkout could read (counted exactly against "
+          "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)"
+       for t, name in (("arcee", "AFM-4.5B"), ("vaultgemma", "VaultGemma 1B"), ("hunyuan_v1_moe", "Hunyuan-A13B"),
+                       ("granitemoeshared", "Granite MoE shared-expert"), ("dots1", "dots.llm1"),
+                       ("exaone_moe", "K-EXAONE"), ("glm4_moe_lite", "GLM-4.7-Flash"))},
 }
 """Families the library has no published config of yet, with the reason."""
 
@@ -161,7 +169,8 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "flex_olmo", "internlm3", "iquestcoder", "param2moe", "sarvam_moe",
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
-                                                "minimax_m2", "minimax") else 2), family
+                                                "minimax_m2", "minimax", "apertus",
+                                                "hunyuan_v1_dense") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -174,6 +183,8 @@ def test_library_is_sourced_and_covers_every_family():
     ("zamba2-2.7b", 2_662_214_560),      # Zyphra: "2.7B" (the shared blocks counted once, per-use adapters each)
     ("qwen3-235b-a22b", 235_093_634_560),
     ("minimax-m2", 228_689_748_992),     # MiniMax: 230B total (without the 3 multi-token-prediction modules)
+    ("apertus-8b", 8_053_338_176),       # Swiss AI: "8B" (64 of them the xIELU scalars)
+    ("hunyuan-7b", 7_504_568_320),       # Tencent: "7B"
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
@@ -214,6 +225,19 @@ def test_deepseek_v3_layer_by_hand():
     vocab = 129280
     expected = vocab * d * 2 + d + 3 * (attention + dense + norms) + 58 * (attention + moe + norms)
     assert evaluate(read_hf_config(library_model("deepseek-v3").config).architecture(8)).params == expected
+
+
+def test_apertus_layer_by_hand():
+    """Apertus 8B from ApertusDecoderLayer's weight shapes: q d→H·Q, k and v d→H_kv·Q, o H·Q→d without biases, a
+    per-head RMSNorm of queries and keys (γ of Q each), a plain up d→F and down F→d with xIELU between (two learned
+    scalars, α_p and α_n, per layer), two RMSNorms per layer; untied head. Forward FLOP for T tokens: the
+    projections, QKᵀ and AV (T² per head), up and down, the head; xIELU and the norms no multiply-accumulate."""
+    d, h, kv, q, f, vocab, layers, t = 4096, 32, 8, 128, 21504, 131072, 32, 16
+    layer = d * h * q + 2 * d * kv * q + h * q * d + 2 * q + 2 * d * f + 2 + 2 * d
+    result = evaluate(read_hf_config(library_model("apertus-8b").config).architecture(t))
+    assert result.params == 2 * vocab * d + d + layers * layer
+    macs = layers * (t * (d * h * q + 2 * d * kv * q + h * q * d + 2 * d * f) + 2 * h * t * t * q) + t * d * vocab
+    assert result.forward_flop == 2 * macs
 
 
 def test_minimax_m2_layer_by_hand():
