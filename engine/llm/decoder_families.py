@@ -784,6 +784,20 @@ def _glm4_moe_lite(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _minicpm3(c: Keys) -> dict:
+    """minicpm3 (MiniCPM3): DeepSeek-V2's multi-head latent attention (``attention_bias`` on the down-projections
+    and the output; ``v_head_dim`` absent: ⌊d/H⌋) with the Llama MLP (``mlp_bias``); its scalings of the
+    embeddings, residuals and logits (``scale_emb``, ``scale_depth``, ``dim_model_base``) change no weight and no
+    matmul; a tied head by default. ``q_lora_rank`` (default 768) must be written out (null: queries projected
+    directly)."""
+    c.neutral("scale_emb", "scale_depth", "dim_model_base", "num_key_value_heads", "head_dim")
+    c.given("q_lora_rank")
+    fields = _decoder(c, gqa=False, **_rms_swiglu(c, ff_bias=c.flag("mlp_bias", False)))
+    d, heads = fields["d_model"], fields["block"]["heads"]
+    value = d // heads if isinstance(d, int) and isinstance(heads, int) and 0 < heads <= d else None
+    return _latent_attention(c, fields, value) | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 CLASS_SHARING = {
     "exaone": ("llama", {"num_key_value_heads": 8}),
     "internlm3": ("llama", {"num_key_value_heads": 2, "head_dim": 128}),
@@ -850,6 +864,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "dots1": Family(_dots1, _lm("Dots1")),
     "exaone_moe": Family(_exaone_moe, _lm("ExaoneMoe")),
     "glm4_moe_lite": Family(_glm4_moe_lite, _lm("Glm4MoeLite")),
+    "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -235,16 +235,18 @@ def _experts(c: Keys, fields: dict, experts_keys: tuple[str, ...], ff_key: str =
     return dense_ff
 
 
-def _latent_attention(c: Keys, fields: dict) -> dict:
+def _latent_attention(c: Keys, fields: dict, value_default=None) -> dict:
     """DeepSeek's multi-head latent attention in place of the block's: ``qk_nope_head_dim`` Q, ``qk_rope_head_dim``
-    R, ``v_head_dim`` V, ``kv_lora_rank`` c, ``q_lora_rank`` c_q (null: queries projected directly)."""
+    R, ``v_head_dim`` V (absent: ``value_default``, where the family has one), ``kv_lora_rank`` c, ``q_lora_rank``
+    c_q (null: queries projected directly)."""
     block = fields["block"]
     block["kv_heads"] = None
     block["head_size"] = c.size("block.head_size", "qk_nope_head_dim")
     block |= {"kv_lora_rank": c.size("block.kv_lora_rank", "kv_lora_rank"),
               "q_lora_rank": c.size("block.q_lora_rank", "q_lora_rank", required=False),
               "rope_head_size": c.size("block.rope_head_size", "qk_rope_head_dim"),
-              "value_head_size": c.size("block.value_head_size", "v_head_dim")}
+              "value_head_size": c.size("block.value_head_size", "v_head_dim", required=value_default is None,
+                                        default=value_default)}
     return fields
 
 

@@ -145,4 +145,13 @@ DECODER_VARIANTS = {
         qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=16, n_routed_experts=3, num_experts_per_tok=1,
         moe_intermediate_size=20, n_shared_experts=2, mlp_layer_types=["sparse", "dense", "sparse"], n_group=1,
         topk_group=1),
+    "minicpm3 (latent attention, scalings)": _v(
+        "minicpm3", "MiniCPM3ForCausalLM", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24, q_lora_rank=16,
+        qk_nope_head_dim=16, qk_rope_head_dim=8, scale_emb=12, scale_depth=1.4, dim_model_base=32),
+    "minicpm3 model, direct queries, biases, v_head_dim": _v(
+        "minicpm3", "MiniCPM3Model", **(S | {"num_key_value_heads": 4}), kv_lora_rank=20, q_lora_rank=None,
+        qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=12, attention_bias=True, mlp_bias=True),
+    "minicpm3 untied": _v(
+        "minicpm3", "MiniCPM3ForCausalLM", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24, q_lora_rank=16,
+        qk_nope_head_dim=16, qk_rope_head_dim=8, tie_word_embeddings=False),
 }

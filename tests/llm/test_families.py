@@ -170,7 +170,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
-                                                "hunyuan_v1_dense") else 2), family
+                                                "hunyuan_v1_dense", "minicpm3") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -185,6 +185,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("minimax-m2", 228_689_748_992),     # MiniMax: 230B total (without the 3 multi-token-prediction modules)
     ("apertus-8b", 8_053_338_176),       # Swiss AI: "8B" (64 of them the xIELU scalars)
     ("hunyuan-7b", 7_504_568_320),       # Tencent: "7B"
+    ("minicpm3-4b", 4_073_875_968),      # OpenBMB: "4B" (tied head)
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
@@ -238,6 +239,16 @@ def test_apertus_layer_by_hand():
     assert result.params == 2 * vocab * d + d + layers * layer
     macs = layers * (t * (d * h * q + 2 * d * kv * q + h * q * d + 2 * d * f) + 2 * h * t * t * q) + t * d * vocab
     assert result.forward_flop == 2 * macs
+
+
+def test_minicpm3_layer_by_hand():
+    """MiniCPM3 4B from MiniCPM3DecoderLayer's weight shapes (DeepSeek-V2's latent attention, the Llama MLP), tied."""
+    d, h, c, cq, q, r, v, f, vocab, layers = 2560, 40, 256, 768, 64, 32, 64, 6400, 73448, 62
+    attention = (d * cq + cq + cq * h * (q + r)       # q_a_proj, q_a_layernorm, q_b_proj
+                 + d * (c + r) + c + c * h * (q + v)   # kv_a_proj_with_mqa, kv_a_layernorm, kv_b_proj
+                 + h * v * d)                          # o_proj
+    expected = vocab * d + d + layers * (attention + 3 * d * f + 2 * d)
+    assert evaluate(read_hf_config(library_model("minicpm3-4b").config).architecture(8)).params == expected
 
 
 def test_minimax_m2_layer_by_hand():
