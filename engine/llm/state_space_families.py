@@ -1,10 +1,12 @@
 """State-space families: Mamba, Falcon-Mamba and Mamba-2, whose blocks are a norm and a selective-scan mixer
-(no attention, no feed-forward), read with the shared pieces of ``engine.llm.family_parts``."""
+(no attention, no feed-forward), the hybrids placing such layers among attention layers by the config's pattern
+(Bamba, Granite 4.0 H, Nemotron-H, Zamba, Zamba2) and Qwen3-Next (Gated DeltaNet's linear attention), read with
+the shared pieces of ``engine.llm.family_parts``."""
 from __future__ import annotations
 
 import math
 
-from engine.llm.family_parts import Family, Keys, _decoder, _lm, _rms_swiglu
+from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _decoder, _lm, _rms_swiglu
 
 
 def _mamba(c: Keys) -> dict:
@@ -528,6 +530,105 @@ def _jamba(c: Keys) -> dict:
         raise c.error("num_experts_per_tok", f"expected 1 to num_experts ({experts}) experts per token")
     return _by_pattern(fields, blocks, types) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
+QWEN3_NEXT_DEFAULTS = {"vocab_size": 151936, "hidden_size": 2048, "intermediate_size": 5632, "num_hidden_layers": 48,
+                       "num_attention_heads": 16, "num_key_value_heads": 2, "head_dim": 256,
+                       "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+                       "linear_num_key_heads": 16, "linear_num_value_heads": 32, "moe_intermediate_size": 512,
+                       "shared_expert_intermediate_size": 512, "num_experts_per_tok": 10, "num_experts": 512}
+"""Qwen3NextConfig's defaults of the sizes (a file without one is built with these)."""
+DELTANET_CHUNK = 64
+"""The chunk length of transformers' ``torch_chunk_gated_delta_rule`` (its default; no config key sets it)."""
+
+
+def _qwen3_next(c: Keys) -> dict:
+    """qwen3_next (Qwen3-Next): each layer by ``layer_types`` (absent: "full_attention" where (i + 1) is a multiple
+    of ``full_attention_interval``, 4 by default; "linear_attention" elsewhere) RMSNorm + a mixer, then RMSNorm +
+    a feed-forward. "linear_attention": Gated DeltaNet (``state_space.gated_deltanet``) of ``linear_num_value_heads``
+    H value heads of ``linear_value_head_dim``, ``linear_num_key_heads`` G query/key heads of
+    ``linear_key_head_dim``, a convolution of ``linear_conv_kernel_dim`` (``hidden_act``), chunks of 64.
+    "full_attention": gated attention — q projection d→2·H·Q (queries and an output gate), Qwen3's per-head q/k
+    RMS norms, ``attention_bias`` on q/k/v/o. Feed-forward: layer i is a mixture of ``num_experts`` gated experts
+    of ``moe_intermediate_size`` (k = ``num_experts_per_tok``, a router without bias) beside a shared expert of
+    ``shared_expert_intermediate_size`` behind a sigmoid gate, unless i is in ``mlp_only_layers``, ``num_experts``
+    is 0 or (i + 1) % ``decoder_sparse_step`` ≠ 0: then a gated MLP of ``intermediate_size``. Norms are
+    zero-centred (γ stored as w, applied as 1 + w: d parameters, as any RMSNorm); partial rotary embeddings have
+    no parameters. Absent sizes: Qwen3NextConfig's defaults. The multi-token-prediction layer is not built by
+    transformers, nor counted."""
+    c.neutral("norm_topk_prob", "full_attention_interval", "partial_rotary_factor", "use_sliding_window",
+              "sliding_window", "max_window_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings")
+    c.data = {**QWEN3_NEXT_DEFAULTS, **{k: v for k, v in c.data.items() if v is not None}}
+    layers = c.size("layers", "num_hidden_layers")
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    types = c.get("layer_types")
+    if types is None:
+        interval = c.size(None, "full_attention_interval", required=False, default=4)
+        if not isinstance(interval, int) or interval < 1:
+            raise c.error("full_attention_interval", "expected 1 or more")
+        types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers or \
+            not all(t in ("linear_attention", "full_attention") for t in types):
+        raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
+                                     "'full_attention'")
+    d = c.size("d_model", "hidden_size")
+    act = c.activation("hidden_act", default="silu")
+    norm = {"norm": "rmsnorm", "heads": 1, "gated": True, "activation": act, "ff_bias": False}
+    mixers = {}
+    if "linear_attention" in types:
+        v_heads = c.size("block.ssm_heads", "linear_num_value_heads")
+        k_heads = c.size("block.ssm_groups", "linear_num_key_heads")
+        v_dim = c.size(None, "linear_value_head_dim")
+        if all(isinstance(v, int) and v > 0 for v in (v_heads, k_heads)) and v_heads % k_heads:
+            raise c.error("linear_num_value_heads", f"{v_heads} value heads must be a multiple of the {k_heads} "
+                                                    "key heads (linear_num_key_heads), as transformers' Gated "
+                                                    "DeltaNet splits them")
+        mixers["linear_attention"] = norm | {
+            "mixer": "gated_deltanet", "ssm_heads": v_heads, "ssm_groups": k_heads,
+            "ssm_inner_size": v_heads * v_dim if isinstance(v_heads, int) and isinstance(v_dim, int) else v_dim,
+            "ssm_state_size": c.size("block.ssm_state_size", "linear_key_head_dim"),
+            "ssm_conv_kernel": c.size("block.ssm_conv_kernel", "linear_conv_kernel_dim"),
+            "ssm_chunk_size": DELTANET_CHUNK}
+    else:
+        c.neutral("linear_num_value_heads", "linear_num_key_heads", "linear_value_head_dim", "linear_key_head_dim",
+                  "linear_conv_kernel_dim")
+    if "full_attention" in types:
+        bias = c.flag("attention_bias", False)
+        mixers["full_attention"] = norm | {
+            "heads": c.size("block.heads", "num_attention_heads"),
+            "kv_heads": c.size("block.kv_heads", "num_key_value_heads"),
+            "head_size": c.size("block.head_size", "head_dim"), "qk_norm": "head", "attention_output_gate": True,
+            "qkv_bias": bias, "out_bias": bias}
+    else:
+        c.neutral("num_attention_heads", "num_key_value_heads", "head_dim", "attention_bias")
+    experts = c.size("block.experts", "num_experts")
+    step = c.size(None, "decoder_sparse_step", required=False, default=1)
+    if not isinstance(step, int) or step < 1:
+        raise c.error("decoder_sparse_step", "must be at least 1")
+    only = c.get("mlp_only_layers", [])
+    if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
+        raise c.error("mlp_only_layers", "expected a list of layer numbers")
+    sparse = [bool(experts) and i not in only and (i + 1) % step == 0 for i in range(layers)]
+    if experts == 1 and any(sparse):
+        raise c.error("num_experts", "1 expert behind a router beside the shared expert is not modelled")
+    feed = {}
+    if any(sparse):
+        feed["moe"] = {"experts": experts, "active_experts": c.size("block.active_experts", "num_experts_per_tok"),
+                       "ff_size": c.size("block.ff_size", "moe_intermediate_size"),
+                       "shared_ff_size": c.size("block.shared_ff_size", "shared_expert_intermediate_size"),
+                       "shared_expert_gate": True}
+    else:
+        c.neutral("num_experts_per_tok", "moe_intermediate_size", "shared_expert_intermediate_size")
+    if not all(sparse):
+        feed["mlp"] = {"ff_size": c.size("block.ff_size", "intermediate_size")}
+    else:
+        c.neutral("intermediate_size")
+    kinds = [f"{t} {'moe' if s else 'mlp'}" for t, s in zip(types, sparse)]
+    blocks = {f"{t} {f}": mixers[t] | feed[f] for t in mixers for f in feed}
+    fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "tied_embeddings": c.flag("tie_word_embeddings", False)}
+    return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
+
 
 FALCON_H1_MULTIPLIERS = ("lm_head_multiplier", "embedding_multiplier", "mlp_multipliers", "key_multiplier",
                          "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers", "ssm_in_multiplier",
@@ -595,5 +696,6 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "zamba2": Family(_zamba2, _lm("Zamba2")),
     "jamba": Family(_jamba, _lm("Jamba")),
     "falcon_h1": Family(_falcon_h1, _lm("FalconH1")),
+    "qwen3_next": Family(_qwen3_next, _lm("Qwen3Next")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

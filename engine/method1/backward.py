@@ -74,7 +74,8 @@ def parts_grad(parts, grad_in: bool, trainable: bool, memory_grad: bool, seeds: 
 
     Each part reads the tensors ``src`` and writes ``dst``; ``also`` are tensors added into its output (a
     residual). ``op``: ``linear`` (x·W), ``product`` (two activations), ``none`` (no MACs: norms; pairwise
-    src → dst when both list several), ``lora`` (an adapter beside a frozen linear; ``in_macs`` are A's).
+    src → dst when both list several), ``solve`` (a triangular solve: none forward, ``in_macs`` in its
+    backward when its inputs need a gradient; Gated DeltaNet), ``lora`` (an adapter beside a frozen linear; ``in_macs`` are A's).
     ``x`` is the block's input, ``m`` an encoder memory; ``seeds``: other tensors the block reads from outside
     and whether they need a gradient (DeBERTa's relative table, ``r``). A ``linear`` part of role ``reused`` runs
     weights another row holds (its params 0): their gradient is computed all the same when they train."""
@@ -93,6 +94,9 @@ def parts_grad(parts, grad_in: bool, trainable: bool, memory_grad: bool, seeds: 
             # is the last source (C)
             operands = src if len(src) <= 2 else [any(src) or weights, src[-1]]
             macs = p.macs * sum(operands)
+            out = any(src) or weights or also
+        elif p.op == "solve":  # X = T⁻¹B: no forward product; backward ∂T = −(T⁻ᵀ∂X)·Xᵀ, ``in_macs``
+            macs = p.in_macs if any(src) else 0
             out = any(src) or weights or also
         elif p.op == "lora":  # A and B trained; B's input (A's output) always, A's input when needed
             macs = p.macs + (p.macs - p.in_macs) + (p.in_macs if any(src) else 0)

@@ -141,3 +141,95 @@ def falcon_h1_multipliers(block, d: int, length: int, read: str = "h") -> Part:
     _, h_kv, q = block.attention_sizes(d)
     per_position = 5 * d + 2 * i + 2 * g * n + h + h_kv * q + (block.ff_size or 4 * d)
     return Part("µP multipliers (element-wise)", 0, 0, length * per_position, None, "none", (read,), (read,))
+
+
+# ---------------------------------------------------------------- Gated DeltaNet (Qwen3-Next's linear attention)
+
+L2_NORM_FLOP_PER_ELEMENT = 3
+"""x / √(Σx² + ε): square, sum, divide (the root and ε once per vector, not counted)."""
+
+
+def deltanet_macs(length: int, heads: int, key_dim: int, value_dim: int, chunk: int) -> dict[str, int]:
+    """The multiply-accumulates of transformers' ``torch_chunk_gated_delta_rule`` (the keys and queries repeated
+    from the key heads to the H value heads), over the padded length L_p = c·Q, with d_k and d_v per head:
+    k_β·kᵀ and q·kᵀ within each chunk 2·L_p·Q·H·d_k; per chunk the reads of the passed state k_cumdecay·S and
+    q·S (2·Q·H·d_k·d_v), the chunk's attention × the new values (Q²·H·d_v) and the state update kᵀ·v_new
+    (Q·H·d_k·d_v). The first chunk reads the zero state (no gradient flows into it) and the last chunk's state
+    update is discarded (no gradient flows out of it): they are apart for the backward pass. The two triangular
+    solves of the UT transform are not matrix products (``FlopCounterMode`` counts none of their forward)."""
+    padded, _ = chunks(length, chunk)
+    later = padded - chunk  # positions in the chunks after the first
+    per = heads * key_dim * value_dim
+    return {"within": 2 * padded * chunk * heads * key_dim, "first reads": 2 * chunk * per,
+            "updates": later * per, "later reads": 2 * later * per, "values": padded * chunk * heads * value_dim,
+            "last update": chunk * per}
+
+
+def deltanet_solve_backward_macs(length: int, heads: int, key_dim: int, value_dim: int, chunk: int) -> int:
+    """The matrix products in the backward of the UT transform's two triangular solves X = T⁻¹B (B the β-scaled
+    values and the decayed β-scaled keys): ∂T = −(T⁻ᵀ∂X)·Xᵀ, Q²·H·(d_v + d_k) per chunk (the solve for ∂B is
+    not a product)."""
+    padded, _ = chunks(length, chunk)
+    return padded * chunk * heads * (value_dim + key_dim)
+
+
+def deltanet_full_flop(length: int, heads: int, key_dim: int, value_dim: int, chunk: int) -> dict[str, int]:
+    """The gated delta rule's element-wise FLOP (``full`` convention only; ``FlopCounterMode`` counts none).
+    ``gates``: per position β = sigmoid(b) (4·H), g = −e^A·softplus(a + Δ bias) (5·H); e^A once (2·H).
+    ``chunked``: per position the L2 norms of q and k over the H heads (3·d_k per element, both) and q's 1/√d_k
+    (H·d_k); per padded position v·β and k·β (H·(d_v + d_k)), the cumulative sum of g (H), the pairwise decays
+    (a difference and an exp: 2·H·Q) and their products with the two score matrices (2·H·Q), the decayed k_β
+    (exp and product: H + H·d_k), the triangular solves by substitution (Q − 1 multiply-adds per padded position
+    and column: 2·… /2 = H·(Q − 1)·(d_v + d_k)), q's and k's decays (H + H·d_k and 2·H + H·d_k), v_new's
+    difference and the two outputs' sum (2·H·d_v); per chunk the decay's exp (H) and the state's decay and
+    sum (2·H·d_k·d_v)."""
+    padded, count = chunks(length, chunk)
+    h, dk, dv, q = heads, key_dim, value_dim, chunk
+    gates = length * (ACTIVATION_FLOP["sigmoid"] + 1 + SOFTPLUS_FLOP + 1) * h + 2 * h
+    per_padded = h * (dv + dk) + h + 4 * h * q + (h + h * dk) + h * (q - 1) * (dv + dk) + (3 * h + 2 * h * dk) \
+        + 2 * h * dv
+    chunked = length * (2 * h * dk * L2_NORM_FLOP_PER_ELEMENT + h * dk) + padded * per_padded \
+        + count * (h + 2 * h * dk * dv)
+    return {"gates": gates, "chunked": chunked}
+
+
+def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
+    """Gated DeltaNet (Yang et al. 2024) as transformers' ``Qwen3NextGatedDeltaNet`` computes it without the
+    CUDA kernels: in projections d→2·G·d_k + 2·I (q, k, v, z) and d→2·H (β, a), the causal depthwise
+    convolution over q, k and v (2·G·d_k + I channels, no bias, SiLU), the chunked gated delta rule
+    (``deltanet_macs``; A and Δ's bias: 2·H parameters), the gated RMS norm per head (norm(y)·γ·SiLU(z): d_v
+    parameters), out projection I→d (+ the residual add). Symbols: H = ``ssm_heads`` value heads of
+    d_v = I/H, G = ``ssm_groups`` key heads of d_k = ``ssm_state_size``, K the convolution's width, Q the
+    chunk length."""
+    i, dk, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
+    h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
+    dv = i // h
+    channels = 2 * g * dk + i
+    macs = deltanet_macs(length, h, dk, dv, q)
+    full = deltanet_full_flop(length, h, dk, dv, q)
+    gated_norm = length * i * (ACTIVATION_FLOP["silu"] + 1) + rms_norm_cost(length * i, dv, True).extra_flop
+    name = "gated deltanet"
+    return [
+        _linear(f"{name} in projection (q, k, v, z)", d, 2 * g * dk + 2 * i, False, length, src=(read,),
+                dst=("q",), role="in"),
+        _linear(f"{name} in projection (β, a)", d, 2 * h, False, length, extra_flop=full["gates"], src=(read,),
+                dst=("b",), role="in"),
+        Part(f"{name} causal convolution", channels * k, channels * k * (length + k - 1),
+             length * channels * ACTIVATION_FLOP[block.activation], None, "linear", ("q",), ("k",)),
+        Part(f"{name} scan: k_β·kᵀ and q·kᵀ within chunks", 2 * h, macs["within"], full["chunked"], None,
+             "product", ("k", "b"), ("w",)),
+        Part(f"{name} scan: triangular solves (UT transform)", 0, 0, 0, None, "solve", ("w", "k"), ("u",),
+             in_macs=deltanet_solve_backward_macs(length, h, dk, dv, q)),
+        Part(f"{name} scan: first chunk's reads of the zero state", 0, macs["first reads"], 0, None, "product",
+             ("u",), ("y",)),
+        Part(f"{name} scan: state updates kᵀ·v_new", 0, macs["updates"], 0, None, "product", ("k", "u"), ("s",)),
+        Part(f"{name} scan: later chunks' reads of the passed state", 0, macs["later reads"], 0, None, "product",
+             ("u", "s"), ("y",), ("y",)),
+        Part(f"{name} scan: chunk attention × new values", 0, macs["values"], 0, None, "product", ("w", "u"),
+             ("y",), ("y",)),
+        Part(f"{name} scan: last chunk's state update (discarded)", 0, macs["last update"], 0, None, "product",
+             (), ()),
+        Part(f"{name} gated RMS norm", dv, 0, gated_norm, None, "none", ("y", "q"), ("a",)),
+        _linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
+                also=("x",), role="out"),  # + the residual add
+    ]

@@ -134,10 +134,13 @@ class TransformerBlock(LayerBase):
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
-    scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="lightning"``: MiniMax's lightning attention, linear
-    attention in blocks of ``lightning_block_size`` (``engine.method1.lightning``). ``mixer="none"``: a feed-forward
-    layer alone (Nemotron-H's MLP and MoE layers). ``residual_scales``: each sub-layer's residual add is α·residual +
-    β·output (MiniMax; the ``full`` convention counts the two products, 2·L·d per sub-layer).
+    scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="gated_deltanet"``: Gated DeltaNet's linear
+    attention (Qwen3-Next; the chunked gated delta rule; ``state_space.gated_deltanet``). ``attention_output_gate``:
+    the q projection also makes a gate, sigmoid(gate)·output before the output projection. ``mixer="lightning"``:
+    MiniMax's lightning attention, linear attention in blocks of ``lightning_block_size``
+    (``engine.method1.lightning``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's MLP and MoE layers).
+    ``residual_scales``: each sub-layer's residual add is α·residual + β·output (MiniMax; the ``full`` convention
+    counts the two products, 2·L·d per sub-layer).
 
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
@@ -189,10 +192,10 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
-    mixer: Literal["attention", "mamba", "mamba2", "lightning", "none"] = Field(
-        "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan (ssm_* sizes), MiniMax's "
-                                 "lightning attention (lightning_block_size), or none (a feed-forward layer of its "
-                                 "own, Nemotron-H).")
+    mixer: Literal["attention", "mamba", "mamba2", "gated_deltanet", "lightning", "none"] = Field(
+        "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan, Gated DeltaNet's linear "
+                                 "attention (ssm_* sizes), MiniMax's lightning attention (lightning_block_size), or "
+                                 "none (a feed-forward layer of its own, Nemotron-H).")
     lightning_block_size: Size | None = Field(None, description="B: the block length of lightning attention.")
     residual_scales: bool = Field(False, description="Residual adds α·residual + β·output (MiniMax): 2 products per "
                                                      "element more in the full convention.")
@@ -205,9 +208,14 @@ class TransformerBlock(LayerBase):
     ssm_conv_bias: bool = Field(True, description="A bias on Mamba's convolution.")
     ssm_norms: bool = Field(False, description="RMS norms with a gain on Mamba's Δ, B and C after the x projection "
                                                "(Jamba): R + 2N parameters, no multiply-accumulates.")
-    ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H).")
-    ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups).")
-    ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's scan.")
+    ssm_heads: Size | None = Field(None, description="H: Mamba-2's heads (head size I/H); Gated DeltaNet's value "
+                                                      "heads.")
+    ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups); "
+                                                       "Gated DeltaNet's query/key heads (key size ssm_state_size).")
+    ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's or Gated DeltaNet's scan.")
+    attention_output_gate: bool = Field(False, description="The q projection also makes a gate (2·H·Q wide): "
+                                                           "sigmoid(gate) scales the attention's output before the "
+                                                           "output projection (Qwen3-Next).")
     ssm_gated_norm: bool = Field(True, description="Mamba-2's gated RMS norm (I parameters); false: the scan's output "
                                                    "× SiLU(z) alone (Falcon-H1's mamba_rms_norm false).")
     ssm_out_bias: Literal["same", "bias", "none"] = Field(
@@ -284,16 +292,22 @@ class TransformerBlock(LayerBase):
                                            "decoder blocks with plain (not latent or local) self-attention")
         if self.mup_multipliers and not self.ssm_beside:
             raise InputError("mup_multipliers", "the µP multipliers are Falcon-H1's (ssm_beside)")
-        if self.mixer == "mamba2" or self.ssm_beside:
+        if self.mixer in ("mamba2", "gated_deltanet") or self.ssm_beside:
             if None in (self.ssm_inner_size, self.ssm_state_size, self.ssm_conv_kernel, self.ssm_heads,
                         self.ssm_groups, self.ssm_chunk_size):
-                raise InputError("ssm_inner_size", "a Mamba-2 mixer needs ssm_inner_size, ssm_state_size, "
+                kind = "Gated DeltaNet" if self.mixer == "gated_deltanet" else "Mamba-2"
+                raise InputError("ssm_inner_size", f"a {kind} mixer needs ssm_inner_size, ssm_state_size, "
                                                    "ssm_conv_kernel, ssm_heads, ssm_groups and ssm_chunk_size")
             if self.ssm_inner_size % self.ssm_heads or self.ssm_heads % self.ssm_groups:
                 raise InputError("ssm_heads", f"ssm_heads {self.ssm_heads} must divide ssm_inner_size "
                                               f"{self.ssm_inner_size}, and ssm_groups {self.ssm_groups} the heads")
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
-                raise InputError("mixer", "a Mamba-2 mixer is modelled in pre-norm sequential blocks")
+                raise InputError("mixer", "a Mamba-2 or Gated DeltaNet mixer is modelled in pre-norm sequential "
+                                          "blocks")
+        if self.attention_output_gate and (self.mixer != "attention" or self.kv_lora_rank is not None
+                                           or self.local_radius is not None or self.cross_attention_length):
+            raise InputError("attention_output_gate", "an output gate is modelled on self-attention (not latent or "
+                                                      "local attention)")
         if (self.mixer == "lightning") != (self.lightning_block_size is not None):
             raise InputError("lightning_block_size", "a lightning mixer needs lightning_block_size, and only it")
         if self.mixer == "lightning" and (self.parallel or self.cross_attention_length or self.norm_position != "pre"
@@ -369,6 +383,8 @@ class TransformerBlock(LayerBase):
             attention = state_space.mamba2(self, d, length, read)
         elif self.mixer == "lightning":
             attention = lightning.lightning(self, d, length, read)
+        elif self.mixer == "gated_deltanet":
+            attention = state_space.gated_deltanet(self, d, length, read)
         else:
             attention = parts_of.attention(self, "attention", d, length, length, half,
                                            self.attention_window if half else None, read, "x")

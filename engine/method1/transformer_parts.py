@@ -94,7 +94,9 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
                  dst=("k", "v"), role="kv")
     if block.qkv_bias and not block.key_bias:
         kv = kv._replace(params=kv.params - h_kv * q, extra_flop=kv.extra_flop - kv_positions * h_kv * q)  # v only
-    parts += [_linear(f"{label} q projection", d, h * q, block.qkv_bias, length, src=(read,), dst=("q",), role="q"),
+    gate = block.attention_output_gate  # the q projection also makes the output gate (2·H·Q wide)
+    parts += [_linear(f"{label} q projection" + (" (q, output gate)" if gate else ""), d, (2 if gate else 1) * h * q,
+                      block.qkv_bias, length, src=(read,), dst=("q", "og") if gate else ("q",), role="q"),
               kv]
     if block.qk_norm == "each_head":  # a γ per head and channel (no β): H·Q and H_kv·Q parameters
         extra = layer_norm_cost(q, q, True, False)[2] if block.norm == "layernorm" else rms_norm_cost(q, q, True)[2]
@@ -111,8 +113,13 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
                   ("q", "k"), ("s",))
     positions = [] if block.disentangled is None else position_terms(block, label, d, length)
     products = [p for p in positions if p.op == "product"]
-    return parts + [p for p in positions if p.op != "product"] + [scores] + products + [
+    parts += [p for p in positions if p.op != "product"] + [scores] + products + [
         Part(f"{label} values AV", 0, h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
+    ]
+    if block.attention_output_gate:  # sigmoid(gate)·output, element-wise
+        parts.append(Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP["sigmoid"] + 1) * length * h * q, None,
+                          "none", ("a", "og"), ("a",)))
+    return parts + [
         _linear(f"{label} output projection", h * q, d, block.out_bias, length,
                 extra_flop=length * d, src=("a",), dst=("x",), also=("x",), role="o"),  # + the residual add
     ]

@@ -425,6 +425,24 @@ VARIANTS |= {  # Falcon-H1: attention and Mamba-2 side by side in every layer, t
         mamba_norm_before_gate=False),
 }
 
+QWEN3_NEXT = {"hidden_size": 64, "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+              "intermediate_size": 96, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 8,
+              "linear_value_head_dim": 12, "linear_num_key_heads": 2, "linear_num_value_heads": 4, "num_experts": 4,
+              "num_experts_per_tok": 2, "moe_intermediate_size": 40, "shared_expert_intermediate_size": 56,
+              "max_position_embeddings": 256, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+VARIANTS |= {  # Gated DeltaNet layers (q/k heads repeated to the value heads) and gated attention; experts or MLP
+    "qwen3_next every 2nd layer attention, a dense layer": _variant(
+        "qwen3_next", "Qwen3NextForCausalLM", **QWEN3_NEXT, num_hidden_layers=4, full_attention_interval=2,
+        mlp_only_layers=[2]),
+    "qwen3_next model, listed kinds, biases, sparse step 2, gelu, equal heads": _variant(
+        "qwen3_next", "Qwen3NextModel", **(QWEN3_NEXT | {"linear_num_key_heads": 3, "linear_num_value_heads": 3, "linear_conv_kernel_dim": 3}),
+        num_hidden_layers=3, layer_types=["full_attention", "linear_attention", "linear_attention"],
+        decoder_sparse_step=2, attention_bias=True, hidden_act="gelu"),
+    "qwen3_next no experts, all linear, tied": _variant(
+        "qwen3_next", "Qwen3NextForCausalLM", **(QWEN3_NEXT | {"num_experts": 0}), num_hidden_layers=2,
+        tie_word_embeddings=True),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)
