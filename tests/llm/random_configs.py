@@ -409,6 +409,19 @@ def _falcon_h1(draw, spec: Spec, out: dict) -> None:
     if draw(st.booleans()):
         out["head_dim"] = draw(st.sampled_from(spec.head_sizes()))
 
+def _qwen3_next(draw, spec: Spec, out: dict) -> None:
+    """Qwen3-Next's Gated DeltaNet layers: ``linear_num_key_heads`` G dividing ``linear_num_value_heads`` (transformers
+    splits the value heads among the key heads), key and value head sizes 1–12, a convolution of 1–4; the layer
+    kinds by ``layer_types`` (generic draw) or, absent, by ``full_attention_interval`` 1–3; no experts at all now
+    and then (every layer a gated MLP)."""
+    groups = draw(st.integers(1, 3))
+    out |= {"linear_num_key_heads": groups, "linear_num_value_heads": groups * draw(st.integers(1, 3)),
+            "linear_key_head_dim": draw(st.integers(1, 12)), "linear_value_head_dim": draw(st.integers(1, 12)),
+            "linear_conv_kernel_dim": draw(st.integers(1, 4))}
+    if out.get("layer_types") is None:
+        out["full_attention_interval"] = draw(st.integers(1, 3))
+    if draw(st.integers(0, 4)) == 0:
+        out["num_experts"] = 0
 
 def _minimax(draw, spec: Spec, out: dict) -> None:
     """MiniMax's lightning attention in blocks shorter than the drawn sequences (the default 256 is one block at
@@ -486,6 +499,7 @@ HOOKS: dict[str, Callable] = {
     "jamba": _jamba,
     "falcon_h1": _falcon_h1,
     "minimax": _minimax,
+    "qwen3_next": _qwen3_next,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

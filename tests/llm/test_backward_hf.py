@@ -282,3 +282,25 @@ def test_t5_fine_tunes(torch, mode, run):
     estimate = estimate_transformer(read_hf_config(T5), TransformerRun(tokens=1e6, seq_len=SEQ, decoder_seq_len=5,
                                                                        **run))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+# ---------------------------------------------------------------- Qwen3-Next: the chunked gated delta rule over several chunks
+
+QWEN3_NEXT_LINEAR = VARIANTS["qwen3_next no experts, all linear, tied"]  # 2 Gated DeltaNet layers, dense MLPs
+
+
+@pytest.mark.parametrize("seq", [64, 65, 130])
+def test_qwen3_next_chunks_forward_and_backward(torch, seq):
+    """Chunks of Q = 64 (65 positions: padded to 128, two chunks; 130: three): forward and full-training backward
+    equal transformers' on meta. The backward is not 2× the forward: per Gated DeltaNet layer, the two triangular
+    solves' gradients need the products ∂T = −(T⁻ᵀ∂X)·Xᵀ, 2·H·L_p·Q·(d_v + d_k) FLOP, while the first chunk's two
+    reads of the zero state need no gradient for it (−2·2·Q·H·d_k·d_v) and the last chunk's state update none at
+    all (−2·2·Q·H·d_k·d_v)."""
+    config = QWEN3_NEXT_LINEAR
+    forward, backward = _full_reference(torch, config, seq)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, backward="exact"))
+    assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)
+    h, dk, dv, q = config["linear_num_value_heads"], config["linear_key_head_dim"], config["linear_value_head_dim"], 64
+    padded = -(-seq // q) * q
+    per_layer = 2 * h * padded * q * (dv + dk) - 8 * q * h * dk * dv
+    assert backward - 2 * forward == config["num_hidden_layers"] * per_layer

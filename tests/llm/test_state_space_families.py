@@ -289,3 +289,104 @@ def test_falcon_h1_checkpoint_flags_that_match_transformers_are_accepted():
     anyway: the same count as without them."""
     with_flags = read_hf_config(FALCON_H1 | {"mamba_use_mlp": True, "attn_layer_indices": None}).architecture(16)
     assert evaluate(with_flags) == evaluate(read_hf_config(FALCON_H1).architecture(16))
+
+
+QWEN3_NEXT = {"model_type": "qwen3_next", "architectures": ["Qwen3NextForCausalLM"], "hidden_size": 64,
+              "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+              "intermediate_size": 96, "linear_conv_kernel_dim": 4, "linear_key_head_dim": 8,
+              "linear_value_head_dim": 12, "linear_num_key_heads": 2, "linear_num_value_heads": 4, "num_experts": 4,
+              "num_experts_per_tok": 2, "moe_intermediate_size": 40, "shared_expert_intermediate_size": 56,
+              "num_hidden_layers": 6, "mlp_only_layers": [], "decoder_sparse_step": 1}
+
+
+def _blocks(config: dict) -> list[tuple[str, bool]]:
+    model = read_hf_config(config)
+    return [(layer.mixer, layer.experts > 1) for layer in model.architecture(16).layers
+            if isinstance(layer, TransformerBlock)]
+
+
+@pytest.mark.parametrize("change,expected", [
+    ({}, [("gated_deltanet", True)] * 3 + [("attention", True)] + [("gated_deltanet", True)] * 2),
+    ({"full_attention_interval": 2, "mlp_only_layers": [0, 3, 9], "decoder_sparse_step": 1},
+     [("gated_deltanet", False), ("attention", True), ("gated_deltanet", True), ("attention", False),
+      ("gated_deltanet", True), ("attention", True)]),
+    ({"layer_types": ["full_attention"] + ["linear_attention"] * 5, "decoder_sparse_step": 3},
+     [("attention", False), ("gated_deltanet", False), ("gated_deltanet", True)] + [("gated_deltanet", False)] * 2
+     + [("gated_deltanet", True)]),
+    ({"num_experts": 0}, [("gated_deltanet", False)] * 3 + [("attention", False)] + [("gated_deltanet", False)] * 2),
+])
+def test_qwen3_next_layers_where_the_config_puts_them(change, expected):
+    """Mixer by ``layer_types`` (absent: attention where i + 1 is a multiple of ``full_attention_interval``, 4 by
+    default); experts unless i is in ``mlp_only_layers`` (numbers past the last layer select nothing), ``num_experts``
+    is 0 or (i + 1) % ``decoder_sparse_step`` ≠ 0."""
+    assert _blocks(QWEN3_NEXT | change) == expected
+
+
+def _matmul_and_full(config: dict, length: int) -> tuple[int, int]:
+    arch = read_hf_config(config).architecture(length)
+    return evaluate(arch, "matmul").forward_flop, evaluate(arch, "full").forward_flop
+
+
+def test_qwen3_next_gated_deltanet_layer_from_the_formula():
+    """One Gated DeltaNet layer with a dense MLP over L = 70 positions (two chunks of Q = 64, L_p = 128), H = 4 value
+    heads of d_v = 12, G = 2 key heads of d_k = 8, K = 4, d = 64, F = 96: the difference between 2 such layers and 1.
+    Matmul: projections d→2·G·d_k + 2·H·d_v, d→2·H, H·d_v→d; the depthwise convolution over 2·G·d_k + H·d_v channels
+    and L + K − 1 outputs; the chunked rule 2·H·L_p·Q·d_k + H·L_p·Q·d_v + 3·H·L_p·d_k·d_v; the MLP 3·d·F.
+    Full adds: the two RMS norms (4 per element), SiLU on the convolution (5), β = sigmoid (4) and g (5) per value head
+    and position + 2·H once, the L2 norms of q and k on the H heads and q's scaling (7·d_k per head and position),
+    per padded position and head 4·Q + Q·(d_v + d_k) + 2·d_v + 3·d_k + 5 (decays, masks, the triangular solves by
+    substitution, β products), per chunk and head 1 + 2·d_k·d_v (the state's decay), the gated norm (4 + SiLU 5 + 1
+    per element), the MLP's SiLU and gate product (6·F) and the two residual adds (2·d)."""
+    length, d, f, h, g, dk, dv, k, q = 70, 64, 96, 4, 2, 8, 12, 4, 64
+    padded, chunks = 128, 2
+    config = QWEN3_NEXT | {"num_experts": 0, "num_hidden_layers": 2}
+    two, one = _matmul_and_full(config, length), _matmul_and_full(config | {"num_hidden_layers": 1}, length)
+    channels = 2 * g * dk + h * dv
+    macs = length * (d * (2 * g * dk + 2 * h * dv) + d * 2 * h + h * dv * d + 3 * d * f) \
+        + channels * k * (length + k - 1) + 2 * h * padded * q * dk + h * padded * q * dv + 3 * h * padded * dk * dv
+    assert two[0] - one[0] == 2 * macs
+    extras = 2 * 4 * length * d + 5 * length * channels + 9 * length * h + 2 * h + 7 * length * h * dk \
+        + padded * h * (4 * q + q * (dv + dk) + 2 * dv + 3 * dk + 5) + chunks * h * (1 + 2 * dk * dv) \
+        + 10 * length * h * dv + 6 * length * f + 2 * length * d
+    assert (two[1] - two[0]) - (one[1] - one[0]) == extras
+
+
+def test_qwen3_next_gated_attention_layer_from_the_formula():
+    """A gated-attention layer (dense MLP) over L = 10: 2 such layers minus 1. Matmul: q and its gate d→2·H·Q, k and
+    v d→H_kv·Q each, QKᵀ and AV 2·H·L²·Q, output H·Q→d, MLP 3·d·F. Full adds: RMS norms 4·L·d twice, the per-head q/k
+    norms 4·L·(H + H_kv)·Q, softmax and scaling 6·H·L², sigmoid(gate)·output 5·L·H·Q, the MLP's 6·L·F, two residual
+    adds."""
+    length, d, f, heads, kv, size = 10, 64, 96, 4, 2, 16
+    config = QWEN3_NEXT | {"num_experts": 0, "num_hidden_layers": 2, "layer_types": ["full_attention"] * 2}
+    two = _matmul_and_full(config, length)
+    one = _matmul_and_full(config | {"num_hidden_layers": 1, "layer_types": ["full_attention"]}, length)
+    macs = length * (d * 2 * heads * size + 2 * d * kv * size + heads * size * d + 3 * d * f) \
+        + 2 * heads * length * length * size
+    assert two[0] - one[0] == 2 * macs
+    extras = 8 * length * d + 4 * length * (heads + kv) * size + 6 * heads * length ** 2 \
+        + 5 * length * heads * size + 6 * length * f + 2 * length * d
+    assert (two[1] - two[0]) - (one[1] - one[0]) == extras
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"linear_num_value_heads": 3}, "linear_num_value_heads"),
+    ({"layer_types": ["linear_attention"] * 5}, "layer_types"),
+    ({"layer_types": ["linear_attention"] * 5 + ["sliding_attention"]}, "layer_types"),
+    ({"num_experts": 1}, "num_experts"),
+    ({"decoder_sparse_step": 0}, "decoder_sparse_step"),
+    ({"full_attention_interval": 0}, "full_attention_interval"),
+    ({"mlp_only_layers": "all"}, "mlp_only_layers"),
+])
+def test_qwen3_next_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(QWEN3_NEXT | change)
+
+
+def test_qwen3_next_keys_of_absent_layer_kinds_are_inert():
+    """With no attention layer the attention keys change nothing (and no Gated DeltaNet keys without such a layer);
+    with no sparse layer the expert keys change nothing."""
+    linear = QWEN3_NEXT | {"layer_types": ["linear_attention"] * 6, "num_experts": 0}
+    assert _matmul_and_full(linear, 16) == _matmul_and_full(linear | {"num_attention_heads": 7, "head_dim": 3,
+                                                                      "moe_intermediate_size": 5}, 16)
+    full = QWEN3_NEXT | {"layer_types": ["full_attention"] * 6}
+    assert _matmul_and_full(full, 16) == _matmul_and_full(full | {"linear_key_head_dim": 3, "linear_num_value_heads": 5}, 16)
