@@ -170,7 +170,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
-                                                "hunyuan_v1_dense", "minicpm3") else 2), family
+                                                "hunyuan_v1_dense", "minicpm3", "qwen3_next") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -189,6 +189,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
+    ("qwen3-next-80b-a3b-instruct", 79_674_391_296),  # Qwen: "80B" (without the MTP layer transformers omits)
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -196,7 +197,8 @@ def test_published_totals(model_id, published):
 
 def test_active_parameters_of_mixtures():
     """DeepSeek-V3 37B active (DeepSeek-AI 2024), GPT-OSS-120B 5.13B active (OpenAI's gpt-oss model card,
-    which counts the unembedding but not the embedding table), Qwen3-235B-A22B 22B active: the engine's
+    which counts the unembedding but not the embedding table), Qwen3-235B-A22B 22B active, Qwen3-Next-80B-A3B 3B
+    active without its embedding and head tables: the engine's
     active count, the weights a token goes through."""
     def active(model_id):
         return evaluate(read_hf_config(library_model(model_id).config).architecture(8)).active_params
@@ -212,6 +214,7 @@ def test_active_parameters_of_mixtures():
     by_hand = 70 * (5 * d * hq + hq + layer) + 10 * (2 * d * hq + 2 * d * 8 * 128 + layer) + d
     assert active("minimax-text-01") - 2 * 200064 * d == by_hand
     assert 45.9e9 < by_hand < 46.0e9
+    assert 3.2e9 < active("qwen3-next-80b-a3b-instruct") - 2 * 151936 * 2048 < 3.3e9  # "A3B": 3B besides V·d twice
 
 
 def test_deepseek_v3_layer_by_hand():
