@@ -127,3 +127,82 @@ def test_a_mamba2_mixer_needs_whole_heads_and_groups():
         parse_input(TransformerBlock, _block2().model_dump() | {"ssm_groups": 4})  # 4 groups do not divide 6 heads
     with pytest.raises(InputError, match="ssm_chunk_size"):
         parse_input(TransformerBlock, _block2().model_dump() | {"ssm_chunk_size": None})
+
+
+# ---------------------------------------------------------------- Gated DeltaNet (Qwen3-Next's linear attention)
+
+HV, DV, HK, DK, C = 4, 6, 2, 5, 4  # value heads of d_v, key heads of d_k, chunk length (L = 7: L_p = 8, two chunks)
+
+
+def _deltanet(**kw) -> TransformerBlock:
+    sizes = {"ssm_inner_size": HV * DV, "ssm_state_size": DK, "ssm_conv_kernel": K, "ssm_heads": HV,
+             "ssm_groups": HK, "ssm_chunk_size": C}
+    return TransformerBlock(type="transformer_block", heads=1, mixer="gated_deltanet", feed_forward=False,
+                            norm="rmsnorm", activation="silu", **(sizes | kw))
+
+
+def test_gated_deltanet_params_from_the_formula():
+    """in projections d→2·G·d_k + 2·H·d_v and d→2·H, the depthwise convolution over 2·G·d_k + H·d_v channels (no
+    bias), A and Δ's bias (H each), the gated norm's γ (d_v, shared by the heads), out projection H·d_v→d."""
+    rows = _rows(_deltanet())
+    assert rows["gated deltanet in projection (q, k, v, z)"].params == D * (2 * HK * DK + 2 * HV * DV)
+    assert rows["gated deltanet in projection (β, a)"].params == D * 2 * HV
+    assert rows["gated deltanet causal convolution"].params == (2 * HK * DK + HV * DV) * K
+    assert sum(r.params for name, r in rows.items() if "scan" in name) == 2 * HV
+    assert rows["gated deltanet gated RMS norm"].params == DV
+    assert rows["gated deltanet out projection"].params == HV * DV * D
+
+
+def test_gated_delta_rule_products_are_what_flop_counter_mode_sees(torch):
+    """transformers' own chunked rule (``torch_chunk_gated_delta_rule`` on meta tensors, chunks of C; q and k on G
+    heads, repeated to the H value heads) under FlopCounterMode: 2·H·L_p·C·d_k (k_β·kᵀ, q·kᵀ) + H·L_p·C·d_v
+    (attention × new values) + 3·H·L_p·d_k·d_v (two reads of the passed state and its update, per chunk)."""
+    from torch.utils.flop_counter import FlopCounterMode
+    from transformers.models.qwen3_next.modeling_qwen3_next import torch_chunk_gated_delta_rule
+
+    with torch.device("meta"):
+        q, k, v = torch.zeros(1, L, HK, DK), torch.zeros(1, L, HK, DK), torch.zeros(1, L, HV, DV)
+        g, beta = torch.zeros(1, L, HV), torch.zeros(1, L, HV)
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        torch_chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, use_qk_l2norm_in_kernel=True)
+    padded = 8
+    expected = 2 * HV * padded * C * DK + HV * padded * C * DV + 3 * HV * padded * DK * DV
+    assert counter.get_total_flops() == 2 * expected
+    rows = _rows(_deltanet())
+    assert 2 * sum(r.macs for name, r in rows.items() if "scan" in name) == counter.get_total_flops()
+
+
+def test_gated_delta_rule_backward_products_are_what_flop_counter_mode_sees(torch):
+    """The rule's backward under FlopCounterMode, every input needing a gradient: twice the forward products,
+    plus the triangular solves' ∂T = −(T⁻ᵀ∂X)·Xᵀ (H·L_p·C·(d_v + d_k)), minus the first chunk's reads of the zero
+    state's gradient (2·H·C·d_k·d_v) and the discarded last state update's backward (2·H·C·d_k·d_v); the engine's
+    rows give the same through the block's data flow."""
+    from engine.method1.backward import parts_grad
+    from engine.method1.layers import Flow
+    from transformers.models.qwen3_next.modeling_qwen3_next import torch_chunk_gated_delta_rule
+
+    from tests.method1.backward_reference import counter
+
+    with torch.device("meta"):
+        q, k, v = (torch.zeros(1, L, h, n, requires_grad=True) for h, n in ((HK, DK), (HK, DK), (HV, DV)))
+        g, beta = torch.zeros(1, L, HV, requires_grad=True), torch.zeros(1, L, HV, requires_grad=True)
+    with counter(torch) as c:
+        out, _ = torch_chunk_gated_delta_rule(q, k, v, g=g, beta=beta, chunk_size=C, use_qk_l2norm_in_kernel=True)
+        forward = c.get_total_flops()
+        out.sum().backward()
+    padded = 8
+    forward_macs = forward // 2
+    macs = 2 * forward_macs + HV * padded * C * (DV + DK) - 2 * HV * C * DK * DV - 2 * HV * C * DK * DV
+    assert c.get_total_flops() - forward == 2 * macs
+    parts = [p for p in _deltanet().cost(Flow((D,), L)).parts if "scan" in p.name]
+    parts = [p._replace(src=tuple("x" if s in ("k", "b") else s for s in p.src)) for p in parts]  # the rule's inputs
+    assert 2 * parts_grad(parts, True, False, False).macs == c.get_total_flops() - forward
+
+
+def test_a_gated_deltanet_mixer_needs_whole_heads():
+    from engine.errors import InputError, parse_input
+
+    with pytest.raises(InputError, match="ssm_heads"):
+        parse_input(TransformerBlock, _deltanet().model_dump() | {"ssm_groups": 3})  # 3 key heads do not divide 4
+    with pytest.raises(InputError, match="ssm_chunk_size"):
+        parse_input(TransformerBlock, _deltanet().model_dump() | {"ssm_chunk_size": None})
