@@ -304,3 +304,48 @@ def test_qwen3_next_chunks_forward_and_backward(torch, seq):
     padded = -(-seq // q) * q
     per_layer = 2 * h * padded * q * (dv + dk) - 8 * q * h * dk * dv
     assert backward - 2 * forward == config["num_hidden_layers"] * per_layer
+
+
+def _qwen3_next_fine_tune(torch, config: dict, seq: int, last: int | None = None, targets=(), rank: int = 4):
+    """transformers' model with the last blocks (+ final norm and an untied head) trained, or LoRA adapters on the
+    targeted projections of attention (q, v, o), dense MLPs and shared experts (gate, up, down): backward FLOP and
+    trainable parameters."""
+    from tests.method1.backward_reference import lora_linear
+
+    model = build(config)
+    set_trainable(model, False)
+    if last:
+        for block in list(model.model.layers)[-last:]:
+            set_trainable(block, True)
+        set_trainable(model.model.norm, True)
+        if not config.get("tie_word_embeddings"):
+            set_trainable(model.lm_head, True)
+    with torch.device("meta"):
+        for layer in model.model.layers:
+            owners = [getattr(layer, "self_attn", None)] if set(targets) & {"q", "v", "o"} else []
+            if set(targets) & {"gate", "up", "down"}:
+                owners += [getattr(layer.mlp, "shared_expert", layer.mlp)]
+            for owner in filter(None, owners):
+                for t in targets:
+                    if hasattr(owner, f"{t}_proj"):
+                        setattr(owner, f"{t}_proj", lora_linear(torch, getattr(owner, f"{t}_proj"), rank))
+    ids = torch.zeros(1, seq, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={"use_cache": False})
+    return backward, sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@pytest.mark.parametrize("seq", [12, 70])
+@pytest.mark.parametrize("run", [{"trainable_last": 1}, {"trainable_last": 2}, {"lora_targets": ("q", "v")},
+                                 {"lora_targets": ("o", "gate", "up", "down")}])
+@pytest.mark.parametrize("name", ["qwen3_next every 2nd layer attention, a dense layer",
+                                  "qwen3_next no experts, all linear, tied"])
+def test_qwen3_next_fine_tunes(torch, name, run, seq):
+    """The last blocks, or LoRA (rank 4) on attention or feed-forward projections, the Gated DeltaNet layers frozen
+    between them (their input gradients flow through the chunked rule and its solves): backward FLOP and trainable
+    parameters equal transformers'."""
+    config = VARIANTS[name]
+    lora = {"lora_rank": 4} if "lora_targets" in run else {}
+    backward, trainable = _qwen3_next_fine_tune(torch, config, seq, run.get("trainable_last"),
+                                                run.get("lora_targets", ()))
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, **run, **lora))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
