@@ -179,8 +179,8 @@ def deltanet_full_flop(length: int, heads: int, key_dim: int, value_dim: int, ch
     ``chunked``: per position the L2 norms of q and k over the H heads (3·d_k per element, both) and q's 1/√d_k
     (H·d_k); per padded position v·β and k·β (H·(d_v + d_k)), the cumulative sum of g (H), the pairwise decays
     (a difference and an exp: 2·H·Q) and their products with the two score matrices (2·H·Q), the decayed k_β
-    (exp and product: H + H·d_k), the triangular solves by substitution (Q − 1 multiply-adds per padded position
-    and column: 2·… /2 = H·(Q − 1)·(d_v + d_k)), q's and k's decays (H + H·d_k and 2·H + H·d_k), v_new's
+    (exp and product: H + H·d_k), the triangular solves by substitution (Q·(Q − 1)/2 multiply-adds per chunk, head and
+    column: H·(Q − 1)·(d_v + d_k) FLOP per padded position), q's and k's decays (H + H·d_k and 2·H + H·d_k), v_new's
     difference and the two outputs' sum (2·H·d_v); per chunk the decay's exp (H) and the state's decay and
     sum (2·H·d_k·d_v)."""
     padded, count = chunks(length, chunk)
