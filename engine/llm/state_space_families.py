@@ -556,7 +556,10 @@ def _qwen3_next(c: Keys) -> dict:
     transformers, nor counted."""
     c.neutral("norm_topk_prob", "full_attention_interval", "partial_rotary_factor", "use_sliding_window",
               "sliding_window", "max_window_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings")
-    c.data = {**QWEN3_NEXT_DEFAULTS, **{k: v for k, v in c.data.items() if v is not None}}
+    for key in QWEN3_NEXT_DEFAULTS:
+        if key in c.data and c.data[key] is None:  # Qwen3NextConfig's fields are whole numbers: it refuses null
+            raise c.error(key, "null is not accepted (transformers' Qwen3NextConfig requires a whole number)")
+    c.data = {**QWEN3_NEXT_DEFAULTS, **c.data}
     layers = c.size("layers", "num_hidden_layers")
     if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
         raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")

@@ -376,6 +376,8 @@ def test_qwen3_next_gated_attention_layer_from_the_formula():
     ({"decoder_sparse_step": 0}, "decoder_sparse_step"),
     ({"full_attention_interval": 0}, "full_attention_interval"),
     ({"mlp_only_layers": "all"}, "mlp_only_layers"),
+    ({"head_dim": None}, "head_dim"),  # Qwen3NextConfig refuses null sizes
+    ({"num_experts": None}, "num_experts"),
 ])
 def test_qwen3_next_refusals_name_the_key(change, key):
     with pytest.raises(InputError, match=rf"^config\.{key}: "):
