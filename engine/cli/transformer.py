@@ -67,11 +67,9 @@ def _transformer(args):
 
 def register(sub) -> None:
     p = sub.add_parser("transformer", help="a language model's training FLOP from its Hugging Face config.json")
-    p.add_argument("--config", default=None, help="config.json (model_type: llama, mistral, mixtral, qwen2, "
-                                                  "qwen2_moe, qwen3, qwen3_moe, gemma, gemma2, gemma3_text, phi, phi3, "
-                                                  "falcon, olmo, olmo2, deepseek_v2, deepseek_v3, gpt_oss, "
-                                                  "starcoder2, gpt_bigcode, bloom, mpt, gpt2, gptj, gpt_neox, opt, bert, "
-                                                  "roberta, t5, bart)")
+    p.add_argument("--config", default=None, help="a Hugging Face config.json of a supported model_type (docs/llm.md "
+                                                  "lists them: decoders, encoders, encoder-decoders, state-space and "
+                                                  "hybrid models); any other is refused by name")
     p.add_argument("--model", default=None, help="a model of the shipped library by id (e.g. llama-3.1-8b)")
     p.add_argument("--list-models", action="store_true", help="print the library's models and exit")
     p.add_argument("--tokens", default=None, help="training tokens D: 300e9, 300B, 1.4T (default with --model: "
