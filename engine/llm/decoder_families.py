@@ -784,6 +784,43 @@ def _glm4_moe_lite(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _cohere2_moe(c: Keys) -> dict:
+    """cohere2_moe: Cohere 2's parallel block (one input norm feeding attention and the feed-forward: an RMSNorm
+    when ``rms_norm_eps`` is set, else a LayerNorm without β; the final norm the same), ``attention_bias`` on
+    q/k/v/o; sparse layers ``num_experts`` of ``intermediate_size`` behind a router d→E without bias, k per token,
+    and ``num_shared_experts`` × ``intermediate_size`` shared (summed with or averaged into the routed output: no
+    matmul); dense layers (``mlp_layer_types``, absent: the first ``first_k_dense_replace``) an MLP of
+    ``prefix_dense_intermediate_size`` (null: ``intermediate_size``); windows by ``layer_types`` (absent: every ``sliding_window_pattern``-th
+    layer full, counted from the first sparse one; ``prefix_dense_sliding_window_pattern`` among the dense ones).
+    ``head_dim`` (default 128) must be written out."""
+    c.neutral("logit_scale", "shared_expert_combination_strategy", "expert_selection_fn", "norm_topk_prob")
+    c.given("head_dim")
+    bias = c.flag("attention_bias", False)
+    norm = "rmsnorm" if c.get("rms_norm_eps") is not None else "layernorm"
+    fields = _decoder(c, norm=norm, norm_bias=False, gated=True, parallel=True, shared_norm=True,
+                      activation=c.activation("hidden_act", default="silu"), qkv_bias=bias, out_bias=bias,
+                      ff_bias=False)
+    dense_ff = _experts(c, fields, ("num_experts",), ff_key="intermediate_size")
+    prefix_ff = c.size(None, "prefix_dense_intermediate_size", required=False)
+    dense_ff = dense_ff if prefix_ff is None else prefix_ff
+    shared = c.size(None, "num_shared_experts", required=False, default=0)
+    if shared:
+        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    layers = _layer_count(fields)
+    if not layers:
+        return fields
+    first = c.size(None, "first_k_dense_replace", required=False, default=0)
+    mlp = _mlp_layers_each(c, layers, dense_ff, first)
+    prefix = c.size(None, "prefix_dense_sliding_window_pattern", required=False, default=1)
+    period = c.size(None, "sliding_window_pattern", required=False, default=4)
+    if min(prefix, period) < 1:
+        raise c.error("sliding_window_pattern" if period < 1 else "prefix_dense_sliding_window_pattern",
+                      "must be at least 1")
+    windows = _layer_windows_each(c, layers, lambda i: (i + 1) % prefix != 0 if i < first else
+                                  (i - first + 1) % period != 0)
+    return _per_layer(fields, _merged(windows, mlp)) | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _minicpm3(c: Keys) -> dict:
     """minicpm3 (MiniCPM3): DeepSeek-V2's multi-head latent attention (``attention_bias`` on the down-projections
     and the output; ``v_head_dim`` absent: ⌊d/H⌋) with the Llama MLP (``mlp_bias``); its scalings of the
@@ -865,6 +902,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "exaone_moe": Family(_exaone_moe, _lm("ExaoneMoe")),
     "glm4_moe_lite": Family(_glm4_moe_lite, _lm("Glm4MoeLite")),
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
+    "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

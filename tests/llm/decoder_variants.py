@@ -154,4 +154,16 @@ DECODER_VARIANTS = {
     "minicpm3 untied": _v(
         "minicpm3", "MiniCPM3ForCausalLM", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24, q_lora_rank=16,
         qk_nope_head_dim=16, qk_rope_head_dim=8, tie_word_embeddings=False),
+    "cohere2-moe LayerNorm, dense prefix, windows by pattern": _v(
+        "cohere2_moe", "Cohere2MoeForCausalLM", **(S | {"num_hidden_layers": 5}), head_dim=16, num_experts=4,
+        num_experts_per_tok=2, num_shared_experts=1, prefix_dense_intermediate_size=40, first_k_dense_replace=1,
+        sliding_window=8, sliding_window_pattern=2, rms_norm_eps=None),
+    "cohere2-moe RMSNorm, listed layers, biases, untied": _v(
+        "cohere2_moe", "Cohere2MoeForCausalLM", **S, head_dim=20, num_experts=3, num_experts_per_tok=1,
+        num_shared_experts=2, shared_expert_combination_strategy="sum", rms_norm_eps=1e-5, attention_bias=True,
+        mlp_layer_types=["dense", "sparse", "sparse"], layer_types=WINDOWS, sliding_window=8,
+        prefix_dense_intermediate_size=None, tie_word_embeddings=False),
+    "cohere2-moe model, no shared expert": _v(
+        "cohere2_moe", "Cohere2MoeModel", **S, head_dim=16, num_experts=4, num_experts_per_tok=2, num_shared_experts=0,
+        sliding_window=8),
 }

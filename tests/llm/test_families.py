@@ -140,7 +140,8 @@ WITHOUT_LIBRARY = {
           "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)"
        for t, name in (("arcee", "AFM-4.5B"), ("vaultgemma", "VaultGemma 1B"), ("hunyuan_v1_moe", "Hunyuan-A13B"),
                        ("granitemoeshared", "Granite MoE shared-expert"), ("dots1", "dots.llm1"),
-                       ("exaone_moe", "K-EXAONE"), ("glm4_moe_lite", "GLM-4.7-Flash"))},
+                       ("exaone_moe", "K-EXAONE"), ("glm4_moe_lite", "GLM-4.7-Flash"),
+                       ("cohere2_moe", "Command A+ (Cohere 2 MoE)"))},
 }
 """Families the library has no published config of yet, with the reason."""
 
