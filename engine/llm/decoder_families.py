@@ -94,6 +94,22 @@ def _gpt_neo(c: Keys) -> dict:
                      "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+def _xglm(c: Keys) -> dict:
+    """xglm (XGLM): pre-norm blocks with LayerNorms (γ, β), biased q/k/v/out and fc1/fc2 (``ffn_dim``,
+    ``activation_function``), a final LayerNorm; sinusoidal positions (a buffer: no parameters) and an
+    embedding scale (``scale_embedding``: no weight); a tied head by default. Cross-attention
+    (``add_cross_attention``) is refused: it needs the encoder's length."""
+    c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
+    c.neutral("scale_embedding", "is_encoder_decoder")  # is_encoder_decoder: the cache's kind only
+    fields = {"layers": c.size("layers", "num_layers"), "d_model": c.size("d_model", "d_model"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "block": {"heads": c.size("block.heads", "attention_heads"),
+                        "ff_size": c.size("block.ff_size", "ffn_dim"),
+                        "activation": c.activation("activation_function", default="gelu")}}
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _codegen(c: Keys) -> dict:
     """codegen: GPT-J's block (one norm, parallel attention and MLP, fused q/k/v and output without
     biases, a biased MLP) and an LM head with a bias."""
@@ -903,6 +919,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "glm4_moe_lite": Family(_glm4_moe_lite, _lm("Glm4MoeLite")),
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
+    "xglm": Family(_xglm, _lm("XGLM")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

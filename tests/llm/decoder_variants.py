@@ -166,4 +166,15 @@ DECODER_VARIANTS = {
     "cohere2-moe model, no shared expert": _v(
         "cohere2_moe", "Cohere2MoeModel", **S, head_dim=16, num_experts=4, num_experts_per_tok=2, num_shared_experts=0,
         sliding_window=8),
+    "xglm (sinusoidal positions, pre-norm, biases)": _v(
+        "xglm", "XGLMForCausalLM", d_model=48, ffn_dim=80, num_layers=3, attention_heads=4, vocab_size=90,
+        max_position_embeddings=40, pad_token_id=1, bos_token_id=0, eos_token_id=2, decoder_start_token_id=2),
+    "xglm model, relu, untied head": _v(
+        "xglm", "XGLMModel", d_model=40, ffn_dim=64, num_layers=2, attention_heads=5, vocab_size=70,
+        max_position_embeddings=32, activation_function="relu", scale_embedding=False, pad_token_id=1,
+        bos_token_id=0, eos_token_id=2, decoder_start_token_id=2),
+    "xglm untied": _v(
+        "xglm", "XGLMForCausalLM", d_model=48, ffn_dim=80, num_layers=2, attention_heads=6, vocab_size=90,
+        max_position_embeddings=40, tie_word_embeddings=False, pad_token_id=1, bos_token_id=0, eos_token_id=2,
+        decoder_start_token_id=2),
 }

@@ -441,6 +441,13 @@ def _internlm3(draw, spec: Spec, out: dict) -> None:
     out["hidden_size"] = out["num_attention_heads"] * out["head_dim"] * draw(st.integers(1, 2))
 
 
+def _xglm(draw, spec: Spec, out: dict) -> None:
+    """XGLM's heads key (``attention_heads``) is none of the generic names: H drawn among the divisors of d
+    (XGLMAttention refuses another)."""
+    width = out["d_model"]
+    out["attention_heads"] = draw(st.sampled_from([h for h in range(1, 9) if width % h == 0]))
+
+
 def _dbrx(draw, spec: Spec, out: dict) -> None:
     """DBRX keeps its sizes in nested objects: ``attn_config.kv_n_heads`` (dividing H) and ``ffn_config``'s
     expert size, E and k."""
@@ -488,6 +495,7 @@ HOOKS: dict[str, Callable] = {
     "deberta-v2": _deberta,
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
+    "xglm": _xglm,
     "internlm3": _internlm3,
     "helium": _helium,
     "sarvam_mla": _deepseek,

@@ -171,7 +171,8 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
-                                                "hunyuan_v1_dense", "minicpm3", "qwen3_next") else 2), family
+                                                "hunyuan_v1_dense", "minicpm3", "qwen3_next",
+                                                "xglm") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -187,6 +188,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("apertus-8b", 8_053_338_176),       # Swiss AI: "8B" (64 of them the xIELU scalars)
     ("hunyuan-7b", 7_504_568_320),       # Tencent: "7B"
     ("minicpm3-4b", 4_073_875_968),      # OpenBMB: "4B" (tied head)
+    ("xglm-1.7b", 1_732_907_008),        # Meta: "1.7B"
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
@@ -253,6 +255,17 @@ def test_minicpm3_layer_by_hand():
                  + h * v * d)                          # o_proj
     expected = vocab * d + d + layers * (attention + 3 * d * f + 2 * d)
     assert evaluate(read_hf_config(library_model("minicpm3-4b").config).architecture(8)).params == expected
+
+
+def test_xglm_layer_by_hand():
+    """XGLM 1.7B from XGLMDecoderLayer's weight shapes: biased q/k/v/out d→d, fc1 d→F and fc2 F→d with biases, two
+    LayerNorms (γ, β) per layer, a final LayerNorm, a tied head; the sinusoidal positions a buffer. Forward FLOP
+    for T tokens: the projections, QKᵀ and AV (T² per head), fc1 and fc2, the head."""
+    d, h, f, vocab, layers, t = 2048, 16, 8192, 256008, 24, 16
+    layer = 4 * (d * d + d) + d * f + f + f * d + d + 2 * 2 * d
+    result = evaluate(read_hf_config(library_model("xglm-1.7b").config).architecture(t))
+    assert result.params == vocab * d + layers * layer + 2 * d
+    assert result.forward_flop == 2 * (layers * (t * (4 * d * d + 2 * d * f) + 2 * t * t * d) + t * d * vocab)
 
 
 def test_minimax_m2_layer_by_hand():
