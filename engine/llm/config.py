@@ -23,6 +23,7 @@ from engine.method1.transformer import (
     BlockActivation,
     DecoderInput,
     LMHead,
+    PerLayerEmbeddings,
     Pooler,
     PositionEmbedding,
     RelativePositionBias,
@@ -88,6 +89,15 @@ def _norm_layer(block: TransformerBlock):
     return RMSNorm(affine=block.norm_affine)
 
 
+class PerLayerInputs(BaseModel):
+    """Gemma 4's per-layer embeddings (``PerLayerEmbeddings``): a table of ``vocab_size`` rows of layers × ``size``,
+    and the projection of the token embeddings to the same width."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    vocab_size: Size
+    size: Size
+
+
 class TransformerConfig(BaseModel):
     """A language model: token embedding (V×d), optional learned position and token-type tables and
     embedding norm, ``layers`` blocks (``first_layers`` groups first or where ``at`` puts them, then ``block``),
@@ -125,6 +135,8 @@ class TransformerConfig(BaseModel):
                                                           "shared by the layers' disentangled attention.")
     relative_table_norm: bool = Field(False, description="A LayerNorm over that table (DeBERTa-v2's norm_rel_ebd; its "
                                                          "parameters exist even without a table).")
+    per_layer_inputs: PerLayerInputs | None = Field(None, description="Gemma 4's per-layer embeddings (every block's "
+                                                                      "per_layer_input_size is their size).")
     head: Literal["lm", "mlm", "discriminator", "none"] = "lm"
     head_bias: bool = False
     head_dense_bias: bool = Field(True, description="The masked-LM head's dense layer has a bias (ModernBERT's "
@@ -179,6 +191,13 @@ class TransformerConfig(BaseModel):
                                                "(S: the blocks' span, the same in every block), encoder-only")
         if self.relative_table and not any(b.disentangled for _, b in self.named_blocks()):
             raise InputError("relative_table", "a relative table needs blocks with disentangled attention")
+        sizes = {b.per_layer_input_size for _, b in self.named_blocks()}
+        if self.per_layer_inputs is not None and (sizes != {self.per_layer_inputs.size} or self.encoder
+                                                  or self.shared_groups is not None):
+            raise InputError("per_layer_inputs", "per-layer embeddings feed every block of a decoder-only model: "
+                                                 "each block's per_layer_input_size must be their size")
+        if self.per_layer_inputs is None and sizes != {None}:
+            raise InputError("block.per_layer_input_size", "blocks with per-layer inputs need per_layer_inputs")
         if self.stack_token_tables and not self.encoder:
             raise InputError("stack_token_tables", "only an encoder-decoder model has stacks with tables of their own")
         return self
@@ -203,11 +222,13 @@ class TransformerConfig(BaseModel):
         "embedding" parameters."""
         matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables
         rows = (self.learned_positions or 0) + (self.token_types or 0)
+        ple = self.per_layer_inputs  # Gemma 4's per-layer table: V_p rows of layers·P
+        per_layer = ple.vocab_size * self.layers * ple.size if ple is not None else 0
         if self.encoder:
             rows += self.encoder.learned_positions or 0
         if self.tables_width:
-            return (matrices * self.vocab_size + rows) * self.tables_width
-        return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model
+            return (matrices * self.vocab_size + rows) * self.tables_width + per_layer
+        return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model + per_layer
 
     def _stack_start(self, positions, token_types, norm, buckets, heads, depth=1, tables=None) -> list:
         layers = []
@@ -277,6 +298,9 @@ class TransformerConfig(BaseModel):
             layers.append(Dense(units=self.d_model))
         if self.relative_table or self.relative_table_norm:
             layers.append(RelativePositionTable(rows=self.relative_table, norm=self.relative_table_norm))
+        if self.per_layer_inputs is not None:
+            layers.append(PerLayerEmbeddings(vocab_size=self.per_layer_inputs.vocab_size, layers=self.layers,
+                                             size=self.per_layer_inputs.size))
         layers += self.decoder_blocks(memory)
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:

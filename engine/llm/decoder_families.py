@@ -878,6 +878,149 @@ def shared_class_families(families: dict[str, Family]) -> dict[str, Family]:
             for t, (base, defaults) in CLASS_SHARING.items()}
 
 
+GEMMA4_LAYER_KEYS = ("head_dim", "num_key_value_heads")
+"""The keys a Gemma 4 ``per_layer_config`` entry may override (what its config class writes there)."""
+
+
+def _gemma4_layer_overrides(c: Keys, layers: int, types: list[str]) -> dict[int, dict]:
+    """Layer → {head_dim, num_key_value_heads} overrides: ``per_layer_config`` as the file writes it (transformers
+    writes it), else Gemma4TextConfig's own: ``global_head_dim`` (default 512) on the full-attention layers, and
+    ``num_global_key_value_heads`` there too with ``attention_k_eq_v``."""
+    given = c.get("per_layer_config")
+    if given is None:
+        head = c.size(None, "global_head_dim", required=False, default=512)
+        kv = c.size(None, "num_global_key_value_heads", required=False) if c.flag("attention_k_eq_v", False) else None
+        c.neutral("num_global_key_value_heads")
+        override = {"head_dim": head} | ({"num_key_value_heads": kv} if kv is not None else {})
+        return {i: override for i, t in enumerate(types) if t == "full_attention"}
+    c.neutral("global_head_dim", "num_global_key_value_heads")  # transformers reads them only without it
+    if not isinstance(given, dict):
+        raise c.error("per_layer_config", "expected an object of layer number → overrides")
+    out: dict[int, dict] = {}
+    for key, value in given.items():
+        try:
+            layer = int(key)
+        except (TypeError, ValueError):
+            raise c.error("per_layer_config", f"{str(key)[:20]!r} is not a layer number") from None
+        if not 0 <= layer < layers:
+            raise c.error("per_layer_config", f"layer {layer} is not one of the {layers} layers")
+        if not isinstance(value, dict):
+            raise c.error("per_layer_config", f"layer {layer}: expected an object of overrides")
+        other = sorted(set(value) - set(GEMMA4_LAYER_KEYS))
+        if other:
+            raise c.error(f"per_layer_config.{key}.{other[0]}", "a per-layer override of this key is not modelled "
+                                                                f"(modelled: {', '.join(GEMMA4_LAYER_KEYS)})")
+        for name, v in value.items():
+            if isinstance(v, bool) or not isinstance(v, int) or v < 1:
+                raise c.error(f"per_layer_config.{key}.{name}", f"expected a whole number ≥ 1, got {str(v)[:20]}")
+        out[layer] = value
+    for kind in set(types):  # one rotary table per layer type: transformers refuses overrides that differ
+        if len({tuple(sorted(out.get(i, {}).items())) for i, t in enumerate(types) if t == kind}) > 1:
+            raise c.error("per_layer_config", f"the {kind} layers have different overrides (transformers refuses)")
+    return out
+
+
+def _gemma4_kv_sharing(c: Keys, layers: int, types: list[str]) -> list[bool]:
+    """Per layer, whether it reuses an earlier layer's keys and values: the last ``num_kv_shared_layers`` layers,
+    each reading those of the last unshared layer of its type (``Gemma4TextConfig.kv_sharing_modes``)."""
+    shared = c.size(None, "num_kv_shared_layers", required=False, default=0)
+    if not 0 <= shared < layers:
+        raise c.error("num_kv_shared_layers", f"{shared}: expected 0 to {layers - 1} (the first layer makes its own "
+                                              "keys and values; transformers' forward fails when none does)")
+    first = layers - shared
+    if shared and set(types[:first]) != set(types):
+        raise c.error("num_kv_shared_layers", "a layer type that shares keys and values has no earlier layer making "
+                                              "them (transformers refuses)")
+    return [i >= first for i in range(layers)]
+
+
+def _gemma4_text(c: Keys) -> dict:
+    """gemma4_text (Gemma 4's language model; Gemma4ForCausalLM, Gemma4TextModel): Gemma 3's block (RMS norms with
+    a gain, four per layer; GeGLU; per-head query and key norms) with a norm without gain on the values, attention
+    scaled by 1. Sliding layers (``layer_types``; default: every sixth full, the last always full) of ``head_dim``
+    and ``num_key_value_heads``; full layers of the ``per_layer_config`` sizes (``global_head_dim``,
+    ``num_global_key_value_heads``), their values the keys' projection with ``attention_k_eq_v``. The last
+    ``num_kv_shared_layers`` layers reuse the keys and values of an earlier layer of their type (no k/v
+    projections, no key norm), with a 2F MLP with ``use_double_wide_mlp``. ``hidden_size_per_layer_input`` P > 0:
+    per-layer embeddings (a V_p × N·P table, a projection d→N·P and a norm of P) and per layer a gate d→P, a
+    projection P→d and a norm. ``enable_moe_block``: E experts of ``moe_intermediate_size`` (k per token) beside
+    the dense MLP, with norms of their own and a router with two scales. Logit softcapping has no matmul."""
+    c.neutral("final_logit_softcapping", "sliding_window_pattern", "hidden_act")
+    c.require("use_bidirectional_attention", lambda v: v in ("vision", None),
+              "'all' makes every layer bidirectional with a halved window; not modelled")
+    fields = _decoder(c, **_rms_swiglu(c, act_keys=("hidden_activation",), sandwich_norms=True, qk_norm="head",
+                                       value_norm=True))
+    block = fields["block"]
+    block["activation"] = c.activation("hidden_activation", default="gelu_pytorch_tanh")
+    if block["head_size"] is None:
+        raise c.error("head_dim", "missing (Gemma's head size is not d/H)")
+    fields["tied_embeddings"] = c.flag("tie_word_embeddings", True)
+    window = c.size(None, "sliding_window", required=False)
+    ple = c.size(None, "hidden_size_per_layer_input", required=False, default=256)
+    ple_vocab = c.size(None, "vocab_size_per_layer_input", required=False, default=262_144)
+    moe = c.flag("enable_moe_block", False)
+    if moe:
+        experts = c.size(None, "num_experts", required=False)
+        top_k = c.size(None, "top_k_experts", required=False)
+        size = c.size(None, "moe_intermediate_size", required=False)
+        for key, value in (("num_experts", experts), ("top_k_experts", top_k), ("moe_intermediate_size", size)):
+            if value is None:
+                raise c.error(key, "missing (enable_moe_block builds experts of it; transformers fails without it)")
+        if experts < 2:
+            raise c.error("num_experts", f"{experts}: experts beside the dense MLP are modelled from 2 on")
+        if not 1 <= top_k <= experts:
+            raise c.error("top_k_experts", f"{top_k}: expected 1 to num_experts ({experts})")
+        block |= {"experts": experts, "active_experts": top_k, "expert_branch_norms": True}
+    else:
+        c.neutral("num_experts", "top_k_experts", "moe_intermediate_size")
+    double = c.flag("use_double_wide_mlp", False)
+    k_eq_v = c.flag("attention_k_eq_v", False)
+    layers = _layer_count(fields)
+    if layers is None:
+        c.neutral("layer_types", "per_layer_config", "global_head_dim", "num_global_key_value_heads",
+                  "num_kv_shared_layers")
+        return fields
+    types = c.get("layer_types")
+    if types is None:
+        types = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers or \
+            not set(types) <= {"sliding_attention", "full_attention"}:
+        raise c.error("layer_types", f"expected {layers} entries of 'sliding_attention' or 'full_attention'")
+    types = types[:-1] + ["full_attention"]  # Gemma4TextConfig forces the last layer to full attention
+    overrides = _gemma4_layer_overrides(c, layers, types)
+    shared = _gemma4_kv_sharing(c, layers, types)
+    if ple:
+        fields["per_layer_inputs"] = {"vocab_size": ple_vocab, "size": ple}
+    blocks = []
+    for i, kind in enumerate(types):
+        own = dict(block)
+        own["head_size"] = overrides.get(i, {}).get("head_dim", block["head_size"])
+        own["kv_heads"] = overrides.get(i, {}).get("num_key_value_heads", block["kv_heads"])
+        ff = block["ff_size"] * (2 if double and shared[i] else 1)
+        if moe:
+            own |= {"shared_ff_size": ff, "ff_size": size}
+        else:
+            own["ff_size"] = ff
+        own |= {"kv_shared": shared[i], "values_from_keys": k_eq_v and kind == "full_attention",
+                "per_layer_input_size": ple or None,
+                "attention_window": window if kind == "sliding_attention" else None}
+        blocks.append(own)
+    return _grouped(fields, blocks)
+
+
+def _grouped(fields: dict, blocks: list[dict]) -> dict:
+    """Per-layer blocks as the model's fields: the most common block as ``block``, each other one a group placed
+    at its layers."""
+    kinds: dict[str, tuple[dict, list[int]]] = {}
+    for i, b in enumerate(blocks):
+        kinds.setdefault(repr(sorted(b.items())), (b, []))[1].append(i)
+    ordered = sorted(kinds.values(), key=lambda kind: -len(kind[1]))
+    fields["block"] = ordered[0][0]
+    if len(ordered) > 1:
+        fields["first_layers"] = [{"layers": len(at), "block": b, "at": at} for b, at in ordered[1:]]
+    return fields
+
+
 DECODER_FAMILIES: dict[str, Family] = {
     "gpt_neo": Family(_gpt_neo, _lm("GPTNeo")),
     "codegen": Family(_codegen, _lm("CodeGen")),
@@ -921,5 +1064,6 @@ DECODER_FAMILIES: dict[str, Family] = {
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
+    "gemma4_text": Family(_gemma4_text, {"Gemma4ForCausalLM": "lm", "Gemma4TextModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -239,6 +239,18 @@ class TransformerBlock(LayerBase):
                                                                          "the content scores QKᵀ.")
     input_convolution: InputConvolution | None = Field(None, description="DeBERTa-v2: a convolution over the block's "
                                                                          "input added to its output (the first layer).")
+    kv_shared: bool = Field(False, description="The keys and values of an earlier layer (Gemma 4's KV sharing): no k/v "
+                                               "projections or key norm of its own; QKᵀ and AV run as usual.")
+    values_from_keys: bool = Field(False, description="The values are the key projection's output (Gemma 4's "
+                                                      "attention_k_eq_v): no v projection.")
+    value_norm: bool = Field(False, description="A norm without gain of the values (Gemma 4): no parameters.")
+    per_layer_input_size: Size | None = Field(None, description="P: Gemma 4's per-layer input after the feed-forward: "
+                                                                "gate d→P, act(gate)·(this layer's P-wide input), "
+                                                                "projection P→d, a norm, added into x.")
+    expert_branch_norms: bool = Field(False, description="Gemma 4's experts: beside a dense gated MLP of shared_ff_size "
+                                                         "(no gate), each branch normed on its own (the experts' input "
+                                                         "and each branch's output: 3d), a router reading x through a "
+                                                         "norm without gain, a scale (d) and a scale per expert (E).")
     kind_label: ClassVar[str] = "Transformer block"
     formula: ClassVar[str] = (r"2 L d (H + 2 H_{kv}) Q + 4 H L^2 Q + 2 L H Q d + 2 k L \, n_{ff} \, d F "
                               r"+ 2 L d E \quad (n_{ff} = 2, \text{ gated } 3)")
@@ -342,6 +354,22 @@ class TransformerBlock(LayerBase):
                 and self.lora is not None:
             raise InputError("lora", "LoRA on DeBERTa's blocks is not modelled (its q and k projections also run over "
                                      "the shared relative-position table); fine-tune in full instead")
+        if (self.kv_shared or self.values_from_keys) and (self.kv_lora_rank is not None or self.mixer != "attention"
+                                                          or self.cross_attention_length or self.local_radius
+                                                          or self.disentangled is not None):
+            raise InputError("kv_shared", "shared or key-derived values are modelled for plain self-attention")
+        if self.kv_shared and self.lora is not None and set(self.lora_targets) & {"k", "v"}:
+            raise InputError("lora.targets", "a layer that reuses an earlier layer's keys and values has no k or v "
+                                             "projection to adapt")
+        if self.values_from_keys and self.lora is not None and "v" in self.lora_targets:
+            raise InputError("lora.targets", "the values are the key projection's output: no v projection to adapt")
+        if self.expert_branch_norms and (self.experts == 1 or not self.shared_ff_size or self.shared_expert_gate
+                                         or not self.gated or self.router_bias):
+            raise InputError("expert_branch_norms", "Gemma 4's experts need experts > 1 beside a gated dense MLP "
+                                                    "(shared_ff_size), without a shared-expert gate or router bias")
+        if self.per_layer_input_size and (self.mixer != "attention" or self.parallel or self.norm_position != "pre"):
+            raise InputError("per_layer_input_size", "per-layer inputs are modelled in pre-norm sequential attention "
+                                                     "blocks")
         if self.lora is not None:
             targets = self.lora_targets
             if "experts" in targets and self.experts == 1:
@@ -426,6 +454,8 @@ class TransformerBlock(LayerBase):
                     parts += rows + [parts_of.norm(self, label, d, length, src="o", dst="x", also=("x",))]
                 if self.sandwich_norms:
                     parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
+            if self.per_layer_input_size:
+                parts += parts_of.per_layer_input(self, d, length)
         if self.input_convolution is not None:
             if d % self.input_convolution.groups:
                 raise ShapeError(f"the input convolution's {self.input_convolution.groups} groups do not divide d = {d}")
@@ -454,8 +484,12 @@ class TransformerBlock(LayerBase):
         shared_block = self.shared_block is not None and self.shared_block.block.shared_weights
         if self.disentangled is not None:  # the relative table ("r") trains with the blocks reading it
             return parts_grad(cost.parts, grad_in, trainable, memory_grad, {"r": trainable})
+        # an earlier layer's keys and values need a gradient when that layer's input does: the same as this layer's
+        # input in full training and with adapters on every layer (training the last blocks is refused for such
+        # models: engine.method1.finetune)
+        seeds = {"k": grad_in, "v": grad_in} if self.kv_shared else None
         if not self.shared_weights and not shared_block:
-            return parts_grad(cost.parts, grad_in, trainable, memory_grad)
+            return parts_grad(cost.parts, grad_in, trainable, memory_grad, seeds)
         unshared = {"shared_weights": False}
         if shared_block:
             unshared["shared_block"] = self.shared_block.model_copy(
@@ -645,7 +679,35 @@ class RelativePositionTable(LayerBase):
                     cost.params if trainable else 0)
 
 
+class PerLayerEmbeddings(LayerBase):
+    """Gemma 4's per-layer embeddings (PLE), made once after the token embedding for the N blocks that read them
+    (``TransformerBlock.per_layer_input_size`` P): a table of V_p rows of N·P (looked up, × √P), and the token
+    embeddings projected d→N·P (no bias; × d^-½), normed per layer (an RMS norm of P with a gain), added to the
+    looked-up rows and × 2^-½. Params V_p·N·P + d·N·P + P; forward L·d·N·P MACs; the flow passes unchanged."""
+
+    type: Literal["per_layer_embeddings"] = "per_layer_embeddings"
+    vocab_size: Size = Field(description="V_p: the table's rows.")
+    layers: Size = Field(description="N: the blocks that read a slice each.")
+    size: Size = Field(description="P: each block's slice.")
+    kind_label: ClassVar[str] = "Per-layer embeddings (Gemma 4)"
+    formula: ClassVar[str] = r"2 L d N P"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        width = self.layers * self.size
+        norm = rms_norm_cost(self.size, self.size, True)
+        # full: the table's and the projection's scalings, the norm per slice, the add and its scaling
+        extra = length * (4 * width + self.layers * norm[2])
+        return LayerCost(Flow((d,), length), (self.vocab_size + d) * width + norm[0], length * d * width, extra)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """The projection's weight gradient when trained, its input gradient (into the token embeddings) when they
+        need one; the flow passes on unchanged."""
+        grad = product_grad(cost.macs, cost.extra_flop, cost.params, grad_in, trainable)
+        return grad._replace(out=grad_in)
+
+
 TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead,
                                                   TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler,
-                                                  SpareTokenTable, RelativePositionTable)
+                                                  SpareTokenTable, RelativePositionTable, PerLayerEmbeddings)
 """Registered in ``engine.method1.kinds``."""

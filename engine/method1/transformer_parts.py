@@ -90,14 +90,17 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
                       Part(f"{label} global norm", norm_params, 0, norm_flop, None, "none", ("gs",), ("gs",))]
             kv_positions += globals_
             kv_src += ("gs",)
-    kv = _linear(f"{label} k/v projections", d, 2 * h_kv * q, block.qkv_bias, kv_positions, src=kv_src,
-                 dst=("k", "v"), role="kv")
+    # values from keys (Gemma 4's attention_k_eq_v): the key projection's output is the values too
+    kv_name = f"{label} k projection (the values too)" if block.values_from_keys else f"{label} k/v projections"
+    kv = _linear(kv_name, d, (1 if block.values_from_keys else 2) * h_kv * q, block.qkv_bias, kv_positions,
+                 src=kv_src, dst=("k", "v"), role="k" if block.values_from_keys else "kv")
     if block.qkv_bias and not block.key_bias:
         kv = kv._replace(params=kv.params - h_kv * q, extra_flop=kv.extra_flop - kv_positions * h_kv * q)  # v only
     gate = block.attention_output_gate  # the q projection also makes the output gate (2·H·Q wide)
     parts += [_linear(f"{label} q projection" + (" (q, output gate)" if gate else ""), d, (2 if gate else 1) * h * q,
-                      block.qkv_bias, length, src=(read,), dst=("q", "og") if gate else ("q",), role="q"),
-              kv]
+                      block.qkv_bias, length, src=(read,), dst=("q", "og") if gate else ("q",), role="q")]
+    if not block.kv_shared:  # a layer sharing an earlier layer's keys and values reads them ("k", "v": seeds)
+        parts.append(kv)
     if block.qk_norm == "each_head":  # a γ per head and channel (no β): H·Q and H_kv·Q parameters
         extra = layer_norm_cost(q, q, True, False)[2] if block.norm == "layernorm" else rms_norm_cost(q, q, True)[2]
         parts.append(Part(f"{label} q/k norms", (h + h_kv) * q, 0, (length * h + memory * h_kv) * extra,
@@ -106,9 +109,16 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
         q_params, q_flop = norm_cost(block, q if block.qk_norm == "head" else h * q, 1)
         k_params, k_flop = norm_cost(block, q if block.qk_norm == "head" else h_kv * q, 1)
         per_head = block.qk_norm == "head"
-        parts.append(Part(f"{label} q/k norms", q_params + k_params, 0,
-                          length * q_flop * (h if per_head else 1) + memory * k_flop * (h_kv if per_head else 1),
-                          None, "none", ("q", "k"), ("q", "k")))
+        if block.kv_shared:  # the keys were normed in the layer that made them
+            parts.append(Part(f"{label} q norm", q_params, 0, length * q_flop * (h if per_head else 1), None, "none",
+                              ("q",), ("q",)))
+        else:
+            parts.append(Part(f"{label} q/k norms", q_params + k_params, 0,
+                              length * q_flop * (h if per_head else 1) + memory * k_flop * (h_kv if per_head else 1),
+                              None, "none", ("q", "k"), ("q", "k")))
+    if block.value_norm and not block.kv_shared:  # RMS over each value head, no gain
+        parts.append(Part(f"{label} value norm", 0, 0, memory * h_kv * rms_norm_cost(q, q, False)[2], None, "none",
+                          ("v",), ("v",)))
     scores = Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs), None, "product",
                   ("q", "k"), ("s",))
     positions = [] if block.disentangled is None else position_terms(block, label, d, length)
@@ -206,7 +216,48 @@ def mlp(block, label: str, d: int, f: int, tokens: int, bias: bool, read: str = 
                                 also=(out,), role="down")]
 
 
+def per_layer_input(block, d: int, length: int) -> list[Part]:
+    """Gemma 4's per-layer input (``TransformerBlock.per_layer_input_size`` P), after the feed-forward: gate d→P,
+    act(gate) times this layer's slice of the per-layer inputs ("pl", made by ``PerLayerEmbeddings``), projection
+    P→d, a norm, added into x (full: the activation, the product, the norm and the add)."""
+    p = block.per_layer_input_size
+    act = ACTIVATION_FLOP[block.activation]
+    norm_params, norm_flop = norm_cost(block, d, length)
+    return [_linear("per-layer input gate", d, p, False, length, extra_flop=(act + 1) * length * p, src=("x",),
+                    dst=("pg",), role="per-layer gate"),
+            _linear("per-layer input projection", p, d, False, length, src=("pg", "pl"), dst=("po",),
+                    role="per-layer projection"),
+            Part("per-layer input norm", norm_params, 0, norm_flop + length * d, None, "none", ("po",), ("x",),
+                 ("x",))]
+
+
+def branch_experts(block, d: int, length: int) -> list[Part]:
+    """Gemma 4's feed-forward with experts (``expert_branch_norms``): the dense gated MLP of F_s on the normed x
+    ("h"), its output normed; the experts on x normed by a norm of their own ("he"), routed by a router that reads
+    x (a norm without gain, × a scale of d, × d^-½, d→E, softmax; the top-k weights renormalised and × a scale per
+    expert), their weighted sum normed; the two branches added (the block's output norm and residual follow)."""
+    e, k, f = block.experts, block.active_experts, block.ff_size or 4 * d
+    norm_params, norm_flop = norm_cost(block, d, length)
+    dense = mlp(block, "feed-forward", d, block.shared_ff_size, length, block.ff_bias, "h", out="f")
+    dense[-1] = dense[-1]._replace(also=())
+    router = _linear("router", d, e, False, length, src=("x",), dst=("r",), role="router")
+    router_extra = length * (rms_norm_cost(d, d, False)[2] + 2 * d + ACTIVATION_FLOP["softmax"] * e + 3 * k)
+    router = router._replace(params=router.params + d + e, extra_flop=router.extra_flop + router_extra)
+    experts = [_scaled(p, e, k) for p in mlp(block, "experts", d, f, length * k, block.ff_bias, "he", out="e")]
+    # the k outputs weighted and summed: k multiplies, k−1 adds; the router's weights scale them
+    experts[-1] = experts[-1]._replace(also=("r",), extra_flop=experts[-1].extra_flop + (2 * k - 1) * length * d)
+    return dense + [
+        Part("feed-forward branch output norm", norm_params, 0, norm_flop, None, "none", ("f",), ("o",)),
+        Part("experts input norm", norm_params, 0, norm_flop, None, "none", ("x",), ("he",)),
+        router] + experts + [
+        # + the sum of the two branches and the residual add
+        Part("experts branch output norm", norm_params, 0, norm_flop + 2 * length * d, None, "none", ("e",), ("o",),
+             ("o",))]
+
+
 def feed_forward(block, d: int, length: int, read: str = "h") -> list[Part]:
+    if block.expert_branch_norms:
+        return branch_experts(block, d, length)
     f = block.ff_size or 4 * d
     e, k = block.experts, block.active_experts
     moe = e > 1

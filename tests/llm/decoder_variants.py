@@ -13,6 +13,11 @@ MOE = {"n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size":
 WINDOWS = ["full_attention", "sliding_attention", "sliding_attention"]
 
 
+G4 = S | {"num_hidden_layers": 6, "head_dim": 16, "sliding_window": 8, "vocab_size_per_layer_input": 100,
+          "hidden_size_per_layer_input": 0, "layer_types": ["sliding_attention", "full_attention"] * 3}
+"""Gemma 4's small base: sliding layers of head_dim 16 and 2 key/value heads, full ones of global_head_dim."""
+
+
 def _v(model_type: str, architecture: str, **keys) -> dict:
     return {"model_type": model_type, "architectures": [architecture], **keys}
 
@@ -177,4 +182,23 @@ DECODER_VARIANTS = {
         "xglm", "XGLMForCausalLM", d_model=48, ffn_dim=80, num_layers=2, attention_heads=6, vocab_size=90,
         max_position_embeddings=40, tie_word_embeddings=False, pad_token_id=1, bos_token_id=0, eos_token_id=2,
         decoder_start_token_id=2),
+    "gemma4 dense: full layers of global_head_dim 32": _v("gemma4_text", "Gemma4ForCausalLM", **G4, global_head_dim=32),
+    "gemma4 E2B-like: per-layer embeddings, 2 layers reuse keys and values, double-wide MLP there": _v(
+        "gemma4_text", "Gemma4ForCausalLM", **(G4 | {"hidden_size_per_layer_input": 8}), global_head_dim=32,
+        num_kv_shared_layers=2, use_double_wide_mlp=True),
+    "gemma4 31B-like: values from keys, 1 global key/value head, untied, biases": _v(
+        "gemma4_text", "Gemma4ForCausalLM", **G4, global_head_dim=24, attention_k_eq_v=True,
+        num_global_key_value_heads=1, tie_word_embeddings=False, attention_bias=True),
+    "gemma4 26B-A4B-like: experts beside the dense MLP, default layer types": _v(
+        "gemma4_text", "Gemma4ForCausalLM", **{k: v for k, v in G4.items() if k != "layer_types"},
+        global_head_dim=32, enable_moe_block=True, num_experts=4, top_k_experts=2, moe_intermediate_size=24,
+        attention_k_eq_v=True, num_global_key_value_heads=1),
+    "gemma4 model, every option, per_layer_config as transformers writes it": _v(
+        "gemma4_text", "Gemma4TextModel", **(G4 | {"hidden_size_per_layer_input": 8, "num_hidden_layers": 5,
+                                                 "layer_types": ["sliding_attention", "full_attention"] * 2
+                                                 + ["sliding_attention"]}),
+        per_layer_config={"1": {"head_dim": 24, "num_key_value_heads": 1}, "3": {"head_dim": 24, "num_key_value_heads": 1},
+                          "4": {"head_dim": 24, "num_key_value_heads": 1}},
+        attention_k_eq_v=True, num_kv_shared_layers=2, use_double_wide_mlp=True, enable_moe_block=True, num_experts=3,
+        top_k_experts=1, moe_intermediate_size=20),
 }
