@@ -196,6 +196,18 @@ class TransformerConfig(BaseModel):
                                                   or self.shared_groups is not None):
             raise InputError("per_layer_inputs", "per-layer embeddings feed every block of a decoder-only model: "
                                                  "each block's per_layer_input_size must be their size")
+        if any(b.kv_source is not None for _, b in self.named_blocks()):
+            if self.encoder or self.shared_groups is not None:
+                raise InputError("block.kv_source", "keys and values shared across layers are modelled in "
+                                                    "decoder-only models")
+            blocks = self.decoder_blocks()
+            for i, b in enumerate(blocks):
+                source = blocks[b.kv_source] if b.kv_source is not None and b.kv_source < i else None
+                if b.kv_source is not None and (source is None or source.kv_source is not None
+                                                or source.head_size != b.head_size):
+                    raise InputError("block.kv_source", f"layer {i} reads the keys and values of layer {b.kv_source}, "
+                                                        "which must be an earlier layer making its own, of the same "
+                                                        "head size")
         if self.per_layer_inputs is None and sizes != {None}:
             raise InputError("block.per_layer_input_size", "blocks with per-layer inputs need per_layer_inputs")
         if self.stack_token_tables and not self.encoder:

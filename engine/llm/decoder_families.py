@@ -920,9 +920,10 @@ def _gemma4_layer_overrides(c: Keys, layers: int, types: list[str]) -> dict[int,
     return out
 
 
-def _gemma4_kv_sharing(c: Keys, layers: int, types: list[str]) -> list[bool]:
-    """Per layer, whether it reuses an earlier layer's keys and values: the last ``num_kv_shared_layers`` layers,
-    each reading those of the last unshared layer of its type (``Gemma4TextConfig.kv_sharing_modes``)."""
+def _gemma4_kv_sources(c: Keys, layers: int, types: list[str]) -> list[int | None]:
+    """Per layer, the earlier layer whose keys and values it reuses (None: its own): the last
+    ``num_kv_shared_layers`` layers, each reading those of the last unshared layer of its type
+    (``Gemma4TextConfig.kv_sharing_modes``)."""
     shared = c.size(None, "num_kv_shared_layers", required=False, default=0)
     if not 0 <= shared < layers:
         raise c.error("num_kv_shared_layers", f"{shared}: expected 0 to {layers - 1} (the first layer makes its own "
@@ -931,7 +932,8 @@ def _gemma4_kv_sharing(c: Keys, layers: int, types: list[str]) -> list[bool]:
     if shared and set(types[:first]) != set(types):
         raise c.error("num_kv_shared_layers", "a layer type that shares keys and values has no earlier layer making "
                                               "them (transformers refuses)")
-    return [i >= first for i in range(layers)]
+    source = {kind: max(i for i in range(first) if types[i] == kind) for kind in set(types)} if shared else {}
+    return [source[types[i]] if i >= first else None for i in range(layers)]
 
 
 def _gemma4_text(c: Keys) -> dict:
@@ -988,7 +990,7 @@ def _gemma4_text(c: Keys) -> dict:
         raise c.error("layer_types", f"expected {layers} entries of 'sliding_attention' or 'full_attention'")
     types = types[:-1] + ["full_attention"]  # Gemma4TextConfig forces the last layer to full attention
     overrides = _gemma4_layer_overrides(c, layers, types)
-    shared = _gemma4_kv_sharing(c, layers, types)
+    sources = _gemma4_kv_sources(c, layers, types)
     if ple:
         fields["per_layer_inputs"] = {"vocab_size": ple_vocab, "size": ple}
     blocks = []
@@ -996,12 +998,12 @@ def _gemma4_text(c: Keys) -> dict:
         own = dict(block)
         own["head_size"] = overrides.get(i, {}).get("head_dim", block["head_size"])
         own["kv_heads"] = overrides.get(i, {}).get("num_key_value_heads", block["kv_heads"])
-        ff = block["ff_size"] * (2 if double and shared[i] else 1)
+        ff = block["ff_size"] * (2 if double and sources[i] is not None else 1)
         if moe:
             own |= {"shared_ff_size": ff, "ff_size": size}
         else:
             own["ff_size"] = ff
-        own |= {"kv_shared": shared[i], "values_from_keys": k_eq_v and kind == "full_attention",
+        own |= {"kv_source": sources[i], "values_from_keys": k_eq_v and kind == "full_attention",
                 "per_layer_input_size": ple or None,
                 "attention_window": window if kind == "sliding_attention" else None}
         blocks.append(own)

@@ -59,6 +59,7 @@ def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
     """A copy of ``layers`` with ``trainable`` and ``lora`` set as ``tune`` says."""
     if tune.mode == "full":
         return copy.deepcopy(layers)
+    _kv_sources_trained(layers, tune)
     if tune.mode == "lora":
         return [_adapted(dict(layer, trainable=False), tune, top=True) for layer in layers]
     total = block_count(layers)
@@ -81,6 +82,25 @@ def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
             out.append(dict(layer, times=units - frozen_copies))
         seen += units
     return _tables_with_their_block(out)
+
+
+def _kv_sources_trained(layers: list[dict], tune: FineTune) -> None:
+    """Layers that reuse an earlier layer's keys and values (``kv_source``, Gemma 4) compute gradients into them
+    exactly when that layer's input needs one — as their own input does, except where the source is frozen with
+    nothing before it training: a source left out of the last blocks trained, or the first layer under LoRA. Those
+    are refused."""
+    blocks = [layer for layer in layers if layer.get("type") == "transformer_block"]
+    sources = [(i, b.get("kv_source")) for i, b in enumerate(blocks) if b.get("kv_source") is not None]
+    if not sources or tune.mode == "full":
+        return
+    first_trained = len(blocks) - min(tune.blocks or 0, len(blocks))
+    for i, source in sources:
+        if tune.mode == "last" and i >= first_trained and source < first_trained:
+            raise InputError("blocks", f"layer {i} reuses the keys and values of layer {source}, which would stay "
+                                       f"frozen: train the last {len(blocks) - source} blocks or more (or all)")
+        if tune.mode == "lora" and source == 0:
+            raise InputError("mode", f"layer {i} reuses the keys and values of the first layer, whose gradient under "
+                                     "LoRA depends on its targets: not modelled (train in full or the last blocks)")
 
 
 def _tables_with_their_block(layers: list[dict]) -> list[dict]:
@@ -129,4 +149,8 @@ def _applies(target: str, block: dict) -> bool:
         return not moe or bool(block.get("shared_ff_size"))
     if target in ("q", "k", "v") and block.get("kv_lora_rank") is not None:
         return False  # latent attention's projections are not adapted here
+    if target in ("k", "v") and block.get("kv_source") is not None:
+        return False  # the keys and values of an earlier layer: no projections of its own
+    if target == "v" and block.get("values_from_keys"):
+        return False  # the values are the key projection's output
     return True

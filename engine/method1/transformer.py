@@ -239,8 +239,10 @@ class TransformerBlock(LayerBase):
                                                                          "the content scores QKᵀ.")
     input_convolution: InputConvolution | None = Field(None, description="DeBERTa-v2: a convolution over the block's "
                                                                          "input added to its output (the first layer).")
-    kv_shared: bool = Field(False, description="The keys and values of an earlier layer (Gemma 4's KV sharing): no k/v "
-                                               "projections or key norm of its own; QKᵀ and AV run as usual.")
+    kv_source: int | None = Field(None, ge=0, lt=10_000, description="Gemma 4's KV sharing: the 0-based layer whose "
+                                                                    "keys and values this layer reads (no k/v "
+                                                                    "projections or key norm of its own; QKᵀ and AV "
+                                                                    "run as usual).")
     values_from_keys: bool = Field(False, description="The values are the key projection's output (Gemma 4's "
                                                       "attention_k_eq_v): no v projection.")
     value_norm: bool = Field(False, description="A norm without gain of the values (Gemma 4): no parameters.")
@@ -357,7 +359,7 @@ class TransformerBlock(LayerBase):
         if (self.kv_shared or self.values_from_keys) and (self.kv_lora_rank is not None or self.mixer != "attention"
                                                           or self.cross_attention_length or self.local_radius
                                                           or self.disentangled is not None):
-            raise InputError("kv_shared", "shared or key-derived values are modelled for plain self-attention")
+            raise InputError("kv_source", "shared or key-derived values are modelled for plain self-attention")
         if self.kv_shared and self.lora is not None and set(self.lora_targets) & {"k", "v"}:
             raise InputError("lora.targets", "a layer that reuses an earlier layer's keys and values has no k or v "
                                              "projection to adapt")
@@ -377,6 +379,11 @@ class TransformerBlock(LayerBase):
             if "gate" in targets and not self.gated and not self.shared_ff_size:
                 raise InputError("lora.targets", "'gate' needs a gated feed-forward (gated: true)")
         return self
+
+    @property
+    def kv_shared(self) -> bool:
+        """Whether this layer reads an earlier layer's keys and values (``kv_source``)."""
+        return self.kv_source is not None
 
     @property
     def adapted(self) -> bool:
@@ -484,9 +491,9 @@ class TransformerBlock(LayerBase):
         shared_block = self.shared_block is not None and self.shared_block.block.shared_weights
         if self.disentangled is not None:  # the relative table ("r") trains with the blocks reading it
             return parts_grad(cost.parts, grad_in, trainable, memory_grad, {"r": trainable})
-        # an earlier layer's keys and values need a gradient when that layer's input does: the same as this layer's
-        # input in full training and with adapters on every layer (training the last blocks is refused for such
-        # models: engine.method1.finetune)
+        # the keys and values of layer kv_source need a gradient when its input does: as this layer's input in full
+        # training, with adapters on every layer from a source after the first, and training the last blocks from
+        # the source on (engine.method1.finetune refuses the other cases)
         seeds = {"k": grad_in, "v": grad_in} if self.kv_shared else None
         if not self.shared_weights and not shared_block:
             return parts_grad(cost.parts, grad_in, trainable, memory_grad, seeds)

@@ -318,7 +318,7 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
             continue
         expert = role.startswith("experts ")
         name = role.split(" ", 1)[-1] if role.startswith(("experts ", "shared ")) else role
-        hit = ("experts" in targets) if expert else (name in targets and name in ("q", "o", "gate", "up", "down"))
+        hit = ("experts" in targets) if expert else (name in targets and name in ("q", "k", "o", "gate", "up", "down"))
         if not hit:
             out.append(p)
             continue

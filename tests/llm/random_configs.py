@@ -490,7 +490,33 @@ def _deberta(draw, spec: Spec, out: dict) -> None:
     out["legacy"] = draw(st.booleans()) if out.get("embedding_size", width) == width else True
 
 
+def _gemma4_text(draw, spec: Spec, out: dict) -> None:
+    """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
+    the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
+    and values (fewer than the layers; the unshared layers of every type the model has), with a double-wide MLP
+    or not; per-layer embeddings (P = 0: none) of their own vocabulary; experts beside the dense MLP or not."""
+    layers = draw(st.integers(1, 5))
+    heads = out["num_attention_heads"]
+    types = draw(st.one_of(st.none(), st.lists(st.sampled_from(["sliding_attention", "full_attention"]),
+                                               min_size=layers, max_size=layers)))
+    kinds = (types or ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)])[:-1] + \
+        ["full_attention"]
+    unshared = next(n for n in range(1, layers + 1) if set(kinds[:n]) == set(kinds))
+    out |= {"num_hidden_layers": layers, "layer_types": types, "global_head_dim": draw(st.sampled_from(spec.head_sizes())),
+            "attention_k_eq_v": draw(st.booleans()),
+            "num_global_key_value_heads": draw(st.one_of(st.none(), st.sampled_from(
+                [g for g in range(1, heads + 1) if heads % g == 0]))),
+            "num_kv_shared_layers": draw(st.integers(0, layers - unshared)), "use_double_wide_mlp": draw(st.booleans()),
+            "hidden_size_per_layer_input": draw(st.sampled_from([0, 1, 4, 8])),
+            "vocab_size_per_layer_input": draw(st.integers(8, 64)), "enable_moe_block": draw(st.booleans())}
+    if out["enable_moe_block"]:
+        experts = draw(st.integers(2, 5))
+        out |= {"num_experts": experts, "top_k_experts": draw(st.integers(1, experts)),
+                "moe_intermediate_size": draw(st.integers(1, 24))}
+
+
 HOOKS: dict[str, Callable] = {
+    "gemma4_text": _gemma4_text,
     "deberta": _deberta,
     "deberta-v2": _deberta,
     "switch_transformers": _switch_transformers,

@@ -349,3 +349,66 @@ def test_qwen3_next_fine_tunes(torch, name, run, seq):
                                                 run.get("lora_targets", ()))
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, **run, **lora))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+# ---------------------------------------------------------------- Gemma 4: layers reusing earlier keys and values
+
+GEMMA4 = {"architectures": ["Gemma4ForCausalLM"], "model_type": "gemma4_text", "hidden_size": 64,
+          "intermediate_size": 96, "num_hidden_layers": 6, "num_attention_heads": 4, "num_key_value_heads": 2,
+          "head_dim": 16, "global_head_dim": 24, "vocab_size": 100, "vocab_size_per_layer_input": 90,
+          "hidden_size_per_layer_input": 8, "sliding_window": 8, "layer_types": ["sliding_attention", "full_attention"] * 3,
+          "num_kv_shared_layers": 2, "attention_k_eq_v": True, "num_global_key_value_heads": 1,
+          "tie_word_embeddings": False, "max_position_embeddings": 64}
+"""Layers 4 and 5 reuse the keys and values of layers 2 (sliding) and 3 (full; its values are its keys)."""
+
+
+def _gemma4_reference(torch, config, mode, n=None, rank=None, targets=()):
+    model = build(config)
+    set_trainable(model, mode == "full")
+    blocks = list(model.model.layers)
+    if mode == "last":
+        for block in blocks[-n:]:
+            set_trainable(block, True)
+        set_trainable(model.model.norm, True)
+        set_trainable(model.lm_head, True)
+    if mode == "lora":
+        with torch.device("meta"):
+            for block in blocks:
+                a, m = block.self_attn, block.mlp
+                found = {"q": (a, "q_proj"), "k": (a, "k_proj"), "v": (a, "v_proj"), "o": (a, "o_proj"),
+                         "gate": (m, "gate_proj"), "up": (m, "up_proj"), "down": (m, "down_proj")}
+                for target in targets:
+                    parent, name = found[target]
+                    base = getattr(parent, name, None)
+                    if base is not None:  # a layer reusing keys and values has no k/v; values from keys, no v
+                        setattr(parent, name, _lora(torch, base, *_shape(base), rank))
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    kwargs = {"attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False}
+    _, backward = forward_backward(torch, model, ids, kwargs=kwargs)
+    return backward, sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@pytest.mark.parametrize("mode,run", [
+    ("last", {"trainable_last": 4}), ("last", {"trainable_last": 5}),
+    ("lora", {"lora_rank": 4, "lora_targets": ("q", "v")}),
+    ("lora", {"lora_rank": 2, "lora_targets": ("k", "o", "gate", "down")}),
+])
+def test_gemma4_fine_tunes_with_shared_keys_and_values(torch, mode, run):
+    """The layers reusing keys and values pass gradients back into them (QKᵀ and AV): exactly as transformers when
+    their source layers train (the last 4 or 5 blocks) or when the input of those layers needs a gradient (LoRA)."""
+    backward, trainable = _gemma4_reference(torch, GEMMA4, mode, n=run.get("trainable_last"),
+                                            rank=run.get("lora_rank"), targets=run.get("lora_targets", ()))
+    estimate = estimate_transformer(read_hf_config(GEMMA4), TransformerRun(tokens=1e6, seq_len=SEQ, **run))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+@pytest.mark.parametrize("run,key", [({"trainable_last": 2}, "blocks"),
+                                     ({"lora_rank": 4, "lora_targets": ("q", "v")}, "mode")])
+def test_gemma4_fine_tuning_with_a_frozen_key_value_source_is_refused(run, key):
+    """Training layers 4–5 only leaves their sources (2, 3) frozen: their keys need no gradient, which the block
+    cannot tell; under LoRA a source at layer 0 (its input, the frozen embeddings, needs none) likewise."""
+    from engine.errors import InputError
+
+    config = GEMMA4
+    if key == "mode":  # 2 layers, the second reusing the first's keys and values
+        config = GEMMA4 | {"num_hidden_layers": 2, "layer_types": ["full_attention"] * 2, "num_kv_shared_layers": 1}
+    with pytest.raises(InputError, match=key):
+        estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run))
