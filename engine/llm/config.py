@@ -311,7 +311,7 @@ class TransformerConfig(BaseModel):
         if self.relative_table or self.relative_table_norm:
             layers.append(RelativePositionTable(rows=self.relative_table, norm=self.relative_table_norm))
         if self.per_layer_inputs is not None:
-            layers.append(PerLayerEmbeddings(vocab_size=self.per_layer_inputs.vocab_size, layers=self.layers,
+            layers.append(PerLayerEmbeddings(vocab_size=self.per_layer_inputs.vocab_size, blocks=self.layers,
                                              size=self.per_layer_inputs.size))
         layers += self.decoder_blocks(memory)
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"

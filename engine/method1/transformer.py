@@ -694,17 +694,17 @@ class PerLayerEmbeddings(LayerBase):
 
     type: Literal["per_layer_embeddings"] = "per_layer_embeddings"
     vocab_size: Size = Field(description="V_p: the table's rows.")
-    layers: Size = Field(description="N: the blocks that read a slice each.")
+    blocks: Size = Field(description="N: the blocks that read a slice each.")
     size: Size = Field(description="P: each block's slice.")
     kind_label: ClassVar[str] = "Per-layer embeddings (Gemma 4)"
     formula: ClassVar[str] = r"2 L d N P"
 
     def cost(self, flow: Flow) -> LayerCost:
         d, length = _sequence(flow)
-        width = self.layers * self.size
+        width = self.blocks * self.size
         norm = rms_norm_cost(self.size, self.size, True)
         # full: the table's and the projection's scalings, the norm per slice, the add and its scaling
-        extra = length * (4 * width + self.layers * norm[2])
+        extra = length * (4 * width + self.blocks * norm[2])
         return LayerCost(Flow((d,), length), (self.vocab_size + d) * width + norm[0], length * d * width, extra)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):

@@ -193,6 +193,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
     ("qwen3-next-80b-a3b-instruct", 79_674_391_296),  # Qwen: "80B" (without the MTP layer transformers omits)
+    ("gemma-4-26b-a4b-text", 25_233_141_760),  # Google: "25.2B total" (the text decoder; vision encoder aside)
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -218,6 +219,7 @@ def test_active_parameters_of_mixtures():
     assert active("minimax-text-01") - 2 * 200064 * d == by_hand
     assert 45.9e9 < by_hand < 46.0e9
     assert 3.2e9 < active("qwen3-next-80b-a3b-instruct") - 2 * 151936 * 2048 < 3.3e9  # "A3B": 3B besides V·d twice
+    assert 3.80e9 < active("gemma-4-26b-a4b-text") < 3.85e9  # Google: 3.8B active
 
 
 def test_deepseek_v3_layer_by_hand():
@@ -281,6 +283,28 @@ def test_minimax_m2_layer_by_hand():
     assert result.params == 2 * vocab * d + d + layers * layer
     macs = t * (d * h * q + 2 * d * kv * q + h * q * d) + 2 * h * t * t * q + t * d * e + k * t * 3 * d * f
     assert result.forward_flop == 2 * (layers * macs + t * d * vocab)
+
+
+def test_gemma4_e2b_by_hand():
+    """Gemma 4 E2B's text decoder from Gemma4TextDecoderLayer's weight shapes: q d→H·Q and o H·Q→d with a query norm
+    (Q) everywhere; k and v d→H_kv·Q and a key norm (Q) only in the 15 layers making their own keys and values (the
+    value norm has no gain); Q = 256 on sliding layers, 512 on every fifth (full); a GeGLU MLP of F, 2F in the 20
+    layers reusing keys and values (double-wide); four norms (4d); the per-layer input gate d→P, projection P→d and
+    norm (d). The model: the token table V·d (tied head), the per-layer table V·L·P, its projection d→L·P and norm
+    (P), the final norm (d). Forward FLOP for T tokens: 2 per multiply-accumulate of every projection, of QKᵀ and AV
+    (T² per head), of the per-layer projection and of the head."""
+    d, h, kv, f, p, vocab, layers, shared, t = 1536, 8, 1, 6144, 256, 262144, 35, 20, 16
+    params = macs = 0
+    for i in range(layers):
+        q = 512 if i % 5 == 4 else 256
+        own = i < layers - shared
+        ff = f * (1 if own else 2)
+        params += 2 * d * h * q + q + (2 * d * kv * q + q if own else 0) + 3 * d * ff + 4 * d + 2 * d * p + d
+        macs += t * (2 * d * h * q + (2 * d * kv * q if own else 0) + 3 * d * ff + 2 * d * p) + 2 * h * t * t * q
+    params += vocab * d + vocab * layers * p + d * layers * p + p + d
+    macs += t * d * layers * p + t * d * vocab
+    result = evaluate(read_hf_config(library_model("gemma-4-e2b-text").config).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs)
 
 
 def test_gemma2_windows_on_alternate_layers_when_halved():
