@@ -1007,20 +1007,7 @@ def _gemma4_text(c: Keys) -> dict:
                 "per_layer_input_size": ple or None,
                 "attention_window": window if kind == "sliding_attention" else None}
         blocks.append(own)
-    return _grouped(fields, blocks)
-
-
-def _grouped(fields: dict, blocks: list[dict]) -> dict:
-    """Per-layer blocks as the model's fields: the most common block as ``block``, each other one a group placed
-    at its layers."""
-    kinds: dict[str, tuple[dict, list[int]]] = {}
-    for i, b in enumerate(blocks):
-        kinds.setdefault(repr(sorted(b.items())), (b, []))[1].append(i)
-    ordered = sorted(kinds.values(), key=lambda kind: -len(kind[1]))
-    fields["block"] = ordered[0][0]
-    if len(ordered) > 1:
-        fields["first_layers"] = [{"layers": len(at), "block": b, "at": at} for b, at in ordered[1:]]
-    return fields
+    return _per_layer(fields, blocks)
 
 
 DECODER_FAMILIES: dict[str, Family] = {

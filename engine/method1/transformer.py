@@ -131,6 +131,12 @@ class TransformerBlock(LayerBase):
     ``ssm_beside``: Falcon-H1's Mamba-2 mixer beside the attention, reading the same normed input, its output
     added with the attention's (``mup_multipliers``: its µP scalings, element-wise, counted in ``full`` only).
 
+    Gemma 4: ``kv_source`` (a layer reusing the keys and values of an earlier layer: no k/v projections or key norm;
+    in training its QKᵀ and AV pass gradients into them, as that layer's input needs one), ``values_from_keys`` (no
+    v projection), ``value_norm`` (no parameters), ``per_layer_input_size`` P (gate d→P, projection P→d, a norm;
+    the inputs from ``PerLayerEmbeddings``) and ``expert_branch_norms`` (the experts beside a dense MLP of
+    ``shared_ff_size``, each branch normed, a router with scales).
+
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
