@@ -986,7 +986,7 @@ def _gemma4_text(c: Keys) -> dict:
     if types is None:
         types = ["sliding_attention" if (i + 1) % 6 else "full_attention" for i in range(layers)]
     if not isinstance(types, list) or len(types) != layers or \
-            not set(types) <= {"sliding_attention", "full_attention"}:
+            not all(t in ("sliding_attention", "full_attention") for t in types):
         raise c.error("layer_types", f"expected {layers} entries of 'sliding_attention' or 'full_attention'")
     types = types[:-1] + ["full_attention"]  # Gemma4TextConfig forces the last layer to full attention
     overrides = _gemma4_layer_overrides(c, layers, types)

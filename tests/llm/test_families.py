@@ -67,6 +67,19 @@ def _config(model_id: str) -> dict:
     ("deberta-v2-xlarge", {"norm_rel_ebd": True}, "config.norm_rel_ebd: expected a string"),
     ("deberta-v3-base", {"model_type": "deberta", "architectures": ["DebertaModel"], "talking_head": True},
      "config.talking_head: true is not supported"),
+    ("gemma-4-26b-a4b-text", {"use_bidirectional_attention": "all"},
+     "config.use_bidirectional_attention: \"all\" is not supported"),
+    ("gemma-4-26b-a4b-text", {"num_experts": None}, "config.num_experts: missing (enable_moe_block builds"),
+    ("gemma-4-26b-a4b-text", {"top_k_experts": 129}, "config.top_k_experts: 129: expected 1 to num_experts"),
+    ("gemma-4-26b-a4b-text", {"layer_types": [{"x": 1}] * 30}, "config.layer_types: expected 30 entries"),
+    ("gemma-4-26b-a4b-text", {"per_layer_config": {"05": {"sliding_window": 8}}},
+     "config.per_layer_config.05.sliding_window: a per-layer override of this key is not modelled"),
+    ("gemma-4-26b-a4b-text", {"per_layer_config": {"05": {"head_dim": 512}}},
+     "config.per_layer_config: the full_attention layers have different overrides"),
+    ("gemma-4-26b-a4b-text", {"per_layer_config": {"30": {"head_dim": 512}}},
+     "config.per_layer_config: layer 30 is not one of the 30 layers"),
+    ("gemma-4-e2b-text", {"num_kv_shared_layers": 35}, "config.num_kv_shared_layers: 35: expected 0 to 34"),
+    ("gemma-4-e2b-text", {"num_kv_shared_layers": 34}, "config.num_kv_shared_layers: a layer type that shares"),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
     config = _config(model_id)
