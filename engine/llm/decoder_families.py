@@ -837,6 +837,32 @@ def _cohere2_moe(c: Keys) -> dict:
     return _per_layer(fields, _merged(windows, mlp)) | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+def _jetmoe(c: Keys) -> dict:
+    """jetmoe (JetMoE): pre-norm RMSNorm blocks (the norms' eps fixed); a mixture of attention heads — a router
+    d→E without bias, the q projection as E experts d→H_kv·Q (``num_key_value_heads`` × ``kv_channels``) and the
+    output as E experts H_kv·Q→d, ``num_experts_per_tok`` k per token (H = k·H_kv query heads; the file's
+    ``num_attention_heads`` is set from them), one k/v projection d→2·H_kv·Q, a bias d on the combined output —
+    then a mixture of experts of the same E and k: a router without bias, E gated experts (fused d→2F, F→d) of
+    ``intermediate_size``, a bias d on the combined output. One expert (E = 1) is refused by name."""
+    c.neutral("num_attention_heads", "aux_loss_coef")  # JetMoeConfig sets the heads to H_kv·k whatever the file says
+    kv, k = c.size("block.kv_heads", "num_key_value_heads"), c.size("block.active_experts", "num_experts_per_tok")
+    experts = c.size("block.experts", "num_local_experts")
+    if experts == 1:
+        raise c.error("num_local_experts", "1 is not modelled (transformers still builds the routers d→1)")
+    fields = {"layers": c.size("layers", "num_hidden_layers"), "d_model": c.size("d_model", "hidden_size"),
+              "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "block": {"heads": kv * k if isinstance(kv, int) and isinstance(k, int) else kv, "kv_heads": kv,
+                        "head_size": c.size("block.head_size", "kv_channels"),
+                        "ff_size": c.size("block.ff_size", "intermediate_size"), "experts": experts,
+                        "active_experts": k, "gated": True,
+                        "activation": c.activation("activation_function", default="silu"), "norm": "rmsnorm",
+                        "qkv_bias": False, "out_bias": False, "ff_bias": False, "attention_experts": True,
+                        "expert_output_bias": True}}
+    c.key_of["block.heads"] = "num_key_value_heads"
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _minicpm3(c: Keys) -> dict:
     """minicpm3 (MiniCPM3): DeepSeek-V2's multi-head latent attention (``attention_bias`` on the down-projections
     and the output; ``v_head_dim`` absent: ⌊d/H⌋) with the Llama MLP (``mlp_bias``); its scalings of the
@@ -1052,6 +1078,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
+    "jetmoe": Family(_jetmoe, _lm("JetMoe")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
     "gemma4_text": Family(_gemma4_text, {"Gemma4ForCausalLM": "lm", "Gemma4TextModel": "none"}),
 }

@@ -148,6 +148,10 @@ class TransformerBlock(LayerBase):
     ``residual_scales``: each sub-layer's residual add is α·residual + β·output (MiniMax; the ``full`` convention
     counts the two products, 2·L·d per sub-layer).
 
+    ``attention_experts`` (JetMoE's mixture of attention heads): the q and output projections are the block's E
+    experts, k per token (d→H_kv·Q and H_kv·Q→d each: the same multiply-accumulates as H = k·H_kv heads' q and
+    output projections), behind a router d→E; ``expert_output_bias``: one bias d on the experts' combined output.
+
     Full convention extras, in the row where they happen: bias adds; 1/√Q scaling and softmax per
     score (scores row); activation and gating product (gate or up row); norms; residual adds (output
     and down rows); router softmax and the weighted sum of the k expert outputs. Not counted:
@@ -232,6 +236,12 @@ class TransformerBlock(LayerBase):
                                                 "the stream.")
     mup_multipliers: bool = Field(False, description="Falcon-H1's µP multipliers inside the block: element-wise "
                                                      "scalings (full convention only).")
+    attention_experts: bool = Field(False, description="JetMoE's mixture of attention heads: the q and output "
+                                                       "projections are the block's E experts (d→H_kv·Q and H_kv·Q→d "
+                                                       "each, k per token: H = k·H_kv query heads over the H_kv "
+                                                       "key/value heads) behind a router d→E of their own; one bias d "
+                                                       "on the combined output.")
+    expert_output_bias: bool = Field(False, description="One bias d on the experts' combined output (JetMoE).")
     attention_norm: bool = Field(True, description="Pre-norm: a norm before attention (ModernBERT's first layer "
                                                    "has none; it reads the embeddings' norm).")
     shared_weights: bool = Field(False, description="The weights of an earlier block of the same shape, run again "
@@ -340,6 +350,19 @@ class TransformerBlock(LayerBase):
                                      "last blocks or in full instead")
         if self.residual_scales and (self.parallel or self.norm_position != "pre" or self.sandwich_norms):
             raise InputError("residual_scales", "scaled residuals are modelled in pre-norm sequential blocks")
+        if self.attention_experts and (self.experts == 1 or self.heads != self.active_experts * h_kv
+                                       or self.mixer != "attention" or self.kv_lora_rank is not None
+                                       or self.local_radius is not None or self.cross_attention_length
+                                       or self.attention_output_gate or self.parallel or self.qk_norm != "none"
+                                       or self.disentangled is not None or self.shared_weights):
+            raise InputError("attention_experts", "a mixture of attention heads (JetMoE) needs experts > 1 and "
+                                                  "heads = active_experts × kv_heads, in plain sequential "
+                                                  "self-attention")
+        if (self.attention_experts or self.expert_output_bias) and self.lora is not None:
+            raise InputError("lora", "LoRA on JetMoE's expert projections is not modelled; fine-tune the last "
+                                     "blocks or in full instead")
+        if self.expert_output_bias and self.experts == 1:
+            raise InputError("expert_output_bias", "an expert output bias needs experts > 1")
         if self.shared_expert_gate and not self.shared_ff_size:
             raise InputError("shared_expert_gate", "a shared-expert gate needs shared_ff_size")
         if not self.attention_norm and (self.norm_position != "pre" or self.parallel or self.mixer != "attention"):

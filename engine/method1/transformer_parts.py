@@ -129,10 +129,32 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if block.attention_output_gate:  # sigmoid(gate)·output, element-wise
         parts.append(Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP["sigmoid"] + 1) * length * h * q, None,
                           "none", ("a", "og"), ("a",)))
+    if block.attention_experts:
+        return _attention_experts(block, label, d, length, parts, read)
     return parts + [
         _linear(f"{label} output projection", h * q, d, block.out_bias, length,
                 extra_flop=length * d, src=("a",), dst=("x",), also=("x",), role="o"),  # + the residual add
     ]
+
+
+def _attention_experts(block, label: str, d: int, length: int, parts: list[Part], read: str) -> list[Part]:
+    """JetMoE's mixture of attention heads (``JetMoeMoA``): a router d→E (softmax over the top k), the q projection
+    as E experts d→H_kv·Q at the L·k token–expert pairs, the scores and values of H = k·H_kv heads as any grouped
+    attention, the output projection as E experts H_kv·Q→d at the L·k pairs, weighted by the router and summed,
+    plus one bias d (full: the k-way weighted sum, the bias and the residual add)."""
+    e, k = block.experts, block.active_experts
+    _, h_kv, q = block.attention_sizes(d)
+    router = _linear(f"{label} router", d, e, False, length, src=(read,), dst=("ar",), role="attention router")
+    out = [router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * k)]
+    for p in parts:
+        if p.role == "q":
+            p = _scaled(_linear(f"{label} q projection (experts)", d, h_kv * q, False, length * k, src=p.src,
+                                dst=p.dst, role="q"), e, k)
+        out.append(p)
+    o = _scaled(_linear(f"{label} output projection (experts)", h_kv * q, d, False, length * k,
+                        extra_flop=(2 * k - 1) * length * d + 2 * length * d, src=("a",), dst=("x",),
+                        also=("x", "ar"), role="o"), e, k)
+    return out + [o._replace(params=o.params + d, active_params=o.active_params + d)]  # + the output bias
 
 
 def position_terms(block, label: str, d: int, length: int) -> list[Part]:
@@ -271,6 +293,10 @@ def feed_forward(block, d: int, length: int, read: str = "h") -> list[Part]:
     router = _linear("router", d, e, block.router_bias, length, src=(read,), dst=("r",), role="router")
     router = router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e)
     parts = [router] + [_scaled(p, e, k) for p in parts]
+    if block.expert_output_bias:  # one bias d on the combined output (JetMoE)
+        down = parts[-1]
+        parts[-1] = down._replace(params=down.params + d, active_params=down.active_params + d,
+                                  extra_flop=down.extra_flop + length * d)
     parts[-1] = parts[-1]._replace(also=parts[-1].also + ("r",))  # the router's weights scale the outputs
     if block.shared_ff_size:
         shared_out = "sd" if block.shared_expert_gate else "x"

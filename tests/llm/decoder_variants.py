@@ -201,4 +201,16 @@ DECODER_VARIANTS = {
                           "4": {"head_dim": 24, "num_key_value_heads": 1}},
         attention_k_eq_v=True, num_kv_shared_layers=2, use_double_wide_mlp=True, enable_moe_block=True, num_experts=3,
         top_k_experts=1, moe_intermediate_size=20),
+    "jetmoe (mixture of attention heads and experts)": _v(
+        "jetmoe", "JetMoeForCausalLM", hidden_size=64, num_hidden_layers=3, num_key_value_heads=2, kv_channels=12,
+        intermediate_size=40, num_local_experts=4, num_experts_per_tok=2, vocab_size=128, max_position_embeddings=64,
+        pad_token_id=0, bos_token_id=0, eos_token_id=0),
+    "jetmoe model, top-1, untied": _v(
+        "jetmoe", "JetMoeModel", hidden_size=48, num_hidden_layers=2, num_key_value_heads=4, kv_channels=8,
+        intermediate_size=24, num_local_experts=3, num_experts_per_tok=1, vocab_size=90, max_position_embeddings=32,
+        tie_word_embeddings=False, pad_token_id=0, bos_token_id=0, eos_token_id=0),
+    "jetmoe untied, three of three": _v(
+        "jetmoe", "JetMoeForCausalLM", hidden_size=40, num_hidden_layers=2, num_key_value_heads=1, kv_channels=16,
+        intermediate_size=20, num_local_experts=3, num_experts_per_tok=3, vocab_size=70, max_position_embeddings=32,
+        tie_word_embeddings=False, pad_token_id=0, bos_token_id=0, eos_token_id=0),
 }

@@ -81,7 +81,24 @@ def _nllb_experts(self, hidden_states, router_mask, router_probs):
     return hidden_states * 0
 
 
-EXPERT_LOOPS = {"SwitchTransformersExperts": _switch_experts, "NllbMoeExperts": _nllb_experts}
+def _jetmoe_gating(self, hidden_states):
+    """JetMoeTopKGating on meta: its expert sizes are read with ``.tolist()``, which the meta device cannot answer.
+    The same router (logits, top k, softmax of the k) and gates; every token–expert pair grouped under the first
+    expert, so that JetMoeParallelExperts sends the L·k rows through one expert's weights (the same products as any
+    routing: checked against the real gating on CPU weights in ``tests/llm/test_families_hf.py``)."""
+    import torch
+
+    logits = self.layer(hidden_states).float()
+    top_k_logits, _ = logits.topk(self.top_k, dim=1)
+    top_k_gates = torch.softmax(top_k_logits, dim=1).type_as(hidden_states)
+    rows = top_k_gates.numel()
+    index_sorted_experts = torch.arange(rows, device=hidden_states.device)
+    batch_index = index_sorted_experts.div(self.top_k, rounding_mode="trunc")
+    return index_sorted_experts, batch_index, top_k_gates.flatten(), [rows] + [0] * (self.num_experts - 1), logits
+
+
+EXPERT_LOOPS = {"SwitchTransformersExperts": _switch_experts, "NllbMoeExperts": _nllb_experts,
+                "JetMoeTopKGating": _jetmoe_gating}
 """Expert loops that ask which experts were hit (``nonzero``), which the meta device cannot answer, and that have
 no ``batched_mm`` implementation: replaced, on the reference's models, by the same rows through one expert
 (FlopCounterMode's total is the same; checked against the real loop on CPU weights in

@@ -154,7 +154,7 @@ WITHOUT_LIBRARY = {
        for t, name in (("arcee", "AFM-4.5B"), ("vaultgemma", "VaultGemma 1B"), ("hunyuan_v1_moe", "Hunyuan-A13B"),
                        ("granitemoeshared", "Granite MoE shared-expert"), ("dots1", "dots.llm1"),
                        ("exaone_moe", "K-EXAONE"), ("glm4_moe_lite", "GLM-4.7-Flash"),
-                       ("cohere2_moe", "Command A+ (Cohere 2 MoE)"))},
+                       ("cohere2_moe", "Command A+ (Cohere 2 MoE)"), ("jetmoe", "JetMoE-8B"))},
 }
 """Families the library has no published config of yet, with the reason."""
 
@@ -281,6 +281,27 @@ def test_xglm_layer_by_hand():
     result = evaluate(read_hf_config(library_model("xglm-1.7b").config).architecture(t))
     assert result.params == vocab * d + layers * layer + 2 * d
     assert result.forward_flop == 2 * (layers * (t * (4 * d * d + 2 * d * f) + 2 * t * t * d) + t * d * vocab)
+
+
+def test_jetmoe_layer_by_hand():
+    """JetMoE from JetMoeDecoderLayer's weight shapes: the attention router d→E, E query experts d→H_kv·Q, a k/v
+    projection d→2·H_kv·Q, E output experts H_kv·Q→d and a bias d; the feed-forward router d→E, E gated experts
+    (d→2F, F→d) and a bias d; two RMSNorms per layer; a final norm; tied head. Forward FLOP for T tokens: both
+    routers, k query and output experts and k feed-forward experts per token, the k/v projection, QKᵀ and AV over
+    H = k·H_kv heads (T² each), the head. Active parameters: k experts of each kind."""
+    d, kv, q, f, e, k, vocab, layers, t = 64, 2, 12, 40, 4, 2, 128, 3, 16
+    config = {"model_type": "jetmoe", "architectures": ["JetMoeForCausalLM"], "hidden_size": d,
+              "num_hidden_layers": layers, "num_key_value_heads": kv, "kv_channels": q, "intermediate_size": f,
+              "num_local_experts": e, "num_experts_per_tok": k, "vocab_size": vocab, "max_position_embeddings": 64}
+    attention = d * e + e * d * kv * q + d * 2 * kv * q + e * kv * q * d + d
+    moe = d * e + e * 3 * d * f + d
+    result = evaluate(read_hf_config(config).architecture(t))
+    assert result.params == vocab * d + d + layers * (attention + moe + 2 * d)
+    active = d * e + k * d * kv * q + d * 2 * kv * q + k * kv * q * d + d + d * e + k * 3 * d * f + d + 2 * d
+    assert result.active_params == vocab * d + d + layers * active
+    macs = t * (d * e + k * d * kv * q + d * 2 * kv * q + k * kv * q * d + d * e + k * 3 * d * f) \
+        + 2 * k * kv * t * t * q
+    assert result.forward_flop == 2 * (layers * macs + t * d * vocab)
 
 
 def test_minimax_m2_layer_by_hand():

@@ -592,3 +592,24 @@ def test_modernbert_decoder_windows_count_with_causal_half():
     half = estimate_transformer(model, TransformerRun(tokens=1e6, seq_len=length, causal_count="half"))
     pairs = 2 * (length * (length + 1) // 2) + 2 * (window * (window + 1) // 2 + (length - window) * window)
     assert full - half.architecture.forward_flop == 2 * 2 * hq * (4 * length * length - pairs)
+
+
+@pytest.mark.parametrize("name", ["jetmoe (mixture of attention heads and experts)", "jetmoe model, top-1, untied"])
+def test_jetmoe_meta_gating_counts_what_the_real_routing_counts(torch, name):
+    """The reference replaces JetMoE's gating on meta (``hf_reference._jetmoe_gating``: its expert sizes need
+    ``.tolist()``): on CPU with random weights and random tokens, transformers' own routing (tokens split among the
+    experts of the attention heads and of the feed-forward) gives the same forward FlopCounterMode total, and the
+    engine's count is that total."""
+    import transformers
+    from torch.utils.flop_counter import FlopCounterMode
+
+    config = VARIANTS[name]
+    data = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    hf_config = transformers.AutoConfig.for_model(config["model_type"], **data)
+    torch.manual_seed(0)
+    model = getattr(transformers, config["architectures"][0])._from_config(hf_config, attn_implementation="eager")
+    ids = torch.randint(1, data["vocab_size"], (1, SEQ))
+    with torch.no_grad(), FlopCounterMode(display=False) as real:
+        model.eval()(input_ids=ids, use_cache=False)
+    assert real.get_total_flops() == counts(config, SEQ)[1]
+    assert real.get_total_flops() == _engine(config, SEQ)[1]
