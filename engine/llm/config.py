@@ -135,6 +135,9 @@ class TransformerConfig(BaseModel):
                                                           "shared by the layers' disentangled attention.")
     relative_table_norm: bool = Field(False, description="A LayerNorm over that table (DeBERTa-v2's norm_rel_ebd; its "
                                                          "parameters exist even without a table).")
+    altup_streams: Size | None = Field(None, description="N: Gemma 3n's AltUp streams: N − 1 projections d→d of the "
+                                                          "embeddings into the other streams, N − 1 back before the "
+                                                          "final norm (every block's altup_inputs is N).")
     per_layer_inputs: PerLayerInputs | None = Field(None, description="Gemma 4's per-layer embeddings (every block's "
                                                                       "per_layer_input_size is their size).")
     head: Literal["lm", "mlm", "discriminator", "none"] = "lm"
@@ -208,6 +211,10 @@ class TransformerConfig(BaseModel):
                     raise InputError("block.kv_source", f"layer {i} reads the keys and values of layer {b.kv_source}, "
                                                         "which must be an earlier layer making its own, of the same "
                                                         "head size")
+        streams = {b.altup_inputs for _, b in self.named_blocks()}
+        if streams != {self.altup_streams} or (self.altup_streams and (self.encoder or self.shared_groups)):
+            raise InputError("altup_streams", "AltUp's streams run through every block of a decoder-only model: each "
+                                              "block's altup_inputs must be altup_streams")
         if self.per_layer_inputs is None and sizes != {None}:
             raise InputError("block.per_layer_input_size", "blocks with per-layer inputs need per_layer_inputs")
         if self.stack_token_tables and not self.encoder:
@@ -310,10 +317,15 @@ class TransformerConfig(BaseModel):
             layers.append(Dense(units=self.d_model))
         if self.relative_table or self.relative_table_norm:
             layers.append(RelativePositionTable(rows=self.relative_table, norm=self.relative_table_norm))
+        altup = [Dense(units=self.d_model, bias=False, name=f"AltUp projection into stream {i + 1}")
+                 for i in range(1, self.altup_streams or 1)]
+        layers += altup
         if self.per_layer_inputs is not None:
             layers.append(PerLayerEmbeddings(vocab_size=self.per_layer_inputs.vocab_size, blocks=self.layers,
                                              size=self.per_layer_inputs.size))
         layers += self.decoder_blocks(memory)
+        layers += [d.model_copy(update={"name": f"AltUp projection out of stream {i + 2}"})
+                   for i, d in enumerate(altup)]  # back from the other streams; the streams' mean is no matmul
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:
             layers.append(_norm_layer(self.block))

@@ -1036,6 +1036,63 @@ def _gemma4_text(c: Keys) -> dict:
     return _per_layer(fields, blocks)
 
 
+def _gemma3n_text(c: Keys) -> dict:
+    """gemma3n_text (Gemma 3n's language model; Gemma3nForCausalLM, Gemma3nTextModel): Gemma 3's block (four norms,
+    GeGLU, per-head query and key norms) with a value norm without gain, attention scaled by 1, windows on the
+    ``layer_types`` sliding layers (default: every fifth full); ``intermediate_size`` one for all layers or one per
+    layer; the last ``num_kv_shared_layers`` layers reuse the keys and values of the last unshared layer of their type
+    (as Gemma 4); per-layer embeddings of ``hidden_size_per_layer_input`` (as Gemma 4's); AltUp over
+    ``altup_num_inputs`` streams (per layer: predict and correct, TransformerBlock.altup_inputs; N − 1 projections
+    into and out of the streams); LAuReL of ``laurel_rank`` beside attention. Activation sparsity
+    (``activation_sparsity_pattern``: a Gaussian top-k of the gate, means and deviations) and the coefficient clip
+    change no matmul; AltUp's output scale exists whether ``altup_correct_scale`` uses it or not."""
+    c.neutral("final_logit_softcapping", "activation_sparsity_pattern", "altup_coef_clip", "altup_correct_scale",
+              "hidden_act", "rope_local_base_freq")
+    fields = _decoder(c, ff_key=None, **_rms_swiglu(c, act_keys=("hidden_activation",), sandwich_norms=True,
+                                                    qk_norm="head", value_norm=True))
+    block = fields["block"]
+    block["activation"] = c.activation("hidden_activation", default="gelu_pytorch_tanh")
+    if block["head_size"] is None:
+        raise c.error("head_dim", "missing (Gemma's head size is not d/H)")
+    d, heads = fields["d_model"], block["heads"]
+    if isinstance(d, int) and isinstance(heads, int) and heads > 0 and d % heads:
+        raise c.error("num_attention_heads", f"{heads} heads do not divide hidden_size {d} (transformers refuses "
+                                             "such a Gemma 3n config)")
+    fields["tied_embeddings"] = c.flag("tie_word_embeddings", True)
+    window = c.size(None, "sliding_window", required=False)
+    ple = c.size(None, "hidden_size_per_layer_input", required=False, default=256)
+    streams = c.size(None, "altup_num_inputs", required=False, default=4)
+    active = c.size(None, "altup_active_idx", required=False, default=0)
+    if isinstance(streams, int) and not 0 <= active < streams:
+        raise c.error("altup_active_idx", f"{active}: expected a stream below altup_num_inputs ({streams})")
+    laurel = c.size(None, "laurel_rank", required=False, default=64)
+    fields["per_layer_inputs"] = {"vocab_size": c.size(None, "vocab_size_per_layer_input", required=False,
+                                                       default=262_144), "size": ple}
+    fields["altup_streams"] = streams
+    layers = _layer_count(fields)
+    sizes = c.get("intermediate_size", 16_384)
+    if not isinstance(sizes, list):
+        block["ff_size"] = sizes = c.size("block.ff_size", "intermediate_size", required=False, default=16_384)
+    if layers is None:
+        c.neutral("layer_types", "num_kv_shared_layers")
+        return fields
+    if not isinstance(sizes, list):
+        sizes = [sizes] * layers
+    elif len(sizes) != layers or not all(isinstance(f, int) and not isinstance(f, bool) and f >= 1 for f in sizes):
+        raise c.error("intermediate_size", f"expected one size or a list of {layers} whole numbers ≥ 1")
+    types = c.get("layer_types")
+    if types is None:
+        types = ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers or \
+            not all(t in ("sliding_attention", "full_attention") for t in types):
+        raise c.error("layer_types", f"expected {layers} entries of 'sliding_attention' or 'full_attention'")
+    sources = _gemma4_kv_sources(c, layers, types)
+    blocks = [dict(block, ff_size=sizes[i], kv_source=sources[i], per_layer_input_size=ple, altup_inputs=streams,
+                   laurel_rank=laurel, attention_window=window if kind == "sliding_attention" else None)
+              for i, kind in enumerate(types)]
+    return _per_layer(fields, blocks)
+
+
 DECODER_FAMILIES: dict[str, Family] = {
     "gpt_neo": Family(_gpt_neo, _lm("GPTNeo")),
     "codegen": Family(_codegen, _lm("CodeGen")),
@@ -1081,5 +1138,6 @@ DECODER_FAMILIES: dict[str, Family] = {
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
     "gemma4_text": Family(_gemma4_text, {"Gemma4ForCausalLM": "lm", "Gemma4TextModel": "none"}),
+    "gemma3n_text": Family(_gemma3n_text, {"Gemma3nForCausalLM": "lm", "Gemma3nTextModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -154,6 +154,10 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         raise InputError("fine-tune", "LoRA on a model with lightning attention (MiniMax: its layers' projections are "
                                       "qkv_proj, output_gate and out_proj) is not modelled; fine-tune the last blocks "
                                       "or in full instead")
+    if tune.mode != "full" and config.altup_streams:
+        raise InputError("fine-tune", "fine-tuning part of a Gemma 3n model (AltUp's streams carry every layer's "
+                                      "output to the next through the prediction and correction products) is not "
+                                      "modelled; train it in full")
     architecture = config.architecture(seq_len, run.decoder_seq_len)
     if tune.mode != "full":
         layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)

@@ -175,9 +175,10 @@ class Keys:
 
 # ---------------------------------------------------------------- shared pieces
 
-def _decoder(c: Keys, ff_key: str = "intermediate_size", gqa: bool = True, **block) -> dict:
+def _decoder(c: Keys, ff_key: str | None = "intermediate_size", gqa: bool = True, **block) -> dict:
     """num_hidden_layers, hidden_size, num_attention_heads, intermediate_size; with ``gqa``,
-    num_key_value_heads and head_dim (families without them leave those keys unread, hence refused)."""
+    num_key_value_heads and head_dim (families without them leave those keys unread, hence refused). ``ff_key``
+    None: the family reads its feed-forward sizes itself (one per layer)."""
     heads = {"heads": c.size("block.heads", "num_attention_heads")}
     if gqa:
         heads |= {"kv_heads": c.size("block.kv_heads", "num_key_value_heads", required=False),
@@ -185,7 +186,7 @@ def _decoder(c: Keys, ff_key: str = "intermediate_size", gqa: bool = True, **blo
     return {"layers": c.size("layers", "num_hidden_layers"), "d_model": c.size("d_model", "hidden_size"),
             "vocab_size": c.size("vocab_size", "vocab_size"),
             "context_length": c.size("context_length", "max_position_embeddings", required=False),
-            "block": heads | {"ff_size": c.size("block.ff_size", ff_key), **block}}
+            "block": heads | {"ff_size": c.size("block.ff_size", ff_key) if ff_key else None, **block}}
 
 
 def _rms_swiglu(c: Keys, attention_bias: bool = False, act_keys=("hidden_act",), **block) -> dict:

@@ -135,7 +135,8 @@ class TransformerBlock(LayerBase):
     in training its QKᵀ and AV pass gradients into them, as that layer's input needs one), ``values_from_keys`` (no
     v projection), ``value_norm`` (no parameters), ``per_layer_input_size`` P (gate d→P, projection P→d, a norm;
     the inputs from ``PerLayerEmbeddings``) and ``expert_branch_norms`` (the experts beside a dense MLP of
-    ``shared_ff_size``, each branch normed, a router with scales).
+    ``shared_ff_size``, each branch normed, a router with scales). Gemma 3n: ``altup_inputs`` N (AltUp's predict and
+    correct around the layer) and ``laurel_rank`` r (LAuReL beside attention).
 
     ``mixer="mamba"``: Mamba's selective-scan mixer instead of attention (``engine.method1.state_space``:
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
@@ -265,6 +266,12 @@ class TransformerBlock(LayerBase):
     per_layer_input_size: Size | None = Field(None, description="P: Gemma 4's per-layer input after the feed-forward: "
                                                                 "gate d→P, act(gate)·(this layer's P-wide input), "
                                                                 "projection P→d, a norm, added into x.")
+    altup_inputs: Size | None = Field(None, description="N: Gemma 3n's AltUp streams: a router d→N (with a norm, d) "
+                                                         "run to predict and to correct, prediction coefficients "
+                                                         "N→N², the prediction (d×N by N×N per token), correction "
+                                                         "coefficients N→N and an output scale (d).")
+    laurel_rank: Size | None = Field(None, description="r: Gemma 3n's LAuReL beside attention: d→r→d on the "
+                                                       "attention's normed input, a norm, added to the residual.")
     expert_branch_norms: bool = Field(False, description="Gemma 4's experts: beside a dense gated MLP of shared_ff_size "
                                                          "(no gate), each branch normed on its own (the experts' input "
                                                          "and each branch's output: 3d), a router reading x through a "
@@ -398,6 +405,10 @@ class TransformerBlock(LayerBase):
                                          or not self.gated or self.router_bias):
             raise InputError("expert_branch_norms", "Gemma 4's experts need experts > 1 beside a gated dense MLP "
                                                     "(shared_ff_size), without a shared-expert gate or router bias")
+        if (self.altup_inputs or self.laurel_rank) and (self.mixer != "attention" or self.parallel
+                                                         or self.norm_position != "pre" or self.lora is not None):
+            raise InputError("altup_inputs", "AltUp and LAuReL are modelled in pre-norm sequential attention blocks "
+                                             "trained in full")
         if self.per_layer_input_size and (self.mixer != "attention" or self.parallel or self.norm_position != "pre"):
             raise InputError("per_layer_input_size", "per-layer inputs are modelled in pre-norm sequential attention "
                                                      "blocks")
@@ -490,6 +501,11 @@ class TransformerBlock(LayerBase):
                     parts += rows + [parts_of.norm(self, label, d, length, src="o", dst="x", also=("x",))]
                 if self.sandwich_norms:
                     parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
+                if label == "attention" and self.laurel_rank:  # beside attention, on its normed input
+                    parts += parts_of.laurel(self, d, length)
+            if self.altup_inputs:
+                predict, correct = parts_of.altup(self, d, length)
+                parts = predict + parts + correct
             if self.per_layer_input_size:
                 parts += parts_of.per_layer_input(self, d, length)
         if self.input_convolution is not None:

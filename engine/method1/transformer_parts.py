@@ -253,6 +253,44 @@ def per_layer_input(block, d: int, length: int) -> list[Part]:
                  ("x",))]
 
 
+def altup(block, d: int, length: int) -> tuple[list[Part], list[Part]]:
+    """Gemma 3n's AltUp (``TransformerBlock.altup_inputs`` N) around a layer, as ``Gemma3nTextAltUp`` runs it: to
+    predict, the router (a norm of d with a gain, d→N, tanh), prediction coefficients N→N² and the N streams (d×N
+    per token) times those N×N coefficients; to correct, the router again on the layer's output, correction
+    coefficients N→N, the innovation scaled per stream, and an output scale (d). The streams are the flow x (the
+    active one, its width d; the others' products counted here)."""
+    n = block.altup_inputs
+    norm_params, norm_flop = norm_cost(block, d, length)
+    router = _linear("AltUp router (predict)", d, n, False, length, extra_flop=norm_flop + length * n, src=("x",),
+                     dst=("am",), role="altup")
+    predict = [router._replace(params=router.params + norm_params),
+               _linear("AltUp prediction coefficients", n, n * n, False, length, src=("am",), dst=("ac",),
+                       role="altup"),
+               # the N streams × the N×N coefficients, plus the streams (full: the add)
+               Part("AltUp prediction", 0, length * d * n * n, length * d * n, None, "product", ("x", "ac"), ("x",),
+                    ("x",))]
+    again = _linear("AltUp router (correct, the same weights)", d, n, False, length,
+                    extra_flop=norm_flop + length * n, src=("x",), dst=("cm",), role="reused")
+    correct = [again._replace(params=0),
+               _linear("AltUp correction coefficients", n, n, False, length, extra_flop=length * n, src=("cm",),
+                       dst=("cc",), role="altup"),
+               # innovation (1 subtract), times each stream's coefficient, plus the prediction; the output scale
+               Part("AltUp correction and output scale", d, 0, length * d * (1 + 2 * n + 1), None, "none",
+                    ("x", "cc"), ("x",))]
+    return predict, correct
+
+
+def laurel(block, d: int, length: int) -> list[Part]:
+    """Gemma 3n's LAuReL (``TransformerBlock.laurel_rank`` r): the attention's normed input ("h") through d→r→d,
+    a norm, added to it and into the residual (full: the adds and the 1/√2 scaling)."""
+    r = block.laurel_rank
+    norm_params, norm_flop = norm_cost(block, d, length)
+    return [_linear("LAuReL left", d, r, False, length, src=("h",), dst=("lr",), role="laurel"),
+            _linear("LAuReL right", r, d, False, length, src=("lr",), dst=("lo",), role="laurel"),
+            Part("LAuReL norm", norm_params, 0, norm_flop + 3 * length * d, None, "none", ("lo", "h"), ("x",),
+                 ("x",))]
+
+
 def branch_experts(block, d: int, length: int) -> list[Part]:
     """Gemma 4's feed-forward with experts (``expert_branch_norms``): the dense gated MLP of F_s on the normed x
     ("h"), its output normed; the experts on x normed by a norm of their own ("he"), routed by a router that reads

@@ -213,4 +213,18 @@ DECODER_VARIANTS = {
         "jetmoe", "JetMoeForCausalLM", hidden_size=40, num_hidden_layers=2, num_key_value_heads=1, kv_channels=16,
         intermediate_size=20, num_local_experts=3, num_experts_per_tok=3, vocab_size=70, max_position_embeddings=32,
         tie_word_embeddings=False, pad_token_id=0, bos_token_id=0, eos_token_id=0),
+    "gemma3n E2B-like: AltUp of 3 streams, LAuReL, per-layer embeddings, sizes per layer, 3 layers reuse keys": _v(
+        "gemma3n_text", "Gemma3nForCausalLM", **(S | {"num_hidden_layers": 12,
+                                                     "intermediate_size": [96, 80, 96, 64] + [96] * 8}),
+        head_dim=16, sliding_window=8, vocab_size_per_layer_input=100, hidden_size_per_layer_input=8,
+        num_kv_shared_layers=3, laurel_rank=5, altup_num_inputs=3),
+    "gemma3n model, one stream, biases, untied, no sharing": _v(
+        "gemma3n_text", "Gemma3nTextModel", **(S | {"num_hidden_layers": 4, "intermediate_size": 40}), head_dim=16,
+        sliding_window=8, vocab_size_per_layer_input=100, hidden_size_per_layer_input=8, num_kv_shared_layers=0,
+        laurel_rank=5, altup_num_inputs=1, attention_bias=True, tie_word_embeddings=False),
+    "gemma3n listed layer types, untied": _v(
+        "gemma3n_text", "Gemma3nForCausalLM", **(S | {"num_hidden_layers": 5, "intermediate_size": 48}), head_dim=16,
+        sliding_window=8, vocab_size_per_layer_input=100, hidden_size_per_layer_input=8, num_kv_shared_layers=2,
+        laurel_rank=5, altup_num_inputs=3, tie_word_embeddings=False,
+        layer_types=["full_attention", "sliding_attention"] * 2 + ["full_attention"]),
 }
