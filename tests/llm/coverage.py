@@ -73,7 +73,8 @@ def small_overrides(model_type: str) -> dict:
     first dense layers: 1; an unset ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
     default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build; Zamba2's layer kinds: the
     last ``LAYERS`` of its default 54, one of them a shared-block layer; Zamba's: two shared-block layers of four
-    (transformers cannot build one with tied embeddings); DBRX's attn_config rope_theta
+    (transformers cannot build one with tied embeddings); Gemma 3n's layers reusing keys and values: half of the
+    ``LAYERS`` (its default 15 needs more layers than that to build); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
     by name; dots1's 4 routed and 1 shared expert, its defaults, null, being a model transformers cannot build)."""
@@ -106,6 +107,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["num_experts"] = 4
     if model_type == "zamba2":  # its 54 layer kinds must match num_hidden_layers: the last LAYERS, one a shared block
         overrides["layers_block_type"] = defaults["layers_block_type"][-overrides["num_hidden_layers"]:]
+    if model_type == "gemma3n_text":  # its default 15 layers reusing keys and values need more than LAYERS layers
+        overrides["num_kv_shared_layers"] = overrides["num_hidden_layers"] // 2
     if model_type == "zamba":  # two shared-block layers in four: with one, transformers' tie pattern cannot build
         overrides |= {"attn_layer_period": 1, "attn_layer_offset": 0}
     for key in ("layer_types", "mlp_only_layers"):

@@ -515,7 +515,32 @@ def _gemma4_text(draw, spec: Spec, out: dict) -> None:
                 "moe_intermediate_size": draw(st.integers(1, 24))}
 
 
+def _gemma3n_text(draw, spec: Spec, out: dict) -> None:
+    """Gemma 3n: d a multiple of H (its config class refuses others); one feed-forward size or one per layer; the
+    last ``num_kv_shared_layers`` layers reusing keys and values (the unshared layers of every type the model has);
+    AltUp streams (1–4, the active one among them), LAuReL's rank, per-layer embeddings of their own vocabulary;
+    activation sparsity on some layers (no matmul changes)."""
+    layers = draw(st.integers(1, 5))
+    heads = out["num_attention_heads"]
+    out["hidden_size"] = heads * draw(st.sampled_from(spec.head_sizes()))
+    types = draw(st.one_of(st.none(), st.lists(st.sampled_from(["sliding_attention", "full_attention"]),
+                                               min_size=layers, max_size=layers)))
+    kinds = types or ["full_attention" if (i + 1) % 5 == 0 else "sliding_attention" for i in range(layers)]
+    unshared = next(n for n in range(1, layers + 1) if set(kinds[:n]) == set(kinds))
+    streams = draw(st.integers(1, 4))
+    out |= {"num_hidden_layers": layers, "layer_types": types,
+            "intermediate_size": draw(st.one_of(st.integers(1, 40), st.lists(st.integers(1, 40), min_size=layers,
+                                                                             max_size=layers))),
+            "num_kv_shared_layers": draw(st.integers(0, layers - unshared)), "altup_num_inputs": streams,
+            "altup_active_idx": draw(st.integers(0, streams - 1)), "laurel_rank": draw(st.integers(1, 8)),
+            "hidden_size_per_layer_input": draw(st.integers(1, 8)),
+            "vocab_size_per_layer_input": draw(st.integers(8, 64)),
+            "activation_sparsity_pattern": draw(st.lists(st.sampled_from([0.0, 0.95]), min_size=layers,
+                                                         max_size=layers))}
+
+
 HOOKS: dict[str, Callable] = {
+    "gemma3n_text": _gemma3n_text,
     "gemma4_text": _gemma4_text,
     "deberta": _deberta,
     "deberta-v2": _deberta,

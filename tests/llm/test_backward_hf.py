@@ -412,3 +412,15 @@ def test_gemma4_fine_tuning_with_a_frozen_key_value_source_is_refused(run, key):
         config = GEMMA4 | {"num_hidden_layers": 2, "layer_types": ["full_attention"] * 2, "num_kv_shared_layers": 1}
     with pytest.raises(InputError, match=key):
         estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run))
+
+
+@pytest.mark.parametrize("run", [{"trainable_last": 1}, {"lora_rank": 4}])
+def test_gemma3n_fine_tuning_part_of_it_is_refused(run):
+    """AltUp's streams carry every layer's output through the next layer's prediction and correction products: what
+    a partly frozen Gemma 3n computes in its backward pass is not modelled, and is refused by name."""
+    from engine.errors import InputError
+    from tests.llm.decoder_variants import DECODER_VARIANTS
+
+    config = next(v for v in DECODER_VARIANTS.values() if v["model_type"] == "gemma3n_text")
+    with pytest.raises(InputError, match="fine-tune: fine-tuning part of a Gemma 3n model"):
+        estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run))

@@ -79,6 +79,12 @@ def _config(model_id: str) -> dict:
     ("gemma-4-26b-a4b-text", {"per_layer_config": {"30": {"head_dim": 512}}},
      "config.per_layer_config: layer 30 is not one of the 30 layers"),
     ("gemma-4-e2b-text", {"num_kv_shared_layers": 35}, "config.num_kv_shared_layers: 35: expected 0 to 34"),
+    ("gemma-4-e2b-text", {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"],
+                          "intermediate_size": [6144] * 34}, "config.intermediate_size: expected one size or a list of 35"),
+    ("gemma-4-e2b-text", {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"],
+                          "altup_num_inputs": 2, "altup_active_idx": 2}, "config.altup_active_idx: 2: expected a stream"),
+    ("gemma-4-e2b-text", {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"],
+                          "num_attention_heads": 7}, "config.num_attention_heads: 7 heads do not divide hidden_size"),
     ("gemma-4-e2b-text", {"num_kv_shared_layers": 34}, "config.num_kv_shared_layers: a layer type that shares"),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
@@ -144,6 +150,10 @@ WITHOUT_LIBRARY = {
     "deberta": "no published DeBERTa v1 config.json (microsoft/deberta-base, -large) among the sources this checkout "
                "could read; Microsoft's DeBERTa repository ships the v2/v3 configs only (counted exactly against "
                "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
+    "gemma3n_text": "no verbatim copy of a published Gemma 3n config.json (google/gemma-3n-E2B, -E4B) among the "
+                    "sources this checkout could read (test fixtures and converters only); counted exactly against "
+                    "transformers from configs (tests/llm/test_families_hf.py, the coverage sweep) and by hand at "
+                    "E2B's sizes (test_gemma3n_e2b_sizes_by_hand)",
     "zamba": "no published Zamba-7B-v1 config.json among the sources this checkout could read (counted exactly "
              "against transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
     "ministral": "Ministral-8B-Instruct-2410's published config.json names MistralForCausalLM (model_type mistral, "
@@ -317,6 +327,34 @@ def test_minimax_m2_layer_by_hand():
     assert result.params == 2 * vocab * d + d + layers * layer
     macs = t * (d * h * q + 2 * d * kv * q + h * q * d) + 2 * h * t * t * q + t * d * e + k * t * 3 * d * f
     assert result.forward_flop == 2 * (layers * macs + t * d * vocab)
+
+
+def test_gemma3n_e2b_sizes_by_hand():
+    """Gemma 3n at E2B's text sizes (d 2048, 30 layers, F 8192, 8 heads, 2 key/value heads of 256, the last 10
+    layers reusing keys and values, per-layer inputs of 256, LAuReL rank 64, 4 AltUp streams) from
+    Gemma3nTextDecoderLayer's weight shapes: q and o, a query norm (Q); k, v and a key norm in the 20 layers making
+    their own; GeGLU of F; four norms; the per-layer gate d→P, projection P→d and norm; LAuReL d→r→d and its norm;
+    AltUp's router d→N and its norm, prediction coefficients N→N², correction coefficients N→N and output scale (d).
+    The model: token table V·d (tied head), per-layer table V_p·L·P, its projection d→L·P and norm (P), N − 1
+    projections d→d into the streams and N − 1 out of them, the final norm. Forward FLOP at T tokens: 2 per
+    multiply-accumulate of those projections, of QKᵀ and AV (T² per head), of the streams × coefficients (d·N² per
+    token) and of the head."""
+    d, h, kv, q, f, layers, shared, p, vp, vocab, r, n, t = 2048, 8, 2, 256, 8192, 30, 10, 256, 262144, 262400, 64, 4, 16
+    params = macs = 0
+    for i in range(layers):
+        own = i < layers - shared
+        params += 2 * d * h * q + q + (2 * d * kv * q + q if own else 0) + 3 * d * f + 4 * d + 2 * d * p + d
+        params += 2 * d * r + d + d + n * n + n ** 3 + d * n + d
+        macs += t * (2 * d * h * q + (2 * d * kv * q if own else 0) + 3 * d * f + 2 * d * p + 2 * d * r)
+        macs += 2 * h * t * t * q + t * (2 * d * n + n ** 3 + d * n * n + n * n)
+    params += vocab * d + vp * layers * p + d * layers * p + p + 2 * (n - 1) * d * d + d
+    macs += t * d * layers * p + 2 * t * (n - 1) * d * d + t * d * vocab
+    config = {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"], "hidden_size": d,
+              "intermediate_size": f, "num_hidden_layers": layers, "num_attention_heads": h, "num_key_value_heads": kv,
+              "head_dim": q, "vocab_size": vocab, "vocab_size_per_layer_input": vp, "hidden_size_per_layer_input": p,
+              "num_kv_shared_layers": shared, "laurel_rank": r, "altup_num_inputs": n, "sliding_window": 512}
+    result = evaluate(read_hf_config(config).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs)
 
 
 def test_gemma4_e2b_by_hand():
