@@ -554,12 +554,77 @@ def _qwen3_next(c: Keys) -> dict:
     zero-centred (γ stored as w, applied as 1 + w: d parameters, as any RMSNorm); partial rotary embeddings have
     no parameters. Absent sizes: Qwen3NextConfig's defaults. The multi-token-prediction layer is not built by
     transformers, nor counted."""
-    c.neutral("norm_topk_prob", "full_attention_interval", "partial_rotary_factor", "use_sliding_window",
-              "sliding_window", "max_window_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings")
-    for key in QWEN3_NEXT_DEFAULTS:
-        if key in c.data and c.data[key] is None:  # Qwen3NextConfig's fields are whole numbers: it refuses null
-            raise c.error(key, "null is not accepted (transformers' Qwen3NextConfig requires a whole number)")
-    c.data = {**QWEN3_NEXT_DEFAULTS, **c.data}
+    def sparse(layers: int) -> list[bool]:
+        experts = c.size("block.experts", "num_experts")
+        step = c.size(None, "decoder_sparse_step", required=False, default=1)
+        if not isinstance(step, int) or step < 1:
+            raise c.error("decoder_sparse_step", "must be at least 1")
+        only = c.get("mlp_only_layers", [])
+        if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
+            raise c.error("mlp_only_layers", "expected a list of layer numbers")
+        return [bool(experts) and i not in only and (i + 1) % step == 0 for i in range(layers)]
+
+    c.neutral("norm_topk_prob")
+    return _qwen3_hybrid(c, QWEN3_NEXT_DEFAULTS, "Qwen3NextConfig", sparse)
+
+
+QWEN3_5_DEFAULTS = {"vocab_size": 248320, "hidden_size": 4096, "intermediate_size": 12288, "num_hidden_layers": 32,
+                    "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 256,
+                    "linear_conv_kernel_dim": 4, "linear_key_head_dim": 128, "linear_value_head_dim": 128,
+                    "linear_num_key_heads": 16, "linear_num_value_heads": 32}
+"""Qwen3_5TextConfig's defaults of the sizes (Qwen3.5 dense)."""
+QWEN3_5_MOE_DEFAULTS = {"vocab_size": 248320, "hidden_size": 2048, "num_hidden_layers": 40, "num_attention_heads": 16,
+                        "num_key_value_heads": 2, "head_dim": 256, "linear_conv_kernel_dim": 4,
+                        "linear_key_head_dim": 128, "linear_value_head_dim": 128, "linear_num_key_heads": 16,
+                        "linear_num_value_heads": 32, "moe_intermediate_size": 512,
+                        "shared_expert_intermediate_size": 512, "num_experts_per_tok": 8, "num_experts": 256}
+"""Qwen3_5MoeTextConfig's defaults of the sizes (Qwen3.5 MoE)."""
+QWEN3_NEXT_ONLY = ("decoder_sparse_step", "mlp_only_layers", "norm_topk_prob")
+"""Qwen3-Next's feed-forward placement keys, which Qwen3.5's config classes delete and its layers do not read."""
+
+
+def _qwen3_5(c: Keys) -> dict:
+    """qwen3_5_text (Qwen3.5 dense, ``Qwen3_5ForCausalLM``; a published checkpoint's ``text_config``): Qwen3-Next's
+    layers (``_qwen3_next``: ``layer_types`` or ``full_attention_interval``, Gated DeltaNet, gated attention), with
+    a gated MLP of ``intermediate_size`` in every layer. transformers' Qwen3.5 splits the Gated DeltaNet in
+    projections (``in_proj_qkv`` + ``in_proj_z``, ``in_proj_b`` + ``in_proj_a``): the same widths, parameters and
+    products as Qwen3-Next's fused ones. Its multimodal rotary sections (``mrope_section``, ``mrope_interleaved``)
+    change no count. Expert keys are not read by the dense model (inert). Absent sizes: Qwen3_5TextConfig's
+    defaults."""
+    c.neutral(*QWEN3_NEXT_ONLY, "num_experts", "num_experts_per_tok", "moe_intermediate_size",
+              "shared_expert_intermediate_size")
+    return _qwen3_hybrid(c, QWEN3_5_DEFAULTS, "Qwen3_5TextConfig", lambda layers: [False] * layers)
+
+
+def _qwen3_5_moe(c: Keys) -> dict:
+    """qwen3_5_moe_text (Qwen3.5 MoE, ``Qwen3_5MoeForCausalLM``; a published checkpoint's ``text_config``): as
+    ``_qwen3_5``, with Qwen3-Next's mixture in every layer — ``num_experts`` gated experts of
+    ``moe_intermediate_size`` (k = ``num_experts_per_tok``; the router, without bias, always renormalises the top
+    k) beside a shared expert of ``shared_expert_intermediate_size`` behind a sigmoid gate. ``intermediate_size``,
+    ``decoder_sparse_step`` and ``mlp_only_layers`` are not read by this model (inert). Absent sizes:
+    Qwen3_5MoeTextConfig's defaults."""
+    c.neutral(*QWEN3_NEXT_ONLY, "intermediate_size")
+
+    def sparse(layers: int) -> list[bool]:
+        experts = c.size("block.experts", "num_experts")
+        if isinstance(experts, int) and experts < 1:
+            raise c.error("num_experts", "expected 2 or more (every Qwen3.5 MoE layer routes to experts)")
+        return [True] * layers
+
+    return _qwen3_hybrid(c, QWEN3_5_MOE_DEFAULTS, "Qwen3_5MoeTextConfig", sparse)
+
+
+def _qwen3_hybrid(c: Keys, defaults: dict, config_class: str, sparse) -> dict:
+    """Qwen3-Next's and Qwen3.5's layers (``_qwen3_next``): sizes from ``defaults`` (``config_class``'s) where the
+    file has none; ``sparse(layers)`` says which layers hold the mixture of experts, the others a gated MLP."""
+    c.neutral("full_attention_interval", "partial_rotary_factor", "use_sliding_window", "sliding_window",
+              "max_window_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings")
+    c.require("attn_output_gate", lambda v: v is True, "transformers builds the output gate of every attention "
+                                                       "layer whatever it says; a model without it is not modelled")
+    for key in defaults:
+        if key in c.data and c.data[key] is None:  # the config classes' fields are whole numbers: they refuse null
+            raise c.error(key, f"null is not accepted (transformers' {config_class} requires a whole number)")
+    c.data = {**defaults, **c.data}
     layers = c.size("layers", "num_hidden_layers")
     if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
         raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
@@ -603,18 +668,12 @@ def _qwen3_next(c: Keys) -> dict:
             "qkv_bias": bias, "out_bias": bias}
     else:
         c.neutral("num_attention_heads", "num_key_value_heads", "head_dim", "attention_bias")
-    experts = c.size("block.experts", "num_experts")
-    step = c.size(None, "decoder_sparse_step", required=False, default=1)
-    if not isinstance(step, int) or step < 1:
-        raise c.error("decoder_sparse_step", "must be at least 1")
-    only = c.get("mlp_only_layers", [])
-    if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
-        raise c.error("mlp_only_layers", "expected a list of layer numbers")
-    sparse = [bool(experts) and i not in only and (i + 1) % step == 0 for i in range(layers)]
-    if experts == 1 and any(sparse):
-        raise c.error("num_experts", "1 expert behind a router beside the shared expert is not modelled")
+    sparse = sparse(layers)
     feed = {}
     if any(sparse):
+        experts = c.size("block.experts", "num_experts")
+        if experts == 1:
+            raise c.error("num_experts", "1 expert behind a router beside the shared expert is not modelled")
         feed["moe"] = {"experts": experts, "active_experts": c.size("block.active_experts", "num_experts_per_tok"),
                        "ff_size": c.size("block.ff_size", "moe_intermediate_size"),
                        "shared_ff_size": c.size("block.shared_ff_size", "shared_expert_intermediate_size"),
@@ -700,5 +759,7 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "jamba": Family(_jamba, _lm("Jamba")),
     "falcon_h1": Family(_falcon_h1, _lm("FalconH1")),
     "qwen3_next": Family(_qwen3_next, _lm("Qwen3Next")),
+    "qwen3_5_text": Family(_qwen3_5, _lm("Qwen3_5", bare="Qwen3_5TextModel")),
+    "qwen3_5_moe_text": Family(_qwen3_5_moe, _lm("Qwen3_5Moe", bare="Qwen3_5MoeTextModel")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""
