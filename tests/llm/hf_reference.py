@@ -144,7 +144,8 @@ def without_attention(hf_config) -> bool:
     training does (also where ``forward`` does not name ``use_cache``: Granite 4.0 H's); the packed-sequence check that then runs is
     answered "one sequence per row" on meta (``_meta_packed_sequences``)."""
     types = getattr(hf_config, "layer_types", None)
-    hybrids = {"bamba", "granitemoehybrid", "nemotron_h", "jamba", "qwen3_next"}
+    hybrids = {"bamba", "granitemoehybrid", "nemotron_h", "jamba", "qwen3_next", "qwen3_5_text",
+               "qwen3_5_moe_text"}
     return hf_config.model_type in hybrids and bool(types) and "full_attention" not in types
 
 

@@ -201,7 +201,8 @@ ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet"
 ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie", "albert",
              "modernbert", "modernbert-decoder", "deberta", "deberta-v2"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba", "falcon_h1",
-                      "minimax", "qwen3_next"}  # state-space: recurrent masks are probed
+                      "minimax", "qwen3_next", "qwen3_5_text",
+                      "qwen3_5_moe_text"}  # state-space: recurrent masks are probed
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:

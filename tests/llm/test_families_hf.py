@@ -442,6 +442,36 @@ VARIANTS |= {  # Gated DeltaNet layers (q/k heads repeated to the value heads) a
         "qwen3_next", "Qwen3NextForCausalLM", **(QWEN3_NEXT | {"num_experts": 0}), num_hidden_layers=2,
         tie_word_embeddings=True),
 }
+QWEN3_5 = {k: v for k, v in QWEN3_NEXT.items() if k not in ("num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                                                           "shared_expert_intermediate_size")}
+QWEN3_5_MOE = {k: v for k, v in QWEN3_NEXT.items() if k != "intermediate_size"}
+QWEN3_5_PUBLISHED = {"attn_output_gate": True, "mtp_num_hidden_layers": 1, "mtp_use_dedicated_embeddings": False,
+                     "mamba_ssm_dtype": "float32", "rope_parameters": {
+                         "mrope_interleaved": True, "mrope_section": [1, 1, 0], "rope_type": "default",
+                         "rope_theta": 10000000, "partial_rotary_factor": 0.25}}
+"""Keys of the published Qwen3.5 text_configs that change no count (the MTP layer is not built by transformers)."""
+VARIANTS |= {  # Qwen3.5: Qwen3-Next's layers with split Gated DeltaNet in projections; dense MLP or experts everywhere
+    "qwen3_5_text every 2nd layer attention, published keys": _variant(
+        "qwen3_5_text", "Qwen3_5ForCausalLM", **(QWEN3_5 | QWEN3_5_PUBLISHED), num_hidden_layers=4,
+        full_attention_interval=2, mlp_only_layers=[]),
+    "qwen3_5_text model, listed kinds, biases, gelu, equal heads, tied": _variant(
+        "qwen3_5_text", "Qwen3_5TextModel", **(QWEN3_5 | {"linear_num_key_heads": 3, "linear_num_value_heads": 3,
+                                                          "linear_conv_kernel_dim": 3}),
+        num_hidden_layers=3, layer_types=["full_attention", "linear_attention", "linear_attention"],
+        attention_bias=True, hidden_act="gelu", tie_word_embeddings=True),
+    "qwen3_5_text all linear, inert expert keys": _variant(
+        "qwen3_5_text", "Qwen3_5ForCausalLM", **(QWEN3_5 | {"num_experts": 4, "decoder_sparse_step": 2}),
+        num_hidden_layers=2, layer_types=["linear_attention"] * 2),
+    "qwen3_5_moe_text every 2nd layer attention, published keys": _variant(
+        "qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", **(QWEN3_5_MOE | QWEN3_5_PUBLISHED), num_hidden_layers=4,
+        full_attention_interval=2),
+    "qwen3_5_moe_text model, default interval, biases, k=1, inert dense keys": _variant(
+        "qwen3_5_moe_text", "Qwen3_5MoeTextModel", **(QWEN3_5_MOE | {"num_experts_per_tok": 1}), num_hidden_layers=5,
+        attention_bias=True, intermediate_size=7, mlp_only_layers=[0], decoder_sparse_step=2),
+    "qwen3_5_moe_text all linear, tied, one key head": _variant(
+        "qwen3_5_moe_text", "Qwen3_5MoeForCausalLM", **(QWEN3_5_MOE | {"linear_num_key_heads": 1}),
+        num_hidden_layers=2, layer_types=["linear_attention"] * 2, tie_word_embeddings=True),
+}
 
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
