@@ -414,14 +414,20 @@ def _qwen3_next(draw, spec: Spec, out: dict) -> None:
     splits the value heads among the key heads), key and value head sizes 1–12, a convolution of 1–4; the layer
     kinds by ``layer_types`` (generic draw) or, absent, by ``full_attention_interval`` 1–3; no experts at all now
     and then (every layer a gated MLP)."""
+    _gated_deltanet(draw, spec, out)
+    if draw(st.integers(0, 4)) == 0:
+        out["num_experts"] = 0
+
+
+def _gated_deltanet(draw, spec: Spec, out: dict) -> None:
+    """Qwen3-Next's and Qwen3.5's Gated DeltaNet sizes and layer kinds (``_qwen3_next``); Qwen3.5 MoE: experts in
+    every layer (``num_experts`` ≥ 2, as drawn)."""
     groups = draw(st.integers(1, 3))
     out |= {"linear_num_key_heads": groups, "linear_num_value_heads": groups * draw(st.integers(1, 3)),
             "linear_key_head_dim": draw(st.integers(1, 12)), "linear_value_head_dim": draw(st.integers(1, 12)),
             "linear_conv_kernel_dim": draw(st.integers(1, 4))}
     if out.get("layer_types") is None:
         out["full_attention_interval"] = draw(st.integers(1, 3))
-    if draw(st.integers(0, 4)) == 0:
-        out["num_experts"] = 0
 
 def _minimax(draw, spec: Spec, out: dict) -> None:
     """MiniMax's lightning attention in blocks shorter than the drawn sequences (the default 256 is one block at
@@ -559,6 +565,8 @@ HOOKS: dict[str, Callable] = {
     "falcon_h1": _falcon_h1,
     "minimax": _minimax,
     "qwen3_next": _qwen3_next,
+    "qwen3_5_text": _gated_deltanet,
+    "qwen3_5_moe_text": _gated_deltanet,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

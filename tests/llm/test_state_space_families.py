@@ -392,3 +392,60 @@ def test_qwen3_next_keys_of_absent_layer_kinds_are_inert():
                                                                       "moe_intermediate_size": 5}, 16)
     full = QWEN3_NEXT | {"layer_types": ["full_attention"] * 6}
     assert _matmul_and_full(full, 16) == _matmul_and_full(full | {"linear_key_head_dim": 3, "linear_num_value_heads": 5}, 16)
+
+
+QWEN3_5 = {k: v for k, v in QWEN3_NEXT.items() if k not in ("num_experts", "num_experts_per_tok", "moe_intermediate_size",
+                                                           "shared_expert_intermediate_size", "mlp_only_layers",
+                                                           "decoder_sparse_step")} | {
+    "model_type": "qwen3_5_text", "architectures": ["Qwen3_5ForCausalLM"]}
+QWEN3_5_MOE = {k: v for k, v in QWEN3_NEXT.items() if k not in ("intermediate_size", "mlp_only_layers",
+                                                                "decoder_sparse_step")} | {
+    "model_type": "qwen3_5_moe_text", "architectures": ["Qwen3_5MoeForCausalLM"]}
+
+
+@pytest.mark.parametrize("config,change,expected", [
+    (QWEN3_5, {}, [("gated_deltanet", False)] * 3 + [("attention", False)] + [("gated_deltanet", False)] * 2),
+    (QWEN3_5, {"num_experts": 4, "decoder_sparse_step": 1, "full_attention_interval": 2},  # Qwen3-Next's: inert here
+     [("gated_deltanet", False), ("attention", False)] * 3),
+    (QWEN3_5_MOE, {}, [("gated_deltanet", True)] * 3 + [("attention", True)] + [("gated_deltanet", True)] * 2),
+    (QWEN3_5_MOE, {"mlp_only_layers": [0, 1], "decoder_sparse_step": 2, "intermediate_size": 96,
+                   "layer_types": ["full_attention"] + ["linear_attention"] * 5},
+     [("attention", True)] + [("gated_deltanet", True)] * 5),
+])
+def test_qwen3_5_layers_where_the_config_puts_them(config, change, expected):
+    """Mixers as Qwen3-Next's (``layer_types``, else ``full_attention_interval``, 4 by default); the dense model has a
+    gated MLP in every layer, the MoE model experts in every layer: Qwen3-Next's ``mlp_only_layers`` and
+    ``decoder_sparse_step`` are deleted by Qwen3.5's config classes and read by neither model."""
+    assert _blocks(config | change) == expected
+
+
+@pytest.mark.parametrize("config,change,key", [
+    (QWEN3_5, {"linear_num_value_heads": 3}, "linear_num_value_heads"),
+    (QWEN3_5, {"layer_types": ["linear_attention"] * 5 + ["sliding_attention"]}, "layer_types"),
+    (QWEN3_5, {"full_attention_interval": 0}, "full_attention_interval"),
+    (QWEN3_5, {"head_dim": None}, "head_dim"),  # Qwen3_5TextConfig refuses null sizes
+    (QWEN3_5, {"intermediate_size": None}, "intermediate_size"),
+    (QWEN3_5, {"attn_output_gate": False}, "attn_output_gate"),  # transformers builds the gate whatever it says
+    (QWEN3_5_MOE, {"num_experts": 0}, "num_experts"),  # transformers' router then fails (k > E)
+    (QWEN3_5_MOE, {"num_experts": 1}, "num_experts"),
+    (QWEN3_5_MOE, {"num_experts": None}, "num_experts"),
+    (QWEN3_5_MOE, {"layer_types": ["linear_attention"] * 5}, "layer_types"),
+    (QWEN3_5_MOE, {"attn_output_gate": False}, "attn_output_gate"),
+])
+def test_qwen3_5_refusals_name_the_key(config, change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(config | change)
+
+
+def test_qwen3_5_keys_the_models_do_not_read_are_inert():
+    """The dense model reads no expert key, the MoE model no ``intermediate_size``; neither reads Qwen3-Next's
+    ``mlp_only_layers``, ``decoder_sparse_step``, ``norm_topk_prob``, nor the MTP and multimodal-rotary keys of the
+    published files; ``attn_output_gate`` true is what transformers builds."""
+    inert = {"mlp_only_layers": [0, 2], "decoder_sparse_step": 3, "norm_topk_prob": False, "mtp_num_hidden_layers": 1,
+             "mtp_use_dedicated_embeddings": False, "attn_output_gate": True,
+             "rope_parameters": {"mrope_interleaved": True, "mrope_section": [11, 11, 10], "rope_type": "default",
+                                 "rope_theta": 10000000, "partial_rotary_factor": 0.25}}
+    dense_inert = inert | {"num_experts": 8, "num_experts_per_tok": 3, "moe_intermediate_size": 5,
+                           "shared_expert_intermediate_size": 7}
+    assert _matmul_and_full(QWEN3_5, 16) == _matmul_and_full(QWEN3_5 | dense_inert, 16)
+    assert _matmul_and_full(QWEN3_5_MOE, 16) == _matmul_and_full(QWEN3_5_MOE | inert | {"intermediate_size": 5}, 16)
