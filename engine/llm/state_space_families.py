@@ -1,7 +1,7 @@
 """State-space families: Mamba, Falcon-Mamba and Mamba-2, whose blocks are a norm and a selective-scan mixer
 (no attention, no feed-forward), the hybrids placing such layers among attention layers by the config's pattern
-(Bamba, Granite 4.0 H, Nemotron-H, Zamba, Zamba2, Jamba, Falcon-H1) and Qwen3-Next (Gated DeltaNet's linear
-attention), read with the shared pieces of ``engine.llm.family_parts``."""
+(Bamba, Granite 4.0 H, Nemotron-H, Zamba, Zamba2, Jamba, Falcon-H1) and Qwen3-Next and Qwen3.5 (Gated DeltaNet's
+linear attention), read with the shared pieces of ``engine.llm.family_parts``."""
 from __future__ import annotations
 
 import math

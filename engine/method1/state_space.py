@@ -200,7 +200,8 @@ def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
     (``deltanet_macs``; A and Δ's bias: 2·H parameters), the gated RMS norm per head (norm(y)·γ·SiLU(z): d_v
     parameters), out projection I→d (+ the residual add). Symbols: H = ``ssm_heads`` value heads of
     d_v = I/H, G = ``ssm_groups`` key heads of d_k = ``ssm_state_size``, K the convolution's width, Q the
-    chunk length."""
+    chunk length. Qwen3.5's ``Qwen3_5GatedDeltaNet`` splits the in projections (q, k, v apart from z; β apart from
+    a): the same widths, parameters and products."""
     i, dk, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
     h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
     dv = i // h

@@ -339,9 +339,12 @@ def _qwen3_next_fine_tune(torch, config: dict, seq: int, last: int | None = None
 @pytest.mark.parametrize("run", [{"trainable_last": 1}, {"trainable_last": 2}, {"lora_targets": ("q", "v")},
                                  {"lora_targets": ("o", "gate", "up", "down")}])
 @pytest.mark.parametrize("name", ["qwen3_next every 2nd layer attention, a dense layer",
-                                  "qwen3_next no experts, all linear, tied"])
+                                  "qwen3_next no experts, all linear, tied",
+                                  "qwen3_5_text every 2nd layer attention, published keys",
+                                  "qwen3_5_moe_text every 2nd layer attention, published keys"])
 def test_qwen3_next_fine_tunes(torch, name, run, seq):
-    """The last blocks, or LoRA (rank 4) on attention or feed-forward projections, the Gated DeltaNet layers frozen
+    """Qwen3-Next and Qwen3.5 (dense, MoE; split in projections): the last blocks, or LoRA (rank 4) on attention or
+    feed-forward projections, the Gated DeltaNet layers frozen
     between them (their input gradients flow through the chunked rule and its solves): backward FLOP and trainable
     parameters equal transformers'."""
     config = VARIANTS[name]

@@ -195,7 +195,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "minicpm3", "qwen3_next",
-                                                "xglm") else 2), family
+                                                "xglm", "qwen3_5_moe_text") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -217,6 +217,8 @@ def test_library_is_sourced_and_covers_every_family():
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
     ("qwen3-next-80b-a3b-instruct", 79_674_391_296),  # Qwen: "80B" (without the MTP layer transformers omits)
     ("gemma-4-26b-a4b-text", 25_233_141_760),  # Google: "25.2B total" (the text decoder; vision encoder aside)
+    ("qwen3.5-35b-a3b-text", 34_660_610_688),  # Qwen: "35B" total (text model: no vision encoder, no MTP layer)
+    ("qwen3.5-4b-text", 4_205_751_296),        # Qwen: "4B" (text model, tied)
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -243,6 +245,7 @@ def test_active_parameters_of_mixtures():
     assert 45.9e9 < by_hand < 46.0e9
     assert 3.2e9 < active("qwen3-next-80b-a3b-instruct") - 2 * 151936 * 2048 < 3.3e9  # "A3B": 3B besides V·d twice
     assert 3.80e9 < active("gemma-4-26b-a4b-text") < 3.85e9  # Google: 3.8B active
+    assert 2.9e9 < active("qwen3.5-35b-a3b-text") - 248320 * 2048 < 3.0e9  # "A3B": 3B with the head, not the table
 
 
 def test_deepseek_v3_layer_by_hand():
@@ -312,6 +315,20 @@ def test_jetmoe_layer_by_hand():
     macs = t * (d * e + k * d * kv * q + d * 2 * kv * q + k * kv * q * d + d * e + k * 3 * d * f) \
         + 2 * k * kv * t * t * q
     assert result.forward_flop == 2 * (layers * macs + t * d * vocab)
+
+
+def test_qwen3_5_layer_by_hand():
+    """Qwen3.5-0.8B's text model from Qwen3_5DecoderLayer's weight shapes, tied: 18 Gated DeltaNet layers — separate
+    in_proj_qkv d→2·G·d_k + H·d_v, in_proj_z d→H·d_v, in_proj_b and in_proj_a d→H, a depthwise convolution of K over
+    the q/k/v channels (no bias), A_log and dt_bias (H each), the gated norm (d_v), out_proj H·d_v→d — and 6 gated
+    attention layers — q d→2·H·Q (queries and gate), k and v d→H_kv·Q, o H·Q→d, q/k norms (Q each); a gated MLP and
+    two norms in every layer."""
+    d, vocab, f, g, h, dk, dv, k, heads, kv, q = 1024, 248320, 3584, 16, 16, 128, 128, 4, 8, 2, 256
+    channels = 2 * g * dk + h * dv
+    deltanet = d * channels + d * h * dv + 2 * d * h + channels * k + 2 * h + dv + h * dv * d
+    attention = d * 2 * heads * q + 2 * d * kv * q + heads * q * d + 2 * q
+    expected = vocab * d + d + 18 * deltanet + 6 * attention + 24 * (3 * d * f + 2 * d)
+    assert evaluate(read_hf_config(library_model("qwen3.5-0.8b-text").config).architecture(8)).params == expected
 
 
 def test_minimax_m2_layer_by_hand():
