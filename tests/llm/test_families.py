@@ -162,8 +162,7 @@ WITHOUT_LIBRARY = {
     **{t: f"no published {name} config.json among the sources this checkout could read (counted exactly against "
           "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)"
        for t, name in (("arcee", "AFM-4.5B"), ("vaultgemma", "VaultGemma 1B"),
-                       ("granitemoeshared", "Granite MoE shared-expert"), ("dots1", "dots.llm1"),
-                       ("exaone_moe", "K-EXAONE"), ("glm4_moe_lite", "GLM-4.7-Flash"),
+                       ("granitemoeshared", "Granite MoE shared-expert"), ("exaone_moe", "K-EXAONE"),
                        ("cohere2_moe", "Command A+ (Cohere 2 MoE)"), ("jetmoe", "JetMoE-8B"))},
 }
 """Families the library has no published config of yet, with the reason."""
@@ -194,7 +193,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "sarvam_mla", "persimmon", "seed_oss", "nllb-moe",
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
-                                                "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "qwen3_next",
+                                                "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text") else 2), family
 
 
@@ -213,6 +212,8 @@ def test_library_is_sourced_and_covers_every_family():
     ("minicpm3-4b", 4_073_875_968),      # OpenBMB: "4B" (tied head)
     ("xglm-1.7b", 1_732_907_008),        # Meta: "1.7B"
     ("hunyuan-a13b", 80_393_183_232),    # Tencent: 80B total
+    ("dots.llm1", 142_774_373_888),      # rednote: 142B total
+    ("glm-4.7-flash", 29_943_390_976),   # Z.ai: 30B total
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
@@ -238,6 +239,8 @@ def test_active_parameters_of_mixtures():
     assert 12.0e9 < active("jamba-1.5-mini") < 12.2e9   # AI21: 12B active
     assert 94.0e9 < active("jamba-1.5-large") < 94.5e9  # AI21: 94B active
     assert 12.7e9 < active("hunyuan-a13b") < 12.8e9     # Tencent: 13B active (80B total)
+    assert 14.0e9 < active("dots.llm1") < 14.1e9        # rednote: 14B active (142B total)
+    assert 3.8e9 < active("glm-4.7-flash") < 3.9e9      # Z.ai: 30B-A3B
     # MiniMax-Text-01 (MiniMax's model card: 45.9B activated per token): 70 lightning layers (q/k/v, gate, out,
     # norm of H·Q = 8192), 10 softmax layers (GQA, 8 key/value heads of 128), each with a router and 2 of 32 experts
     d, hq, f, e = 6144, 64 * 128, 9216, 32
