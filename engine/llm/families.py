@@ -10,7 +10,11 @@ a default guessed from another family.
 """
 from __future__ import annotations
 
-from engine.errors import InputError, quoted
+import functools
+import json
+from pathlib import Path
+
+from engine.errors import InputError, json_type, quoted
 from engine.llm.decoder_families import DECODER_FAMILIES, shared_class_families
 from engine.llm.encoder_families import ENCODER_FAMILIES
 from engine.llm.state_space_families import STATE_SPACE_FAMILIES
@@ -367,6 +371,9 @@ FAMILIES |= DECODER_FAMILIES | ENCODER_FAMILIES | STATE_SPACE_FAMILIES | SEQ2SEQ
 FAMILIES |= shared_class_families(FAMILIES)  # a config of its own on another family's classes (exaone: Llama)
 
 
+WRAPPERS_FILE = Path(__file__).with_name("multimodal_wrappers.json")
+
+
 def family_of_class(architectures: object) -> str | None:
     """The supported ``model_type`` whose classes include the one ``architectures`` names (Kimi-K2's
     ``kimi_k2`` file names DeepseekV3ForCausalLM), or None."""
@@ -432,6 +439,10 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
     if model_type is None:
         raise InputError(f"{source}.model_type", "missing (the family: llama, bert, t5, …)")
     notes = []
+    wrapper = multimodal_wrappers().get(model_type) if isinstance(model_type, str) and model_type not in FAMILIES \
+        else None
+    if wrapper is not None:
+        return _read_language_model(data, model_type, wrapper, source, lenient)
     if not isinstance(model_type, str) or model_type not in FAMILIES:
         # a model_type transformers does not define (remote code) on a class it does: read as that class's family
         known = family_of_class(data.get("architectures")) if isinstance(model_type, str) and \
@@ -456,3 +467,52 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
     return fields | {"model_type": model_type, "architecture_name": name, "head": head,
                      "ignored_keys": tuple(ignored + c.ignored), "unused_keys": tuple(unused + c.unused),
                      "notes": tuple(notes)}, {f: renamed.get(k, k) for f, k in c.key_of.items()}
+
+
+@functools.cache
+def multimodal_wrappers() -> dict[str, dict]:
+    """``model_type`` of a multimodal checkpoint → {``text_model_type``, ``tie_word_embeddings``}: its language
+    model's family and the wrapper's default tie, derived from transformers (``tools/derive_multimodal_wrappers.py``)."""
+    return _wrappers_file()["wrappers"]
+
+
+@functools.cache
+def _wrappers_file() -> dict:
+    return json.loads(WRAPPERS_FILE.read_text(encoding="utf-8"))
+
+
+def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str,
+                         lenient: bool) -> tuple[dict, dict[str, str]]:
+    """The language model of a multimodal checkpoint (Gemma 3, Llama 4, Mistral 3, LLaVA, Qwen3.5…): its
+    ``text_config`` read as its own family, with the wrapper's ``tie_word_embeddings`` (the wrapper's value
+    decides whether the head shares the token table). The vision or audio encoder and projector are not counted;
+    the note says so. Keys absent from ``text_config`` take its configuration class's defaults, as transformers
+    fills them (files written by transformers 4.x keep only the keys that differ)."""
+    text = data.get("text_config")
+    if not isinstance(text, dict):
+        raise InputError(f"{source}.text_config", f"a {quoted(model_type)} checkpoint keeps its language model "
+                                                  f"in text_config: expected a JSON object {{ … }}, got "
+                                                  f"{json_type(text)}")
+    text_type = text.get("model_type", wrapper["text_model_type"])
+    if not isinstance(text_type, str) or text_type not in FAMILIES:
+        raise InputError(f"{source}.text_config.model_type",
+                         f"the language model of this {quoted(model_type)} checkpoint is {quoted(text_type)}, "
+                         f"not a family this reader supports (supported: {_supported_list(text_type)})")
+    family = FAMILIES[text_type]
+    if not next(iter(family.classes)).endswith("ForCausalLM"):
+        raise InputError(f"{source}.text_config.model_type",
+                         f"the language model of this {quoted(model_type)} checkpoint is {quoted(text_type)}, an "
+                         "encoder or encoder-decoder: counted from its own config.json, not inside a multimodal one")
+    tie = data.get("tie_word_embeddings", wrapper["tie_word_embeddings"])
+    defaults = _wrappers_file()["text_defaults"].get(text_type, {})  # what transformers fills in a partial text_config
+    inner = defaults | {k: v for k, v in text.items() if k != "architectures"} | {"model_type": text_type}
+    if tie is not None:
+        inner["tie_word_embeddings"] = tie
+    fields, key_of = read_family(inner, f"{source}.text_config", lenient)
+    note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — text_config read "
+            f"as {text_type} ({next(iter(family.classes))}), keys it leaves out at that class's defaults, with the "
+            "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted")
+    fields["notes"] = (note,) + tuple(fields.get("notes", ()))
+    for listed in ("unused_keys", "ignored_keys"):  # the file's own keys, not the defaults filled in
+        fields[listed] = tuple(k for k in fields.get(listed, ()) if k in text)
+    return fields, {f: (k if k == "tie_word_embeddings" else f"text_config.{k}") for f, k in key_of.items()}
