@@ -115,6 +115,8 @@ class TransformerConfig(BaseModel):
     learned_positions: Size | None = Field(None, description="Rows of a learned position table (None: "
                                                              "rotary, ALiBi or none, which have no parameters).")
     token_types: Size | None = Field(None, description="Rows of BERT's token-type table.")
+    rotary_table: Size | None = Field(None, description="Rows of RoFormer's sinusoidal table, head-size wide (d/H): a "
+                                                        "parameter that never trains, read by the rotary positions.")
     embedding_norm: bool = Field(False, description="A LayerNorm on the embeddings (BERT, BLOOM, BART).")
     relative_buckets: Size | None = Field(None, description="T5's relative attention bias buckets.")
     relative_bias_each_layer: bool = Field(False, description="Every layer's self-attention has a relative bias "
@@ -186,6 +188,9 @@ class TransformerConfig(BaseModel):
                                               "without first_layers")
         if self.group_blocks > 1 and self.shared_groups is None:
             raise InputError("group_blocks", "blocks per group need shared_groups")
+        if self.rotary_table and (self.encoder or self.block.head_size is not None):
+            raise InputError("rotary_table", "a head-size-wide sinusoidal table is modelled for encoder-only models "
+                                             "of head size d/H")
         if self.tables_projection_first and not self.tables_width:
             raise InputError("tables_projection_first", "needs tables_width (tables narrower than d_model)")
         spans = {b.disentangled.span for _, b in self.named_blocks() if b.disentangled is not None}
@@ -241,13 +246,15 @@ class TransformerConfig(BaseModel):
         "embedding" parameters."""
         matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables
         rows = (self.learned_positions or 0) + (self.token_types or 0)
+        rotary = (self.rotary_table or 0) * (self.d_model // self.block.heads)
         ple = self.per_layer_inputs  # Gemma 4's per-layer table: V_p rows of layers·P
         per_layer = ple.vocab_size * self.layers * ple.size if ple is not None else 0
         if self.encoder:
             rows += self.encoder.learned_positions or 0
         if self.tables_width:
-            return (matrices * self.vocab_size + rows) * self.tables_width + per_layer
-        return matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model + per_layer
+            return (matrices * self.vocab_size + rows) * self.tables_width + per_layer + rotary
+        return (matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model + per_layer
+                + rotary)
 
     def _stack_start(self, positions, token_types, norm, buckets, heads, depth=1, tables=None) -> list:
         layers = []
@@ -315,6 +322,9 @@ class TransformerConfig(BaseModel):
                 layers.append(LayerNorm(bias=self.block.norm_bias))
         elif self.tables_width:  # ELECTRA's embeddings_project E→d
             layers.append(Dense(units=self.d_model))
+        if self.rotary_table:  # RoFormer's embed_positions
+            layers.append(PositionEmbedding(max_positions=self.rotary_table, width=self.d_model // self.block.heads,
+                                            frozen=True))
         if self.relative_table or self.relative_table_norm:
             layers.append(RelativePositionTable(rows=self.relative_table, norm=self.relative_table_norm))
         altup = [Dense(units=self.d_model, bias=False, name=f"AltUp projection into stream {i + 1}")
@@ -350,7 +360,8 @@ class TransformerConfig(BaseModel):
         if seq_len is None:
             raise InputError("seq_len", "the config gives no context length (n_positions, "
                                         "max_position_embeddings); give the training sequence length")
-        encoder_positions = self.encoder.learned_positions if self.encoder else self.learned_positions
+        encoder_positions = self.encoder.learned_positions if self.encoder else (self.learned_positions
+                                                                                 or self.rotary_table)
         if encoder_positions and seq_len > encoder_positions:
             raise InputError("seq_len", f"{seq_len} is longer than the model's {encoder_positions} "
                                         "learned positions")

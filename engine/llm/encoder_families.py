@@ -49,6 +49,19 @@ def _electra(c: Keys) -> dict:
     return fields
 
 
+def _roformer(c: Keys) -> dict:
+    """roformer: BERT's post-norm blocks and masked-LM head with rotary positions in place of the position table
+    (``rotary_value``: the values rotated too, element-wise); token and token-type tables of width
+    ``embedding_size`` E projected E→d when E ≠ d, and the head's dense d→E, as ELECTRA's; the rotary positions
+    read a sinusoidal table of ``max_position_embeddings`` rows × d/H, a parameter that never trains. No pooler."""
+    c.neutral("rotary_value")
+    fields = _bert(c)
+    width = c.size("tables_width", "embedding_size", required=False, default=fields["d_model"])
+    if width != fields["d_model"]:
+        fields["tables_width"] = width
+    return fields | {"rotary_table": fields.pop("learned_positions"), "learned_positions": None}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -262,6 +275,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),
     "megatron-bert": Family(_bert_pre_norm(False), _bert_classes("MegatronBert")),
     "ernie": Family(_ernie, _bert_classes("Ernie")),
+    "roformer": Family(_roformer, {"RoFormerForMaskedLM": "mlm", "RoFormerModel": "none"}),
     "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
 }

@@ -57,6 +57,10 @@ class PositionEmbedding(LayerBase):
 
     type: Literal["position_embedding"] = "position_embedding"
     max_positions: Size
+    width: Size | None = Field(None, description="The table's width where it is not d: RoFormer's sinusoidal table, "
+                                                 "head-size wide, which the rotary positions read (not added).")
+    frozen: bool = Field(False, description="The table never trains (transformers' requires_grad false): no "
+                                            "gradient, no trainable parameters.")
     kind_label: ClassVar[str] = "Position embedding"
     formula: ClassVar[str] = r"0 \quad (P \cdot d \text{ parameters; full: } L \cdot d \text{ adds})"
 
@@ -64,7 +68,15 @@ class PositionEmbedding(LayerBase):
         d, length = _sequence(flow)
         if length > self.max_positions:
             raise ShapeError(f"sequence length {length} is longer than the {self.max_positions} learned positions")
+        if self.width is not None:  # read by the rotary positions: no add
+            return LayerCost(Flow((d,), length), self.max_positions * self.width, 0, 0)
         return LayerCost(Flow((d,), length), self.max_positions * d, 0, length * d)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """A frozen table asks for no gradient (a table's own is a scatter-add, no multiply-accumulates)."""
+        if self.frozen:
+            return Grad(0, 0, grad_in, 0)
+        return super().backward(flow, cost, grad_in, trainable, memory_grad)
 
 
 class LMHead(LayerBase):

@@ -496,6 +496,11 @@ def _deberta(draw, spec: Spec, out: dict) -> None:
     out["legacy"] = draw(st.booleans()) if out.get("embedding_size", width) == width else True
 
 
+def _roformer(draw, spec: Spec, out: dict) -> None:
+    """RoFormer: the values rotated or not (``rotary_value``; element-wise, no count of its own)."""
+    out["rotary_value"] = draw(st.booleans())
+
+
 def _gemma4_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
     the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
@@ -550,6 +555,7 @@ HOOKS: dict[str, Callable] = {
     "gemma4_text": _gemma4_text,
     "deberta": _deberta,
     "deberta-v2": _deberta,
+    "roformer": _roformer,
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "xglm": _xglm,

@@ -303,6 +303,14 @@ VARIANTS |= {  # DeBERTa: disentangled attention over a relative-position table 
         "deberta-v2", "DebertaV2ForMaskedLM", **DEBERTA, norm_rel_ebd="layer_norm", legacy=False),
 }
 
+VARIANTS |= {  # RoFormer: rotary positions reading a frozen d/H-wide sinusoidal table; ELECTRA-like narrow tables
+    "roformer": _variant("roformer", "RoFormerForMaskedLM", **E),
+    "roformer narrow tables, rotary values, relu": _variant("roformer", "RoFormerForMaskedLM", **E,
+                                                            embedding_size=32, rotary_value=True, hidden_act="relu",
+                                                            type_vocab_size=3),
+    "roformer model, narrow tables": _variant("roformer", "RoFormerModel", **E, embedding_size=24),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -608,6 +616,29 @@ def test_deberta_partial_fine_tuning_is_refused(run):
     with pytest.raises(InputError, match="fine-tune: .*DeBERTa"):
         estimate_transformer(read_hf_config(VARIANTS["deberta-v3 layout (buckets, shared keys, normed table)"]),
                              TransformerRun(tokens=1e6, seq_len=10, **run))
+
+
+def test_roformer_base_by_the_formula(torch):
+    """RoFormer base (V = 50,000, d = E = 768, L = 12, H = 12, Q = 64, F = 3072, P = 1536 positions, 2 token types),
+    RoFormerForMaskedLM: parameters (V + 2)·d + 2d (tables, embedding norm) + P·Q (the sinusoidal table the rotary
+    positions read) + L·[4(d² + d) + 2dF + F + d + 4d] + d² + d + 2d + V (head: dense, norm, decoder bias); forward
+    FLOP at T tokens L·[2T·(4d² + 2dF) + 4·H·T²·Q] + 2T·d² + 2T·d·V. Trained in full, the table is the one parameter
+    that does not train (requires_grad false in transformers)."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+    from tests.llm.hf_reference import build
+
+    v, d, layers, h, q, f, p, t = 50_000, 768, 12, 12, 64, 3072, 1536, 16
+    config = {"model_type": "roformer", "architectures": ["RoFormerForMaskedLM"], "vocab_size": v, "hidden_size": d,
+              "num_hidden_layers": layers, "num_attention_heads": h, "intermediate_size": f,
+              "max_position_embeddings": p, "type_vocab_size": 2, "embedding_size": d}
+    params = (v + 2) * d + 2 * d + p * q + layers * (4 * (d * d + d) + 2 * d * f + f + d + 4 * d) + d * d + 3 * d + v
+    forward = layers * (2 * t * (4 * d * d + 2 * d * f) + 4 * h * t * t * q) + 2 * t * d * d + 2 * t * d * v
+    assert counts(config, t) == (params, forward)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=t, backward="exact"))
+    assert (estimate.params, estimate.architecture.forward_flop) == (params, forward)
+    assert estimate.architecture.trainable_params == params - p * q
+    model = build(config)
+    assert sum(x.numel() for x in model.parameters() if x.requires_grad) == params - p * q
 
 
 def test_modernbert_decoder_windows_count_with_causal_half():
