@@ -82,6 +82,20 @@ def test_inert_key_is_listed_as_not_used():
     assert "parameters 8,190,735,360" in shown(at)
 
 
+def test_a_multimodal_checkpoint_counts_its_language_model():
+    """google/gemma-3-4b-it's config.json as published (Gemma3ForConditionalGeneration, a partial text_config):
+    the language model, 3,880,263,168 parameters as transformers' Gemma3ForCausalLM builds that text configuration
+    (tests/llm/test_multimodal_configs.py), with a note that the vision encoder is not counted."""
+    from tests.llm.test_multimodal_configs import GEMMA_3_4B
+
+    at = paste(app(), GEMMA_3_4B)
+    at.number_input(key="hf_tokens").set_value(4e12).run()
+    build(at)
+    assert not at.error
+    assert "parameters 3,880,263,168" in shown(at)
+    assert any("multimodal checkpoint" in i.value and "not counted" in i.value for i in at.info)
+
+
 def test_key_read_by_transformers_is_refused_then_listed_when_lenient():
     """BERT's embedding_size is read by transformers (config_keys.json), not by the reader."""
     at = app()

@@ -18,6 +18,20 @@ pytest.importorskip("torch")
 transformers = pytest.importorskip("transformers")
 
 
+GEMMA_3_4B = {
+    "architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999, "eoi_token_index": 256000,
+    "eos_token_id": [1, 106], "image_token_index": 262144, "initializer_range": 0.02, "mm_tokens_per_image": 256,
+    "model_type": "gemma3",
+    "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
+                    "num_hidden_layers": 34, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
+                    "sliding_window": 1024},
+    "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
+    "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
+                      "model_type": "siglip_vision_model", "num_attention_heads": 16, "num_hidden_layers": 27,
+                      "patch_size": 14, "vision_use_head": False}}
+"""google/gemma-3-4b-it's config.json (written by transformers 4.50) as public copies of the Hub file quote it."""
+
+
 def _wrappers():
     from engine.llm.families import FAMILIES, multimodal_wrappers
 
@@ -117,16 +131,7 @@ def test_a_published_gemma_3_file_as_written():
     from engine.method1.architecture import evaluate
     from tests.llm.hf_reference import build_from, model_counts
 
-    data = {"architectures": ["Gemma3ForConditionalGeneration"], "boi_token_index": 255999,
-            "eoi_token_index": 256000, "eos_token_id": [1, 106], "image_token_index": 262144,
-            "initializer_range": 0.02, "mm_tokens_per_image": 256, "model_type": "gemma3",
-            "text_config": {"hidden_size": 2560, "intermediate_size": 10240, "model_type": "gemma3_text",
-                            "num_hidden_layers": 34, "rope_scaling": {"factor": 8.0, "rope_type": "linear"},
-                            "sliding_window": 1024},
-            "torch_dtype": "bfloat16", "transformers_version": "4.50.0.dev0",
-            "vision_config": {"hidden_size": 1152, "image_size": 896, "intermediate_size": 4304,
-                              "model_type": "siglip_vision_model", "num_attention_heads": 16,
-                              "num_hidden_layers": 27, "patch_size": 14, "vision_use_head": False}}
+    data = GEMMA_3_4B
     model = read_hf_config(data)
     got = evaluate(model.architecture(SEQ), "matmul")
     hf = transformers.AutoConfig.for_model(**{k: v for k, v in data.items() if k != "architectures"})
