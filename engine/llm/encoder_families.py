@@ -62,6 +62,20 @@ def _roformer(c: Keys) -> dict:
     return fields | {"rotary_table": fields.pop("learned_positions"), "learned_positions": None}
 
 
+def _nomic_bert(c: Keys) -> dict:
+    """nomic_bert: BERT's post-norm blocks (LayerNorms with β) with rotary positions (no position table), q, k, v
+    and output projections without biases (H·Q wide, Q = ``head_dim``, else d/H) and a gated feed-forward without
+    biases (``hidden_act``, SiLU by default); token and token-type tables and a LayerNorm; BERT's masked-LM head.
+    NomicBertModel has no pooler (its ``add_pooling_layer`` defaults to false)."""
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then keeps a "
+                                                          "second, unused output bias; not modelled")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="silu"), causal=False,
+                      norm_position="post", gated=True, qkv_bias=False, out_bias=False, ff_bias=False)
+    fields["block"]["head_size"] = c.size("block.head_size", "head_dim", required=False)
+    return fields | {"token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
+                     "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -276,6 +290,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "megatron-bert": Family(_bert_pre_norm(False), _bert_classes("MegatronBert")),
     "ernie": Family(_ernie, _bert_classes("Ernie")),
     "roformer": Family(_roformer, {"RoFormerForMaskedLM": "mlm", "RoFormerModel": "none"}),
+    "nomic_bert": Family(_nomic_bert, {"NomicBertForMaskedLM": "mlm", "NomicBertModel": "none"}),
     "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
 }

@@ -311,6 +311,13 @@ VARIANTS |= {  # RoFormer: rotary positions reading a frozen d/H-wide sinusoidal
     "roformer model, narrow tables": _variant("roformer", "RoFormerModel", **E, embedding_size=24),
 }
 
+VARIANTS |= {  # NomicBERT: post-norm, rotary, no projection biases, a gated feed-forward
+    "nomic_bert": _variant("nomic_bert", "NomicBertForMaskedLM", **E),
+    "nomic_bert head size of its own, gelu, 3 token types": _variant(
+        "nomic_bert", "NomicBertForMaskedLM", **E, head_dim=20, hidden_act="gelu", type_vocab_size=3),
+    "nomic_bert model": _variant("nomic_bert", "NomicBertModel", **E, type_vocab_size=1),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -639,6 +646,18 @@ def test_roformer_base_by_the_formula(torch):
     assert estimate.architecture.trainable_params == params - p * q
     model = build(config)
     assert sum(x.numel() for x in model.parameters() if x.requires_grad) == params - p * q
+
+
+def test_nomic_remote_code_config_is_refused_by_name():
+    """Nomic's published configs are written for its remote code (n_embd, n_head, n_layer, n_inner): keys
+    transformers' NomicBertConfig does not read, so transformers would build its default sizes from such a file.
+    The reader lists them as unused and refuses the file, naming the size it lacks."""
+    from engine.errors import InputError
+
+    remote = {"model_type": "nomic_bert", "architectures": ["NomicBertModel"], "n_embd": 768, "n_head": 12,
+              "n_layer": 12, "n_inner": 3072, "vocab_size": 30528, "type_vocab_size": 2, "rotary_emb_fraction": 1.0}
+    with pytest.raises(InputError, match=r"^config\.num_attention_heads: missing"):
+        read_hf_config(remote)
 
 
 def test_modernbert_decoder_windows_count_with_causal_half():
