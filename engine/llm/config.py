@@ -127,6 +127,9 @@ class TransformerConfig(BaseModel):
                                                           "no biases; the LM head reads E.")
     stack_token_tables: bool = Field(False, description="Encoder–decoder: each stack embeds with a token table "
                                                         "of its own, beside the shared one (untied BART).")
+    decoder_token_table: bool = Field(False, description="Encoder–decoder: the decoder embeds with a token table of "
+                                                         "its own, the encoder with the first, and there is no shared "
+                                                         "one (T5Gemma); a tied LM head reads the decoder's.")
     tables_width: Size | None = Field(None, description="E: the width of every embedding table and the "
                                                         "embedding norm where it is not d (ELECTRA): a biased "
                                                         "projection E→d follows them; a masked-LM head maps d→E.")
@@ -224,6 +227,9 @@ class TransformerConfig(BaseModel):
             raise InputError("block.per_layer_input_size", "blocks with per-layer inputs need per_layer_inputs")
         if self.stack_token_tables and not self.encoder:
             raise InputError("stack_token_tables", "only an encoder-decoder model has stacks with tables of their own")
+        if self.decoder_token_table and (not self.encoder or self.stack_token_tables):
+            raise InputError("decoder_token_table", "a decoder table of its own belongs to an encoder-decoder model "
+                                                    "without stack_token_tables")
         return self
 
     def named_blocks(self):
@@ -244,7 +250,8 @@ class TransformerConfig(BaseModel):
     def vocabulary_params(self) -> int:
         """Token embedding, learned position and token-type tables and an untied output matrix: Kaplan's
         "embedding" parameters."""
-        matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables
+        matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables \
+            + self.decoder_token_table
         rows = (self.learned_positions or 0) + (self.token_types or 0)
         rotary = (self.rotary_table or 0) * (self.d_model // self.block.heads)
         ple = self.per_layer_inputs  # Gemma 4's per-layer table: V_p rows of layers·P
@@ -310,7 +317,8 @@ class TransformerConfig(BaseModel):
             if enc.final_norm:
                 layers.append(_norm_layer(enc.block))
             layers.append(DecoderInput(length=decoder_seq_len or seq_len,
-                                       vocab_size=self.vocab_size if self.stack_token_tables else None))
+                                       vocab_size=self.vocab_size if self.stack_token_tables
+                                       or self.decoder_token_table else None))
             memory = seq_len
         projection_first = self.tables_width and self.tables_projection_first
         layers += self._stack_start(self.learned_positions, self.token_types,

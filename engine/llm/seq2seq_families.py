@@ -12,7 +12,8 @@ embeddings by √d: no parameters and no matmul FLOP.
 from __future__ import annotations
 
 from engine.errors import quoted
-from engine.llm.family_parts import MAX_LAYERS, Family, Keys
+from engine.llm.decoder_families import _nested, _nested_done
+from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _gemma_common, _windows
 
 # ---------------------------------------------------------------- T5 and its descendants
 
@@ -162,6 +163,59 @@ def _t5_classes(prefix: str) -> dict[str, str]:
     return {f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none", f"{prefix}EncoderModel": "none"}
 
 
+# ---------------------------------------------------------------- T5Gemma: Gemma 2 as encoder and decoder
+
+def _gemma2_stack(c: Keys, key: str) -> tuple[Keys, dict]:
+    """One stack of T5Gemma (``encoder`` or ``decoder``, a T5GemmaModuleConfig): Gemma 2's layers read as Gemma 2's
+    (sandwich norms, GeGLU, head_dim, sliding windows on alternate layers)."""
+    if c.data.get(key) is None:
+        raise c.error(key, "missing (the stack's sizes)")
+    sub = _nested(c, key)
+    # is_decoder, cross_attention_hidden_size: T5GemmaConfig sets them per stack whatever the file says; the
+    # stacks' tie_word_embeddings: the top-level one ties the head
+    sub.neutral("is_decoder", "cross_attention_hidden_size", "tie_word_embeddings", "model_type", "dropout_rate",
+                "is_encoder_decoder")
+    fields = _windows(sub, _gemma_common(sub, ("hidden_activation",), sandwich_norms=True), 2)
+    return sub, fields
+
+
+def _t5gemma(c: Keys) -> dict:
+    """t5gemma: an encoder and a decoder of Gemma 2 layers (``encoder``, ``decoder``), the decoder's with a
+    cross-attention between sandwich norms (q d→H·Q, k and v from the encoder's width →H_kv·Q, output H·Q→d), each
+    stack a token table of its own and a final norm; the head tied to the decoder's table
+    (``tie_word_embeddings`` at the top). Encoder and decoder of different widths or vocabularies (T5Gemma 9B-2B)
+    are refused: the engine's encoder shares the decoder's d."""
+    c.neutral("dropout_rate", "classifier_dropout_rate", "vocab_size")  # vocab_size: the stacks' own are read
+    # T5GemmaForConditionalGeneration sets is_encoder_decoder itself; T5GemmaModel refuses false, the encoder alone true
+    alone = c.cls == "T5GemmaEncoderModel"
+    if c.cls != "T5GemmaForConditionalGeneration":
+        c.require("is_encoder_decoder", lambda v: v is not alone, f"transformers' {c.cls} refuses it")
+        if alone and c.data.get("is_encoder_decoder") is None:
+            raise c.error("is_encoder_decoder", "missing (T5GemmaEncoderModel needs it false)")
+    else:
+        c.neutral("is_encoder_decoder")
+    enc_keys, enc = _gemma2_stack(c, "encoder")
+    for name, field in (("hidden_size", "d_model"), ("vocab_size", "vocab_size")):
+        if not alone and isinstance(c.data.get("decoder"), dict) and \
+                c.data["decoder"].get(name) != enc_keys.data.get(name):
+            raise enc_keys.error(name, f"differs from decoder.{name} (an encoder unlike the decoder is not modelled)")
+    encoder_block = dict(enc["block"], causal=False)
+    encoder_block.pop("attention_window", None)  # a window on bidirectional layers: masked, not skipped
+    _nested_done(c, enc_keys, "encoder")
+    tied = c.flag("tie_word_embeddings", True)
+    if alone:
+        c.neutral("decoder")
+        return {"layers": enc["layers"], "d_model": enc["d_model"], "vocab_size": enc["vocab_size"],
+                "context_length": enc["context_length"], "block": encoder_block, "tied_embeddings": tied,
+                "final_norm": True}
+    dec_keys, fields = _gemma2_stack(c, "decoder")
+    _nested_done(c, dec_keys, "decoder")
+    for sub, key in ((enc_keys, "encoder"), (dec_keys, "decoder")):
+        c.key_of.update({f if key == "decoder" else f"encoder.{f}": f"{key}.{k}" for f, k in sub.key_of.items()})
+    return fields | {"encoder": {"layers": enc["layers"], "block": encoder_block, "final_norm": True},
+                     "tied_embeddings": tied, "decoder_token_table": True, "final_norm": True}
+
+
 # ---------------------------------------------------------------- BART and its descendants
 
 LEARNED, SINUSOIDAL_PARAMETER, SINUSOIDAL_BUFFER = "learned", "sinusoidal parameter", "sinusoidal buffer"
@@ -298,6 +352,7 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "bigbird_pegasus": Family(_bigbird_pegasus, _seq2seq("BigBirdPegasus")),
     "switch_transformers": Family(_switch_transformers, _t5_classes("SwitchTransformers")),
     "nllb-moe": Family(_nllb_moe, _seq2seq("NllbMoe")),
+    "t5gemma": Family(_t5gemma, _t5_classes("T5Gemma")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``; t5 and bart are
 registered in ``engine.llm.families``)."""

@@ -73,7 +73,7 @@ def small_overrides(model_type: str) -> dict:
     first dense layers: 1; an unset ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
     default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build; Zamba2's layer kinds: the
     last ``LAYERS`` of its default 54, one of them a shared-block layer; Zamba's: two shared-block layers of four
-    (transformers cannot build one with tied embeddings); Gemma 3n's layers reusing keys and values: half of the
+    (transformers cannot build one with tied embeddings); T5Gemma's two stacks: ``LAYERS`` layers each; Gemma 3n's layers reusing keys and values: half of the
     ``LAYERS`` (its default 15 needs more layers than that to build); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
@@ -109,6 +109,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["layers_block_type"] = defaults["layers_block_type"][-overrides["num_hidden_layers"]:]
     if model_type == "gemma3n_text":  # its default 15 layers reusing keys and values need more than LAYERS layers
         overrides["num_kv_shared_layers"] = overrides["num_hidden_layers"] // 2
+    if model_type == "t5gemma":  # each stack's layers are a key of its own sub-config
+        overrides |= {stack: {"num_hidden_layers": LAYERS} for stack in ("encoder", "decoder")}
     if model_type == "zamba":  # two shared-block layers in four: with one, transformers' tie pattern cannot build
         overrides |= {"attn_layer_period": 1, "attn_layer_offset": 0}
     for key in ("layer_types", "mlp_only_layers"):

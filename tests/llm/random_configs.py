@@ -550,7 +550,29 @@ def _gemma3n_text(draw, spec: Spec, out: dict) -> None:
                                                          max_size=layers))}
 
 
+def _t5gemma(draw, spec: Spec, out: dict) -> None:
+    """T5Gemma keeps each stack's sizes in a sub-config (``encoder``, ``decoder``): each drawn as Gemma 2's (heads
+    dividing d, as T5GemmaModuleConfig requires; H_kv dividing H; head size; layer kinds; window; biases), one width
+    and vocabulary for both (stacks that differ are refused by name); T5GemmaEncoderModel needs is_encoder_decoder
+    false (transformers refuses true)."""
+    width, vocab = 8 * draw(st.integers(1, 6)), draw(st.integers(8, 64))
+    for stack in ("encoder", "decoder"):
+        heads = draw(st.sampled_from([h for h in range(1, 9) if width % h == 0]))
+        layers = draw(st.integers(1, 3))
+        out[stack] = {"hidden_size": width, "vocab_size": vocab, "num_hidden_layers": layers,
+                      "num_attention_heads": heads,
+                      "num_key_value_heads": draw(st.sampled_from([k for k in range(1, heads + 1) if heads % k == 0])),
+                      "head_dim": draw(st.sampled_from(spec.head_sizes())), "intermediate_size": draw(st.integers(1, 40)),
+                      "attention_bias": draw(st.booleans()), "sliding_window": draw(st.integers(1, 8)),
+                      "layer_types": draw(st.lists(st.sampled_from(["sliding_attention", "full_attention"]),
+                                                   min_size=layers, max_size=layers)),
+                      "hidden_activation": draw(st.sampled_from(["gelu_pytorch_tanh", "relu", "silu"]))}
+    if spec.cls.endswith("EncoderModel"):
+        out["is_encoder_decoder"] = False
+
+
 HOOKS: dict[str, Callable] = {
+    "t5gemma": _t5gemma,
     "gemma3n_text": _gemma3n_text,
     "gemma4_text": _gemma4_text,
     "deberta": _deberta,

@@ -165,7 +165,9 @@ WITHOUT_LIBRARY = {
                        ("granitemoeshared", "Granite MoE shared-expert"), ("exaone_moe", "K-EXAONE"),
                        ("cohere2_moe", "Command A+ (Cohere 2 MoE)"), ("jetmoe", "JetMoE-8B"),
                        ("roformer", "RoFormer (junnyu/roformer_chinese_base; its URL only, in transformers' old "
-                                    "archive maps)"))},
+                                    "archive maps)"),
+                       ("t5gemma", "T5Gemma (google/t5gemma-2b-2b-ul2 and the others: their Hub ids only, in "
+                                   "transformers' docs and tests)"))},
     "nomic_bert": "Nomic's published configs (nomic-embed-text-v1/v1.5, nomic-bert-2048) are written for its remote "
                   "code (n_embd, n_head, n_layer, n_inner: keys NomicBertConfig does not read; the reader refuses such "
                   "a file by name, test_nomic_remote_code_config_is_refused_by_name) and no config written as "

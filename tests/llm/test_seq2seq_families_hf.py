@@ -90,6 +90,22 @@ SEQ2SEQ_VARIANTS |= {
                                                        num_experts=6, encoder_sparse_step=1),
 }
 
+T5GEMMA_STACK = {"hidden_size": 32, "intermediate_size": 48, "num_hidden_layers": 3, "num_attention_heads": 4,
+                 "num_key_value_heads": 2, "head_dim": 12, "vocab_size": 100, "sliding_window": 4}
+T5GEMMA_SMALL = {"encoder": T5GEMMA_STACK, "decoder": T5GEMMA_STACK | {"num_hidden_layers": 2, "intermediate_size": 40,
+                                                                       "num_attention_heads": 2, "head_dim": 8}}
+SEQ2SEQ_VARIANTS |= {
+    "t5gemma": _variant("t5gemma", "T5GemmaForConditionalGeneration", T5GEMMA_SMALL),
+    "t5gemma untied, biases, relu, layer kinds": _variant(
+        "t5gemma", "T5GemmaForConditionalGeneration", T5GEMMA_SMALL, tie_word_embeddings=False,
+        encoder=T5GEMMA_STACK | {"attention_bias": True, "layer_types": ["full_attention"] * 3},
+        decoder=T5GEMMA_SMALL["decoder"] | {"hidden_activation": "relu", "attention_bias": True,
+                                            "layer_types": ["full_attention", "sliding_attention"]}),
+    "t5gemma model, multi-query decoder": _variant("t5gemma", "T5GemmaModel", T5GEMMA_SMALL,
+                                                   decoder=T5GEMMA_SMALL["decoder"] | {"num_key_value_heads": 1}),
+    "t5gemma encoder": _variant("t5gemma", "T5GemmaEncoderModel", T5GEMMA_SMALL, is_encoder_decoder=False),
+}
+
 
 def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
     model = read_hf_config(config)
@@ -207,6 +223,56 @@ def test_library_models_match_their_published_sizes(model_id, published, unit, t
 
     params = evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params - tables
     assert abs(params - published) <= unit / 2, (model_id, params)
+
+
+NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith("t5gemma")]
+
+
+@pytest.mark.parametrize("name", NEW_SEQ2SEQ)
+def test_full_training_matches_transformers(torch, name):
+    """Full training, every weight trains: forward and backward FLOP equal transformers' (loss.backward() under
+    FlopCounterMode on the meta device, ``tests/llm/test_backward_hf.py``'s reference)."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+    from tests.llm.test_backward_hf import SEQ, _full_reference
+
+    config = SEQ2SEQ_VARIANTS[name]
+    forward, backward = _full_reference(torch, config, SEQ)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, backward="exact"))
+    assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)
+
+
+def test_t5gemma_by_hand():
+    """T5Gemma = two Gemma 2 stacks, each with its own V·d token table and a final norm d; the decoder's layers add a
+    cross-attention (q d→H·Q, k and v d→H_kv·Q, out H·Q→d) between two norms: sizes worked out here."""
+    d, v = 32, 100
+    enc, dec = T5GEMMA_STACK, T5GEMMA_SMALL["decoder"]
+
+    def attention(s):
+        return 2 * d * s["num_attention_heads"] * s["head_dim"] + 2 * d * s["num_key_value_heads"] * s["head_dim"]
+
+    def layer(s):  # q, k, v, o; gate, up, down; 4 norms (pre/post attention, pre/post feed-forward)
+        return attention(s) + 3 * d * s["intermediate_size"] + 4 * d
+
+    encoder = 3 * layer(enc) + d
+    decoder = 2 * (layer(dec) + attention(dec) + 2 * d) + d
+    assert _engine(SEQ2SEQ_VARIANTS["t5gemma"], ENCODER_LEN, DECODER_LEN)[0] == 2 * v * d + encoder + decoder
+    assert _engine(SEQ2SEQ_VARIANTS["t5gemma encoder"], ENCODER_LEN)[0] == v * d + encoder
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"encoder": T5GEMMA_STACK | {"hidden_size": 48}}, "encoder.hidden_size"),
+    ({"encoder": T5GEMMA_STACK | {"vocab_size": 90}}, "encoder.vocab_size"),
+    ({"decoder": T5GEMMA_STACK | {"head_dim": None}}, "decoder.head_dim"),
+    ({"decoder": T5GEMMA_STACK | {"layer_types": ["full_attention"]}}, "decoder.layer_types"),
+    ({"decoder": None}, "decoder"),
+])
+def test_t5gemma_layouts_not_modelled_are_refused_by_name(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(_variant("t5gemma", "T5GemmaForConditionalGeneration", T5GEMMA_SMALL, **change))
+    with pytest.raises(InputError, match=r"^config\.is_encoder_decoder: "):  # transformers refuses both
+        read_hf_config(_variant("t5gemma", "T5GemmaEncoderModel", T5GEMMA_SMALL, is_encoder_decoder=True))
+    with pytest.raises(InputError, match=r"^config\.is_encoder_decoder: "):
+        read_hf_config(_variant("t5gemma", "T5GemmaModel", T5GEMMA_SMALL, is_encoder_decoder=False))
 
 
 @pytest.mark.parametrize("length", [3, 8, 13])
