@@ -800,6 +800,78 @@ def _glm4_moe_lite(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _sparse_attention(c: Keys, heads_default: int, indexer_heads: int) -> tuple[dict, int]:
+    """deepseek_v32, glm_moe_dsa: DeepSeek-V3's multi-head latent attention (``attention_bias`` on the down- and
+    output projections) and experts (``n_routed_experts`` — or ``num_experts`` — of ``moe_intermediate_size``, k per
+    token, ``n_shared_experts`` shared; dense layers by ``mlp_layer_types``, absent: the first
+    ``first_k_dense_replace``), with DeepSeek sparse attention's lightning indexer (``index_n_heads`` heads of
+    ``index_head_dim``, queries from the query latent: ``q_lora_rank`` must be a number). ``index_topk`` only masks:
+    every query–key pair is still scored and attended. ``num_key_value_heads`` (absent: the config class's
+    ``heads_default``) must equal the heads. (fields, the dense layers' feed-forward size)."""
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob", "num_nextn_predict_layers",
+              "topk_method", "scoring_func", "ep_size", "moe_layer_freq", "index_topk", "head_dim", "layer_types")
+    c.given("q_lora_rank")
+    fields = _latent_attention(c, _decoder(c, **_rms_swiglu(c)))
+    block = fields["block"]
+    kv_heads = c.size(None, "num_key_value_heads", required=False, default=heads_default)
+    if kv_heads != block["heads"]:  # keys and values are made per head, and repeat_kv then fails
+        raise c.error("num_key_value_heads", f"{kv_heads} (absent: {heads_default}) differs from num_attention_heads "
+                                             f"{block['heads']}: transformers' latent attention cannot run with it")
+    if not block["q_lora_rank"]:
+        raise c.error("q_lora_rank", "must be a number (the lightning indexer reads the query latent)")
+    block |= {"indexer_heads": c.size("block.indexer_heads", "index_n_heads", required=False, default=indexer_heads),
+              "indexer_head_size": c.size("block.indexer_head_size", "index_head_dim", required=False, default=128)}
+    dense_ff = _experts(c, fields, ("num_experts", "n_routed_experts"))
+    shared = c.size(None, "n_shared_experts", required=False, default=1)
+    if shared:
+        block["shared_ff_size"] = shared * block["ff_size"]
+    return fields, dense_ff
+
+
+def _deepseek_v32(c: Keys) -> dict:
+    """deepseek_v32 (DeepSeek-V3.2): ``_sparse_attention`` with an indexer in every layer."""
+    fields, dense_ff = _sparse_attention(c, 128, 64)
+    layers = _layer_count(fields)
+    if layers:
+        first = c.size(None, "first_k_dense_replace", required=False, default=3)
+        _per_layer(fields, _mlp_layers_each(c, layers, dense_ff, first))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _glm_moe_dsa(c: Keys) -> dict:
+    """glm_moe_dsa (GLM-5): ``_sparse_attention`` whose indexer runs only on the layers ``indexer_types`` marks
+    "full" (absent: by ``index_topk_pattern``, F and S, or every ``index_topk_freq``-th layer from
+    ``index_skip_topk_offset``); a "shared" layer reuses the previous one's selection and has no indexer."""
+    fields, dense_ff = _sparse_attention(c, 64, 32)
+    layers = _layer_count(fields)
+    if not layers:
+        return fields
+    types, pattern = c.get("indexer_types"), c.get("index_topk_pattern")
+    if types is None and pattern is not None:
+        if isinstance(pattern, str) and not set(pattern) - {"F", "S"}:
+            types = [{"F": "full", "S": "shared"}[p] for p in pattern]
+        elif isinstance(pattern, list):
+            types = pattern
+        else:
+            raise c.error("index_topk_pattern", "expected a string of F (full) and S (shared) or a list")
+    key = "indexer_types" if c.data.get("indexer_types") is not None else "index_topk_pattern"
+    if types is None:
+        freq = max(c.size(None, "index_topk_freq", required=False, default=1), 1)
+        offset = c.size(None, "index_skip_topk_offset", required=False, default=2)
+        types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(layers)]
+    else:
+        c.neutral("index_topk_freq", "index_skip_topk_offset")
+    if not isinstance(types, list) or len(types) < layers or not set(types) <= {"full", "shared"}:
+        raise c.error(key, f"expected {layers} entries of 'full' or 'shared'")
+    if types[0] == "shared":
+        raise c.error(key, "the first layer cannot share a previous layer's selection (transformers refuses it)")
+    no_indexer = {"indexer_heads": None, "indexer_head_size": None}
+    indexers = [{} if t == "full" else no_indexer for t in types[:layers]]
+    first = c.size(None, "first_k_dense_replace", required=False, default=3)
+    return _per_layer(fields, _merged(indexers, _mlp_layers_each(c, layers, dense_ff, first))) | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _cohere2_moe(c: Keys) -> dict:
     """cohere2_moe: Cohere 2's parallel block (one input norm feeding attention and the feed-forward: an RMSNorm
     when ``rms_norm_eps`` is set, else a LayerNorm without β; the final norm the same), ``attention_bias`` on
@@ -1133,6 +1205,8 @@ DECODER_FAMILIES: dict[str, Family] = {
     "exaone_moe": Family(_exaone_moe, _lm("ExaoneMoe")),
     "glm4_moe_lite": Family(_glm4_moe_lite, _lm("Glm4MoeLite")),
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
+    "deepseek_v32": Family(_deepseek_v32, _lm("DeepseekV32")),
+    "glm_moe_dsa": Family(_glm_moe_dsa, _lm("GlmMoeDsa")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),

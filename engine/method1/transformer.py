@@ -118,7 +118,11 @@ class TransformerBlock(LayerBase):
     Multi-head latent attention (DeepSeek-V2/V3, ``kv_lora_rank`` c set): queries d→H·(Q+R) directly
     or through a rank-``q_lora_rank`` bottleneck (d→c_q, norm, c_q→H·(Q+R)); keys and values from one
     latent d→c+R (R = ``rope_head_size``, a rotary key shared by the heads), norm, c→H·(Q+V)
-    (V = ``value_head_size``); QKᵀ over Q+R per head, AV over V, output H·V→d.
+    (V = ``value_head_size``); QKᵀ over Q+R per head, AV over V, output H·V→d. ``indexer_heads`` H_I
+    (DeepSeek-V3.2's sparse attention, as transformers' ``DeepseekV32Indexer`` runs it): a lightning indexer of
+    H_I heads of ``indexer_head_size`` D_I scores every query–key pair to pick the keys attention keeps — queries
+    c_q→H_I·D_I from the query latent, one key d→D_I (LayerNorm), head weights d→H_I, ReLU(q·k) summed over the heads
+    by those weights (H_I·D_I + H_I MACs per pair). It runs without gradient: no backward, its weights never train.
 
     ``causal`` (decoder-only, the GPT/LLaMA block) vs not (encoder, BERT): the same count unless
     ``causal_count="half"``; ``attention_window`` W (sliding-window attention, Mistral) narrows what the
@@ -210,6 +214,9 @@ class TransformerBlock(LayerBase):
     q_lora_rank: Size | None = Field(None, description="c_q: latent attention's query rank (None: direct).")
     rope_head_size: Size | None = Field(None, description="R: latent attention's rotary part per head.")
     value_head_size: Size | None = Field(None, description="V: latent attention's value size per head.")
+    indexer_heads: Size | None = Field(None, description="H_I: DeepSeek sparse attention's lightning-indexer heads "
+                                                         "(None: no indexer).")
+    indexer_head_size: Size | None = Field(None, description="D_I: the lightning indexer's head size.")
     experts: Size = Field(1, description="E feed-forward experts (1 = dense).")
     active_experts: Size = Field(1, description="k experts per token.")
     router_bias: bool = False
@@ -314,6 +321,10 @@ class TransformerBlock(LayerBase):
         if self.parallel and (self.norm_position != "pre" or self.cross_attention_length or self.sandwich_norms):
             raise InputError("parallel", "parallel blocks are pre-norm decoder-only blocks "
                                               "(no post-norm, no cross-attention)")
+        if (self.indexer_heads is None) != (self.indexer_head_size is None) or self.indexer_heads is not None and (
+                self.kv_lora_rank is None or not self.q_lora_rank):
+            raise InputError("indexer_heads", "the lightning indexer needs indexer_heads and indexer_head_size, "
+                                              "on latent attention with a q_lora_rank")
         if self.kv_lora_rank is not None:
             if self.rope_head_size is None or self.value_head_size is None:
                 raise InputError("kv_lora_rank", "latent attention needs rope_head_size and value_head_size")

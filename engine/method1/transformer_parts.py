@@ -203,6 +203,8 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
                   _linear(f"{label} q up-projection", cq, h * qk, False, length, src=("qa",), dst=("q",))]
     else:
         parts.append(_linear(f"{label} q projection", d, h * qk, False, length, src=(read,), dst=("q",)))
+    if block.indexer_heads:
+        parts += lightning_indexer(block, label, d, length, pairs)
     norm_params, norm_flop = norm_cost(block, c, length)
     return parts + [
         _linear(f"{label} kv down-projection", d, c + r, block.qkv_bias, length, src=(read,), dst=("ka",)),
@@ -214,6 +216,35 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
         Part(f"{label} values AV", 0, h * pairs * v, 0, None, "product", ("s", "v"), ("a",)),
         _linear(f"{label} output projection", h * v, d, block.out_bias, length, extra_flop=length * d,
                 src=("a",), dst=("x",), also=("x",)),
+    ]
+
+
+NO_GRAD = "indexer input (no gradient)"
+"""What the lightning indexer reads: the block's h and query latent, detached (``torch.no_grad``)."""
+
+
+def lightning_indexer(block, label: str, d: int, length: int, pairs: int) -> list[Part]:
+    """DeepSeek sparse attention's lightning indexer (``TransformerBlock.indexer_heads`` H_I of D_I), as
+    ``DeepseekV32Indexer`` runs it: queries c_q→H_I·D_I from the query latent, one key d→D_I and its LayerNorm
+    (γ, β), head weights d→H_I; ReLU(scale·q·k) for each head and query–key pair (H_I·D_I MACs a pair), summed over
+    the heads by the weights (H_I MACs a pair); the top keys then mask the attention (no arithmetic). It runs under
+    ``torch.no_grad``: no backward, and its weights get no gradient (frozen). Full: the LayerNorm, scale and ReLU
+    on each score, the weights' scale."""
+    h_i, d_i = block.indexer_heads, block.indexer_head_size
+    ln_params, _, ln_extra = layer_norm_cost(d_i, d_i, True, True)
+    src, frozen = (NO_GRAD,), {"frozen": True, "role": "indexer"}
+    return [
+        _linear(f"{label} indexer q projection", block.q_lora_rank, h_i * d_i, False, length, src=src,
+                dst=("iq",))._replace(**frozen),
+        _linear(f"{label} indexer k projection", d, d_i, False, length, extra_flop=length * ln_extra, src=src,
+                dst=("ik",))._replace(**frozen),
+        Part(f"{label} indexer k norm", ln_params, 0, 0, None, "none", ("ik",), ("ik",), frozen=True, role="indexer"),
+        _linear(f"{label} indexer head weights", d, h_i, False, length, extra_flop=length * h_i, src=src,
+                dst=("iw",))._replace(**frozen),
+        Part(f"{label} indexer scores", 0, h_i * pairs * d_i, 2 * h_i * pairs, None, "product", ("iq", "ik"),
+             ("is",), role="indexer"),
+        Part(f"{label} indexer weighted sum", 0, h_i * pairs, 0, None, "product", ("iw", "is"), ("ix",),
+             role="indexer"),
     ]
 
 

@@ -227,4 +227,30 @@ DECODER_VARIANTS = {
         sliding_window=8, vocab_size_per_layer_input=100, hidden_size_per_layer_input=8, num_kv_shared_layers=2,
         laurel_rank=5, altup_num_inputs=3, tie_word_embeddings=False,
         layer_types=["full_attention", "sliding_attention"] * 2 + ["full_attention"]),
+    "deepseek-v3.2 (latent attention, lightning indexer, experts)": _v(
+        "deepseek_v32", "DeepseekV32ForCausalLM", **(S | {"num_key_value_heads": 4}), **MOE, kv_lora_rank=24,
+        q_lora_rank=16, qk_nope_head_dim=12, qk_rope_head_dim=8, v_head_dim=10, index_n_heads=3, index_head_dim=16,
+        index_topk=4, first_k_dense_replace=1, n_shared_experts=1),
+    "deepseek-v3.2 model, biases, mlp_layer_types, two shared, indexer defaults": _v(
+        "deepseek_v32", "DeepseekV32Model", **(S | {"num_key_value_heads": 4}), **MOE, kv_lora_rank=20,
+        q_lora_rank=12, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=16, attention_bias=True,
+        mlp_layer_types=["sparse", "dense", "sparse"], n_shared_experts=2),
+    "deepseek-v3.2 no shared expert, tied, top-1": _v(
+        "deepseek_v32", "DeepseekV32ForCausalLM", **(S | {"num_key_value_heads": 4}), **(MOE | {"n_routed_experts": 3,
+        "num_experts_per_tok": 1}), kv_lora_rank=16, q_lora_rank=8, qk_nope_head_dim=8, qk_rope_head_dim=8,
+        v_head_dim=8, index_n_heads=2, index_head_dim=8, n_shared_experts=0, tie_word_embeddings=True),
+    "glm-moe-dsa indexer_types, mlp_layer_types": _v(
+        "glm_moe_dsa", "GlmMoeDsaForCausalLM", **(S | {"num_hidden_layers": 4, "num_key_value_heads": 4}), **MOE,
+        kv_lora_rank=24, q_lora_rank=16, qk_nope_head_dim=12, qk_rope_head_dim=8, v_head_dim=10, index_n_heads=3,
+        index_head_dim=16, indexer_types=["full", "shared", "full", "shared"],
+        mlp_layer_types=["dense", "sparse", "sparse", "dense"]),
+    "glm-moe-dsa model, index_topk_freq and offset, biases": _v(
+        "glm_moe_dsa", "GlmMoeDsaModel", **(S | {"num_hidden_layers": 5, "num_key_value_heads": 4}), **MOE,
+        kv_lora_rank=20, q_lora_rank=12, qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=16, index_n_heads=2,
+        index_head_dim=8, index_topk_freq=2, index_skip_topk_offset=1, attention_bias=True, first_k_dense_replace=1,
+        n_shared_experts=2),
+    "glm-moe-dsa index_topk_pattern, default dense prefix, tied": _v(
+        "glm_moe_dsa", "GlmMoeDsaForCausalLM", **(S | {"num_hidden_layers": 4, "num_key_value_heads": 4}), **MOE,
+        kv_lora_rank=16, q_lora_rank=8, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8,
+        index_head_dim=8, index_topk_pattern="FSSF", tie_word_embeddings=True),
 }

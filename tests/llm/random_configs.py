@@ -272,6 +272,21 @@ def _deepseek(draw, spec: Spec, out: dict) -> None:
             "num_experts_per_tok": draw(st.integers(1, top_groups * (e // groups)))}
 
 
+def _sparse_attention(draw, spec: Spec, out: dict) -> None:
+    """DeepSeek-V3.2 and GLM-5 (``_deepseek``'s routing): the lightning indexer reads the query latent
+    (``q_lora_rank`` a number) and rotates its first qk_rope_head_dim channels (``index_head_dim`` at least
+    that); GLM-5's layers share the selection where ``indexer_types`` says (the first runs its own)."""
+    _deepseek(draw, spec, out)
+    layers = out["num_hidden_layers"]
+    rope = out["qk_rope_head_dim"]
+    out |= {"q_lora_rank": draw(st.integers(1, 20)), "index_n_heads": draw(st.integers(1, 4)),
+            "index_head_dim": rope + draw(st.integers(0, 4)) * 2}
+    if spec.has("indexer_types"):
+        out["indexer_types"] = draw(st.one_of(st.none(), st.lists(st.sampled_from(["full", "shared"]),
+                                                                  min_size=layers - 1, max_size=layers - 1).map(
+            lambda rest: ["full", *rest])))
+
+
 def _gpt_neo(draw, spec: Spec, out: dict) -> None:
     """GPT-Neo's ``attention_types``: [[kinds, repeats], …] summing to the layer count."""
     layers = out["num_layers"]
@@ -584,6 +599,8 @@ HOOKS: dict[str, Callable] = {
     "internlm3": _internlm3,
     "helium": _helium,
     "sarvam_mla": _deepseek,
+    "deepseek_v32": _sparse_attention,
+    "glm_moe_dsa": _sparse_attention,
     "mamba2": _mamba2,
     "bamba": _mamba2_hybrid,
     "granitemoehybrid": _mamba2_hybrid,

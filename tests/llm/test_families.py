@@ -167,7 +167,8 @@ WITHOUT_LIBRARY = {
                        ("roformer", "RoFormer (junnyu/roformer_chinese_base; its URL only, in transformers' old "
                                     "archive maps)"),
                        ("t5gemma", "T5Gemma (google/t5gemma-2b-2b-ul2 and the others: their Hub ids only, in "
-                                   "transformers' docs and tests)"))},
+                                   "transformers' docs and tests)"),
+                       ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"))},
     "nomic_bert": "Nomic's published configs (nomic-embed-text-v1/v1.5, nomic-bert-2048) are written for its remote "
                   "code (n_embd, n_head, n_layer, n_inner: keys NomicBertConfig does not read; the reader refuses such "
                   "a file by name, test_nomic_remote_code_config_is_refused_by_name) and no config written as "
@@ -203,7 +204,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
-                                                "xglm", "qwen3_5_moe_text") else 2), family
+                                                "xglm", "qwen3_5_moe_text", "deepseek_v32") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -287,6 +288,22 @@ def test_apertus_layer_by_hand():
     assert result.params == 2 * vocab * d + d + layers * layer
     macs = layers * (t * (d * h * q + 2 * d * kv * q + h * q * d + 2 * d * f) + 2 * h * t * t * q) + t * d * vocab
     assert result.forward_flop == 2 * macs
+
+
+def test_deepseek_v32_is_deepseek_v3_plus_the_lightning_indexer():
+    """DeepSeek-V3.2 has DeepSeek-V3's sizes and, in each of its 61 layers, a lightning indexer of 64 heads of 128:
+    queries from the query latent c_q 1536 → 64·128, one key d 7168 → 128 with a LayerNorm (γ, β), head weights
+    7168 → 64. Its FLOP at L tokens add, per layer, those projections (2·L·(c_q·64·128 + d·128 + d·64)), the
+    scores 2·64·L²·128 and their head-weighted sum 2·64·L² (every pair; the top-k only masks)."""
+    v3 = read_hf_config(library_model("deepseek-v3").config)
+    v32 = read_hf_config(library_model("deepseek-v3.2").config)
+    indexer = 1536 * 64 * 128 + 7168 * 128 + 2 * 128 + 7168 * 64
+    assert indexer == 13_959_424
+    length = 8
+    before, after = (evaluate(m.architecture(length), "matmul") for m in (v3, v32))
+    assert after.params == before.params + 61 * indexer == 671_877_929_216
+    flop = 2 * length * (1536 * 64 * 128 + 7168 * 128 + 7168 * 64) + 2 * 64 * length ** 2 * 128 + 2 * 64 * length ** 2
+    assert after.forward_flop == before.forward_flop + 61 * flop
 
 
 def test_minicpm3_layer_by_hand():
