@@ -800,6 +800,53 @@ def _glm4_moe_lite(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _latent_kv_heads(c: Keys, heads, default: int) -> None:
+    """Latent attention makes keys and values for every head: ``num_key_value_heads`` (absent: the config class's
+    ``default``) must equal the heads (transformers' repeat_kv fails on any other number)."""
+    kv_heads = c.size(None, "num_key_value_heads", required=False, default=default)
+    if kv_heads != heads:
+        raise c.error("num_key_value_heads", f"{kv_heads} (absent: {default}) differs from num_attention_heads "
+                                             f"{heads}: transformers' latent attention cannot run with it")
+
+
+def _youtu(c: Keys) -> dict:
+    """youtu (Youtu-LLM): DeepSeek-V3's multi-head latent attention (``attention_bias`` on the down- and output
+    projections) in Llama's blocks with a dense gated MLP (no biases); tied head by default. ``q_lora_rank``
+    (default 1536) must be written out (null: queries projected directly)."""
+    c.neutral("head_dim", "embedding_initializer_range", "rope_interleave")
+    c.given("q_lora_rank")
+    fields = _latent_attention(c, _decoder(c, gqa=False, **_rms_swiglu(c)))
+    _latent_kv_heads(c, fields["block"]["heads"], 16)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _solar_open(c: Keys) -> dict:
+    """solar_open (Solar Open): Llama's attention (``attention_bias`` on q/k/v, none on the output; ``head_dim``,
+    absent: 128) and GLM-4.5's experts in every layer (``n_routed_experts`` of ``moe_intermediate_size``, k per
+    token, ``n_shared_experts`` shared, a router without bias)."""
+    # intermediate_size: SolarOpenMLP's default, but its only MLP (the shared experts) is given its size
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob", "intermediate_size")
+    fields = _decoder(c, ff_key=None, **_rms_swiglu(c))
+    block = fields["block"]
+    if block["head_size"] is None:
+        block["head_size"] = 128  # SolarOpenConfig's default (not d/H)
+    block["out_bias"] = False
+    _experts(c, fields, ("n_routed_experts",))
+    shared = c.size(None, "n_shared_experts", required=False, default=1)
+    if shared:
+        block["shared_ff_size"] = shared * block["ff_size"]
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _jais2(c: Keys) -> dict:
+    """jais2 (Jais 2): the Llama block with LayerNorms (γ, β), ``attention_bias`` on q/k/v/o (default true) and a
+    plain up/down feed-forward (``mlp_bias``, default true) with ReLU² (``hidden_act``)."""
+    fields = _decoder(c, **_rms_swiglu(c, attention_bias=True, norm="layernorm", gated=False,
+                                       ff_bias=c.flag("mlp_bias", True)))
+    fields["block"]["activation"] = c.activation("hidden_act", default="relu2")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _sparse_attention(c: Keys, heads_default: int, indexer_heads: int) -> tuple[dict, int]:
     """deepseek_v32, glm_moe_dsa: DeepSeek-V3's multi-head latent attention (``attention_bias`` on the down- and
     output projections) and experts (``n_routed_experts`` — or ``num_experts`` — of ``moe_intermediate_size``, k per
@@ -813,10 +860,7 @@ def _sparse_attention(c: Keys, heads_default: int, indexer_heads: int) -> tuple[
     c.given("q_lora_rank")
     fields = _latent_attention(c, _decoder(c, **_rms_swiglu(c)))
     block = fields["block"]
-    kv_heads = c.size(None, "num_key_value_heads", required=False, default=heads_default)
-    if kv_heads != block["heads"]:  # keys and values are made per head, and repeat_kv then fails
-        raise c.error("num_key_value_heads", f"{kv_heads} (absent: {heads_default}) differs from num_attention_heads "
-                                             f"{block['heads']}: transformers' latent attention cannot run with it")
+    _latent_kv_heads(c, block["heads"], heads_default)
     if not block["q_lora_rank"]:
         raise c.error("q_lora_rank", "must be a number (the lightning indexer reads the query latent)")
     block |= {"indexer_heads": c.size("block.indexer_heads", "index_n_heads", required=False, default=indexer_heads),
@@ -1207,6 +1251,9 @@ DECODER_FAMILIES: dict[str, Family] = {
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
     "deepseek_v32": Family(_deepseek_v32, _lm("DeepseekV32")),
     "glm_moe_dsa": Family(_glm_moe_dsa, _lm("GlmMoeDsa")),
+    "youtu": Family(_youtu, _lm("Youtu")),
+    "solar_open": Family(_solar_open, _lm("SolarOpen")),
+    "jais2": Family(_jais2, _lm("Jais2")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),

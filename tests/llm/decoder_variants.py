@@ -253,4 +253,24 @@ DECODER_VARIANTS = {
         "glm_moe_dsa", "GlmMoeDsaForCausalLM", **(S | {"num_hidden_layers": 4, "num_key_value_heads": 4}), **MOE,
         kv_lora_rank=16, q_lora_rank=8, qk_nope_head_dim=8, qk_rope_head_dim=8, v_head_dim=8,
         index_head_dim=8, index_topk_pattern="FSSF", tie_word_embeddings=True),
+    "youtu (latent attention, Llama MLP)": _v(
+        "youtu", "YoutuForCausalLM", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24, q_lora_rank=16,
+        qk_nope_head_dim=12, qk_rope_head_dim=8, v_head_dim=10),
+    "youtu model, direct queries, biases": _v(
+        "youtu", "YoutuModel", **(S | {"num_key_value_heads": 4}), kv_lora_rank=24, q_lora_rank=None,
+        qk_nope_head_dim=12, qk_rope_head_dim=8, v_head_dim=10, attention_bias=True),
+    "youtu untied": _v(
+        "youtu", "YoutuForCausalLM", **(S | {"num_key_value_heads": 4}), kv_lora_rank=16, q_lora_rank=8,
+        qk_nope_head_dim=8, qk_rope_head_dim=4, v_head_dim=16, tie_word_embeddings=False),
+    "solar-open (experts in every layer, q/k/v biases)": _v(
+        "solar_open", "SolarOpenForCausalLM", **S, **MOE, head_dim=12, attention_bias=True),
+    "solar-open model, default head_dim, two shared": _v(
+        "solar_open", "SolarOpenModel", **S, **MOE, n_shared_experts=2),
+    "solar-open no shared expert, tied": _v(
+        "solar_open", "SolarOpenForCausalLM", **S, **(MOE | {"num_experts_per_tok": 1}), head_dim=16,
+        n_shared_experts=0, tie_word_embeddings=True),
+    "jais2 (LayerNorm, ReLU², biases)": _v("jais2", "Jais2ForCausalLM", **S),
+    "jais2 model, no biases, tied, head_dim": _v("jais2", "Jais2Model", **S, attention_bias=False, mlp_bias=False,
+                                                 tie_word_embeddings=True, head_dim=20),
+    "jais2 gelu": _v("jais2", "Jais2ForCausalLM", **S, hidden_act="gelu", mlp_bias=False),
 }

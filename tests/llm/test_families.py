@@ -168,7 +168,8 @@ WITHOUT_LIBRARY = {
                                     "archive maps)"),
                        ("t5gemma", "T5Gemma (google/t5gemma-2b-2b-ul2 and the others: their Hub ids only, in "
                                    "transformers' docs and tests)"),
-                       ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"))},
+                       ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"),
+                       ("jais2", "Jais 2 (inceptionai/Jais-2-8B-Chat; its Hub id only, in transformers' docs)"))},
     "nomic_bert": "Nomic's published configs (nomic-embed-text-v1/v1.5, nomic-bert-2048) are written for its remote "
                   "code (n_embd, n_head, n_layer, n_inner: keys NomicBertConfig does not read; the reader refuses such "
                   "a file by name, test_nomic_remote_code_config_is_refused_by_name) and no config written as "
@@ -204,7 +205,8 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "ministral3", "bigbird_pegasus", "openai-gpt", "zamba2",
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
-                                                "xglm", "qwen3_5_moe_text", "deepseek_v32") else 2), family
+                                                "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
+                                                "solar_open") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -224,6 +226,8 @@ def test_library_is_sourced_and_covers_every_family():
     ("hunyuan-a13b", 80_393_183_232),    # Tencent: 80B total
     ("dots.llm1", 142_774_373_888),      # rednote: 142B total
     ("glm-4.7-flash", 29_943_390_976),   # Z.ai: 30B total
+    ("solar-open-100b", 102_651_793_408),  # Upstage: 102B total
+    ("youtu-llm-2b", 1_961_560_064),     # Tencent: 1.96B
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
