@@ -147,6 +147,7 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     # no totals beside the refusal (the default scenario's metrics were on the page before it)
     page.locator("[data-testid='stAlertContentInfo']", has_text="No totals while the config above is refused") \
         .wait_for(timeout=30_000)
+    wait_for_app(page)  # the run over: elements past the notice stay on screen, stale, until the script ends
     assert page.locator("[data-testid='stMetric']", has_text="Training compute").count() == 0
     assert page.locator("[data-testid='stMetric']", has_text="Parameters").count() == 0
     panel.get_by_text("Count a config with keys transformers reads and this reader does not").click()
