@@ -333,6 +333,30 @@ def _nllb_moe(c: Keys) -> dict:
     return fields
 
 
+# ---------------------------------------------------------------- decoders of encoder–decoder models, run alone
+
+def _whisper(c: Keys) -> dict:
+    """whisper, as WhisperForCausalLM: Whisper's text decoder alone — a learned position table of
+    ``max_target_positions`` rows, pre-norm blocks (k projection without a bias), a final LayerNorm, the head tied to
+    the token table; each layer holds its cross-attention (d→d projections and a LayerNorm), which runs only on an
+    encoder's output: counted as parameters, no FLOP. The audio encoder's keys are not read: WhisperForCausalLM
+    builds no encoder."""
+    c.neutral("encoder_layers", "encoder_attention_heads", "encoder_ffn_dim", "num_mel_bins", "max_source_positions",
+              "scale_embedding", "is_encoder_decoder", "use_weighted_layer_sum", "classifier_proj_size",
+              "apply_spec_augment", "mask_time_prob", "mask_time_length", "mask_time_min_masks", "mask_feature_prob",
+              "mask_feature_length", "mask_feature_min_masks", "median_filter_width", "suppress_tokens",
+              "begin_suppress_tokens")
+    d = c.size("d_model", "d_model")
+    context = c.size("context_length", "max_target_positions")
+    return {"layers": c.size("layers", "decoder_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+            "context_length": context, "learned_positions": context,
+            "block": {"heads": c.size("block.heads", "decoder_attention_heads"),
+                      "ff_size": c.size("block.ff_size", "decoder_ffn_dim"),
+                      "activation": c.activation("activation_function", default="gelu"), "key_bias": False,
+                      "idle_cross_attention": d},
+            "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _seq2seq(prefix: str, lm: str | None = None) -> dict[str, str]:
     return {lm or f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none"}
 
@@ -353,6 +377,7 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "switch_transformers": Family(_switch_transformers, _t5_classes("SwitchTransformers")),
     "nllb-moe": Family(_nllb_moe, _seq2seq("NllbMoe")),
     "t5gemma": Family(_t5gemma, _t5_classes("T5Gemma")),
+    "whisper": Family(_whisper, {"WhisperForCausalLM": "lm"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``; t5 and bart are
 registered in ``engine.llm.families``)."""

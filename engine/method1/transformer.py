@@ -190,6 +190,11 @@ class TransformerBlock(LayerBase):
         None, description="W: sliding-window attention, each query sees the last W positions, itself "
                           "included (Mistral's sliding_window); counted with causal_count 'half'.")
     cross_attention_length: Size | None = Field(None, description="M encoder positions for cross-attention.")
+    idle_cross_attention: Size | None = Field(None, description="C: the block holds a cross-attention over an encoder "
+                                                                "memory of width C that it does not run (Whisper's and "
+                                                                "TrOCR's decoders as causal LMs, without an encoder): "
+                                                                "q and output d→d, k and v C→d, its norm; parameters, no "
+                                                                "FLOP.")
     local_radius: Size | None = Field(None, description="r: LongT5's local attention: the positions in blocks of "
                                                         "b = r + 1, each query scoring the 3·b keys of its block "
                                                         "and the two beside it (non-causal only).")
@@ -316,6 +321,10 @@ class TransformerBlock(LayerBase):
             raise InputError("local_radius", "local (block) attention is modelled for non-causal multi-head attention")
         if self.global_block_size is not None and self.local_radius is None:
             raise InputError("global_block_size", "transient-global attention needs local_radius")
+        if self.idle_cross_attention and (self.cross_attention_length or self.mixer != "attention" or self.parallel
+                                          or self.kv_lora_rank is not None or self.lora is not None):
+            raise InputError("idle_cross_attention", "a cross-attention held and not run is modelled in sequential "
+                                                     "self-attention blocks without a running cross-attention or LoRA")
         if self.shared_norm and not self.parallel:
             raise InputError("shared_norm", "shared_norm needs parallel attention and feed-forward")
         if self.parallel and (self.norm_position != "pre" or self.cross_attention_length or self.sandwich_norms):
@@ -526,6 +535,8 @@ class TransformerBlock(LayerBase):
                     parts.append(parts_of.norm(self, f"{label} output", d, length, src="o", dst="x", also=("x",)))
                 if label == "attention" and self.laurel_rank:  # beside attention, on its normed input
                     parts += parts_of.laurel(self, d, length)
+            if self.idle_cross_attention:  # held, not run: parameters only, outside the data flow
+                parts.append(parts_of.idle_cross_attention(self, d))
             if self.altup_inputs:
                 predict, correct = parts_of.altup(self, d, length)
                 parts = predict + parts + correct

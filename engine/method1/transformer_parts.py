@@ -137,6 +137,18 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     ]
 
 
+def idle_cross_attention(block, d: int) -> Part:
+    """A cross-attention the block holds and does not run (``idle_cross_attention`` C): q and output d→H·Q→d, k and v
+    C→H·Q (biases as the self-attention's), and its norm; parameters only, read and written by nothing."""
+    h, _, q = block.attention_sizes(d)
+    width = block.idle_cross_attention
+    params = sum(dense_cost(n_in, n_out, bias)[0] for n_in, n_out, bias in (
+        (d, h * q, block.qkv_bias), (width, h * q, block.qkv_bias and block.key_bias), (width, h * q, block.qkv_bias),
+        (h * q, d, block.out_bias)))
+    return Part("cross-attention (held, not run without an encoder)", params + norm_cost(block, d, 0)[0], 0, 0, None,
+                "none", (), ())
+
+
 def _attention_experts(block, label: str, d: int, length: int, parts: list[Part], read: str) -> list[Part]:
     """JetMoE's mixture of attention heads (``JetMoeMoA``): a router d→E (softmax over the top k), the q projection
     as E experts d→H_kv·Q at the L·k token–expert pairs, the scores and values of H = k·H_kv heads as any grouped

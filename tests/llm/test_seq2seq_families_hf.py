@@ -106,6 +106,16 @@ SEQ2SEQ_VARIANTS |= {
     "t5gemma encoder": _variant("t5gemma", "T5GemmaEncoderModel", T5GEMMA_SMALL, is_encoder_decoder=False),
 }
 
+WHISPER_SMALL = {"d_model": 48, "decoder_layers": 3, "decoder_attention_heads": 4, "decoder_ffn_dim": 40,
+                 "vocab_size": 100, "max_target_positions": 20, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+                 "decoder_start_token_id": 1}
+SEQ2SEQ_VARIANTS |= {  # decoders of encoder–decoder models as causal LMs: their cross-attention held, not run
+    "whisper decoder": _variant("whisper", "WhisperForCausalLM", WHISPER_SMALL),
+    "whisper decoder untied, relu, encoder keys": _variant("whisper", "WhisperForCausalLM", WHISPER_SMALL,
+                                                           tie_word_embeddings=False, activation_function="relu",
+                                                           encoder_layers=7, encoder_attention_heads=3),
+}
+
 
 def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
     model = read_hf_config(config)
@@ -225,7 +235,7 @@ def test_library_models_match_their_published_sizes(model_id, published, unit, t
     assert abs(params - published) <= unit / 2, (model_id, params)
 
 
-NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith("t5gemma")]
+NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper"))]
 
 
 @pytest.mark.parametrize("name", NEW_SEQ2SEQ)
@@ -259,6 +269,18 @@ def test_t5gemma_by_hand():
     assert _engine(SEQ2SEQ_VARIANTS["t5gemma encoder"], ENCODER_LEN)[0] == v * d + encoder
 
 
+def test_whisper_decoder_by_hand():
+    """WhisperForCausalLM = token table V·d, positions P·d, per layer self-attention (4·d² + 3·d: no k bias) and the
+    cross-attention it holds (the same, never run without an encoder), 3 LayerNorms (2·d each), fc1/fc2
+    (2·d·F + F + d); a final LayerNorm; the tied head. FLOP: per layer 2·L·4·d² + 2·2·L²·d (self-attention only)
+    + 2·L·2·d·F, and the head 2·L·d·V."""
+    d, f, v, p, n, length = 48, 40, 100, 20, 3, 12
+    attention = 4 * d * d + 3 * d
+    params = v * d + p * d + n * (2 * attention + 3 * 2 * d + 2 * d * f + f + d) + 2 * d
+    flop = n * (2 * length * 4 * d * d + 4 * length * length * d + 2 * length * 2 * d * f) + 2 * length * d * v
+    assert _engine(SEQ2SEQ_VARIANTS["whisper decoder"], length) == (params, flop)
+
+
 @pytest.mark.parametrize("change,key", [
     ({"encoder": T5GEMMA_STACK | {"hidden_size": 48}}, "encoder.hidden_size"),
     ({"encoder": T5GEMMA_STACK | {"vocab_size": 90}}, "encoder.vocab_size"),
@@ -289,3 +311,14 @@ def test_longt5_local_attention_from_the_formula(length):
     assert _engine(tglobal, length, 4)[1] - _engine(local, length, 4)[1] == extra
     assert _engine(tglobal, length, 4)[0] - _engine(local, length, 4)[0] == \
         layers * d + T5_SMALL["relative_attention_num_buckets"] * h  # a global norm per layer, a second bias table
+
+
+@pytest.mark.parametrize("model_id,params", [("whisper-base-decoder", 52_003_328), ("whisper-small-decoder", 153_580_800)])
+def test_whisper_library_decoders_match_transformers(torch, model_id, params):
+    """The published Whisper configs read as WhisperForCausalLM: parameters and forward FLOP of transformers' model on
+    meta (the decoder of whisper-small: 153.6M of the published 244M, the rest its audio encoder)."""
+    from engine.llm.library import library_model
+
+    config = library_model(model_id).config
+    assert _engine(config, 8) == counts(config, 8)
+    assert _engine(config, 8)[0] == params
