@@ -185,6 +185,36 @@ def _granitemoeshared(c: Keys) -> dict:
     return fields
 
 
+def _granite_windows(c: Keys, fields: dict) -> dict:
+    """granite_swa, granitemoe_swa: a learned sink logit per head (attention_sinks) and ``sliding_window`` (absent:
+    128, the config classes' default) on the layers ``layer_types`` marks sliding (absent: all but every fourth,
+    from the first); ``layer_rope_theta`` (0: no rotary on that layer) changes no count."""
+    c.neutral("layer_rope_theta")
+    if "sliding_window" not in c.data:
+        c.data = c.data | {"sliding_window": 128}
+    fields["block"]["attention_sinks"] = True
+    return _layer_windows(c, fields, lambda n: ["full_attention" if i % 4 == 0 else "sliding_attention"
+                                                for i in range(n)])
+
+
+def _granite_swa(c: Keys) -> dict:
+    """granite_swa: ``_granite``'s block with ``_granite_windows``; tied head by default."""
+    return _granite_windows(c, _granite(c)) | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _granitemoe_swa(c: Keys) -> dict:
+    """granitemoe_swa: ``_granitemoeshared``'s block with ``_granite_windows``."""
+    return _granite_windows(c, _granitemoeshared(c))
+
+
+def _hyperclovax(c: Keys) -> dict:
+    """hyperclovax (HyperCLOVA X): Granite's block (``head_dim``, absent: d/H) with, where ``use_post_norm`` (default
+    true), an RMSNorm on each sub-layer's output too (Peri-LN: sandwich norms)."""
+    fields = _granite(c)
+    fields["block"]["sandwich_norms"] = c.flag("use_post_norm", True)
+    return fields
+
+
 def _phimoe(c: Keys) -> dict:
     """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
     ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer. Its router
@@ -1254,6 +1284,9 @@ DECODER_FAMILIES: dict[str, Family] = {
     "youtu": Family(_youtu, _lm("Youtu")),
     "solar_open": Family(_solar_open, _lm("SolarOpen")),
     "jais2": Family(_jais2, _lm("Jais2")),
+    "granite_swa": Family(_granite_swa, _lm("GraniteSWA")),
+    "granitemoe_swa": Family(_granitemoe_swa, _lm("GraniteMoeSWA")),
+    "hyperclovax": Family(_hyperclovax, _lm("HyperCLOVAX")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),

@@ -273,4 +273,20 @@ DECODER_VARIANTS = {
     "jais2 model, no biases, tied, head_dim": _v("jais2", "Jais2Model", **S, attention_bias=False, mlp_bias=False,
                                                  tie_word_embeddings=True, head_dim=20),
     "jais2 gelu": _v("jais2", "Jais2ForCausalLM", **S, hidden_act="gelu", mlp_bias=False),
+    "granite-swa (sinks, default windows: every fourth layer full)": _v(
+        "granite_swa", "GraniteSWAForCausalLM", **(S | {"num_hidden_layers": 5}), sliding_window=4),
+    "granite-swa model, layer_types, NoPE layers, biases, untied": _v(
+        "granite_swa", "GraniteSWAModel", **S, layer_types=WINDOWS[::-1], attention_bias=True, mlp_bias=True,
+        tie_word_embeddings=False, layer_rope_theta=[0, 10000, 0]),
+    "granitemoe-swa (sinks, windows, experts, shared MLP)": _v(
+        "granitemoe_swa", "GraniteMoeSWAForCausalLM", **S, num_local_experts=4, num_experts_per_tok=2,
+        shared_intermediate_size=32),
+    "granitemoe-swa model, no shared MLP, tied": _v(
+        "granitemoe_swa", "GraniteMoeSWAModel", **S, num_local_experts=3, num_experts_per_tok=1, sliding_window=4,
+        tie_word_embeddings=True),
+    "hyperclovax (Peri-LN post-norms, multipliers, head_dim)": _v(
+        "hyperclovax", "HyperCLOVAXForCausalLM", **S, head_dim=20, attention_multiplier=0.1, residual_multiplier=0.5,
+        embedding_multiplier=2.0, logits_scaling=0.5),
+    "hyperclovax model, no post-norms, biases": _v(
+        "hyperclovax", "HyperCLOVAXModel", **S, use_post_norm=False, attention_bias=True, mlp_bias=True),
 }

@@ -169,7 +169,9 @@ WITHOUT_LIBRARY = {
                        ("t5gemma", "T5Gemma (google/t5gemma-2b-2b-ul2 and the others: their Hub ids only, in "
                                    "transformers' docs and tests)"),
                        ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"),
-                       ("jais2", "Jais 2 (inceptionai/Jais-2-8B-Chat; its Hub id only, in transformers' docs)"))},
+                       ("jais2", "Jais 2 (inceptionai/Jais-2-8B-Chat; its Hub id only, in transformers' docs)"),
+                       ("granitemoe_swa", "Granite MoE SWA (only test fixtures)"),
+                       ("hyperclovax", "HyperCLOVA X (naver-hyperclovax; no config written as hyperclovax)"))},
     "nomic_bert": "Nomic's published configs (nomic-embed-text-v1/v1.5, nomic-bert-2048) are written for its remote "
                   "code (n_embd, n_head, n_layer, n_inner: keys NomicBertConfig does not read; the reader refuses such "
                   "a file by name, test_nomic_remote_code_config_is_refused_by_name) and no config written as "
@@ -206,7 +208,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
-                                                "solar_open") else 2), family
+                                                "solar_open", "granite_swa") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
