@@ -234,3 +234,26 @@ def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
         _linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add
     ]
+
+
+# ---------------------------------------------------------------- LFM2's gated short convolution
+
+def short_conv(block, d: int, length: int, read: str = "h") -> list[Part]:
+    """LFM2's gated short convolution (transformers' ``Lfm2ShortConv`` without the CUDA kernels): in projection
+    d→3d (B, C, x), the input gate B·x (element-wise), the causal depthwise convolution of width K over the d
+    channels, zero-padded by K − 1 on both sides as ``nn.Conv1d`` computes it (d·K·(L + K − 1)
+    multiply-accumulates, as Mamba's), the output gate C·(conv) (element-wise), out projection d→d (+ the residual
+    add). ``ssm_bias``: biases on the in and out projections, ``ssm_conv_bias``: on the convolution (LFM2's
+    ``conv_bias`` sets all three). No state, no scan: ``full`` adds the two gates' products (2·L·d) and the bias adds."""
+    k = block.ssm_conv_kernel
+    conv_bias = 1 if block.ssm_conv_bias else 0
+    return [
+        _linear("short conv in projection (B, C, x)", d, 3 * d, block.ssm_bias, length, src=(read,), dst=("q",),
+                role="in"),
+        Part("short conv input gate B·x", 0, 0, length * d, None, "none", ("q",), ("g",)),
+        Part("short conv causal convolution", d * k + conv_bias * d, d * k * (length + k - 1), conv_bias * length * d,
+             None, "linear", ("g",), ("k",)),
+        Part("short conv output gate C·conv", 0, 0, length * d, None, "none", ("k", "q"), ("a",)),
+        _linear("short conv out projection", d, d, block.ssm_bias, length, extra_flop=length * d, src=("a",),
+                dst=("x",), also=("x",), role="out"),  # + the residual add
+    ]

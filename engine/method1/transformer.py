@@ -158,7 +158,9 @@ class TransformerBlock(LayerBase):
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
     scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="gated_deltanet"``: Gated DeltaNet's linear
-    attention (Qwen3-Next; the chunked gated delta rule; ``state_space.gated_deltanet``). ``attention_output_gate``:
+    attention (Qwen3-Next; the chunked gated delta rule; ``state_space.gated_deltanet``). ``mixer="short_conv"``:
+    LFM2's gated short convolution (in projection d→3d, B·x, a causal depthwise convolution of width
+    ``ssm_conv_kernel``, C·(conv), out projection; ``state_space.short_conv``). ``attention_output_gate``:
     the q projection also makes a gate, sigmoid(gate)·output before the output projection. ``mixer="lightning"``:
     MiniMax's lightning attention, linear attention in blocks of ``lightning_block_size``
     (``engine.method1.lightning``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's MLP and MoE layers).
@@ -227,10 +229,11 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
-    mixer: Literal["attention", "mamba", "mamba2", "gated_deltanet", "lightning", "none"] = Field(
+    mixer: Literal["attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "lightning", "none"] = Field(
         "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan, Gated DeltaNet's linear "
-                                 "attention (ssm_* sizes), MiniMax's lightning attention (lightning_block_size), or "
-                                 "none (a feed-forward layer of its own, Nemotron-H).")
+                                 "attention (ssm_* sizes), LFM2's gated short convolution (ssm_conv_kernel), "
+                                 "MiniMax's lightning attention (lightning_block_size), or none (a feed-forward layer "
+                                 "of its own, Nemotron-H).")
     lightning_block_size: Size | None = Field(None, description="B: the block length of lightning attention.")
     residual_scales: bool = Field(False, description="Residual adds α·residual + β·output (MiniMax): 2 products per "
                                                      "element more in the full convention.")
@@ -373,6 +376,11 @@ class TransformerBlock(LayerBase):
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
                 raise InputError("mixer", "a Mamba-2 or Gated DeltaNet mixer is modelled in pre-norm sequential "
                                           "blocks")
+        if self.mixer == "short_conv":
+            if self.ssm_conv_kernel is None:
+                raise InputError("ssm_conv_kernel", "a short-convolution mixer (LFM2) needs ssm_conv_kernel")
+            if self.parallel or self.cross_attention_length or self.norm_position != "pre":
+                raise InputError("mixer", "a short-convolution mixer is modelled in pre-norm sequential blocks")
         if self.attention_output_gate and (self.mixer != "attention" or self.kv_lora_rank is not None
                                            or self.local_radius is not None or self.cross_attention_length):
             raise InputError("attention_output_gate", "an output gate is modelled on self-attention (not latent or "
@@ -492,6 +500,8 @@ class TransformerBlock(LayerBase):
             attention = lightning.lightning(self, d, length, read)
         elif self.mixer == "gated_deltanet":
             attention = state_space.gated_deltanet(self, d, length, read)
+        elif self.mixer == "short_conv":
+            attention = state_space.short_conv(self, d, length, read)
         else:
             attention = parts_of.attention(self, "attention", d, length, length, half,
                                            self.attention_window if half else None, read, "x")
