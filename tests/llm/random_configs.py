@@ -586,6 +586,29 @@ def _t5gemma(draw, spec: Spec, out: dict) -> None:
         out["is_encoder_decoder"] = False
 
 
+def _lfm2(draw, spec: Spec, out: dict) -> None:
+    """LFM2's layer kinds ("conv" or "full_attention" per layer; Lfm2Config: or null, attention then on the layers
+    ``full_attn_idxs`` lists, all of them when it is null too), the convolution's width 1–4 and biases; Lfm2MLP's
+    width adjustment (on or off, a multiplier, a rounding multiple 1–32, the legacy ``block_ff_dim`` now and then;
+    F ≥ 3 so that the adjusted width is never 0); LFM2-MoE: 0 to all layers dense, with or without the expert bias."""
+    layers = out["num_hidden_layers"]
+    kinds = st.lists(st.sampled_from(["conv", "full_attention"]), min_size=layers, max_size=layers)
+    out |= {"conv_L_cache": draw(st.integers(1, 4)), "conv_bias": draw(st.booleans()),
+            "intermediate_size": draw(st.integers(3, 40))}
+    if spec.model_type == "lfm2":
+        out["layer_types"] = draw(st.one_of(st.none(), kinds))
+        if out["layer_types"] is None:
+            out["full_attn_idxs"] = draw(st.one_of(st.none(), st.lists(st.integers(0, layers), unique=True)))
+        out |= {"block_auto_adjust_ff_dim": draw(st.booleans()),
+                "block_ffn_dim_multiplier": draw(st.sampled_from([1.0, 0.75, 1.3, 1.5, 2])),
+                "block_multiple_of": draw(st.integers(1, 32))}
+        if draw(st.booleans()):
+            out["block_ff_dim"] = draw(st.integers(3, 40))
+    else:
+        out |= {"layer_types": draw(kinds), "num_dense_layers": draw(st.integers(0, layers)),
+                "use_expert_bias": draw(st.booleans())}
+
+
 HOOKS: dict[str, Callable] = {
     "t5gemma": _t5gemma,
     "gemma3n_text": _gemma3n_text,
@@ -612,6 +635,8 @@ HOOKS: dict[str, Callable] = {
     "qwen3_next": _qwen3_next,
     "qwen3_5_text": _gated_deltanet,
     "qwen3_5_moe_text": _gated_deltanet,
+    "lfm2": _lfm2,
+    "lfm2_moe": _lfm2,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

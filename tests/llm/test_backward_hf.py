@@ -202,7 +202,7 @@ ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatro
              "modernbert", "modernbert-decoder", "deberta", "deberta-v2", "roformer", "nomic_bert"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba", "falcon_h1",
                       "minimax", "qwen3_next", "qwen3_5_text",
-                      "qwen3_5_moe_text"}  # state-space: recurrent masks are probed
+                      "qwen3_5_moe_text", "lfm2", "lfm2_moe"}  # state-space: recurrent masks are probed
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:

@@ -488,6 +488,40 @@ VARIANTS |= {  # Qwen3.5: Qwen3-Next's layers with split Gated DeltaNet in proje
         num_hidden_layers=2, layer_types=["linear_attention"] * 2, tie_word_embeddings=True),
 }
 
+LFM2 = {"hidden_size": 64, "vocab_size": 100, "num_attention_heads": 4, "num_key_value_heads": 2,
+        "intermediate_size": 96, "max_position_embeddings": 256, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0,
+        "norm_eps": 1e-5}
+LFM2_PUBLISHED = {"block_dim": 64, "block_mlp_init_scale": 1.0, "block_norm_eps": 1e-05, "block_out_init_scale": 1.0,
+                  "block_use_swiglu": True, "block_use_xavier_init": True, "conv_dim": 64, "conv_dim_out": 64,
+                  "conv_use_xavier_init": True, "num_heads": 4, "use_pos_enc": True, "rope_theta": 1000000.0}
+"""Keys of the published LFM2 configs that no transformers code reads (the original training code's)."""
+LFM2_MOE = LFM2 | {"moe_intermediate_size": 40, "num_experts": 4, "num_experts_per_tok": 2}
+VARIANTS |= {  # LFM2: gated short convolutions and GQA attention with q/k norms by layer_types; Lfm2MLP's widths
+    "lfm2 listed kinds, width adjusted, published keys": _variant(
+        "lfm2", "Lfm2ForCausalLM", **(LFM2 | LFM2_PUBLISHED), num_hidden_layers=4,
+        layer_types=["conv", "conv", "full_attention", "conv"], block_ff_dim=160, block_multiple_of=16,
+        block_ffn_dim_multiplier=1.3, block_auto_adjust_ff_dim=True, conv_L_cache=3),
+    "lfm2 model, attention indices, conv biases, head size, untied": _variant(
+        "lfm2", "Lfm2Model", **LFM2, num_hidden_layers=3, full_attn_idxs=[0, 2, 9], conv_bias=True, conv_L_cache=4,
+        head_dim=20, tie_embedding=False, block_auto_adjust_ff_dim=False),
+    "lfm2 all convolutions, kernel 2, untied": _variant(
+        "lfm2", "Lfm2ForCausalLM", **LFM2, num_hidden_layers=2, layer_types=["conv", "conv"], conv_L_cache=2,
+        tie_word_embeddings=False, block_multiple_of=7),
+    "lfm2 all attention (no layer kinds given), heads not dividing d": _variant(
+        "lfm2", "Lfm2ForCausalLM", **(LFM2 | {"hidden_size": 66}), num_hidden_layers=2),
+    "lfm2_moe dense layers then experts, published keys": _variant(
+        "lfm2_moe", "Lfm2MoeForCausalLM", **(LFM2_MOE | LFM2_PUBLISHED), num_hidden_layers=4, num_dense_layers=1,
+        layer_types=["conv", "full_attention", "conv", "full_attention"], use_expert_bias=True,
+        norm_topk_prob=True, routed_scaling_factor=1.0),
+    "lfm2_moe model, experts everywhere, k=1, conv biases, no expert bias": _variant(
+        "lfm2_moe", "Lfm2MoeModel", **(LFM2_MOE | {"num_experts_per_tok": 1}), num_hidden_layers=3, num_dense_layers=0,
+        layer_types=["full_attention", "conv", "conv"], conv_bias=True, use_expert_bias=False, head_dim=12,
+        routed_scaling_factor=2.5, norm_topk_prob=False),
+    "lfm2_moe all dense, all convolutions, untied": _variant(
+        "lfm2_moe", "Lfm2MoeForCausalLM", **LFM2_MOE, num_hidden_layers=2, num_dense_layers=2,
+        layer_types=["conv", "conv"], tie_embedding=False),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)

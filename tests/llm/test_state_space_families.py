@@ -449,3 +449,111 @@ def test_qwen3_5_keys_the_models_do_not_read_are_inert():
                            "shared_expert_intermediate_size": 7}
     assert _matmul_and_full(QWEN3_5, 16) == _matmul_and_full(QWEN3_5 | dense_inert, 16)
     assert _matmul_and_full(QWEN3_5_MOE, 16) == _matmul_and_full(QWEN3_5_MOE | inert | {"intermediate_size": 5}, 16)
+
+
+LFM2 = {"model_type": "lfm2", "architectures": ["Lfm2ForCausalLM"], "hidden_size": 64, "vocab_size": 100,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "intermediate_size": 96, "num_hidden_layers": 6,
+        "layer_types": ["conv", "conv", "full_attention", "conv", "full_attention", "conv"], "conv_L_cache": 3,
+        "block_multiple_of": 16, "block_ffn_dim_multiplier": 1.0, "block_auto_adjust_ff_dim": True}
+LFM2_MOE = {k: v for k, v in LFM2.items() if not k.startswith("block_")} | {
+    "model_type": "lfm2_moe", "architectures": ["Lfm2MoeForCausalLM"], "moe_intermediate_size": 40,
+    "num_experts": 4, "num_experts_per_tok": 2, "num_dense_layers": 2}
+
+
+@pytest.mark.parametrize("config,change,expected", [
+    (LFM2, {}, [("short_conv", False)] * 2 + [("attention", False), ("short_conv", False), ("attention", False),
+                                              ("short_conv", False)]),
+    (LFM2, {"layer_types": None, "full_attn_idxs": [1, 5, 8]},  # 8 is past the last layer: it selects nothing
+     [("short_conv", False), ("attention", False)] + [("short_conv", False)] * 3 + [("attention", False)]),
+    (LFM2, {"layer_types": None}, [("attention", False)] * 6),  # neither key: every layer attention (Lfm2Config)
+    (LFM2, {"layer_types": None, "full_attn_idxs": []}, [("short_conv", False)] * 6),
+    (LFM2, {"full_attn_idxs": [0]}, [("short_conv", False)] * 2 + [("attention", False), ("short_conv", False),
+                                                                   ("attention", False), ("short_conv", False)]),
+    (LFM2_MOE, {}, [("short_conv", False)] * 2 + [("attention", True), ("short_conv", True), ("attention", True),
+                                                  ("short_conv", True)]),
+    (LFM2_MOE, {"num_dense_layers": 0}, [("short_conv", True)] * 2 + [("attention", True), ("short_conv", True),
+                                                                      ("attention", True), ("short_conv", True)]),
+    (LFM2_MOE, {"num_dense_layers": 9}, [("short_conv", False)] * 2 + [("attention", False), ("short_conv", False),
+                                                                       ("attention", False), ("short_conv", False)]),
+])
+def test_lfm2_layers_where_the_config_puts_them(config, change, expected):
+    """Mixer by ``layer_types`` (Lfm2Config without it: attention on the layers ``full_attn_idxs`` lists, every layer
+    when that is absent too; with it, ``full_attn_idxs`` is not read); LFM2-MoE: a dense MLP on the first
+    ``num_dense_layers`` layers, experts after."""
+    assert _blocks({k: v for k, v in (config | change).items() if v is not None}) == expected
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_lfm2_short_convolution_layer_from_the_formula(bias):
+    """One short-convolution layer with its MLP over L = 10 positions, d = 64, K = 3, F = 64 (96 adjusted: ⌊2·96/3⌋
+    = 64, a multiple of 16): 2 such layers minus 1. Parameters: in projection 3d² (+3d), the depthwise convolution
+    d·K (+d), out projection d² (+d), the MLP 3·d·F, two RMS norms 2d. Matmul: in projection 3d per position, the
+    convolution over L + K − 1 outputs (nn.Conv1d pads K − 1 on both sides, the last K − 1 are dropped), out
+    projection d², the MLP 3·d·F. Full adds: the two gates B·x and C·(conv) (2·L·d), the bias adds (5·L·d with
+    biases), the two RMS norms (4 per element), the MLP's SiLU and gate product (6·L·F), two residual adds."""
+    length, d, k, f = 10, 64, 3, 64
+    config = LFM2 | {"layer_types": ["conv"] * 2, "num_hidden_layers": 2, "conv_bias": bias}
+    one_config = config | {"layer_types": ["conv"], "num_hidden_layers": 1}
+    two, one = read_hf_config(config).architecture(length), read_hf_config(one_config).architecture(length)
+    params = 4 * d * d + d * k + 3 * d * f + 2 * d + (5 * d if bias else 0)
+    assert evaluate(two).params - evaluate(one).params == params
+    (m2, f2), (m1, f1) = _matmul_and_full(config, length), _matmul_and_full(one_config, length)
+    assert m2 - m1 == 2 * (length * (4 * d * d + 3 * d * f) + d * k * (length + k - 1))
+    assert (f2 - m2) - (f1 - m1) == 2 * length * d + (5 * length * d if bias else 0) + 2 * 4 * length * d \
+        + 6 * length * f + 2 * length * d
+
+
+def test_lfm2_mlp_width_as_lfm2mlp_computes_it():
+    """Lfm2MLP: F = ⌊2·F₀/3⌋, ⌊multiplier·F⌋, rounded up to a multiple of ``block_multiple_of``; off: F₀ as written;
+    the legacy ``block_ff_dim`` wins over ``intermediate_size`` (Lfm2Config pops it). LFM2-1.2B: 12288 → 8192."""
+    def ff(change):
+        return read_hf_config(LFM2 | change).block.ff_size
+
+    assert ff({}) == 64
+    assert ff({"intermediate_size": 100, "block_ffn_dim_multiplier": 1.3, "block_multiple_of": 24}) == 96  # 66, 85
+    assert ff({"block_auto_adjust_ff_dim": False, "intermediate_size": 100}) == 100
+    assert ff({"block_ff_dim": 12288, "intermediate_size": 5, "block_multiple_of": 256}) == 8192
+    assert ff({"block_ff_dim": 10752, "block_multiple_of": 256}) == 7168
+
+
+@pytest.mark.parametrize("config,change,key", [
+    (LFM2, {"layer_types": ["conv"] * 5 + ["sliding_attention"]}, "layer_types"),  # transformers has no mask for it
+    (LFM2, {"layer_types": ["conv"] * 5}, "layer_types"),
+    (LFM2, {"full_attn_idxs": "all", "layer_types": None}, "full_attn_idxs"),
+    (LFM2, {"block_ffn_dim_multiplier": None}, "block_ffn_dim_multiplier"),  # Lfm2Config refuses null
+    (LFM2, {"block_multiple_of": 0}, "block_multiple_of"),  # transformers divides by it
+    (LFM2, {"intermediate_size": 1}, "intermediate_size"),  # ⌊2/3⌋ = 0: an MLP of no width
+    (LFM2, {"block_ff_dim": None}, "block_ff_dim"),
+    (LFM2, {"head_dim": None}, "head_dim"),  # Lfm2Attention reads it as written
+    (LFM2, {"hidden_size": None}, "hidden_size"),
+    (LFM2, {"num_key_value_heads": None}, "num_key_value_heads"),
+    (LFM2, {"tie_embedding": "yes"}, "tie_embedding"),
+    (LFM2, {"conv_bias": None}, "conv_bias"),
+    (LFM2_MOE, {"layer_types": None}, "layer_types"),  # Lfm2MoeModel cannot be built without it
+    (LFM2_MOE, {"num_experts": 1}, "num_experts"),
+    (LFM2_MOE, {"num_experts": None}, "num_experts"),
+    (LFM2_MOE, {"num_experts_per_tok": 5}, "num_experts_per_tok"),
+])
+def test_lfm2_refusals_name_the_key(config, change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(config | change)
+
+
+def test_lfm2_keys_the_models_do_not_read_are_inert():
+    """The published files' keys of the original training code (``block_dim``, ``conv_dim``, ``num_heads``,
+    ``use_pos_enc``…) are read by no transformers code; ``full_attn_idxs`` beside ``layer_types``, attention keys
+    without an attention layer, expert keys without an expert layer, LFM2-MoE's routing flags (the expert bias is a
+    buffer) and the block_* keys in LFM2-MoE change nothing; ``tie_embedding`` is ``tie_word_embeddings``."""
+    published = {"block_dim": 7, "block_mlp_init_scale": 1.0, "block_norm_eps": 1e-05, "block_out_init_scale": 1.0,
+                 "block_use_swiglu": True, "block_use_xavier_init": True, "conv_dim": 9, "conv_dim_out": 9,
+                 "conv_use_xavier_init": True, "num_heads": 3, "use_pos_enc": True, "full_attn_idxs": [0, 1]}
+    assert _matmul_and_full(LFM2, 16) == _matmul_and_full(LFM2 | published, 16)
+    convs = LFM2 | {"layer_types": ["conv"] * 6}
+    assert _matmul_and_full(convs, 16) == _matmul_and_full(convs | {"num_attention_heads": 3, "head_dim": 5}, 16)
+    moe_inert = {"use_expert_bias": False, "routed_scaling_factor": 2.0, "norm_topk_prob": False,
+                 "block_ff_dim": 7, "block_auto_adjust_ff_dim": False, "block_multiple_of": 5}
+    assert _matmul_and_full(LFM2_MOE, 16) == _matmul_and_full(LFM2_MOE | published | moe_inert, 16)
+    dense = LFM2_MOE | {"num_dense_layers": 6}
+    assert _matmul_and_full(dense, 16) == _matmul_and_full(dense | {"num_experts": 1, "moe_intermediate_size": 3}, 16)
+    untied = read_hf_config(LFM2 | {"tie_word_embeddings": True, "tie_embedding": False})
+    assert not untied.tied_embeddings and read_hf_config(LFM2).tied_embeddings
