@@ -73,7 +73,9 @@ def small_overrides(model_type: str) -> dict:
     first dense layers: 1; an unset ``num_experts_per_tok``: 2; an unset ``head_dim``: d/H and ``num_key_value_heads``: H, where the class's own
     default is None, which Ministral's, HunYuan's and Nemotron's attention cannot build; Zamba2's layer kinds: the
     last ``LAYERS`` of its default 54, one of them a shared-block layer; Zamba's: two shared-block layers of four
-    (transformers cannot build one with tied embeddings); T5Gemma's two stacks: ``LAYERS`` layers each; Gemma 3n's layers reusing keys and values: half of the
+    (transformers cannot build one with tied embeddings); T5Gemma's two stacks: ``LAYERS`` layers each; LFM2-MoE's
+    layer kinds (its default, null, does not build): convolutions and attention as LFM2's published pattern begins;
+    Gemma 3n's layers reusing keys and values: half of the
     ``LAYERS`` (its default 15 needs more layers than that to build); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
@@ -111,6 +113,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["num_kv_shared_layers"] = overrides["num_hidden_layers"] // 2
     if model_type == "t5gemma":  # each stack's layers are a key of its own sub-config
         overrides |= {stack: {"num_hidden_layers": LAYERS} for stack in ("encoder", "decoder")}
+    if model_type == "lfm2_moe":  # its default layer_types (null) does not build: LFM2's pattern, conv twice, attention
+        overrides["layer_types"] = ["conv", "conv", "full_attention", "conv"][:overrides["num_hidden_layers"]]
     if model_type == "zamba":  # two shared-block layers in four: with one, transformers' tie pattern cannot build
         overrides |= {"attn_layer_period": 1, "attn_layer_offset": 0}
     for key in ("layer_types", "mlp_only_layers"):

@@ -428,3 +428,55 @@ def test_gemma3n_fine_tuning_part_of_it_is_refused(run):
     config = next(v for v in DECODER_VARIANTS.values() if v["model_type"] == "gemma3n_text")
     with pytest.raises(InputError, match="fine-tune: fine-tuning part of a Gemma 3n model"):
         estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run))
+
+
+# ---------------------------------------------------------------- LFM2: fine-tuning across the short convolutions
+
+LFM2_MLP_NAMES = {"gate": "w1", "up": "w3", "down": "w2"}
+"""Lfm2MLP's projections under the engine's LoRA targets."""
+
+
+def _lfm2_fine_tune(torch, config: dict, seq: int, last: int | None = None, targets=(), rank: int = 4):
+    """transformers' LFM2 with the last blocks (+ the final norm, ``embedding_norm``, and an untied head) trained, or
+    LoRA adapters on attention's q, v and output (``out_proj``) and on the dense MLPs' w1, w3, w2 (gate, up, down):
+    backward FLOP and trainable parameters."""
+    from tests.method1.backward_reference import lora_linear
+
+    model = build(config)
+    set_trainable(model, False)
+    if last:
+        for block in list(model.model.layers)[-last:]:
+            set_trainable(block, True)
+        set_trainable(model.model.embedding_norm, True)
+        if config.get("tie_word_embeddings") is False or config.get("tie_embedding") is False:
+            set_trainable(model.lm_head, True)
+    with torch.device("meta"):
+        for layer in model.model.layers:
+            attention = getattr(layer, "self_attn", None)
+            for t in targets:
+                if t in ("q", "v", "o") and attention is not None:
+                    name = "out_proj" if t == "o" else f"{t}_proj"
+                    setattr(attention, name, lora_linear(torch, getattr(attention, name), rank))
+                mlp = layer.feed_forward
+                if t in LFM2_MLP_NAMES and hasattr(mlp, "w1"):
+                    name = LFM2_MLP_NAMES[t]
+                    setattr(mlp, name, lora_linear(torch, getattr(mlp, name), rank))
+    ids = torch.zeros(1, seq, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={"use_cache": False})
+    return backward, sum(p.numel() for p in model.parameters() if p.requires_grad)
+
+
+@pytest.mark.parametrize("run", [{"trainable_last": 1}, {"trainable_last": 3}, {"lora_targets": ("q", "v")},
+                                 {"lora_targets": ("o", "gate", "up", "down")}])
+@pytest.mark.parametrize("name", ["lfm2 listed kinds, width adjusted, published keys",
+                                  "lfm2 all convolutions, kernel 2, untied",
+                                  "lfm2_moe dense layers then experts, published keys"])
+def test_lfm2_fine_tunes(torch, name, run):
+    """LFM2 and LFM2-MoE: the last blocks, or LoRA (rank 4) on attention or dense-MLP projections, the short
+    convolutions frozen between them (their input gradients flow through the gates and the convolution): backward
+    FLOP and trainable parameters equal transformers'."""
+    config = VARIANTS[name]
+    lora = {"lora_rank": 4} if "lora_targets" in run else {}
+    backward, trainable = _lfm2_fine_tune(torch, config, SEQ, run.get("trainable_last"), run.get("lora_targets", ()))
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run, **lora))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)

@@ -208,7 +208,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
-                                                "solar_open", "granite_swa") else 2), family
+                                                "solar_open", "granite_swa", "lfm2_moe") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -231,6 +231,9 @@ def test_library_is_sourced_and_covers_every_family():
     ("solar-open-100b", 102_651_793_408),  # Upstage: 102B total
     ("youtu-llm-2b", 1_961_560_064),     # Tencent: 1.96B
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
+    ("lfm2-350m", 354_483_968),          # Liquid AI model card: "354,483,968"
+    ("lfm2-1.2b", 1_170_340_608),        # Liquid AI model card: "1,170,340,608"
+    ("lfm2-8b-a1b", 8_339_929_856),      # Liquid AI: "8.3B total" (1.5B active; 1,557,740,288 with the tied table)
     ("jamba-1.5-large", 398_555_145_696),  # AI21: "398B total parameters"
     ("minimax-text-01", 456_089_655_296),  # MiniMax: 456B total
     ("qwen3-next-80b-a3b-instruct", 79_674_391_296),  # Qwen: "80B" (without the MTP layer transformers omits)
@@ -366,6 +369,29 @@ def test_qwen3_5_layer_by_hand():
     attention = d * 2 * heads * q + 2 * d * kv * q + heads * q * d + 2 * q
     expected = vocab * d + d + 18 * deltanet + 6 * attention + 24 * (3 * d * f + 2 * d)
     assert evaluate(read_hf_config(library_model("qwen3.5-0.8b-text").config).architecture(8)).params == expected
+
+
+def test_lfm2_layers_by_hand():
+    """LFM2-1.2B from Lfm2DecoderLayer's weight shapes, tied: 10 short-convolution layers — in_proj d→3d, a depthwise
+    convolution of K = 3 (no bias), out_proj d→d — and 6 attention layers — q d→H·Q, k and v d→H_kv·Q, out_proj H·Q→d,
+    q/k norms (Q each); Lfm2MLP of F = 8192 (⌊2·12288/3⌋, a multiple of 256: w1, w3 d→F, w2 F→d) and two norms in
+    every layer. Forward FLOP for T tokens: 2 per multiply-accumulate of the projections, the convolution over
+    T + K − 1 positions (nn.Conv1d's padding), QKᵀ and AV (T² per head), the head. LFM2-8B-A1B: the first 2 layers
+    with an MLP of 7168, the other 22 a router d→E (no bias; the expert bias is a buffer) and E = 32 experts of 1792,
+    k = 4 of them per token."""
+    d, f, k, h, kv, q, vocab, t = 2048, 8192, 3, 32, 8, 64, 65536, 16
+    conv = 4 * d * d + d * k
+    attention = 2 * d * d + 2 * d * kv * q + 2 * q
+    result = evaluate(read_hf_config(library_model("lfm2-1.2b").config).architecture(t))
+    assert result.params == vocab * d + d + 10 * conv + 6 * attention + 16 * (3 * d * f + 2 * d) == 1_170_340_608
+    macs = 10 * (t * 4 * d * d + d * k * (t + k - 1)) + 6 * (t * (2 * d * d + 2 * d * kv * q) + 2 * h * t * t * q) \
+        + 16 * t * 3 * d * f + t * d * vocab
+    assert result.forward_flop == 2 * macs
+    moe = evaluate(read_hf_config(library_model("lfm2-8b-a1b").config).architecture(t))
+    dense, e, top, fe = 7168, 32, 4, 1792
+    mlps = 2 * 3 * d * dense + 22 * (d * e + e * 3 * d * fe)
+    assert moe.params == vocab * d + d + 18 * conv + 6 * attention + mlps + 24 * 2 * d
+    assert moe.active_params == moe.params - 22 * (e - top) * 3 * d * fe
 
 
 def test_minimax_m2_layer_by_hand():

@@ -206,3 +206,54 @@ def test_a_gated_deltanet_mixer_needs_whole_heads():
         parse_input(TransformerBlock, _deltanet().model_dump() | {"ssm_groups": 3})  # 3 key heads do not divide 4
     with pytest.raises(InputError, match="ssm_chunk_size"):
         parse_input(TransformerBlock, _deltanet().model_dump() | {"ssm_chunk_size": None})
+
+
+# ---------------------------------------------------------------- LFM2's gated short convolution
+
+def _short_conv(**kw) -> TransformerBlock:
+    return TransformerBlock(type="transformer_block", heads=1, mixer="short_conv", feed_forward=False, norm="rmsnorm",
+                            ssm_conv_kernel=K, **kw)
+
+
+@pytest.mark.parametrize("bias", [False, True])
+def test_short_conv_rows_from_the_formula(bias):
+    """in projection d→3d, the depthwise convolution d·K (+ d), out projection d→d; matmul: 3d² and d² per position, the
+    convolution over L + K − 1 outputs; full: the two gates (L·d each), the bias adds, the residual add."""
+    rows = _rows(_short_conv(ssm_bias=bias, ssm_conv_bias=bias))
+    assert rows["short conv in projection (B, C, x)"].params == 3 * D * D + (3 * D if bias else 0)
+    assert rows["short conv causal convolution"].params == D * K + (D if bias else 0)
+    assert rows["short conv out projection"].params == D * D + (D if bias else 0)
+    assert sum(p.macs for p in rows.values()) == L * 4 * D * D + D * K * (L + K - 1)
+    gates = rows["short conv input gate B·x"].extra_flop + rows["short conv output gate C·conv"].extra_flop
+    assert gates == 2 * L * D
+
+
+def test_short_conv_is_what_flop_counter_mode_sees_in_transformers(torch):
+    """transformers' Lfm2ShortConv on meta (no cache: the torch path), forward and, with every weight trained and an
+    input that needs a gradient, backward (FlopCounterMode with the grouped convolution's weight gradient counted as
+    the kernel computes it: tests/method1/backward_reference.py): 2 FLOP per multiply-accumulate of the mixer's rows,
+    twice in the backward (weight and input gradients)."""
+    import transformers
+
+    from engine.method1.backward import parts_grad
+    from engine.method1.layers import Flow
+    from tests.method1.backward_reference import forward_backward
+
+    config = transformers.Lfm2Config(hidden_size=D, conv_L_cache=K, conv_bias=True, num_hidden_layers=1,
+                                     num_attention_heads=1, num_key_value_heads=1, layer_types=["conv"])
+    with torch.device("meta"):
+        mixer = transformers.models.lfm2.modeling_lfm2.Lfm2ShortConv(config, 0)
+        x = torch.zeros(1, L, D, requires_grad=True)
+    forward, backward = forward_backward(torch, mixer, x)
+    parts = [p for p in _short_conv(ssm_bias=True, ssm_conv_bias=True).cost(Flow((D,), L)).parts
+             if p.name.startswith("short conv")]
+    macs = sum(p.macs for p in parts)
+    assert 2 * macs == forward == 2 * (L * 4 * D * D + D * K * (L + K - 1))
+    assert 2 * parts_grad(parts, True, True, False, {"h": True}).macs == backward == 2 * forward
+
+
+def test_a_short_conv_mixer_needs_its_kernel():
+    from engine.errors import InputError, parse_input
+
+    with pytest.raises(InputError, match="ssm_conv_kernel"):
+        parse_input(TransformerBlock, {"type": "transformer_block", "heads": 1, "mixer": "short_conv"})
