@@ -357,6 +357,28 @@ def _whisper(c: Keys) -> dict:
             "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+def _trocr(c: Keys) -> dict:
+    """trocr, as TrOCRForCausalLM (the text decoder of the OCR model): BART's post-norm blocks with biases, learned
+    positions of ``max_position_embeddings`` + 2 rows (``use_learned_position_embeddings``; else sinusoidal values
+    computed on the fly: no parameters), an embedding LayerNorm (``layernorm_embedding``), no final norm, the head tied;
+    each layer holds a cross-attention over an image encoder's ``cross_attention_hidden_size``-wide output (d when
+    null) that runs only on such an output: parameters, no FLOP."""
+    c.neutral("scale_embedding", "is_decoder", "is_encoder_decoder")  # TrOCRForCausalLM sets both flags itself
+    d = c.size("d_model", "d_model")
+    context = c.size("context_length", "max_position_embeddings")
+    learned = c.flag("use_learned_position_embeddings", True)
+    return {"layers": c.size("layers", "decoder_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+            "context_length": context,
+            "learned_positions": context + 2 if learned and isinstance(context, int) else None,
+            "embedding_norm": c.flag("layernorm_embedding", True),
+            "block": {"heads": c.size("block.heads", "decoder_attention_heads"),
+                      "ff_size": c.size("block.ff_size", "decoder_ffn_dim"), "norm_position": "post",
+                      "activation": c.activation("activation_function", default="gelu"),
+                      "idle_cross_attention": c.size("block.idle_cross_attention", "cross_attention_hidden_size",
+                                                     required=False) or d},
+            "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _seq2seq(prefix: str, lm: str | None = None) -> dict[str, str]:
     return {lm or f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none"}
 
@@ -378,6 +400,7 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "nllb-moe": Family(_nllb_moe, _seq2seq("NllbMoe")),
     "t5gemma": Family(_t5gemma, _t5_classes("T5Gemma")),
     "whisper": Family(_whisper, {"WhisperForCausalLM": "lm"}),
+    "trocr": Family(_trocr, {"TrOCRForCausalLM": "lm"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``; t5 and bart are
 registered in ``engine.llm.families``)."""

@@ -115,6 +115,17 @@ SEQ2SEQ_VARIANTS |= {  # decoders of encoder–decoder models as causal LMs: the
                                                            tie_word_embeddings=False, activation_function="relu",
                                                            encoder_layers=7, encoder_attention_heads=3),
 }
+TROCR_SMALL = {"d_model": 48, "decoder_layers": 3, "decoder_attention_heads": 4, "decoder_ffn_dim": 40,
+               "vocab_size": 100, "max_position_embeddings": 20}
+SEQ2SEQ_VARIANTS |= {
+    "trocr decoder": _variant("trocr", "TrOCRForCausalLM", TROCR_SMALL),
+    "trocr decoder untied, relu, narrower image encoder": _variant(
+        "trocr", "TrOCRForCausalLM", TROCR_SMALL, tie_word_embeddings=False, activation_function="relu",
+        cross_attention_hidden_size=24),
+    "trocr decoder sinusoidal, no embedding norm": _variant(
+        "trocr", "TrOCRForCausalLM", TROCR_SMALL, use_learned_position_embeddings=False, layernorm_embedding=False,
+        scale_embedding=True),
+}
 
 
 def _engine(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
@@ -235,7 +246,7 @@ def test_library_models_match_their_published_sizes(model_id, published, unit, t
     assert abs(params - published) <= unit / 2, (model_id, params)
 
 
-NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper"))]
+NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper", "trocr"))]
 
 
 @pytest.mark.parametrize("name", NEW_SEQ2SEQ)
@@ -317,6 +328,30 @@ def test_longt5_local_attention_from_the_formula(length):
 def test_whisper_library_decoders_match_transformers(torch, model_id, params):
     """The published Whisper configs read as WhisperForCausalLM: parameters and forward FLOP of transformers' model on
     meta (the decoder of whisper-small: 153.6M of the published 244M, the rest its audio encoder)."""
+    from engine.llm.library import library_model
+
+    config = library_model(model_id).config
+    assert _engine(config, 8) == counts(config, 8)
+    assert _engine(config, 8)[0] == params
+
+
+def test_trocr_cross_attention_reads_the_image_encoders_width():
+    """TrOCR's held cross-attention: k and v map the image encoder's C-wide output to d; C = 24 instead of d = 48
+    holds 2·(48 − 24)·48 fewer parameters per layer (3 layers), the same FLOP (it does not run); the sinusoidal
+    positions hold no parameters where the learned ones hold (P + 2)·d, and the embedding norm 2·d."""
+    base = _engine(SEQ2SEQ_VARIANTS["trocr decoder"], 12)
+    narrow = _engine(SEQ2SEQ_VARIANTS["trocr decoder"] | {"cross_attention_hidden_size": 24}, 12)
+    assert narrow == (base[0] - 3 * 2 * (48 - 24) * 48, base[1])
+    bare = _engine(SEQ2SEQ_VARIANTS["trocr decoder sinusoidal, no embedding norm"], 12)
+    assert bare == (base[0] - (20 + 2) * 48 - 2 * 48, base[1])
+
+
+@pytest.mark.parametrize("model_id,params", [("trocr-base-handwritten-decoder", 298_211_328),
+                                             ("trocr-small-handwritten-decoder", 39_636_480)])
+def test_trocr_library_decoders_match_transformers(torch, model_id, params):
+    """The TrOCR decoders as TrOCRForCausalLM = transformers on meta. Li et al. 2021 (TrOCR), Table: small 62M with
+    its 22M DeiT-small encoder (39.6M + 22M); base 334M with its 86M BEiT-base encoder, which the untied 50,265 × 1024
+    output projection (51.5M) would exceed: the paper's figure leaves that copy out (298.2 − 51.5 + 86 ≈ 333M)."""
     from engine.llm.library import library_model
 
     config = library_model(model_id).config
