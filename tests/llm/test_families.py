@@ -49,7 +49,9 @@ def _config(model_id: str) -> dict:
     ("bloom-560m", {"n_embed": None}, "config.hidden_size: missing (or n_embed)"),
     ("starcoder2-3b", {"use_bias": "yes"}, "config.use_bias: expected true or false"),
     ("olmo-2-7b", {"num_key_value_heads": 0}, "config.num_key_value_heads: "),
-    ("llama-3.1-8b", {"model_type": "llama4"}, "config.model_type: 'llama4' is not a family this reader supports"),
+    ("llama-3.1-8b", {"model_type": "llama4"},  # Llama 4's multimodal checkpoint: its language model is text_config
+     "config.text_config: a 'llama4' checkpoint keeps its language model in text_config"),
+    ("llama-3.1-8b", {"model_type": "llama5"}, "config.model_type: 'llama5' is not a family this reader supports"),
     ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
     ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: 24 differs from n_layer 12 (transformers reads"),
     ("bert-base-uncased", {"embedding_size": 128}, "config.embedding_size: transformers' "),
