@@ -51,7 +51,7 @@ def _config(model_id: str) -> dict:
     ("olmo-2-7b", {"num_key_value_heads": 0}, "config.num_key_value_heads: "),
     ("llama-3.1-8b", {"model_type": "llama4"},  # Llama 4's multimodal checkpoint: its language model is text_config
      "config.text_config: a 'llama4' checkpoint keeps its language model in text_config"),
-    ("llama-3.1-8b", {"model_type": "llama5"}, "config.model_type: 'llama5' is not a family this reader supports"),
+    ("llama-3.1-8b", {"model_type": "rwkv"}, "config.model_type: 'rwkv' is not a family this reader supports"),
     ("llama-3.1-8b", {"architectures": ["MistralForCausalLM"]}, "config.architectures: 'MistralForCausalLM'"),
     ("gpt2", {"num_hidden_layers": 24}, "config.num_hidden_layers: 24 differs from n_layer 12 (transformers reads"),
     ("bert-base-uncased", {"embedding_size": 128}, "config.embedding_size: transformers' "),
