@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _bert, _decoder, _learned_positions
+from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _bert, _decoder, _learned_positions, _rms_swiglu
 
 
 def _distilbert(c: Keys) -> dict:
@@ -74,6 +74,16 @@ def _nomic_bert(c: Keys) -> dict:
     fields["block"]["head_size"] = c.size("block.head_size", "head_dim", required=False)
     return fields | {"token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
                      "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
+
+
+def _eurobert(c: Keys) -> dict:
+    """eurobert: Llama's layout without the causal mask — RMSNorm pre-norm blocks, SwiGLU, rotary, grouped-query
+    attention (``num_key_value_heads``, ``head_dim``), ``attention_bias`` on q/k/v/o, ``mlp_bias`` on the
+    feed-forward and on the masked-LM head (d→V, tied by ``tie_word_embeddings``), a final norm."""
+    c.neutral("classifier_pooling")
+    fields = _decoder(c, **_rms_swiglu(c, causal=False))
+    fields["block"]["ff_bias"] = c.flag("mlp_bias", False)
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "head_bias": fields["block"]["ff_bias"]}
 
 
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
@@ -291,6 +301,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "ernie": Family(_ernie, _bert_classes("Ernie")),
     "roformer": Family(_roformer, {"RoFormerForMaskedLM": "mlm", "RoFormerModel": "none"}),
     "nomic_bert": Family(_nomic_bert, {"NomicBertForMaskedLM": "mlm", "NomicBertModel": "none"}),
+    "eurobert": Family(_eurobert, {"EuroBertForMaskedLM": "lm", "EuroBertModel": "none"}),
     "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
 }

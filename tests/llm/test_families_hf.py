@@ -318,6 +318,14 @@ VARIANTS |= {  # NomicBERT: post-norm, rotary, no projection biases, a gated fee
     "nomic_bert model": _variant("nomic_bert", "NomicBertModel", **E, type_vocab_size=1),
 }
 
+VARIANTS |= {  # EuroBERT: Llama's blocks without the causal mask, a final norm, an LM head over every position
+    "eurobert": _variant("eurobert", "EuroBertForMaskedLM", **S),
+    "eurobert biases, tied, head size of its own, multi-head": _variant(
+        "eurobert", "EuroBertForMaskedLM", **(S | {"num_key_value_heads": 4}), attention_bias=True, mlp_bias=True, tie_word_embeddings=True,
+        head_dim=12),
+    "eurobert model": _variant("eurobert", "EuroBertModel", **S, mlp_bias=True),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
