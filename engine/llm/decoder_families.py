@@ -215,6 +215,36 @@ def _hyperclovax(c: Keys) -> dict:
     return fields
 
 
+def _nanochat(c: Keys) -> dict:
+    """nanochat: RMSNorms without a gain everywhere (the pre-norms, the final norm, the per-head norms of queries and
+    keys), ``attention_bias`` on q/k/v/o, a plain up/down feed-forward without biases and ReLU² (``hidden_act``);
+    ``final_logit_softcapping`` scales logits only."""
+    c.neutral("final_logit_softcapping")
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="head", gated=False, norm_affine=False))
+    fields["block"]["activation"] = c.activation("hidden_act", default="relu2")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _mellum(c: Keys) -> dict:
+    """mellum (Mellum): Qwen3-MoE's attention (``attention_bias``, a per-head RMSNorm of queries and keys;
+    ``head_dim``, absent: 128) and experts (``num_experts`` of ``moe_intermediate_size``, k per token, no shared
+    expert); dense layers (a gated MLP of ``intermediate_size``) where ``mlp_layer_types`` says (absent: none);
+    ``sliding_window`` (absent: 1024) where ``layer_types`` says (absent: none). The multi-token-prediction layer
+    (``num_mtp_layers``) is not built by transformers."""
+    c.neutral("norm_topk_prob", "num_nextn_predict_layers", "mtp_layer_types", "mtp_mlp_layer_types")
+    if "sliding_window" not in c.data:
+        c.data = c.data | {"sliding_window": 1024}
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="head"))
+    if fields["block"]["head_size"] is None:
+        fields["block"]["head_size"] = 128  # MellumConfig's default (not d/H)
+    dense_ff = _experts(c, fields, ("num_local_experts",))
+    layers = _layer_count(fields)
+    if layers:
+        windows = _layer_windows_each(c, layers, lambda i: False)
+        _per_layer(fields, _merged(windows, _mlp_layers_each(c, layers, dense_ff, 0)))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _phimoe(c: Keys) -> dict:
     """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
     ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer. Its router
@@ -1287,6 +1317,8 @@ DECODER_FAMILIES: dict[str, Family] = {
     "granite_swa": Family(_granite_swa, _lm("GraniteSWA")),
     "granitemoe_swa": Family(_granitemoe_swa, _lm("GraniteMoeSWA")),
     "hyperclovax": Family(_hyperclovax, _lm("HyperCLOVAX")),
+    "nanochat": Family(_nanochat, _lm("NanoChat")),
+    "mellum": Family(_mellum, _lm("Mellum")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),

@@ -289,4 +289,15 @@ DECODER_VARIANTS = {
         embedding_multiplier=2.0, logits_scaling=0.5),
     "hyperclovax model, no post-norms, biases": _v(
         "hyperclovax", "HyperCLOVAXModel", **S, use_post_norm=False, attention_bias=True, mlp_bias=True),
+    "nanochat (gainless norms, ReLU² up/down)": _v("nanochat", "NanoChatForCausalLM", **S),
+    "nanochat model, biases, head_dim, gelu, softcap": _v(
+        "nanochat", "NanoChatModel", **S, attention_bias=True, head_dim=20, hidden_act="gelu",
+        final_logit_softcapping=30.0),
+    "nanochat tied": _v("nanochat", "NanoChatForCausalLM", **S, tie_word_embeddings=True),
+    "mellum (experts every layer)": _v(
+        "mellum", "MellumForCausalLM", **S, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24),
+    "mellum model, dense and sliding layers, biases, MTP key": _v(
+        "mellum", "MellumModel", **S, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24, head_dim=12,
+        mlp_layer_types=["dense", "sparse", "sparse"], layer_types=WINDOWS, sliding_window=4, attention_bias=True,
+        num_mtp_layers=1),
 }

@@ -173,7 +173,9 @@ WITHOUT_LIBRARY = {
                        ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"),
                        ("jais2", "Jais 2 (inceptionai/Jais-2-8B-Chat; its Hub id only, in transformers' docs)"),
                        ("granitemoe_swa", "Granite MoE SWA (only test fixtures)"),
-                       ("hyperclovax", "HyperCLOVA X (naver-hyperclovax; no config written as hyperclovax)"))},
+                       ("hyperclovax", "HyperCLOVA X (naver-hyperclovax; no config written as hyperclovax)"),
+                       ("nanochat", "nanochat (converters' code only, no published config.json written as "
+                                    "NanoChatConfig)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -213,7 +215,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
-                                                "solar_open", "granite_swa", "lfm2_moe") else 2), family
+                                                "solar_open", "granite_swa", "lfm2_moe", "mellum") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -235,6 +237,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("glm-4.7-flash", 29_943_390_976),   # Z.ai: 30B total
     ("solar-open-100b", 102_651_793_408),  # Upstage: 102B total
     ("youtu-llm-2b", 1_961_560_064),     # Tencent: 1.96B
+    ("mellum2-12b-a2.5b", 12_149_923_072),  # JetBrains: 12B total
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("lfm2-350m", 354_483_968),          # Liquid AI model card: "354,483,968"
     ("lfm2-1.2b", 1_170_340_608),        # Liquid AI model card: "1,170,340,608"
