@@ -379,6 +379,35 @@ def _trocr(c: Keys) -> dict:
             "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+# ---------------------------------------------------------------- XLM: the encoder of fairseq's cross-lingual models
+
+def _xlm(c: Keys) -> dict:
+    """xlm, flaubert: learned positions (P rows), a language table (``n_langs`` rows, read as a token-type table: added
+    only when languages are given, no matmul) where n_langs > 1 and ``use_lang_emb``, an embedding LayerNorm;
+    BERT's post-norm blocks with biases (Flaubert's ``pre_norm`` refused: transformers cannot run it), feed-forward 4·d with GELU (``gelu_activation``) or ReLU, causal per ``causal`` (the same count); the LM head is a
+    biased d→V tied to the token table. Adaptive softmax (``asm``) is refused."""
+    c.require("asm", lambda v: v is False, "the adaptive-softmax output is not modelled")
+    c.neutral("asm_cutoffs", "asm_div_value", "sinusoidal_embeddings", "is_encoder", "embed_init_std", "unk_index",
+              "mask_index", "bos_index", "eos_index", "pad_index", "lang_id", "start_n_top", "end_n_top",
+              "summary_type", "summary_use_proj", "summary_activation", "summary_proj_to_labels",
+              "summary_first_dropout", "id2lang", "lang2id", "n_words")
+    d = c.size("d_model", "emb_dim")
+    context = c.size("context_length", "max_position_embeddings")
+    langs = c.size("token_types", "n_langs", required=False, default=1)
+    own_table = c.flag("use_lang_emb", True)
+    # FlaubertModel's pre-norm branch indexes its cache by layer (cache[i]), which transformers 5.25 cannot run
+    c.require("pre_norm", lambda v: v is False, "transformers' FlaubertModel cannot run its pre-norm layers (it "
+                                                "indexes its cache by layer): no reference to count against")
+    return {"layers": c.size("layers", "n_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+            "context_length": context, "learned_positions": context,
+            "token_types": langs if isinstance(langs, int) and langs > 1 and own_table else None,
+            "embedding_norm": True, "final_norm": False,
+            "block": {"heads": c.size("block.heads", "n_heads"), "ff_size": 4 * d if isinstance(d, int) else None,
+                      "activation": "gelu" if c.flag("gelu_activation", True) else "relu",
+                      "norm_position": "post", "causal": c.flag("causal", False)},
+            "tied_embeddings": c.flag("tie_word_embeddings", True), "head_bias": True}
+
+
 def _seq2seq(prefix: str, lm: str | None = None) -> dict[str, str]:
     return {lm or f"{prefix}ForConditionalGeneration": "lm", f"{prefix}Model": "none"}
 
@@ -401,6 +430,8 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "t5gemma": Family(_t5gemma, _t5_classes("T5Gemma")),
     "whisper": Family(_whisper, {"WhisperForCausalLM": "lm"}),
     "trocr": Family(_trocr, {"TrOCRForCausalLM": "lm"}),
+    "xlm": Family(_xlm, {"XLMWithLMHeadModel": "lm", "XLMModel": "none"}),
+    "flaubert": Family(_xlm, {"FlaubertWithLMHeadModel": "lm", "FlaubertModel": "none"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``; t5 and bart are
 registered in ``engine.llm.families``)."""

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import sys
 import warnings
 
 ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM",
@@ -61,9 +62,30 @@ def build_from(hf_config, class_name: str):
             module.warn_if_padding_and_no_attention_mask = lambda *args, **kwargs: None
         if type(module).__name__ in EXPERT_LOOPS:
             module.forward = EXPERT_LOOPS[type(module).__name__].__get__(module)
+        if hasattr(sys.modules[type(module).__module__], "get_masks"):  # XLM, Flaubert
+            _meta_length_masks(sys.modules[type(module).__module__])
     _meta_padding_masks()
     _meta_packed_sequences()
     return model.eval()
+
+
+def _meta_length_masks(module) -> None:
+    """XLM's and Flaubert's ``get_masks`` make the causal mask on the device of ``lengths``, which ``meta_lengths``
+    keeps on the CPU: given a meta padding mask, the lengths are moved to meta (full length) so that the masks are
+    made there. Installed once per module, by ``build``."""
+    import torch
+
+    original = module.get_masks
+    if getattr(original, "meta_aware", False):
+        return
+
+    def get_masks(slen, lengths, causal, padding_mask=None):
+        if padding_mask is not None and padding_mask.is_meta:
+            lengths = torch.full(lengths.shape, slen, dtype=torch.long, device="meta")
+        return original(slen, lengths, causal, padding_mask)
+
+    get_masks.meta_aware = True
+    module.get_masks = get_masks
 
 
 def _switch_experts(self, hidden_states, selected_experts, routing_weights):
@@ -186,6 +208,7 @@ def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tup
     kwargs = {"input_ids": ids}
     if model.config.is_encoder_decoder:
         kwargs["decoder_input_ids"] = torch.zeros(1, decoder_seq_len or seq_len, dtype=torch.long, device="meta")
+    kwargs |= meta_lengths(model, seq_len)
     if "use_cache" in inspect.signature(model.forward).parameters or without_attention(model.config):
         kwargs["use_cache"] = False  # a cache pads Mamba's convolution input to K positions when T < K
     # without a cache, transformers checks for packed sequences by reading positions, which the meta device
@@ -193,6 +216,18 @@ def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tup
     with torch.no_grad(), _meta_masks("meta", []), FlopCounterMode(display=False) as counter:
         model(**kwargs)
     return params, counter.get_total_flops()
+
+
+def meta_lengths(model, seq_len: int) -> dict:
+    """XLM and Flaubert check ``lengths.max().item()`` whatever they are given, which the meta device cannot answer:
+    the sentence length on the CPU (one sequence of ``seq_len`` tokens, no padding) and an all-ones mask on meta (so
+    that their masks are made from it, not from the lengths). Other models: nothing."""
+    import torch
+
+    if "lengths" not in inspect.signature(model.forward).parameters:
+        return {}
+    return {"lengths": torch.tensor([seq_len]),
+            "attention_mask": torch.ones(1, seq_len, dtype=torch.long, device="meta")}
 
 
 def idle_expert_flop(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> int:

@@ -609,7 +609,18 @@ def _lfm2(draw, spec: Spec, out: dict) -> None:
                 "use_expert_bias": draw(st.booleans())}
 
 
+def _xlm(draw, spec: Spec, out: dict) -> None:
+    """XLM, Flaubert: languages (a table of n_langs rows where there are 2 or more and use_lang_emb), causal or not,
+    GELU or ReLU; Flaubert's pre_norm stays false (transformers cannot run it; refused by name); d a multiple of the
+    heads (XLMModel asserts it)."""
+    out |= {"emb_dim": out["n_heads"] * draw(st.sampled_from(spec.head_sizes())),
+            "n_langs": draw(st.integers(1, 4)), "use_lang_emb": draw(st.booleans()), "causal": draw(st.booleans()),
+            "gelu_activation": draw(st.booleans())}
+
+
 HOOKS: dict[str, Callable] = {
+    "xlm": _xlm,
+    "flaubert": _xlm,
     "t5gemma": _t5gemma,
     "gemma3n_text": _gemma3n_text,
     "gemma4_text": _gemma4_text,

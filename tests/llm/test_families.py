@@ -170,6 +170,8 @@ WITHOUT_LIBRARY = {
                                     "archive maps)"),
                        ("t5gemma", "T5Gemma (google/t5gemma-2b-2b-ul2 and the others: their Hub ids only, in "
                                    "transformers' docs and tests)"),
+                       ("xlm", "XLM (FacebookAI/xlm-mlm-en-2048 and the others)"),
+                       ("flaubert", "FlauBERT (flaubert/flaubert_base_cased and the others)"),
                        ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"),
                        ("jais2", "Jais 2 (inceptionai/Jais-2-8B-Chat; its Hub id only, in transformers' docs)"),
                        ("granitemoe_swa", "Granite MoE SWA (only test fixtures)"),

@@ -117,6 +117,16 @@ SEQ2SEQ_VARIANTS |= {  # decoders of encoder–decoder models as causal LMs: the
 }
 TROCR_SMALL = {"d_model": 48, "decoder_layers": 3, "decoder_attention_heads": 4, "decoder_ffn_dim": 40,
                "vocab_size": 100, "max_position_embeddings": 20}
+XLM_SMALL = {"emb_dim": 48, "n_layers": 2, "n_heads": 4, "vocab_size": 100, "max_position_embeddings": 20}
+SEQ2SEQ_VARIANTS |= {  # XLM, Flaubert: the encoders of fairseq's cross-lingual models, with their LM head
+    "xlm": _variant("xlm", "XLMWithLMHeadModel", XLM_SMALL),
+    "xlm languages, causal, relu": _variant("xlm", "XLMWithLMHeadModel", XLM_SMALL, n_langs=3, causal=True,
+                                            gelu_activation=False),
+    "xlm model untied, languages without their table": _variant("xlm", "XLMModel", XLM_SMALL, n_langs=3,
+                                                                use_lang_emb=False, tie_word_embeddings=False),
+    "flaubert": _variant("flaubert", "FlaubertWithLMHeadModel", XLM_SMALL, n_langs=2),
+    "flaubert model": _variant("flaubert", "FlaubertModel", XLM_SMALL, sinusoidal_embeddings=True),
+}
 SEQ2SEQ_VARIANTS |= {
     "trocr decoder": _variant("trocr", "TrOCRForCausalLM", TROCR_SMALL),
     "trocr decoder untied, relu, narrower image encoder": _variant(
@@ -246,7 +256,7 @@ def test_library_models_match_their_published_sizes(model_id, published, unit, t
     assert abs(params - published) <= unit / 2, (model_id, params)
 
 
-NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper", "trocr"))]
+NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper", "trocr", "xlm", "flaubert"))]
 
 
 @pytest.mark.parametrize("name", NEW_SEQ2SEQ)
@@ -357,3 +367,23 @@ def test_trocr_library_decoders_match_transformers(torch, model_id, params):
     config = library_model(model_id).config
     assert _engine(config, 8) == counts(config, 8)
     assert _engine(config, 8)[0] == params
+
+
+def test_xlm_by_hand():
+    """XLMWithLMHeadModel: tables V·d + P·d + n_langs·d (n_langs > 1), the embedding LayerNorm 2·d; per layer
+    attention 4·(d² + d), feed-forward d→4d→d with biases, 2 LayerNorms; the tied head's bias V. FLOP per layer
+    2·L·4·d² + 2·2·L²·d + 2·L·2·d·4d, and the head 2·L·d·V (a formula, apart from transformers)."""
+    d, v, p, n, length = 48, 100, 20, 2, 12
+    layer = 4 * (d * d + d) + (d * 4 * d + 4 * d) + (4 * d * d + d) + 2 * 2 * d
+    params = v * d + p * d + 3 * d + 2 * d + n * layer + v
+    flop = n * (2 * length * 4 * d * d + 4 * length * length * d + 2 * length * 8 * d * d) + 2 * length * d * v
+    assert _engine(SEQ2SEQ_VARIANTS["xlm languages, causal, relu"], length) == (params, flop)
+
+
+@pytest.mark.parametrize("model_type,cls,change,key", [
+    ("xlm", "XLMWithLMHeadModel", {"asm": True}, "asm"),
+    ("flaubert", "FlaubertWithLMHeadModel", {"pre_norm": True}, "pre_norm"),
+])
+def test_xlm_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(_variant(model_type, cls, XLM_SMALL, **change))
