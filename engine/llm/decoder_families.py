@@ -245,6 +245,37 @@ def _mellum(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _bitnet(c: Keys) -> dict:
+    """bitnet (BitNet b1.58): the Llama block (``attention_bias`` on q/k/v/o; ``num_key_value_heads`` absent: 5, the
+    config class's default) with Gemma's gated MLP (ReLU² by default, no biases) and BitNet's sub-norms: an RMSNorm
+    of the attention's output (width d: the heads must span d) before the output projection and of act(gate)·up
+    before the down projection. The ternary weights are trained as full-precision matrices: the count is the same."""
+    if c.data.get("num_key_value_heads") is None:
+        c.data = c.data | {"num_key_value_heads": 5}
+    fields = _decoder(c, **_rms_swiglu(c, sub_norms=True))
+    fields["block"]["activation"] = c.activation("hidden_act", default="relu2")
+    block, d = fields["block"], fields["d_model"]
+    if block["head_size"] is not None and block["head_size"] * block["heads"] != d:
+        raise c.error("head_dim", f"{block['head_size']} × {block['heads']} heads is not hidden_size {d} (BitNet's "
+                                  "attention sub-norm has width hidden_size; transformers cannot run it)")
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _diffllama(c: Keys) -> dict:
+    """diffllama (DiffLlama): the Llama block with differential attention (two attention calls over the same
+    queries and keys, one per half of the value heads, each repeated; four learned vectors λ of the head size; a
+    gainless RMSNorm of each head's two outputs). ``num_key_value_heads`` must be even (transformers refuses
+    others, and its default, null)."""
+    c.neutral("lambda_std_dev")
+    fields = _decoder(c, **_rms_swiglu(c, differential=True))
+    kv = fields["block"]["kv_heads"]
+    if kv is None or kv % 2:
+        raise c.error("num_key_value_heads", f"{json.dumps(kv)} is not an even number (DiffLlama splits the values "
+                                             "by key/value heads; transformers refuses it)")
+    fields["block"]["ff_bias"] = c.flag("mlp_bias", False) if c.reads("mlp_bias") else False
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _phimoe(c: Keys) -> dict:
     """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
     ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer. Its router
@@ -1319,6 +1350,8 @@ DECODER_FAMILIES: dict[str, Family] = {
     "hyperclovax": Family(_hyperclovax, _lm("HyperCLOVAX")),
     "nanochat": Family(_nanochat, _lm("NanoChat")),
     "mellum": Family(_mellum, _lm("Mellum")),
+    "bitnet": Family(_bitnet, _lm("BitNet")),
+    "diffllama": Family(_diffllama, _lm("DiffLlama")),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),

@@ -290,6 +290,11 @@ class TransformerBlock(LayerBase):
     values_from_keys: bool = Field(False, description="The values are the key projection's output (Gemma 4's "
                                                       "attention_k_eq_v): no v projection.")
     value_norm: bool = Field(False, description="A norm without gain of the values (Gemma 4): no parameters.")
+    sub_norms: bool = Field(False, description="BitNet: a norm of the attention's output (H·Q) before the output "
+                                               "projection and of act(gate)·up (F) before the down projection.")
+    differential: bool = Field(False, description="DiffLlama's differential attention: the scores and the values "
+                                                  "computed twice (two attention calls over the same queries and "
+                                                  "keys, each value half repeated), four learned vectors λ of Q.")
     per_layer_input_size: Size | None = Field(None, description="P: Gemma 4's per-layer input after the feed-forward: "
                                                                 "gate d→P, act(gate)·(this layer's P-wide input), "
                                                                 "projection P→d, a norm, added into x.")
@@ -333,6 +338,10 @@ class TransformerBlock(LayerBase):
         if self.parallel and (self.norm_position != "pre" or self.cross_attention_length or self.sandwich_norms):
             raise InputError("parallel", "parallel blocks are pre-norm decoder-only blocks "
                                               "(no post-norm, no cross-attention)")
+        if (self.sub_norms or self.differential) and (self.mixer != "attention" or self.kv_lora_rank is not None
+                                                      or self.experts > 1 or self.attention_experts):
+            raise InputError("sub_norms" if self.sub_norms else "differential",
+                             "modelled on plain self-attention with a dense feed-forward")
         if (self.indexer_heads is None) != (self.indexer_head_size is None) or self.indexer_heads is not None and (
                 self.kv_lora_rank is None or not self.q_lora_rank):
             raise InputError("indexer_heads", "the lightning indexer needs indexer_heads and indexer_head_size, "

@@ -119,13 +119,21 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if block.value_norm and not block.kv_shared:  # RMS over each value head, no gain
         parts.append(Part(f"{label} value norm", 0, 0, memory * h_kv * rms_norm_cost(q, q, False)[2], None, "none",
                           ("v",), ("v",)))
-    scores = Part(f"{label} scores QKᵀ", sinks, h * pairs * q, softmax_and_scale_flop(h * pairs), None, "product",
-                  ("q", "k"), ("s",))
+    calls = 2 if block.differential else 1  # DiffLlama: two attention calls over the same q and k
+    scores = Part(f"{label} scores QKᵀ", sinks, calls * h * pairs * q, calls * softmax_and_scale_flop(h * pairs), None,
+                  "product", ("q", "k"), ("s",))
     positions = [] if block.disentangled is None else position_terms(block, label, d, length)
     products = [p for p in positions if p.op == "product"]
     parts += [p for p in positions if p.op != "product"] + [scores] + products + [
-        Part(f"{label} values AV", 0, h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
+        Part(f"{label} values AV", 0, calls * h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
     ]
+    if block.differential:  # λ = exp(λq1·λk1) − exp(λq2·λk2) + λ_init; a1 − λ·a2, a gainless RMSNorm of 2Q, scaled
+        parts.append(Part(f"{label} differential λ", 4 * q, 0, 4 * q + 2 * length * h * q
+                          + rms_norm_cost(2 * q, 2 * q, False)[2] * length * h // 2 + length * h * q, None, "none",
+                          ("a",), ("a",)))
+    if block.sub_norms:  # BitNet: a norm of the attention's output before the output projection
+        norm_params, norm_flop = norm_cost(block, h * q, length)
+        parts.append(Part(f"{label} sub-norm", norm_params, 0, norm_flop, None, "none", ("a",), ("a",)))
     if block.attention_output_gate:  # sigmoid(gate)·output, element-wise
         parts.append(Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP["sigmoid"] + 1) * length * h * q, None,
                           "none", ("a", "og"), ("a",)))
@@ -277,6 +285,10 @@ def mlp(block, label: str, d: int, f: int, tokens: int, bias: bool, read: str = 
     if block.activation == "xielu":  # xIELU's learned α_p and α_n: 2 parameters per MLP, no multiply-accumulate
         acted = down_src[:1]
         parts.append(Part(f"{label} xIELU α_p, α_n", 2, 0, 0, None, "none", acted, acted, role="activation"))
+    if block.sub_norms:  # BitNet: a norm of act(gate)·up before the down projection
+        norm_params, norm_flop = norm_cost(block, f, tokens)
+        parts.append(Part(f"{label} sub-norm", norm_params, 0, norm_flop, None, "none", down_src, ("sn",)))
+        down_src = ("sn",)
     return parts + [_linear(f"{label} down", f, d, bias, tokens, src=down_src, dst=(out,),
                                 also=(out,), role="down")]
 

@@ -300,4 +300,13 @@ DECODER_VARIANTS = {
         "mellum", "MellumModel", **S, num_experts=4, num_experts_per_tok=2, moe_intermediate_size=24, head_dim=12,
         mlp_layer_types=["dense", "sparse", "sparse"], layer_types=WINDOWS, sliding_window=4, attention_bias=True,
         num_mtp_layers=1),
+    "bitnet (sub-norms before o and down, ReLU² gated)": _v("bitnet", "BitNetForCausalLM", **S),
+    "bitnet model, biases, default 5 key/value heads, silu": _v(
+        "bitnet", "BitNetModel", **{k: v for k, v in S.items() if k != "num_key_value_heads"}
+        | {"hidden_size": 80, "num_attention_heads": 5}, attention_bias=True, hidden_act="silu"),
+    "bitnet tied": _v("bitnet", "BitNetForCausalLM", **S, tie_word_embeddings=True),
+    "diffllama (differential attention)": _v("diffllama", "DiffLlamaForCausalLM", **S),
+    "diffllama model, 4 key/value heads, head_dim, biases": _v(
+        "diffllama", "DiffLlamaModel", **(S | {"num_key_value_heads": 4}), head_dim=12, attention_bias=True),
+    "diffllama tied, gelu": _v("diffllama", "DiffLlamaForCausalLM", **S, tie_word_embeddings=True, hidden_act="gelu"),
 }

@@ -287,6 +287,13 @@ def _sparse_attention(draw, spec: Spec, out: dict) -> None:
             lambda rest: ["full", *rest])))
 
 
+def _diffllama(draw, spec: Spec, out: dict) -> None:
+    """DiffLlama splits the values by key/value heads: an even number of them (transformers refuses others; the
+    reader refuses them by name); the heads a multiple, ``head_dim`` written by the generic draw."""
+    kv = 2 * draw(st.integers(1, 2))
+    out |= {"num_key_value_heads": kv, "num_attention_heads": kv * draw(st.integers(1, 2))}
+
+
 def _gpt_neo(draw, spec: Spec, out: dict) -> None:
     """GPT-Neo's ``attention_types``: [[kinds, repeats], …] summing to the layer count."""
     layers = out["num_layers"]
@@ -635,6 +642,7 @@ HOOKS: dict[str, Callable] = {
     "sarvam_mla": _deepseek,
     "deepseek_v32": _sparse_attention,
     "glm_moe_dsa": _sparse_attention,
+    "diffllama": _diffllama,
     "mamba2": _mamba2,
     "bamba": _mamba2_hybrid,
     "granitemoehybrid": _mamba2_hybrid,
