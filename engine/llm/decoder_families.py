@@ -110,6 +110,16 @@ def _xglm(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+def _biogpt(c: Keys) -> dict:
+    """biogpt (BioGPT): pre-norm blocks with LayerNorms (γ, β), biased q/k/v/out and fc1/fc2 (``hidden_act``), a final
+    LayerNorm; a learned position table of ``max_position_embeddings`` + 2 rows (its offset) and an embedding scale
+    (``scale_embedding``: no weight); a tied head by default."""
+    c.neutral("scale_embedding")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"))
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings", 2),
+                     "tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
 def _codegen(c: Keys) -> dict:
     """codegen: GPT-J's block (one norm, parallel attention and MLP, fused q/k/v and output without
     biases, a biased MLP) and an LM head with a bias."""
@@ -1352,6 +1362,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "mellum": Family(_mellum, _lm("Mellum")),
     "bitnet": Family(_bitnet, _lm("BitNet")),
     "diffllama": Family(_diffllama, _lm("DiffLlama")),
+    "biogpt": Family(_biogpt, {"BioGptForCausalLM": "lm", "BioGptModel": "none"}),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),
     "jetmoe": Family(_jetmoe, _lm("JetMoe")),

@@ -309,4 +309,13 @@ DECODER_VARIANTS = {
     "diffllama model, 4 key/value heads, head_dim, biases": _v(
         "diffllama", "DiffLlamaModel", **(S | {"num_key_value_heads": 4}), head_dim=12, attention_bias=True),
     "diffllama tied, gelu": _v("diffllama", "DiffLlamaForCausalLM", **S, tie_word_embeddings=True, hidden_act="gelu"),
+    "biogpt (pre-LN, biases, learned positions + 2, tied)": _v(
+        "biogpt", "BioGptForCausalLM", hidden_size=64, intermediate_size=96, num_hidden_layers=3,
+        num_attention_heads=4, vocab_size=128, max_position_embeddings=64),
+    "biogpt model, relu, no embedding scale": _v(
+        "biogpt", "BioGptModel", hidden_size=48, intermediate_size=80, num_hidden_layers=2, num_attention_heads=6,
+        vocab_size=90, max_position_embeddings=40, hidden_act="relu", scale_embedding=False),
+    "biogpt untied": _v(
+        "biogpt", "BioGptForCausalLM", hidden_size=64, intermediate_size=96, num_hidden_layers=3,
+        num_attention_heads=4, vocab_size=128, max_position_embeddings=64, tie_word_embeddings=False),
 }

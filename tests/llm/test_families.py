@@ -179,7 +179,8 @@ WITHOUT_LIBRARY = {
                        ("nanochat", "nanochat (converters' code only, no published config.json written as "
                                     "NanoChatConfig)"),
                        ("bitnet", "BitNet b1.58 2B4T (microsoft/bitnet-b1.58-2B-4T; its Hub id only)"),
-                       ("diffllama", "DiffLlama (no published checkpoint config found)"))},
+                       ("diffllama", "DiffLlama (no published checkpoint config found)"),
+                       ("biogpt", "BioGPT (microsoft/biogpt; only converters and fixtures that write one)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
