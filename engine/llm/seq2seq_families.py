@@ -221,7 +221,8 @@ def _t5gemma(c: Keys) -> dict:
 LEARNED, SINUSOIDAL_PARAMETER, SINUSOIDAL_BUFFER = "learned", "sinusoidal parameter", "sinusoidal buffer"
 
 
-def _bart_layout(c: Keys, *, norm_position: str, embedding_norm: bool, positions: str, offset: int = 0) -> dict:
+def _bart_layout(c: Keys, *, norm_position: str, embedding_norm: bool, positions: str, offset: int = 0,
+                 vocab_key: str = "vocab_size") -> dict:
     """A BART-like model: shared token table; per stack a position table (``positions``: learned, of
     max_position_embeddings + ``offset`` rows, or sinusoidal, a frozen parameter of max_position_embeddings rows
     or a buffer), optionally a LayerNorm on the embeddings; blocks with biases, normed ``post`` (no final norm)
@@ -235,7 +236,7 @@ def _bart_layout(c: Keys, *, norm_position: str, embedding_norm: bool, positions
     common = {"activation": act, "norm_position": norm_position}
     tied = c.flag("tie_word_embeddings", True)
     return {"layers": c.size("layers", "decoder_layers"), "d_model": d,
-            "vocab_size": c.size("vocab_size", "vocab_size"), "context_length": context,
+            "vocab_size": c.size("vocab_size", vocab_key), "context_length": context,
             "learned_positions": rows, "embedding_norm": embedding_norm, "final_norm": final,
             "block": {"heads": c.size("block.heads", "decoder_attention_heads"),
                       "ff_size": c.size("block.ff_size", "decoder_ffn_dim"), **common},
@@ -331,6 +332,24 @@ def _nllb_moe(c: Keys) -> dict:
         grouped = _sparse_groups(c, dict(stack, block=sparse), count, dense, "")
         stack.update(grouped)
     return fields
+
+
+def _fsmt(c: Keys) -> dict:
+    """fsmt (fairseq's WMT19 translators): BART's post-norm layout without embedding or final norms; sinusoidal
+    position tables held as frozen parameters of P + pad_token_id + 1 rows per stack; tied (``tie_word_embeddings``),
+    the encoder's table, the decoder's and the output projection are one, else three (encoder and decoder tables of
+    their own, an output projection d→V); FSMTModel too ends in that projection (FSMTDecoder holds it). Source and
+    target vocabularies that differ are refused (the engine's tables share one V)."""
+    c.neutral("langs", "src_vocab_size")  # src_vocab_size: checked equal to the target's below
+    pad = c.data.get("pad_token_id", 1)
+    if not isinstance(pad, int) or isinstance(pad, bool) or pad < 0:
+        raise c.error("pad_token_id", "the sinusoidal tables' rows are P + pad_token_id + 1: a whole number is needed")
+    c.require("src_vocab_size", lambda v: v == c.data.get("tgt_vocab_size", 42024),
+              "a source vocabulary unlike the target's is not modelled")
+    fields = _bart_layout(c, norm_position="post", embedding_norm=False, positions=SINUSOIDAL_PARAMETER,
+                          offset=pad + 1, vocab_key="tgt_vocab_size")
+    tied = c.flag("tie_word_embeddings", False)  # FSMTConfig's default: untied
+    return fields | {"tied_embeddings": tied, "stack_token_tables": False, "decoder_token_table": not tied}
 
 
 # ---------------------------------------------------------------- decoders of encoder–decoder models, run alone
@@ -429,6 +448,7 @@ SEQ2SEQ_FAMILIES: dict[str, Family] = {
     "nllb-moe": Family(_nllb_moe, _seq2seq("NllbMoe")),
     "t5gemma": Family(_t5gemma, _t5_classes("T5Gemma")),
     "whisper": Family(_whisper, {"WhisperForCausalLM": "lm"}),
+    "fsmt": Family(_fsmt, {"FSMTForConditionalGeneration": "lm", "FSMTModel": "lm"}),  # the decoder holds the head
     "trocr": Family(_trocr, {"TrOCRForCausalLM": "lm"}),
     "xlm": Family(_xlm, {"XLMWithLMHeadModel": "lm", "XLMModel": "none"}),
     "flaubert": Family(_xlm, {"FlaubertWithLMHeadModel": "lm", "FlaubertModel": "none"}),

@@ -70,7 +70,7 @@ def build_from(hf_config, class_name: str):
 
 
 def _meta_length_masks(module) -> None:
-    """XLM's and Flaubert's ``get_masks`` make the causal mask on the device of ``lengths``, which ``meta_lengths``
+    """XLM's and Flaubert's ``get_masks`` make the causal mask on the device of ``lengths``, which ``meta_inputs``
     keeps on the CPU: given a meta padding mask, the lengths are moved to meta (full length) so that the masks are
     made there. Installed once per module, by ``build``."""
     import torch
@@ -208,7 +208,7 @@ def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tup
     kwargs = {"input_ids": ids}
     if model.config.is_encoder_decoder:
         kwargs["decoder_input_ids"] = torch.zeros(1, decoder_seq_len or seq_len, dtype=torch.long, device="meta")
-    kwargs |= meta_lengths(model, seq_len)
+    kwargs |= meta_inputs(model, seq_len, decoder_seq_len)
     if "use_cache" in inspect.signature(model.forward).parameters or without_attention(model.config):
         kwargs["use_cache"] = False  # a cache pads Mamba's convolution input to K positions when T < K
     # without a cache, transformers checks for packed sequences by reading positions, which the meta device
@@ -218,16 +218,21 @@ def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tup
     return params, counter.get_total_flops()
 
 
-def meta_lengths(model, seq_len: int) -> dict:
-    """XLM and Flaubert check ``lengths.max().item()`` whatever they are given, which the meta device cannot answer:
-    the sentence length on the CPU (one sequence of ``seq_len`` tokens, no padding) and an all-ones mask on meta (so
-    that their masks are made from it, not from the lengths). Other models: nothing."""
+def meta_inputs(model, seq_len: int, decoder_seq_len: int | None = None) -> dict:
+    """Inputs some models need on the meta device: XLM and Flaubert check ``lengths.max().item()`` whatever they are
+    given, so the sentence length on the CPU (one sequence of ``seq_len`` tokens, no padding) and an all-ones mask on
+    meta (their masks are made from it); FSMT asks whether its ids hold padding (``.any()``) unless given masks, so
+    all-ones masks for both stacks. Other models: nothing."""
     import torch
 
-    if "lengths" not in inspect.signature(model.forward).parameters:
-        return {}
-    return {"lengths": torch.tensor([seq_len]),
-            "attention_mask": torch.ones(1, seq_len, dtype=torch.long, device="meta")}
+    def ones(n: int):
+        return torch.ones(1, n, dtype=torch.long, device="meta")
+
+    if "lengths" in inspect.signature(model.forward).parameters:
+        return {"lengths": torch.tensor([seq_len]), "attention_mask": ones(seq_len)}
+    if model.config.model_type == "fsmt":
+        return {"attention_mask": ones(seq_len), "decoder_attention_mask": ones(decoder_seq_len or seq_len)}
+    return {}
 
 
 def idle_expert_flop(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> int:

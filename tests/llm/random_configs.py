@@ -625,7 +625,14 @@ def _xlm(draw, spec: Spec, out: dict) -> None:
             "gelu_activation": draw(st.booleans())}
 
 
+def _fsmt(draw, spec: Spec, out: dict) -> None:
+    """FSMT: one small vocabulary for source and target (the reader refuses two that differ, by name)."""
+    vocab = draw(st.integers(8, 64))
+    out |= {"src_vocab_size": vocab, "tgt_vocab_size": vocab}
+
+
 HOOKS: dict[str, Callable] = {
+    "fsmt": _fsmt,
     "xlm": _xlm,
     "flaubert": _xlm,
     "t5gemma": _t5gemma,

@@ -16,7 +16,7 @@ from engine.llm.config import read_hf_config
 from engine.llm.estimate import TransformerRun, estimate_transformer
 
 pytest.importorskip("transformers")
-from tests.llm.hf_reference import build, meta_lengths, without_attention  # noqa: E402
+from tests.llm.hf_reference import build, meta_inputs, without_attention  # noqa: E402
 from tests.method1.backward_reference import forward_backward, set_trainable  # noqa: E402
 
 SEQ = 12
@@ -218,7 +218,7 @@ def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
         kwargs["attention_mask"] = torch.ones(1, seq, dtype=torch.long, device="meta")
     if "use_cache" in model.forward.__code__.co_varnames or without_attention(model.config):
         kwargs["use_cache"] = False
-    kwargs |= meta_lengths(model, seq)  # XLM, Flaubert
+    kwargs |= meta_inputs(model, seq)  # XLM, Flaubert, FSMT
     return forward_backward(torch, model, ids, kwargs=kwargs)
 
 

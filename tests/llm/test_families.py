@@ -172,6 +172,8 @@ WITHOUT_LIBRARY = {
                                    "transformers' docs and tests)"),
                        ("xlm", "XLM (FacebookAI/xlm-mlm-en-2048 and the others)"),
                        ("flaubert", "FlauBERT (flaubert/flaubert_base_cased and the others)"),
+                       ("fsmt", "FSMT (facebook/wmt19-en-de and the others; the FSMT blog post quotes the "
+                                "converter's mapping, not the files)"),
                        ("glm_moe_dsa", "GLM-5 (zai-org/GLM-5; only partial quotations and test fixtures)"),
                        ("jais2", "Jais 2 (inceptionai/Jais-2-8B-Chat; its Hub id only, in transformers' docs)"),
                        ("granitemoe_swa", "Granite MoE SWA (only test fixtures)"),

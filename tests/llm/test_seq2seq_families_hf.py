@@ -117,6 +117,15 @@ SEQ2SEQ_VARIANTS |= {  # decoders of encoder–decoder models as causal LMs: the
 }
 TROCR_SMALL = {"d_model": 48, "decoder_layers": 3, "decoder_attention_heads": 4, "decoder_ffn_dim": 40,
                "vocab_size": 100, "max_position_embeddings": 20}
+FSMT_SMALL = {"d_model": 48, "encoder_layers": 2, "decoder_layers": 3, "encoder_attention_heads": 4,
+              "decoder_attention_heads": 6, "encoder_ffn_dim": 40, "decoder_ffn_dim": 56, "src_vocab_size": 100,
+              "tgt_vocab_size": 100, "max_position_embeddings": 20, "langs": ["en", "de"]}
+SEQ2SEQ_VARIANTS |= {  # FSMT: the tables are one when tied, three when not
+    "fsmt": _variant("fsmt", "FSMTForConditionalGeneration", FSMT_SMALL),
+    "fsmt tied, gelu": _variant("fsmt", "FSMTForConditionalGeneration", FSMT_SMALL, tie_word_embeddings=True,
+                                activation_function="gelu"),
+    "fsmt model, pad 3": _variant("fsmt", "FSMTModel", FSMT_SMALL, pad_token_id=3, scale_embedding=False),
+}
 XLM_SMALL = {"emb_dim": 48, "n_layers": 2, "n_heads": 4, "vocab_size": 100, "max_position_embeddings": 20}
 SEQ2SEQ_VARIANTS |= {  # XLM, Flaubert: the encoders of fairseq's cross-lingual models, with their LM head
     "xlm": _variant("xlm", "XLMWithLMHeadModel", XLM_SMALL),
@@ -256,7 +265,7 @@ def test_library_models_match_their_published_sizes(model_id, published, unit, t
     assert abs(params - published) <= unit / 2, (model_id, params)
 
 
-NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper", "trocr", "xlm", "flaubert"))]
+NEW_SEQ2SEQ = [n for n in SEQ2SEQ_VARIANTS if n.startswith(("t5gemma", "whisper", "trocr", "xlm", "flaubert", "fsmt"))]
 
 
 @pytest.mark.parametrize("name", NEW_SEQ2SEQ)
@@ -387,3 +396,19 @@ def test_xlm_by_hand():
 def test_xlm_layouts_not_modelled_are_refused_by_name(model_type, cls, change, key):
     with pytest.raises(InputError, match=rf"^config\.{key}: "):
         read_hf_config(_variant(model_type, cls, XLM_SMALL, **change))
+
+
+def test_fsmt_tables_by_hand():
+    """FSMT untied holds three V·d tables (encoder, decoder, output projection), tied one: 2·V·d apart, the same FLOP;
+    each stack's sinusoidal table has P + pad + 1 rows: pad_token_id 3 instead of 1 adds 2·2·d."""
+    v, d = 100, 48
+    untied = _engine(SEQ2SEQ_VARIANTS["fsmt"], 12, 7)
+    tied = _engine(SEQ2SEQ_VARIANTS["fsmt"] | {"tie_word_embeddings": True}, 12, 7)
+    assert untied == (tied[0] + 2 * v * d, tied[1])
+    assert _engine(SEQ2SEQ_VARIANTS["fsmt"] | {"pad_token_id": 3}, 12, 7)[0] == untied[0] + 2 * 2 * d
+
+
+@pytest.mark.parametrize("change,key", [({"src_vocab_size": 90}, "src_vocab_size"), ({"pad_token_id": None}, "pad_token_id")])
+def test_fsmt_layouts_not_modelled_are_refused_by_name(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(_variant("fsmt", "FSMTForConditionalGeneration", FSMT_SMALL, **change))
