@@ -86,6 +86,20 @@ def _eurobert(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "head_bias": fields["block"]["ff_bias"]}
 
 
+def _bert_generation(c: Keys) -> dict:
+    """bert-generation: BERT's post-norm blocks (causal with ``is_decoder``, the same count) over word and learned
+    position tables and a LayerNorm (no token types); BertGenerationDecoder's head is the tied decoder d→V with a
+    bias, no transform; BertGenerationEncoder has no pooler. Cross-attention (``add_cross_attention``) is refused."""
+    c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
+    c.require("is_encoder_decoder", lambda v: v is False, "BertGeneration inside an encoder-decoder is not modelled")
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied decoder: transformers then keeps a second, "
+                                                          "unused output bias; not modelled")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"),
+                      causal=c.flag("is_decoder", False), norm_position="post")
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+                     "embedding_norm": True, "tied_embeddings": True, "head_bias": True, "final_norm": False}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -302,6 +316,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "roformer": Family(_roformer, {"RoFormerForMaskedLM": "mlm", "RoFormerModel": "none"}),
     "nomic_bert": Family(_nomic_bert, {"NomicBertForMaskedLM": "mlm", "NomicBertModel": "none"}),
     "eurobert": Family(_eurobert, {"EuroBertForMaskedLM": "lm", "EuroBertModel": "none"}),
+    "bert-generation": Family(_bert_generation, {"BertGenerationDecoder": "lm", "BertGenerationEncoder": "none"}),
     "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
 }

@@ -676,6 +676,9 @@ UNTIED_MLM = ("an untied masked-LM decoder keeps a second, unused output bias in
               "refuses tie_word_embeddings: false by name")
 PINNED: dict[str, dict[str, tuple[object, str]]] = {
     "dbrx": {"tie_word_embeddings": (False, "transformers' DbrxConfig refuses tied embeddings")},
+    "bert-generation": {"tie_word_embeddings": (True, "an untied decoder keeps a second, unused output bias in "
+                                                      "transformers; the reader refuses tie_word_embeddings: false "
+                                                      "by name")},
     "bigbird_pegasus": {"attention_type": ("original_full", "block-sparse attention (the class's default) is not "
                                                             "modelled; the reader refuses it by name")},
     "phimoe": {"num_experts_per_tok": (2, "transformers' Phi-3.5-MoE router (sparsemixer) picks 2 experts per "

@@ -186,6 +186,9 @@ WITHOUT_LIBRARY = {
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
+    "bert-generation": "no published BertGeneration config.json (google/bert_for_seq_generation_L-24_bbc_encoder) "
+                       "among the sources this checkout could read (counted exactly against transformers from "
+                       "configs: tests/llm/test_families_hf.py, the coverage sweep)",
     "nomic_bert": "Nomic's published configs (nomic-embed-text-v1/v1.5, nomic-bert-2048) are written for its remote "
                   "code (n_embd, n_head, n_layer, n_inner: keys NomicBertConfig does not read; the reader refuses such "
                   "a file by name, test_nomic_remote_code_config_is_refused_by_name) and no config written as "

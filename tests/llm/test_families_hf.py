@@ -326,6 +326,13 @@ VARIANTS |= {  # EuroBERT: Llama's blocks without the causal mask, a final norm,
     "eurobert model": _variant("eurobert", "EuroBertModel", **S, mlp_bias=True),
 }
 
+VARIANTS |= {  # BertGeneration: BERT's blocks without token types, a tied decoder d→V with a bias
+    "bert-generation decoder": _variant("bert-generation", "BertGenerationDecoder", **E, is_decoder=True),
+    "bert-generation decoder, bidirectional, relu": _variant("bert-generation", "BertGenerationDecoder", **E,
+                                                             hidden_act="relu"),
+    "bert-generation encoder": _variant("bert-generation", "BertGenerationEncoder", **E),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
