@@ -286,6 +286,40 @@ def _diffllama(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _afmoe(c: Keys) -> dict:
+    """afmoe (Trinity, AFMoE): attention with a per-head RMSNorm of queries and keys and a sigmoid output gate
+    (its own projection d→H·Q, as wide as the queries); an RMSNorm before and after each sub-layer (sandwich norms);
+    the first ``num_dense_layers`` layers a gated MLP of ``intermediate_size``, the others ``num_experts`` of
+    ``moe_intermediate_size`` (k per token, a router without bias whose ``expert_bias``, E values that never train,
+    is counted as its bias) and ``num_shared_experts`` × ``moe_intermediate_size`` shared; ``sliding_window``
+    (absent: 1024) where ``layer_types`` says (absent: all but every ``global_attn_every_n_layers``-th);
+    ``head_dim`` absent: 128. ``mup_enabled`` and ``route_scale`` scale activations only."""
+    c.neutral("mup_enabled", "route_scale")
+    c.require("attention_bias", lambda v: v is False, "the output gate's projection has no bias while q/k/v/o "
+                                                      "would: not modelled")
+    if "sliding_window" not in c.data:
+        c.data = c.data | {"sliding_window": 1024}
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="head", attention_output_gate=True, sandwich_norms=True,
+                                       router_bias=True))
+    block = fields["block"]
+    if block["head_size"] is None:
+        block["head_size"] = 128  # AfmoeConfig's default (not d/H)
+    dense_ff = _experts(c, fields, ("num_experts",))
+    shared = c.size(None, "num_shared_experts", required=False, default=2)
+    if shared:
+        block["shared_ff_size"] = shared * block["ff_size"]
+    layers = _layer_count(fields)
+    if layers:
+        period = c.size(None, "global_attn_every_n_layers", required=False, default=4)
+        if period < 1:
+            raise c.error("global_attn_every_n_layers", "must be at least 1")
+        first = c.size(None, "num_dense_layers", required=False, default=1)
+        windows = _layer_windows_each(c, layers, lambda i: bool((i + 1) % period))
+        dense = [dict(_dense_mlp(dense_ff), router_bias=False) if i < first else {} for i in range(layers)]
+        _per_layer(fields, _merged(windows, dense))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _phimoe(c: Keys) -> dict:
     """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
     ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer. Its router
@@ -1362,6 +1396,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "mellum": Family(_mellum, _lm("Mellum")),
     "bitnet": Family(_bitnet, _lm("BitNet")),
     "diffllama": Family(_diffllama, _lm("DiffLlama")),
+    "afmoe": Family(_afmoe, _lm("Afmoe")),
     "biogpt": Family(_biogpt, {"BioGptForCausalLM": "lm", "BioGptModel": "none"}),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),

@@ -318,4 +318,13 @@ DECODER_VARIANTS = {
     "biogpt untied": _v(
         "biogpt", "BioGptForCausalLM", hidden_size=64, intermediate_size=96, num_hidden_layers=3,
         num_attention_heads=4, vocab_size=128, max_position_embeddings=64, tie_word_embeddings=False),
+    "afmoe (gated attention, sandwich norms, dense first layer, default windows)": _v(
+        "afmoe", "AfmoeForCausalLM", **(S | {"num_hidden_layers": 5}), head_dim=16, num_experts=4,
+        num_experts_per_tok=2, moe_intermediate_size=24, num_shared_experts=1, sliding_window=4),
+    "afmoe model, layer_types, no shared or dense layers, muP": _v(
+        "afmoe", "AfmoeModel", **S, num_experts=3, num_experts_per_tok=1, moe_intermediate_size=24,
+        num_shared_experts=0, num_dense_layers=0, layer_types=WINDOWS, mup_enabled=True),
+    "afmoe two dense layers, tied": _v(
+        "afmoe", "AfmoeForCausalLM", **S, head_dim=12, num_experts=4, num_experts_per_tok=2,
+        moe_intermediate_size=20, num_dense_layers=2, tie_word_embeddings=True),
 }

@@ -683,6 +683,8 @@ PINNED: dict[str, dict[str, tuple[object, str]]] = {
                                                             "modelled; the reader refuses it by name")},
     "phimoe": {"num_experts_per_tok": (2, "transformers' Phi-3.5-MoE router (sparsemixer) picks 2 experts per "
                                           "token whatever the key says; the reader refuses other values by name")},
+    "afmoe": {"attention_bias": (False, "AFMoE's output gate projection has no bias while q/k/v/o would take "
+                                        "attention_bias: the reader refuses true by name")},
     "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
                                         "refuses mlp_bias: true by name")},
     "nemotron_h": {"mlp_bias": (False, "with MoE layers mlp_bias gives the shared MLP biases, not modelled; the "

@@ -225,7 +225,8 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "minimax_m2", "minimax", "apertus",
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
-                                                "solar_open", "granite_swa", "lfm2_moe", "mellum") else 2), family
+                                                "solar_open", "granite_swa", "lfm2_moe", "mellum",
+                                                "afmoe") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -248,6 +249,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("solar-open-100b", 102_651_793_408),  # Upstage: 102B total
     ("youtu-llm-2b", 1_961_560_064),     # Tencent: 1.96B
     ("mellum2-12b-a2.5b", 12_149_923_072),  # JetBrains: 12B total
+    ("trinity-nano-preview", 6_120_003_328),  # Arcee: 6B total
     ("jamba-1.5-mini", 51_570_323_328),   # AI21: "52B total parameters"
     ("lfm2-350m", 354_483_968),          # Liquid AI model card: "354,483,968"
     ("lfm2-1.2b", 1_170_340_608),        # Liquid AI model card: "1,170,340,608"
