@@ -693,6 +693,154 @@ def _qwen3_hybrid(c: Keys, defaults: dict, config_class: str, sparse) -> dict:
     return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
 
 
+KIMI_LINEAR_DEFAULTS = {"vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
+                        "moe_intermediate_size": 1024, "num_hidden_layers": 27, "num_attention_heads": 32,
+                        "num_key_value_heads": 32, "num_shared_experts": 1, "kv_lora_rank": 512,
+                        "qk_rope_head_dim": 64, "v_head_dim": 128, "qk_nope_head_dim": 128, "num_expert_group": 1,
+                        "topk_group": 1, "num_experts_per_token": 8, "num_experts": 256, "linear_head_dim": 128,
+                        "linear_num_heads": 32, "linear_conv_kernel_dim": 4}
+"""KimiLinearConfig's defaults of the sizes (the keys under the names its ``attribute_map`` stores them by:
+``num_experts`` for num_local_experts, ``num_experts_per_token``, ``num_shared_experts``, ``num_expert_group``)."""
+KIMI_LINEAR_ATTN = {"head_dim": "linear_head_dim", "num_heads": "linear_num_heads",
+                    "short_conv_kernel_size": "linear_conv_kernel_dim"}
+"""``linear_attn_config``'s sizes (as the published checkpoint writes them) → the KimiLinearConfig field each sets."""
+
+
+def _kimi_linear_types(c: Keys, layers: int) -> list[str]:
+    """Kimi Linear's layer kinds as KimiLinearConfig builds them: ``layer_types``; absent, from
+    ``linear_attn_config``'s 1-based ``full_attn_layers`` and ``kda_layers`` when it has both (every layer listed
+    once); otherwise "full_attention" where i > 0 and i % 4 == 0."""
+    types = c.get("layer_types")
+    if types is not None:
+        if not isinstance(types, list) or len(types) != layers or \
+                not all(t in ("linear_attention", "full_attention") for t in types):
+            raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
+                                         "'full_attention'")
+        return types
+    attn = c.get("linear_attn_config") or {}
+    if "full_attn_layers" in attn and "kda_layers" in attn:
+        full, kda = attn["full_attn_layers"], attn["kda_layers"]
+        for key, value in (("full_attn_layers", full), ("kda_layers", kda)):
+            if not isinstance(value, list) or not all(isinstance(i, int) and not isinstance(i, bool)
+                                                      and 1 <= i <= layers for i in value):
+                raise c.error("linear_attn_config", f"{key}: expected a list of 1-based layer numbers from 1 to "
+                                                    f"{layers}")
+        if set(full) & set(kda) or set(full) | set(kda) != set(range(1, layers + 1)):
+            raise c.error("linear_attn_config", f"full_attn_layers and kda_layers must list each of the {layers} "
+                                                "layers once (1-based); transformers builds no mask for a layer "
+                                                "in neither")
+        return ["full_attention" if i + 1 in full else "linear_attention" for i in range(layers)]
+    return ["full_attention" if i and i % 4 == 0 else "linear_attention" for i in range(layers)]
+
+
+def _kimi_linear(c: Keys) -> dict:
+    """kimi_linear (Kimi Linear, ``KimiLinearForCausalLM``): each layer by ``layer_types`` (``_kimi_linear_types``)
+    RMSNorm + a mixer, then RMSNorm + a feed-forward. "linear_attention": Kimi Delta Attention (a Gated DeltaNet
+    mixer with a per-channel decay, ``state_space.kimi_delta``) of ``linear_num_heads`` H heads of
+    ``linear_head_dim`` D (``linear_attn_config``'s ``num_heads`` / ``head_dim`` / ``short_conv_kernel_size`` win
+    over those keys, as in KimiLinearConfig), a convolution of ``linear_conv_kernel_dim`` (``hidden_act``), chunks
+    of 64. "full_attention": DeepSeek's multi-head latent attention without rotary positions (no parameters or
+    products either way; ``attention_bias`` on the q/kv down-projections and o). Feed-forward by
+    ``mlp_layer_types`` (absent: "dense" on the first ``first_k_dense_replace`` layers, 1 by default): "sparse" —
+    ``num_experts`` gated experts of ``moe_intermediate_size`` (k = ``num_experts_per_token``; a sigmoid router
+    d→E without bias, grouped top-k: ``num_expert_group`` / ``topk_group`` choose, count nothing) beside
+    ``num_shared_experts`` × ``moe_intermediate_size`` shared; "dense" — a gated MLP of ``intermediate_size``.
+    The head is never tied (transformers' class ties nothing, whatever ``tie_word_embeddings`` says). Absent sizes:
+    KimiLinearConfig's defaults. The config's ``head_dim`` is overwritten by ``qk_rope_head_dim`` (inert)."""
+    c.neutral("head_dim", "tie_word_embeddings", "routed_scaling_factor", "moe_renormalize", "rope_parameters",
+              "output_router_logits", "pretraining_tp", "first_k_dense_replace")
+    for key in KIMI_LINEAR_DEFAULTS:
+        if key in c.data and c.data[key] is None and key not in ("num_key_value_heads", "topk_group",
+                                                                 "num_experts_per_token"):
+            raise c.error(key, "null is not accepted (transformers' KimiLinearConfig requires a whole number)")
+    attn = c.get("linear_attn_config")
+    if attn is not None:
+        if not isinstance(attn, dict):
+            raise c.error("linear_attn_config", "expected an object")
+        other = sorted(set(attn) - set(KIMI_LINEAR_ATTN) - {"full_attn_layers", "kda_layers"})
+        if other:
+            raise c.error("linear_attn_config", f"{other[0]} is not read by transformers' KimiLinearConfig, which "
+                                                "would build the layer without it; not modelled")
+        c.data = {**c.data, **{field: attn[key] for key, field in KIMI_LINEAR_ATTN.items() if key in attn}}
+    c.data = {**KIMI_LINEAR_DEFAULTS, **{k: v for k, v in c.data.items() if v is not None or
+                                         k not in ("num_key_value_heads", "topk_group", "num_experts_per_token")}}
+    layers = c.size("layers", "num_hidden_layers")
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    types = _kimi_linear_types(c, layers)
+    ff_types = c.get("mlp_layer_types")
+    if ff_types is None:
+        first = c.size(None, "first_k_dense_replace", required=False, default=1)
+        ff_types = ["dense" if i < first else "sparse" for i in range(layers)]
+    elif not isinstance(ff_types, list) or len(ff_types) != layers or not set(ff_types) <= {"dense", "sparse"}:
+        raise c.error("mlp_layer_types", f"expected {layers} entries (num_hidden_layers) of 'dense' or 'sparse'")
+    d = c.size("d_model", "hidden_size")
+    act = c.activation("hidden_act", default="silu")
+    norm = {"norm": "rmsnorm", "heads": 1, "gated": True, "activation": act, "ff_bias": False}
+    mixers = {}
+    if "linear_attention" in types:
+        heads, dim = c.size("block.ssm_heads", "linear_num_heads"), c.size("block.ssm_state_size", "linear_head_dim")
+        mixers["linear_attention"] = norm | {
+            "mixer": "gated_deltanet", "ssm_decay": "channel", "ssm_heads": heads, "ssm_groups": heads,
+            "ssm_inner_size": heads * dim if isinstance(heads, int) and isinstance(dim, int) else dim,
+            "ssm_state_size": dim, "ssm_conv_kernel": c.size("block.ssm_conv_kernel", "linear_conv_kernel_dim"),
+            "ssm_chunk_size": DELTANET_CHUNK}
+    else:
+        c.neutral("linear_num_heads", "linear_head_dim", "linear_conv_kernel_dim")
+    if "full_attention" in types:
+        heads = c.size("block.heads", "num_attention_heads")
+        kv = c.size(None, "num_key_value_heads", required=False, default=heads)
+        if kv != heads:
+            raise c.error("num_key_value_heads", f"{kv} differs from num_attention_heads {heads}: transformers' "
+                                                 "latent attention repeats its H key heads by H / kv, which does "
+                                                 "not run")
+        bias = c.flag("attention_bias", False)
+        mixers["full_attention"] = norm | {
+            "heads": heads, "kv_heads": None, "head_size": c.size("block.head_size", "qk_nope_head_dim"),
+            "kv_lora_rank": c.size("block.kv_lora_rank", "kv_lora_rank"),
+            "q_lora_rank": c.size("block.q_lora_rank", "q_lora_rank", required=False),
+            "rope_head_size": c.size("block.rope_head_size", "qk_rope_head_dim"),
+            "value_head_size": c.size("block.value_head_size", "v_head_dim"), "qkv_bias": bias, "out_bias": bias}
+    else:
+        c.neutral("num_attention_heads", "num_key_value_heads", "qk_nope_head_dim", "kv_lora_rank", "q_lora_rank",
+                  "qk_rope_head_dim", "v_head_dim", "attention_bias")
+    feed = {}
+    if "sparse" in ff_types:
+        experts = c.size("block.experts", "num_experts")
+        k = c.size("block.active_experts", "num_experts_per_token")
+        groups = c.size(None, "num_expert_group")
+        chosen = c.size(None, "topk_group")
+        if isinstance(experts, int) and isinstance(groups, int) and (groups < 1 or experts % groups
+                                                                     or experts // groups < 2):
+            raise c.error("num_expert_group", f"{groups} groups must divide the {experts} experts (num_experts) "
+                                              "into groups of 2 or more, as transformers' router takes the top 2 "
+                                              "of each")
+        if isinstance(chosen, int) and isinstance(groups, int) and not 1 <= chosen <= groups:
+            raise c.error("topk_group", f"expected 1 to num_expert_group ({groups})")
+        if isinstance(k, int) and isinstance(experts, int) and isinstance(chosen, int) and \
+                isinstance(groups, int) and not 1 <= k <= experts // groups * chosen:
+            raise c.error("num_experts_per_token", f"expected 1 to the {experts // groups * chosen} experts of "
+                                                   "the chosen groups")
+        ff = c.size("block.ff_size", "moe_intermediate_size")
+        shared = c.size(None, "num_shared_experts")
+        feed["sparse"] = {"experts": experts, "active_experts": k, "ff_size": ff,
+                          "shared_ff_size": shared * ff if isinstance(shared, int) and shared and isinstance(ff, int)
+                          else None}
+    else:
+        c.neutral("num_experts", "num_experts_per_token", "moe_intermediate_size", "num_shared_experts",
+                  "num_expert_group", "topk_group")
+    if "dense" in ff_types:
+        feed["dense"] = {"ff_size": c.size("block.ff_size", "intermediate_size")}
+    else:
+        c.neutral("intermediate_size")
+    kinds = [f"{t} {f}" for t, f in zip(types, ff_types)]
+    blocks = {f"{t} {f}": mixers[t] | feed[f] for t in mixers for f in feed}
+    fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "model_max_length", required=False),
+              "tied_embeddings": False}
+    return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
+
+
 FALCON_H1_MULTIPLIERS = ("lm_head_multiplier", "embedding_multiplier", "mlp_multipliers", "key_multiplier",
                          "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers", "ssm_in_multiplier",
                          "ssm_out_multiplier")
@@ -929,5 +1077,6 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "qwen3_5_moe_text": Family(_qwen3_5_moe, _lm("Qwen3_5Moe", bare="Qwen3_5MoeTextModel")),
     "lfm2": Family(_lfm2, _lm("Lfm2")),
     "lfm2_moe": Family(_lfm2_moe, _lm("Lfm2Moe")),
+    "kimi_linear": Family(_kimi_linear, _lm("KimiLinear")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

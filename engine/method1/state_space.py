@@ -200,8 +200,10 @@ def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
     (``deltanet_macs``; A and Δ's bias: 2·H parameters), the gated RMS norm per head (norm(y)·γ·SiLU(z): d_v
     parameters), out projection I→d (+ the residual add). Symbols: H = ``ssm_heads`` value heads of
     d_v = I/H, G = ``ssm_groups`` key heads of d_k = ``ssm_state_size``, K the convolution's width, Q the
-    chunk length. Qwen3.5's ``Qwen3_5GatedDeltaNet`` splits the in projections (q, k, v apart from z; β apart from
+    chunk length; ``ssm_decay="channel"``: Kimi Delta Attention (``kimi_delta``). Qwen3.5's ``Qwen3_5GatedDeltaNet`` splits the in projections (q, k, v apart from z; β apart from
     a): the same widths, parameters and products."""
+    if block.ssm_decay == "channel":
+        return kimi_delta(block, d, length, read)
     i, dk, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
     h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
     dv = i // h
@@ -256,4 +258,81 @@ def short_conv(block, d: int, length: int, read: str = "h") -> list[Part]:
         Part("short conv output gate C·conv", 0, 0, length * d, None, "none", ("k", "q"), ("a",)),
         _linear("short conv out projection", d, d, block.ssm_bias, length, extra_flop=length * d, src=("a",),
                 dst=("x",), also=("x",), role="out"),  # + the residual add
+    ]
+
+
+# ---------------------------------------------------------------- Kimi Delta Attention (Kimi Linear)
+
+def kimi_delta_macs(length: int, heads: int, head_dim: int, chunk: int) -> dict[str, int]:
+    """The multiply-accumulates ``FlopCounterMode`` sees in transformers' ``chunk_kimi_delta_attention`` (H heads
+    of D for queries, keys and values; chunks of Q; padded length L_p): the decay is per key channel, so the
+    within-chunk scores k_β·k and q·k are element-wise products summed over D (no matmul), and the UT transform's
+    inverse is built by substitution in a loop of element-wise products (no matmul); then two products by it,
+    T·(β v) and T·(β k decayed): L_p·Q·H·2D. The state's reads, updates and the chunk attention × the new values
+    are Gated DeltaNet's (``deltanet_macs``)."""
+    macs = deltanet_macs(length, heads, head_dim, head_dim, chunk)
+    padded, _ = chunks(length, chunk)
+    del macs["within"]
+    return {"ut": 2 * padded * chunk * heads * head_dim, **macs}
+
+
+def kimi_delta_full_flop(length: int, heads: int, head_dim: int, chunk: int) -> dict[str, int]:
+    """Kimi Delta Attention's element-wise FLOP (``full`` convention only; ``FlopCounterMode`` counts none).
+    ``gates``: per position β = sigmoid(b) (4·H) and g = −e^A·softplus(f + Δ bias) per channel (5·H·D); e^A once
+    (2·H). ``chunked``: per position the L2 norms of q and k (3 per element, both: 6·H·D); per padded position
+    q's scale, v·β, k·β and g's cumulative sum (4·H·D), the pairwise decays (a difference and an exp: 2·H·Q·D),
+    the decayed scores k_β·k·decay and q·k·decay summed over D (3·H·Q·D each) and the first one's negation (H·Q),
+    k_β·e^g (2·H·D), q·e^g (2·H·D), v_new's difference and the outputs' sum (2·H·D), the keys' decay to the chunk
+    end (difference, exp, product: 3·H·D); per chunk and head the substitution building the UT inverse
+    (Σ_{i<Q} 2i² = (Q − 1)·Q·(2Q − 1)/3), the identity added (Q²), the state's decay (an exp per channel D, a
+    product and a sum per state entry 2·D²)."""
+    padded, count = chunks(length, chunk)
+    h, dd, q = heads, head_dim, chunk
+    gates = length * (ACTIVATION_FLOP["sigmoid"] * h + (1 + SOFTPLUS_FLOP + 1) * h * dd) + 2 * h
+    chunked = length * 2 * h * dd * L2_NORM_FLOP_PER_ELEMENT + padded * (13 * h * dd + 8 * h * q * dd + h * q) \
+        + count * h * ((q - 1) * q * (2 * q - 1) // 3 + q * q + dd + 2 * dd * dd)
+    return {"gates": gates, "chunked": chunked}
+
+
+def kimi_delta(block, d: int, length: int, read: str = "h") -> list[Part]:
+    """Kimi Delta Attention (Kimi Linear, 2025) as transformers' ``KimiLinearDeltaAttention`` computes it without
+    the FLA kernels (``chunk_kimi_delta_attention``): q, k, v projections d→H·D each, the causal depthwise
+    convolution over the three (3·H·D channels, no bias, the activation), a low-rank forget gate d→D→H·D with Δ's
+    bias (H·D) and A (H), β = sigmoid(d→H), the chunked delta rule with a per-channel decay
+    (``kimi_delta_macs``), a low-rank output gate d→D→H·D, the RMS norm per head gated by sigmoid(gate) (D
+    parameters), out projection H·D→d (+ the residual add). Symbols: H = ``ssm_heads`` (= ``ssm_groups``),
+    D = ``ssm_state_size``, K the convolution's width, Q the chunk length."""
+    h, dd, k, q = block.ssm_heads, block.ssm_state_size, block.ssm_conv_kernel, block.ssm_chunk_size
+    i = h * dd
+    channels = 3 * i
+    macs = kimi_delta_macs(length, h, dd, q)
+    full = kimi_delta_full_flop(length, h, dd, q)
+    gated_norm = length * i * (ACTIVATION_FLOP["sigmoid"] + 1) + rms_norm_cost(length * i, dd, True).extra_flop
+    name = "kimi delta attention"
+    return [
+        _linear(f"{name} q, k, v projections", d, 3 * i, False, length, src=(read,), dst=("q",), role="in"),
+        Part(f"{name} causal convolution", channels * k, channels * k * (length + k - 1),
+             length * channels * ACTIVATION_FLOP[block.activation], None, "linear", ("q",), ("k",)),
+        _linear(f"{name} forget gate down", d, dd, False, length, src=(read,), dst=("f",), role="in"),
+        _linear(f"{name} forget gate up", dd, i, False, length, src=("f",), dst=("g",), role="in"),
+        Part(f"{name} forget gate: Δ bias and A", i + h, 0, full["gates"], None, "none", ("g",), ("g",)),
+        _linear(f"{name} β projection", d, h, False, length, src=(read,), dst=("b",), role="in"),
+        Part(f"{name} scan: decayed scores within chunks, UT inverse by substitution (element-wise)", 0, 0,
+             full["chunked"], None, "none", ("k", "b", "g"), ("w",)),
+        Part(f"{name} scan: UT products T·(β v), T·(β k decayed)", 0, macs["ut"], 0, None, "product",
+             ("w", "k"), ("u",)),
+        Part(f"{name} scan: first chunk's reads of the zero state", 0, macs["first reads"], 0, None, "product",
+             ("u",), ("y",)),
+        Part(f"{name} scan: state updates kᵀ·v_new", 0, macs["updates"], 0, None, "product", ("k", "u"), ("s",)),
+        Part(f"{name} scan: later chunks' reads of the passed state", 0, macs["later reads"], 0, None, "product",
+             ("u", "s"), ("y",), ("y",)),
+        Part(f"{name} scan: chunk attention × new values", 0, macs["values"], 0, None, "product", ("w", "u"),
+             ("y",), ("y",)),
+        Part(f"{name} scan: last chunk's state update (discarded)", 0, macs["last update"], 0, None, "product",
+             (), ()),
+        _linear(f"{name} output gate down", d, dd, False, length, src=(read,), dst=("e",), role="in"),
+        _linear(f"{name} output gate up", dd, i, False, length, src=("e",), dst=("z",), role="in"),
+        Part(f"{name} gated RMS norm", dd, 0, gated_norm, None, "none", ("y", "z"), ("a",)),
+        _linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
+                also=("x",), role="out"),  # + the residual add
     ]

@@ -158,7 +158,8 @@ class TransformerBlock(LayerBase):
     in/out projections, causal depthwise convolution, x/Δ projections, the scan), and ``feed_forward``
     false for Mamba's blocks, which have none. ``mixer="mamba2"``: Mamba-2's mixer (grouped heads, the chunked
     scan, a gated RMS norm; ``state_space.mamba2``). ``mixer="gated_deltanet"``: Gated DeltaNet's linear
-    attention (Qwen3-Next; the chunked gated delta rule; ``state_space.gated_deltanet``). ``mixer="short_conv"``:
+    attention (Qwen3-Next; the chunked gated delta rule; ``state_space.gated_deltanet``; ``ssm_decay="channel"``:
+    Kimi Delta Attention, ``state_space.kimi_delta``). ``mixer="short_conv"``:
     LFM2's gated short convolution (in projection d→3d, B·x, a causal depthwise convolution of width
     ``ssm_conv_kernel``, C·(conv), out projection; ``state_space.short_conv``). ``attention_output_gate``:
     the q projection also makes a gate, sigmoid(gate)·output before the output projection. ``mixer="lightning"``:
@@ -251,6 +252,9 @@ class TransformerBlock(LayerBase):
     ssm_groups: Size | None = Field(None, description="G: Mamba-2's groups sharing B and C (and its norm's groups); "
                                                        "Gated DeltaNet's query/key heads (key size ssm_state_size).")
     ssm_chunk_size: Size | None = Field(None, description="Q: the chunk length of Mamba-2's or Gated DeltaNet's scan.")
+    ssm_decay: Literal["head", "channel"] = Field(
+        "head", description="Gated DeltaNet's decay: one per head (Qwen3-Next), or one per key channel with "
+                            "low-rank forget and output gates (Kimi Delta Attention, Kimi Linear).")
     attention_output_gate: bool = Field(False, description="The q projection also makes a gate (2·H·Q wide): "
                                                            "sigmoid(gate) scales the attention's output before the "
                                                            "output projection (Qwen3-Next).")
@@ -390,6 +394,11 @@ class TransformerBlock(LayerBase):
                 raise InputError("ssm_conv_kernel", "a short-convolution mixer (LFM2) needs ssm_conv_kernel")
             if self.parallel or self.cross_attention_length or self.norm_position != "pre":
                 raise InputError("mixer", "a short-convolution mixer is modelled in pre-norm sequential blocks")
+        if self.ssm_decay == "channel" and (self.mixer != "gated_deltanet" or self.ssm_groups != self.ssm_heads
+                                            or self.ssm_inner_size != self.ssm_heads * self.ssm_state_size):
+            raise InputError("ssm_decay", "a per-channel decay (Kimi Delta Attention) is a Gated DeltaNet mixer "
+                                          "with as many key heads as value heads, of one head size "
+                                          "(ssm_inner_size = ssm_heads × ssm_state_size)")
         if self.attention_output_gate and (self.mixer != "attention" or self.kv_lora_rank is not None
                                            or self.local_radius is not None or self.cross_attention_length):
             raise InputError("attention_output_gate", "an output gate is modelled on self-attention (not latent or "
@@ -401,6 +410,9 @@ class TransformerBlock(LayerBase):
                                           or self.attention_window is not None):
             raise InputError("mixer", "a lightning mixer is modelled in pre-norm sequential blocks without windows or "
                                       "QK norms")
+        if self.ssm_decay == "channel" and self.lora is not None:
+            raise InputError("lora", "LoRA on a layer of Kimi Delta Attention (Kimi Linear) is not modelled; "
+                                     "fine-tune the last blocks or all of it instead")
         if self.mixer == "lightning" and self.lora is not None:
             raise InputError("lora", "LoRA on a layer of lightning attention (MiniMax) is not modelled; fine-tune the "
                                      "last blocks or in full instead")
