@@ -150,6 +150,10 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         raise InputError("fine-tune", "fine-tuning part of a DeBERTa model (its relative-position table is read by "
                                       "every layer, its q and k also project that table) is not modelled; train it "
                                       "in full")
+    if tune.mode == "lora" and any(b.ssm_decay == "channel" for _, b in config.named_blocks()):
+        raise InputError("fine-tune", "LoRA on a model with Kimi Delta Attention (Kimi Linear: PEFT's q/k/v/o names "
+                                      "also match its layers' q_proj, k_proj, v_proj and o_proj) is not modelled; "
+                                      "fine-tune the last blocks or all of it instead")
     if tune.mode == "lora" and any(b.mixer == "lightning" for _, b in config.named_blocks()):
         raise InputError("fine-tune", "LoRA on a model with lightning attention (MiniMax: its layers' projections are "
                                       "qkv_proj, output_gate and out_proj) is not modelled; fine-tune the last blocks "

@@ -451,6 +451,22 @@ def _gated_deltanet(draw, spec: Spec, out: dict) -> None:
     if out.get("layer_types") is None:
         out["full_attention_interval"] = draw(st.integers(1, 3))
 
+def _kimi_linear(draw, spec: Spec, out: dict) -> None:
+    """Kimi Linear: group-limited routing as DeepSeek's (E in ``num_expert_group`` groups of at least 2, k within
+    ``topk_group`` groups; the keys under KimiLinearConfig's stored names), 0–2 shared experts, Kimi Delta
+    Attention of 1–3 heads of 1–12 with a convolution of 1–4; the first 0–2 layers dense where
+    ``mlp_layer_types`` is not drawn."""
+    e = out.get("num_experts") or 2
+    groups = draw(st.sampled_from([g for g in (1, 2, 3) if e % g == 0 and e // g >= 2] or [1]))
+    top_groups = draw(st.integers(1, groups))
+    out |= {"num_experts": max(e, 2), "num_expert_group": groups, "topk_group": top_groups,
+            "num_experts_per_token": draw(st.integers(1, top_groups * (max(e, 2) // groups))),
+            "num_shared_experts": draw(st.integers(0, 2)), "linear_num_heads": draw(st.integers(1, 3)),
+            "linear_head_dim": draw(st.integers(1, 12)), "linear_conv_kernel_dim": draw(st.integers(1, 4))}
+    if out.get("mlp_layer_types") is None:
+        out["first_k_dense_replace"] = draw(st.integers(0, 2))
+
+
 def _minimax(draw, spec: Spec, out: dict) -> None:
     """MiniMax's lightning attention in blocks shorter than the drawn sequences (the default 256 is one block at
     these lengths): ``block_size`` 1 to 6."""
@@ -661,6 +677,7 @@ HOOKS: dict[str, Callable] = {
     "qwen3_next": _qwen3_next,
     "qwen3_5_text": _gated_deltanet,
     "qwen3_5_moe_text": _gated_deltanet,
+    "kimi_linear": _kimi_linear,
     "lfm2": _lfm2,
     "lfm2_moe": _lfm2,
     "falcon": _falcon,

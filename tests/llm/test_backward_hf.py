@@ -202,7 +202,7 @@ ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatro
              "modernbert", "modernbert-decoder", "deberta", "deberta-v2", "roformer", "nomic_bert", "eurobert", "bert-generation"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba", "falcon_h1",
                       "minimax", "qwen3_next", "qwen3_5_text",
-                      "qwen3_5_moe_text", "lfm2", "lfm2_moe"}  # state-space: recurrent masks are probed
+                      "qwen3_5_moe_text", "lfm2", "lfm2_moe", "kimi_linear"}  # state-space: recurrent masks are probed
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
@@ -503,4 +503,52 @@ def test_lfm2_fine_tunes(torch, name, run):
     lora = {"lora_rank": 4} if "lora_targets" in run else {}
     backward, trainable = _lfm2_fine_tune(torch, config, SEQ, run.get("trainable_last"), run.get("lora_targets", ()))
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run, **lora))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+# ---------------------------------------------------------------- Kimi Linear: Kimi Delta Attention over several chunks
+
+KIMI_LINEAR_KDA = {"model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"], "hidden_size": 32,
+                   "vocab_size": 50, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2, "intermediate_size": 40,
+                   "num_hidden_layers": 2, "layer_types": ["linear_attention"] * 2, "mlp_layer_types": ["dense"] * 2,
+                   "linear_num_heads": 2, "linear_head_dim": 8, "linear_conv_kernel_dim": 4}
+"""2 Kimi Delta Attention layers with dense MLPs."""
+
+
+@pytest.mark.parametrize("seq", [64, 65, 130])
+def test_kimi_linear_chunks_forward_and_backward(torch, seq):
+    """Chunks of Q = 64 (65 positions: padded to 128, two chunks; 130: three): forward and full-training backward
+    equal transformers' on meta. Forward, per layer: the projections, the convolution, and of the delta rule only
+    the products FlopCounterMode sees — the UT products T·(β v), T·(β k e^g) (2·H·L_p·Q·D MACs), the reads of the
+    state (2·H·L_p·D²), its updates (H·L_p·D²) and the chunk attention × the new values (H·L_p·Q·D); the
+    per-channel decayed scores and the substitution are element-wise. Backward: 2× the forward, less the first
+    chunk's two reads of the zero state (no gradient for it) and the last chunk's discarded update
+    (−2·2·Q·H·D² each)."""
+    config = KIMI_LINEAR_KDA
+    forward, backward = _full_reference(torch, config, seq)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, backward="exact"))
+    assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)
+    d, v, f, h, dd, k, q = 32, 50, 40, 2, 8, 4, 64
+    padded = -(-seq // q) * q
+    i = h * dd
+    projections = seq * (d * 3 * i + d * dd + dd * i + d * h + d * dd + dd * i + i * d)
+    kda = projections + 3 * i * k * (seq + k - 1) + h * padded * (2 * q * dd + 3 * dd * dd + q * dd)
+    mlp = 3 * seq * d * f
+    assert forward == 2 * (2 * (kda + mlp) + seq * d * v)
+    assert backward - 2 * forward == 2 * -8 * q * h * dd * dd
+
+
+@pytest.mark.parametrize("seq", [12, 70])
+@pytest.mark.parametrize("last", [1, 2, 3])
+@pytest.mark.parametrize("name", ["kimi_linear published layout keys, listed 1-based kinds, a dense first layer",
+                                  "kimi_linear listed kinds and feed-forwards, no shared expert, tie ignored"])
+def test_kimi_linear_fine_tunes_the_last_blocks(torch, name, last, seq):
+    """Kimi Linear, the last 1–3 blocks trained (+ final norm and head), the blocks before frozen: the input
+    gradients of the trained blocks flow through Kimi Delta Attention's chunked rule (the first chunk's reads of the
+    zero state and the UT products included) and latent attention; backward FLOP and trainable parameters equal
+    transformers'."""
+    config = VARIANTS[name]
+    untied = config | {"tie_word_embeddings": False}  # the same model (the class ties nothing): the helper trains the head
+    backward, trainable = _qwen3_next_fine_tune(torch, untied, seq, last)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, trainable_last=last))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)

@@ -226,7 +226,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
                                                 "solar_open", "granite_swa", "lfm2_moe", "mellum",
-                                                "afmoe") else 2), family
+                                                "afmoe", "kimi_linear") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -260,6 +260,8 @@ def test_library_is_sourced_and_covers_every_family():
     ("gemma-4-26b-a4b-text", 25_233_141_760),  # Google: "25.2B total" (the text decoder; vision encoder aside)
     ("qwen3.5-35b-a3b-text", 34_660_610_688),  # Qwen: "35B" total (text model: no vision encoder, no MTP layer)
     ("qwen3.5-4b-text", 4_205_751_296),        # Qwen: "4B" (text model, tied)
+    ("kimi-linear-48b-a3b-instruct", 49_122_675_072),  # Moonshot: "48B" total (the index's 49,122,681,728 adds
+                                                       # the 26 routers' 256 correction-bias buffers)
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -290,6 +292,7 @@ def test_active_parameters_of_mixtures():
     assert 3.2e9 < active("qwen3-next-80b-a3b-instruct") - 2 * 151936 * 2048 < 3.3e9  # "A3B": 3B besides V·d twice
     assert 3.80e9 < active("gemma-4-26b-a4b-text") < 3.85e9  # Google: 3.8B active
     assert 2.9e9 < active("qwen3.5-35b-a3b-text") - 248320 * 2048 < 3.0e9  # "A3B": 3B with the head, not the table
+    assert 3.1e9 < active("kimi-linear-48b-a3b-instruct") - 163840 * 2304 < 3.2e9  # Moonshot: 3B activated
 
 
 def test_deepseek_v3_layer_by_hand():
@@ -412,6 +415,24 @@ def test_lfm2_layers_by_hand():
     mlps = 2 * 3 * d * dense + 22 * (d * e + e * 3 * d * fe)
     assert moe.params == vocab * d + d + 18 * conv + 6 * attention + mlps + 24 * 2 * d
     assert moe.active_params == moe.params - 22 * (e - top) * 3 * d * fe
+
+
+def test_kimi_linear_by_hand():
+    """Kimi-Linear-48B-A3B written out from the weight shapes transformers' KimiLinear classes build: 20 Kimi Delta
+    Attention layers (q, k, v d→H·D; the depthwise convolution 3·H·D·K; forget gate d→D→H·D with Δ's bias H·D and A
+    H; β d→H; output gate d→D→H·D; the gated norm D; out H·D→d), 7 latent-attention layers (q d→H·(Q+R), kv
+    d→c+R, its norm c, kv up c→H·(Q+V), o H·V→d), layer 1 a dense MLP, 26 of 256 experts (a router E·d) beside a
+    shared expert of 1024, two norms per layer, the final norm, untied embedding and head."""
+    v, d, f_dense, f, e = 163840, 2304, 9216, 1024, 256
+    h, q, r, val, c = 32, 128, 64, 128, 512
+    heads, dim, k = 32, 128, 4
+    i = heads * dim
+    kda = 3 * d * i + 3 * i * k + d * dim + dim * i + i + heads + d * heads + d * dim + dim * i + dim + i * d
+    mla = d * h * (q + r) + d * (c + r) + c + c * h * (q + val) + h * val * d
+    moe = e * d + e * 3 * d * f + 3 * d * f
+    total = 20 * kda + 7 * mla + 26 * moe + 3 * d * f_dense + 27 * 2 * d + d + 2 * v * d
+    model = read_hf_config(library_model("kimi-linear-48b-a3b-instruct").config)
+    assert evaluate(model.architecture(8)).params == total == 49_122_675_072
 
 
 def test_minimax_m2_layer_by_hand():

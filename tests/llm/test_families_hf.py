@@ -537,6 +537,33 @@ VARIANTS |= {  # LFM2: gated short convolutions and GQA attention with q/k norms
         layer_types=["conv", "conv"], tie_embedding=False),
 }
 
+KIMI_LINEAR = {"hidden_size": 48, "vocab_size": 97, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
+               "intermediate_size": 80, "moe_intermediate_size": 24, "num_attention_heads": 4,
+               "num_key_value_heads": 4, "kv_lora_rank": 16, "q_lora_rank": None, "qk_rope_head_dim": 8,
+               "qk_nope_head_dim": 12, "v_head_dim": 10, "num_experts": 6, "num_experts_per_token": 2,
+               "num_shared_experts": 1}
+KIMI_LINEAR_PUBLISHED = {"head_dim": 72, "mla_use_nope": True, "moe_layer_freq": 1, "moe_renormalize": True,
+                         "moe_router_activation_func": "sigmoid", "num_nextn_predict_layers": 0, "rope_theta": 10000.0,
+                         "rope_scaling": None, "routed_scaling_factor": 2.446, "use_grouped_topk": True,
+                         "num_expert_group": 1, "topk_group": 1, "model_max_length": 256}
+"""Keys of the published Kimi-Linear-48B-A3B config.json that change no count (head_dim is overwritten by
+qk_rope_head_dim; the others transformers does not read, or reads for routing only)."""
+VARIANTS |= {  # Kimi Delta Attention (per-channel decay, low-rank gates) and latent attention without rotary; MoE
+    "kimi_linear published layout keys, listed 1-based kinds, a dense first layer": _variant(
+        "kimi_linear", "KimiLinearForCausalLM", **(KIMI_LINEAR | KIMI_LINEAR_PUBLISHED), num_hidden_layers=5,
+        first_k_dense_replace=1, linear_attn_config={"full_attn_layers": [2, 5], "kda_layers": [1, 3, 4],
+                                                     "head_dim": 8, "num_heads": 3, "short_conv_kernel_size": 4}),
+    "kimi_linear model, q rank, biases, 2 shared, gelu, kinds by the default rule": _variant(
+        "kimi_linear", "KimiLinearModel", **(KIMI_LINEAR | {"q_lora_rank": 12, "num_shared_experts": 2}),
+        num_hidden_layers=6, attention_bias=True, hidden_act="gelu", linear_num_heads=2, linear_head_dim=12, linear_conv_kernel_dim=3,
+        n_group=2, topk_group=1),
+    "kimi_linear listed kinds and feed-forwards, no shared expert, tie ignored": _variant(
+        "kimi_linear", "KimiLinearForCausalLM", **(KIMI_LINEAR | {"num_shared_experts": 0}), num_hidden_layers=3,
+        layer_types=["linear_attention", "linear_attention", "full_attention"],
+        mlp_layer_types=["sparse", "dense", "sparse"], linear_num_heads=2, linear_head_dim=8,
+        tie_word_embeddings=True),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)

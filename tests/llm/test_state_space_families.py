@@ -557,3 +557,104 @@ def test_lfm2_keys_the_models_do_not_read_are_inert():
     assert _matmul_and_full(dense, 16) == _matmul_and_full(dense | {"num_experts": 1, "moe_intermediate_size": 3}, 16)
     untied = read_hf_config(LFM2 | {"tie_word_embeddings": True, "tie_embedding": False})
     assert not untied.tied_embeddings and read_hf_config(LFM2).tied_embeddings
+
+
+KIMI_LINEAR = {"model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"], "hidden_size": 48,
+               "vocab_size": 97, "intermediate_size": 80, "moe_intermediate_size": 24, "num_attention_heads": 4,
+               "num_key_value_heads": 4, "kv_lora_rank": 16, "q_lora_rank": None, "qk_rope_head_dim": 8,
+               "qk_nope_head_dim": 12, "v_head_dim": 10, "num_experts": 6, "num_experts_per_token": 2,
+               "num_shared_experts": 1, "num_hidden_layers": 6, "linear_num_heads": 3, "linear_head_dim": 8,
+               "linear_conv_kernel_dim": 4}
+
+
+def _kimi_blocks(config: dict) -> list[tuple[str, bool]]:
+    return [("kda" if layer.ssm_decay == "channel" else "mla" if layer.kv_lora_rank else layer.mixer,
+             layer.experts > 1) for layer in read_hf_config(config).architecture(16).layers
+            if isinstance(layer, TransformerBlock)]
+
+
+@pytest.mark.parametrize("change,expected", [
+    ({}, [("kda", False)] + [("kda", True)] * 3 + [("mla", True), ("kda", True)]),
+    ({"first_k_dense_replace": 2, "linear_attn_config": {"full_attn_layers": [1, 6], "kda_layers": [2, 3, 4, 5]}},
+     [("mla", False), ("kda", False), ("kda", True), ("kda", True), ("kda", True), ("mla", True)]),
+    ({"layer_types": ["full_attention", "linear_attention"] * 3, "mlp_layer_types": ["sparse", "dense"] * 3,
+      "linear_attn_config": {"full_attn_layers": [2], "kda_layers": [1, 3, 4, 5, 6]}},  # layer_types wins
+     [("mla", True), ("kda", False)] * 3),
+    ({"linear_attn_config": {"full_attn_layers": [3]}, "first_k_dense_replace": 0},  # one list alone: the rule
+     [("kda", True)] * 4 + [("mla", True), ("kda", True)]),
+])
+def test_kimi_linear_layers_where_the_config_puts_them(change, expected):
+    """Mixer by ``layer_types``; absent, by ``linear_attn_config``'s 1-based ``full_attn_layers`` and ``kda_layers``
+    when it has both, else latent attention where i > 0 and i % 4 == 0; the feed-forward by ``mlp_layer_types``,
+    absent: dense on the first ``first_k_dense_replace`` layers (1 by default)."""
+    assert _kimi_blocks(KIMI_LINEAR | change) == expected
+
+
+def test_kimi_delta_attention_layer_from_the_formula():
+    """One Kimi Delta Attention layer with a dense MLP over L = 70 positions (two chunks of Q = 64, L_p = 128), H = 3
+    heads of D = 8, K = 4, d = 48, F = 80: the difference between 2 such layers and 1. Matmul: q, k, v d→3·H·D, the
+    forget and output gates d→D→H·D, β d→H, out H·D→d; the depthwise convolution over 3·H·D channels and L + K − 1
+    outputs; of the rule only the UT products 2·H·L_p·Q·D, the state's reads and updates 3·H·L_p·D² and the chunk
+    attention × new values H·L_p·Q·D; the MLP 3·d·F. Full adds: the two RMS norms (4 per element), SiLU on the
+    convolution (5), β = sigmoid (4 per head) and g = −e^A·softplus(f + Δ bias) (5 per channel) per position + 2·H
+    once, the L2 norms of q and k (6·H·D per position), per padded position 13·H·D + 8·H·Q·D + H·Q (scales, β
+    products, cumulative sums, pairwise decays, the decayed scores summed over D, the decayed keys and queries,
+    differences and sums), per chunk and head the substitution Σ_{i<Q} 2i² + Q² (identity) + D + 2·D² (the state's
+    decay), the gated norm (4 + sigmoid 4 + 1 per element), the MLP's SiLU and gate product (6·F) and the two
+    residual adds (2·d)."""
+    length, d, f, h, dd, k, q = 70, 48, 80, 3, 8, 4, 64
+    padded, chunks = 128, 2
+    config = KIMI_LINEAR | {"num_hidden_layers": 2, "layer_types": ["linear_attention"] * 2,
+                            "mlp_layer_types": ["dense"] * 2}
+    one_layer = config | {"num_hidden_layers": 1, "layer_types": ["linear_attention"], "mlp_layer_types": ["dense"]}
+    two, one = _matmul_and_full(config, length), _matmul_and_full(one_layer, length)
+    i = h * dd
+    macs = length * (d * 3 * i + 2 * (d * dd + dd * i) + d * h + i * d + 3 * d * f) + 3 * i * k * (length + k - 1) \
+        + h * padded * (2 * q * dd + 3 * dd * dd + q * dd)
+    assert two[0] - one[0] == 2 * macs
+    substitution = sum(2 * j * j for j in range(1, q))
+    extras = 2 * 4 * length * d + 5 * length * 3 * i + length * (4 * h + 5 * i) + 2 * h + 6 * length * i \
+        + padded * (13 * i + 8 * h * q * dd + h * q) + chunks * h * (substitution + q * q + dd + 2 * dd * dd) \
+        + 9 * length * i + 6 * length * f + 2 * length * d
+    assert (two[1] - two[0]) - (one[1] - one[0]) == extras
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"linear_attn_config": {"full_attn_layers": [5], "kda_layers": [1, 2, 3, 4]}}, "linear_attn_config"),
+    ({"linear_attn_config": {"full_attn_layers": [5, 6], "kda_layers": [1, 2, 3, 4, 5]}}, "linear_attn_config"),
+    ({"linear_attn_config": {"full_attn_layers": [0, 6], "kda_layers": [1, 2, 3, 4, 5]}}, "linear_attn_config"),
+    ({"linear_attn_config": {"gate_lower_bound": -5.0}}, "linear_attn_config"),
+    ({"linear_attn_config": [1]}, "linear_attn_config"),
+    ({"layer_types": ["linear_attention"] * 5}, "layer_types"),
+    ({"layer_types": ["sliding_attention"] * 6}, "layer_types"),
+    ({"mlp_layer_types": ["moe"] * 6}, "mlp_layer_types"),
+    ({"num_key_value_heads": 2}, "num_key_value_heads"),
+    ({"num_expert_group": 4}, "num_expert_group"),
+    ({"num_expert_group": 3, "topk_group": 4}, "topk_group"),
+    ({"num_expert_group": 3, "topk_group": 1, "num_experts_per_token": 3}, "num_experts_per_token"),
+    ({"n_group": 4}, "n_group"),  # named as the file writes it
+    ({"linear_head_dim": None}, "linear_head_dim"),  # KimiLinearConfig refuses null sizes
+])
+def test_kimi_linear_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(KIMI_LINEAR | change)
+
+
+def test_kimi_linear_lora_is_refused_by_name():
+    """PEFT's q/k/v/o names match Kimi Delta Attention's own projections as well: not modelled."""
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    with pytest.raises(InputError, match="^fine-tune: LoRA on a model with Kimi Delta Attention"):
+        estimate_transformer(read_hf_config(KIMI_LINEAR), TransformerRun(tokens=1e6, seq_len=16, lora_rank=4))
+
+
+def test_kimi_linear_keys_of_absent_layer_kinds_are_inert():
+    """With no latent-attention layer its keys change nothing, nor the Kimi Delta Attention keys without such a layer,
+    nor the expert keys without a sparse layer; ``head_dim`` (overwritten by qk_rope_head_dim) and
+    ``tie_word_embeddings`` (the class ties nothing) never."""
+    linear = KIMI_LINEAR | {"layer_types": ["linear_attention"] * 6}
+    assert _matmul_and_full(linear, 16) == _matmul_and_full(linear | {"num_attention_heads": 7, "kv_lora_rank": 3,
+                                                                      "head_dim": 5, "tie_word_embeddings": True}, 16)
+    full = KIMI_LINEAR | {"layer_types": ["full_attention"] * 6, "mlp_layer_types": ["dense"] * 6}
+    assert _matmul_and_full(full, 16) == _matmul_and_full(full | {"linear_head_dim": 3, "linear_num_heads": 5,
+                                                                  "num_experts": 9, "moe_intermediate_size": 5}, 16)
