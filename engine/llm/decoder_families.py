@@ -320,6 +320,44 @@ def _afmoe(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _mimo_v2_flash(c: Keys) -> dict:
+    """mimo_v2_flash (MiMo-V2-Flash): attention with values of their own size (``v_head_dim`` V, absent 128; queries
+    and keys ``head_dim`` Q, absent 192; block field ``value_size``), ``attention_bias`` on q/k/v, none on the
+    output; the layers ``layer_types`` marks sliding (absent: all but the first and every sixth) have twice the
+    key/value heads, a sink logit per head and ``sliding_window`` (absent: 129, or ``sliding_window_size`` + 1);
+    DeepSeek-V3's routed experts without a shared one (``n_routed_experts`` of ``moe_intermediate_size``, k per
+    token), dense layers (a gated MLP of ``intermediate_size``) where ``mlp_layer_types`` says (absent: the first).
+    ``attention_value_scale`` scales activations only."""
+    c.neutral("attention_value_scale", "routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob",
+              "n_shared_experts", "first_k_dense_replace", "num_nextn_predict_layers", "use_qk_norm")
+    window = c.size(None, "sliding_window_size", required=False)
+    if window is not None:
+        c.data = c.data | {"sliding_window": window + 1}
+    elif "sliding_window" not in c.data:
+        c.data = c.data | {"sliding_window": 129}
+    for key, default in (("head_dim", 192), ("num_key_value_heads", 4), ("v_head_dim", 128)):
+        if c.data.get(key) is None:
+            c.data = c.data | {key: default}
+    fields = _decoder(c, **_rms_swiglu(c))
+    block = fields["block"]
+    block |= {"out_bias": False, "value_size": c.size("block.value_size", "v_head_dim")}
+    dense_ff = _experts(c, fields, ("n_routed_experts",))
+    layers = _layer_count(fields)
+    if layers:
+        types = _layer_kinds(c, "layer_types", layers, ("sliding_attention", "full_attention"))
+        if types is None:
+            types = ["full_attention" if i == 0 or not (i + 1) % 6 else "sliding_attention" for i in range(layers)]
+        window = c.size("block.attention_window", "sliding_window")
+        kv = block["kv_heads"]
+        if "sliding_attention" in types and block["heads"] % (2 * kv):
+            raise c.error("num_key_value_heads", f"twice {kv} (a sliding layer's key/value heads) does not divide "
+                                                 f"{block['heads']} heads (transformers cannot run it)")
+        attention = [{"attention_window": window, "attention_sinks": True, "kv_heads": 2 * kv}
+                     if t == "sliding_attention" else {"attention_window": None} for t in types]
+        _per_layer(fields, _merged(attention, _mlp_layers_each(c, layers, dense_ff, 1)))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _phimoe(c: Keys) -> dict:
     """phimoe (Phi-3.5-MoE): LayerNorm (γ, β), q/k/v/o biases (``attention_bias``), E experts of
     ``intermediate_size``, an LM head with a bias (``lm_head_bias``); windows on every layer. Its router
@@ -1397,6 +1435,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "bitnet": Family(_bitnet, _lm("BitNet")),
     "diffllama": Family(_diffllama, _lm("DiffLlama")),
     "afmoe": Family(_afmoe, _lm("Afmoe")),
+    "mimo_v2_flash": Family(_mimo_v2_flash, _lm("MiMoV2Flash")),
     "biogpt": Family(_biogpt, {"BioGptForCausalLM": "lm", "BioGptModel": "none"}),
     "cohere2_moe": Family(_cohere2_moe, _lm("Cohere2Moe")),
     "xglm": Family(_xglm, _lm("XGLM")),

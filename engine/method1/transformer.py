@@ -294,6 +294,8 @@ class TransformerBlock(LayerBase):
     values_from_keys: bool = Field(False, description="The values are the key projection's output (Gemma 4's "
                                                       "attention_k_eq_v): no v projection.")
     value_norm: bool = Field(False, description="A norm without gain of the values (Gemma 4): no parameters.")
+    value_size: Size | None = Field(None, description="V: the value size per head where it differs from Q (MiMo-V2): "
+                                                      "v projection d→H_kv·V, AV over V, output H·V→d.")
     sub_norms: bool = Field(False, description="BitNet: a norm of the attention's output (H·Q) before the output "
                                                "projection and of act(gate)·up (F) before the down projection.")
     differential: bool = Field(False, description="DiffLlama's differential attention: the scores and the values "
@@ -342,6 +344,13 @@ class TransformerBlock(LayerBase):
         if self.parallel and (self.norm_position != "pre" or self.cross_attention_length or self.sandwich_norms):
             raise InputError("parallel", "parallel blocks are pre-norm decoder-only blocks "
                                               "(no post-norm, no cross-attention)")
+        if self.value_size is not None and (self.mixer != "attention" or self.kv_lora_rank is not None
+                                            or self.values_from_keys or self.attention_experts or self.differential
+                                            or self.sub_norms or self.kv_shared or self.value_norm
+                                            or self.local_radius is not None or self.disentangled is not None
+                                            or self.attention_output_gate or self.cross_attention_length
+                                            or self.shared_block is not None or self.lora is not None):
+            raise InputError("value_size", "a value size of its own is modelled on plain self-attention")
         if (self.sub_norms or self.differential) and (self.mixer != "attention" or self.kv_lora_rank is not None
                                                       or self.experts > 1 or self.attention_experts):
             raise InputError("sub_norms" if self.sub_norms else "differential",

@@ -92,7 +92,8 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
             kv_src += ("gs",)
     # values from keys (Gemma 4's attention_k_eq_v): the key projection's output is the values too
     kv_name = f"{label} k projection (the values too)" if block.values_from_keys else f"{label} k/v projections"
-    kv = _linear(kv_name, d, (1 if block.values_from_keys else 2) * h_kv * q, block.qkv_bias, kv_positions,
+    v = block.value_size or q  # MiMo-V2: values of their own size
+    kv = _linear(kv_name, d, h_kv * q if block.values_from_keys else h_kv * (q + v), block.qkv_bias, kv_positions,
                  src=kv_src, dst=("k", "v"), role="k" if block.values_from_keys else "kv")
     if block.qkv_bias and not block.key_bias:
         kv = kv._replace(params=kv.params - h_kv * q, extra_flop=kv.extra_flop - kv_positions * h_kv * q)  # v only
@@ -125,7 +126,7 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     positions = [] if block.disentangled is None else position_terms(block, label, d, length)
     products = [p for p in positions if p.op == "product"]
     parts += [p for p in positions if p.op != "product"] + [scores] + products + [
-        Part(f"{label} values AV", 0, calls * h * pairs * q, 0, None, "product", ("s", "v"), ("a",)),
+        Part(f"{label} values AV", 0, calls * h * pairs * v, 0, None, "product", ("s", "v"), ("a",)),
     ]
     if block.differential:  # λ = exp(λq1·λk1) − exp(λq2·λk2) + λ_init; a1 − λ·a2, a gainless RMSNorm of 2Q, scaled
         parts.append(Part(f"{label} differential λ", 4 * q, 0, 4 * q + 2 * length * h * q
@@ -140,7 +141,7 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if block.attention_experts:
         return _attention_experts(block, label, d, length, parts, read)
     return parts + [
-        _linear(f"{label} output projection", h * q, d, block.out_bias, length,
+        _linear(f"{label} output projection", h * v, d, block.out_bias, length,
                 extra_flop=length * d, src=("a",), dst=("x",), also=("x",), role="o"),  # + the residual add
     ]
 

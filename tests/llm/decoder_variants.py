@@ -327,4 +327,14 @@ DECODER_VARIANTS = {
     "afmoe two dense layers, tied": _v(
         "afmoe", "AfmoeForCausalLM", **S, head_dim=12, num_experts=4, num_experts_per_tok=2,
         moe_intermediate_size=20, num_dense_layers=2, tie_word_embeddings=True),
+    "mimo-v2-flash (V ≠ Q, default layer kinds: sliding layers with 2× kv heads and sinks)": _v(
+        "mimo_v2_flash", "MiMoV2FlashForCausalLM", **(S | {"num_hidden_layers": 7}), head_dim=16, v_head_dim=12,
+        **MOE, sliding_window=4),
+    "mimo-v2-flash model, layer kinds listed, biases, sliding_window_size": _v(
+        "mimo_v2_flash", "MiMoV2FlashModel", **(S | {"num_key_value_heads": 1}), head_dim=12, v_head_dim=20, **MOE,
+        layer_types=WINDOWS, mlp_layer_types=["sparse", "dense", "sparse"], attention_bias=True,
+        sliding_window_size=3),
+    "mimo-v2-flash tied, top-1": _v(
+        "mimo_v2_flash", "MiMoV2FlashForCausalLM", **S, head_dim=8, v_head_dim=8, **(MOE | {"num_experts_per_tok": 1}),
+        tie_word_embeddings=True),
 }

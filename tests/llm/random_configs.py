@@ -294,6 +294,13 @@ def _diffllama(draw, spec: Spec, out: dict) -> None:
     out |= {"num_key_value_heads": kv, "num_attention_heads": kv * draw(st.integers(1, 2))}
 
 
+def _mimo_v2_flash(draw, spec: Spec, out: dict) -> None:
+    """MiMo-V2-Flash's sliding layers have twice the key/value heads: the heads a multiple of twice them (the reader
+    refuses others by name; transformers cannot run them)."""
+    kv = draw(st.integers(1, 2))
+    out |= {"num_key_value_heads": kv, "num_attention_heads": 2 * kv * draw(st.integers(1, 2))}
+
+
 def _gpt_neo(draw, spec: Spec, out: dict) -> None:
     """GPT-Neo's ``attention_types``: [[kinds, repeats], …] summing to the layer count."""
     layers = out["num_layers"]
@@ -666,6 +673,7 @@ HOOKS: dict[str, Callable] = {
     "deepseek_v32": _sparse_attention,
     "glm_moe_dsa": _sparse_attention,
     "diffllama": _diffllama,
+    "mimo_v2_flash": _mimo_v2_flash,
     "mamba2": _mamba2,
     "bamba": _mamba2_hybrid,
     "granitemoehybrid": _mamba2_hybrid,

@@ -182,7 +182,9 @@ WITHOUT_LIBRARY = {
                                     "NanoChatConfig)"),
                        ("bitnet", "BitNet b1.58 2B4T (microsoft/bitnet-b1.58-2B-4T; its Hub id only)"),
                        ("diffllama", "DiffLlama (no published checkpoint config found)"),
-                       ("biogpt", "BioGPT (microsoft/biogpt; only converters and fixtures that write one)"))},
+                       ("biogpt", "BioGPT (microsoft/biogpt; only converters and fixtures that write one)"),
+                       ("mimo_v2_flash", "MiMo-V2-Flash (XiaomiMiMo/MiMo-V2-Flash; only reconstructions in "
+                                         "tests, in its remote-code keys)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
