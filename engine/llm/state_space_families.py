@@ -841,6 +841,69 @@ def _kimi_linear(c: Keys) -> dict:
     return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
 
 
+def _olmo_hybrid(c: Keys) -> dict:
+    """olmo_hybrid (OLMo Hybrid, ``OlmoHybridForCausalLM``): each layer by ``layer_types`` (absent: "full_attention"
+    where i % 4 == 3, the last layer if none is; OlmoHybridConfig refuses all of one kind). "full_attention": OLMo 2's
+    layer — attention (GQA, ``attention_bias`` on q/k/v/o, RMS norms over the whole q and k projections) and the gated
+    MLP, each sub-layer's output RMS-normed before the residual add. "linear_attention": a pre-norm layer of Gated
+    DeltaNet (``state_space.gated_deltanet``: Qwen3-Next's maths; q, k d→G·d_k, v and the gate d→H·d_v, β and a
+    d→H each, one convolution over q, k, v, the SiLU-gated norm) then the gated MLP. G = ``linear_num_key_heads``
+    and H = ``linear_num_value_heads`` (absent: the attention heads), d_k = ``linear_key_head_dim`` (absent:
+    int(0.75·d/G)), d_v = ``linear_value_head_dim`` (absent: 2·d_k). β × 2 (``linear_allow_neg_eigval``) is
+    element-wise (not in any count); the initialisation keys count nothing."""
+    c.neutral("linear_a_log_min", "linear_a_log_max", "linear_dt_min", "linear_dt_max", "linear_dt_init_floor",
+              "linear_allow_neg_eigval", "rope_parameters", "rope_scaling", "rope_theta")
+    defaults = {"vocab_size": 100352, "hidden_size": 3840, "intermediate_size": 11008, "num_hidden_layers": 32,
+                "num_attention_heads": 30, "linear_conv_kernel_dim": 4}
+    for key in defaults:
+        if key in c.data and c.data[key] is None:
+            raise c.error(key, "null is not accepted (transformers' OlmoHybridConfig requires a whole number)")
+    c.data = {**defaults, **c.data}
+    layers = c.size("layers", "num_hidden_layers")
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    types = c.get("layer_types")
+    if types is None:
+        types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(layers)]
+        if "full_attention" not in types:
+            types[-1] = "full_attention"
+    if not isinstance(types, list) or len(types) != layers or \
+            not all(t in ("linear_attention", "full_attention") for t in types):
+        raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
+                                     "'full_attention'")
+    if len(set(types)) < 2:
+        raise c.error("layer_types", "OlmoHybridConfig expects at least one 'linear_attention' and one "
+                                     "'full_attention' layer")
+    d = c.size("d_model", "hidden_size")
+    heads = c.size("block.heads", "num_attention_heads")
+    ff = c.size("block.ff_size", "intermediate_size")
+    act = c.activation("hidden_act", default="silu")
+    k_heads = c.size("block.ssm_groups", "linear_num_key_heads", required=False, default=heads)
+    v_heads = c.size("block.ssm_heads", "linear_num_value_heads", required=False, default=heads)
+    if all(isinstance(v, int) and v > 0 for v in (v_heads, k_heads)) and v_heads % k_heads:
+        raise c.error("linear_num_value_heads", f"{v_heads} value heads must be a multiple of the {k_heads} key "
+                                                "heads (linear_num_key_heads), as transformers' Gated DeltaNet "
+                                                "repeats them")
+    dk = c.size("block.ssm_state_size", "linear_key_head_dim", required=False,
+                default=int(0.75 * d / k_heads) if isinstance(d, int) and isinstance(k_heads, int) and k_heads
+                else None)
+    dv = c.size(None, "linear_value_head_dim", required=False, default=2 * dk if isinstance(dk, int) else None)
+    bias = c.flag("attention_bias", False)
+    attention = {"norm": "rmsnorm", "gated": True, "activation": act, "ff_bias": False, "ff_size": ff,
+                 "heads": heads, "kv_heads": c.size("block.kv_heads", "num_key_value_heads", required=False,
+                                                     default=heads),
+                 "qkv_bias": bias, "out_bias": bias, "norm_position": "output", "qk_norm": "width"}
+    linear = {"norm": "rmsnorm", "gated": True, "activation": act, "ff_bias": False, "ff_size": ff, "heads": 1,
+              "mixer": "gated_deltanet", "ssm_heads": v_heads, "ssm_groups": k_heads,
+              "ssm_inner_size": v_heads * dv if isinstance(v_heads, int) and isinstance(dv, int) else dv,
+              "ssm_state_size": dk, "ssm_conv_kernel": c.size("block.ssm_conv_kernel", "linear_conv_kernel_dim"),
+              "ssm_chunk_size": DELTANET_CHUNK}
+    fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "tied_embeddings": c.flag("tie_word_embeddings", False), "final_norm": True}
+    return _by_pattern(fields, {"full_attention": attention, "linear_attention": linear}, types)
+
+
 FALCON_H1_MULTIPLIERS = ("lm_head_multiplier", "embedding_multiplier", "mlp_multipliers", "key_multiplier",
                          "attention_out_multiplier", "attention_in_multiplier", "ssm_multipliers", "ssm_in_multiplier",
                          "ssm_out_multiplier")
@@ -1078,5 +1141,6 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "lfm2": Family(_lfm2, _lm("Lfm2")),
     "lfm2_moe": Family(_lfm2_moe, _lm("Lfm2Moe")),
     "kimi_linear": Family(_kimi_linear, _lm("KimiLinear")),
+    "olmo_hybrid": Family(_olmo_hybrid, _lm("OlmoHybrid")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -474,6 +474,22 @@ def _kimi_linear(draw, spec: Spec, out: dict) -> None:
         out["first_k_dense_replace"] = draw(st.integers(0, 2))
 
 
+def _olmo_hybrid(draw, spec: Spec, out: dict) -> None:
+    """OLMo Hybrid: Gated DeltaNet key heads G dividing the value heads, head sizes 1–12, a convolution of 1–4; both
+    layer kinds present (OlmoHybridConfig refuses one kind alone)."""
+    groups = draw(st.integers(1, 3))
+    out |= {"linear_num_key_heads": groups, "linear_num_value_heads": groups * draw(st.integers(1, 3)),
+            "linear_key_head_dim": draw(st.integers(1, 12)), "linear_value_head_dim": draw(st.integers(1, 12)),
+            "linear_conv_kernel_dim": draw(st.integers(1, 4))}
+    layers = out.get("num_hidden_layers") or 2
+    if layers < 2:
+        out["num_hidden_layers"] = layers = 2
+    kinds = draw(st.lists(st.sampled_from(["linear_attention", "full_attention"]), min_size=layers, max_size=layers))
+    if len(set(kinds)) < 2:
+        kinds[0], kinds[-1] = "linear_attention", "full_attention"
+    out["layer_types"] = kinds
+
+
 def _minimax(draw, spec: Spec, out: dict) -> None:
     """MiniMax's lightning attention in blocks shorter than the drawn sequences (the default 256 is one block at
     these lengths): ``block_size`` 1 to 6."""
@@ -686,6 +702,7 @@ HOOKS: dict[str, Callable] = {
     "qwen3_5_text": _gated_deltanet,
     "qwen3_5_moe_text": _gated_deltanet,
     "kimi_linear": _kimi_linear,
+    "olmo_hybrid": _olmo_hybrid,
     "lfm2": _lfm2,
     "lfm2_moe": _lfm2,
     "falcon": _falcon,

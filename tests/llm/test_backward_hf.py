@@ -202,7 +202,7 @@ ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatro
              "modernbert", "modernbert-decoder", "deberta", "deberta-v2", "roformer", "nomic_bert", "eurobert", "bert-generation"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba", "falcon_h1",
                       "minimax", "qwen3_next", "qwen3_5_text",
-                      "qwen3_5_moe_text", "lfm2", "lfm2_moe", "kimi_linear"}  # state-space: recurrent masks are probed
+                      "qwen3_5_moe_text", "lfm2", "lfm2_moe", "kimi_linear", "olmo_hybrid"}  # state-space: recurrent masks are probed
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
@@ -552,3 +552,13 @@ def test_kimi_linear_fine_tunes_the_last_blocks(torch, name, last, seq):
     backward, trainable = _qwen3_next_fine_tune(torch, untied, seq, last)
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, trainable_last=last))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+@pytest.mark.parametrize("seq", [65, 130])
+def test_olmo_hybrid_chunks_forward_and_backward(torch, seq):
+    """OLMo Hybrid's Gated DeltaNet (q, k, v and the gate projected apart) over two and three chunks of 64, with OLMo
+    2's attention layers: forward and full-training backward equal transformers' on meta."""
+    config = VARIANTS["olmo_hybrid model, grouped linear heads, biases"]
+    forward, backward = _full_reference(torch, config, seq)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, backward="exact"))
+    assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)

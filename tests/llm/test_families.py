@@ -171,6 +171,8 @@ WITHOUT_LIBRARY = {
                        ("t5gemma", "T5Gemma (google/t5gemma-2b-2b-ul2 and the others: their Hub ids only, in "
                                    "transformers' docs and tests)"),
                        ("xlm", "XLM (FacebookAI/xlm-mlm-en-2048 and the others)"),
+                       ("olmo_hybrid", "OLMo Hybrid (allenai/Olmo-Hybrid-7B; only converters' and tests' configs "
+                                       "found)"),
                        ("flaubert", "FlauBERT (flaubert/flaubert_base_cased and the others)"),
                        ("fsmt", "FSMT (facebook/wmt19-en-de and the others; the FSMT blog post quotes the "
                                 "converter's mapping, not the files)"),

@@ -564,6 +564,20 @@ VARIANTS |= {  # Kimi Delta Attention (per-channel decay, low-rank gates) and la
         tie_word_embeddings=True),
 }
 
+OLMO_HYBRID = {"hidden_size": 64, "vocab_size": 100, "intermediate_size": 96, "num_attention_heads": 4,
+               "num_key_value_heads": 2, "pad_token_id": 0, "eos_token_id": 1}
+VARIANTS |= {  # OLMo 2's attention layers (output norms, whole-width q/k norms) and pre-norm Gated DeltaNet layers
+    "olmo_hybrid default kinds and linear sizes": _variant(
+        "olmo_hybrid", "OlmoHybridForCausalLM", **OLMO_HYBRID, num_hidden_layers=4),
+    "olmo_hybrid model, grouped linear heads, biases": _variant(
+        "olmo_hybrid", "OlmoHybridModel", **OLMO_HYBRID, num_hidden_layers=3, linear_num_key_heads=2,
+        linear_num_value_heads=4, linear_key_head_dim=8, linear_value_head_dim=12, attention_bias=True,
+        linear_allow_neg_eigval=False),
+    "olmo_hybrid listed kinds, tied, kernel 3": _variant(
+        "olmo_hybrid", "OlmoHybridForCausalLM", **OLMO_HYBRID, num_hidden_layers=2,
+        layer_types=["full_attention", "linear_attention"], tie_word_embeddings=True, linear_conv_kernel_dim=3),
+}
+
 VARIANTS |= DECODER_VARIANTS  # tests/llm/decoder_variants.py
 
 @pytest.mark.parametrize("name", VARIANTS)

@@ -658,3 +658,36 @@ def test_kimi_linear_keys_of_absent_layer_kinds_are_inert():
     full = KIMI_LINEAR | {"layer_types": ["full_attention"] * 6, "mlp_layer_types": ["dense"] * 6}
     assert _matmul_and_full(full, 16) == _matmul_and_full(full | {"linear_head_dim": 3, "linear_num_heads": 5,
                                                                   "num_experts": 9, "moe_intermediate_size": 5}, 16)
+
+
+OLMO_HYBRID = {"model_type": "olmo_hybrid", "architectures": ["OlmoHybridForCausalLM"], "hidden_size": 64,
+               "vocab_size": 100, "intermediate_size": 96, "num_attention_heads": 4, "num_hidden_layers": 6}
+
+
+@pytest.mark.parametrize("change,expected", [
+    ({}, ["gated_deltanet"] * 3 + ["attention"] + ["gated_deltanet"] * 2),
+    ({"num_hidden_layers": 3}, ["gated_deltanet"] * 2 + ["attention"]),  # none at i % 4 == 3: the last layer
+    ({"layer_types": ["full_attention", "linear_attention"] * 3}, ["attention", "gated_deltanet"] * 3),
+])
+def test_olmo_hybrid_layers_where_the_config_puts_them(change, expected):
+    """Mixer by ``layer_types``; absent, attention where i % 4 == 3, or on the last layer when that places none."""
+    assert _mixers(OLMO_HYBRID | change) == expected
+
+
+def test_olmo_hybrid_linear_sizes_by_default():
+    """Absent linear sizes: G = H = the attention heads, d_k = int(0.75·d/G) = 12, d_v = 2·d_k."""
+    block = read_hf_config(OLMO_HYBRID).architecture(8).layers
+    linear = next(b for b in block if isinstance(b, TransformerBlock) and b.mixer == "gated_deltanet")
+    assert (linear.ssm_groups, linear.ssm_heads, linear.ssm_state_size, linear.ssm_inner_size) == (4, 4, 12, 96)
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"layer_types": ["linear_attention"] * 6}, "layer_types"),
+    ({"layer_types": ["full_attention"] * 6}, "layer_types"),
+    ({"layer_types": ["linear_attention"] * 5}, "layer_types"),
+    ({"linear_num_key_heads": 3, "linear_num_value_heads": 4}, "linear_num_value_heads"),
+    ({"hidden_size": None}, "hidden_size"),
+])
+def test_olmo_hybrid_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(OLMO_HYBRID | change)
