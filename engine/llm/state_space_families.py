@@ -195,6 +195,13 @@ def _by_pattern(fields: dict, blocks: dict[str, dict], types: list[str]) -> dict
     return fields
 
 
+
+def _by_mixer_and_feed(fields: dict, mixers: dict[str, dict], feed: dict[str, dict], kinds: list[str]) -> dict:
+    """Layer i is mixer × feed-forward ``kinds[i]`` (``"<mixer> <feed>"``): each combination the layers use is a
+    block of both parts, placed by ``_by_pattern``."""
+    blocks = {f"{t} {f}": mixers[t] | feed[f] for t in mixers for f in feed if f"{t} {f}" in kinds}
+    return _by_pattern(fields, blocks, kinds)
+
 NEMOTRON_H_PATTERN = {"M": "linear_attention", "E": "moe", "*": "full_attention", "-": "mlp"}
 """``hybrid_override_pattern``'s letters (transformers' NemotronHConfig._pattern_to_list)."""
 NEMOTRON_H_LEGACY = {"n_groups": "mamba_n_groups", "conv_kernel": "mamba_d_conv", "use_conv_bias": "mamba_conv_bias",
@@ -686,11 +693,10 @@ def _qwen3_hybrid(c: Keys, defaults: dict, config_class: str, sparse) -> dict:
     else:
         c.neutral("intermediate_size")
     kinds = [f"{t} {'moe' if s else 'mlp'}" for t, s in zip(types, sparse)]
-    blocks = {f"{t} {f}": mixers[t] | feed[f] for t in mixers for f in feed}
     fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
               "context_length": c.size("context_length", "max_position_embeddings", required=False),
               "tied_embeddings": c.flag("tie_word_embeddings", False)}
-    return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
+    return _by_mixer_and_feed(fields, mixers, feed, kinds)
 
 
 KIMI_LINEAR_DEFAULTS = {"vocab_size": 163840, "hidden_size": 2304, "intermediate_size": 9216,
@@ -834,11 +840,10 @@ def _kimi_linear(c: Keys) -> dict:
     else:
         c.neutral("intermediate_size")
     kinds = [f"{t} {f}" for t, f in zip(types, ff_types)]
-    blocks = {f"{t} {f}": mixers[t] | feed[f] for t in mixers for f in feed}
     fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
               "context_length": c.size("context_length", "model_max_length", required=False),
               "tied_embeddings": False}
-    return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
+    return _by_mixer_and_feed(fields, mixers, feed, kinds)
 
 
 def _olmo_hybrid(c: Keys) -> dict:
@@ -1117,11 +1122,10 @@ def _lfm2_moe(c: Keys) -> dict:
         c.neutral("intermediate_size")
     mixers = _lfm2_mixers(c, types, d, block)
     kinds = [f"{t} {'moe' if s else 'mlp'}" for t, s in zip(types, sparse)]
-    blocks = {f"{t} {f}": mixers[t] | feed[f] for t in mixers for f in feed}
     fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
               "context_length": c.size("context_length", "max_position_embeddings", required=False),
               "tied_embeddings": c.flag("tie_word_embeddings", True)}
-    return _by_pattern(fields, {k: b for k, b in blocks.items() if k in kinds}, kinds)
+    return _by_mixer_and_feed(fields, mixers, feed, kinds)
 
 
 STATE_SPACE_FAMILIES: dict[str, Family] = {
