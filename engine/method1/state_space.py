@@ -193,6 +193,23 @@ def deltanet_full_flop(length: int, heads: int, key_dim: int, value_dim: int, ch
     return {"gates": gates, "chunked": chunked}
 
 
+def _delta_state_parts(name: str, macs: dict) -> list[Part]:
+    """The chunked delta rule's passed state, as Gated DeltaNet and Kimi Delta Attention both run it: the first
+    chunk's read of the zero state, the state updates kᵀ·v_new, the later chunks' reads, chunk attention × the new
+    values, and the last chunk's update nothing reads."""
+    return [
+        Part(f"{name} scan: first chunk's reads of the zero state", 0, macs["first reads"], 0, None, "product",
+             ("u",), ("y",)),
+        Part(f"{name} scan: state updates kᵀ·v_new", 0, macs["updates"], 0, None, "product", ("k", "u"), ("s",)),
+        Part(f"{name} scan: later chunks' reads of the passed state", 0, macs["later reads"], 0, None, "product",
+             ("u", "s"), ("y",), ("y",)),
+        Part(f"{name} scan: chunk attention × new values", 0, macs["values"], 0, None, "product", ("w", "u"),
+             ("y",), ("y",)),
+        Part(f"{name} scan: last chunk's state update (discarded)", 0, macs["last update"], 0, None, "product",
+             (), ()),
+    ]
+
+
 def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
     """Gated DeltaNet (Yang et al. 2024) as transformers' ``Qwen3NextGatedDeltaNet`` computes it without the
     CUDA kernels: in projections d→2·G·d_k + 2·I (q, k, v, z) and d→2·H (β, a), the causal depthwise
@@ -223,15 +240,7 @@ def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
              "product", ("k", "b"), ("w",)),
         Part(f"{name} scan: triangular solves (UT transform)", 0, 0, 0, None, "solve", ("w", "k"), ("u",),
              in_macs=deltanet_solve_backward_macs(length, h, dk, dv, q)),
-        Part(f"{name} scan: first chunk's reads of the zero state", 0, macs["first reads"], 0, None, "product",
-             ("u",), ("y",)),
-        Part(f"{name} scan: state updates kᵀ·v_new", 0, macs["updates"], 0, None, "product", ("k", "u"), ("s",)),
-        Part(f"{name} scan: later chunks' reads of the passed state", 0, macs["later reads"], 0, None, "product",
-             ("u", "s"), ("y",), ("y",)),
-        Part(f"{name} scan: chunk attention × new values", 0, macs["values"], 0, None, "product", ("w", "u"),
-             ("y",), ("y",)),
-        Part(f"{name} scan: last chunk's state update (discarded)", 0, macs["last update"], 0, None, "product",
-             (), ()),
+        *_delta_state_parts(name, macs),
         Part(f"{name} gated RMS norm", dv, 0, gated_norm, None, "none", ("y", "q"), ("a",)),
         _linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add
@@ -321,15 +330,7 @@ def kimi_delta(block, d: int, length: int, read: str = "h") -> list[Part]:
              full["chunked"], None, "none", ("k", "b", "g"), ("w",)),
         Part(f"{name} scan: UT products T·(β v), T·(β k decayed)", 0, macs["ut"], 0, None, "product",
              ("w", "k"), ("u",)),
-        Part(f"{name} scan: first chunk's reads of the zero state", 0, macs["first reads"], 0, None, "product",
-             ("u",), ("y",)),
-        Part(f"{name} scan: state updates kᵀ·v_new", 0, macs["updates"], 0, None, "product", ("k", "u"), ("s",)),
-        Part(f"{name} scan: later chunks' reads of the passed state", 0, macs["later reads"], 0, None, "product",
-             ("u", "s"), ("y",), ("y",)),
-        Part(f"{name} scan: chunk attention × new values", 0, macs["values"], 0, None, "product", ("w", "u"),
-             ("y",), ("y",)),
-        Part(f"{name} scan: last chunk's state update (discarded)", 0, macs["last update"], 0, None, "product",
-             (), ()),
+        *_delta_state_parts(name, macs),
         _linear(f"{name} output gate down", d, dd, False, length, src=(read,), dst=("e",), role="in"),
         _linear(f"{name} output gate up", dd, i, False, length, src=("e",), dst=("z",), role="in"),
         Part(f"{name} gated RMS norm", dd, 0, gated_norm, None, "none", ("y", "z"), ("a",)),
