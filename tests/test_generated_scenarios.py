@@ -57,7 +57,14 @@ def everything_a_page_computes(token: str) -> None:
 @given(SCENARIOS)
 def test_generated_links_give_results_or_a_message_within_budget(data):
     token = pack_json(data)
-    start = time.process_time()
-    everything_a_page_computes(token)
-    spent = time.process_time() - start
+    spent = cpu_seconds(token)
+    if spent >= BUDGET_CPU_S / 2:  # the page-run rule (tests/app/page_run.py): a run past the budget is rerun once,
+        spent = cpu_seconds(token)  # so a collector pause or a busy machine does not fail a link that is fast
     assert spent < BUDGET_CPU_S / 2, f"{spent:.2f} s of CPU for {json.dumps(data)[:300]}"
+
+
+def cpu_seconds(token: str) -> float:
+    """CPU seconds of this thread (servers and watchdogs that other tests left running in the process excluded)."""
+    start = time.thread_time()
+    everything_a_page_computes(token)
+    return time.thread_time() - start
