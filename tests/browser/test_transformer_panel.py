@@ -159,3 +159,22 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     assert "<i>extra</i>" in unused.inner_text()  # shown as text, not as markup
     assert page.locator("i", has_text="extra").count() == 0
     context.close()
+
+
+def test_pasted_multimodal_checkpoint_counts_its_language_model(server, browser):
+    """google/gemma-3-4b-it's config.json as published, pasted: the language model, 3,880,263,168 parameters
+    as transformers' Gemma3ForCausalLM builds its text configuration (tests/llm/test_multimodal_configs.py),
+    with the note that the vision encoder is not counted."""
+    from tests.llm.test_multimodal_configs import GEMMA_3_4B
+
+    context, page, panel = open_panel(browser, server)
+    panel.get_by_text("a config.json (paste or upload)").click()
+    wait_for_app(page)
+    area = panel.locator("textarea")
+    area.fill(json.dumps(GEMMA_3_4B))
+    area.press("Control+Enter")
+    wait_for_app(page)
+    build_and_check(page, panel, 3_880_263_168)
+    note = page.locator("[data-testid='stAlertContentInfo']", has_text="multimodal checkpoint")
+    assert "not counted" in note.inner_text()
+    context.close()
