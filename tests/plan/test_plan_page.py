@@ -81,7 +81,8 @@ def test_compute_optimal_table_for_gophers_budget():
     at.number_input(key="plan_optimal_budget").set_value(5.76e23).run()
     table = at.dataframe[[i for i, d in enumerate(at.dataframe) if "tokens per parameter" in d.value.columns][0]].value
     row = table[table["rule"].str.startswith("20 tokens")].iloc[0]
-    assert float(row["parameters"]) == pytest.approx(6.93e10, rel=1e-2)  # √(5.76e23/120): Chinchilla's 70B
+    assert row["parameters"] == "69.3B"  # √(5.76e23/120) = 6.93e10: Chinchilla's 70B
+    assert row["tokens"] == "1.39T" and row["tokens per parameter"] == "20"  # 20 × 6.93e10
     assert not at.exception
 
 

@@ -88,7 +88,8 @@ def test_totals_and_trend_chart_show_the_thresholds():
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     seed = 3 * 128_000 * (20 * (2 * 200 * 200 * 16 * 125 + 8 * (640_000 * 256 + 256 ** 2)) + 5_120)
     captions = " ".join(c.value for c in at.caption)
-    assert f"{1e23 / seed:,.0f}× below the EU guidelines" in captions
+    assert round(1e23 / seed, -4) == 8_850_000  # three digits: 8.85e6
+    assert "8.85e6× below the EU guidelines" in captions
     at.switch_page(str(ROOT / "pages" / "trends.py")).run()
     assert not at.exception
     charts = [el.proto.spec for el in at.get("plotly_chart")]
@@ -119,3 +120,13 @@ def test_a_link_cannot_smuggle_markup_into_the_plan():
     data = presets()["llama2-7b"].scenario.model_dump(mode="json") | {"plan": {"chip": "x`<script>`"}}
     with _pytest.raises(InputError, match=r"^plan\.chip: "):
         parse_scenario(data)
+
+
+def test_far_factors_read_with_three_digits():
+    """No false precision: 1.13e16 FLOP is 1e26 / 1.13e16 = 8.85 × 10^9 times below 10^26, printed 8.85e9×, not
+    8,849,557,522×; a factor under 10,000 stays a whole number."""
+    standing = {s.threshold.key: s for s in compare(1.13e16)}
+    assert "is 8.85e9× below the California SB 53" in standing["ca-sb53-frontier"].sentence()
+    assert "is 8.85e6× below the EU guidelines" in standing["eu-gpai-indicator"].sentence()
+    assert "is 1,250× below the EU AI Act" in {s.threshold.key: s for s in compare(8e21)}[
+        "eu-ai-act-systemic-risk"].sentence()

@@ -16,7 +16,7 @@ from engine.plan.memory import GB, fewest_chips
 from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
 from engine.plan.published_runs import comparison
 from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
-from engine.units import format_flop
+from engine.units import format_count, format_flop
 from ui import state
 from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
@@ -194,7 +194,7 @@ def lifetime(training_flop: float | None, model) -> None:
         show_error(exc)
         return
     metric_row(view.lifetime_metrics(life))
-    st.caption(f"Serving costs as much as training after {life.break_even_tokens:.3g} tokens.")
+    st.caption(f"Serving costs as much as training after {format_count(life.break_even_tokens, 'tokens')}.")
 
 
 def thresholds(training_flop: float | None, frozen: bool = False) -> None:

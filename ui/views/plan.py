@@ -6,7 +6,7 @@ from engine.optimizers import OPTIMIZERS
 from engine.plan.memory import GB
 from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
-from engine.units import format_duration, format_flop
+from engine.units import format_count, format_duration, format_flop, format_number
 
 RULE_LABELS = {"tokens-per-param": "20 tokens per parameter (Hoffmann et al. 2022)",
                "hoffmann-approach3": "Hoffmann et al. 2022, approach-3 fit",
@@ -100,14 +100,14 @@ def sweep_rows(rows, limit: int = 12) -> list[dict]:
 
 
 def optimal_rows(optima) -> list[dict]:
-    return [{"rule": RULE_LABELS[o.rule], "parameters": f"{o.params:.3g}", "tokens": f"{o.tokens:.3g}",
-             "tokens per parameter": f"{o.tokens / o.params:.3g}",
+    return [{"rule": RULE_LABELS[o.rule], "parameters": format_count(o.params),
+             "tokens": format_count(o.tokens), "tokens per parameter": format_number(o.tokens / o.params, 3),
              "loss": f"{o.loss:.3f}" if o.loss is not None else "—"} for o in optima]
 
 
 def inference_metrics(ia) -> list[Metric]:
-    return [("Parameters", f"{ia.params:.3g}", f"compute-optimal: {ia.chinchilla_params:.3g}"),
-            ("Training tokens", f"{ia.tokens:.3g}", f"compute-optimal: {ia.chinchilla_tokens:.3g}"),
+    return [("Parameters", format_count(ia.params), f"compute-optimal: {format_count(ia.chinchilla_params)}"),
+            ("Training tokens", format_count(ia.tokens), f"compute-optimal: {format_count(ia.chinchilla_tokens)}"),
             ("Training + inference", format_flop(ia.total_flop),
              f"compute-optimal model: {format_flop(ia.chinchilla_total_flop)}")]
 
