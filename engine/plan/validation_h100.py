@@ -208,3 +208,35 @@ def moe_kernel_s(run: OutsideRun) -> float:
                       window=m.window, windowed_layers=m.windowed_blocks,
                       recompute=run.recompute, overlap_a2a=run.overlap_a2a,
                       gemm_chip=kernel_chip("nvidia-h100-sxm", "fp8") if run.precision == "fp8" else None)["step_s"]
+
+
+BRIDGE_ARCHIVE = ("NVIDIA Megatron Bridge, Performance archive (DGX-H100), releases 25.11–26.06 — "
+                  "https://github.com/NVIDIA-NeMo/Megatron-Bridge/blob/main/docs/performance-summary-archive.md")
+
+
+def _release(run: OutsideRun, release: str, tokens_per_s_per_gpu: float, **layout) -> OutsideRun:
+    """``run`` as another release of the archive printed it: its throughput, and its layout where it differs."""
+    from dataclasses import replace
+    return replace(run, label=f"{run.label.split(' (')[0]}, {release}", tokens_per_s_per_gpu=tokens_per_s_per_gpu,
+                   source=BRIDGE_ARCHIVE, **layout)
+
+
+_GPT_OSS, _Q30, _Q235 = OUTSIDE[5], OUTSIDE[6], OUTSIDE[7]
+OTHER_RELEASES: tuple[OutsideRun, ...] = (
+    _release(_GPT_OSS, "26.04.01", 5824), _release(_GPT_OSS, "26.04", 5810), _release(_GPT_OSS, "26.02.01", 5984),
+    _release(_GPT_OSS, "25.11 (global batch 512, micro-batch 4)", 5630, global_batch=512, micro_batch=4),
+    _release(_Q30, "26.06 (p 1, e 16)", 8826, p=1, v=1, ep=16), _release(_Q30, "26.04.01 (p 1, e 16)", 8960, p=1, v=1, ep=16),
+    _release(_Q30, "26.04 (p 1, e 16)", 8901, p=1, v=1, ep=16), _release(_Q30, "26.02 (the same layout)", 5113),
+    _release(_Q30, "25.11 (global batch 512, micro-batch 2, v 24)", 5275, global_batch=512, micro_batch=2, v=24),
+    _release(_Q235, "26.04.01", 1712), _release(_Q235, "26.04", 1686), _release(_Q235, "26.02", 1633),
+    _release(_Q235, "25.11 (global batch 2,048)", 1575, global_batch=2048),
+)
+"""The validation set's three mixtures of experts as the archive's other releases printed them (dropless,
+balanced routing; each release's recipe settings beyond the printed layout are not in the table: the
+validation row's are kept). A check on how far a release-blind model can go, used by no figure."""
+
+
+@lru_cache(maxsize=1)
+def other_releases_table() -> tuple[OutsideRow, ...]:
+    return tuple(OutsideRow(r.label, r.why, r.source, r.published_s, moe_kernel_s(r), MOE_MODEL, None)
+                 for r in OTHER_RELEASES)
