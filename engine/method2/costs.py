@@ -68,10 +68,11 @@ def costs_for_chip_hours(chip_hours: float, chip: Chip | None, inputs: EnergyInp
     elif chip is not None and chip.price_usd_per_hour is not None:
         price = chip.price_usd_per_hour
         price_basis = chip.price_basis or "indicative price of the chip"
-        notes.append("the price is INDICATIVE (see price_basis): edit it for your provider and contract")
+        notes.append(f"the price is indicative — {price_basis.removeprefix('indicative: ')}; prices vary 2–5× "
+                     "between providers, commitments and years: enter yours for your provider and contract")
     else:
         price, price_basis = None, None
-        notes.append("no price for this hardware: give price_usd_per_chip_hour for a cost")
+        notes.append("no price for this hardware: enter a price per chip-hour for a cost")
 
     if inputs.tdp_w is not None:
         tdp, tdp_basis = inputs.tdp_w, "given"
@@ -79,7 +80,7 @@ def costs_for_chip_hours(chip_hours: float, chip: Chip | None, inputs: EnergyInp
         tdp, tdp_basis = chip.tdp_w, f"TDP of {chip.name}"
     else:
         tdp, tdp_basis = None, None
-        notes.append("no TDP for this hardware: give tdp_w for energy and CO2")
+        notes.append("no TDP for this hardware: enter the power per chip (W) for energy and CO₂")
 
     if inputs.pue is not None:
         pue, pue_basis = inputs.pue, "given"

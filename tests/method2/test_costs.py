@@ -20,7 +20,9 @@ def test_defaults_are_stated_with_their_basis():
     assert "google.com" in costs.pue_basis and "Ember" in costs.grid_basis
     assert costs.price_basis.startswith("indicative")
     assert costs.cost_usd == pytest.approx(1920 * costs.price_usd_per_chip_hour)
-    assert any("INDICATIVE" in note for note in costs.notes)
+    # the note gives the price's basis in the user's words, not a field name
+    assert any(note.startswith("the price is indicative — ") and costs.price_basis.removeprefix("indicative: ") in note
+               and "price_basis" not in note for note in costs.notes)
 
 
 def test_every_input_is_editable():
@@ -39,8 +41,8 @@ def test_unknown_price_or_tdp_gives_none_and_says_why():
     assert tpu.energy_kwh is None and tpu.co2_kg is None and tpu.cost_usd is not None
     custom = estimate_costs({"peak_flop_per_s": 1e14, "chip_count": 4, "duration": 1, "utilization": 0.3})
     assert custom.cost_usd is None and custom.energy_kwh is None
-    assert any("price_usd_per_chip_hour" in n for n in custom.notes)
-    assert any("tdp_w" in n for n in custom.notes)
+    assert "no price for this hardware: enter a price per chip-hour for a cost" in custom.notes
+    assert "no TDP for this hardware: enter the power per chip (W) for energy and CO₂" in custom.notes
 
 
 def test_a_user_defined_chip_brings_its_price_and_tdp():
