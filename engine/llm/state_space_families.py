@@ -93,6 +93,32 @@ def _mamba2(c: Keys) -> dict:
 
 # ---------------------------------------------------------------- hybrids: state-space layers and attention layers
 
+def _layer_count(c: Keys) -> int:
+    """``num_hidden_layers``, a whole number from 1 to ``MAX_LAYERS`` (the hybrids build a kind per layer)."""
+    layers = c.size("layers", "num_hidden_layers")
+    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
+        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    return layers
+
+
+def _whole_defaults(c: Keys, defaults: dict, config_class: str) -> None:
+    """Absent sizes: ``defaults`` (``config_class``'s); a null one refused, as the config class's whole-number
+    fields refuse it."""
+    for key in defaults:
+        if key in c.data and c.data[key] is None:
+            raise c.error(key, f"null is not accepted (transformers' {config_class} requires a whole number)")
+    c.data = {**defaults, **c.data}
+
+
+def _linear_full(c: Keys, types, layers: int) -> list[str]:
+    """``types``, checked: ``layers`` entries of "linear_attention" or "full_attention"."""
+    if not isinstance(types, list) or len(types) != layers or \
+            not all(t in ("linear_attention", "full_attention") for t in types):
+        raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
+                                     "'full_attention'")
+    return types
+
+
 def _layer_numbers(c: Keys, key: str, layers) -> list[int]:
     """A list of 0-based layer numbers (transformers tests ``i in list`` for i < layers: larger ones select
     nothing)."""
@@ -629,23 +655,15 @@ def _qwen3_hybrid(c: Keys, defaults: dict, config_class: str, sparse) -> dict:
               "max_window_layers", "mtp_num_hidden_layers", "mtp_use_dedicated_embeddings")
     c.require("attn_output_gate", lambda v: v is True, "transformers builds the output gate of every attention "
                                                        "layer whatever it says; a model without it is not modelled")
-    for key in defaults:
-        if key in c.data and c.data[key] is None:  # the config classes' fields are whole numbers: they refuse null
-            raise c.error(key, f"null is not accepted (transformers' {config_class} requires a whole number)")
-    c.data = {**defaults, **c.data}
-    layers = c.size("layers", "num_hidden_layers")
-    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    _whole_defaults(c, defaults, config_class)
+    layers = _layer_count(c)
     types = c.get("layer_types")
     if types is None:
         interval = c.size(None, "full_attention_interval", required=False, default=4)
         if not isinstance(interval, int) or interval < 1:
             raise c.error("full_attention_interval", "expected 1 or more")
         types = ["full_attention" if (i + 1) % interval == 0 else "linear_attention" for i in range(layers)]
-    if not isinstance(types, list) or len(types) != layers or \
-            not all(t in ("linear_attention", "full_attention") for t in types):
-        raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
-                                     "'full_attention'")
+    types = _linear_full(c, types, layers)
     d = c.size("d_model", "hidden_size")
     act = c.activation("hidden_act", default="silu")
     norm = {"norm": "rmsnorm", "heads": 1, "gated": True, "activation": act, "ff_bias": False}
@@ -718,11 +736,7 @@ def _kimi_linear_types(c: Keys, layers: int) -> list[str]:
     once); otherwise "full_attention" where i > 0 and i % 4 == 0."""
     types = c.get("layer_types")
     if types is not None:
-        if not isinstance(types, list) or len(types) != layers or \
-                not all(t in ("linear_attention", "full_attention") for t in types):
-            raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
-                                         "'full_attention'")
-        return types
+        return _linear_full(c, types, layers)
     attn = c.get("linear_attn_config") or {}
     if "full_attn_layers" in attn and "kda_layers" in attn:
         full, kda = attn["full_attn_layers"], attn["kda_layers"]
@@ -770,9 +784,7 @@ def _kimi_linear(c: Keys) -> dict:
         c.data = {**c.data, **{field: attn[key] for key, field in KIMI_LINEAR_ATTN.items() if key in attn}}
     c.data = {**KIMI_LINEAR_DEFAULTS, **{k: v for k, v in c.data.items() if v is not None or
                                          k not in ("num_key_value_heads", "topk_group", "num_experts_per_token")}}
-    layers = c.size("layers", "num_hidden_layers")
-    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    layers = _layer_count(c)
     types = _kimi_linear_types(c, layers)
     ff_types = c.get("mlp_layer_types")
     if ff_types is None:
@@ -860,22 +872,14 @@ def _olmo_hybrid(c: Keys) -> dict:
               "linear_allow_neg_eigval", "rope_parameters", "rope_scaling", "rope_theta")
     defaults = {"vocab_size": 100352, "hidden_size": 3840, "intermediate_size": 11008, "num_hidden_layers": 32,
                 "num_attention_heads": 30, "linear_conv_kernel_dim": 4}
-    for key in defaults:
-        if key in c.data and c.data[key] is None:
-            raise c.error(key, "null is not accepted (transformers' OlmoHybridConfig requires a whole number)")
-    c.data = {**defaults, **c.data}
-    layers = c.size("layers", "num_hidden_layers")
-    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    _whole_defaults(c, defaults, "OlmoHybridConfig")
+    layers = _layer_count(c)
     types = c.get("layer_types")
     if types is None:
         types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(layers)]
         if "full_attention" not in types:
             types[-1] = "full_attention"
-    if not isinstance(types, list) or len(types) != layers or \
-            not all(t in ("linear_attention", "full_attention") for t in types):
-        raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of 'linear_attention' or "
-                                     "'full_attention'")
+    types = _linear_full(c, types, layers)
     if len(set(types)) < 2:
         raise c.error("layer_types", "OlmoHybridConfig expects at least one 'linear_attention' and one "
                                      "'full_attention' layer")
@@ -1078,9 +1082,7 @@ def _lfm2(c: Keys) -> dict:
     ``embedding_norm``; a tied head by default. Absent sizes: Lfm2Config's defaults."""
     c.neutral("norm_eps")
     _lfm2_sizes(c, LFM2_DEFAULTS, "Lfm2Config")
-    layers = c.size("layers", "num_hidden_layers")
-    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    layers = _layer_count(c)
     types = _lfm2_layers(c, layers, legacy=True)
     d = c.size("d_model", "hidden_size")
     block = {"norm": "rmsnorm", "gated": True, "activation": "silu", "ff_bias": False, "ff_size": _lfm2_ff_size(c)}
@@ -1099,9 +1101,7 @@ def _lfm2_moe(c: Keys) -> dict:
     Lfm2MoeConfig's defaults."""
     c.neutral("use_expert_bias", "routed_scaling_factor", "norm_topk_prob", "norm_eps")
     _lfm2_sizes(c, LFM2_MOE_DEFAULTS, "Lfm2MoeConfig")
-    layers = c.size("layers", "num_hidden_layers")
-    if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")
+    layers = _layer_count(c)
     types = _lfm2_layers(c, layers, legacy=False)
     d = c.size("d_model", "hidden_size")
     dense = c.size(None, "num_dense_layers")
