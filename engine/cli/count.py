@@ -35,17 +35,13 @@ def parse_shape(text: str) -> list[int]:
 
 
 def _count(args):
+    from engine.cli.files import counted_scenario
     from engine.importers.torch_count import count_module, load_factory
-    from engine.scenario import parse_scenario
 
     shape = parse_shape(args.input)
     factory = load_factory(args.module)
     counted = count_module(factory, shape, args.input_dtype, source=args.module, device=args.device)
-    scenario = parse_scenario(counted.scenario_data(), "count")
-    if args.save:
-        from engine.cli.files import write_scenario_file
-
-        write_scenario_file(args.save, scenario)
+    scenario = counted_scenario(counted, "count", args.save)
     out = scenario.method1().as_dict()
     out["count"] = counted.as_dict()
     return out

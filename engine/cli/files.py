@@ -6,7 +6,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import InputError
-from engine.scenario import MAX_SCENARIO_BYTES
+from engine.scenario import MAX_SCENARIO_BYTES, parse_scenario
 
 
 def _not_utf8(data: bytes, error: UnicodeDecodeError | None) -> str:
@@ -68,3 +68,12 @@ def write_scenario_file(path: str, scenario, field: str = "--save") -> None:
         Path(path).write_text(scenario.model_dump_json(exclude_defaults=True, indent=1), encoding="utf-8")
     except OSError as exc:
         raise InputError(field, f"cannot write '{path}' ({exc.strerror or type(exc).__name__})") from None
+
+
+def counted_scenario(counted, source: str, save: str | None):
+    """An importer's counted rows (``counted.scenario_data()``) as a scenario, its errors naming ``source``;
+    written to ``save`` where given (``count``, ``flops --onnx``)."""
+    scenario = parse_scenario(counted.scenario_data(), source)
+    if save:
+        write_scenario_file(save, scenario)
+    return scenario

@@ -43,18 +43,12 @@ def parse_dims(words: list[str] | None) -> dict[str, int]:
 
 
 def _onnx(args):
-    from engine.cli.files import read_bytes_file
+    from engine.cli.files import counted_scenario, read_bytes_file
     from engine.importers.onnx_graph import MAX_ONNX_BYTES, count_onnx, read_onnx
-    from engine.scenario import parse_scenario
 
     data = read_bytes_file(args.onnx, "--onnx", MAX_ONNX_BYTES)
     counted = count_onnx(read_onnx(data, "--onnx"), parse_dims(args.dim), source=args.onnx)
-    scenario = parse_scenario(counted.scenario_data(), "--onnx")
-    if args.save:
-        from engine.cli.files import write_scenario_file
-
-        write_scenario_file(args.save, scenario)
-    return scenario, counted
+    return counted_scenario(counted, "--onnx", args.save), counted
 
 
 def _flops(args):
