@@ -18,27 +18,29 @@ DEFAULT_KERNEL_EFFICIENCY = 0.7
 (a test checks they agree)."""
 
 
+def _number_or(text: str | None, field: str, otherwise):
+    """The flag's word ``text`` as a number where given (one line naming ``field`` if it is not one), else
+    ``otherwise`` (the saved plan's value or the default)."""
+    if text is None:
+        return otherwise
+    try:
+        return float(text)
+    except ValueError:
+        raise InputError(field, f"{text[:40]!r} is not a number") from None
+
+
 def _settings(args, loaded: Loaded):
     from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
     from engine.plan.run_plan import PlanSettings
 
     tokens = parse_count(args.tokens, "tokens") if args.tokens is not None else loaded.tokens
     saved = loaded.saved
-    k = saved.kernel_efficiency if saved else DEFAULT_KERNEL_EFFICIENCY
-    if args.kernel_efficiency is not None:
-        try:
-            k = float(args.kernel_efficiency)
-        except ValueError:
-            raise InputError("kernel_efficiency", f"{args.kernel_efficiency[:40]!r} is not a number") from None
+    k = _number_or(args.kernel_efficiency, "kernel_efficiency",
+                   saved.kernel_efficiency if saved else DEFAULT_KERNEL_EFFICIENCY)
     chip = args.chip or (saved.chip if saved else None)
     if not chip:
         raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
-    capacity = saved.capacity_factor if saved else None
-    if args.capacity_factor is not None:
-        try:
-            capacity = float(args.capacity_factor)
-        except ValueError:
-            raise InputError("capacity_factor", f"{args.capacity_factor[:40]!r} is not a number") from None
+    capacity = _number_or(args.capacity_factor, "capacity_factor", saved.capacity_factor if saved else None)
     data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens, "capacity_factor": capacity}
     return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
