@@ -35,6 +35,14 @@ def _windows(size: int, out: int) -> int:
     return sum(-(-(i + 1) * size // out) - (i * size // out) for i in range(out))
 
 
+def _tokens(flow: Flow) -> tuple[int, int]:
+    """(d, L) of a token sequence L × [d] (a 2-D item read as one), or a ``ShapeError``."""
+    flow = as_sequence(flow)
+    if flow.steps is None or len(flow.item) != 1:
+        raise ShapeError(f"needs a token sequence L × [d], got {flow.describe()}")
+    return flow.item[0], flow.steps
+
+
 class AdaptiveAvgPool2d(LayerBase):
     """Average pooling to a fixed output grid (``output_size`` 1 = global average pooling, ResNet's head).
 
@@ -96,11 +104,8 @@ class ClassToken(LayerBase):
     formula: ClassVar[str] = r"0 \quad (d \text{ parameters; } L \to L + 1)"
 
     def cost(self, flow: Flow) -> LayerCost:
-        flow = as_sequence(flow)
-        if flow.steps is None or len(flow.item) != 1:
-            raise ShapeError(f"needs a token sequence L × [d], got {flow.describe()}")
-        d = flow.item[0]
-        return LayerCost(Flow((d,), flow.steps + 1), d, 0, 0)
+        d, length = _tokens(flow)
+        return LayerCost(Flow((d,), length + 1), d, 0, 0)
 
 
 class TokenSelect(LayerBase):
@@ -114,11 +119,8 @@ class TokenSelect(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{full, mean: } L \cdot d)"
 
     def cost(self, flow: Flow) -> LayerCost:
-        flow = as_sequence(flow)
-        if flow.steps is None or len(flow.item) != 1:
-            raise ShapeError(f"needs a token sequence L × [d], got {flow.describe()}")
-        d = flow.item[0]
-        return LayerCost(Flow((d,), None), 0, 0, flow.steps * d if self.select == "mean" else 0)
+        d, length = _tokens(flow)
+        return LayerCost(Flow((d,), None), 0, 0, length * d if self.select == "mean" else 0)
 
 
 class ChannelSplit(LayerBase):
