@@ -348,7 +348,7 @@ FAMILIES: dict[str, Family] = {
     "qwen3_moe": Family(_qwen3_moe, _lm("Qwen3Moe")),
     "gemma": Family(_gemma, _lm("Gemma")),
     "gemma2": Family(_gemma2, _lm("Gemma2")),
-    "gemma3_text": Family(_gemma3_text, {"Gemma3ForCausalLM": "lm", "Gemma3TextModel": "none"}),
+    "gemma3_text": Family(_gemma3_text, _lm("Gemma3", bare="Gemma3TextModel")),
     "phi3": Family(_phi3, _lm("Phi3")),
     "phi": Family(_phi, _lm("Phi")),
     "gpt_bigcode": Family(_gpt_bigcode, _lm("GPTBigCode")),
