@@ -172,3 +172,20 @@ def test_other_releases_of_the_moe_runs():
     assert [round(100 * r.error, 1) for r in rows] == pytest.approx(
         [-29.8, -30.0, -27.9, -16.9, 25.2, 27.1, 26.2, -57.2, -53.7, 4.5, 2.9, -0.3, -2.9], abs=0.3)
     assert 9058 / 5113 == pytest.approx(1.77, abs=0.01)
+
+
+def test_the_plan_note_states_the_moe_errors_measured():
+    """The note a plan of a mixture of experts carries quotes the errors of the published runs above and in the
+    archive's other releases (the extremes of both tables)."""
+    from engine.plan.run_plan import kernel_note
+    from engine.plan.validation_h100 import OTHER_RELEASES, other_releases_table, plan_model_of
+
+    rows = [r for r in h100_table() if "MoE" in r.case] + list(other_releases_table())
+    def span(name):
+        errors = [100 * r.error for r in rows if r.case.startswith(name)]
+        return round(min(errors)), round(max(errors))
+    assert span("GPT-OSS") == (-30, -17) and span("Qwen3 30B") == (-57, 27)
+    assert max(abs(v) for v in span("Qwen3 235B")) < 5
+    note = kernel_note(plan_model_of(OTHER_RELEASES[0]))
+    assert "17–30% fast for GPT-OSS 120B, 57% fast to 27% slow for Qwen3 30B-A3B" in note
+    assert "within 5% for Qwen3 235B-A22B" in note
