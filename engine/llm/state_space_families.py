@@ -93,7 +93,7 @@ def _mamba2(c: Keys) -> dict:
 
 # ---------------------------------------------------------------- hybrids: state-space layers and attention layers
 
-def _layer_count(c: Keys) -> int:
+def _num_hidden_layers(c: Keys) -> int:
     """``num_hidden_layers``, a whole number from 1 to ``MAX_LAYERS`` (the hybrids build a kind per layer)."""
     layers = c.size("layers", "num_hidden_layers")
     if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
@@ -656,7 +656,7 @@ def _qwen3_hybrid(c: Keys, defaults: dict, config_class: str, sparse) -> dict:
     c.require("attn_output_gate", lambda v: v is True, "transformers builds the output gate of every attention "
                                                        "layer whatever it says; a model without it is not modelled")
     _whole_defaults(c, defaults, config_class)
-    layers = _layer_count(c)
+    layers = _num_hidden_layers(c)
     types = c.get("layer_types")
     if types is None:
         interval = c.size(None, "full_attention_interval", required=False, default=4)
@@ -784,7 +784,7 @@ def _kimi_linear(c: Keys) -> dict:
         c.data = {**c.data, **{field: attn[key] for key, field in KIMI_LINEAR_ATTN.items() if key in attn}}
     c.data = {**KIMI_LINEAR_DEFAULTS, **{k: v for k, v in c.data.items() if v is not None or
                                          k not in ("num_key_value_heads", "topk_group", "num_experts_per_token")}}
-    layers = _layer_count(c)
+    layers = _num_hidden_layers(c)
     types = _kimi_linear_types(c, layers)
     ff_types = c.get("mlp_layer_types")
     if ff_types is None:
@@ -873,7 +873,7 @@ def _olmo_hybrid(c: Keys) -> dict:
     defaults = {"vocab_size": 100352, "hidden_size": 3840, "intermediate_size": 11008, "num_hidden_layers": 32,
                 "num_attention_heads": 30, "linear_conv_kernel_dim": 4}
     _whole_defaults(c, defaults, "OlmoHybridConfig")
-    layers = _layer_count(c)
+    layers = _num_hidden_layers(c)
     types = c.get("layer_types")
     if types is None:
         types = ["full_attention" if i % 4 == 3 else "linear_attention" for i in range(layers)]
@@ -1082,7 +1082,7 @@ def _lfm2(c: Keys) -> dict:
     ``embedding_norm``; a tied head by default. Absent sizes: Lfm2Config's defaults."""
     c.neutral("norm_eps")
     _lfm2_sizes(c, LFM2_DEFAULTS, "Lfm2Config")
-    layers = _layer_count(c)
+    layers = _num_hidden_layers(c)
     types = _lfm2_layers(c, layers, legacy=True)
     d = c.size("d_model", "hidden_size")
     block = {"norm": "rmsnorm", "gated": True, "activation": "silu", "ff_bias": False, "ff_size": _lfm2_ff_size(c)}
@@ -1101,7 +1101,7 @@ def _lfm2_moe(c: Keys) -> dict:
     Lfm2MoeConfig's defaults."""
     c.neutral("use_expert_bias", "routed_scaling_factor", "norm_topk_prob", "norm_eps")
     _lfm2_sizes(c, LFM2_MOE_DEFAULTS, "Lfm2MoeConfig")
-    layers = _layer_count(c)
+    layers = _num_hidden_layers(c)
     types = _lfm2_layers(c, layers, legacy=False)
     d = c.size("d_model", "hidden_size")
     dense = c.size(None, "num_dense_layers")
