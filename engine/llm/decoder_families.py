@@ -24,6 +24,7 @@ from engine.llm.family_parts import (
     _learned_positions,
     _lm,
     _rms_swiglu,
+    _shared_experts,
     _windows,
 )
 
@@ -305,9 +306,7 @@ def _afmoe(c: Keys) -> dict:
     if block["head_size"] is None:
         block["head_size"] = 128  # AfmoeConfig's default (not d/H)
     dense_ff = _experts(c, fields, ("num_experts",))
-    shared = c.size(None, "num_shared_experts", required=False, default=2)
-    if shared:
-        block["shared_ff_size"] = shared * block["ff_size"]
+    _shared_experts(c, fields, "num_shared_experts", 2)
     layers = _layer_count(fields)
     if layers:
         period = c.size(None, "global_attn_every_n_layers", required=False, default=4)
@@ -454,9 +453,7 @@ def _glm4_moe(c: Keys) -> dict:
                                                         else "none")))
     fields["block"]["out_bias"] = False
     dense_ff = _experts(c, fields, ("n_routed_experts",))
-    shared = c.size(None, "n_shared_experts", required=False, default=1)
-    if shared:
-        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    _shared_experts(c, fields, "n_shared_experts", 1)
     layers = _layer_count(fields)
     if layers:
         first = c.size(None, "first_k_dense_replace", required=False, default=1)
@@ -910,9 +907,7 @@ def _dots1(c: Keys) -> dict:
     c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob")
     fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, qk_norm="head")))
     dense_ff = _experts(c, fields, ("n_routed_experts",))
-    shared = c.size(None, "n_shared_experts")  # the config's default, null, does not build
-    if shared:
-        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    _shared_experts(c, fields, "n_shared_experts")  # the config's default, null, does not build
     layers = _layer_count(fields)
     if not layers:
         return fields
@@ -933,9 +928,7 @@ def _exaone_moe(c: Keys) -> dict:
     c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob", "num_nextn_predict_layers")
     fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, qk_norm="head")))
     dense_ff = _experts(c, fields, ("num_experts",))
-    shared = c.size(None, "num_shared_experts", required=False, default=1)
-    if shared:
-        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    _shared_experts(c, fields, "num_shared_experts", 1)
     layers = _layer_count(fields)
     if not layers:
         return fields
@@ -964,9 +957,7 @@ def _glm4_moe_lite(c: Keys) -> dict:
     c.given("q_lora_rank")
     fields = _latent_attention(c, _decoder(c, gqa=False, **_rms_swiglu(c)))
     dense_ff = _experts(c, fields, ("n_routed_experts",))
-    shared = c.size(None, "n_shared_experts", required=False, default=1)
-    if shared:
-        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    _shared_experts(c, fields, "n_shared_experts", 1)
     layers = _layer_count(fields)
     if layers:
         _per_layer(fields, _mlp_layers_each(c, layers, dense_ff, 1))
@@ -1005,9 +996,7 @@ def _solar_open(c: Keys) -> dict:
         block["head_size"] = 128  # SolarOpenConfig's default (not d/H)
     block["out_bias"] = False
     _experts(c, fields, ("n_routed_experts",))
-    shared = c.size(None, "n_shared_experts", required=False, default=1)
-    if shared:
-        block["shared_ff_size"] = shared * block["ff_size"]
+    _shared_experts(c, fields, "n_shared_experts", 1)
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
@@ -1039,9 +1028,7 @@ def _sparse_attention(c: Keys, heads_default: int, indexer_heads: int) -> tuple[
     block |= {"indexer_heads": c.size("block.indexer_heads", "index_n_heads", required=False, default=indexer_heads),
               "indexer_head_size": c.size("block.indexer_head_size", "index_head_dim", required=False, default=128)}
     dense_ff = _experts(c, fields, ("num_experts", "n_routed_experts"))
-    shared = c.size(None, "n_shared_experts", required=False, default=1)
-    if shared:
-        block["shared_ff_size"] = shared * block["ff_size"]
+    _shared_experts(c, fields, "n_shared_experts", 1)
     return fields, dense_ff
 
 
@@ -1108,9 +1095,7 @@ def _cohere2_moe(c: Keys) -> dict:
     dense_ff = _experts(c, fields, ("num_experts",), ff_key="intermediate_size")
     prefix_ff = c.size(None, "prefix_dense_intermediate_size", required=False)
     dense_ff = dense_ff if prefix_ff is None else prefix_ff
-    shared = c.size(None, "num_shared_experts", required=False, default=0)
-    if shared:
-        fields["block"]["shared_ff_size"] = shared * fields["block"]["ff_size"]
+    _shared_experts(c, fields, "num_shared_experts", 0)
     layers = _layer_count(fields)
     if not layers:
         return fields

@@ -36,6 +36,7 @@ from engine.llm.family_parts import (  # noqa: F401 (KEYS_FILE, NEUTRAL_KEYS, MA
     _lm,
     _no_sliding,
     _rms_swiglu,
+    _shared_experts,
     _sparse_layers,
     _windows,
     modelling_keys,
@@ -262,9 +263,7 @@ def _deepseek(c: Keys) -> dict:
     fields = _latent_attention(c, _decoder(c, **_rms_swiglu(c)))
     block = fields["block"]
     dense_ff = _experts(c, fields, ("n_routed_experts",))
-    shared = c.size(None, "n_shared_experts", required=False, default=0)
-    if shared:
-        block["shared_ff_size"] = shared * block["ff_size"]
+    _shared_experts(c, fields, "n_shared_experts", 0)
     first = c.size(None, "first_k_dense_replace", required=False, default=0)
     if first:
         dense = dict(block, experts=1, active_experts=1, ff_size=dense_ff, shared_ff_size=None)

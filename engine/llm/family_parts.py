@@ -236,6 +236,15 @@ def _experts(c: Keys, fields: dict, experts_keys: tuple[str, ...], ff_key: str =
     return dense_ff
 
 
+def _shared_experts(c: Keys, fields: dict, key: str, default: int | None = None) -> None:
+    """``key`` shared experts (absent: ``default``; None: the key is required), each as wide as the routed ones:
+    the block's F_s = n·F (after ``_experts`` has set F); 0 shared: none."""
+    block = fields["block"]
+    shared = c.size(None, key, required=default is None, default=default)
+    if shared:
+        block["shared_ff_size"] = shared * block["ff_size"]
+
+
 def _latent_attention(c: Keys, fields: dict, value_default=None) -> dict:
     """DeepSeek's multi-head latent attention in place of the block's: ``qk_nope_head_dim`` Q, ``qk_rope_head_dim``
     R, ``v_head_dim`` V (absent: ``value_default``, where the family has one), ``kv_lora_rank`` c, ``q_lora_rank``
