@@ -984,14 +984,18 @@ LFM2_NOT_NULL = ("conv_bias", "block_auto_adjust_ff_dim", "block_ffn_dim_multipl
 """Fields the config classes type without None: a null one is refused by transformers' strict validation."""
 
 
-def _lfm2_sizes(c: Keys, defaults: dict, config_class: str) -> None:
-    """Absent sizes: the config class's defaults; null ones refused (its fields are whole numbers, its flags and
-    the multiplier not null); the legacy ``tie_embedding`` (which the config class pops, and which then wins over
-    ``tie_word_embeddings``) read as it."""
-    for key in (*defaults, *LFM2_NOT_NULL):
+def _lfm2_sizes(c: Keys, defaults: dict, config_class: str, not_null: tuple[str, ...] = LFM2_NOT_NULL,
+                legacy: bool = True) -> None:
+    """Absent sizes: the config class's defaults; null ones refused (its fields are whole numbers, its flags
+    ``not_null`` and the multiplier not null); with ``legacy``, the legacy ``tie_embedding`` (which the config
+    class pops, and which then wins over ``tie_word_embeddings``) read as it."""
+    for key in (*defaults, *not_null):
         if key in c.data and c.data[key] is None:
             raise c.error(key, f"null is not accepted (transformers' {config_class} requires a value)")
     data = {**defaults, **c.data}
+    if not legacy:
+        c.data = data
+        return
     c.used.add("tie_embedding")
     if "tie_embedding" in data:
         tie = data.pop("tie_embedding")
@@ -1020,10 +1024,12 @@ def _lfm2_layers(c: Keys, layers: int, legacy: bool) -> list[str]:
     return types
 
 
-def _lfm2_mixers(c: Keys, types: list[str], d, block: dict) -> dict[str, dict]:
-    """The two kinds of layer: the gated short convolution (``conv_L_cache`` K, ``conv_bias`` on its in and out
+def _lfm2_mixers(c: Keys, types: list[str], d, block: dict, attention: dict | None = None) -> dict[str, dict]:
+    """The kinds of layer: the gated short convolution (``conv_L_cache`` K, ``conv_bias`` on its in and out
     projections and its convolution) and GQA attention with RMS norms of the queries and keys per head (no biases;
-    ``head_dim`` where the file writes one, else ⌊d/H⌋ as transformers computes it)."""
+    ``head_dim`` where the file writes one, else ⌊d/H⌋ as transformers computes it); ``attention``: what LFM3's
+    attention changes in it (biases, the gate per head), on its "full_attention" and "sliding_attention" layers
+    (the latter with the window ``sliding_window``)."""
     mixers = {}
     if "conv" in types:
         bias = c.flag("conv_bias", False)
@@ -1031,18 +1037,27 @@ def _lfm2_mixers(c: Keys, types: list[str], d, block: dict) -> dict[str, dict]:
                                   "ssm_conv_kernel": c.size("block.ssm_conv_kernel", "conv_L_cache")}
     else:
         c.neutral("conv_bias", "conv_L_cache")
-    if "full_attention" in types:
+    if any(t in types for t in ("full_attention", "sliding_attention")):
         heads = c.size("block.heads", "num_attention_heads")
         if "head_dim" in c.data and c.data["head_dim"] is None:
             raise c.error("head_dim", "null is not accepted (transformers' attention reads it as the head size)")
         head = c.size("block.head_size", "head_dim", required=False)
         if head is None and isinstance(d, int) and isinstance(heads, int) and heads > 0:
             head = d // heads
-        mixers["full_attention"] = block | {"heads": heads, "kv_heads": c.size("block.kv_heads", "num_key_value_heads"),
-                                            "head_size": head, "qk_norm": "head", "qkv_bias": False,
-                                            "out_bias": False}
+        full = block | {"heads": heads, "kv_heads": c.size("block.kv_heads", "num_key_value_heads"),
+                        "head_size": head, "qk_norm": "head", "qkv_bias": False, "out_bias": False} | (attention or {})
+        if "full_attention" in types:
+            mixers["full_attention"] = full
+        if "sliding_attention" in types:
+            if "sliding_window" in c.data and c.data["sliding_window"] is None:
+                raise c.error("sliding_window", "null with 'sliding_attention' layers (transformers cannot make "
+                                                "their mask without a window)")
+            mixers["sliding_attention"] = full | {
+                "attention_window": c.size("block.attention_window", "sliding_window")}
+        elif attention is not None:
+            c.neutral("sliding_window")
     else:
-        c.neutral("num_attention_heads", "num_key_value_heads", "head_dim")
+        c.neutral("num_attention_heads", "num_key_value_heads", "head_dim", *(["sliding_window"] if attention is not None else []))
     return mixers
 
 
@@ -1128,6 +1143,50 @@ def _lfm2_moe(c: Keys) -> dict:
     return _by_mixer_and_feed(fields, mixers, feed, kinds)
 
 
+LFM3_DEFAULTS = {"vocab_size": 128000, "hidden_size": 2048, "intermediate_size": 7680, "num_hidden_layers": 24,
+                 "num_attention_heads": 16, "num_key_value_heads": 4, "head_dim": 128, "conv_L_cache": 7}
+"""Lfm3Config's defaults of the sizes (``head_dim`` 128 whatever d/H is)."""
+LFM3_NOT_NULL = ("conv_bias", "tie_word_embeddings", "use_sandwich_norm", "use_attention_gate", "attention_bias")
+"""Lfm3Config's flags typed without None (refused null by its strict validation)."""
+LFM3_KINDS = ("conv", "sliding_attention", "full_attention")
+
+
+def _lfm3_layers(c: Keys, layers: int) -> list[str]:
+    """``layer_types``, one of ``LFM3_KINDS`` per layer; absent or null: Lfm3Config's pattern, full attention where
+    i % 4 == 2, sliding attention where i % 4 == 0 after the first layer, convolutions elsewhere."""
+    types = c.get("layer_types")
+    if types is None:
+        return ["full_attention" if i % 4 == 2 else "sliding_attention" if i % 4 == 0 and i > 0 else "conv"
+                for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers or not all(t in LFM3_KINDS for t in types):
+        raise c.error("layer_types", f"expected {layers} entries (num_hidden_layers) of "
+                                     f"{', '.join(repr(k) for k in LFM3_KINDS)}")
+    return types
+
+
+def _lfm3(c: Keys) -> dict:
+    """lfm3 (Liquid AI's LFM3, ``Lfm3ForCausalLM``): LFM2's layers (``_lfm2``) by ``layer_types`` ("conv",
+    "sliding_attention" with the window ``sliding_window``, "full_attention"; absent: ``_lfm3_layers``), attention
+    of ``head_dim`` (default 128, not d/H) with ``attention_bias`` on q, k, v and o and, with ``use_attention_gate``,
+    a gate per head (g_proj d→H, sigmoid, before o); ``use_sandwich_norm``: an RMSNorm on the mixer's and the MLP's
+    outputs too; a gated SiLU MLP of ``intermediate_size`` as written (no width adjustment: the block_* keys are
+    not read). Rotary settings (partial, per layer kind) change no product. Absent sizes: Lfm3Config's defaults."""
+    c.neutral("norm_eps")
+    _lfm2_sizes(c, LFM3_DEFAULTS, "Lfm3Config", LFM3_NOT_NULL, legacy=False)
+    layers = _layer_count(c)
+    types = _lfm3_layers(c, layers)
+    d = c.size("d_model", "hidden_size")
+    block = {"norm": "rmsnorm", "gated": True, "activation": "silu", "ff_bias": False,
+             "ff_size": c.size("block.ff_size", "intermediate_size"),
+             "sandwich_norms": c.flag("use_sandwich_norm", True)}
+    bias = c.flag("attention_bias", False)
+    attention = {"qkv_bias": bias, "out_bias": bias, "head_gate": c.flag("use_attention_gate", True)}
+    fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+              "context_length": c.size("context_length", "max_position_embeddings", required=False),
+              "tied_embeddings": c.flag("tie_word_embeddings", True)}
+    return _by_pattern(fields, _lfm2_mixers(c, types, d, block, attention), types)
+
+
 STATE_SPACE_FAMILIES: dict[str, Family] = {
     "mamba": Family(_mamba, _lm("Mamba")),
     "falcon_mamba": Family(_mamba, _lm("FalconMamba")),
@@ -1144,6 +1203,7 @@ STATE_SPACE_FAMILIES: dict[str, Family] = {
     "qwen3_5_moe_text": Family(_qwen3_5_moe, _lm("Qwen3_5Moe", bare="Qwen3_5MoeTextModel")),
     "lfm2": Family(_lfm2, _lm("Lfm2")),
     "lfm2_moe": Family(_lfm2_moe, _lm("Lfm2Moe")),
+    "lfm3": Family(_lfm3, _lm("Lfm3")),
     "kimi_linear": Family(_kimi_linear, _lm("KimiLinear")),
     "olmo_hybrid": Family(_olmo_hybrid, _lm("OlmoHybrid")),
 }

@@ -162,7 +162,8 @@ class TransformerBlock(LayerBase):
     Kimi Delta Attention, ``state_space.kimi_delta``). ``mixer="short_conv"``:
     LFM2's gated short convolution (in projection d→3d, B·x, a causal depthwise convolution of width
     ``ssm_conv_kernel``, C·(conv), out projection; ``state_space.short_conv``). ``attention_output_gate``:
-    the q projection also makes a gate, sigmoid(gate)·output before the output projection. ``mixer="lightning"``:
+    the q projection also makes a gate, sigmoid(gate)·output before the output projection; ``head_gate``: a gate
+    projection d→H of its own, one sigmoid per head scaling that head's output (LFM3). ``mixer="lightning"``:
     MiniMax's lightning attention, linear attention in blocks of ``lightning_block_size``
     (``engine.method1.lightning``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's MLP and MoE layers).
     ``residual_scales``: each sub-layer's residual add is α·residual + β·output (MiniMax; the ``full`` convention
@@ -258,6 +259,8 @@ class TransformerBlock(LayerBase):
     attention_output_gate: bool = Field(False, description="The q projection also makes a gate (2·H·Q wide): "
                                                            "sigmoid(gate) scales the attention's output before the "
                                                            "output projection (Qwen3-Next).")
+    head_gate: bool = Field(False, description="A sigmoid gate per head, d→H from the attention's input, scales "
+                                               "each head's output before the output projection (LFM3).")
     ssm_gated_norm: bool = Field(True, description="Mamba-2's gated RMS norm (I parameters); false: the scan's output "
                                                    "× SiLU(z) alone (Falcon-H1's mamba_rms_norm false).")
     ssm_out_bias: Literal["same", "bias", "none"] = Field(
@@ -412,6 +415,11 @@ class TransformerBlock(LayerBase):
                                            or self.local_radius is not None or self.cross_attention_length):
             raise InputError("attention_output_gate", "an output gate is modelled on self-attention (not latent or "
                                                       "local attention)")
+        if self.head_gate and (self.mixer != "attention" or self.kv_lora_rank is not None or self.attention_output_gate
+                               or self.local_radius is not None or self.cross_attention_length
+                               or self.attention_experts or self.differential):
+            raise InputError("head_gate", "a gate per head is modelled on plain self-attention (not latent, local or "
+                                          "expert attention, nor beside an output gate)")
         if (self.mixer == "lightning") != (self.lightning_block_size is not None):
             raise InputError("lightning_block_size", "a lightning mixer needs lightning_block_size, and only it")
         if self.mixer == "lightning" and (self.parallel or self.cross_attention_length or self.norm_position != "pre"

@@ -138,6 +138,10 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if block.attention_output_gate:  # sigmoid(gate)·output, element-wise
         parts.append(Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP["sigmoid"] + 1) * length * h * q, None,
                           "none", ("a", "og"), ("a",)))
+    if block.head_gate:  # LFM3: g = x·W_g (d→H), each head's output × sigmoid(g)
+        parts += [_linear(f"{label} head gate projection", d, h, False, length, src=(read,), dst=("hg",), role="head gate"),
+                  Part(f"{label} head gate", 0, 0, ACTIVATION_FLOP["sigmoid"] * length * h + length * h * v, None,
+                       "none", ("a", "hg"), ("a",))]
     if block.attention_experts:
         return _attention_experts(block, label, d, length, parts, read)
     return parts + [

@@ -167,7 +167,7 @@ def without_attention(hf_config) -> bool:
     answered "one sequence per row" on meta (``_meta_packed_sequences``)."""
     types = getattr(hf_config, "layer_types", None)
     hybrids = {"bamba", "granitemoehybrid", "nemotron_h", "jamba", "qwen3_next", "qwen3_5_text",
-               "qwen3_5_moe_text", "lfm2", "lfm2_moe", "kimi_linear", "olmo_hybrid"}
+               "qwen3_5_moe_text", "lfm2", "lfm2_moe", "lfm3", "kimi_linear", "olmo_hybrid"}
     return hf_config.model_type in hybrids and bool(types) and "full_attention" not in types
 
 

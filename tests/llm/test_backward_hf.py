@@ -202,7 +202,7 @@ ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatro
              "modernbert", "modernbert-decoder", "deberta", "deberta-v2", "roformer", "nomic_bert", "eurobert", "bert-generation"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba", "falcon_h1",
                       "minimax", "qwen3_next", "qwen3_5_text",
-                      "qwen3_5_moe_text", "lfm2", "lfm2_moe", "kimi_linear", "olmo_hybrid"}  # state-space: recurrent masks are probed
+                      "qwen3_5_moe_text", "lfm2", "lfm2_moe", "lfm3", "kimi_linear", "olmo_hybrid"}  # state-space: recurrent masks are probed
 
 
 def _full_reference(torch, config: dict, seq: int) -> tuple[int, int]:
@@ -457,7 +457,7 @@ def test_gemma3n_fine_tuning_part_of_it_is_refused(run):
 # ---------------------------------------------------------------- LFM2: fine-tuning across the short convolutions
 
 LFM2_MLP_NAMES = {"gate": "w1", "up": "w3", "down": "w2"}
-"""Lfm2MLP's projections under the engine's LoRA targets."""
+"""Lfm2MLP's (and Lfm3MLP's) projections under the engine's LoRA targets."""
 
 
 def _lfm2_fine_tune(torch, config: dict, seq: int, last: int | None = None, targets=(), rank: int = 4):
@@ -479,7 +479,7 @@ def _lfm2_fine_tune(torch, config: dict, seq: int, last: int | None = None, targ
             attention = getattr(layer, "self_attn", None)
             for t in targets:
                 if t in ("q", "v", "o") and attention is not None:
-                    name = "out_proj" if t == "o" else f"{t}_proj"
+                    name = f"{t}_proj" if t != "o" else "out_proj" if hasattr(attention, "out_proj") else "o_proj"
                     setattr(attention, name, lora_linear(torch, getattr(attention, name), rank))
                 mlp = layer.feed_forward
                 if t in LFM2_MLP_NAMES and hasattr(mlp, "w1"):
@@ -494,9 +494,11 @@ def _lfm2_fine_tune(torch, config: dict, seq: int, last: int | None = None, targ
                                  {"lora_targets": ("o", "gate", "up", "down")}])
 @pytest.mark.parametrize("name", ["lfm2 listed kinds, width adjusted, published keys",
                                   "lfm2 all convolutions, kernel 2, untied",
-                                  "lfm2_moe dense layers then experts, published keys"])
+                                  "lfm2_moe dense layers then experts, published keys",
+                                  "lfm3 default kinds, head size 128, gate and sandwich norms, published keys",
+                                  "lfm3 convolutions and sliding attention, untied, heads not dividing d"])
 def test_lfm2_fine_tunes(torch, name, run):
-    """LFM2 and LFM2-MoE: the last blocks, or LoRA (rank 4) on attention or dense-MLP projections, the short
+    """LFM2, LFM2-MoE and LFM3 (its o_proj; the gate per head frozen): the last blocks, or LoRA (rank 4) on attention or dense-MLP projections, the short
     convolutions frozen between them (their input gradients flow through the gates and the convolution): backward
     FLOP and trainable parameters equal transformers'."""
     config = VARIANTS[name]

@@ -537,6 +537,26 @@ VARIANTS |= {  # LFM2: gated short convolutions and GQA attention with q/k norms
         layer_types=["conv", "conv"], tie_embedding=False),
 }
 
+LFM3 = LFM2 | {"head_dim": 16, "sliding_window": 4}
+LFM3_PUBLISHED = {"rope_parameters": {"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0},
+                                      "full_attention": {"rope_type": "proportional", "rope_theta": 1000000.0,
+                                                         "partial_rotary_factor": 0.5}},
+                  "attention_dropout": 0.0, "use_cache": True}
+VARIANTS |= {  # LFM3: LFM2's layers with sliding-window attention, a sigmoid gate per head and sandwich norms
+    "lfm3 default kinds, head size 128, gate and sandwich norms, published keys": _variant(
+        "lfm3", "Lfm3ForCausalLM", **(LFM2 | LFM3_PUBLISHED | {"sliding_window": 6}), num_hidden_layers=5),
+    "lfm3 model, listed kinds, biases, no gate, no sandwich norms, conv biases": _variant(
+        "lfm3", "Lfm3Model", **LFM3, num_hidden_layers=4,
+        layer_types=["sliding_attention", "conv", "full_attention", "sliding_attention"], attention_bias=True,
+        conv_bias=True, conv_L_cache=3, use_attention_gate=False, use_sandwich_norm=False),
+    "lfm3 convolutions and sliding attention, untied, heads not dividing d": _variant(
+        "lfm3", "Lfm3ForCausalLM", **(LFM3 | {"hidden_size": 66, "head_dim": 10}), num_hidden_layers=3,
+        layer_types=["conv", "sliding_attention", "conv"], tie_word_embeddings=False, conv_L_cache=2),
+    "lfm3 all convolutions, no window": _variant(
+        "lfm3", "Lfm3ForCausalLM", **(LFM3 | {"sliding_window": None}), num_hidden_layers=2,
+        layer_types=["conv", "conv"]),
+}
+
 KIMI_LINEAR = {"hidden_size": 48, "vocab_size": 97, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
                "intermediate_size": 80, "moe_intermediate_size": 24, "num_attention_heads": 4,
                "num_key_value_heads": 4, "kv_lora_rank": 16, "q_lora_rank": None, "qk_rope_head_dim": 8,
