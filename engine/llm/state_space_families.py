@@ -1044,8 +1044,12 @@ def _lfm2_mixers(c: Keys, types: list[str], d, block: dict, attention: dict | No
         head = c.size("block.head_size", "head_dim", required=False)
         if head is None and isinstance(d, int) and isinstance(heads, int) and heads > 0:
             head = d // heads
-        full = block | {"heads": heads, "kv_heads": c.size("block.kv_heads", "num_key_value_heads"),
-                        "head_size": head, "qk_norm": "head", "qkv_bias": False, "out_bias": False} | (attention or {})
+        kv = c.size("block.kv_heads", "num_key_value_heads")
+        if attention is not None and isinstance(heads, int) and isinstance(kv, int) and kv > 0 and heads % kv:
+            raise c.error("num_key_value_heads", f"{kv} does not divide the {heads} query heads (transformers repeats "
+                                                 "each key/value head for a whole group)")
+        full = block | {"heads": heads, "kv_heads": kv, "head_size": head, "qk_norm": "head", "qkv_bias": False,
+                        "out_bias": False} | (attention or {})
         if "full_attention" in types:
             mixers["full_attention"] = full
         if "sliding_attention" in types:

@@ -655,6 +655,13 @@ def _lfm2(draw, spec: Spec, out: dict) -> None:
                 "use_expert_bias": draw(st.booleans())}
 
 
+def _lfm3(draw, spec: Spec, out: dict) -> None:
+    """LFM3 (after ``generic``: the layer kinds, or null for Lfm3Config's pattern, and the window): the convolution's
+    width 1–4 and biases, the gate per head and the sandwich norms on or off."""
+    out |= {"conv_L_cache": draw(st.integers(1, 4)), "conv_bias": draw(st.booleans()),
+            "use_attention_gate": draw(st.booleans()), "use_sandwich_norm": draw(st.booleans())}
+
+
 def _xlm(draw, spec: Spec, out: dict) -> None:
     """XLM, Flaubert: languages (a table of n_langs rows where there are 2 or more and use_lang_emb), causal or not,
     GELU or ReLU; Flaubert's pre_norm stays false (transformers cannot run it; refused by name); d a multiple of the
@@ -705,6 +712,7 @@ HOOKS: dict[str, Callable] = {
     "olmo_hybrid": _olmo_hybrid,
     "lfm2": _lfm2,
     "lfm2_moe": _lfm2,
+    "lfm3": _lfm3,
     "falcon": _falcon,
     "deepseek_v2": _deepseek,
     "deepseek_v3": _deepseek,

@@ -186,7 +186,9 @@ WITHOUT_LIBRARY = {
                        ("diffllama", "DiffLlama (no published checkpoint config found)"),
                        ("biogpt", "BioGPT (microsoft/biogpt; only converters and fixtures that write one)"),
                        ("mimo_v2_flash", "MiMo-V2-Flash (XiaomiMiMo/MiMo-V2-Flash; only reconstructions in "
-                                         "tests, in its remote-code keys)"))},
+                                         "tests, in its remote-code keys)"),
+                       ("lfm3", "LFM3 (LiquidAI/LFM3-1.7B, transformers' docstring checkpoint; only ports' test "
+                                "configs found)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",

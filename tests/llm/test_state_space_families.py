@@ -559,6 +559,90 @@ def test_lfm2_keys_the_models_do_not_read_are_inert():
     assert not untied.tied_embeddings and read_hf_config(LFM2).tied_embeddings
 
 
+LFM3 = {"model_type": "lfm3", "architectures": ["Lfm3ForCausalLM"], "hidden_size": 64, "vocab_size": 100,
+        "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "intermediate_size": 96,
+        "num_hidden_layers": 6, "sliding_window": 5}
+
+
+def _lfm3_layers(config: dict) -> list[tuple[str, int | None]]:
+    model = read_hf_config(config)
+    return [(layer.mixer, layer.attention_window) for layer in model.architecture(16).layers
+            if isinstance(layer, TransformerBlock)]
+
+
+@pytest.mark.parametrize("change,expected", [
+    ({}, [("short_conv", None)] * 2 + [("attention", None), ("short_conv", None), ("attention", 5),
+                                       ("short_conv", None)]),  # Lfm3Config: full at i % 4 == 2, sliding at 4, 8…
+    ({"layer_types": ["sliding_attention", "full_attention", "conv", "conv", "sliding_attention", "conv"]},
+     [("attention", 5), ("attention", None), ("short_conv", None), ("short_conv", None), ("attention", 5),
+      ("short_conv", None)]),
+    ({"num_hidden_layers": 2}, [("short_conv", None)] * 2),  # the pattern's first attention layer is the third
+    ({"layer_types": ["conv"] * 6, "sliding_window": None}, [("short_conv", None)] * 6),
+])
+def test_lfm3_layers_where_the_config_puts_them(change, expected):
+    """Mixer and window by ``layer_types`` (absent: Lfm3Config's pattern); ``sliding_window`` W on the
+    "sliding_attention" layers only."""
+    assert _lfm3_layers(LFM3 | change) == expected
+
+
+@pytest.mark.parametrize("gate,sandwich", [(True, True), (False, False), (True, False)])
+def test_lfm3_attention_layer_from_the_formula(gate, sandwich):
+    """One full-attention layer with its MLP over L = 10 positions, d = 64, H = 4, H_kv = 2, Q = 16, F = 96: 2 such
+    layers minus 1. Parameters: q d·H·Q, k and v d·H_kv·Q each, o H·Q·d, the gate per head d·H, q and k norms 2·Q,
+    the MLP 3·d·F, two RMS norms 2d, two more with sandwich norms. Matmul: the projections (and the gate) per
+    position, QKᵀ and AV H·L²·Q each, the MLP 3·d·F. Full adds: softmax and scaling per score (6·H·L²), the per-head
+    q/k norms (4 per element, H·Q + H_kv·Q), the gate (sigmoid 4 per head, a product per element: L·H·(4 + Q)), the
+    RMS norms (4 per element), the MLP's SiLU and gate product (6·L·F), two residual adds."""
+    length, d, h, kv, q, f = 10, 64, 4, 2, 16, 96
+    config = LFM3 | {"layer_types": ["full_attention"] * 2, "num_hidden_layers": 2, "use_attention_gate": gate,
+                     "use_sandwich_norm": sandwich}
+    one_config = config | {"layer_types": ["full_attention"], "num_hidden_layers": 1}
+    two, one = read_hf_config(config).architecture(length), read_hf_config(one_config).architecture(length)
+    norms = 4 if sandwich else 2
+    params = 2 * d * h * q + 2 * d * kv * q + (d * h if gate else 0) + 2 * q + 3 * d * f + norms * d
+    assert evaluate(two).params - evaluate(one).params == params
+    (m2, f2), (m1, f1) = _matmul_and_full(config, length), _matmul_and_full(one_config, length)
+    projections = 2 * d * h * q + 2 * d * kv * q + (d * h if gate else 0) + 3 * d * f
+    assert m2 - m1 == 2 * (length * projections + 2 * h * length * length * q)
+    assert (f2 - m2) - (f1 - m1) == 6 * h * length * length + 4 * length * (h + kv) * q \
+        + (length * h * (4 + q) if gate else 0) + norms * 4 * length * d + 6 * length * f + 2 * length * d
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"layer_types": ["conv"] * 5 + ["linear_attention"]}, "layer_types"),  # transformers has no mask for it
+    ({"layer_types": ["conv"] * 5}, "layer_types"),
+    ({"sliding_window": None}, "sliding_window"),  # the default pattern has a sliding layer: no mask without W
+    ({"head_dim": None}, "head_dim"),  # Lfm3Config refuses null
+    ({"hidden_size": None}, "hidden_size"),
+    ({"use_attention_gate": None}, "use_attention_gate"),
+    ({"use_sandwich_norm": "yes"}, "use_sandwich_norm"),
+    ({"conv_bias": None}, "conv_bias"),
+    ({"attention_bias": None}, "attention_bias"),
+    ({"num_key_value_heads": 3}, "num_key_value_heads"),  # does not divide the 4 heads
+])
+def test_lfm3_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(LFM3 | change)
+
+
+def test_lfm3_keys_the_model_does_not_read_are_inert():
+    """Lfm3Config drops LFM2's block_* keys and ``full_attn_idxs`` and does not pop ``tie_embedding``: no
+    transformers code reads them (they are listed unused); rotary settings change no product; attention keys
+    without an attention layer and the window without a sliding layer change nothing."""
+    lfm2_keys = {"block_ff_dim": 7, "block_multiple_of": 5, "block_auto_adjust_ff_dim": True,
+                 "block_ffn_dim_multiplier": 2.0, "full_attn_idxs": [0, 1], "tie_embedding": False,
+                 "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10.0}}}
+    model = read_hf_config(LFM3 | lfm2_keys)
+    assert model.tied_embeddings and {"block_ff_dim", "tie_embedding", "full_attn_idxs"} <= set(model.unused_keys)
+    assert _matmul_and_full(LFM3, 16) == _matmul_and_full(LFM3 | lfm2_keys, 16)
+    convs = LFM3 | {"layer_types": ["conv"] * 6}
+    assert _matmul_and_full(convs, 16) == _matmul_and_full(
+        convs | {"num_attention_heads": 3, "head_dim": 5, "attention_bias": True, "use_attention_gate": False,
+                 "sliding_window": None}, 16)
+    full = LFM3 | {"layer_types": ["full_attention"] * 6}
+    assert _matmul_and_full(full, 16) == _matmul_and_full(full | {"sliding_window": 2}, 16)
+
+
 KIMI_LINEAR = {"model_type": "kimi_linear", "architectures": ["KimiLinearForCausalLM"], "hidden_size": 48,
                "vocab_size": 97, "intermediate_size": 80, "moe_intermediate_size": 24, "num_attention_heads": 4,
                "num_key_value_heads": 4, "kv_lora_rank": 16, "q_lora_rank": None, "qk_rope_head_dim": 8,
