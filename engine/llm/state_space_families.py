@@ -1177,7 +1177,7 @@ def _lfm3(c: Keys) -> dict:
     not read). Rotary settings (partial, per layer kind) change no product. Absent sizes: Lfm3Config's defaults."""
     c.neutral("norm_eps")
     _lfm2_sizes(c, LFM3_DEFAULTS, "Lfm3Config", LFM3_NOT_NULL, legacy=False)
-    layers = _layer_count(c)
+    layers = _num_hidden_layers(c)
     types = _lfm3_layers(c, layers)
     d = c.size("d_model", "hidden_size")
     block = {"norm": "rmsnorm", "gated": True, "activation": "silu", "ff_bias": False,
