@@ -31,6 +31,7 @@ STARTER_VALUES: dict[str, dict] = {
     "window_attention": {"heads": 4},
     "decoder_input": {"length": 128},
     "spare_token_table": {"vocab_size": 32_000},
+    "contact_head": {"maps": 660},
     "residual": {"body": [{"type": "activation"}]},
     "branches": {"branches": [[], [{"type": "activation"}]]},
     "repeat": {"times": 2, "layers": [{"type": "activation"}]},

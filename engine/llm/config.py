@@ -21,6 +21,7 @@ from engine.method1.layers import Activation, Dense, Embedding, LayerNorm, Size
 from engine.method1.training import TrainingSetup
 from engine.method1.transformer import (
     BlockActivation,
+    ContactHead,
     DecoderInput,
     LMHead,
     PerLayerEmbeddings,
@@ -153,6 +154,9 @@ class TransformerConfig(BaseModel):
                                                                       "blocks').")
     decoder_bias: bool = Field(True, description="The masked-LM decoder has a bias (ModernBERT's decoder_bias).")
     pooler: bool = False
+    contact_head: bool = Field(False, description="ESM's contact-prediction head: a regression over the layers × H "
+                                                  "attention maps (layers·H + 1 parameters), held and not run by the "
+                                                  "forward pass.")
     final_norm: bool | None = Field(None, description="None: pre-norm models end with one, post-norm don't.")
     block: TransformerBlock
     first_layers: tuple[LayerGroup, ...] = ()
@@ -194,6 +198,9 @@ class TransformerConfig(BaseModel):
         if self.rotary_table and (self.encoder or self.block.head_size is not None):
             raise InputError("rotary_table", "a head-size-wide sinusoidal table is modelled for encoder-only models "
                                              "of head size d/H")
+        if self.contact_head and (self.encoder or self.shared_groups is not None):
+            raise InputError("contact_head", "ESM's contact-prediction head is modelled for encoder-only models "
+                                             "without shared groups")
         if self.tables_projection_first and not self.tables_width:
             raise InputError("tables_projection_first", "needs tables_width (tables narrower than d_model)")
         spans = {b.disentangled.span for _, b in self.named_blocks() if b.disentangled is not None}
@@ -347,6 +354,8 @@ class TransformerConfig(BaseModel):
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:
             layers.append(_norm_layer(self.block))
+        if self.contact_head:  # EsmModel's contact_head: held, run only by predict_contacts
+            layers.append(ContactHead(maps=self.layers * self.block.heads))
         if self.embedding_size:  # OPT's project_out
             layers.append(Dense(units=self.embedding_size, bias=False))
         if self.head == "lm":

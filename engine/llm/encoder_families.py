@@ -100,6 +100,37 @@ def _bert_generation(c: Keys) -> dict:
                      "embedding_norm": True, "tied_embeddings": True, "head_bias": True, "final_norm": False}
 
 
+def _esm(c: Keys) -> dict:
+    """esm (ESM-1b, ESM-2): pre-norm blocks (LayerNorm before attention and before the feed-forward, biased q, k, v,
+    output and feed-forward, GELU), ``emb_layer_norm_after`` as the final LayerNorm (always built and run), a token
+    table and, by ``position_embedding_type``, a learned position table of ``max_position_embeddings`` rows
+    ("absolute") or rotary positions over the whole head ("rotary", no parameters); ``emb_layer_norm_before``: a
+    LayerNorm on the embeddings. No token types. The masked-LM head: dense d→d, GELU, LayerNorm, decoder d→V (tied
+    by ``tie_word_embeddings``, else V·d of its own) and a bias V. EsmModel (also inside EsmForMaskedLM) holds the
+    contact-prediction head, a regression over the L·H attention maps (L·H + 1 parameters) that only
+    ``predict_contacts`` runs; EsmModel has BERT's pooler. ``token_dropout`` rescales the embeddings (no
+    products); ``pad_token_id`` must be given (the positions are numbered from it); ESMFold (``is_folding_model``)
+    is another class, refused."""
+    c.neutral("token_dropout")
+    c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
+    c.require("is_folding_model", lambda v: v is False, "ESMFold's folding trunk (EsmForProteinFolding) is not "
+                                                        "modelled")
+    c.neutral("esmfold_config", "vocab_list")  # dropped by EsmConfig unless is_folding_model
+    if c.data.get("pad_token_id") is None:
+        raise c.error("pad_token_id", "missing (EsmEmbeddings numbers the positions from the padding token; without "
+                                      "one transformers cannot run the model)")
+    kind = c.data.get("position_embedding_type", "absolute")  # null: transformers builds no positions at all
+    c.used.add("position_embedding_type")
+    if kind not in ("absolute", "rotary"):
+        raise c.error("position_embedding_type", f"{json.dumps(kind)[:40]} is not supported (ESM builds a learned "
+                                                 "table for \"absolute\" and rotary positions for \"rotary\")")
+    fields = _decoder(c, gqa=False, activation="gelu", causal=c.flag("is_decoder", False), norm_position="pre")
+    learned = _learned_positions(c, fields, "max_position_embeddings") if kind == "absolute" else None
+    return fields | {"learned_positions": learned, "embedding_norm": c.flag("emb_layer_norm_before", False),
+                     "final_norm": True, "tied_embeddings": c.flag("tie_word_embeddings", True),
+                     "contact_head": True}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -319,5 +350,6 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "bert-generation": Family(_bert_generation, {"BertGenerationDecoder": "lm", "BertGenerationEncoder": "none"}),
     "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
+    "esm": Family(_esm, {"EsmForMaskedLM": "mlm", "EsmModel": "pooler"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -776,6 +776,26 @@ class SpareTokenTable(LayerBase):
         return LayerCost(Flow((d,), length), self.vocab_size * d, 0, 0)
 
 
+class ContactHead(LayerBase):
+    """ESM's contact-prediction head: a logistic regression (``maps`` → 1, with a bias) over the attention maps of
+    every layer and head (maps = layers × H). EsmModel holds it and only ``predict_contacts`` runs it, not the forward
+    pass: maps + 1 parameters, no arithmetic, no gradient; the flow passes unchanged."""
+
+    type: Literal["contact_head"] = "contact_head"
+    maps: Size = Field(description="The attention maps it reads: layers × heads.")
+    kind_label: ClassVar[str] = "Contact-prediction head (not run)"
+    formula: ClassVar[str] = r"0 \quad (\text{maps} + 1 \text{ parameters, not run})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        return LayerCost(Flow((d,), length), self.maps + 1, 0, 0)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """Not in the forward graph: no gradient, and nothing asked of the flow (its parameters still count as
+        trainable when the layer trains, as transformers' requires_grad does)."""
+        return Grad(0, 0, grad_in, cost.params if trainable else 0)
+
+
 class Pooler(LayerBase):
     """BERT's pooler: a dense d→d layer with tanh on the first position only (params d² + d, 2·d²)."""
 
@@ -843,5 +863,6 @@ class PerLayerEmbeddings(LayerBase):
 
 TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead,
                                                   TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler,
-                                                  SpareTokenTable, RelativePositionTable, PerLayerEmbeddings)
+                                                  SpareTokenTable, RelativePositionTable, PerLayerEmbeddings,
+                                                  ContactHead)
 """Registered in ``engine.method1.kinds``."""

@@ -79,7 +79,8 @@ def small_overrides(model_type: str) -> dict:
     ``LAYERS`` (its default 15 needs more layers than that to build); DBRX's attn_config rope_theta
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
-    by name; dots1's 4 routed and 1 shared expert, its defaults, null, being a model transformers cannot build)."""
+    by name; dots1's 4 routed and 1 shared expert, its defaults, null, being a model transformers cannot build;
+    ESM's vocabulary of 33 tokens and padding token 1, ESM-2's, its defaults being null)."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
@@ -105,6 +106,8 @@ def small_overrides(model_type: str) -> dict:
         overrides["attention_type"] = "original_full"
     if model_type == "dots1":  # its default experts (null routed and shared experts) do not build
         overrides |= {"n_routed_experts": 4, "n_shared_experts": 1}
+    if model_type == "esm":  # EsmConfig's vocabulary and padding token default to null: ESM-2's
+        overrides |= {"vocab_size": 33, "pad_token_id": 1}
     if model_type == "hunyuan_v1_moe":  # 4 experts: its default of one (a router d→1) is refused by name
         overrides["num_experts"] = 4
     if model_type == "zamba2":  # its 54 layer kinds must match num_hidden_layers: the last LAYERS, one a shared block

@@ -562,6 +562,14 @@ def _roformer(draw, spec: Spec, out: dict) -> None:
     out["rotary_value"] = draw(st.booleans())
 
 
+def _esm(draw, spec: Spec, out: dict) -> None:
+    """ESM: learned or rotary positions, a LayerNorm on the embeddings or not, token dropout (element-wise), causal
+    or not (the same count), tied or untied decoder (ESM's head has one bias either way: counted, not pinned)."""
+    out |= {"position_embedding_type": draw(st.sampled_from(["absolute", "rotary"])),
+            "emb_layer_norm_before": draw(st.booleans()), "token_dropout": draw(st.booleans()),
+            "mask_token_id": 3, "is_decoder": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans())}
+
+
 def _gemma4_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
     the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
@@ -687,6 +695,7 @@ HOOKS: dict[str, Callable] = {
     "deberta": _deberta,
     "deberta-v2": _deberta,
     "roformer": _roformer,
+    "esm": _esm,
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "xglm": _xglm,
@@ -724,6 +733,8 @@ HOOKS: dict[str, Callable] = {
 
 UNTIED_MLM = ("an untied masked-LM decoder keeps a second, unused output bias in transformers; the reader "
               "refuses tie_word_embeddings: false by name")
+UNTIED_MLM_COUNTED = frozenset({"esm"})
+"""Masked-LM families whose head keeps one bias tied or untied (ESM's): tie_word_embeddings is drawn."""
 PINNED: dict[str, dict[str, tuple[object, str]]] = {
     "dbrx": {"tie_word_embeddings": (False, "transformers' DbrxConfig refuses tied embeddings")},
     "bert-generation": {"tie_word_embeddings": (True, "an untied decoder keeps a second, unused output bias in "
@@ -748,7 +759,7 @@ def pinned(model_type: str) -> dict[str, tuple[object, str]]:
     """The keys this family does not randomize, with the reason."""
     from engine.llm.families import FAMILIES
 
-    mlm = "mlm" in FAMILIES[model_type].classes.values()
+    mlm = "mlm" in FAMILIES[model_type].classes.values() and model_type not in UNTIED_MLM_COUNTED
     return ({"tie_word_embeddings": (True, UNTIED_MLM)} if mlm else {}) | PINNED.get(model_type, {})
 
 

@@ -232,7 +232,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
                                                 "solar_open", "granite_swa", "lfm2_moe", "mellum",
-                                                "afmoe", "kimi_linear") else 2), family
+                                                "afmoe", "kimi_linear", "esm") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -363,6 +363,21 @@ def test_xglm_layer_by_hand():
     result = evaluate(read_hf_config(library_model("xglm-1.7b").config).architecture(t))
     assert result.params == vocab * d + layers * layer + 2 * d
     assert result.forward_flop == 2 * (layers * (t * (4 * d * d + 2 * d * f) + 2 * t * t * d) + t * d * vocab)
+
+
+def test_esm2_150m_by_hand():
+    """ESM-2 150M from EsmLayer's weight shapes: a LayerNorm before attention and before the feed-forward, biased
+    q/k/v/out d→d, dense d→F and F→d with biases; rotary positions (no table); emb_layer_norm_after; the masked-LM
+    head (dense d→d, LayerNorm, tied decoder, bias V); EsmModel's contact head, a regression over the L·H attention
+    maps (L·H + 1 parameters), which the forward pass does not run. Forward FLOP for T tokens: the projections, QKᵀ
+    and AV (T² per head), the feed-forward, the head's dense and decoder; the contact head none."""
+    d, h, f, vocab, layers, t = 640, 20, 2560, 33, 30, 8
+    layer = 2 * 2 * d + 4 * (d * d + d) + d * f + f + f * d + d
+    head = d * d + d + 2 * d + vocab
+    result = evaluate(read_hf_config(library_model("esm2-t30-150m").config).architecture(t))
+    assert result.params == vocab * d + layers * layer + 2 * d + (layers * h + 1) + head == 148_140_154
+    assert result.forward_flop == 2 * (layers * (t * (4 * d * d + 2 * d * f) + 2 * t * t * d) + t * d * d
+                                       + t * d * vocab)
 
 
 def test_jetmoe_layer_by_hand():

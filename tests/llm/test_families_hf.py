@@ -333,6 +333,15 @@ VARIANTS |= {  # BertGeneration: BERT's blocks without token types, a tied decod
     "bert-generation encoder": _variant("bert-generation", "BertGenerationEncoder", **E),
 }
 
+VARIANTS |= {  # ESM: pre-norm blocks, a final LayerNorm, learned or rotary positions, a contact head that is not run
+    "esm-2 layout (rotary, token dropout)": _variant("esm", "EsmForMaskedLM", **E, position_embedding_type="rotary",
+                                                     token_dropout=True, mask_token_id=3),
+    "esm-1b layout (learned positions, embedding norm), untied": _variant(
+        "esm", "EsmForMaskedLM", **E, position_embedding_type="absolute", emb_layer_norm_before=True,
+        tie_word_embeddings=False),
+    "esm model with pooler, learned positions": _variant("esm", "EsmModel", **E),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -803,3 +812,33 @@ def test_jetmoe_meta_gating_counts_what_the_real_routing_counts(torch, name):
         model.eval()(input_ids=ids, use_cache=False)
     assert real.get_total_flops() == counts(config, SEQ)[1]
     assert real.get_total_flops() == _engine(config, SEQ)[1]
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"position_embedding_type": "relative_key"}, "position_embedding_type"),  # ESM builds no positions for it
+    ({"position_embedding_type": None}, "position_embedding_type"),
+    ({"is_folding_model": True}, "is_folding_model"),
+    ({"add_cross_attention": True, "is_decoder": True}, "add_cross_attention"),
+    ({"pad_token_id": None}, "pad_token_id"),
+    ({"head_dim": 8}, "head_dim"),  # the rotary table's width: transformers cannot run one of another size
+])
+def test_esm_refusals_name_the_key(change, key):
+    """What the ESM reader does not count is refused in one line naming the key, never counted."""
+    from engine.errors import InputError
+
+    config = VARIANTS["esm-2 layout (rotary, token dropout)"] | change
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(config)
+
+
+def test_esm_contact_head_counts_parameters_but_no_flop(torch):
+    """EsmModel holds the contact-prediction head (L·H + 1 parameters, in Σ numel) and the forward pass does not run
+    it: without it the parameters are transformers' less L·H + 1, the FLOP the same."""
+    config = VARIANTS["esm model with pooler, learned positions"]
+    params, flop = counts(config, SEQ)
+    model = read_hf_config(config)
+    result = evaluate(model.architecture(SEQ), "matmul")
+    plain = evaluate(model.model_copy(update={"contact_head": False}).architecture(SEQ), "matmul")
+    maps = config["num_hidden_layers"] * config["num_attention_heads"]
+    assert (result.params, result.forward_flop) == (params, flop)
+    assert (params - plain.params, flop - plain.forward_flop) == (maps + 1, 0)
