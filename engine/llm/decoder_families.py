@@ -27,6 +27,7 @@ from engine.llm.family_parts import (
     _shared_experts,
     _windows,
 )
+from engine.llm.state_space_families import _whole_defaults
 
 
 def _head_dim_unused(fields: dict) -> dict:
@@ -1076,6 +1077,78 @@ def _glm_moe_dsa(c: Keys) -> dict:
         {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+LONGCAT_DEFAULTS = {"vocab_size": 131072, "hidden_size": 6144, "num_attention_heads": 64, "ffn_hidden_size": 12288,
+                    "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
+                    "head_dim": 64, "v_head_dim": 128, "moe_topk": 12, "n_routed_experts": 512,
+                    "zero_expert_num": 256, "expert_ffn_hidden_size": 2048, "max_position_embeddings": 131072}
+"""LongcatFlashConfig's defaults of the sizes the reader reads (a null one is refused, as the config class does)."""
+
+
+def _longcat_flash(c: Keys) -> dict:
+    """longcat_flash (LongCat-Flash): each of the ``num_layers`` layers holds two sub-layers (transformers'
+    ``num_hidden_layers`` is 2 × ``num_layers``; a file's ``num_hidden_layers`` sets ``num_layers`` to its half), read
+    as two blocks: (1) DeepSeek-V3's multi-head latent attention (queries through ``q_lora_rank``, LoRA scalings:
+    ``latent_scales``), a dense gated MLP of ``ffn_hidden_size`` and, on the same normed input, the shortcut mixture of
+    experts — ``n_routed_experts`` of ``expert_ffn_hidden_size``, ``moe_topk`` k per token, a router d→E+Z scoring
+    ``zero_expert_num`` Z zero-computation experts too (``zero_experts``) — whose output joins the stream after the
+    second sub-layer (the same products as adding it here, as the MLP of block 1 is the engine's shared expert);
+    (2) latent attention and a dense MLP. ``attention_bias`` on the down- and output projections. Zero experts: a
+    pick of one is sent by transformers to the real expert ⌊(i − E)·E/Z⌋ at weight 0, so every token runs k real
+    experts in FlopCounterMode's count (forward and backward), whatever the routing; x·Σw is element-wise."""
+    c.neutral("routed_scaling_factor")
+    for key in ("num_layers", "num_hidden_layers"):
+        if key in c.data and c.data[key] is None:
+            raise c.error(key, "null is not accepted (transformers' LongcatFlashConfig requires a whole number)")
+    if c.data.get("num_hidden_layers") is not None:  # transformers sets num_layers to its half
+        sub_layers = c.size(None, "num_hidden_layers")
+        if sub_layers % 2:
+            raise c.error("num_hidden_layers", f"{sub_layers} is odd (each LongCat layer holds two sub-layers; "
+                                               "transformers would build the half, rounded down)")
+        given = c.size(None, "num_layers", required=False)
+        if given is not None and 2 * given != sub_layers:
+            raise c.error("num_layers", f"{given} disagrees with num_hidden_layers {sub_layers} (two sub-layers a "
+                                        "layer; transformers keeps num_hidden_layers' half)")
+        layers_key = "num_hidden_layers"
+    else:
+        layers_key = "num_layers"
+        sub_layers = 2 * c.size(None, "num_layers", required=False, default=28)
+    _whole_defaults(c, LONGCAT_DEFAULTS, "LongcatFlashConfig")
+    c.data = {**c.data, "num_hidden_layers": sub_layers}
+    c.require("router_bias", lambda v: v is False, "transformers builds the router's bias and never adds it")
+    fields = _latent_attention(c, _decoder(c, gqa=False, ff_key="ffn_hidden_size", **_rms_swiglu(c)))
+    c.key_of["layers"] = layers_key
+    block = fields["block"]
+    _latent_kv_heads(c, block["heads"], block["heads"])
+    for key in ("q_lora_rank", "kv_lora_rank"):
+        if c.size(None, key) < 1:
+            raise c.error(key, "must be at least 1 (the LoRA scaling divides by it)")
+    rope = block["rope_head_size"]
+    if isinstance(rope, int) and rope % 2:
+        raise c.error("qk_rope_head_dim", f"{rope} is odd (the interleaved rotary pairs its channels)")
+    if c.size(None, "head_dim") != rope:
+        raise c.error("head_dim", f"{c.size(None, 'head_dim')} differs from qk_rope_head_dim {rope} (transformers "
+                                  "sizes the rotary table by head_dim; it must equal the rotary part)")
+    qk = c.size(None, "qk_head_dim", required=False)
+    if qk is not None and qk != block["head_size"] + rope:
+        raise c.error("qk_head_dim", f"{qk} differs from qk_nope_head_dim + qk_rope_head_dim "
+                                     f"{block['head_size'] + rope} (transformers' split of the queries fails)")
+    experts, k = c.size("block.experts", "n_routed_experts"), c.size("block.active_experts", "moe_topk")
+    if experts < 2:
+        raise c.error("n_routed_experts", f"{experts}: one routed expert is not modelled")
+    if k > experts:
+        raise c.error("moe_topk", f"{k} is more than n_routed_experts {experts} (picks beyond the real experts are "
+                                  "not modelled)")
+    zero = c.size(None, "zero_expert_num")
+    dense_ff = block["ff_size"]
+    block |= {"experts": experts, "active_experts": k, "ff_size": c.size("block.ff_size", "expert_ffn_hidden_size"),
+              "shared_ff_size": dense_ff, "zero_experts": zero or None, "latent_scales": True}
+    dense = _dense_mlp(dense_ff) | {"zero_experts": None}
+    layers = _layer_count(fields)
+    if layers:
+        _per_layer(fields, [{} if i % 2 == 0 else dense for i in range(layers)])
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _cohere2_moe(c: Keys) -> dict:
     """cohere2_moe: Cohere 2's parallel block (one input norm feeding attention and the feed-forward: an RMSNorm
     when ``rms_norm_eps`` is set, else a LayerNorm without β; the final norm the same), ``attention_bias`` on
@@ -1412,6 +1485,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "youtu": Family(_youtu, _lm("Youtu")),
     "solar_open": Family(_solar_open, _lm("SolarOpen")),
     "jais2": Family(_jais2, _lm("Jais2")),
+    "longcat_flash": Family(_longcat_flash, _lm("LongcatFlash")),
     "granite_swa": Family(_granite_swa, _lm("GraniteSWA")),
     "granitemoe_swa": Family(_granitemoe_swa, _lm("GraniteMoeSWA")),
     "hyperclovax": Family(_hyperclovax, _lm("HyperCLOVAX")),

@@ -113,7 +113,10 @@ class TransformerBlock(LayerBase):
     learned scalars per MLP (α_p, α_n). Mixture of experts: a router d→E
     (no bias unless ``router_bias``) and E expert feed-forwards, k of which run per token;
     ``active_params`` counts k. ``shared_ff_size`` F_s: a shared expert every token runs (DeepSeek,
-    Qwen2-MoE), with a sigmoid gate d→1 when ``shared_expert_gate`` (Qwen2-MoE).
+    Qwen2-MoE), with a sigmoid gate d→1 when ``shared_expert_gate`` (Qwen2-MoE). ``zero_experts`` Z (LongCat-Flash's
+    zero-computation experts): the router scores E + Z experts (d→E+Z) and picks k of them; transformers sends a pick
+    of a zero expert to the real expert ⌊(i − E)·E/Z⌋ with weight 0 and adds x·Σ(those picks' weights), so every
+    token still runs k real experts (forward and backward), whatever the routing; the identity path is element-wise.
 
     Multi-head latent attention (DeepSeek-V2/V3, ``kv_lora_rank`` c set): queries d→H·(Q+R) directly
     or through a rank-``q_lora_rank`` bottleneck (d→c_q, norm, c_q→H·(Q+R)); keys and values from one
@@ -123,6 +126,7 @@ class TransformerBlock(LayerBase):
     H_I heads of ``indexer_head_size`` D_I scores every query–key pair to pick the keys attention keeps — queries
     c_q→H_I·D_I from the query latent, one key d→D_I (LayerNorm), head weights d→H_I, ReLU(q·k) summed over the heads
     by those weights (H_I·D_I + H_I MACs per pair). It runs without gradient: no backward, its weights never train.
+    ``latent_scales`` (LongCat-Flash): the queries and the normed key latent multiplied by constants (element-wise).
 
     ``causal`` (decoder-only, the GPT/LLaMA block) vs not (encoder, BERT): the same count unless
     ``causal_count="half"``; ``attention_window`` W (sliding-window attention, Mistral) narrows what the
@@ -231,6 +235,13 @@ class TransformerBlock(LayerBase):
     router_bias: bool = False
     shared_ff_size: Size | None = Field(None, description="F_s: a shared expert every token runs.")
     shared_expert_gate: bool = Field(False, description="A sigmoid gate d→1 on the shared expert (Qwen2-MoE).")
+    zero_experts: Size | None = Field(None, description="Z zero-computation (identity) experts the router also scores "
+                                                        "(LongCat-Flash): router d→E+Z; a token's picks of them are "
+                                                        "computed as transformers computes them, by a real expert with "
+                                                        "weight 0, so k experts still run per token.")
+    latent_scales: bool = Field(False, description="Latent attention's LoRA scalings (LongCat-Flash): the queries and "
+                                                   "the normed key latent multiplied by a constant (full convention "
+                                                   "only).")
     mixer: Literal["attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "lightning", "none"] = Field(
         "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan, Gated DeltaNet's linear "
                                  "attention (ssm_* sizes), LFM2's gated short convolution (ssm_conv_kernel), "
@@ -370,8 +381,13 @@ class TransformerBlock(LayerBase):
         elif self.q_lora_rank is not None or self.rope_head_size is not None or self.value_head_size is not None:
             raise InputError("kv_lora_rank", "q_lora_rank, rope_head_size and value_head_size belong to "
                                              "latent attention (set kv_lora_rank)")
-        if self.experts == 1 and (self.shared_ff_size or self.router_bias or self.shared_expert_gate):
-            raise InputError("experts", "shared experts and router biases need experts > 1")
+        if self.experts == 1 and (self.shared_ff_size or self.router_bias or self.shared_expert_gate
+                                  or self.zero_experts):
+            raise InputError("experts", "shared experts, zero experts and router biases need experts > 1")
+        if self.zero_experts and (self.attention_experts or self.expert_branch_norms):
+            raise InputError("zero_experts", "zero experts are modelled beside a plain mixture of experts")
+        if self.latent_scales and self.kv_lora_rank is None:
+            raise InputError("latent_scales", "the LoRA scalings belong to latent attention (set kv_lora_rank)")
         if self.mixer == "mamba":
             if None in (self.ssm_inner_size, self.ssm_state_size, self.ssm_conv_kernel, self.ssm_dt_rank):
                 raise InputError("ssm_inner_size", "a Mamba mixer needs ssm_inner_size, ssm_state_size, "

@@ -231,6 +231,8 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
     if block.indexer_heads:
         parts += lightning_indexer(block, label, d, length, pairs)
     norm_params, norm_flop = norm_cost(block, c, length)
+    if block.latent_scales:  # LongCat-Flash: q·√(d/c_q) (every query channel), normed key latent·√(d/c)
+        norm_flop += length * (h * qk + c)
     return parts + [
         _linear(f"{label} kv down-projection", d, c + r, block.qkv_bias, length, src=(read,), dst=("ka",)),
         Part(f"{label} kv latent norm", norm_params, 0, norm_flop, None, "none", ("ka",), ("kn",)),
@@ -388,9 +390,12 @@ def feed_forward(block, d: int, length: int, read: str = "h") -> list[Part]:
     parts[-1] = parts[-1]._replace(extra_flop=parts[-1].extra_flop + length * d + combine)
     if not moe:
         return parts
-    router = _linear("router", d, e, block.router_bias, length, src=(read,), dst=("r",), role="router")
-    router = router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * e)
+    scored = e + (block.zero_experts or 0)  # LongCat-Flash's router also scores its zero experts
+    router = _linear("router", d, scored, block.router_bias, length, src=(read,), dst=("r",), role="router")
+    router = router._replace(extra_flop=router.extra_flop + ACTIVATION_FLOP["softmax"] * length * scored)
     parts = [router] + [_scaled(p, e, k) for p in parts]
+    if block.zero_experts:  # the identity path x·Σw (picks of zero experts ran through a real expert at weight 0)
+        parts[-1] = parts[-1]._replace(extra_flop=parts[-1].extra_flop + 2 * length * d)
     if block.expert_output_bias:  # one bias d on the combined output (JetMoE)
         down = parts[-1]
         parts[-1] = down._replace(params=down.params + d, active_params=down.active_params + d,

@@ -11,6 +11,10 @@ S = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 3, "num_at
      "bos_token_id": 0, "eos_token_id": 0}
 MOE = {"n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 24, "n_group": 1, "topk_group": 1}
 WINDOWS = ["full_attention", "sliding_attention", "sliding_attention"]
+LONGCAT = {"hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "max_position_embeddings": 64,
+           "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0, "ffn_hidden_size": 96, "q_lora_rank": 24,
+           "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "head_dim": 4, "v_head_dim": 12,
+           "n_routed_experts": 4, "zero_expert_num": 2, "moe_topk": 3, "expert_ffn_hidden_size": 20}
 
 
 G4 = S | {"num_hidden_layers": 6, "head_dim": 16, "sliding_window": 8, "vocab_size_per_layer_input": 100,
@@ -337,4 +341,13 @@ DECODER_VARIANTS = {
     "mimo-v2-flash tied, top-1": _v(
         "mimo_v2_flash", "MiMoV2FlashForCausalLM", **S, head_dim=8, v_head_dim=8, **(MOE | {"num_experts_per_tok": 1}),
         tie_word_embeddings=True),
+    "longcat-flash (two sub-layers a layer, shortcut experts, zero experts)": _v(
+        "longcat_flash", "LongcatFlashForCausalLM", **LONGCAT, num_layers=2),
+    "longcat-flash model, biases, no zero experts, num_hidden_layers": _v(
+        "longcat_flash", "LongcatFlashModel", **(LONGCAT | {"zero_expert_num": 0}), num_hidden_layers=6,
+        attention_bias=True),
+    "longcat-flash tied, gelu, top-4 of 4 with 5 zero experts, aliases": _v(
+        "longcat_flash", "LongcatFlashForCausalLM", **{k: v for k, v in LONGCAT.items() if k not in (
+            "ffn_hidden_size", "moe_topk", "n_routed_experts", "zero_expert_num")}, intermediate_size=80, num_experts_per_tok=4,
+        num_local_experts=4, zero_expert_num=5, num_layers=1, tie_word_embeddings=True, hidden_act="gelu"),
 }
