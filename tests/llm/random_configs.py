@@ -301,6 +301,16 @@ def _mimo_v2_flash(draw, spec: Spec, out: dict) -> None:
     out |= {"num_key_value_heads": kv, "num_attention_heads": 2 * kv * draw(st.integers(1, 2))}
 
 
+def _longcat_flash(draw, spec: Spec, out: dict) -> None:
+    """LongCat-Flash: its rotary table is sized by ``head_dim``, which must be the rotary part (the reader refuses
+    others by name; transformers cannot run them); the queries always go through ``q_lora_rank`` (a number);
+    k real experts at most (``moe_topk`` ≤ E), 0…3 zero experts, the expert size its own key."""
+    e = out["n_routed_experts"]
+    out |= {"head_dim": out["qk_rope_head_dim"], "q_lora_rank": draw(st.integers(1, 20)),
+            "moe_topk": draw(st.integers(1, e)), "zero_expert_num": draw(st.integers(0, 3)),
+            "expert_ffn_hidden_size": draw(st.integers(1, 40))}
+
+
 def _gpt_neo(draw, spec: Spec, out: dict) -> None:
     """GPT-Neo's ``attention_types``: [[kinds, repeats], …] summing to the layer count."""
     layers = out["num_layers"]
@@ -705,6 +715,7 @@ HOOKS: dict[str, Callable] = {
     "deepseek_v32": _sparse_attention,
     "glm_moe_dsa": _sparse_attention,
     "diffllama": _diffllama,
+    "longcat_flash": _longcat_flash,
     "mimo_v2_flash": _mimo_v2_flash,
     "mamba2": _mamba2,
     "bamba": _mamba2_hybrid,

@@ -88,6 +88,16 @@ def _config(model_id: str) -> dict:
     ("gemma-4-e2b-text", {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"],
                           "num_attention_heads": 7}, "config.num_attention_heads: 7 heads do not divide hidden_size"),
     ("gemma-4-e2b-text", {"num_kv_shared_layers": 34}, "config.num_kv_shared_layers: a layer type that shares"),
+    ("longcat-flash-chat", {"head_dim": 128}, "config.head_dim: 128 differs from qk_rope_head_dim 64"),
+    ("longcat-flash-chat", {"qk_head_dim": 128}, "config.qk_head_dim: 128 differs from qk_nope_head_dim"),
+    ("longcat-flash-chat", {"num_hidden_layers": 55}, "config.num_hidden_layers: 55 is odd"),
+    ("longcat-flash-chat", {"num_hidden_layers": 54}, "config.num_layers: 28 disagrees with num_hidden_layers 54"),
+    ("longcat-flash-chat", {"moe_topk": 513}, "config.moe_topk: 513 is more than n_routed_experts 512"),
+    ("longcat-flash-chat", {"router_bias": True}, "config.router_bias: true is not supported"),
+    ("longcat-flash-chat", {"q_lora_rank": None}, "config.q_lora_rank: null is not accepted"),
+    ("longcat-flash-chat", {"zero_expert_num": None}, "config.zero_expert_num: null is not accepted"),
+    ("longcat-flash-chat", {"num_key_value_heads": 8}, "config.num_key_value_heads: 8 (absent: 64) differs"),
+    ("longcat-flash-chat", {"n_routed_experts": 1, "moe_topk": 1}, "config.n_routed_experts: 1: one routed expert"),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
     config = _config(model_id)
@@ -232,7 +242,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
                                                 "solar_open", "granite_swa", "lfm2_moe", "mellum",
-                                                "afmoe", "kimi_linear", "esm") else 2), family
+                                                "afmoe", "kimi_linear", "esm", "longcat_flash") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -268,6 +278,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("qwen3.5-4b-text", 4_205_751_296),        # Qwen: "4B" (text model, tied)
     ("kimi-linear-48b-a3b-instruct", 49_122_675_072),  # Moonshot: "48B" total (the index's 49,122,681,728 adds
                                                        # the 26 routers' 256 correction-bias buffers)
+    ("longcat-flash-chat", 560_664_958_976),  # Meituan: 560B total
 ])
 def test_published_totals(model_id, published):
     assert evaluate(read_hf_config(library_model(model_id).config).architecture(8)).params == published
@@ -325,6 +336,24 @@ def test_apertus_layer_by_hand():
     result = evaluate(read_hf_config(library_model("apertus-8b").config).architecture(t))
     assert result.params == 2 * vocab * d + d + layers * layer
     macs = layers * (t * (d * h * q + 2 * d * kv * q + h * q * d + 2 * d * f) + 2 * h * t * t * q) + t * d * vocab
+    assert result.forward_flop == 2 * macs
+
+
+def test_longcat_flash_by_hand():
+    """LongCat-Flash-Chat from LongcatFlashDecoderLayer's weight shapes and the products FlopCounterMode counts: per
+    layer two latent attentions (q_a d→c_q, its norm, q_b c_q→H·(Q+R); kv_a d→c+R, its norm, kv_b c→H·(Q+V); o
+    H·V→d), two gated MLPs of F, four RMSNorms, a router d→E+Z (Z zero-computation experts) and E gated experts of
+    F_e. Forward FLOP of T tokens: every pick runs a real expert (a zero expert's pick goes to a real one at weight
+    0), k experts per token whatever the routing; QKᵀ over Q+R and AV over V for T² pairs per head; the head."""
+    d, h, cq, c, q, r, v = 6144, 64, 1536, 512, 128, 64, 128
+    f, fe, e, z, k, vocab, layers, t = 12288, 2048, 512, 256, 12, 131072, 28, 16
+    attention = d * cq + cq + cq * h * (q + r) + d * (c + r) + c + c * h * (q + v) + h * v * d
+    layer = 2 * attention + 2 * 3 * d * f + 4 * d + d * (e + z) + e * 3 * d * fe
+    result = evaluate(read_hf_config(library_model("longcat-flash-chat").config).architecture(t))
+    assert result.params == 2 * vocab * d + d + layers * layer
+    assert result.active_params == result.params - layers * (e - k) * 3 * d * fe
+    attention_macs = t * (d * cq + cq * h * (q + r) + d * (c + r) + c * h * (q + v) + h * v * d) + h * t * t * (q + r + v)
+    macs = layers * (2 * attention_macs + 2 * t * 3 * d * f + t * d * (e + z) + k * t * 3 * d * fe) + t * d * vocab
     assert result.forward_flop == 2 * macs
 
 

@@ -842,3 +842,32 @@ def test_esm_contact_head_counts_parameters_but_no_flop(torch):
     maps = config["num_hidden_layers"] * config["num_attention_heads"]
     assert (result.params, result.forward_flop) == (params, flop)
     assert (params - plain.params, flop - plain.forward_flop) == (maps + 1, 0)
+
+
+@pytest.mark.parametrize("toward", ["zero", "real"])
+def test_longcat_zero_expert_picks_still_run_a_real_expert(torch, toward):
+    """LongCat-Flash's counting rule for zero-computation experts, checked on CPU weights with transformers' own
+    (eager) expert loop: the router's score correction pushes every token's k picks onto the Z zero experts (or onto
+    the real ones); either way FlopCounterMode counts the same k experts per token, because ``LongcatFlashMoE``
+    sends a pick of zero expert E + j to the real expert ⌊j·E/Z⌋ at weight 0 (and adds x·Σw element-wise). The
+    engine's count, k experts per token whatever the routing, is that total."""
+    import transformers
+    from torch.utils.flop_counter import FlopCounterMode
+
+    config = VARIANTS["longcat-flash (two sub-layers a layer, shortcut experts, zero experts)"] | {
+        "zero_expert_num": 3, "moe_topk": 3}  # E = 4 real experts, Z = 3 zero experts, k = 3: all picks can be zero
+    data = {k: v for k, v in config.items() if k not in ("model_type", "architectures")}
+    hf_config = transformers.AutoConfig.for_model("longcat_flash", **data)
+    hf_config._experts_implementation = "eager"
+    torch.manual_seed(0)
+    model = transformers.LongcatFlashForCausalLM._from_config(hf_config, attn_implementation="eager").eval()
+    picked = []
+    for layer in model.model.layers:
+        router = layer.mlp.router
+        router.e_score_correction_bias[4:] = 1e4 if toward == "zero" else -1e4
+        router.register_forward_hook(lambda module, args, out: picked.append(out[2]))
+    ids = torch.randint(1, data["vocab_size"], (1, SEQ))
+    with torch.no_grad(), FlopCounterMode(display=False) as real:
+        model(input_ids=ids, use_cache=False)
+    assert all(((p >= 4) if toward == "zero" else (p < 4)).all() for p in picked) and len(picked) == 2
+    assert real.get_total_flops() == counts(config, SEQ)[1] == _engine(config, SEQ)[1]
