@@ -965,6 +965,39 @@ def _glm4_moe_lite(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+MINICPM5_MOE_DEFAULTS = {"vocab_size": 130560, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 28,
+                         "num_attention_heads": 32, "num_key_value_heads": 2, "head_dim": 128,
+                         "moe_intermediate_size": 512, "n_routed_experts": 160, "num_experts_per_tok": 16,
+                         "max_position_embeddings": 524288}
+"""MiniCPM5MoeConfig's defaults of the sizes (its docstring checkpoint, openbmb/MiniCPM5-15B-A2.5B)."""
+
+
+def _minicpm5_moe(c: Keys) -> dict:
+    """minicpm5_moe (MiniCPM5-MoE): Llama's GQA attention whose q projection also makes a sigmoid output gate
+    (``q_gate_proj`` d→2·H·Q, query and gate per head; gate × output per channel before o), ``attention_bias`` on
+    all four projections; ``head_dim`` absent 128 (null: ⌊d/H⌋), ``num_key_value_heads`` absent 2 (null: H), as
+    MiniCPM5MoeConfig fills them (other absent sizes: its defaults too). DeepSeek-V3's experts: ``n_routed_experts`` of ``moe_intermediate_size``, k per
+    token, a router d→E without bias (its score correction a buffer), ``n_shared_experts`` × ``moe_intermediate_size``
+    shared; dense layers (an MLP of ``intermediate_size``) where ``mlp_layer_types`` says (absent: the first
+    ``first_k_dense_replace``, absent 1). ``use_gated_attention`` false is refused (transformers refuses it)."""
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob")
+    c.require("use_gated_attention", lambda v: v is not False, "MiniCPM5MoeConfig refuses attention without its "
+                                                              "output gate")
+    c.data = {**MINICPM5_MOE_DEFAULTS, **c.data}  # absent sizes (null head_dim: ⌊d/H⌋, null kv heads: H)
+    fields = _floor_head_dim(_decoder(c, **_rms_swiglu(c, attention_output_gate=True)))
+    dense_ff = _experts(c, fields, ("n_routed_experts",))
+    _shared_experts(c, fields, "n_shared_experts", 1)
+    layers = _layer_count(fields)
+    if layers:
+        if c.data.get("mlp_layer_types") is None and "first_k_dense_replace" in c.data and \
+                c.data["first_k_dense_replace"] is None:
+            raise c.error("first_k_dense_replace", "null is not accepted (MiniCPM5MoeConfig compares the layer "
+                                                   "numbers with it)")
+        first = c.size(None, "first_k_dense_replace", required=False, default=1)
+        _per_layer(fields, _mlp_layers_each(c, layers, dense_ff, first))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _latent_kv_heads(c: Keys, heads, default: int) -> None:
     """Latent attention makes keys and values for every head: ``num_key_value_heads`` (absent: the config class's
     ``default``) must equal the heads (transformers' repeat_kv fails on any other number)."""
@@ -1479,6 +1512,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "dots1": Family(_dots1, _lm("Dots1")),
     "exaone_moe": Family(_exaone_moe, _lm("ExaoneMoe")),
     "glm4_moe_lite": Family(_glm4_moe_lite, _lm("Glm4MoeLite")),
+    "minicpm5_moe": Family(_minicpm5_moe, _lm("MiniCPM5Moe"), {"MiniCPM5MoEForCausalLM": "MiniCPM5MoeForCausalLM"}),
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
     "deepseek_v32": Family(_deepseek_v32, _lm("DeepseekV32")),
     "glm_moe_dsa": Family(_glm_moe_dsa, _lm("GlmMoeDsa")),

@@ -21,8 +21,9 @@ import sys
 import warnings
 
 ALIASES = {"MPTForCausalLM": "MptForCausalLM", "RWForCausalLM": "FalconForCausalLM",
-           "PhiMoEForCausalLM": "PhimoeForCausalLM"}
-"""Class names written by the models' own remote code → the transformers class of the same model."""
+           "PhiMoEForCausalLM": "PhimoeForCausalLM", "MiniCPM5MoEForCausalLM": "MiniCPM5MoeForCausalLM"}
+"""Class names written by the models' own remote code (or an older transformers: MiniCPM5MoeConfig renames its
+own) → the transformers class of the same model."""
 
 T5_TIED = frozenset({"t5", "mt5", "umt5", "longt5"})
 """Families whose config class forces ``tie_word_embeddings = True`` in transformers 5 (T5 v1.1, Flan-T5, mT5,

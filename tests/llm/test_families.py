@@ -198,7 +198,11 @@ WITHOUT_LIBRARY = {
                        ("mimo_v2_flash", "MiMo-V2-Flash (XiaomiMiMo/MiMo-V2-Flash; only reconstructions in "
                                          "tests, in its remote-code keys)"),
                        ("lfm3", "LFM3 (LiquidAI/LFM3-1.7B, transformers' docstring checkpoint; only ports' test "
-                                "configs found)"))},
+                                "configs found)"),
+                       ("minicpm5_moe", "MiniCPM5-MoE (openbmb/MiniCPM5-15B-A2.5B, transformers' docstring "
+                                        "checkpoint; only a training script's size check and converters found; its "
+                                        "sizes are MiniCPM5MoeConfig's defaults, counted by hand: "
+                                        "test_minicpm5_moe_default_sizes_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -498,6 +502,68 @@ def test_minimax_m2_layer_by_hand():
     assert result.params == 2 * vocab * d + d + layers * layer
     macs = t * (d * h * q + 2 * d * kv * q + h * q * d) + 2 * h * t * t * q + t * d * e + k * t * 3 * d * f
     assert result.forward_flop == 2 * (layers * macs + t * d * vocab)
+
+
+MINICPM5_MOE = {"model_type": "minicpm5_moe", "architectures": ["MiniCPM5MoeForCausalLM"]}
+"""MiniCPM5-MoE with every size absent: MiniCPM5MoeConfig's defaults (its docstring's openbmb/MiniCPM5-15B-A2.5B)."""
+
+
+def test_minicpm5_moe_default_sizes_by_hand():
+    """MiniCPM5MoeConfig's defaults (d 2048, 28 layers, 32 heads of 128, 2 key/value heads, the first layer a dense
+    MLP of 8192, then 160 experts of 512, 16 per token, one shared; vocabulary 130,560, untied) from the weight shapes:
+    q_gate_proj d→2·H·Q, k and v d→H_kv·Q, o H·Q→d, two norms; the dense MLP 3·d·F; a MoE layer's router d→E, E
+    experts and the shared one of 3·d·F_e each. Active: 16 of the 160 experts (about 2.5B without the input table:
+    "A2.5B"). Forward FLOP at T tokens: 2 per multiply-accumulate of the projections, of QKᵀ and AV (T² per head), of
+    the router, the k experts and the shared one per token, and of the head."""
+    d, layers, h, kv, q, f, fe, e, k, vocab, t = 2048, 28, 32, 2, 128, 8192, 512, 160, 16, 130560, 16
+    attention = d * 2 * h * q + 2 * d * kv * q + h * q * d
+    moe = d * e + (e + 1) * 3 * d * fe
+    params = 2 * vocab * d + d + layers * (attention + 2 * d) + 3 * d * f + (layers - 1) * moe
+    active = params - (layers - 1) * (e - k) * 3 * d * fe
+    macs = layers * (t * attention + 2 * h * t * t * q) + t * 3 * d * f \
+        + (layers - 1) * t * (d * e + (k + 1) * 3 * d * fe) + t * d * vocab
+    result = evaluate(read_hf_config(MINICPM5_MOE).architecture(t))
+    assert (result.params, result.active_params, result.forward_flop) == (params, active, 2 * macs)
+    assert 15.0e9 < params < 15.01e9 and 2.50e9 < active - vocab * d < 2.51e9
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"use_gated_attention": False}, "use_gated_attention"),  # MiniCPM5MoeConfig refuses it
+    ({"first_k_dense_replace": None}, "first_k_dense_replace"),  # compared with the layer numbers: no build
+    ({"mlp_layer_types": ["dense"] * 27}, "mlp_layer_types"),
+    ({"mlp_layer_types": ["dense"] * 27 + ["moe"]}, "mlp_layer_types"),
+    ({"num_key_value_heads": 0}, "num_key_value_heads"),
+    ({"n_routed_experts": None}, "n_routed_experts"),
+    ({"num_experts_per_tok": 161}, "num_experts_per_tok"),
+])
+def test_minicpm5_moe_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(MINICPM5_MOE | change)
+
+
+def test_minicpm5_moe_defaults_and_inert_keys():
+    """Absent ``head_dim`` is 128 and absent ``num_key_value_heads`` 2 (MiniCPM5MoeConfig's), null ones ⌊d/H⌋ and H
+    (its __post_init__); ``mlp_layer_types`` wins over ``first_k_dense_replace``; the routing keys, the old class name,
+    ``use_gated_attention`` true and the keys MiniCPM5MoeConfig drops (``use_qk_norm``, ``num_mtp_layers``) change
+    nothing."""
+    def block(change):
+        return read_hf_config(MINICPM5_MOE | change).architecture(8).layers
+
+    base = read_hf_config(MINICPM5_MOE).model_dump()
+    assert (base["block"]["head_size"], base["block"]["kv_heads"]) == (128, 2)
+    nulls = read_hf_config(MINICPM5_MOE | {"head_dim": None, "num_key_value_heads": None}).model_dump()
+    assert (nulls["block"]["head_size"], nulls["block"]["kv_heads"]) == (64, None)  # 2048 / 32; None: H
+    inert = {"routed_scaling_factor": 1.0, "n_group": 4, "topk_group": 2, "norm_topk_prob": False,
+             "use_gated_attention": True, "use_qk_norm": True, "num_mtp_layers": 1,
+             "architectures": ["MiniCPM5MoEForCausalLM"]}
+    assert evaluate(read_hf_config(MINICPM5_MOE | inert).architecture(8)).forward_flop == \
+        evaluate(read_hf_config(MINICPM5_MOE).architecture(8)).forward_flop
+    dense = [layer.experts for layer in block({"first_k_dense_replace": 3}) if hasattr(layer, "experts")]
+    assert dense[:4] == [1, 1, 1, 160]
+    listed = [layer.experts for layer in block({"first_k_dense_replace": 3, "num_hidden_layers": 3,
+                                               "mlp_layer_types": ["sparse", "dense", "sparse"]})
+              if hasattr(layer, "experts")]
+    assert listed == [160, 1, 160]
 
 
 def test_gemma3n_e2b_sizes_by_hand():

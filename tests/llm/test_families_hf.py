@@ -566,6 +566,24 @@ VARIANTS |= {  # LFM3: LFM2's layers with sliding-window attention, a sigmoid ga
         layer_types=["conv", "conv"]),
 }
 
+MINICPM5_MOE = {"hidden_size": 64, "vocab_size": 100, "intermediate_size": 96, "moe_intermediate_size": 24,
+                "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16, "n_routed_experts": 6,
+                "num_experts_per_tok": 2, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 1}
+VARIANTS |= {  # MiniCPM5-MoE: GQA with a sigmoid output gate from the q projection; DeepSeek-V3's experts
+    "minicpm5_moe default dense layer, one shared expert, old class name": _variant(
+        "minicpm5_moe", "MiniCPM5MoEForCausalLM", **MINICPM5_MOE, num_hidden_layers=3, routed_scaling_factor=2.5,
+        n_group=2, topk_group=1, norm_topk_prob=False, use_gated_attention=True),
+    "minicpm5_moe model, listed kinds, biases, 2 shared, head size 128 (absent), first_k_dense_replace": _variant(
+        "minicpm5_moe", "MiniCPM5MoeModel", **{k: v for k, v in MINICPM5_MOE.items() if k != "head_dim"},
+        num_hidden_layers=4, mlp_layer_types=["sparse", "dense", "sparse", "dense"], attention_bias=True,
+        n_shared_experts=2, first_k_dense_replace=3),
+    "minicpm5_moe first 2 dense, no shared expert, null key/value heads and head size, tied": _variant(
+        "minicpm5_moe", "MiniCPM5MoeForCausalLM", **(MINICPM5_MOE | {"num_key_value_heads": None, "head_dim": None,
+                                                                    "hidden_size": 66}),
+        num_hidden_layers=3, first_k_dense_replace=2, n_shared_experts=0, tie_word_embeddings=True,
+        hidden_act="gelu"),
+}
+
 KIMI_LINEAR = {"hidden_size": 48, "vocab_size": 97, "pad_token_id": 0, "bos_token_id": 1, "eos_token_id": 2,
                "intermediate_size": 80, "moe_intermediate_size": 24, "num_attention_heads": 4,
                "num_key_value_heads": 4, "kv_lora_rank": 16, "q_lora_rank": None, "qk_rope_head_dim": 8,
