@@ -28,6 +28,7 @@ STARTER_VALUES: dict[str, dict] = {
     "relative_position_bias": {"buckets": 32, "heads": 8},
     "relative_position_table": {"rows": 512},
     "per_layer_embeddings": {"vocab_size": 262_144, "blocks": 35, "size": 256},
+    "hyper_head": {"streams": 4},
     "window_attention": {"heads": 4},
     "decoder_input": {"length": 128},
     "spare_token_table": {"vocab_size": 32_000},

@@ -23,6 +23,7 @@ from engine.method1.transformer import (
     BlockActivation,
     ContactHead,
     DecoderInput,
+    HyperHead,
     LMHead,
     PerLayerEmbeddings,
     Pooler,
@@ -226,6 +227,10 @@ class TransformerConfig(BaseModel):
                     raise InputError("block.kv_source", f"layer {i} reads the keys and values of layer {b.kv_source}, "
                                                         "which must be an earlier layer making its own, of the same "
                                                         "head size")
+        if len({b.hyper_connections for _, b in self.named_blocks()}) > 1 or (
+                self.block.hyper_connections and (self.encoder or self.shared_groups is not None)):
+            raise InputError("block.hyper_connections", "hyper-connections run through every block of a decoder-only "
+                                                        "model: the same streams in each block")
         streams = {b.altup_inputs for _, b in self.named_blocks()}
         if streams != {self.altup_streams} or (self.altup_streams and (self.encoder or self.shared_groups)):
             raise InputError("altup_streams", "AltUp's streams run through every block of a decoder-only model: each "
@@ -351,6 +356,8 @@ class TransformerConfig(BaseModel):
         layers += self.decoder_blocks(memory)
         layers += [d.model_copy(update={"name": f"AltUp projection out of stream {i + 2}"})
                    for i, d in enumerate(altup)]  # back from the other streams; the streams' mean is no matmul
+        if self.block.hyper_connections:  # DeepSeek-V4: the streams collapsed into one before the final norm
+            layers.append(HyperHead(streams=self.block.hyper_connections))
         final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
         if final_norm:
             layers.append(_norm_layer(self.block))

@@ -1182,6 +1182,85 @@ def _longcat_flash(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+V4_KINDS = ("sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention")
+V4_RATIOS = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
+"""DeepSeek-V4's layer kinds, and the legacy ``compress_ratios`` entries transformers maps onto them."""
+
+
+def _deepseek_v4(c: Keys) -> dict:
+    """deepseek_v4 (DeepSeek-V4): each layer DeepSeek-V4's attention (``mixer="compressed"``: queries through
+    ``q_lora_rank``, one key/value head of ``head_dim`` that is also the values, a sink per head, the grouped output
+    projection of ``o_groups`` × ``o_lora_rank``) over the L positions plus, by ``layer_types`` (absent: two
+    heavily compressed layers, then compressed sparse and heavily compressed alternating; the legacy
+    ``compress_ratios`` 0/4/128 name them too), ⌊L/m⌋ compressed entries (``compress_rates``, m; legacy
+    ``compress_rate_csa`` / ``compress_rate_hca``), with the lightning indexer (``index_n_heads`` of
+    ``index_head_dim``) on the compressed sparse layers; ``hc_mult`` hyper-connection streams around each
+    sub-layer and at the end; every layer's feed-forward ``n_routed_experts`` of ``moe_intermediate_size``, k per
+    token, behind a router d→E without bias (hash-routed or top-k: the same products), plus one shared expert.
+    ``sliding_window`` and ``index_topk`` only mask; transformers reads neither ``num_key_value_heads`` nor
+    ``n_shared_experts`` (one of each whatever they say: listed as not used). Refused by name: ``mlp_bias`` true (a
+    biased shared expert beside unbiased experts is not modelled), heads whose width ``o_groups`` does not divide."""
+    c.neutral("scoring_func", "routed_scaling_factor", "hc_eps", "swiglu_limit", "sliding_window", "index_topk")
+    fields = _decoder(c, gqa=False, ff_key=None, **_rms_swiglu(c))
+    block = fields["block"]
+    if c.flag("mlp_bias", False):
+        raise c.error("mlp_bias", "true is not modelled (a biased shared expert beside the unbiased experts)")
+    block |= {"mixer": "compressed", "attention_sinks": True, "qkv_bias": False, "out_bias": False,
+              "head_size": c.size("block.head_size", "head_dim", required=False, default=512),
+              "q_lora_rank": c.size("block.q_lora_rank", "q_lora_rank", required=False, default=1024),
+              "output_groups": c.size("block.output_groups", "o_groups", required=False, default=8),
+              "output_rank": c.size("block.output_rank", "o_lora_rank", required=False, default=1024),
+              "hyper_connections": c.size("block.hyper_connections", "hc_mult", required=False, default=4),
+              "hyper_sinkhorn_iterations": c.size("block.hyper_sinkhorn_iterations", "hc_sinkhorn_iters",
+                                                  required=False, default=20),
+              "experts": c.size("block.experts", "n_routed_experts", required=False, default=256),
+              "active_experts": c.size("block.active_experts", "num_experts_per_tok", required=False, default=6),
+              "ff_size": c.size("block.ff_size", "moe_intermediate_size", required=False, default=2048)}
+    block["shared_ff_size"] = block["ff_size"]
+    heads_width = block["heads"] * block["head_size"] if all(
+        isinstance(block[k], int) for k in ("heads", "head_size", "output_groups")) else None
+    if heads_width is not None and block["output_groups"] and heads_width % block["output_groups"]:
+        raise c.error("o_groups", f"{block['output_groups']} groups do not divide the heads' width "
+                                  f"{block['heads']} × {block['head_size']} (transformers' grouped output projection "
+                                  "cannot run)")
+    rates = c.get("compress_rates", {})
+    if not isinstance(rates, dict) or set(rates) - set(V4_KINDS[1:]):
+        raise c.error("compress_rates", f"expected an object of {V4_KINDS[1]} and {V4_KINDS[2]} rates")
+    rates = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128} | rates
+    for kind, legacy in zip(V4_KINDS[1:], ("compress_rate_csa", "compress_rate_hca")):
+        rates[kind] = c.get(legacy, rates[kind])
+    layers = _layer_count(fields)
+    if not layers:
+        return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+    _layer_kinds(c, "mlp_layer_types", layers, ("hash_moe", "moe"))  # hash-routed or top-k: the same products
+    types = _layer_kinds(c, "layer_types", layers, V4_KINDS)
+    ratios = c.get("compress_ratios")
+    if types is None and ratios is not None:
+        if not isinstance(ratios, list) or len(ratios) < layers or not all(
+                not isinstance(r, bool) and r in V4_RATIOS for r in ratios):
+            raise c.error("compress_ratios", f"expected {layers} entries (or more) of 0, 4 or 128")
+        types = [V4_RATIOS[r] for r in ratios[:layers]]
+    if types is None:
+        types = [V4_KINDS[2]] * min(layers, 2) + [V4_KINDS[1] if i % 2 else V4_KINDS[2] for i in range(layers - 2)]
+    changes = []
+    for kind in types:
+        change = {"compress_rate": None, "indexer_heads": None, "indexer_head_size": None}
+        if kind != "sliding_attention":
+            legacy = "compress_rate_csa" if kind == V4_KINDS[1] else "compress_rate_hca"
+            key = legacy if c.data.get(legacy) is not None else "compress_rates"
+            rate = rates[kind]
+            if isinstance(rate, bool) or not isinstance(rate, int) or rate < 1:
+                raise c.error(key, f"{kind}'s rate must be a whole number from 1, got {json.dumps(rate)[:40]}")
+            change["compress_rate"] = rate
+        if kind == "compressed_sparse_attention":
+            change |= {"indexer_heads": c.size("block.indexer_heads", "index_n_heads", required=False, default=64),
+                       "indexer_head_size": c.size("block.indexer_head_size", "index_head_dim", required=False,
+                                                   default=128)}
+        changes.append(change)
+    c.neutral("index_n_heads", "index_head_dim")  # read, or not used by the layers this model has
+    return _per_layer(fields, changes) | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _cohere2_moe(c: Keys) -> dict:
     """cohere2_moe: Cohere 2's parallel block (one input norm feeding attention and the feed-forward: an RMSNorm
     when ``rms_norm_eps`` is set, else a LayerNorm without β; the final norm the same), ``attention_bias`` on
@@ -1516,6 +1595,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "minicpm3": Family(_minicpm3, _lm("MiniCPM3")),
     "deepseek_v32": Family(_deepseek_v32, _lm("DeepseekV32")),
     "glm_moe_dsa": Family(_glm_moe_dsa, _lm("GlmMoeDsa")),
+    "deepseek_v4": Family(_deepseek_v4, _lm("DeepseekV4")),
     "youtu": Family(_youtu, _lm("Youtu")),
     "solar_open": Family(_solar_open, _lm("SolarOpen")),
     "jais2": Family(_jais2, _lm("Jais2")),

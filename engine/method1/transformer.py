@@ -22,7 +22,7 @@ from engine.method1.backward import DEFAULT_LORA_TARGETS, Grad, LoRA, parts_grad
 from engine.method1.conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR
 from engine.errors import InputError
 from engine.method1.ops import dense_cost, layer_norm_cost, prod, rms_norm_cost
-from engine.method1 import lightning, state_space
+from engine.method1 import compressed_attention, lightning, state_space
 from engine.method1 import transformer_parts as parts_of
 from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
 from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
@@ -49,6 +49,24 @@ class RMSNorm(LayerBase):
 
     def item_cost(self, item):
         return (item, *rms_norm_cost(prod(item), item[-1], self.affine))
+
+
+class HyperHead(LayerBase):
+    """DeepSeek-V4's end of the hyper-connections (``DeepseekV4HyperHead``): the N residual streams of d collapsed
+    into one by weights from the flattened streams, N·d → N (a gainless RMSNorm first, a bias N and a scale):
+    params N·N·d + N + 1, L·N·d·N MACs (full: the norm, scale, bias and sigmoid of the N weights, the collapse)."""
+
+    type: Literal["hyper_head"] = "hyper_head"
+    streams: Size
+    kind_label: ClassVar[str] = "Hyper-connection head"
+    formula: ClassVar[str] = r"2 L N^2 d"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = _sequence(flow)
+        n = self.streams
+        norm = rms_norm_cost(n * d, n * d, False).extra_flop
+        extra = length * (norm + n * (2 + ACTIVATION_FLOP["sigmoid"] + 1) + (2 * n - 1) * d)
+        return LayerCost(Flow((d,), length), n * n * d + n + 1, length * n * d * n, extra)
 
 
 class PositionEmbedding(LayerBase):
@@ -169,7 +187,11 @@ class TransformerBlock(LayerBase):
     the q projection also makes a gate, sigmoid(gate)·output before the output projection; ``head_gate``: a gate
     projection d→H of its own, one sigmoid per head scaling that head's output (LFM3). ``mixer="lightning"``:
     MiniMax's lightning attention, linear attention in blocks of ``lightning_block_size``
-    (``engine.method1.lightning``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's MLP and MoE layers).
+    (``engine.method1.lightning``). ``mixer="compressed"``: DeepSeek-V4's attention (queries through ``q_lora_rank``,
+    one key/value head that is also the values, sinks, the grouped output projection of ``output_groups`` ×
+    ``output_rank``; ``compress_rate`` m appends ⌊L/m⌋ pooled keys, with ``indexer_heads`` the lightning indexer of
+    compressed sparse attention), and ``hyper_connections`` N streams around each sub-layer
+    (``engine.method1.compressed_attention``). ``mixer="none"``: a feed-forward layer alone (Nemotron-H's MLP and MoE layers).
     ``residual_scales``: each sub-layer's residual add is α·residual + β·output (MiniMax; the ``full`` convention
     counts the two products, 2·L·d per sub-layer).
 
@@ -242,11 +264,26 @@ class TransformerBlock(LayerBase):
     latent_scales: bool = Field(False, description="Latent attention's LoRA scalings (LongCat-Flash): the queries and "
                                                    "the normed key latent multiplied by a constant (full convention "
                                                    "only).")
-    mixer: Literal["attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "lightning", "none"] = Field(
+    mixer: Literal["attention", "mamba", "mamba2", "gated_deltanet", "short_conv", "lightning", "compressed",
+                   "none"] = Field(
         "attention", description="The sequence mixer: attention, Mamba's or Mamba-2's scan, Gated DeltaNet's linear "
                                  "attention (ssm_* sizes), LFM2's gated short convolution (ssm_conv_kernel), "
-                                 "MiniMax's lightning attention (lightning_block_size), or none (a feed-forward layer "
-                                 "of its own, Nemotron-H).")
+                                 "MiniMax's lightning attention (lightning_block_size), DeepSeek-V4's attention "
+                                 "(compressed: compress_rate, q_lora_rank, output_groups), or none (a feed-forward "
+                                 "layer of its own, Nemotron-H).")
+    compress_rate: Size | None = Field(None, description="m: DeepSeek-V4's compressor, one key every m positions "
+                                                         "appended to the L keys (None: a sliding layer, none); with "
+                                                         "indexer_heads, compressed sparse attention (two overlapping "
+                                                         "series, the lightning indexer).")
+    output_groups: Size | None = Field(None, description="g: DeepSeek-V4's grouped output projection, g blocks of "
+                                                         "H·Q/g → output_rank, then g·output_rank → d.")
+    output_rank: Size | None = Field(None, description="r_o: each output group's rank.")
+    hyper_connections: Size | None = Field(None, description="N: DeepSeek-V4's manifold-constrained "
+                                                             "hyper-connections, N residual streams of d mixed "
+                                                             "around each sub-layer (weights N·d → (2+N)·N, comb × "
+                                                             "streams N²·d per position).")
+    hyper_sinkhorn_iterations: int = Field(20, ge=0, le=1000, description="Sinkhorn rounds of the hyper-connections' "
+                                                                         "comb matrix (full convention only).")
     lightning_block_size: Size | None = Field(None, description="B: the block length of lightning attention.")
     residual_scales: bool = Field(False, description="Residual adds α·residual + β·output (MiniMax): 2 products per "
                                                      "element more in the full convention.")
@@ -369,7 +406,31 @@ class TransformerBlock(LayerBase):
                                                       or self.experts > 1 or self.attention_experts):
             raise InputError("sub_norms" if self.sub_norms else "differential",
                              "modelled on plain self-attention with a dense feed-forward")
-        if (self.indexer_heads is None) != (self.indexer_head_size is None) or self.indexer_heads is not None and (
+        compressed = self.mixer == "compressed"
+        if compressed and (self.q_lora_rank is None or self.output_groups is None or self.output_rank is None
+                           or (self.kv_heads or 1) != 1 or self.kv_lora_rank is not None or self.parallel
+                           or self.norm_position != "pre" or self.cross_attention_length or self.qk_norm != "none"
+                           or self.causal_count == "half" or not self.causal or self.sandwich_norms
+                           or self.shared_block is not None or self.shared_weights or self.attention_experts
+                           or self.rope_head_size is not None or self.value_head_size is not None):
+            raise InputError("mixer", "DeepSeek-V4's attention needs q_lora_rank, output_groups and output_rank, one "
+                                      "key/value head, in pre-norm sequential causal blocks counting every pair")
+        if not compressed and (self.compress_rate is not None or self.output_groups is not None
+                               or self.output_rank is not None):
+            raise InputError("compress_rate", "compress_rate, output_groups and output_rank belong to DeepSeek-V4's "
+                                              "attention (mixer 'compressed')")
+        if compressed and (self.heads * (self.head_size or 0)) % self.output_groups:
+            raise InputError("output_groups", f"{self.output_groups} output groups do not divide the heads' width")
+        if compressed and self.lora is not None:
+            raise InputError("lora", "LoRA on DeepSeek-V4's attention is not modelled; fine-tune the last blocks or "
+                                     "in full instead")
+        if self.hyper_connections is not None and not compressed:
+            raise InputError("hyper_connections", "hyper-connections are modelled in DeepSeek-V4's blocks "
+                                                  "(mixer 'compressed')")
+        if compressed and self.indexer_heads is not None:
+            if self.indexer_head_size is None or not self.compress_rate:
+                raise InputError("indexer_heads", "DeepSeek-V4's indexer needs indexer_head_size and a compress_rate")
+        elif (self.indexer_heads is None) != (self.indexer_head_size is None) or self.indexer_heads is not None and (
                 self.kv_lora_rank is None or not self.q_lora_rank):
             raise InputError("indexer_heads", "the lightning indexer needs indexer_heads and indexer_head_size, "
                                               "on latent attention with a q_lora_rank")
@@ -378,7 +439,8 @@ class TransformerBlock(LayerBase):
                 raise InputError("kv_lora_rank", "latent attention needs rope_head_size and value_head_size")
             if self.cross_attention_length or self.qk_norm != "none":
                 raise InputError("kv_lora_rank", "latent attention is modelled for self-attention without qk_norm")
-        elif self.q_lora_rank is not None or self.rope_head_size is not None or self.value_head_size is not None:
+        elif (self.q_lora_rank is not None and not compressed) or self.rope_head_size is not None \
+                or self.value_head_size is not None:
             raise InputError("kv_lora_rank", "q_lora_rank, rope_head_size and value_head_size belong to "
                                              "latent attention (set kv_lora_rank)")
         if self.experts == 1 and (self.shared_ff_size or self.router_bias or self.shared_expert_gate
@@ -556,6 +618,8 @@ class TransformerBlock(LayerBase):
             attention = state_space.gated_deltanet(self, d, length, read)
         elif self.mixer == "short_conv":
             attention = state_space.short_conv(self, d, length, read)
+        elif self.mixer == "compressed":
+            attention = compressed_attention.compressed_attention(self, d, length, read)
         else:
             attention = parts_of.attention(self, "attention", d, length, length, half,
                                            self.attention_window if half else None, read, "x")
@@ -587,6 +651,14 @@ class TransformerBlock(LayerBase):
                     rows[-1] = rows[-1]._replace(extra_flop=rows[-1].extra_flop + 2 * length * d)
                 if not into_stream:  # a norm on the sub-layer's output comes before the residual add
                     rows[-1] = rows[-1]._replace(dst=("o",), also=tuple(a for a in rows[-1].also if a != "x"))
+                if self.hyper_connections:  # the N streams: weights, the norm of their collapse, the sub-layer
+                    # (its output "o"), comb × the streams + post × o into x
+                    weights, mix = compressed_attention.hyper_rows(self, label, d, length)
+                    rows = [p._replace(dst=tuple("o" if t == "x" else t for t in p.dst),
+                                       also=tuple(a for a in p.also if a != "x")) for p in rows]
+                    parts += [weights, parts_of.norm(self, label, d, length, src="x", dst="h")._replace(
+                        src=("x", "hc"))] + rows + [mix]
+                    continue
                 if pre and label == "attention" and not self.attention_norm:  # it reads the block's input
                     parts += [p._replace(src=tuple("x" if s == "h" else s for s in p.src)) for p in rows]
                 elif pre:
@@ -877,7 +949,7 @@ class PerLayerEmbeddings(LayerBase):
         return grad._replace(out=grad_in)
 
 
-TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, PositionEmbedding, LMHead,
+TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, HyperHead, PositionEmbedding, LMHead,
                                                   TokenTypeEmbedding, RelativePositionBias, DecoderInput, Pooler,
                                                   SpareTokenTable, RelativePositionTable, PerLayerEmbeddings,
                                                   ContactHead)

@@ -22,6 +22,14 @@ G4 = S | {"num_hidden_layers": 6, "head_dim": 16, "sliding_window": 8, "vocab_si
 """Gemma 4's small base: sliding layers of head_dim 16 and 2 key/value heads, full ones of global_head_dim."""
 
 
+V4 = {"hidden_size": 64, "moe_intermediate_size": 24, "num_hidden_layers": 3, "num_attention_heads": 4,
+      "head_dim": 16, "q_lora_rank": 12, "n_routed_experts": 4, "num_experts_per_tok": 2, "vocab_size": 128,
+      "o_groups": 2, "o_lora_rank": 10, "index_n_heads": 3, "index_head_dim": 8, "index_topk": 2, "hc_mult": 3,
+      "compress_rates": {"compressed_sparse_attention": 4, "heavily_compressed_attention": 8}, "sliding_window": 4,
+      "max_position_embeddings": 64, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+"""DeepSeek-V4's small base: rates 4 and 8, so that 10 and 12 positions make entries on both compressed kinds."""
+
+
 def _v(model_type: str, architecture: str, **keys) -> dict:
     return {"model_type": model_type, "architectures": [architecture], **keys}
 
@@ -350,4 +358,17 @@ DECODER_VARIANTS = {
         "longcat_flash", "LongcatFlashForCausalLM", **{k: v for k, v in LONGCAT.items() if k not in (
             "ffn_hidden_size", "moe_topk", "n_routed_experts", "zero_expert_num")}, intermediate_size=80, num_experts_per_tok=4,
         num_local_experts=4, zero_expert_num=5, num_layers=1, tie_word_embeddings=True, hidden_act="gelu"),
+    "deepseek-v4 (sliding, compressed sparse and heavily compressed layers; indexer, streams)": _v(
+        "deepseek_v4", "DeepseekV4ForCausalLM", **V4,
+        layer_types=["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]),
+    "deepseek-v4 model, default layer kinds, hash layers listed, rates 3 and 4": _v(
+        "deepseek_v4", "DeepseekV4Model", **(V4 | {"num_hidden_layers": 5, "hc_mult": 2, "o_groups": 4,
+                                                  "num_experts_per_tok": 1,
+                                                  "compress_rates": {"compressed_sparse_attention": 3,
+                                                                     "heavily_compressed_attention": 4}}),
+        mlp_layer_types=["hash_moe", "moe", "hash_moe", "moe", "moe"]),
+    "deepseek-v4 legacy compress_ratios and compress_rate_csa (heavily compressed 128: no entry), tied": _v(
+        "deepseek_v4", "DeepseekV4ForCausalLM", **({k: v for k, v in V4.items() if k != "compress_rates"}
+                                                  | {"num_hidden_layers": 4, "head_dim": 12, "hc_mult": 1}),
+        compress_ratios=[4, 128, 0, 4], compress_rate_csa=5, tie_word_embeddings=True, num_hash_layers=1),
 }

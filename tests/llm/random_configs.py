@@ -287,6 +287,27 @@ def _sparse_attention(draw, spec: Spec, out: dict) -> None:
             lambda rest: ["full", *rest])))
 
 
+def _deepseek_v4(draw, spec: Spec, out: dict) -> None:
+    """DeepSeek-V4: layer kinds drawn among sliding, compressed sparse and heavily compressed (or the default
+    pattern), compression rates 1 to 6 (the defaults 4 and 128 make no entry at 128 positions and below), 1 to 4
+    hyper-connection streams, the query rank and the indexer's sizes; ``head_dim`` a multiple of 16 (its rotary
+    eighth, even, rotates the indexer's heads too: ``index_head_dim`` at least that; transformers cannot run an odd
+    one or a narrower indexer head) and ``o_groups``
+    dividing the heads' width (transformers cannot run others; the reader refuses them by name)."""
+    layers = out["num_hidden_layers"]
+    kinds = ["sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention"]
+    head = 16 * draw(st.integers(1, 2))
+    heads = out["num_attention_heads"]
+    out |= {"head_dim": head, "num_key_value_heads": 1, "q_lora_rank": draw(st.integers(1, 20)),
+            "o_groups": draw(st.sampled_from([g for g in range(1, 9) if heads * head % g == 0])),
+            "o_lora_rank": draw(st.integers(1, 12)), "hc_mult": draw(st.integers(1, 4)),
+            "index_n_heads": draw(st.integers(1, 4)), "index_head_dim": head // 8 + 2 * draw(st.integers(0, 4)),
+            "compress_rates": {"compressed_sparse_attention": draw(st.integers(1, 6)),
+                               "heavily_compressed_attention": draw(st.integers(1, 6))},
+            "layer_types": draw(st.one_of(st.none(), st.lists(st.sampled_from(kinds), min_size=layers,
+                                                              max_size=layers)))}
+
+
 def _diffllama(draw, spec: Spec, out: dict) -> None:
     """DiffLlama splits the values by key/value heads: an even number of them (transformers refuses others; the
     reader refuses them by name); the heads a multiple, ``head_dim`` written by the generic draw."""
@@ -714,6 +735,7 @@ HOOKS: dict[str, Callable] = {
     "sarvam_mla": _deepseek,
     "deepseek_v32": _sparse_attention,
     "glm_moe_dsa": _sparse_attention,
+    "deepseek_v4": _deepseek_v4,
     "diffllama": _diffllama,
     "longcat_flash": _longcat_flash,
     "mimo_v2_flash": _mimo_v2_flash,
@@ -757,6 +779,8 @@ PINNED: dict[str, dict[str, tuple[object, str]]] = {
                                           "token whatever the key says; the reader refuses other values by name")},
     "afmoe": {"attention_bias": (False, "AFMoE's output gate projection has no bias while q/k/v/o would take "
                                         "attention_bias: the reader refuses true by name")},
+    "deepseek_v4": {"mlp_bias": (False, "a biased shared expert beside DeepSeek-V4's unbiased experts is not "
+                                        "modelled; the reader refuses mlp_bias: true by name")},
     "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
                                         "refuses mlp_bias: true by name")},
     "nemotron_h": {"mlp_bias": (False, "with MoE layers mlp_bias gives the shared MLP biases, not modelled; the "

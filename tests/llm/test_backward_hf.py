@@ -565,3 +565,43 @@ def test_olmo_hybrid_chunks_forward_and_backward(torch, seq):
     forward, backward = _full_reference(torch, config, seq)
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, backward="exact"))
     assert (estimate.architecture.forward_flop, estimate.architecture.backward_flop) == (forward, backward)
+
+
+# ---------------------------------------------------------------- DeepSeek-V4: the last blocks trained
+
+V4_TUNED = {name: VARIANTS[name] | extra for name, extra in (
+    ("deepseek-v4 (sliding, compressed sparse and heavily compressed layers; indexer, streams)", {}),
+    ("deepseek-v4 legacy compress_ratios and compress_rate_csa (heavily compressed 128: no entry), tied",
+     {"tie_word_embeddings": False}))}
+
+
+@pytest.mark.parametrize("last", [1, 2, 3])
+@pytest.mark.parametrize("name", V4_TUNED)
+def test_deepseek_v4_fine_tunes_the_last_blocks(torch, name, last):
+    """The last blocks of DeepSeek-V4 trained with what follows them (the hyper-connection head, the norm, the LM
+    head), the earlier blocks and the token table frozen: the first trained block's hyper-connection weights and
+    comb × streams need no gradient for their input, its compressors' and indexer's as in full training. Backward
+    FLOP equal transformers'; trainable parameters too, less the indexers' (their output is an index: they never
+    get a gradient, the engine does not count them as trained)."""
+    config = V4_TUNED[name]
+    model = build(config)
+    set_trainable(model, False)
+    for module in [*model.model.layers[-last:], model.model.hc_head, model.model.norm, model.lm_head]:
+        set_trainable(module, True)
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    indexers = sum(p.numel() for n, p in model.named_parameters() if p.requires_grad and ".indexer." in n)
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad) - indexers
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ,
+                                                                           trainable_last=last))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+def test_deepseek_v4_refuses_lora_by_name():
+    from engine.errors import InputError
+
+    config = V4_TUNED[next(iter(V4_TUNED))]
+    with pytest.raises(InputError) as info:
+        estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4))
+    assert str(info.value).startswith("fine-tune: LoRA on a model with DeepSeek-V4's attention")

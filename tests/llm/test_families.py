@@ -98,6 +98,15 @@ def _config(model_id: str) -> dict:
     ("longcat-flash-chat", {"zero_expert_num": None}, "config.zero_expert_num: null is not accepted"),
     ("longcat-flash-chat", {"num_key_value_heads": 8}, "config.num_key_value_heads: 8 (absent: 64) differs"),
     ("longcat-flash-chat", {"n_routed_experts": 1, "moe_topk": 1}, "config.n_routed_experts: 1: one routed expert"),
+    ("deepseek-v4-flash", {"mlp_bias": True}, "config.mlp_bias: true is not modelled"),
+    ("deepseek-v4-flash", {"o_groups": 7}, "config.o_groups: 7 groups do not divide"),
+    ("deepseek-v4-flash", {"compress_ratios": [0, 4, 64] * 15}, "config.compress_ratios: expected 43 entries"),
+    ("deepseek-v4-flash", {"compress_ratios": [0, 4]}, "config.compress_ratios: expected 43 entries"),
+    ("deepseek-v4-flash", {"layer_types": ["sliding_attention", "full_attention"] * 21 + ["sliding_attention"]},
+     "config.layer_types: expected 43 entries"),
+    ("deepseek-v4-flash", {"compress_rates": {"sliding_attention": 4}}, "config.compress_rates: expected an object"),
+    ("deepseek-v4-flash", {"compress_rate_hca": 0}, "config.compress_rate_hca: heavily_compressed_attention's rate"),
+    ("deepseek-v4-flash", {"mlp_layer_types": ["moe", "dense"] * 21 + ["moe"]}, "config.mlp_layer_types: expected 43"),
 ])
 def test_hostile_configs_name_the_key(model_id, change, key):
     config = _config(model_id)
@@ -246,7 +255,7 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
                                                 "solar_open", "granite_swa", "lfm2_moe", "mellum",
-                                                "afmoe", "kimi_linear", "esm", "longcat_flash") else 2), family
+                                                "afmoe", "kimi_linear", "esm", "longcat_flash", "deepseek_v4") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -280,6 +289,7 @@ def test_library_is_sourced_and_covers_every_family():
     ("gemma-4-26b-a4b-text", 25_233_141_760),  # Google: "25.2B total" (the text decoder; vision encoder aside)
     ("qwen3.5-35b-a3b-text", 34_660_610_688),  # Qwen: "35B" total (text model: no vision encoder, no MTP layer)
     ("qwen3.5-4b-text", 4_205_751_296),        # Qwen: "4B" (text model, tied)
+    ("deepseek-v4-flash", 284_332_230_231),    # DeepSeek: "284B" total (without the MTP module)
     ("kimi-linear-48b-a3b-instruct", 49_122_675_072),  # Moonshot: "48B" total (the index's 49,122,681,728 adds
                                                        # the 26 routers' 256 correction-bias buffers)
     ("longcat-flash-chat", 560_664_958_976),  # Meituan: 560B total
@@ -314,6 +324,7 @@ def test_active_parameters_of_mixtures():
     assert 3.80e9 < active("gemma-4-26b-a4b-text") < 3.85e9  # Google: 3.8B active
     assert 2.9e9 < active("qwen3.5-35b-a3b-text") - 248320 * 2048 < 3.0e9  # "A3B": 3B with the head, not the table
     assert 3.1e9 < active("kimi-linear-48b-a3b-instruct") - 163840 * 2304 < 3.2e9  # Moonshot: 3B activated
+    assert 12.7e9 < active("deepseek-v4-flash") - 2 * 129280 * 4096 < 12.8e9  # DeepSeek: 13B activated
 
 
 def test_deepseek_v3_layer_by_hand():
@@ -375,6 +386,42 @@ def test_deepseek_v32_is_deepseek_v3_plus_the_lightning_indexer():
     assert after.params == before.params + 61 * indexer == 671_877_929_216
     flop = 2 * length * (1536 * 64 * 128 + 7168 * 128 + 7168 * 64) + 2 * 64 * length ** 2 * 128 + 2 * 64 * length ** 2
     assert after.forward_flop == before.forward_flop + 61 * flop
+
+
+def test_deepseek_v4_flash_by_hand():
+    """DeepSeek-V4-Flash from DeepseekV4DecoderLayer's weight shapes: d 4096, 64 heads of 512, q rank 1024, one
+    key/value head, 8 output groups of rank 1024, 4 hyper-connection streams, 256 experts of 2048 (6 a token) and one
+    shared; layers 0–1 sliding, then compressed sparse (m 4, an indexer of 64 heads of 128) and heavily compressed
+    (m 128) alternating. Forward MACs at L tokens as FlopCounterMode counts them: the projections at every position,
+    QKᵀ and AV over L + ⌊L/m⌋ keys, the indexer's scores over ⌊L/4⌋ compressed keys, comb × streams."""
+    d, h, q, cq, g, ro, n, e, k, f, vocab = 4096, 64, 512, 1024, 8, 1024, 4, 256, 6, 2048, 129280
+    hi, di = 64, 128
+    hc = (2 + n) * n * n * d + (2 + n) * n + 3                      # fn, base, scale
+    attention = d * cq + cq + cq * h * q + d * q + q + h * q * ro + g * ro * d + h  # … kv_norm, o_a, o_b, sinks
+    moe = e * d + e * 3 * d * f + 3 * d * f                         # router, experts, shared expert
+    layer = 2 * hc + 2 * d + attention + moe
+    csa = 2 * d * 2 * q + 4 * 2 * q + q + 2 * d * 2 * di + 4 * 2 * di + di + cq * hi * di + d * hi
+    hca = 2 * d * q + 128 * q + q
+    kinds = ["sliding"] * 2 + ["csa", "hca"] * 20 + ["csa"]
+    params = 43 * layer + kinds.count("csa") * csa + kinds.count("hca") * hca + 2 * vocab * d + d \
+        + n * n * d + n + 1
+    model = read_hf_config(library_model("deepseek-v4-flash").config)
+    for length in (8, 130):
+        result = evaluate(model.architecture(length), "matmul")
+        assert result.params == params == 284_332_230_231
+        macs = length * (n * n * d + vocab * d)                     # hyper head, LM head
+        for kind in kinds:
+            m = {"sliding": 0, "csa": 4, "hca": 128}[kind]
+            t = length // m if m else 0
+            macs += 2 * length * ((2 + n) * n * n * d + n * n * d)  # two hyper-connections: weights, comb × streams
+            macs += length * (d * cq + cq * h * q + d * q + h * q * ro + g * ro * d)
+            macs += 2 * h * length * (length + t) * q              # QKᵀ, AV
+            macs += length * (d * e + k * 3 * d * f + 3 * d * f)
+            if kind == "csa":
+                macs += length * (2 * d * 2 * q + 2 * d * 2 * di + cq * hi * di + d * hi) + hi * length * t * di
+            if kind == "hca":
+                macs += length * 2 * d * q
+        assert result.forward_flop == 2 * macs
 
 
 def test_minicpm3_layer_by_hand():

@@ -13,7 +13,7 @@ KIND_GROUPS: tuple[tuple[str, tuple[str, ...]], ...] = (
                                "adaptive_avg_pool2d", "upsample", "channel_split", "channel_shuffle")),
     ("Attention & transformers", ("self_attention", "multi_head_attention", "transformer_block", "embedding",
                                   "position_embedding", "token_type_embedding", "relative_position_bias",
-                                  "relative_position_table", "per_layer_embeddings", "lm_head", "decoder_input",
+                                  "relative_position_table", "per_layer_embeddings", "hyper_head", "lm_head", "decoder_input",
                                   "pooler")),
     ("Vision tokens & windows", ("to_tokens", "class_token", "token_select", "window_attention", "patch_merging")),
     ("Shape, norms & activations", ("flatten", "activation", "dropout", "layer_norm", "batch_norm", "rms_norm",
