@@ -238,17 +238,6 @@ class Walker:
             hit = self.costs[key] = (cost, shape, flop, active, grad, backward)
         cost, shape, layer_flop, active, grad, backward = hit
         out = cost.out
-        append, index, depth, copy = self.rows.append, self.index, self.depth, self.copy
-        if cost.parts:
-            full = self.full
-            for part, (b_macs, b_extra, b_params) in zip(cost.parts, grad.parts):
-                append(LayerRow(index, layer.type, layer.name, shape, out.steps, part.params, part.macs,
-                                FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
-                                part.active_params, 0.0, path, depth, 1, copy,
-                                FLOP_PER_MAC * b_macs + (b_extra if full else 0), b_params))
-        else:
-            append(LayerRow(index, layer.type, layer.name, shape, out.steps, cost.params, cost.macs, layer_flop,
-                            "", cost.active_params, 0.0, path, depth, 1, copy, backward, grad.trainable_params))
         self.params += cost.params
         self.active += active
         self.macs += cost.macs
@@ -262,15 +251,27 @@ class Walker:
         if layer.starts_decoder:
             self.memory_grad = self.grad
         self.grad = grad.out
-        if self.flop > MAX_COUNT or self.params > MAX_COUNT:
-            self.too_large(path)
+        if self.flop > MAX_COUNT or self.params > MAX_COUNT or self.backward > MAX_COUNT:
+            self.too_large(path)  # before the row: a partial table (strict=False) holds only counts that fit
+        append, index, depth, copy = self.rows.append, self.index, self.depth, self.copy
+        if cost.parts:
+            full = self.full
+            for part, (b_macs, b_extra, b_params) in zip(cost.parts, grad.parts):
+                append(LayerRow(index, layer.type, layer.name, shape, out.steps, part.params, part.macs,
+                                FLOP_PER_MAC * part.macs + (part.extra_flop if full else 0), part.name,
+                                part.active_params, 0.0, path, depth, 1, copy,
+                                FLOP_PER_MAC * b_macs + (b_extra if full else 0), b_params))
+        else:
+            append(LayerRow(index, layer.type, layer.name, shape, out.steps, cost.params, cost.macs, layer_flop,
+                            "", cost.active_params, 0.0, path, depth, 1, copy, backward, grad.trainable_params))
         return out
 
     def too_large(self, path: str) -> None:
         """The counts (every row's and subtotal's is at most the total) have passed ``MAX_COUNT``: one message.
-        FLOP ≥ 2·MACs and parameters ≥ active parameters, so these two cover all four."""
-        what, value = ("parameters", self.params) if self.params > MAX_COUNT else ("forward FLOP per example",
-                                                                                   self.flop)
+        FLOP ≥ 2·MACs and parameters ≥ active parameters, so these three cover all five."""
+        what, value = (("parameters", self.params) if self.params > MAX_COUNT else
+                       ("forward FLOP per example", self.flop) if self.flop > MAX_COUNT else
+                       ("backward FLOP per example", self.backward))
         raise InputError(path, f"the {what} reach {value:.3g} here, more than the {MAX_COUNT:.3g} (2^63) a count "
                                "can hold; check the sizes and the repeats' copies")
 
@@ -306,12 +307,12 @@ class Walker:
         backward = 0
         if self.full and any(grads):
             backward = MERGE_BACKWARD_FLOP_PER_ELEMENT[merge] * sum(grads) * prod(out.shape)
+        self.flop += flop
+        self.backward += backward
+        if self.flop > MAX_COUNT or self.backward > MAX_COUNT:
+            self.too_large(path)
         self.rows.append(LayerRow(self.index, merge, layer.name, out.shape, out.steps, 0, 0, flop, "", None, 0.0,
                                   f"{path}.merge", self.depth, 1, self.copy, backward))
-        self.flop += flop
-        if self.flop > MAX_COUNT:
-            self.too_large(path)
-        self.backward += backward
         self.grad = any(grads)
         if self.grad:
             self.recompute += flop
@@ -329,9 +330,9 @@ class Walker:
         self.active += k * (self.active - active)
         self.macs += k * (self.macs - macs)
         self.flop += k * (self.flop - flop)
-        if self.flop > MAX_COUNT or self.params > MAX_COUNT:
-            self.too_large(path)
         self.backward += k * (self.backward - backward)
+        if self.flop > MAX_COUNT or self.params > MAX_COUNT or self.backward > MAX_COUNT:
+            self.too_large(path)
         self.trained += k * (self.trained - trained)
         self.recompute += k * (self.recompute - recompute)
         for row in self.rows[rows:]:

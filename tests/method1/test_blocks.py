@@ -268,6 +268,35 @@ def test_one_layer_past_the_count_limit_is_named():
     assert message.startswith("layers[0]: the forward FLOP per example reach 2e+22 here")
 
 
+def test_a_backward_past_the_count_limit_is_named():
+    # dense 1 → n, then n → n with n = 10^9 over T = 3 steps: forward 2n²T = 6·10^18 fits 2^63 − 1 ≈ 9.22·10^18;
+    # the second layer's backward (input and weight gradients) 4n²T = 1.2·10^19 does not — its table column would
+    n, steps = 10**9, 3
+    assert 2 * n * n * steps + 2 * n * steps < 2**63 - 1 < 4 * n * n * steps
+    message = error_of([1], [{"type": "dense", "units": n}, {"type": "dense", "units": n}], steps=steps)
+    assert message.startswith("layers[1]: the backward FLOP per example reach 1.2e+19 here")
+
+
+def test_a_partial_table_holds_only_counts_that_fit():
+    """What a page shows beside the refusal (strict=False) holds only rows whose counts fit 2^63 − 1: a dense
+    layer, then an LSTM of n = 10^9 units on a 10^9-vector inside three residual blocks: 4 gates × (n inputs +
+    n hidden) × n units = 8·10^18 MACs, 1.6·10^19 FLOP per step — refused, and its row not in the table (it was,
+    and its 64-bit column overflowed)."""
+    from engine.method1.architecture import MAX_COUNT
+
+    n = 10**9
+    inner: dict = {"type": "lstm", "units": n}
+    for _ in range(3):
+        inner = {"type": "residual", "body": [inner]}
+    scenario = parse_scenario({"input": {"shape": [n], "sequence_length": 1},
+                               "layers": [{"type": "dense", "units": n}, inner]})
+    est = scenario.method1(strict=False)
+    assert "the forward FLOP per example reach 1.8e+19" in str(est.error)  # + the dense layer's 2·10^18
+    rows = est.architecture.rows
+    assert [r.type for r in rows] == ["dense"] and rows[0].forward_flop == 2 * n * n
+    assert all(r.params <= MAX_COUNT and r.forward_flop <= MAX_COUNT and r.backward_flop <= MAX_COUNT for r in rows)
+
+
 @pytest.mark.parametrize("layers, count", [
     ([DENSE4] * 3, 3),
     ([{"type": "residual", "body": [DENSE4] * 5, "shortcut": [DENSE4]}], 1 + 5 + 1),
