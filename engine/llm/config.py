@@ -153,6 +153,9 @@ class TransformerConfig(BaseModel):
                                                     "classifier_bias: none).")
     head_activation: BlockActivation | None = Field(None, description="The masked-LM head's activation (None: the "
                                                                       "blocks').")
+    head_width: Size | None = Field(None, description="O: the masked-LM head's width where it is its own (RemBERT's "
+                                                      "output_embedding_size): dense d→O, LayerNorm of O, an untied "
+                                                      "decoder O→V (no other head reads it).")
     decoder_bias: bool = Field(True, description="The masked-LM decoder has a bias (ModernBERT's decoder_bias).")
     pooler: bool = False
     contact_head: bool = Field(False, description="ESM's contact-prediction head: a regression over the layers × H "
@@ -199,6 +202,9 @@ class TransformerConfig(BaseModel):
         if self.rotary_table and (self.encoder or self.block.head_size is not None):
             raise InputError("rotary_table", "a head-size-wide sinusoidal table is modelled for encoder-only models "
                                              "of head size d/H")
+        if self.head_width and self.tied_embeddings:
+            raise InputError("head_width", "a masked-LM head of a width of its own has an untied decoder (a tied one "
+                                           "is the token table's width)")
         if self.contact_head and (self.encoder or self.shared_groups is not None):
             raise InputError("contact_head", "ESM's contact-prediction head is modelled for encoder-only models "
                                              "without shared groups")
@@ -260,14 +266,16 @@ class TransformerConfig(BaseModel):
 
     @property
     def vocabulary_params(self) -> int:
-        """Token embedding, learned position and token-type tables and an untied output matrix: Kaplan's
-        "embedding" parameters."""
+        """Token embedding, learned position and token-type tables and an untied output matrix (RemBERT's: V × O, its
+        decoupled output embedding): Kaplan's "embedding" parameters."""
         matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables \
             + self.decoder_token_table
         rows = (self.learned_positions or 0) + (self.token_types or 0)
         rotary = (self.rotary_table or 0) * (self.d_model // self.block.heads)
         ple = self.per_layer_inputs  # Gemma 4's per-layer table: V_p rows of layers·P
         per_layer = ple.vocab_size * self.layers * ple.size if ple is not None else 0
+        if self.head == "mlm":  # RemBERT's output embedding
+            per_layer += self.vocab_size * (self.head_width or 0)
         if self.encoder:
             rows += self.encoder.learned_positions or 0
         if self.tables_width:
@@ -368,7 +376,7 @@ class TransformerConfig(BaseModel):
         if self.head == "lm":
             layers.append(LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.head_bias))
         elif self.head == "mlm":  # BertLMPredictionHead: dense d→d (→E), activation, LayerNorm, decoder (+ bias)
-            layers += [Dense(units=self.tables_width or self.d_model, bias=self.head_dense_bias),
+            layers += [Dense(units=self.head_width or self.tables_width or self.d_model, bias=self.head_dense_bias),
                        Activation(function=self.head_activation or self.block.activation),
                        LayerNorm(bias=self.block.norm_bias),
                        LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.decoder_bias)]

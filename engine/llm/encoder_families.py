@@ -131,6 +131,25 @@ def _esm(c: Keys) -> dict:
                      "contact_head": True}
 
 
+def _rembert(c: Keys) -> dict:
+    """rembert: BERT's post-norm blocks over decoupled embeddings — word, learned position and token-type tables of
+    width ``input_embedding_size`` E and their LayerNorm, always projected E→d (biased ``embedding_hidden_mapping_in``,
+    even when E = d); the masked-LM head of width ``output_embedding_size`` O: dense d→O, activation, LayerNorm of O,
+    a decoder O→V with a bias, never tied (the classes name no tied weights: ``tie_word_embeddings`` is inert).
+    RemBertForCausalLM runs the same head (causal with ``is_decoder``, the same count); RemBertModel has BERT's
+    pooler. Cross-attention (``add_cross_attention``) is refused."""
+    # embedding_size: only waives the attention's check that H divides d (TransformerConfig refuses H ∤ d by name)
+    c.neutral("classifier_dropout_prob", "tie_word_embeddings", "embedding_size")
+    c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"),
+                      causal=c.flag("is_decoder", False), norm_position="post")
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+                     "token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
+                     "tables_width": c.size("tables_width", "input_embedding_size", required=False, default=256),
+                     "head_width": c.size("head_width", "output_embedding_size", required=False, default=1664),
+                     "embedding_norm": True, "tied_embeddings": False, "final_norm": False}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -351,5 +370,6 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
     "esm": Family(_esm, {"EsmForMaskedLM": "mlm", "EsmModel": "pooler"}),
+    "rembert": Family(_rembert, {"RemBertForMaskedLM": "mlm", "RemBertForCausalLM": "mlm", "RemBertModel": "pooler"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

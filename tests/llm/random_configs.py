@@ -601,6 +601,14 @@ def _esm(draw, spec: Spec, out: dict) -> None:
             "mask_token_id": 3, "is_decoder": draw(st.booleans()), "tie_word_embeddings": draw(st.booleans())}
 
 
+def _rembert(draw, spec: Spec, out: dict) -> None:
+    """RemBERT: input tables of their own width E and an output embedding of its own width O (each narrower, as wide
+    as d or wider), causal or not (the same count)."""
+    width = out["hidden_size"]
+    out |= {"input_embedding_size": draw(st.sampled_from([8, width, width + 8])),
+            "output_embedding_size": draw(st.sampled_from([12, width, width + 4])), "is_decoder": draw(st.booleans())}
+
+
 def _gemma4_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
     the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
@@ -727,6 +735,7 @@ HOOKS: dict[str, Callable] = {
     "deberta-v2": _deberta,
     "roformer": _roformer,
     "esm": _esm,
+    "rembert": _rembert,
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "xglm": _xglm,
@@ -766,8 +775,9 @@ HOOKS: dict[str, Callable] = {
 
 UNTIED_MLM = ("an untied masked-LM decoder keeps a second, unused output bias in transformers; the reader "
               "refuses tie_word_embeddings: false by name")
-UNTIED_MLM_COUNTED = frozenset({"esm"})
-"""Masked-LM families whose head keeps one bias tied or untied (ESM's): tie_word_embeddings is drawn."""
+UNTIED_MLM_COUNTED = frozenset({"esm", "rembert"})
+"""Masked-LM families whose head keeps one bias tied or untied (ESM's), or is never tied (RemBERT's: the key is
+inert): tie_word_embeddings is drawn."""
 PINNED: dict[str, dict[str, tuple[object, str]]] = {
     "dbrx": {"tie_word_embeddings": (False, "transformers' DbrxConfig refuses tied embeddings")},
     "bert-generation": {"tie_word_embeddings": (True, "an untied decoder keeps a second, unused output bias in "

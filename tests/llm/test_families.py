@@ -215,6 +215,10 @@ WITHOUT_LIBRARY = {
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
+    "rembert": "no published RemBERT config.json file (google/rembert) among the sources this checkout could read: "
+               "only a quotation of it in a comment of PaddleNLP's RemBERT port, which "
+               "tests/llm/test_families_hf.py::test_rembert_by_the_formula counts by hand and against transformers "
+               "(RemBertModel 575,920,384: the paper's 575M)",
     "bert-generation": "no published BertGeneration config.json (google/bert_for_seq_generation_L-24_bbc_encoder) "
                        "among the sources this checkout could read (counted exactly against transformers from "
                        "configs: tests/llm/test_families_hf.py, the coverage sweep)",

@@ -342,6 +342,15 @@ VARIANTS |= {  # ESM: pre-norm blocks, a final LayerNorm, learned or rotary posi
     "esm model with pooler, learned positions": _variant("esm", "EsmModel", **E),
 }
 
+VARIANTS |= {  # RemBERT: decoupled embeddings — E-wide input tables projected E→d, an O-wide untied output embedding
+    "rembert": _variant("rembert", "RemBertForMaskedLM", **E, input_embedding_size=16, output_embedding_size=24),
+    "rembert causal LM, tables as wide as d, relu, 3 token types": _variant(
+        "rembert", "RemBertForCausalLM", **E, input_embedding_size=48, output_embedding_size=32, is_decoder=True,
+        hidden_act="relu", type_vocab_size=3, tie_word_embeddings=True),
+    "rembert model with pooler": _variant("rembert", "RemBertModel", **E, input_embedding_size=24,
+                                          output_embedding_size=40),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -889,3 +898,39 @@ def test_longcat_zero_expert_picks_still_run_a_real_expert(torch, toward):
         model(input_ids=ids, use_cache=False)
     assert all(((p >= 4) if toward == "zero" else (p < 4)).all() for p in picked) and len(picked) == 2
     assert real.get_total_flops() == counts(config, SEQ)[1] == _engine(config, SEQ)[1]
+
+
+def test_rembert_by_the_formula(torch):
+    """RemBERT as google/rembert's config.json reads (quoted in PaddleNLP's RemBERT port; no .json copy was found for
+    the library), by hand: E-wide word, position and token-type tables and their LayerNorm, the projection E→d
+    (biased), 32 post-norm blocks, and RemBertModel's pooler — 575,920,384, the paper's 575M fine-tuning parameters;
+    RemBertForMaskedLM adds the decoupled output embedding: dense d→O, LayerNorm of O, decoder O→V with a bias
+    (993,263,548). Forward FLOP of T tokens: the projection, the blocks, the pooler (first token) or the head."""
+    config = {"model_type": "rembert", "architectures": ["RemBertModel"], "attention_probs_dropout_prob": 0,
+              "bos_token_id": 312, "embedding_dropout_prob": 0, "embedding_size": 256, "eos_token_id": 313,
+              "hidden_act": "gelu", "hidden_dropout_prob": 0, "hidden_size": 1152, "initializer_range": 0.02,
+              "input_embedding_size": 256, "intermediate_size": 4608, "layer_norm_eps": 1e-12,
+              "max_position_embeddings": 512, "num_attention_heads": 18, "num_hidden_layers": 32,
+              "output_embedding_size": 1664, "pad_token_id": 0, "tie_word_embeddings": False, "type_vocab_size": 2,
+              "use_cache": True, "vocab_size": 250300}
+    v, e, d, o, layers, f, p, types, t = 250300, 256, 1152, 1664, 32, 4608, 512, 2, 16
+    embeddings = (v + p + types) * e + 2 * e + e * d + d
+    layer = 4 * (d * d + d) + d * f + f + f * d + d + 2 * 2 * d
+    blocks = layers * (2 * t * (4 * d * d + 2 * d * f) + 4 * t * t * d)
+    model = (embeddings + layers * layer + d * d + d, 2 * t * e * d + blocks + 2 * d * d)
+    head = d * o + o + 2 * o + o * v + v
+    masked = (embeddings + layers * layer + head, 2 * t * e * d + blocks + 2 * t * d * o + 2 * t * o * v)
+    assert model[0] == 575_920_384 and masked[0] == 993_263_548
+    for cls, expected in (("RemBertModel", model), ("RemBertForMaskedLM", masked)):
+        data = config | {"architectures": [cls]}
+        assert counts(data, t) == expected
+        assert _engine(data, t) == expected
+    assert read_hf_config(config).unused_keys == ("embedding_dropout_prob",)  # nothing in transformers reads it
+
+
+def test_rembert_cross_attention_is_refused_by_name():
+    from engine.errors import InputError
+
+    config = VARIANTS["rembert"] | {"is_decoder": True, "add_cross_attention": True}
+    with pytest.raises(InputError, match=r"^config\.add_cross_attention: true is not supported"):
+        read_hf_config(config)
