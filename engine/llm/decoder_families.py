@@ -1182,6 +1182,55 @@ def _longcat_flash(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+HY_V3_DEFAULTS = {"vocab_size": 120832, "hidden_size": 4096, "intermediate_size": 13312, "num_hidden_layers": 80,
+                  "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 128, "moe_intermediate_size": 1536,
+                  "max_position_embeddings": 131072}
+HY_V3_EXPERTS = {"num_experts": 192, "num_experts_per_tok": 8, "num_shared_experts": 1}
+"""HYV3Config's defaults of the sizes the reader reads: whole numbers, and the experts' (null accepted by the
+config class, not by the experts transformers builds from them)."""
+
+
+def _hy_v3(c: Keys) -> dict:
+    """hy_v3 (Hy3): Qwen3's attention (GQA, a per-head RMSNorm of queries and keys, ``attention_bias`` on q/k/v/o),
+    and by ``mlp_layer_types`` (absent: the first layer dense, the others sparse) a dense gated MLP of
+    ``intermediate_size`` (``mlp_bias``) or ``num_experts`` experts of ``moe_intermediate_size``, k per token, behind
+    a sigmoid router d→E without bias (its score correction a buffer), beside ``num_shared_experts`` ×
+    ``moe_intermediate_size`` shared (none: transformers' HYV3MLP falls back to ``intermediate_size``, 0 being
+    falsy). Absent sizes: HYV3Config's defaults. Refused by name: a null size, ``mlp_bias`` with sparse layers (a
+    biased shared expert beside unbiased experts), one expert (a router d→1 is not modelled)."""
+    c.neutral("router_scaling_factor", "enable_moe_fp32_combine")
+    _whole_defaults(c, HY_V3_DEFAULTS, "HYV3Config")
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="head"))
+    block = fields["block"]
+    mlp_bias = c.flag("mlp_bias", False)
+    layers = _layer_count(fields)
+    if not layers:
+        return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+    types = _layer_kinds(c, "mlp_layer_types", layers, ("dense", "sparse"))
+    sparse = [i > 0 for i in range(layers)] if types is None else [t == "sparse" for t in types]
+    dense = _dense_mlp(block["ff_size"]) | {"ff_bias": mlp_bias}
+    if any(sparse):
+        for key in HY_V3_EXPERTS:
+            if key in c.data and c.data[key] is None:
+                raise c.error(key, "null: transformers' HYV3MoE cannot be built with it (the model has sparse "
+                                   "layers)")
+        c.data = {**HY_V3_EXPERTS, **c.data}
+        _experts(c, fields, ("num_experts",))
+        if block["experts"] == 1:
+            raise c.error("num_experts", "1: one routed expert behind a router d→1 is not modelled")
+        if mlp_bias:
+            raise c.error("mlp_bias", "true with sparse layers is not modelled (a biased shared expert beside "
+                                      "the unbiased experts)")
+        shared = c.size(None, "num_shared_experts")
+        block["shared_ff_size"] = shared * block["ff_size"] if shared else dense["ff_size"]
+        block["ff_bias"] = False
+    else:
+        c.neutral(*HY_V3_EXPERTS, "moe_intermediate_size")
+        block |= dense
+    return _per_layer(fields, [{} if s else dense for s in sparse]) | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 V4_KINDS = ("sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention")
 V4_RATIOS = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
 """DeepSeek-V4's layer kinds, and the legacy ``compress_ratios`` entries transformers maps onto them."""
@@ -1596,6 +1645,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "deepseek_v32": Family(_deepseek_v32, _lm("DeepseekV32")),
     "glm_moe_dsa": Family(_glm_moe_dsa, _lm("GlmMoeDsa")),
     "deepseek_v4": Family(_deepseek_v4, _lm("DeepseekV4")),
+    "hy_v3": Family(_hy_v3, _lm("HYV3")),
     "youtu": Family(_youtu, _lm("Youtu")),
     "solar_open": Family(_solar_open, _lm("SolarOpen")),
     "jais2": Family(_jais2, _lm("Jais2")),

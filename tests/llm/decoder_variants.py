@@ -29,6 +29,9 @@ V4 = {"hidden_size": 64, "moe_intermediate_size": 24, "num_hidden_layers": 3, "n
       "max_position_embeddings": 64, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 """DeepSeek-V4's small base: rates 4 and 8, so that 10 and 12 positions make entries on both compressed kinds."""
 
+HY3 = S | {"head_dim": 16, "num_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 24}
+"""Hy3's small base: GQA of head_dim 16, 4 experts of 24 (2 a token)."""
+
 
 def _v(model_type: str, architecture: str, **keys) -> dict:
     return {"model_type": model_type, "architectures": [architecture], **keys}
@@ -371,4 +374,17 @@ DECODER_VARIANTS = {
         "deepseek_v4", "DeepseekV4ForCausalLM", **({k: v for k, v in V4.items() if k != "compress_rates"}
                                                   | {"num_hidden_layers": 4, "head_dim": 12, "hc_mult": 1}),
         compress_ratios=[4, 128, 0, 4], compress_rate_csa=5, tie_word_embeddings=True, num_hash_layers=1),
+    "hy3 (QK-norm GQA, first layer dense, experts + one shared)": _v(
+        "hy_v3", "HYV3ForCausalLM", **HY3),
+    "hy3 model, biases, listed layer kinds, two shared": _v(
+        "hy_v3", "HYV3Model", **HY3, attention_bias=True, mlp_layer_types=["sparse", "dense", "sparse"],
+        num_shared_experts=2),
+    "hy3 no shared expert (an MLP of intermediate_size instead), tied, head_dim 12": _v(
+        "hy_v3", "HYV3ForCausalLM", **(HY3 | {"head_dim": 12}), num_shared_experts=0, tie_word_embeddings=True),
+    "hy3 published file's remote-code keys (first_k_dense_replace, qk_norm, expert_hidden_dim…: inert)": _v(
+        "hy_v3", "HYV3ForCausalLM", **HY3, first_k_dense_replace=2, qk_norm=True, expert_hidden_dim=40,
+        route_norm=True, moe_router_use_sigmoid=True, moe_router_enable_expert_bias=True, num_nextn_predict_layers=1,
+        use_grouped_mm=True, enable_attention_fp32_softmax=True, enable_lm_head_fp32=True),
+    "hy3 all dense, MLP biases, null experts": _v(
+        "hy_v3", "HYV3ForCausalLM", **(HY3 | {"num_experts": None}), mlp_layer_types=["dense"] * 3, mlp_bias=True),
 }

@@ -308,6 +308,16 @@ def _deepseek_v4(draw, spec: Spec, out: dict) -> None:
                                                               max_size=layers)))}
 
 
+def _hy_v3(draw, spec: Spec, out: dict) -> None:
+    """Hy3: each layer dense or sparse (``mlp_layer_types``, or its default: the first dense), at least two experts
+    (the reader refuses one by name), 0 to 2 shared experts (none: transformers' MLP of ``intermediate_size``)."""
+    layers = out["num_hidden_layers"]
+    out |= {"mlp_layer_types": draw(st.one_of(st.none(), st.lists(st.sampled_from(["dense", "sparse"]),
+                                                                   min_size=layers, max_size=layers))),
+            "num_experts": max(out.get("num_experts") or 2, 2), "num_shared_experts": draw(st.integers(0, 2))}
+    out["num_experts_per_tok"] = min(out.get("num_experts_per_tok") or 1, out["num_experts"])
+
+
 def _diffllama(draw, spec: Spec, out: dict) -> None:
     """DiffLlama splits the values by key/value heads: an even number of them (transformers refuses others; the
     reader refuses them by name); the heads a multiple, ``head_dim`` written by the generic draw."""
@@ -745,6 +755,7 @@ HOOKS: dict[str, Callable] = {
     "deepseek_v32": _sparse_attention,
     "glm_moe_dsa": _sparse_attention,
     "deepseek_v4": _deepseek_v4,
+    "hy_v3": _hy_v3,
     "diffllama": _diffllama,
     "longcat_flash": _longcat_flash,
     "mimo_v2_flash": _mimo_v2_flash,
@@ -791,6 +802,9 @@ PINNED: dict[str, dict[str, tuple[object, str]]] = {
                                         "attention_bias: the reader refuses true by name")},
     "deepseek_v4": {"mlp_bias": (False, "a biased shared expert beside DeepSeek-V4's unbiased experts is not "
                                         "modelled; the reader refuses mlp_bias: true by name")},
+    "hy_v3": {"mlp_bias": (False, "with sparse layers mlp_bias gives the shared expert biases beside unbiased experts, "
+                                  "not modelled; the reader refuses it by name (tests/llm/test_families_hf covers "
+                                  "MLP biases on dense layers)")},
     "deepseek_v2": {"mlp_bias": (False, "feed-forward biases of DeepSeek-V2 are not modelled; the reader "
                                         "refuses mlp_bias: true by name")},
     "nemotron_h": {"mlp_bias": (False, "with MoE layers mlp_bias gives the shared MLP biases, not modelled; the "

@@ -211,7 +211,10 @@ WITHOUT_LIBRARY = {
                        ("minicpm5_moe", "MiniCPM5-MoE (openbmb/MiniCPM5-15B-A2.5B, transformers' docstring "
                                         "checkpoint; only a training script's size check and converters found; its "
                                         "sizes are MiniCPM5MoeConfig's defaults, counted by hand: "
-                                        "test_minicpm5_moe_default_sizes_by_hand)"))},
+                                        "test_minicpm5_moe_default_sizes_by_hand)"),
+                       ("hy_v3", "Hy3-preview (tencent/Hy3-preview; only ports' reconstructions of its config.json "
+                                 "found, in its remote-code keys; its sizes are HYV3Config's defaults, counted by "
+                                 "hand: test_hy_v3_default_sizes_are_hy3_preview_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -576,6 +579,44 @@ def test_minicpm5_moe_default_sizes_by_hand():
     result = evaluate(read_hf_config(MINICPM5_MOE).architecture(t))
     assert (result.params, result.active_params, result.forward_flop) == (params, active, 2 * macs)
     assert 15.0e9 < params < 15.01e9 and 2.50e9 < active - vocab * d < 2.51e9
+
+
+HY_V3 = {"model_type": "hy_v3", "architectures": ["HYV3ForCausalLM"]}
+"""Hy3 with every size absent: HYV3Config's defaults, the sizes of its docstring's tencent/Hy3-preview."""
+
+
+def test_hy_v3_default_sizes_are_hy3_preview_by_hand():
+    """HYV3Config's defaults (d 4096, 80 layers, 64 heads of 128, 8 key/value heads, the first layer a dense MLP of
+    13,312, then 192 experts of 1,536, 8 per token, one shared; vocabulary 120,832, untied), from the weight shapes:
+    q, k, v, o without biases and the per-head q/k norms (2·128), two norms a layer; the dense MLP 3·d·F; a MoE
+    layer's router d→E, E experts and the shared one of 3·d·F_e each. 295,033,528,320 parameters: Tencent's 295B;
+    about 21B active (Tencent: 21B). Forward FLOP at T tokens: 2 per multiply-accumulate of the projections, QKᵀ and
+    AV, the router, the k experts and the shared one per token, and the head."""
+    d, layers, h, kv, q, f, fe, e, k, vocab, t = 4096, 80, 64, 8, 128, 13312, 1536, 192, 8, 120832, 16
+    attention = d * h * q + 2 * d * kv * q + h * q * d + 2 * q
+    moe = d * e + (e + 1) * 3 * d * fe
+    params = 2 * vocab * d + d + layers * (attention + 2 * d) + 3 * d * f + (layers - 1) * moe
+    active = params - (layers - 1) * (e - k) * 3 * d * fe
+    macs = layers * (t * (attention - 2 * q) + 2 * h * t * t * q) + t * 3 * d * f \
+        + (layers - 1) * t * (d * e + (k + 1) * 3 * d * fe) + t * d * vocab
+    result = evaluate(read_hf_config(HY_V3).architecture(t))
+    assert (result.params, result.active_params, result.forward_flop) == (params, active, 2 * macs)
+    assert params == 295_033_528_320 and 20.6e9 < active < 20.7e9
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"head_dim": None}, "head_dim"),            # HYV3Config: a whole number
+    ({"num_experts": None}, "num_experts"),      # HYV3MoE cannot be built with it
+    ({"num_shared_experts": None}, "num_shared_experts"),
+    ({"num_experts": 1, "num_experts_per_tok": 1}, "num_experts"),
+    ({"mlp_bias": True}, "mlp_bias"),            # a biased shared expert beside the experts
+    ({"mlp_layer_types": ["dense"] * 79}, "mlp_layer_types"),
+    ({"mlp_layer_types": ["dense"] + ["moe"] * 79}, "mlp_layer_types"),
+    ({"num_experts_per_tok": 193}, "num_experts_per_tok"),
+])
+def test_hy_v3_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(HY_V3 | change)
 
 
 @pytest.mark.parametrize("change,key", [
