@@ -320,6 +320,61 @@ def _afmoe(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+LAGUNA_DEFAULTS = {"vocab_size": 100352, "hidden_size": 2048, "intermediate_size": 8192, "num_hidden_layers": 40,
+                   "num_attention_heads": 48, "num_key_value_heads": 8, "head_dim": 128, "sliding_window": 512,
+                   "moe_intermediate_size": 512, "shared_expert_intermediate_size": 512, "num_experts_per_tok": 8,
+                   "num_experts": 256, "max_position_embeddings": 131072}
+"""LagunaConfig's defaults of the sizes the reader reads (a null one is refused, as the config class does)."""
+
+
+def _laguna(c: Keys) -> dict:
+    """laguna (Poolside Laguna): attention with a per-head RMSNorm of queries and keys, ``attention_bias`` on
+    q/k/v/o, ``head_dim`` (absent: 128), heads per layer (``num_attention_heads_per_layer``, absent: all
+    ``num_attention_heads``) and a softplus output gate from the attention's input (``gating`` true or "per-head": d→H,
+    one per head, block field ``head_gate``; any other value: d→H·Q, one per channel, ``attention_output_gate``),
+    without bias; ``sliding_window`` (absent: 512) where ``layer_types`` says (absent: none); dense layers (a gated
+    MLP of ``intermediate_size``) where ``mlp_layer_types`` says (absent: the first), the others ``num_experts`` of
+    ``moe_intermediate_size`` (k per token, a sigmoid router d→E without bias whose score correction, E values that
+    never train, is a parameter: counted as its bias) beside a gated shared expert of
+    ``shared_expert_intermediate_size``. The routed scaling and the router's logit softcapping are element-wise."""
+    c.neutral("moe_routed_scaling_factor", "moe_router_logit_softcapping")
+    c.require("moe_apply_router_weight_on_input", lambda v: v is False,
+              "transformers' Laguna raises NotImplementedError for it")
+    _whole_defaults(c, LAGUNA_DEFAULTS, "LagunaConfig")
+    gating = c.get("gating", True)
+    per_head = gating is True or gating == "per-head"
+    if not per_head and c.flag("attention_bias", False):
+        raise c.error("gating", f"{json.dumps(gating)[:40]} with attention_bias true: the per-channel gate "
+                                "projection has no bias while q would (not modelled)")
+    gate = {"head_gate": True} if per_head else {"attention_output_gate": True}
+    fields = _decoder(c, **_rms_swiglu(c, qk_norm="head", router_bias=True, gate_function="softplus", **gate))
+    block = fields["block"]
+    dense_ff = _experts(c, fields, ("num_experts",))
+    if isinstance(block["experts"], int) and block["experts"] < 2:
+        raise c.error("num_experts", f"{block['experts']}: a single expert is not modelled")
+    shared = c.size(None, "shared_expert_intermediate_size")
+    block["shared_ff_size"] = shared or None
+    layers = _layer_count(fields)
+    if not layers:
+        return fields
+    kv = block["kv_heads"]
+    heads = c.get("num_attention_heads_per_layer")
+    if heads is None:
+        heads = [block["heads"]] * layers
+    elif not isinstance(heads, list) or len(heads) != layers or not all(
+            isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in heads):
+        raise c.error("num_attention_heads_per_layer", f"expected {layers} whole numbers of heads (one per layer)")
+    if any(isinstance(kv, int) and kv >= 1 and h % kv for h in heads):
+        raise c.error("num_attention_heads_per_layer" if c.data.get("num_attention_heads_per_layer") is not None
+                      else "num_attention_heads", f"{heads[0] if len(set(heads)) == 1 else heads} heads: each layer's "
+                                                  f"heads must be a multiple of num_key_value_heads {kv} "
+                                                  "(transformers' repeat_kv fails otherwise)")
+    windows = _layer_windows_each(c, layers, lambda i: False)
+    dense = [dict(change, router_bias=False) if change else {} for change in _mlp_layers_each(c, layers, dense_ff, 1)]
+    _per_layer(fields, _merged(windows, dense, [{"heads": h} for h in heads]))
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 def _mimo_v2_flash(c: Keys) -> dict:
     """mimo_v2_flash (MiMo-V2-Flash): attention with values of their own size (``v_head_dim`` V, absent 128; queries
     and keys ``head_dim`` Q, absent 192; block field ``value_size``), ``attention_bias`` on q/k/v, none on the
@@ -1650,6 +1705,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "solar_open": Family(_solar_open, _lm("SolarOpen")),
     "jais2": Family(_jais2, _lm("Jais2")),
     "longcat_flash": Family(_longcat_flash, _lm("LongcatFlash")),
+    "laguna": Family(_laguna, _lm("Laguna")),
     "granite_swa": Family(_granite_swa, _lm("GraniteSWA")),
     "granitemoe_swa": Family(_granitemoe_swa, _lm("GraniteMoeSWA")),
     "hyperclovax": Family(_hyperclovax, _lm("HyperCLOVAX")),

@@ -22,6 +22,7 @@ ACTIVATION_FLOP: dict[str, int] = {
     "relu2": 2,     # max(0, x)², squared ReLU (Nemotron, Persimmon, Arcee): max, square
     "xielu": 6,     # xIELU (Apertus), its longer branch: (expm1(min(x, ε)) − x)·α_n + β·x: min, expm1, −, ×, ×, +
     "sigmoid": 4,   # 1 / (1 + exp(-x)): negate, exp, add, divide
+    "softplus": 3,  # log(1 + exp(x)): exp, add, log
     "tanh": 5,      # (exp(2x) - 1) / (exp(2x) + 1): multiply, exp, subtract, add, divide
     "gelu": 5,      # 0.5·x·(1 + erf(x/√2)), PyTorch's default: ×(1/√2), erf, +1, ×x, ×0.5
     "silu": 5,      # x · sigmoid(x)

@@ -309,6 +309,9 @@ class TransformerBlock(LayerBase):
                                                            "output projection (Qwen3-Next).")
     head_gate: bool = Field(False, description="A sigmoid gate per head, d→H from the attention's input, scales "
                                                "each head's output before the output projection (LFM3).")
+    gate_function: Literal["sigmoid", "softplus"] = Field(
+        "sigmoid", description="What the attention's output gate (attention_output_gate, head_gate) applies to its "
+                               "logits: sigmoid, or softplus (Laguna); element-wise, full convention only.")
     ssm_gated_norm: bool = Field(True, description="Mamba-2's gated RMS norm (I parameters); false: the scan's output "
                                                    "× SiLU(z) alone (Falcon-H1's mamba_rms_norm false).")
     ssm_out_bias: Literal["same", "bias", "none"] = Field(
@@ -498,6 +501,8 @@ class TransformerBlock(LayerBase):
                                or self.attention_experts or self.differential):
             raise InputError("head_gate", "a gate per head is modelled on plain self-attention (not latent, local or "
                                           "expert attention, nor beside an output gate)")
+        if self.gate_function != "sigmoid" and not (self.head_gate or self.attention_output_gate):
+            raise InputError("gate_function", "belongs to an output gate (head_gate or attention_output_gate)")
         if (self.mixer == "lightning") != (self.lightning_block_size is not None):
             raise InputError("lightning_block_size", "a lightning mixer needs lightning_block_size, and only it")
         if self.mixer == "lightning" and (self.parallel or self.cross_attention_length or self.norm_position != "pre"

@@ -135,12 +135,13 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if block.sub_norms:  # BitNet: a norm of the attention's output before the output projection
         norm_params, norm_flop = norm_cost(block, h * q, length)
         parts.append(Part(f"{label} sub-norm", norm_params, 0, norm_flop, None, "none", ("a",), ("a",)))
+    gate_flop = ACTIVATION_FLOP[block.gate_function]  # sigmoid, or Laguna's softplus
     if block.attention_output_gate:  # sigmoid(gate)·output, element-wise
-        parts.append(Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP["sigmoid"] + 1) * length * h * q, None,
+        parts.append(Part(f"{label} output gate", 0, 0, (gate_flop + 1) * length * h * q, None,
                           "none", ("a", "og"), ("a",)))
     if block.head_gate:  # LFM3: g = x·W_g (d→H), each head's output × sigmoid(g)
         parts += [_linear(f"{label} head gate projection", d, h, False, length, src=(read,), dst=("hg",), role="head gate"),
-                  Part(f"{label} head gate", 0, 0, ACTIVATION_FLOP["sigmoid"] * length * h + length * h * v, None,
+                  Part(f"{label} head gate", 0, 0, gate_flop * length * h + length * h * v, None,
                        "none", ("a", "hg"), ("a",))]
     if block.attention_experts:
         return _attention_experts(block, label, d, length, parts, read)

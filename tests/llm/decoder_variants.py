@@ -11,6 +11,8 @@ S = {"hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 3, "num_at
      "bos_token_id": 0, "eos_token_id": 0}
 MOE = {"n_routed_experts": 4, "num_experts_per_tok": 2, "moe_intermediate_size": 24, "n_group": 1, "topk_group": 1}
 WINDOWS = ["full_attention", "sliding_attention", "sliding_attention"]
+LAGUNA = S | {"head_dim": 12, "moe_intermediate_size": 24, "shared_expert_intermediate_size": 20, "num_experts": 4,
+              "num_experts_per_tok": 2}
 LONGCAT = {"hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "max_position_embeddings": 64,
            "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0, "ffn_hidden_size": 96, "q_lora_rank": 24,
            "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "head_dim": 4, "v_head_dim": 12,
@@ -352,6 +354,14 @@ DECODER_VARIANTS = {
     "mimo-v2-flash tied, top-1": _v(
         "mimo_v2_flash", "MiMoV2FlashForCausalLM", **S, head_dim=8, v_head_dim=8, **(MOE | {"num_experts_per_tok": 1}),
         tie_word_embeddings=True),
+    "laguna (softplus gate per head, sigmoid-routed experts beside a shared one, first layer dense)": _v(
+        "laguna", "LagunaForCausalLM", **LAGUNA),
+    "laguna model, gate per channel, heads per layer, windows": _v(
+        "laguna", "LagunaModel", **LAGUNA, gating="per-element", num_attention_heads_per_layer=[4, 2, 6],
+        sliding_window=4, layer_types=["full_attention", "sliding_attention", "sliding_attention"]),
+    "laguna biases, dense middle layer, no shared expert, tied": _v(
+        "laguna", "LagunaForCausalLM", **(LAGUNA | {"shared_expert_intermediate_size": 0}), attention_bias=True,
+        mlp_layer_types=["sparse", "dense", "sparse"], tie_word_embeddings=True),
     "longcat-flash (two sub-layers a layer, shortcut experts, zero experts)": _v(
         "longcat_flash", "LongcatFlashForCausalLM", **LONGCAT, num_layers=2),
     "longcat-flash model, biases, no zero experts, num_hidden_layers": _v(
