@@ -332,6 +332,20 @@ def _mimo_v2_flash(draw, spec: Spec, out: dict) -> None:
     out |= {"num_key_value_heads": kv, "num_attention_heads": 2 * kv * draw(st.integers(1, 2))}
 
 
+def _laguna(draw, spec: Spec, out: dict) -> None:
+    """Laguna: the output gate per head or per channel (``gating``; a per-channel gate beside attention_bias is
+    refused by name: its projection has no bias), heads per layer (each a multiple of the key/value heads, as
+    repeat_kv needs), sliding or full layers."""
+    layers, kv = out["num_hidden_layers"], out["num_key_value_heads"]
+    out["gating"] = draw(st.sampled_from([True, False, "per-head", "per-element"]))
+    if not (out["gating"] is True or out["gating"] == "per-head"):
+        out["attention_bias"] = False
+    out["num_attention_heads_per_layer"] = draw(st.one_of(st.none(), st.lists(
+        st.integers(1, 3).map(lambda g: g * kv), min_size=layers, max_size=layers)))
+    out["layer_types"] = draw(st.one_of(st.none(), st.lists(st.sampled_from(["full_attention", "sliding_attention"]),
+                                                            min_size=layers, max_size=layers)))
+
+
 def _longcat_flash(draw, spec: Spec, out: dict) -> None:
     """LongCat-Flash: its rotary table is sized by ``head_dim``, which must be the rotary part (the reader refuses
     others by name; transformers cannot run them); the queries always go through ``q_lora_rank`` (a number);
@@ -758,6 +772,7 @@ HOOKS: dict[str, Callable] = {
     "hy_v3": _hy_v3,
     "diffllama": _diffllama,
     "longcat_flash": _longcat_flash,
+    "laguna": _laguna,
     "mimo_v2_flash": _mimo_v2_flash,
     "mamba2": _mamba2,
     "bamba": _mamba2_hybrid,

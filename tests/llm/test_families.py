@@ -214,7 +214,9 @@ WITHOUT_LIBRARY = {
                                         "test_minicpm5_moe_default_sizes_by_hand)"),
                        ("hy_v3", "Hy3-preview (tencent/Hy3-preview; only ports' reconstructions of its config.json "
                                  "found, in its remote-code keys; its sizes are HYV3Config's defaults, counted by "
-                                 "hand: test_hy_v3_default_sizes_are_hy3_preview_by_hand)"))},
+                                 "hand: test_hy_v3_default_sizes_are_hy3_preview_by_hand)"),
+                       ("laguna", "Laguna XS.2 (poolside/Laguna-XS.2; only copies cut off before its layer_types "
+                                  "and the keys after them, and trimmed or toy configs in other projects' tests)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",

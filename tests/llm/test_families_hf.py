@@ -934,3 +934,46 @@ def test_rembert_cross_attention_is_refused_by_name():
     config = VARIANTS["rembert"] | {"is_decoder": True, "add_cross_attention": True}
     with pytest.raises(InputError, match=r"^config\.add_cross_attention: true is not supported"):
         read_hf_config(config)
+
+
+LAGUNA_BASE = "laguna (softplus gate per head, sigmoid-routed experts beside a shared one, first layer dense)"
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"gating": "per-element", "attention_bias": True}, "gating"),  # the gate projection has no bias, q would
+    ({"num_attention_heads_per_layer": [4, 3, 4]}, "num_attention_heads_per_layer"),  # 3 heads over 2 kv heads
+    ({"num_attention_heads_per_layer": [4, 4]}, "num_attention_heads_per_layer"),  # not one per layer
+    ({"num_attention_heads": 5, "num_key_value_heads": 2}, "num_attention_heads"),
+    ({"num_experts": 1, "num_experts_per_tok": 1}, "num_experts"),
+    ({"num_experts_per_tok": 5}, "num_experts_per_tok"),
+    ({"moe_apply_router_weight_on_input": True}, "moe_apply_router_weight_on_input"),
+    ({"head_dim": None}, "head_dim"),
+    ({"mlp_layer_types": ["dense", "moe", "sparse"]}, "mlp_layer_types"),
+])
+def test_laguna_refusals_name_the_key(change, key):
+    """What the Laguna reader does not count is refused in one line naming the key, never counted."""
+    from engine.errors import InputError
+
+    config = VARIANTS[LAGUNA_BASE] | change
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(config)
+
+
+def test_laguna_layer_by_hand():
+    """A Laguna model from LagunaDecoderLayer's weight shapes and the products FlopCounterMode counts: per layer q
+    d→H_i·Q, k and v d→H_kv·Q, o H_i·Q→d (heads per layer), a softplus gate d→H_i (per head) without bias, per-head
+    q/k RMSNorms (Q each), two RMSNorms; the first layer a gated MLP of F, the others a router d→E (no bias; its score
+    correction, E parameters), E gated experts of F_e (k per token) and a gated shared expert of F_s."""
+    d, q, kv, vocab, t = 64, 12, 2, 128, 10
+    f, fe, fs, e, k = 96, 24, 20, 4, 2
+    heads = [4, 2, 6]
+    config = VARIANTS[LAGUNA_BASE] | {"num_attention_heads_per_layer": heads}
+
+    def attention(h):
+        return d * h * q + 2 * d * kv * q + h * q * d + d * h + 2 * q + 2 * d
+
+    moe = d * e + e + e * 3 * d * fe + 3 * d * fs
+    params = 2 * vocab * d + d + sum(attention(h) for h in heads) + 3 * d * f + 2 * moe
+    macs = t * d * vocab + t * 3 * d * f + 2 * t * (d * e + k * 3 * d * fe + 3 * d * fs) + sum(
+        t * (d * h * q + 2 * d * kv * q + h * q * d + d * h) + 2 * h * t * t * q for h in heads)
+    assert _engine(config, t) == (params, 2 * macs)
