@@ -103,7 +103,7 @@ def compressed_attention(block, d: int, length: int, read: str = "h") -> list[Pa
         Part("attention scores QKᵀ (sliding and compressed keys)", sinks, scores * q,
              softmax_and_scale_flop(scores) + (ACTIVATION_FLOP["softmax"] * h * length if sinks else 0), None,
              "product", ("q", "k"), ("s",)),
-        Part("attention values AV (the keys)", 0, scores * q, 0, None, "product", ("s", "k"), ("a",)),
+        Part("attention values AV", 0, scores * q, 0, None, "product", ("s", "k"), ("a",)),
         _linear(f"attention grouped output projection ({groups} groups)", h * q, rank, False, length,
                 src=("a",), dst=("og",), role="o groups"),
         _linear("attention output projection", groups * rank, d, False, length, extra_flop=length * d,

@@ -64,3 +64,15 @@ def test_hyper_connections_by_hand(rounds):
         == 2 * matmul + 2 * layers * sub_layer + head
     params = layers * 2 * (width * out + out + 3) + N * width + N + 1
     assert evaluate(arch).params - evaluate(plain).params == params
+
+
+def test_plan_reads_the_attention_core_of_every_layer():
+    """The plan's attention core (the rows QKᵀ and AV, which selective recomputation runs again): 2·H·L·(L+T)·D
+    multiply-accumulates per layer, T = ⌊L/m⌋ compressed keys (none on the sliding layer)."""
+    from engine.plan.model import plan_model
+
+    length = 10
+    arch = read_hf_config(V4 | {"layer_types": ["sliding_attention", "compressed_sparse_attention",
+                                                "heavily_compressed_attention"]}).architecture(length)
+    keys = [length, length + length // 4, length + length // 8]
+    assert plan_model(arch).attention_core_flop == sum(2 * 2 * H * length * k * Q for k in keys)
