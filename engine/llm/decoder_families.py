@@ -1327,12 +1327,14 @@ def _deepseek_v4(c: Keys) -> dict:
         raise c.error("o_groups", f"{block['output_groups']} groups do not divide the heads' width "
                                   f"{block['heads']} × {block['head_size']} (transformers' grouped output projection "
                                   "cannot run)")
-    rates = c.get("compress_rates", {})
-    if not isinstance(rates, dict) or set(rates) - set(V4_KINDS[1:]):
+    rates = c.get("compress_rates")  # absent: DeepseekV4Config's; given, only what it holds
+    if rates is not None and (not isinstance(rates, dict) or set(rates) - set(V4_KINDS[1:])):
         raise c.error("compress_rates", f"expected an object of {V4_KINDS[1]} and {V4_KINDS[2]} rates")
-    rates = {"compressed_sparse_attention": 4, "heavily_compressed_attention": 128} | rates
+    rates = dict(rates) if rates is not None else {"compressed_sparse_attention": 4,
+                                                    "heavily_compressed_attention": 128}
     for kind, legacy in zip(V4_KINDS[1:], ("compress_rate_csa", "compress_rate_hca")):
-        rates[kind] = c.get(legacy, rates[kind])
+        if c.get(legacy) is not None:
+            rates[kind] = c.get(legacy)
     layers = _layer_count(fields)
     if not layers:
         return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
@@ -1352,6 +1354,9 @@ def _deepseek_v4(c: Keys) -> dict:
         if kind != "sliding_attention":
             legacy = "compress_rate_csa" if kind == V4_KINDS[1] else "compress_rate_hca"
             key = legacy if c.data.get(legacy) is not None else "compress_rates"
+            if kind not in rates:
+                raise c.error("compress_rates", f"no rate for {kind}, which layer {len(changes)} is (transformers' "
+                                                "compressor cannot be built)")
             rate = rates[kind]
             if isinstance(rate, bool) or not isinstance(rate, int) or rate < 1:
                 raise c.error(key, f"{kind}'s rate must be a whole number from 1, got {json.dumps(rate)[:40]}")

@@ -384,6 +384,10 @@ DECODER_VARIANTS = {
         "deepseek_v4", "DeepseekV4ForCausalLM", **({k: v for k, v in V4.items() if k != "compress_rates"}
                                                   | {"num_hidden_layers": 4, "head_dim": 12, "hc_mult": 1}),
         compress_ratios=[4, 128, 0, 4], compress_rate_csa=5, tie_word_embeddings=True, num_hash_layers=1),
+    "deepseek-v4 compress_rates naming one kind, the other by compress_rate_hca": _v(
+        "deepseek_v4", "DeepseekV4ForCausalLM", **(V4 | {"compress_rates": {"compressed_sparse_attention": 3}}),
+        compress_rate_hca=5,
+        layer_types=["heavily_compressed_attention", "compressed_sparse_attention", "sliding_attention"]),
     "hy3 (QK-norm GQA, first layer dense, experts + one shared)": _v(
         "hy_v3", "HYV3ForCausalLM", **HY3),
     "hy3 model, biases, listed layer kinds, two shared": _v(

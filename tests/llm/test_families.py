@@ -105,6 +105,8 @@ def _config(model_id: str) -> dict:
     ("deepseek-v4-flash", {"layer_types": ["sliding_attention", "full_attention"] * 21 + ["sliding_attention"]},
      "config.layer_types: expected 43 entries"),
     ("deepseek-v4-flash", {"compress_rates": {"sliding_attention": 4}}, "config.compress_rates: expected an object"),
+    ("deepseek-v4-flash", {"compress_rates": {"compressed_sparse_attention": 4}},
+     "config.compress_rates: no rate for heavily_compressed_attention, which layer 3 is"),
     ("deepseek-v4-flash", {"compress_rate_hca": 0}, "config.compress_rate_hca: heavily_compressed_attention's rate"),
     ("deepseek-v4-flash", {"mlp_layer_types": ["moe", "dense"] * 21 + ["moe"]}, "config.mlp_layer_types: expected 43"),
 ])
