@@ -150,6 +150,46 @@ def _rembert(c: Keys) -> dict:
                      "embedding_norm": True, "tied_embeddings": False, "final_norm": False}
 
 
+def _rotary_post_norm(c: Keys, **block) -> dict:
+    """JinaEmbeddingsV3's and GTE's layout: BERT's post-norm blocks (a LayerNorm after each residual add) with rotary
+    positions over the head (no position table), biased q, k, v and output projections H·Q wide (Q = ``head_dim``,
+    absent: d/H; null: transformers fails), a token table, a token-type table and a LayerNorm; the masked-LM head
+    dense d→d, GELU (whatever ``hidden_act``), LayerNorm, decoder d→V with a bias."""
+    if "head_dim" in c.data and c.data["head_dim"] is None:
+        raise c.error("head_dim", "null (the attention reads getattr(config, \"head_dim\", d/H): transformers "
+                                  "fails; leave it out for d/H)")
+    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
+                      norm_position="post", **block)
+    fields["block"]["head_size"] = c.size("block.head_size", "head_dim", required=False)
+    return fields | {"token_types": c.size("token_types", "type_vocab_size", required=False, default=1) or None,
+                     "embedding_norm": True, "final_norm": False, "head_activation": "gelu"}
+
+
+def _gte(c: Keys) -> dict:
+    """gte (GTE embedding encoders, transformers' native port): JinaEmbeddingsV3's post-norm rotary blocks with a
+    gated feed-forward (``hidden_act``(gate)·up, gate and up d→F without bias, down F→d with one: block
+    ``down_bias``); ``type_vocab_size`` 0 builds no token-type table (gte-base-en-v1.5). GteForMaskedLM's head has
+    one bias V (the decoder's own), tied by ``tie_word_embeddings`` (untied: V·d more); GteModel has no pooler
+    unless built for sequence classification."""
+    return _rotary_post_norm(c, gated=True, ff_bias=False, down_bias="bias") | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", True)}
+
+
+def _jina_embeddings_v3(c: Keys) -> dict:
+    """jina_embeddings_v3 (transformers' native JinaEmbeddingsV3, XLM-RoBERTa's tables without the position table):
+    post-norm rotary blocks with BERT's feed-forward (biased fc1 d→F, ``hidden_act``, fc2 F→d). Its task LoRA
+    adapters are not part of the class: transformers builds none (the remote-code model's ``lora_adaptations``,
+    ``lora_rank``… are read by nothing transformers builds, so they are listed as not used and count 0 parameters and
+    0 FLOP); train adapters with the LoRA fine-tuning setting. JinaEmbeddingsV3Model has BERT's pooler; the masked-LM
+    decoder is tied (untied: transformers keeps a second, unused bias; refused)."""
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then keeps a "
+                                                          "second, unused output bias; not modelled")
+    if c.data.get("type_vocab_size") == 0:
+        raise c.error("type_vocab_size", "0: JinaEmbeddingsV3 builds an empty token-type table and looks token type 0 "
+                                         "up in it (transformers fails)")
+    return _rotary_post_norm(c) | {"tied_embeddings": True}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -371,5 +411,8 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
     "esm": Family(_esm, {"EsmForMaskedLM": "mlm", "EsmModel": "pooler"}),
     "rembert": Family(_rembert, {"RemBertForMaskedLM": "mlm", "RemBertForCausalLM": "mlm", "RemBertModel": "pooler"}),
+    "gte": Family(_gte, {"GteForMaskedLM": "mlm", "GteModel": "none"}),
+    "jina_embeddings_v3": Family(_jina_embeddings_v3, {"JinaEmbeddingsV3ForMaskedLM": "mlm",
+                                                       "JinaEmbeddingsV3Model": "pooler"}),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -244,6 +244,9 @@ class TransformerBlock(LayerBase):
                                              "biases only).")
     out_bias: bool = True
     ff_bias: bool = True
+    down_bias: Literal["same", "bias", "none"] = Field(
+        "same", description="The feed-forward's down projection bias: as the up and gate's (same: ff_bias), or its own "
+                            "(GTE: a bias on the down projection only).")
     attention_sinks: bool = Field(False, description="A learned sink logit per head (GPT-OSS).")
     kv_lora_rank: Size | None = Field(None, description="c: latent attention's key/value rank (DeepSeek).")
     q_lora_rank: Size | None = Field(None, description="c_q: latent attention's query rank (None: direct).")
@@ -503,6 +506,9 @@ class TransformerBlock(LayerBase):
                                           "expert attention, nor beside an output gate)")
         if self.gate_function != "sigmoid" and not (self.head_gate or self.attention_output_gate):
             raise InputError("gate_function", "belongs to an output gate (head_gate or attention_output_gate)")
+        if self.down_bias != "same" and (self.experts > 1 or self.shared_ff_size is not None or not self.feed_forward
+                                           or self.expert_branch_norms or self.per_layer_input_size is not None):
+            raise InputError("down_bias", "a down-projection bias of its own is modelled on a dense feed-forward")
         if (self.mixer == "lightning") != (self.lightning_block_size is not None):
             raise InputError("lightning_block_size", "a lightning mixer needs lightning_block_size, and only it")
         if self.mixer == "lightning" and (self.parallel or self.cross_attention_length or self.norm_position != "pre"

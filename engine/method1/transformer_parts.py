@@ -297,7 +297,8 @@ def mlp(block, label: str, d: int, f: int, tokens: int, bias: bool, read: str = 
         norm_params, norm_flop = norm_cost(block, f, tokens)
         parts.append(Part(f"{label} sub-norm", norm_params, 0, norm_flop, None, "none", down_src, ("sn",)))
         down_src = ("sn",)
-    return parts + [_linear(f"{label} down", f, d, bias, tokens, src=down_src, dst=(out,),
+    down_bias = bias if block.down_bias == "same" else block.down_bias == "bias"  # GTE: a bias on the down projection only
+    return parts + [_linear(f"{label} down", f, d, down_bias, tokens, src=down_src, dst=(out,),
                                 also=(out,), role="down")]
 
 

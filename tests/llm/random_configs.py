@@ -633,6 +633,14 @@ def _rembert(draw, spec: Spec, out: dict) -> None:
             "output_embedding_size": draw(st.sampled_from([12, width, width + 4])), "is_decoder": draw(st.booleans())}
 
 
+def _token_types(lowest: int):
+    """GTE (0: no table) and JinaEmbeddingsV3 (at least 1 row: an empty table fails in transformers): the token-type
+    table's rows."""
+    def draw_types(draw, spec: Spec, out: dict) -> None:
+        out["type_vocab_size"] = draw(st.integers(lowest, 3))
+    return draw_types
+
+
 def _gemma4_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
     the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
@@ -760,6 +768,8 @@ HOOKS: dict[str, Callable] = {
     "roformer": _roformer,
     "esm": _esm,
     "rembert": _rembert,
+    "gte": _token_types(0),
+    "jina_embeddings_v3": _token_types(1),
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "xglm": _xglm,
@@ -801,8 +811,8 @@ HOOKS: dict[str, Callable] = {
 
 UNTIED_MLM = ("an untied masked-LM decoder keeps a second, unused output bias in transformers; the reader "
               "refuses tie_word_embeddings: false by name")
-UNTIED_MLM_COUNTED = frozenset({"esm", "rembert"})
-"""Masked-LM families whose head keeps one bias tied or untied (ESM's), or is never tied (RemBERT's: the key is
+UNTIED_MLM_COUNTED = frozenset({"esm", "rembert", "gte"})
+"""Masked-LM families whose head keeps one bias tied or untied (ESM's, GTE's), or is never tied (RemBERT's: the key is
 inert): tie_word_embeddings is drawn."""
 PINNED: dict[str, dict[str, tuple[object, str]]] = {
     "dbrx": {"tie_word_embeddings": (False, "transformers' DbrxConfig refuses tied embeddings")},

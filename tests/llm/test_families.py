@@ -234,6 +234,14 @@ WITHOUT_LIBRARY = {
                   "a file by name, test_nomic_remote_code_config_is_refused_by_name) and no config written as "
                   "NomicBertConfig was found (counted exactly against transformers from configs: "
                   "tests/llm/test_families_hf.py, the coverage sweep)",
+    "gte": "GTE's published configs (Alibaba-NLP/gte-*, Snowflake/snowflake-arctic-embed-m-v2.0) are written for "
+           "Alibaba's remote code and no copy of one, nor of transformers' own alibaba-nlp-community/gte-* configs, was "
+           "found among the sources this checkout could read (counted exactly against transformers from configs: "
+           "tests/llm/test_families_hf.py, the coverage sweep)",
+    "jina_embeddings_v3": "jinaai/jina-embeddings-v3's published config is written for its remote code (model_type "
+                          "xlm-roberta with LoRA keys) and no copy of transformers' own jinaai/jina-embeddings-v3-hf "
+                          "config was found among the sources this checkout could read (counted exactly against "
+                          "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",
 }
 """Families the library has no published config of yet, with the reason."""
 

@@ -351,6 +351,20 @@ VARIANTS |= {  # RemBERT: decoupled embeddings — E-wide input tables projected
                                           output_embedding_size=40),
 }
 
+VARIANTS |= {  # GTE and JinaEmbeddingsV3: post-norm rotary blocks; GTE's gated feed-forward has a bias on down only
+    "gte": _variant("gte", "GteForMaskedLM", **E),
+    "gte untied, silu, 3 token types": _variant("gte", "GteForMaskedLM", **E, tie_word_embeddings=False,
+                                                hidden_act="silu", type_vocab_size=3),
+    "gte model, no token types, head size of its own": _variant("gte", "GteModel", **E, type_vocab_size=0,
+                                                                head_dim=20),
+    "jina_embeddings_v3": _variant("jina_embeddings_v3", "JinaEmbeddingsV3ForMaskedLM", **E),
+    "jina_embeddings_v3 relu, head size of its own, remote-code LoRA keys": _variant(
+        "jina_embeddings_v3", "JinaEmbeddingsV3ForMaskedLM", **E, hidden_act="relu", head_dim=20, type_vocab_size=2,
+        lora_adaptations=["retrieval.query", "retrieval.passage", "separation", "classification", "text-matching"],
+        lora_rank=4, lora_alpha=1),
+    "jina_embeddings_v3 model with pooler": _variant("jina_embeddings_v3", "JinaEmbeddingsV3Model", **E),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -977,3 +991,52 @@ def test_laguna_layer_by_hand():
     macs = t * d * vocab + t * 3 * d * f + 2 * t * (d * e + k * 3 * d * fe + 3 * d * fs) + sum(
         t * (d * h * q + 2 * d * kv * q + h * q * d + d * h) + 2 * h * t * t * q for h in heads)
     assert _engine(config, t) == (params, 2 * macs)
+
+
+def test_gte_and_jina_embeddings_v3_by_the_formula(torch):
+    """GteConfig's defaults (gte-multilingual-base's sizes) and JinaEmbeddingsV3Config's (jina-embeddings-v3's), by
+    hand. GTE: tables V·d + types·d and their LayerNorm; per layer biased q, k, v, output (4(d² + d)), gate and up
+    d→F without bias, down F→d with one, two LayerNorms; Jina: fc1 and fc2 both biased, and JinaEmbeddingsV3Model's
+    pooler d→d. Forward FLOP of T tokens: 2T(4d² + n·dF) + 4T²d per layer (n = 3 gated, 2), the pooler 2d²."""
+    gte = {"model_type": "gte", "architectures": ["GteModel"], "vocab_size": 250048, "hidden_size": 768,
+           "num_hidden_layers": 12, "num_attention_heads": 12, "intermediate_size": 3072, "type_vocab_size": 1,
+           "max_position_embeddings": 8192, "pad_token_id": 1}
+    v, d, layers, f, t = 250048, 768, 12, 3072, 16
+    layer = 4 * (d * d + d) + 3 * d * f + d + 2 * 2 * d
+    expected = (v * d + d + 2 * d + layers * layer, layers * (2 * t * (4 * d * d + 3 * d * f) + 4 * t * t * d))
+    assert expected[0] == 305_368_320  # gte-multilingual-base: "305M"
+    assert counts(gte, t) == expected
+    assert _engine(gte, t) == expected
+    jina = {"model_type": "jina_embeddings_v3", "architectures": ["JinaEmbeddingsV3Model"], "vocab_size": 250002,
+            "hidden_size": 1024, "num_hidden_layers": 24, "num_attention_heads": 16, "intermediate_size": 4096,
+            "type_vocab_size": 1, "max_position_embeddings": 8194, "pad_token_id": 1}
+    v, d, layers, f = 250002, 1024, 24, 4096
+    layer = 4 * (d * d + d) + 2 * d * f + f + d + 2 * 2 * d
+    expected = (v * d + d + 2 * d + layers * layer + d * d + d,
+                layers * (2 * t * (4 * d * d + 2 * d * f) + 4 * t * t * d) + 2 * d * d)
+    assert expected[0] == 559_364_096  # the backbone without the remote code's task adapters
+    assert counts(jina, t) == expected
+    assert _engine(jina, t) == expected
+
+
+def test_jina_embeddings_v3_task_adapters_are_what_the_class_builds(torch):
+    """transformers' JinaEmbeddingsV3 builds no LoRA adapter: the remote code's keys are listed as not used, and the
+    counts are the backbone's, equal to transformers' with or without them."""
+    plain = VARIANTS["jina_embeddings_v3"]
+    adapters = plain | {"lora_adaptations": ["retrieval.query", "retrieval.passage", "separation", "classification",
+                                             "text-matching"], "lora_rank": 4, "lora_alpha": 1,
+                        "lora_main_params_trainable": False, "task_instructions": {"separation": ""}}
+    model = read_hf_config(adapters)
+    assert set(model.unused_keys) == {"lora_adaptations", "lora_rank", "lora_alpha", "lora_main_params_trainable",
+                                      "task_instructions"}
+    assert _engine(adapters, SEQ) == _engine(plain, SEQ) == counts(adapters, SEQ)
+
+
+@pytest.mark.parametrize("change, key", [({"tie_word_embeddings": False}, "tie_word_embeddings"),
+                                         ({"type_vocab_size": 0}, "type_vocab_size"),
+                                         ({"head_dim": None}, "head_dim")])
+def test_jina_embeddings_v3_refusals_name_the_key(change, key):
+    from engine.errors import InputError
+
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(VARIANTS["jina_embeddings_v3"] | change)
