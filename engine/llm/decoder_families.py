@@ -1286,6 +1286,12 @@ def _hy_v3(c: Keys) -> dict:
         {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+V4_DEFAULTS = {"vocab_size": 129280, "hidden_size": 4096, "moe_intermediate_size": 2048, "num_hidden_layers": 43,
+               "num_attention_heads": 64, "head_dim": 512, "q_lora_rank": 1024, "num_experts_per_tok": 6,
+               "n_routed_experts": 256, "max_position_embeddings": 1048576, "hc_mult": 4, "hc_sinkhorn_iters": 20,
+               "o_groups": 8, "o_lora_rank": 1024, "index_n_heads": 64, "index_head_dim": 128}
+"""DeepseekV4Config's defaults of the sizes the reader reads (whole numbers: a null one is refused, as the config
+class refuses it)."""
 V4_KINDS = ("sliding_attention", "compressed_sparse_attention", "heavily_compressed_attention")
 V4_RATIOS = {0: "sliding_attention", 4: "compressed_sparse_attention", 128: "heavily_compressed_attention"}
 """DeepSeek-V4's layer kinds, and the legacy ``compress_ratios`` entries transformers maps onto them."""
@@ -1305,6 +1311,7 @@ def _deepseek_v4(c: Keys) -> dict:
     ``n_shared_experts`` (one of each whatever they say: listed as not used). Refused by name: ``mlp_bias`` true (a
     biased shared expert beside unbiased experts is not modelled), heads whose width ``o_groups`` does not divide."""
     c.neutral("scoring_func", "routed_scaling_factor", "hc_eps", "swiglu_limit", "sliding_window", "index_topk")
+    _whole_defaults(c, V4_DEFAULTS, "DeepseekV4Config")
     fields = _decoder(c, gqa=False, ff_key=None, **_rms_swiglu(c))
     block = fields["block"]
     if c.flag("mlp_bias", False):

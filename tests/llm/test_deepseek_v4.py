@@ -76,3 +76,13 @@ def test_plan_reads_the_attention_core_of_every_layer():
                                                 "heavily_compressed_attention"]}).architecture(length)
     keys = [length, length + length // 4, length + length // 8]
     assert plan_model(arch).attention_core_flop == sum(2 * 2 * H * length * k * Q for k in keys)
+
+
+def test_absent_sizes_are_deepseek_v4_config_defaults(torch):
+    """A file naming only the type: DeepseekV4Config's defaults (V4-Flash's sizes with its default layer kinds: two
+    heavily compressed layers, then compressed sparse and heavily compressed alternating) = transformers on meta."""
+    from tests.llm.hf_reference import counts
+
+    config = {"model_type": "deepseek_v4", "architectures": ["DeepseekV4ForCausalLM"]}
+    result = evaluate(read_hf_config(config).architecture(8))
+    assert (result.params, result.forward_flop) == counts(config, 8)

@@ -99,6 +99,8 @@ def _config(model_id: str) -> dict:
     ("longcat-flash-chat", {"num_key_value_heads": 8}, "config.num_key_value_heads: 8 (absent: 64) differs"),
     ("longcat-flash-chat", {"n_routed_experts": 1, "moe_topk": 1}, "config.n_routed_experts: 1: one routed expert"),
     ("deepseek-v4-flash", {"mlp_bias": True}, "config.mlp_bias: true is not modelled"),
+    ("deepseek-v4-flash", {"q_lora_rank": None}, "config.q_lora_rank: null is not accepted"),
+    ("deepseek-v4-flash", {"hc_mult": None}, "config.hc_mult: null is not accepted"),
     ("deepseek-v4-flash", {"o_groups": 7}, "config.o_groups: 7 groups do not divide"),
     ("deepseek-v4-flash", {"compress_ratios": [0, 4, 64] * 15}, "config.compress_ratios: expected 43 entries"),
     ("deepseek-v4-flash", {"compress_ratios": [0, 4]}, "config.compress_ratios: expected 43 entries"),
