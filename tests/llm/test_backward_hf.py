@@ -605,3 +605,49 @@ def test_deepseek_v4_refuses_lora_by_name():
     with pytest.raises(InputError) as info:
         estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4))
     assert str(info.value).startswith("fine-tune: LoRA on a model with DeepSeek-V4's attention")
+
+
+# ---------------------------------------------------------------- LongCat-Flash: two blocks per layer
+
+def _longcat_sub_layers(model) -> list[list]:
+    """LongCat's sub-layers in order, as the engine's blocks: (input norm 0, attention 0, post-attention norm 0, MLP 0
+    and the shortcut experts), then (input norm 1, attention 1, post-attention norm 1, MLP 1), layer by layer."""
+    out = []
+    for layer in getattr(model, "model", model).layers:
+        out.append([layer.input_layernorm[0], layer.self_attn[0], layer.post_attention_layernorm[0], layer.mlps[0],
+                    layer.mlp])
+        out.append([layer.input_layernorm[1], layer.self_attn[1], layer.post_attention_layernorm[1], layer.mlps[1]])
+    return out
+
+
+@pytest.mark.parametrize("name", [n for n in VARIANTS if VARIANTS[n]["model_type"] == "longcat_flash"][:2])
+@pytest.mark.parametrize("last", [1, 2, 3])
+def test_longcat_flash_fine_tunes_the_last_sub_layers(torch, name, last):
+    """The engine's blocks are LongCat's sub-layers (two a layer): training the last N of them (+ the final norm and
+    head) equals transformers with those modules trained — N = 2 is the last LongCat layer, the shortcut experts
+    included; N odd trains the second half of a layer — backward FLOP and trainable parameters."""
+    config = VARIANTS[name]
+    model = build(config)
+    set_trainable(model, False)
+    for sub_layer in _longcat_sub_layers(model)[-last:]:
+        for module in sub_layer:
+            set_trainable(module, True)
+    set_trainable(getattr(model, "model", model).norm, True)
+    if hasattr(model, "lm_head"):
+        set_trainable(model.lm_head, True)
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ,
+                                                                           trainable_last=last))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+def test_longcat_flash_lora_is_refused():
+    """PEFT's q/v/o names meet LongCat's latent projections differently from the engine's roles: refused by name."""
+    from engine.errors import InputError
+
+    config = VARIANTS["longcat-flash (two sub-layers a layer, shortcut experts, zero experts)"]
+    with pytest.raises(InputError, match="fine-tune: LoRA on LongCat-Flash"):
+        estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4))
