@@ -149,6 +149,9 @@ class TransformerConfig(BaseModel):
                                                                       "per_layer_input_size is their size).")
     head: Literal["lm", "mlm", "discriminator", "none"] = "lm"
     head_bias: bool = False
+    head_vocab_size: Size | None = Field(None, description="O: rows of an untied LM head where fewer than the "
+                                                           "token table's V (Apertus 1.5's output_vocab_size: "
+                                                           "the head pruned to the text tokens): d→O.")
     head_dense_bias: bool = Field(True, description="The masked-LM head's dense layer has a bias (ModernBERT's "
                                                     "classifier_bias: none).")
     head_activation: BlockActivation | None = Field(None, description="The masked-LM head's activation (None: the "
@@ -205,6 +208,10 @@ class TransformerConfig(BaseModel):
         if self.head_width and self.tied_embeddings:
             raise InputError("head_width", "a masked-LM head of a width of its own has an untied decoder (a tied one "
                                            "is the token table's width)")
+        if self.head_vocab_size is not None and (self.head != "lm" or self.tied_embeddings or self.embedding_size
+                                                 or self.tables_width or self.head_vocab_size > self.vocab_size):
+            raise InputError("head_vocab_size", f"an LM head of its own {self.head_vocab_size} rows is modelled "
+                                                f"untied, d wide, at most the {self.vocab_size} rows of the table")
         if self.contact_head and (self.encoder or self.shared_groups is not None):
             raise InputError("contact_head", "ESM's contact-prediction head is modelled for encoder-only models "
                                              "without shared groups")
@@ -276,6 +283,8 @@ class TransformerConfig(BaseModel):
         per_layer = ple.vocab_size * self.layers * ple.size if ple is not None else 0
         if self.head == "mlm":  # RemBERT's output embedding
             per_layer += self.vocab_size * (self.head_width or 0)
+        if self.head_vocab_size is not None:  # Apertus 1.5's pruned head: O rows, not V
+            per_layer -= (self.vocab_size - self.head_vocab_size) * self.d_model
         if self.encoder:
             rows += self.encoder.learned_positions or 0
         if self.tables_width:
@@ -374,7 +383,8 @@ class TransformerConfig(BaseModel):
         if self.embedding_size:  # OPT's project_out
             layers.append(Dense(units=self.embedding_size, bias=False))
         if self.head == "lm":
-            layers.append(LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.head_bias))
+            layers.append(LMHead(vocab_size=self.head_vocab_size or self.vocab_size, tied=self.tied_embeddings,
+                                 bias=self.head_bias))
         elif self.head == "mlm":  # BertLMPredictionHead: dense d→d (→E), activation, LayerNorm, decoder (+ bias)
             layers += [Dense(units=self.head_width or self.tables_width or self.d_model, bias=self.head_dense_bias),
                        Activation(function=self.head_activation or self.block.activation),

@@ -645,6 +645,22 @@ def _apertus(c: Keys) -> dict:
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+def _apertus1p5_text(c: Keys) -> dict:
+    """apertus1p5_text (Apertus 1.5's language model, also inside its multimodal wrapper): Apertus's block; the
+    token table keeps the full vocabulary V (text, visual and audio codes) while an untied LM head may be pruned to
+    ``output_vocab_size`` O rows (d→O; null or V: the full head). A tied head is the table itself (transformers
+    ties lm_head to embed_tokens whatever O: V logits)."""
+    fields = _apertus(c)
+    rows = c.size("head_vocab_size", "output_vocab_size", required=False)
+    if rows is not None and not 1 <= rows <= fields["vocab_size"]:
+        raise c.error("output_vocab_size", f"{rows} head rows: must be in [1, vocab_size] "
+                                           f"({fields['vocab_size']}), as Apertus1p5TextConfig checks")
+    if rows is not None and rows != fields["vocab_size"] and not fields["tied_embeddings"] \
+            and c.cls.endswith("ForCausalLM"):  # the bare model has no head
+        fields["head_vocab_size"] = rows
+    return fields
+
+
 def _hunyuan_v1_dense(c: Keys) -> dict:
     """hunyuan_v1_dense (Hunyuan 0.5B–7B): the Llama block (``attention_bias`` on q/k/v/o, no MLP biases) with a
     per-head RMSNorm of queries and keys (after the rotary embedding: no count difference); ``head_dim`` must be
@@ -1700,6 +1716,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "ministral": Family(_ministral, _lm("Ministral")),
     "arcee": Family(_arcee, _lm("Arcee")),
     "apertus": Family(_apertus, _lm("Apertus")),
+    "apertus1p5_text": Family(_apertus1p5_text, _lm("Apertus1p5Text")),
     "vaultgemma": Family(_vaultgemma, _lm("VaultGemma")),
     "hunyuan_v1_dense": Family(_hunyuan_v1_dense, _lm("HunYuanDenseV1")),
     "hunyuan_v1_moe": Family(_hunyuan_v1_moe, _lm("HunYuanMoEV1")),

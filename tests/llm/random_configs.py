@@ -641,6 +641,12 @@ def _token_types(lowest: int):
     return draw_types
 
 
+def _apertus1p5_text(draw, spec: Spec, out: dict) -> None:
+    """Apertus 1.5: an LM head pruned to O rows (``output_vocab_size``: 1, fewer than V, V, or null: V)."""
+    vocab = out["vocab_size"]
+    out["output_vocab_size"] = draw(st.sampled_from([None, 1, max(1, vocab // 2), vocab]))
+
+
 def _gemma4_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
     the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
@@ -770,6 +776,7 @@ HOOKS: dict[str, Callable] = {
     "rembert": _rembert,
     "gte": _token_types(0),
     "jina_embeddings_v3": _token_types(1),
+    "apertus1p5_text": _apertus1p5_text,
     "switch_transformers": _switch_transformers,
     "dbrx": _dbrx,
     "xglm": _xglm,

@@ -220,7 +220,11 @@ WITHOUT_LIBRARY = {
                                  "found, in its remote-code keys; its sizes are HYV3Config's defaults, counted by "
                                  "hand: test_hy_v3_default_sizes_are_hy3_preview_by_hand)"),
                        ("laguna", "Laguna XS.2 (poolside/Laguna-XS.2; only copies cut off before its layer_types "
-                                  "and the keys after them, and trimmed or toy configs in other projects' tests)"))},
+                                  "and the keys after them, and trimmed or toy configs in other projects' tests)"),
+                       ("apertus1p5_text", "Apertus 1.5 (swiss-ai/Apertus-v1.5-8B, transformers' docstring "
+                                           "checkpoint; only a serving port's loader found, no config.json; "
+                                           "Apertus1p5TextConfig's defaults counted by hand: "
+                                           "test_apertus1p5_text_default_sizes_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -757,3 +761,49 @@ def test_nested_keys_are_judged_too():
     config["attn_config"] = config["attn_config"] | {"rope": False}  # read by nothing in transformers' MPT
     model = read_hf_config(config)
     assert model.ignored_keys == () and "attn_config.rope" in model.unused_keys
+
+
+APERTUS_1P5 = {"model_type": "apertus1p5_text", "architectures": ["Apertus1p5TextForCausalLM"], "vocab_size": 266752,
+               "hidden_size": 4096, "intermediate_size": 14336, "num_hidden_layers": 32, "num_attention_heads": 32,
+               "max_position_embeddings": 65536}
+"""Apertus1p5TextConfig's defaults (its docstring's Apertus-v1.5-8B), sizes written out."""
+
+
+@pytest.mark.parametrize("rows", [None, 266752, 131072])
+def test_apertus1p5_text_default_sizes_by_hand(rows):
+    """Apertus 1.5's language model from the weight shapes: the table V×d over text, visual and audio codes; q, k, v,
+    o d→d (32 heads of 128, key/value heads absent: H), q/k RMSNorms of 128, up/down d→F→d with xIELU's two scalars,
+    two norms per layer, the final norm; an untied head of O rows (``output_vocab_size``; null or V: V). Forward FLOP
+    at T tokens: 2 per multiply-accumulate of the projections, of QKᵀ and AV (T² per head) and of the head (T·d·O).
+    The multimodal wrapper's file (model_type apertus1p5, the same text_config) counts the same. transformers on meta:
+    Apertus1p5TextForCausalLM of Apertus1p5TextConfig() has 8,091,086,912 parameters, of output_vocab_size=131072
+    7,535,341,632."""
+    d, layers, h, q, f, vocab, t = 4096, 32, 32, 128, 14336, 266752, 16
+    out = rows or vocab
+    layer = 4 * d * d + 2 * q + 2 * d * f + 2 + 2 * d
+    params = vocab * d + layers * layer + d + out * d
+    macs = layers * (t * (4 * d * d + 2 * d * f) + 2 * h * t * t * q) + t * d * out
+    config = APERTUS_1P5 | ({} if rows is None else {"output_vocab_size": rows})
+    result = evaluate(read_hf_config(config).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs)
+    assert params == {None: 8_091_086_912, 266752: 8_091_086_912, 131072: 7_535_341_632}[rows]
+    wrapper = {"model_type": "apertus1p5", "architectures": ["Apertus1p5ForConditionalGeneration"],
+               "text_config": {k: v for k, v in config.items() if k != "architectures"}}
+    again = evaluate(read_hf_config(wrapper).architecture(t))
+    assert (again.params, again.forward_flop) == (params, 2 * macs)
+
+
+@pytest.mark.parametrize("change", [{"output_vocab_size": 0}, {"output_vocab_size": 266753},
+                                    {"output_vocab_size": "131072"}])
+def test_apertus1p5_text_refusals_name_the_key(change):
+    with pytest.raises(InputError, match=r"^config\.output_vocab_size: "):
+        read_hf_config(APERTUS_1P5 | change)
+
+
+def test_apertus1p5_text_tied_head_is_the_table():
+    """Tied, transformers ties lm_head to the full table whatever ``output_vocab_size`` says (V logits): the same
+    count as without it."""
+    tied = APERTUS_1P5 | {"tie_word_embeddings": True}
+    a = evaluate(read_hf_config(tied).architecture(8))
+    b = evaluate(read_hf_config(tied | {"output_vocab_size": 131072}).architecture(8))
+    assert (a.params, a.forward_flop) == (b.params, b.forward_flop)
