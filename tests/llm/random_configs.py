@@ -637,6 +637,7 @@ def _token_types(lowest: int):
     """GTE (0: no table) and JinaEmbeddingsV3 (at least 1 row: an empty table fails in transformers): the token-type
     table's rows."""
     def draw_types(draw, spec: Spec, out: dict) -> None:
+        """The token-type table's rows: from ``lowest`` to 3."""
         out["type_vocab_size"] = draw(st.integers(lowest, 3))
     return draw_types
 
