@@ -1181,6 +1181,59 @@ def _glm_moe_dsa(c: Keys) -> dict:
         {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
 
+HY_V4_DEFAULTS = {"vocab_size": 120832, "hidden_size": 2816, "intermediate_size": 6912, "moe_intermediate_size": 768,
+                  "num_hidden_layers": 34, "num_attention_heads": 32, "max_position_embeddings": 262144,
+                  "n_routed_experts": 256, "n_shared_experts": 1, "num_experts_per_tok": 8, "q_lora_rank": 1536,
+                  "kv_lora_rank": 512, "qk_nope_head_dim": 192, "qk_rope_head_dim": 64, "v_head_dim": 256,
+                  "index_head_dim": 128, "index_n_heads": 16, "hc_mult": 4}
+"""HYV4Config's defaults of the sizes the reader reads (a null one is refused, as the config class does)."""
+
+
+def _hy_v4(c: Keys) -> dict:
+    """hy_v4 (Hy4): GLM-5's blocks — DeepSeek's multi-head latent attention (queries through ``q_lora_rank``;
+    ``attention_bias`` on the down- and output projections) with DeepSeek sparse attention's lightning indexer
+    (``index_n_heads`` of ``index_head_dim``) on the layers ``indexer_types`` marks "full" (absent: the first and
+    every fourth from the second; a "shared" layer reuses the previous selection and has no indexer) — plus a sink
+    per head and an output gate of its own (d→H·V, sigmoid, element-wise: ``latent_gate``); by ``mlp_layer_types``
+    (absent: the first layer dense) a dense gated MLP of ``intermediate_size`` or ``n_routed_experts`` of
+    ``moe_intermediate_size``, k per token, behind a router d→E without bias (its score correction a buffer), plus
+    ``n_shared_experts`` × ``moe_intermediate_size`` shared; ``hc_mult`` independent hyper-connection streams
+    around each sub-layer (weights N·d→2·N, no comb) and DeepSeek-V4's hyper head at the end. Absent sizes are
+    HYV4Config's defaults; ``num_key_value_heads`` and ``head_dim`` are overwritten by it (not used)."""
+    c.neutral("routed_scaling_factor", "n_group", "topk_group", "norm_topk_prob", "index_topk", "hc_magnitude",
+              "hc_eps", "learnable_sink_init", "swiglu_limit", "num_key_value_heads", "head_dim")
+    _whole_defaults(c, HY_V4_DEFAULTS, "HYV4Config")
+    fields = _latent_attention(c, _decoder(c, gqa=False, **_rms_swiglu(c)))
+    block = fields["block"]
+    block |= {"attention_sinks": True, "latent_gate": True, "hyper_independent": True,
+              "hyper_connections": c.size("block.hyper_connections", "hc_mult"),
+              "indexer_heads": c.size("block.indexer_heads", "index_n_heads"),
+              "indexer_head_size": c.size("block.indexer_head_size", "index_head_dim")}
+    dense_ff = _experts(c, fields, ("n_routed_experts",))
+    _shared_experts(c, fields, "n_shared_experts")
+    if block["experts"] == 1:
+        raise c.error("n_routed_experts", "one expert is not modelled (a router d→1 beside it)")
+    layers = _layer_count(fields)
+    if not layers:
+        return fields
+    kinds = c.get("layer_types")
+    if kinds is not None and (not isinstance(kinds, list) or len(kinds) != layers
+                              or set(kinds) != {"indexed_attention"}):
+        raise c.error("layer_types", f"expected {layers} entries of 'indexed_attention' (HY-V4's only kind)")
+    types = c.get("indexer_types")
+    if types is None:
+        types = ["full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(layers)]
+    if not isinstance(types, list) or len(types) != layers or not set(types) <= {"full", "shared"}:
+        raise c.error("indexer_types", f"expected {layers} entries of 'full' or 'shared'")
+    if types[0] == "shared":
+        raise c.error("indexer_types", "the first layer cannot share a previous layer's selection (transformers "
+                                       "cannot run it)")
+    no_indexer = {"indexer_heads": None, "indexer_head_size": None}
+    indexers = [{} if t == "full" else no_indexer for t in types]
+    return _per_layer(fields, _merged(indexers, _mlp_layers_each(c, layers, dense_ff, 1))) | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
 LONGCAT_DEFAULTS = {"vocab_size": 131072, "hidden_size": 6144, "num_attention_heads": 64, "ffn_hidden_size": 12288,
                     "q_lora_rank": 1536, "kv_lora_rank": 512, "qk_nope_head_dim": 128, "qk_rope_head_dim": 64,
                     "head_dim": 64, "v_head_dim": 128, "moe_topk": 12, "n_routed_experts": 512,
@@ -1717,6 +1770,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "arcee": Family(_arcee, _lm("Arcee")),
     "apertus": Family(_apertus, _lm("Apertus")),
     "apertus1p5_text": Family(_apertus1p5_text, _lm("Apertus1p5Text")),
+    "hy_v4": Family(_hy_v4, _lm("HYV4")),
     "vaultgemma": Family(_vaultgemma, _lm("VaultGemma")),
     "hunyuan_v1_dense": Family(_hunyuan_v1_dense, _lm("HunYuanDenseV1")),
     "hunyuan_v1_moe": Family(_hunyuan_v1_moe, _lm("HunYuanMoEV1")),

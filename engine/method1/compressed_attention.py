@@ -133,6 +133,8 @@ def hyper_rows(block, label: str, d: int, length: int) -> tuple[Part, Part]:
     streams x; the mix after it, comb × the streams + post × the sub-layer's output "o", into x). The sub-layer's
     norm reads the collapse of x by the weights (``hc``)."""
     n, rounds = block.hyper_connections, block.hyper_sinkhorn_iterations
+    if block.hyper_independent:
+        return _independent_hyper_rows(n, label, d, length)
     width, out = n * d, (2 + n) * n
     # gainless RMSNorm of the N·d streams, × scale + bias on the (2+N)·N weights, the sigmoids of pre and post
     # (post × 2, pre + ε), the softmax of comb (+ ε), then Sinkhorn: 2·rounds − 1 normalisations of N² (sum, divide);
@@ -146,4 +148,20 @@ def hyper_rows(block, label: str, d: int, length: int) -> tuple[Part, Part]:
     # comb (N×N) × the N streams, + post × the output (N·d products) and the add
     mix = Part(f"{label} hyper-connection mix", 0, length * n * n * d, 2 * length * n * d, None, "product",
                ("hc", "x"), ("x",), ("o",))
+    return weights, mix
+
+
+def _independent_hyper_rows(n: int, label: str, d: int, length: int) -> tuple[Part, Part]:
+    """HY-V4's independent hyper-connection (``HYV4HyperConnection``): weights N·d → 2·N (pre, post) of the streams
+    times their gainless inverse RMS, 2·N biases and 2 scales; the collapse Σ pre·x (element-wise); after the
+    sub-layer post × its output added into every stream (element-wise: no comb matrix, no Sinkhorn)."""
+    width, out = n * d, 2 * n
+    # the inverse RMS of the N·d streams (square, sum, mean, ε, rsqrt), × it, × scale + bias on the 2N weights,
+    # the sigmoids (+ ε; post × magnitude), the collapse: N·d products and (N − 1)·d adds
+    extra = length * (2 * width + 2 + out + 2 * out + 2 * n * ACTIVATION_FLOP["sigmoid"] + 3 * n + (2 * n - 1) * d)
+    weights = _linear(f"{label} hyper-connection weights", width, out, False, length, extra_flop=extra, src=("x",),
+                      dst=("hc",), role="hyper")
+    weights = weights._replace(params=weights.params + out + 2)  # + the biases and the 2 scales
+    # post × the output (N·d products) and the add into the N streams
+    mix = Part(f"{label} hyper-connection mix", 0, 0, 2 * length * n * d, None, "none", ("hc", "x"), ("x",), ("o",))
     return weights, mix

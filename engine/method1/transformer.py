@@ -285,6 +285,9 @@ class TransformerBlock(LayerBase):
                                                              "hyper-connections, N residual streams of d mixed "
                                                              "around each sub-layer (weights N·d → (2+N)·N, comb × "
                                                              "streams N²·d per position).")
+    hyper_independent: bool = Field(False, description="HY-V4's independent hyper-connections: weights N·d → 2·N "
+                                                       "(pre and post, no comb matrix, no Sinkhorn); the streams "
+                                                       "added back as they are (no comb × streams).")
     hyper_sinkhorn_iterations: int = Field(20, ge=0, le=1000, description="Sinkhorn rounds of the hyper-connections' "
                                                                          "comb matrix (full convention only).")
     lightning_block_size: Size | None = Field(None, description="B: the block length of lightning attention.")
@@ -312,6 +315,9 @@ class TransformerBlock(LayerBase):
                                                            "output projection (Qwen3-Next).")
     head_gate: bool = Field(False, description="A sigmoid gate per head, d→H from the attention's input, scales "
                                                "each head's output before the output projection (LFM3).")
+    latent_gate: bool = Field(False, description="Latent attention's output gate (HY-V4): its own projection "
+                                                 "d→H·V of the attention's input; sigmoid(gate) scales the output "
+                                                 "element-wise before the output projection.")
     gate_function: Literal["sigmoid", "softplus"] = Field(
         "sigmoid", description="What the attention's output gate (attention_output_gate, head_gate) applies to its "
                                "logits: sigmoid, or softplus (Laguna); element-wise, full convention only.")
@@ -430,7 +436,12 @@ class TransformerBlock(LayerBase):
         if compressed and self.lora is not None:
             raise InputError("lora", "LoRA on DeepSeek-V4's attention is not modelled; fine-tune the last blocks or "
                                      "in full instead")
-        if self.hyper_connections is not None and not compressed:
+        if self.hyper_independent and (self.hyper_connections is None or self.kv_lora_rank is None):
+            raise InputError("hyper_independent", "independent hyper-connections are modelled in HY-V4's blocks "
+                                                  "(latent attention with hyper_connections)")
+        if self.latent_gate and self.kv_lora_rank is None:
+            raise InputError("latent_gate", "the gate d→H·V belongs to latent attention (set kv_lora_rank)")
+        if self.hyper_connections is not None and not compressed and not self.hyper_independent:
             raise InputError("hyper_connections", "hyper-connections are modelled in DeepSeek-V4's blocks "
                                                   "(mixer 'compressed')")
         if compressed and self.indexer_heads is not None:

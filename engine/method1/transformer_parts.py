@@ -239,9 +239,14 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
         Part(f"{label} kv latent norm", norm_params, 0, norm_flop, None, "none", ("ka",), ("kn",)),
         _linear(f"{label} kv up-projection", c, h * (q + v), False, length, src=("kn",), dst=("k", "v"),
                 also=("ka",)),  # the rotary key comes straight from the down-projection
-        Part(f"{label} scores QKᵀ", 0, h * pairs * qk, softmax_and_scale_flop(h * pairs), None, "product",
-             ("q", "k"), ("s",)),
+        Part(f"{label} scores QKᵀ", h if block.attention_sinks else 0, h * pairs * qk,
+             softmax_and_scale_flop(h * pairs), None, "product", ("q", "k"), ("s",)),
         Part(f"{label} values AV", 0, h * pairs * v, 0, None, "product", ("s", "v"), ("a",)),
+    ] + ([  # HY-V4: g = x·W_g (d→H·V), output × sigmoid(g) element-wise
+        _linear(f"{label} output gate projection", d, h * v, False, length, src=(read,), dst=("lg",)),
+        Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP[block.gate_function] + 1) * length * h * v, None,
+             "none", ("a", "lg"), ("a",)),
+    ] if block.latent_gate else []) + [
         _linear(f"{label} output projection", h * v, d, block.out_bias, length, extra_flop=length * d,
                 src=("a",), dst=("x",), also=("x",)),
     ]

@@ -39,6 +39,14 @@ def _v(model_type: str, architecture: str, **keys) -> dict:
     return {"model_type": model_type, "architectures": [architecture], **keys}
 
 
+HY4 = {"hidden_size": 64, "intermediate_size": 96, "moe_intermediate_size": 24, "num_hidden_layers": 3,
+       "num_attention_heads": 4, "n_routed_experts": 4, "num_experts_per_tok": 2, "q_lora_rank": 24,
+       "kv_lora_rank": 16, "qk_nope_head_dim": 8, "qk_rope_head_dim": 4, "v_head_dim": 12, "index_n_heads": 3,
+       "index_head_dim": 8, "hc_mult": 3, "vocab_size": 128, "max_position_embeddings": 64, "pad_token_id": 0,
+       "bos_token_id": 0, "eos_token_id": 0}
+"""HY-V4's small base: 3 layers (the first dense, the third a shared-indexer layer), 3 hyper-connection streams."""
+
+
 DECODER_VARIANTS = {
     "helium biases": _v("helium", "HeliumForCausalLM", **S, head_dim=16, attention_bias=True, mlp_bias=True),
     "helium tied": _v("helium", "HeliumForCausalLM", **S, head_dim=16, tie_word_embeddings=True),
@@ -127,6 +135,12 @@ DECODER_VARIANTS = {
     "apertus xielu, qk norms": _v("apertus", "ApertusForCausalLM", **S),
     "apertus biases, relu², tied": _v("apertus", "ApertusForCausalLM", **S, head_dim=12, attention_bias=True,
                                       hidden_act="relu2", tie_word_embeddings=True),
+    "hy_v4 defaults of its kinds": _v("hy_v4", "HYV4ForCausalLM", **HY4),
+    "hy_v4 biases, two shared experts, all full indexers, tied": _v(
+        "hy_v4", "HYV4ForCausalLM", **HY4, attention_bias=True, n_shared_experts=2, indexer_types=["full"] * 3,
+        mlp_layer_types=["sparse", "dense", "sparse"], tie_word_embeddings=True),
+    "hy_v4 model, 2 streams, no shared expert": _v("hy_v4", "HYV4Model", **(HY4 | {"hc_mult": 2}),
+                                                   n_shared_experts=0, indexer_types=["full", "shared", "shared"]),
     "apertus1p5 pruned head": _v("apertus1p5_text", "Apertus1p5TextForCausalLM", **S, output_vocab_size=100),
     "apertus1p5 full head, biases, head_dim, tied": _v("apertus1p5_text", "Apertus1p5TextForCausalLM", **S,
                                                         head_dim=12, attention_bias=True, output_vocab_size=128,

@@ -287,6 +287,13 @@ def _sparse_attention(draw, spec: Spec, out: dict) -> None:
             lambda rest: ["full", *rest])))
 
 
+def _hy_v4(draw, spec: Spec, out: dict) -> None:
+    """HY-V4: GLM-5's sparse attention draws (``_sparse_attention``: the query latent a number, ``index_head_dim``
+    at least ``qk_rope_head_dim``, shared selections after the first layer) and 1–4 hyper-connection streams."""
+    _sparse_attention(draw, spec, out)
+    out["hc_mult"] = draw(st.integers(1, 4))
+
+
 def _deepseek_v4(draw, spec: Spec, out: dict) -> None:
     """DeepSeek-V4: layer kinds drawn among sliding, compressed sparse and heavily compressed (or the default
     pattern), compression rates 1 to 6 (the defaults 4 and 128 make no entry at 128 positions and below), 1 to 4
@@ -787,6 +794,7 @@ HOOKS: dict[str, Callable] = {
     "deepseek_v32": _sparse_attention,
     "glm_moe_dsa": _sparse_attention,
     "deepseek_v4": _deepseek_v4,
+    "hy_v4": _hy_v4,
     "hy_v3": _hy_v3,
     "diffllama": _diffllama,
     "longcat_flash": _longcat_flash,

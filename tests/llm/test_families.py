@@ -224,7 +224,10 @@ WITHOUT_LIBRARY = {
                        ("apertus1p5_text", "Apertus 1.5 (swiss-ai/Apertus-v1.5-8B, transformers' docstring "
                                            "checkpoint; only a serving port's loader found, no config.json; "
                                            "Apertus1p5TextConfig's defaults counted by hand: "
-                                           "test_apertus1p5_text_default_sizes_by_hand)"))},
+                                           "test_apertus1p5_text_default_sizes_by_hand)"),
+                       ("hy_v4", "Hy4-preview (tencent/Hy4-preview, transformers' docstring checkpoint; no copy of "
+                                 "its config.json found; HYV4Config's defaults counted by hand: "
+                                 "test_hy_v4_default_sizes_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -807,3 +810,60 @@ def test_apertus1p5_text_tied_head_is_the_table():
     a = evaluate(read_hf_config(tied).architecture(8))
     b = evaluate(read_hf_config(tied | {"output_vocab_size": 131072}).architecture(8))
     assert (a.params, a.forward_flop) == (b.params, b.forward_flop)
+
+
+HY_V4 = {"model_type": "hy_v4", "architectures": ["HYV4ForCausalLM"]}
+
+
+def test_hy_v4_default_sizes_by_hand():
+    """HYV4Config's defaults (its docstring's tencent/Hy4-preview: d 2816, 34 layers, 32 heads) from the weight
+    shapes: latent attention q d→c_q (norm) →H·(Q+R), kv d→c+R (norm) c→H·(Q+V), o H·V→d, the output gate d→H·V, a
+    sink per head; the lightning indexer (c_q→H_I·D_I, d→D_I with a LayerNorm, d→H_I) on the 10 "full" layers (0, 1,
+    5, …, 33); two independent hyper-connections per layer (N·d→2N, 2N biases, 2 scales); the first layer a dense
+    MLP 3·d·F, the others a router d→E, E experts and one shared of 3·d·F_e; two norms a layer; the hyper head
+    (N·d→N, N + 1), the final norm, the untied table and head. Forward FLOP at T tokens: 2 per multiply-accumulate of
+    every projection, QKᵀ and AV (T² per head), the indexer's scores and weighted sum (H_I·D_I and H_I per pair),
+    the hyper-connection weights (N·d·2N per position and sub-layer) and head (N·d·N), the k routed experts and the
+    shared one, the LM head. transformers on meta: HYV4ForCausalLM of HYV4Config() has the same parameters."""
+    d, layers, h, cq, c, qn, r, v, f, fe, e, k, vocab = 2816, 34, 32, 1536, 512, 192, 64, 256, 6912, 768, 256, 8, 120832
+    hi, di, n, t = 16, 128, 4, 16
+    full = [i for i in range(layers) if i == 0 or (i - 1) % 4 == 0]
+    assert len(full) == 10
+    attention = d * cq + cq + cq * h * (qn + r) + d * (c + r) + c + c * h * (qn + v) + h * v * d + d * h * v + h
+    indexer = cq * hi * di + d * di + 2 * di + d * hi
+    hyper = 2 * (2 * n * n * d + 2 * n + 2)
+    moe = e * d + (e + 1) * 3 * d * fe
+    params = 2 * vocab * d + d + n * n * d + n + 1 + layers * (attention + hyper + 2 * d) + len(full) * indexer \
+        + 3 * d * f + (layers - 1) * moe
+    attention_macs = t * (d * cq + cq * h * (qn + r) + d * (c + r) + c * h * (qn + v) + 2 * h * v * d) \
+        + h * t * t * (qn + r + v)
+    indexer_macs = t * (cq * hi * di + d * di + d * hi) + hi * t * t * (di + 1)
+    macs = layers * (attention_macs + 2 * t * n * d * 2 * n) + len(full) * indexer_macs + t * 3 * d * f \
+        + (layers - 1) * t * (e * d + (k + 1) * 3 * d * fe) + t * n * d * n + t * d * vocab
+    result = evaluate(read_hf_config(HY_V4).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs)
+    assert params == 58_278_193_133  # transformers on meta, HYV4Config()
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"indexer_types": ["shared"] + ["full"] * 33}, "indexer_types"),  # no selection to share: no run
+    ({"indexer_types": ["full"] * 33}, "indexer_types"),
+    ({"layer_types": ["full_attention"] * 34}, "layer_types"),
+    ({"mlp_layer_types": ["dense"] * 33}, "mlp_layer_types"),
+    ({"n_routed_experts": 1}, "n_routed_experts"),
+    ({"q_lora_rank": None}, "q_lora_rank"),
+    ({"hc_mult": None}, "hc_mult"),
+])
+def test_hy_v4_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(HY_V4 | change)
+
+
+def test_hy_v4_inert_keys():
+    """``num_key_value_heads`` and ``head_dim`` (HYV4Config overwrites both), the routing scales and the sink's and
+    clamp's values change nothing."""
+    base = evaluate(read_hf_config(HY_V4).architecture(8))
+    other = evaluate(read_hf_config(HY_V4 | {"num_key_value_heads": 4, "head_dim": 7, "routed_scaling_factor": 1.0,
+                                             "hc_magnitude": 1.0, "swiglu_limit": 0.0, "index_topk": 4,
+                                             "learnable_sink_init": 1.0}).architecture(8))
+    assert (base.params, base.forward_flop) == (other.params, other.forward_flop)
