@@ -1606,7 +1606,7 @@ def _gemma4_kv_sources(c: Keys, layers: int, types: list[str]) -> list[int | Non
     return [source[types[i]] if i >= first else None for i in range(layers)]
 
 
-def _gemma4_text(c: Keys) -> dict:
+def _gemma4_text(c: Keys, unified: bool = False) -> dict:
     """gemma4_text (Gemma 4's language model; Gemma4ForCausalLM, Gemma4TextModel): Gemma 3's block (RMS norms with
     a gain, four per layer; GeGLU; per-head query and key norms) with a norm without gain on the values, attention
     scaled by 1. Sliding layers (``layer_types``; default: every sixth full, the last always full) of ``head_dim``
@@ -1616,7 +1616,9 @@ def _gemma4_text(c: Keys) -> dict:
     projections, no key norm), with a 2F MLP with ``use_double_wide_mlp``. ``hidden_size_per_layer_input`` P > 0:
     per-layer embeddings (a V_p × N·P table, a projection d→N·P and a norm of P) and per layer a gate d→P, a
     projection P→d and a norm. ``enable_moe_block``: E experts of ``moe_intermediate_size`` (k per token) beside
-    the dense MLP, with norms of their own and a router with two scales. Logit softcapping has no matmul."""
+    the dense MLP, with norms of their own and a router with two scales. Logit softcapping has no matmul.
+    ``unified`` (gemma4_unified_text): the same without per-layer embeddings or experts (its config class has
+    neither; their keys are inert), a window of 1024 by default."""
     c.neutral("final_logit_softcapping", "sliding_window_pattern", "hidden_act")
     c.require("use_bidirectional_attention", lambda v: v in ("vision", None),
               "'all' makes every layer bidirectional with a halved window; not modelled")
@@ -1627,10 +1629,13 @@ def _gemma4_text(c: Keys) -> dict:
     if block["head_size"] is None:
         raise c.error("head_dim", "missing (Gemma's head size is not d/H)")
     fields["tied_embeddings"] = c.flag("tie_word_embeddings", True)
-    window = c.size(None, "sliding_window", required=False)
-    ple = c.size(None, "hidden_size_per_layer_input", required=False, default=256)
-    ple_vocab = c.size(None, "vocab_size_per_layer_input", required=False, default=262_144)
-    moe = c.flag("enable_moe_block", False)
+    window = c.size(None, "sliding_window", required=False, default=1024 if unified else None)
+    if unified:  # Gemma4UnifiedTextConfig has no per-layer embeddings nor experts: those keys are left unread
+        ple, ple_vocab, moe = 0, None, False
+    else:
+        ple = c.size(None, "hidden_size_per_layer_input", required=False, default=256)
+        ple_vocab = c.size(None, "vocab_size_per_layer_input", required=False, default=262_144)
+        moe = c.flag("enable_moe_block", False)
     if moe:
         experts = c.size(None, "num_experts", required=False)
         top_k = c.size(None, "top_k_experts", required=False)
@@ -1643,7 +1648,7 @@ def _gemma4_text(c: Keys) -> dict:
         if not 1 <= top_k <= experts:
             raise c.error("top_k_experts", f"{top_k}: expected 1 to num_experts ({experts})")
         block |= {"experts": experts, "active_experts": top_k, "expert_branch_norms": True}
-    else:
+    elif not unified:
         c.neutral("num_experts", "top_k_experts", "moe_intermediate_size")
     double = c.flag("use_double_wide_mlp", False)
     k_eq_v = c.flag("attention_k_eq_v", False)
@@ -1678,6 +1683,14 @@ def _gemma4_text(c: Keys) -> dict:
                 "attention_window": window if kind == "sliding_attention" else None}
         blocks.append(own)
     return _per_layer(fields, blocks)
+
+
+def _gemma4_unified_text(c: Keys) -> dict:
+    """gemma4_unified_text (the language model of Gemma 4's unified checkpoints; Gemma4UnifiedForCausalLM,
+    Gemma4UnifiedTextModel): Gemma 4's decoder (``_gemma4_text``: layer types, per_layer_config sizes, values from
+    keys, shared keys and values, the double-wide MLP) without per-layer embeddings or experts; sliding window
+    1024 by default."""
+    return _gemma4_text(c, unified=True)
 
 
 def _gemma3n_text(c: Keys) -> dict:
@@ -1805,5 +1818,6 @@ DECODER_FAMILIES: dict[str, Family] = {
     "openai-gpt": Family(_openai_gpt, {"OpenAIGPTLMHeadModel": "lm", "OpenAIGPTModel": "none"}),
     "gemma4_text": Family(_gemma4_text, _lm("Gemma4", bare="Gemma4TextModel")),
     "gemma3n_text": Family(_gemma3n_text, _lm("Gemma3n", bare="Gemma3nTextModel")),
+    "gemma4_unified_text": Family(_gemma4_unified_text, _lm("Gemma4Unified", bare="Gemma4UnifiedTextModel")),
 }
 """``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""

@@ -22,6 +22,8 @@ LONGCAT = {"hidden_size": 64, "num_attention_heads": 4, "vocab_size": 128, "max_
 G4 = S | {"num_hidden_layers": 6, "head_dim": 16, "sliding_window": 8, "vocab_size_per_layer_input": 100,
           "hidden_size_per_layer_input": 0, "layer_types": ["sliding_attention", "full_attention"] * 3}
 """Gemma 4's small base: sliding layers of head_dim 16 and 2 key/value heads, full ones of global_head_dim."""
+G4U = {k: v for k, v in G4.items() if not k.endswith("per_layer_input")}
+"""Gemma 4 unified's (no per-layer embeddings)."""
 
 
 V4 = {"hidden_size": 64, "moe_intermediate_size": 24, "num_hidden_layers": 3, "num_attention_heads": 4,
@@ -231,6 +233,22 @@ DECODER_VARIANTS = {
         "gemma4_text", "Gemma4ForCausalLM", **{k: v for k, v in G4.items() if k != "layer_types"},
         global_head_dim=32, enable_moe_block=True, num_experts=4, top_k_experts=2, moe_intermediate_size=24,
         attention_k_eq_v=True, num_global_key_value_heads=1),
+    "gemma4 unified: full layers of global_head_dim 32": _v(
+        "gemma4_unified_text", "Gemma4UnifiedForCausalLM", **G4U, global_head_dim=32),
+    "gemma4 unified: 2 layers reuse keys and values, double-wide MLP there, inert PLE/expert keys": _v(
+        "gemma4_unified_text", "Gemma4UnifiedForCausalLM", **G4U, global_head_dim=32, num_kv_shared_layers=2,
+        use_double_wide_mlp=True, hidden_size_per_layer_input=8, enable_moe_block=True, num_experts=4),
+    "gemma4 unified model: values from keys, 1 global key/value head, untied, biases, default layer types": _v(
+        "gemma4_unified_text", "Gemma4UnifiedTextModel", **{k: v for k, v in G4U.items() if k != "layer_types"},
+        global_head_dim=24, attention_k_eq_v=True, num_global_key_value_heads=1, tie_word_embeddings=False,
+        attention_bias=True),
+    "gemma4 unified, per_layer_config as transformers writes it": _v(
+        "gemma4_unified_text", "Gemma4UnifiedForCausalLM", **(G4U | {"num_hidden_layers": 5, "layer_types":
+                                                                   ["sliding_attention", "full_attention"] * 2
+                                                                   + ["sliding_attention"]}),
+        per_layer_config={"1": {"head_dim": 24, "num_key_value_heads": 1}, "3": {"head_dim": 24, "num_key_value_heads": 1},
+                          "4": {"head_dim": 24, "num_key_value_heads": 1}},
+        attention_k_eq_v=True, num_kv_shared_layers=2, use_double_wide_mlp=True),
     "gemma4 model, every option, per_layer_config as transformers writes it": _v(
         "gemma4_text", "Gemma4TextModel", **(G4 | {"hidden_size_per_layer_input": 8, "num_hidden_layers": 5,
                                                  "layer_types": ["sliding_attention", "full_attention"] * 2
