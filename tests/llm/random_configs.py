@@ -680,6 +680,14 @@ def _gemma4_text(draw, spec: Spec, out: dict) -> None:
                 "moe_intermediate_size": draw(st.integers(1, 24))}
 
 
+def _gemma4_unified_text(draw, spec: Spec, out: dict) -> None:
+    """Gemma 4 unified: Gemma 4's draws without per-layer embeddings or experts (its config class has neither)."""
+    _gemma4_text(draw, spec, out)
+    for key in ("hidden_size_per_layer_input", "vocab_size_per_layer_input", "enable_moe_block", "num_experts",
+                "top_k_experts", "moe_intermediate_size"):
+        out.pop(key, None)
+
+
 def _gemma3n_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 3n: d a multiple of H (its config class refuses others); one feed-forward size or one per layer; the
     last ``num_kv_shared_layers`` layers reusing keys and values (the unshared layers of every type the model has);
@@ -777,6 +785,7 @@ HOOKS: dict[str, Callable] = {
     "t5gemma": _t5gemma,
     "gemma3n_text": _gemma3n_text,
     "gemma4_text": _gemma4_text,
+    "gemma4_unified_text": _gemma4_unified_text,
     "deberta": _deberta,
     "deberta-v2": _deberta,
     "roformer": _roformer,

@@ -388,6 +388,10 @@ GEMMA4 = {"architectures": ["Gemma4ForCausalLM"], "model_type": "gemma4_text", "
           "tie_word_embeddings": False, "max_position_embeddings": 64}
 """Layers 4 and 5 reuse the keys and values of layers 2 (sliding) and 3 (full; its values are its keys)."""
 
+GEMMA4_UNIFIED = {k: v for k, v in GEMMA4.items() if not k.endswith("per_layer_input")} | {
+    "architectures": ["Gemma4UnifiedForCausalLM"], "model_type": "gemma4_unified_text"}
+"""The same layers in Gemma 4 unified's text class (no per-layer embeddings)."""
+
 
 def _gemma4_reference(torch, config, mode, n=None, rank=None, targets=()):
     model = build(config)
@@ -420,12 +424,13 @@ def _gemma4_reference(torch, config, mode, n=None, rank=None, targets=()):
     ("lora", {"lora_rank": 4, "lora_targets": ("q", "v")}),
     ("lora", {"lora_rank": 2, "lora_targets": ("k", "o", "gate", "down")}),
 ])
-def test_gemma4_fine_tunes_with_shared_keys_and_values(torch, mode, run):
+@pytest.mark.parametrize("config", [GEMMA4, GEMMA4_UNIFIED], ids=["gemma4", "gemma4_unified"])
+def test_gemma4_fine_tunes_with_shared_keys_and_values(torch, mode, run, config):
     """The layers reusing keys and values pass gradients back into them (QKᵀ and AV): exactly as transformers when
     their source layers train (the last 4 or 5 blocks) or when the input of those layers needs a gradient (LoRA)."""
-    backward, trainable = _gemma4_reference(torch, GEMMA4, mode, n=run.get("trainable_last"),
+    backward, trainable = _gemma4_reference(torch, config, mode, n=run.get("trainable_last"),
                                             rank=run.get("lora_rank"), targets=run.get("lora_targets", ()))
-    estimate = estimate_transformer(read_hf_config(GEMMA4), TransformerRun(tokens=1e6, seq_len=SEQ, **run))
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
 
 

@@ -80,6 +80,11 @@ def _config(model_id: str) -> dict:
      "config.per_layer_config: the full_attention layers have different overrides"),
     ("gemma-4-26b-a4b-text", {"per_layer_config": {"30": {"head_dim": 512}}},
      "config.per_layer_config: layer 30 is not one of the 30 layers"),
+    ("gemma-4-12b-text", {"use_bidirectional_attention": "all"},
+     "config.use_bidirectional_attention: \"all\" is not supported"),
+    ("gemma-4-12b-text", {"num_kv_shared_layers": 48}, "config.num_kv_shared_layers: 48: expected 0 to 47"),
+    ("gemma-4-12b-text", {"per_layer_config": {"5": {"sliding_window": 8}}},
+     "config.per_layer_config.5.sliding_window: a per-layer override of this key is not modelled"),
     ("gemma-4-e2b-text", {"num_kv_shared_layers": 35}, "config.num_kv_shared_layers: 35: expected 0 to 34"),
     ("gemma-4-e2b-text", {"model_type": "gemma3n_text", "architectures": ["Gemma3nForCausalLM"],
                           "intermediate_size": [6144] * 34}, "config.intermediate_size: expected one size or a list of 35"),
@@ -283,7 +288,8 @@ def test_library_is_sourced_and_covers_every_family():
                                                 "hunyuan_v1_dense", "hunyuan_v1_moe", "minicpm3", "dots1", "glm4_moe_lite", "qwen3_next",
                                                 "xglm", "qwen3_5_moe_text", "deepseek_v32", "youtu",
                                                 "solar_open", "granite_swa", "lfm2_moe", "mellum",
-                                                "afmoe", "kimi_linear", "esm", "longcat_flash", "deepseek_v4") else 2), family
+                                                "afmoe", "kimi_linear", "esm", "longcat_flash", "deepseek_v4",
+                                                "gemma4_unified_text") else 2), family
 
 
 @pytest.mark.parametrize("model_id,published", [
@@ -727,6 +733,40 @@ def test_gemma4_e2b_by_hand():
     macs += t * d * layers * p + t * d * vocab
     result = evaluate(read_hf_config(library_model("gemma-4-e2b-text").config).architecture(t))
     assert (result.params, result.forward_flop) == (params, 2 * macs)
+
+
+def test_gemma4_12b_by_hand():
+    """Gemma 4 12B's text decoder (the unified checkpoint) from Gemma4UnifiedTextDecoderLayer's weight shapes: q d→H·Q
+    and o H·Q→d, query and key norms (Q each); on the 40 sliding layers (Q = 256) k and v d→8·Q, on the 8 full ones
+    (every sixth: Q = 512) one key head d→Q and no v (the values are the keys); a GeGLU MLP of F; four norms (4d).
+    The model: the token table V·d (tied head) and the final norm (d). The checkpoint's tensor list (the library
+    entry's note) holds the same: its language-model tensors span 23,814,700,640 bytes of bf16, which is these
+    parameters and one layer scalar per layer. Forward FLOP for T tokens: 2 per multiply-accumulate of every
+    projection, of QKᵀ and AV (T² per head) and of the head."""
+    d, h, f, vocab, layers, t = 3840, 16, 15360, 262144, 48, 16
+    params = macs = 0
+    for i in range(layers):
+        full = i % 6 == 5
+        q, kv_width = (512, 512) if full else (256, 8 * 256)
+        params += 2 * d * h * q + 2 * q + d * kv_width * (1 if full else 2) + 3 * d * f + 4 * d
+        macs += t * (2 * d * h * q + d * kv_width * (1 if full else 2) + 3 * d * f) + 2 * h * t * t * q
+    params += vocab * d + d
+    macs += t * d * vocab
+    assert params + layers == 23_814_700_640 // 2
+    result = evaluate(read_hf_config(library_model("gemma-4-12b-text").config).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs) == (11_907_350_272, 381_245_456_384)
+
+
+def test_gemma4_unified_experts_and_per_layer_keys_are_inert():
+    """Gemma4UnifiedTextConfig has no experts nor per-layer embeddings: their keys, whatever their values, build
+    nothing (the 12B's file writes them: false, 0, null) and are listed as not used."""
+    base = library_model("gemma-4-12b-text").config
+    model = read_hf_config(base)
+    other = read_hf_config(base | {"enable_moe_block": True, "num_experts": 8, "top_k_experts": 2,
+                                   "moe_intermediate_size": 64, "hidden_size_per_layer_input": 256})
+    result, changed = evaluate(model.architecture(16)), evaluate(other.architecture(16))
+    assert (result.params, result.forward_flop) == (changed.params, changed.forward_flop)
+    assert {"enable_moe_block", "hidden_size_per_layer_input", "num_experts"} <= set(other.unused_keys)
 
 
 def test_gemma2_windows_on_alternate_layers_when_halved():
