@@ -173,7 +173,8 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
     architecture = config.architecture(seq_len, run.decoder_seq_len)
     if tune.mode != "full":
         layers = fine_tuned([layer.model_dump(mode="json") for layer in architecture.layers], tune)
-        architecture = Architecture.model_validate({"input": architecture.input.model_dump(), "layers": layers})
+        # a block that refuses its fine-tuning (LoRA on DeBERTa's blocks…) says so in one line
+        architecture = parse_input(Architecture, {"input": architecture.input.model_dump(), "layers": layers})
     arch = evaluate(architecture, run.convention)
     setup = parse_input(TrainingSetup, {"examples": run.tokens / seq_len, "backward_ratio": run.backward_ratio})
     if run.backward == "exact" or arch.frozen:

@@ -11,12 +11,14 @@
 from __future__ import annotations
 
 import copy
+from types import SimpleNamespace
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
 from engine.method1.backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget
+from engine.method1.transformer import TransformerBlock, lora_target_refusal
 
 BLOCK_TYPES = ("transformer_block", "residual", "branches")
 MAX_BLOCKS = 10**6
@@ -61,7 +63,9 @@ def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
         return copy.deepcopy(layers)
     _kv_sources_trained(layers, tune)
     if tune.mode == "lora":
-        return [_adapted(dict(layer, trainable=False), tune, top=True) for layer in layers]
+        adapted = [_adapted(dict(layer, trainable=False), tune, top=True) for layer in layers]
+        _every_target_adapts(adapted, tune)
+        return adapted
     total = block_count(layers)
     if total == 0:
         raise InputError("blocks", "this net has no blocks to train the last of (use trainable per layer)")
@@ -126,6 +130,7 @@ def _adapted(layer: dict, tune: FineTune, top: bool = False) -> dict:
     kind = layer.get("type")
     if kind == "transformer_block":
         targets = tuple(t for t in tune.targets if _applies(t, layer))
+        _refuse_unmatched(layer, targets)
         return dict(layer, lora={"rank": tune.rank, "targets": list(targets)}) if targets else layer
     if kind == "dense" and tune.lora_dense:
         return dict(layer, lora={"rank": tune.rank})
@@ -137,18 +142,64 @@ def _adapted(layer: dict, tune: FineTune, top: bool = False) -> dict:
     return layer
 
 
+def _blocks_within(layers: list[dict]):
+    for layer in layers:
+        if layer.get("type") == "transformer_block":
+            yield layer
+        for key in ("body", "shortcut", "layers"):
+            if isinstance(layer.get(key), list):
+                yield from _blocks_within(layer[key])
+        if isinstance(layer.get("branches"), list):
+            for branch in layer["branches"]:
+                yield from _blocks_within(branch)
+
+
+TARGET_NAMES = {"q": "a query projection", "k": "a key projection", "v": "a value projection",
+                "o": "an attention output projection", "gate": "a gated dense or shared feed-forward (gate projection)",
+                "up": "a dense or shared feed-forward (up projection)",
+                "down": "a dense or shared feed-forward (down projection)", "experts": "a mixture of experts"}
+
+
+def _every_target_adapts(layers: list[dict], tune: FineTune) -> None:
+    """A net with transformer blocks: each target adapts a projection in some block, or is refused by name (a
+    target no block has would add nothing: a silent zero, not what was asked)."""
+    blocks = list(_blocks_within(layers))
+    if not blocks:
+        return
+    adapted = {t for b in blocks for t in (b.get("lora") or {}).get("targets", ())}
+    for target in tune.targets:
+        if target not in adapted:
+            raise InputError("targets", f"'{target}': no block of this model has {TARGET_NAMES[target]} to adapt")
+
+
+def _refuse_unmatched(layer: dict, targets: tuple[str, ...]) -> None:
+    """One line naming a target meant for this block that names none of its projections (latent attention's k, v,
+    and q through the q_lora_rank bottleneck), before the block is built."""
+    fields = TransformerBlock.model_fields
+    block = SimpleNamespace(**{name: f.get_default(call_default_factory=True) for name, f in fields.items()} | {
+        k: v for k, v in layer.items() if k in fields})
+    for target in targets:
+        reason = lora_target_refusal(block, target)
+        if reason:
+            raise InputError("targets", f"'{target}': {reason}")
+
+
 def _applies(target: str, block: dict) -> bool:
-    """Whether a block has the projection ``target`` names (no gate without a gated feed-forward, no experts
-    in a dense block)."""
+    """Whether ``target`` is meant for this block: no attention target in a block without attention (a Mamba or
+    convolution layer of a hybrid), no feed-forward target in a block without one, no gate without a gated
+    feed-forward, no experts in a dense block. Latent attention's k and v (and q through the q_lora_rank
+    bottleneck) are meant for it: the block refuses them by name (``transformer.lora_target_refusal``)."""
     moe = int(block.get("experts", 1)) > 1
+    if target in ("gate", "up", "down", "experts") and block.get("feed_forward") is False:
+        return False
     if target == "experts":
         return moe
     if target == "gate":
         return bool(block.get("gated")) and (not moe or bool(block.get("shared_ff_size")))
     if target in ("up", "down"):
         return not moe or bool(block.get("shared_ff_size"))
-    if target in ("q", "k", "v") and block.get("kv_lora_rank") is not None:
-        return False  # latent attention's projections are not adapted here
+    if block.get("mixer", "attention") != "attention":
+        return False
     if target in ("k", "v") and block.get("kv_source") is not None:
         return False  # the keys and values of an earlier layer: no projections of its own
     if target == "v" and block.get("values_from_keys"):

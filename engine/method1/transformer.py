@@ -575,10 +575,12 @@ class TransformerBlock(LayerBase):
                                                           or self.disentangled is not None):
             raise InputError("kv_source", "shared or key-derived values are modelled for plain self-attention")
         if self.kv_shared and self.lora is not None and set(self.lora_targets) & {"k", "v"}:
-            raise InputError("lora.targets", "a layer that reuses an earlier layer's keys and values has no k or v "
-                                             "projection to adapt")
+            target = next(t for t in self.lora_targets if t in ("k", "v"))
+            raise InputError("lora.targets", f"'{target}': a layer that reuses an earlier layer's keys and values has "
+                                             "no k or v projection to adapt")
         if self.values_from_keys and self.lora is not None and "v" in self.lora_targets:
-            raise InputError("lora.targets", "the values are the key projection's output: no v projection to adapt")
+            raise InputError("lora.targets", "'v': the values are the key projection's output: no v projection to "
+                                             "adapt")
         if self.expert_branch_norms and (self.experts == 1 or not self.shared_ff_size or self.shared_expert_gate
                                          or not self.gated or self.router_bias):
             raise InputError("expert_branch_norms", "Gemma 4's experts need experts > 1 beside a gated dense MLP "
@@ -591,11 +593,10 @@ class TransformerBlock(LayerBase):
             raise InputError("per_layer_input_size", "per-layer inputs are modelled in pre-norm sequential attention "
                                                      "blocks")
         if self.lora is not None:
-            targets = self.lora_targets
-            if "experts" in targets and self.experts == 1:
-                raise InputError("lora.targets", "'experts' needs a mixture-of-experts block (experts > 1)")
-            if "gate" in targets and not self.gated and not self.shared_ff_size:
-                raise InputError("lora.targets", "'gate' needs a gated feed-forward (gated: true)")
+            for target in self.lora_targets:
+                reason = lora_target_refusal(self, target)
+                if reason:
+                    raise InputError("lora.targets", f"'{target}': {reason}")
         return self
 
     @property
@@ -976,3 +977,39 @@ TRANSFORMER_KINDS: tuple[type[LayerBase], ...] = (TransformerBlock, RMSNorm, Hyp
                                                   SpareTokenTable, RelativePositionTable, PerLayerEmbeddings,
                                                   ContactHead)
 """Registered in ``engine.method1.kinds``."""
+
+
+ATTENTION_TARGETS = ("q", "k", "v", "o")
+FEED_FORWARD_TARGETS = ("gate", "up", "down", "experts")
+
+
+def lora_target_refusal(block: TransformerBlock, target: str) -> str:
+    """Why LoRA target ``target`` names no projection of ``block`` ('' when it names one). A target is a
+    projection's role (``transformer_parts.adapted``): q the query projection, k and v the key and value
+    projections, o the attention's output projection (self- and cross-attention), gate/up/down the dense or
+    shared feed-forward, experts every routed expert's. Latent attention (``kv_lora_rank``) adapts o (o_proj,
+    H·V→d) and q where the queries are projected directly (q_proj, d→H·(Q+R)); its queries through the
+    ``q_lora_rank`` bottleneck (q_a_proj, q_b_proj) and its keys and values (one latent, kv_a_proj_with_mqa and
+    kv_b_proj, makes both) are no q, k or v projection, and PEFT's q_proj/k_proj/v_proj match none of them."""
+    moe = block.experts > 1
+    if target in ATTENTION_TARGETS:
+        if block.mixer != "attention":
+            return (f"this block's mixer ({block.mixer}) has no attention projections (its own projections are not "
+                    "LoRA targets here)")
+        if block.kv_lora_rank is not None and target in ("k", "v"):
+            return ("latent attention has no key or value projection of its own: one latent (kv_a_proj_with_mqa "
+                    "d→c+R, then kv_b_proj c→H·(Q+V)) makes the keys and the values together; adapt q, o or the "
+                    "feed-forward")
+        if block.kv_lora_rank is not None and target == "q" and block.q_lora_rank:
+            return ("the queries go through the q_lora_rank bottleneck (q_a_proj d→c_q, q_b_proj c_q→H·(Q+R)), not "
+                    "one q projection; adapt o or the feed-forward")
+        return ""
+    if not block.feed_forward:
+        return "this block has no feed-forward"
+    if target == "experts":
+        return "" if moe else "needs a mixture-of-experts block (experts > 1)"
+    if moe and not block.shared_ff_size:
+        return "the feed-forward is routed experts only (no shared expert): use 'experts'"
+    if target == "gate" and not block.gated:
+        return "needs a gated feed-forward (gated: true)"
+    return ""

@@ -5,6 +5,7 @@ experts) and LoRA adapters on chosen projections. Each row carries its place in 
 from __future__ import annotations
 
 from engine.method1.backward import lora_cost
+from engine.errors import InputError
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.method1.layers import Part
 from engine.method1.ops import dense_cost, layer_norm_cost, rms_norm_cost, softmax_and_scale_flop
@@ -224,21 +225,24 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
     if block.q_lora_rank:
         cq = block.q_lora_rank
         norm_params, norm_flop = norm_cost(block, cq, length)
-        parts += [_linear(f"{label} q down-projection", d, cq, block.qkv_bias, length, src=(read,), dst=("qa",)),
+        parts += [_linear(f"{label} q down-projection", d, cq, block.qkv_bias, length, src=(read,), dst=("qa",),
+                          role="q down"),
                   Part(f"{label} q latent norm", norm_params, 0, norm_flop, None, "none", ("qa",), ("qa",)),
-                  _linear(f"{label} q up-projection", cq, h * qk, False, length, src=("qa",), dst=("q",))]
-    else:
-        parts.append(_linear(f"{label} q projection", d, h * qk, False, length, src=(read,), dst=("q",)))
+                  _linear(f"{label} q up-projection", cq, h * qk, False, length, src=("qa",), dst=("q",),
+                          role="q up")]
+    else:  # q_proj: LoRA's q
+        parts.append(_linear(f"{label} q projection", d, h * qk, False, length, src=(read,), dst=("q",), role="q"))
     if block.indexer_heads:
         parts += lightning_indexer(block, label, d, length, pairs)
     norm_params, norm_flop = norm_cost(block, c, length)
     if block.latent_scales:  # LongCat-Flash: q·√(d/c_q) (every query channel), normed key latent·√(d/c)
         norm_flop += length * (h * qk + c)
     return parts + [
-        _linear(f"{label} kv down-projection", d, c + r, block.qkv_bias, length, src=(read,), dst=("ka",)),
+        _linear(f"{label} kv down-projection", d, c + r, block.qkv_bias, length, src=(read,), dst=("ka",),
+                role="kv down"),
         Part(f"{label} kv latent norm", norm_params, 0, norm_flop, None, "none", ("ka",), ("kn",)),
         _linear(f"{label} kv up-projection", c, h * (q + v), False, length, src=("kn",), dst=("k", "v"),
-                also=("ka",)),  # the rotary key comes straight from the down-projection
+                also=("ka",), role="kv up"),  # the rotary key comes straight from the down-projection
         Part(f"{label} scores QKᵀ", h if block.attention_sinks else 0, h * pairs * qk,
              softmax_and_scale_flop(h * pairs), None, "product", ("q", "k"), ("s",)),
         Part(f"{label} values AV", 0, h * pairs * v, 0, None, "product", ("s", "v"), ("a",)),
@@ -248,7 +252,7 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
              "none", ("a", "lg"), ("a",)),
     ] if block.latent_gate else []) + [
         _linear(f"{label} output projection", h * v, d, block.out_bias, length, extra_flop=length * d,
-                src=("a",), dst=("x",), also=("x",)),
+                src=("a",), dst=("x",), also=("x",), role="o"),  # o_proj: LoRA's o
     ]
 
 
@@ -431,9 +435,12 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
         return parts
     r, k_active = block.lora.rank, block.active_experts
     out: list[Part] = []
+    hit_targets: set[str] = set()
     for p in parts:
         role = p.role
         n_in, n_out, positions = _shape_of(p)
+        if role == "kv":
+            hit_targets |= {"k", "v"} & set(targets)
         if role == "kv" and ("k" in targets) != ("v" in targets):
             half_params, half_macs, half_extra = p.params // 2, p.macs // 2, p.extra_flop // 2
             base = p.name.replace("k/v projections", "")
@@ -458,12 +465,16 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
         if not hit:
             out.append(p)
             continue
+        hit_targets.add("experts" if expert else name)
         frozen = p._replace(frozen=True)
         if expert:
             e = block.experts
             out += [frozen, _adapter(p, n_in, n_out, positions, r, e, k_active)]
         else:
             out += [frozen, _adapter(p, n_in, n_out, positions, r, dst=p.dst)]
+    missed = [t for t in targets if t not in hit_targets]
+    if missed:  # TransformerBlock refuses these by name; never an adapter silently left out
+        raise InputError("lora.targets", f"'{missed[0]}' names no projection of this block")
     return out
 
 

@@ -509,6 +509,14 @@ def test_lfm2_fine_tunes(torch, name, run):
     FLOP and trainable parameters equal transformers'."""
     config = VARIANTS[name]
     lora = {"lora_rank": 4} if "lora_targets" in run else {}
+    if lora and config.get("layer_types") and not any("attention" in kind for kind in config["layer_types"]):
+        # no attention layer: an attention target would adapt nothing (transformers: 0 adapters there), refused
+        from engine.errors import InputError
+
+        first = run["lora_targets"][0]
+        with pytest.raises(InputError, match=f"^targets: '{first}': no block of this model has an? "):
+            estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run, **lora))
+        return
     backward, trainable = _lfm2_fine_tune(torch, config, SEQ, run.get("trainable_last"), run.get("lora_targets", ()))
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run, **lora))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
@@ -656,3 +664,58 @@ def test_longcat_flash_lora_is_refused():
     config = VARIANTS["longcat-flash (two sub-layers a layer, shortcut experts, zero experts)"]
     with pytest.raises(InputError, match="fine-tune: LoRA on LongCat-Flash"):
         estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4))
+
+
+# ---------------------------------------------------------------- LoRA on multi-head latent attention
+
+MLA_LORA_CASES = [("deepseek v2 direct queries, two dense layers", ("q", "o")),
+                  ("deepseek v2 direct queries, two dense layers", ("o", "gate", "up", "down")),
+                  ("deepseek v3 no shared experts", ("o",)),
+                  ("deepseek v2 low-rank queries, one dense layer", ("o", "down")),
+                  ("youtu model, direct queries, biases", ("q",)), ("minicpm3 (latent attention, scalings)", ("o", "up")),
+                  ("deepseek-v3.2 (latent attention, lightning indexer, experts)", ("o", "gate"))]
+
+
+@pytest.mark.parametrize("name,targets", MLA_LORA_CASES)
+def test_latent_attention_lora(torch, name, targets):
+    """LoRA (rank 4) on latent attention's o_proj (H·V→d) and, where the queries are projected directly, its q_proj
+    (d→H·(Q+R)); on the dense MLPs' and shared experts' gate/up/down (a MoE layer without shared experts has none: its
+    experts are fused tensors). Everything else frozen, as PEFT leaves it: backward FLOP and trainable parameters
+    equal transformers'."""
+    from tests.method1.backward_reference import lora_linear
+
+    config = VARIANTS[name]
+    model = build(config)
+    set_trainable(model, False)
+    with torch.device("meta"):
+        for layer in getattr(model, "model", model).layers:
+            for t in targets:
+                if t in ("q", "o"):
+                    parent = layer.self_attn
+                else:
+                    parent = layer.mlp if hasattr(layer.mlp, f"{t}_proj") else getattr(layer.mlp, "shared_experts",
+                                                                                        None)
+                if parent is not None:
+                    setattr(parent, f"{t}_proj", lora_linear(torch, getattr(parent, f"{t}_proj"), 4))
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
+                                                                           lora_targets=targets))
+    assert trainable > 0
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+@pytest.mark.parametrize("name,target,reason", [
+    ("deepseek v3 no shared experts", "q", "the queries go through the q_lora_rank bottleneck"),
+    ("deepseek v2 direct queries, two dense layers", "v", "latent attention has no key or value projection"),
+    ("youtu (latent attention, Llama MLP)", "k", "latent attention has no key or value projection")])
+def test_latent_attention_lora_refusals_name_the_target(name, target, reason):
+    """transformers' latent attention has no k_proj or v_proj (kv_a_proj_with_mqa and kv_b_proj make both), nor a
+    q_proj where the queries go through q_a_proj and q_b_proj: one line naming the target."""
+    from engine.errors import InputError
+
+    with pytest.raises(InputError, match=f"^targets: '{target}': {reason}"):
+        estimate_transformer(read_hf_config(VARIANTS[name]), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
+                                                                            lora_targets=(target,)))
