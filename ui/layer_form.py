@@ -33,6 +33,8 @@ STARTER_VALUES: dict[str, dict] = {
     "decoder_input": {"length": 128},
     "spare_token_table": {"vocab_size": 32_000},
     "contact_head": {"maps": 660},
+    "bottleneck_block": {"heads": 4, "bottleneck": 128, "ff_size": 512, "feed_forwards": 4},
+    "mobilebert_embeddings": {"d_model": 512, "max_positions": 512, "types": 2},
     "residual": {"body": [{"type": "activation"}]},
     "branches": {"branches": [[], [{"type": "activation"}]]},
     "repeat": {"times": 2, "layers": [{"type": "activation"}]},

@@ -18,6 +18,7 @@ from engine.errors import InputError, json_type, parse_input
 from engine.json_text import parse_json_text
 from engine.method1.architecture import Architecture, InputSpec
 from engine.method1.layers import Activation, Dense, Embedding, LayerNorm, Size
+from engine.method1.mobilebert import BottleneckBlock, MobileBertEmbeddings, NormKind
 from engine.method1.training import TrainingSetup
 from engine.method1.transformer import (
     BlockActivation,
@@ -100,6 +101,20 @@ class PerLayerInputs(BaseModel):
     size: Size
 
 
+class MobileBertLayout(BaseModel):
+    """MobileBERT's own parts (``engine.method1.mobilebert``): a token table of width E, its trigram projection to d
+    (``MobileBertEmbeddings``, with the model's learned positions and token types and a norm of kind ``norm``), and
+    ``block``, the bottleneck block every layer runs (in place of the model's transformer block, which then only
+    names the heads, head size, feed-forward size and activation). A tied masked-LM head multiplies by the E-wide token
+    table and d − E rows of its own (V·(d − E) parameters)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    token_width: Size = Field(description="E: the token table's width (embedding_size).")
+    trigram: bool = True
+    norm: NormKind = "no_norm"
+    block: BottleneckBlock
+
+
 class TransformerConfig(BaseModel):
     """A language model: token embedding (V×d), optional learned position and token-type tables and
     embedding norm, ``layers`` blocks (``first_layers`` groups first or where ``at`` puts them, then ``block``),
@@ -166,6 +181,8 @@ class TransformerConfig(BaseModel):
                                                   "forward pass.")
     final_norm: bool | None = Field(None, description="None: pre-norm models end with one, post-norm don't.")
     block: TransformerBlock
+    mobilebert: MobileBertLayout | None = Field(None, description="MobileBERT's embeddings and bottleneck blocks, in "
+                                                                  "place of the blocks of ``block``.")
     first_layers: tuple[LayerGroup, ...] = ()
     shared_groups: Size | None = Field(None, description="G: ALBERT's shared layers — the weights are G groups of "
                                                          "``group_blocks`` blocks; layer i runs group ⌊i / (layers/G)⌋'s "
@@ -215,6 +232,14 @@ class TransformerConfig(BaseModel):
         if self.contact_head and (self.encoder or self.shared_groups is not None):
             raise InputError("contact_head", "ESM's contact-prediction head is modelled for encoder-only models "
                                              "without shared groups")
+        if self.mobilebert is not None and (
+                self.encoder or self.first_layers or self.shared_groups is not None or self.tables_width
+                or self.embedding_size or self.rotary_table or self.relative_table or self.relative_buckets
+                or self.learned_positions is None or self.token_types is None or self.head not in ("mlm", "none")
+                or (self.head == "mlm" and self.mobilebert.token_width > self.d_model)):
+            raise InputError("mobilebert", "MobileBERT's layout is modelled as an encoder-only model of its own "
+                                           "tables (learned positions, token types), blocks and masked-LM head or "
+                                           "none, its token table at most d wide under a masked-LM head")
         if self.tables_projection_first and not self.tables_width:
             raise InputError("tables_projection_first", "needs tables_width (tables narrower than d_model)")
         spans = {b.disentangled.span for _, b in self.named_blocks() if b.disentangled is not None}
@@ -287,6 +312,11 @@ class TransformerConfig(BaseModel):
             per_layer -= (self.vocab_size - self.head_vocab_size) * self.d_model
         if self.encoder:
             rows += self.encoder.learned_positions or 0
+        if self.mobilebert is not None:  # the E-wide token table; a tied head's d − E rows of its own
+            width = self.mobilebert.token_width
+            own = self.vocab_size * (self.d_model - width) if self.head == "mlm" else 0
+            untied = self.vocab_size * width if self.head == "mlm" and not self.tied_embeddings else 0
+            return self.vocab_size * width + own + untied + rows * self.d_model
         if self.tables_width:
             return (matrices * self.vocab_size + rows) * self.tables_width + per_layer + rotary
         return (matrices * self.vocab_size * (self.embedding_size or self.d_model) + rows * self.d_model + per_layer
@@ -329,8 +359,17 @@ class TransformerConfig(BaseModel):
     def architecture(self, seq_len: int, decoder_seq_len: int | None = None) -> Architecture:
         """This model's layers for sequences of ``seq_len`` tokens (encoder–decoder: ``seq_len`` encoder and
         ``decoder_seq_len``, default ``seq_len``, decoder tokens): the engine's detailed count."""
-        layers: list = [Embedding(vocab_size=self.vocab_size,
-                                  dim=self.embedding_size or self.tables_width or self.d_model)]
+        mobile = self.mobilebert
+        if mobile is not None:  # MobileBERT: its own embeddings and bottleneck blocks, then the head below
+            layers: list = [Embedding(vocab_size=self.vocab_size, dim=mobile.token_width),
+                            MobileBertEmbeddings(d_model=self.d_model, trigram=mobile.trigram,
+                                                 max_positions=self.learned_positions, types=self.token_types,
+                                                 norm=mobile.norm)]
+            layers += [mobile.block] * self.layers
+            return Architecture(input=InputSpec(shape=[1], sequence_length=seq_len),
+                                layers=layers + self._head_layers())
+        layers = [Embedding(vocab_size=self.vocab_size,
+                            dim=self.embedding_size or self.tables_width or self.d_model)]
         if self.embedding_size:  # OPT's project_in
             layers.append(Dense(units=self.d_model, bias=False))
         memory = None
@@ -382,6 +421,11 @@ class TransformerConfig(BaseModel):
             layers.append(ContactHead(maps=self.layers * self.block.heads))
         if self.embedding_size:  # OPT's project_out
             layers.append(Dense(units=self.embedding_size, bias=False))
+        return Architecture(input=InputSpec(shape=[1], sequence_length=seq_len), layers=layers + self._head_layers())
+
+    def _head_layers(self) -> list:
+        """The head on the last hidden states, and the pooler."""
+        layers = []
         if self.head == "lm":
             layers.append(LMHead(vocab_size=self.head_vocab_size or self.vocab_size, tied=self.tied_embeddings,
                                  bias=self.head_bias))
@@ -389,12 +433,14 @@ class TransformerConfig(BaseModel):
             layers += [Dense(units=self.head_width or self.tables_width or self.d_model, bias=self.head_dense_bias),
                        Activation(function=self.head_activation or self.block.activation),
                        LayerNorm(bias=self.block.norm_bias),
-                       LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.decoder_bias)]
+                       LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.decoder_bias,
+                              own_rows=(self.d_model - self.mobilebert.token_width or None)
+                              if self.mobilebert is not None and self.tied_embeddings else None)]
         elif self.head == "discriminator":  # ElectraDiscriminatorPredictions: a real/replaced logit per position
             layers += [Dense(units=self.d_model), Activation(function=self.block.activation), Dense(units=1)]
         if self.pooler:
             layers.append(Pooler())
-        return Architecture(input=InputSpec(shape=[1], sequence_length=seq_len), layers=layers)
+        return layers
 
     def sequence_length(self, seq_len: int | None = None, decoder_seq_len: int | None = None) -> int:
         """T for training: ``seq_len``, or else the context length; within the learned position tables."""

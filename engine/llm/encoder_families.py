@@ -190,6 +190,64 @@ def _jina_embeddings_v3(c: Keys) -> dict:
     return _rotary_post_norm(c) | {"tied_embeddings": True}
 
 
+def _mobilebert(c: Keys) -> dict:
+    """mobilebert: a token table of width ``embedding_size`` E, each position's embedding and its two neighbours'
+    (``trigram_input``) projected 3E→d (E→d without; E = d: built, not run), learned positions and token types d
+    wide, a norm; ``num_hidden_layers`` bottleneck blocks (``engine.method1.mobilebert.BottleneckBlock``: with
+    ``use_bottleneck`` the input bottleneck d→b = ``intra_bottleneck_size``, ``key_query_shared_bottleneck``'s second
+    one for queries and keys, ``use_bottleneck_attention``, attention of H heads of b/H, ``num_feedforward_networks``
+    feed-forwards b→F→b, the output bottleneck b→d), every projection biased; norms ``normalization_type`` "no_norm"
+    (γ·x + β) or "layer_norm". The masked-LM head: dense d→d, ``hidden_act``, a LayerNorm, the decoder d→V reading the
+    tied E-wide token table and d − E rows of its own, one bias V. MobileBertModel's pooler: d→d and tanh with
+    ``classifier_activation`` (without: the first position as it is, no parameters)."""
+    c.neutral("true_hidden_size")  # recomputed by MobileBertConfig from use_bottleneck
+    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then keeps a "
+                                                          "second, unused output bias; not modelled")
+    activation = c.activation("hidden_act", default="relu")
+    if activation not in ("relu", "gelu", "silu", "sigmoid", "tanh"):
+        raise c.error("hidden_act", f"{json.dumps(c.data.get('hidden_act'))[:40]} is not supported in MobileBERT's "
+                                    "blocks (relu, gelu, silu, sigmoid, tanh are)")
+    norm = c.get("normalization_type", "no_norm")
+    if norm not in ("no_norm", "layer_norm"):
+        raise c.error("normalization_type", f"{json.dumps(norm)[:40]}: transformers knows \"no_norm\" and "
+                                            "\"layer_norm\" only")
+    fields = _decoder(c, gqa=False, activation=activation, causal=False, norm_position="post")
+    d, heads = fields["d_model"], fields["block"]["heads"]
+    bottleneck = c.flag("use_bottleneck", True)
+    width = c.size(None, "intra_bottleneck_size", required=False, default=128) if bottleneck else d
+    if not bottleneck:
+        c.neutral("intra_bottleneck_size", "key_query_shared_bottleneck", "use_bottleneck_attention")
+    shared = c.flag("key_query_shared_bottleneck", True)
+    attention = c.flag("use_bottleneck_attention", False)
+    if isinstance(width, int) and isinstance(heads, int) and heads > 0 and width % heads:
+        raise c.error("num_attention_heads", f"{heads} heads do not divide the block's width {width} "
+                                             "(transformers' attention output would not be that wide)")
+    if bottleneck and not shared and not attention and width != d:
+        raise c.error("key_query_shared_bottleneck", f"false with use_bottleneck_attention false: queries and keys "
+                                                     f"read the d = {d} wide input through {width} wide projections "
+                                                     "(transformers fails)")
+    token_width = c.size(None, "embedding_size", required=False, default=128)
+    if c.cls.endswith("ForMaskedLM") and isinstance(d, int) and token_width > d:
+        raise c.error("embedding_size", f"{token_width} > hidden_size {d}: the masked-LM head's rows of its own "
+                                        "(d − E) would be negative (transformers fails)")
+    types = c.size("token_types", "type_vocab_size", required=False, default=2)
+    if types == 0:
+        raise c.error("type_vocab_size", "0: MobileBERT builds an empty token-type table and looks token type 0 up "
+                                         "in it (transformers fails)")
+    block = {"heads": heads, "bottleneck": width if bottleneck else None, "shared_bottleneck": shared,
+             "bottleneck_attention": attention, "ff_size": fields["block"]["ff_size"],
+             "feed_forwards": c.size(None, "num_feedforward_networks", required=False, default=4),
+             "activation": activation, "norm": norm}
+    fields["block"]["head_size"] = width // heads if isinstance(width, int) and isinstance(heads, int) and heads \
+        else None
+    pooler = c.flag("classifier_activation", True) and c.cls == "MobileBertModel"
+    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+                     "token_types": types, "embedding_norm": False, "tied_embeddings": True, "final_norm": False,
+                     "pooler": pooler,
+                     "mobilebert": {"token_width": token_width, "trigram": c.flag("trigram_input", True),
+                                    "norm": norm, "block": block}}
+
+
 def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
     """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
     Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
@@ -411,6 +469,7 @@ ENCODER_FAMILIES: dict[str, Family] = {
     "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
     "esm": Family(_esm, {"EsmForMaskedLM": "mlm", "EsmModel": "pooler"}),
     "rembert": Family(_rembert, {"RemBertForMaskedLM": "mlm", "RemBertForCausalLM": "mlm", "RemBertModel": "pooler"}),
+    "mobilebert": Family(_mobilebert, {"MobileBertForMaskedLM": "mlm", "MobileBertModel": "none"}),
     "gte": Family(_gte, {"GteForMaskedLM": "mlm", "GteModel": "none"}),
     "jina_embeddings_v3": Family(_jina_embeddings_v3, {"JinaEmbeddingsV3ForMaskedLM": "mlm",
                                                        "JinaEmbeddingsV3Model": "pooler"}),

@@ -166,6 +166,9 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         raise InputError("fine-tune", "LoRA on LongCat-Flash (its attention's projections are q_a_proj, q_b_proj, "
                                       "kv_a_proj_with_mqa, kv_b_proj and o_proj, its experts fused 3-D tensors) is not "
                                       "modelled; fine-tune the last blocks or in full instead")
+    if tune.mode != "full" and config.mobilebert is not None:
+        raise InputError("fine-tune", "fine-tuning part of a MobileBERT model (its bottleneck blocks are a layer kind "
+                                      "of their own, without LoRA targets) is not modelled; train it in full")
     if tune.mode != "full" and config.altup_streams:
         raise InputError("fine-tune", "fine-tuning part of a Gemma 3n model (AltUp's streams carry every layer's "
                                       "output to the next through the prediction and correction products) is not "

@@ -107,6 +107,8 @@ class LMHead(LayerBase):
     vocab_size: Size
     tied: bool = False
     bias: bool = False
+    own_rows: Size | None = Field(None, description="A tied head whose d rows are the token table's E and d − E of its "
+                                                    "own (MobileBERT): (d − E)·V parameters.")
     kind_label: ClassVar[str] = "LM head"
     formula: ClassVar[str] = r"2 \cdot d \cdot V \text{ per position}"
 
@@ -114,7 +116,7 @@ class LMHead(LayerBase):
         out = (self.vocab_size,)
         params, macs, extra = dense_cost(self._vector(item), self.vocab_size, self.bias)
         if self.tied:
-            params = self.vocab_size if self.bias else 0
+            params = (self.vocab_size if self.bias else 0) + (self.own_rows or 0) * self.vocab_size
         return out, params, macs, extra
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):

@@ -655,6 +655,25 @@ def _apertus1p5_text(draw, spec: Spec, out: dict) -> None:
     out["output_vocab_size"] = draw(st.sampled_from([None, 1, max(1, vocab // 2), vocab]))
 
 
+def _mobilebert(draw, spec: Spec, out: dict) -> None:
+    """MobileBERT: a bottleneck (a multiple of the heads) or none, shared bottleneck and bottleneck attention on or off
+    (both off only with a bottleneck as wide as d: transformers' queries read the d-wide input through b-wide
+    projections), 1–4 feed-forwards, trigram or not, a token table at most d wide (the head's d − E rows), NoNorm or
+    LayerNorm, the pooler's activation on or off, 1–3 token types."""
+    width, heads = out["hidden_size"], out["num_attention_heads"]
+    shared, attention = draw(st.booleans()), draw(st.booleans())
+    bottleneck = heads * draw(st.integers(1, 6)) if shared or attention else width
+    out |= {"use_bottleneck": draw(st.booleans()), "intra_bottleneck_size": bottleneck,
+            "key_query_shared_bottleneck": shared, "use_bottleneck_attention": attention,
+            "num_feedforward_networks": draw(st.integers(1, 4)), "trigram_input": draw(st.booleans()),
+            "embedding_size": draw(st.integers(1, width)),
+            "normalization_type": draw(st.sampled_from(["no_norm", "layer_norm"])),
+            "classifier_activation": draw(st.booleans()), "type_vocab_size": draw(st.integers(1, 3))}
+    if not out["use_bottleneck"] and width % heads:
+        out["hidden_size"] = heads * max(1, width // heads)
+        out["embedding_size"] = min(out["embedding_size"], out["hidden_size"])
+
+
 def _gemma4_text(draw, spec: Spec, out: dict) -> None:
     """Gemma 4: full layers of their own head size (``global_head_dim``) and, with ``attention_k_eq_v``, values from
     the keys and ``num_global_key_value_heads`` (dividing H); the last ``num_kv_shared_layers`` layers reusing keys
@@ -791,6 +810,7 @@ HOOKS: dict[str, Callable] = {
     "roformer": _roformer,
     "esm": _esm,
     "rembert": _rembert,
+    "mobilebert": _mobilebert,
     "gte": _token_types(0),
     "jina_embeddings_v3": _token_types(1),
     "apertus1p5_text": _apertus1p5_text,

@@ -200,7 +200,7 @@ from tests.llm.test_families_hf import VARIANTS  # noqa: E402
 ENCODERS = {"bert", "roberta", "xlm-roberta", "camembert", "distilbert", "mpnet", "electra"}
 ENCODERS |= {"data2vec-text", "roberta-prelayernorm", "xlm-roberta-xl", "megatron-bert", "ernie", "albert",
              "modernbert", "modernbert-decoder", "deberta", "deberta-v2", "roformer", "nomic_bert", "eurobert", "bert-generation",
-             "esm", "rembert", "gte", "jina_embeddings_v3"}
+             "esm", "rembert", "gte", "jina_embeddings_v3", "mobilebert"}
 NO_MASK = ENCODERS | {"mamba2", "bamba", "granitemoehybrid", "nemotron_h", "zamba2", "zamba", "jamba", "falcon_h1",
                       "minimax", "qwen3_next", "qwen3_5_text",
                       "qwen3_5_moe_text", "lfm2", "lfm2_moe", "lfm3", "kimi_linear", "olmo_hybrid"}  # state-space: recurrent masks are probed

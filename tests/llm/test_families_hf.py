@@ -365,6 +365,29 @@ VARIANTS |= {  # GTE and JinaEmbeddingsV3: post-norm rotary blocks; GTE's gated 
     "jina_embeddings_v3 model with pooler": _variant("jina_embeddings_v3", "JinaEmbeddingsV3Model", **E),
 }
 
+MOBILE = {"hidden_size": 64, "intermediate_size": 40, "num_hidden_layers": 2, "num_attention_heads": 4, "vocab_size": 90,
+          "max_position_embeddings": 40, "embedding_size": 16, "intra_bottleneck_size": 24}
+VARIANTS |= {  # MobileBERT: trigram embeddings, bottleneck blocks with stacked feed-forwards, NoNorm
+    "mobilebert": _variant("mobilebert", "MobileBertForMaskedLM", **MOBILE),
+    "mobilebert model, layer norms": _variant("mobilebert", "MobileBertModel", **MOBILE,
+                                              normalization_type="layer_norm"),
+    "mobilebert model without pooler activation, 3 token types": _variant(
+        "mobilebert", "MobileBertModel", **MOBILE, classifier_activation=False, type_vocab_size=3),
+    "mobilebert bottleneck attention (shared bottleneck held, not run)": _variant(
+        "mobilebert", "MobileBertForMaskedLM", **MOBILE, use_bottleneck_attention=True),
+    "mobilebert bottleneck attention, no shared bottleneck, 2 feed-forwards": _variant(
+        "mobilebert", "MobileBertForMaskedLM", **MOBILE, use_bottleneck_attention=True,
+        key_query_shared_bottleneck=False, num_feedforward_networks=2),
+    "mobilebert without bottleneck or trigram, gelu, one feed-forward": _variant(
+        "mobilebert", "MobileBertForMaskedLM", **MOBILE, use_bottleneck=False, num_feedforward_networks=1,
+        trigram_input=False, hidden_act="gelu"),
+    "mobilebert token table as wide as d, no trigram (projection held, not run)": _variant(
+        "mobilebert", "MobileBertForMaskedLM", **(MOBILE | {"embedding_size": 64}), trigram_input=False),
+    "mobilebert bottleneck as wide as d, queries from the input": _variant(
+        "mobilebert", "MobileBertForMaskedLM", **(MOBILE | {"intra_bottleneck_size": 64}),
+        key_query_shared_bottleneck=False),
+}
+
 MAMBA = {"hidden_size": 48, "num_hidden_layers": 2, "vocab_size": 90, "state_size": 8, "conv_kernel": 4, "expand": 2,
          "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
 VARIANTS |= {
@@ -1040,3 +1063,67 @@ def test_jina_embeddings_v3_refusals_name_the_key(change, key):
 
     with pytest.raises(InputError, match=rf"^config\.{key}: "):
         read_hf_config(VARIANTS["jina_embeddings_v3"] | change)
+
+
+MOBILEBERT_UNCASED = {
+    "model_type": "mobilebert", "architectures": ["MobileBertModel"], "attention_probs_dropout_prob": 0.1,
+    "classifier_activation": False, "embedding_size": 128, "hidden_act": "relu", "hidden_dropout_prob": 0.0,
+    "hidden_size": 512, "initializer_range": 0.02, "intermediate_size": 512, "intra_bottleneck_size": 128,
+    "key_query_shared_bottleneck": True, "layer_norm_eps": 1e-12, "max_position_embeddings": 512,
+    "normalization_type": "no_norm", "num_attention_heads": 4, "num_feedforward_networks": 4, "num_hidden_layers": 24,
+    "pad_token_id": 0, "transformers_version": "4.6.0.dev0", "trigram_input": True, "true_hidden_size": 128,
+    "type_vocab_size": 2, "use_bottleneck": True, "use_bottleneck_attention": False, "vocab_size": 30522}
+"""google/mobilebert-uncased's config.json as PaddleNLP's MobileBERT port quotes it (no .json copy was found)."""
+
+
+def test_mobilebert_uncased_by_the_formula(torch):
+    """MobileBERT (google/mobilebert-uncased) by hand. Embeddings: the token table V·E, the trigram projection
+    3E·d + d, positions P·d, token types T·d, a NoNorm 2d. Per layer: the input and shared attention bottlenecks
+    (d·b + b and a NoNorm 2b each), q and k b→b, v d→b, the output b→b (NoNorm 2b), N feed-forwards b→F→b (a NoNorm
+    2b each), the output bottleneck b→d (NoNorm 2d). MobileBertModel without classifier_activation: no pooler.
+    The masked-LM head: dense d→d, a LayerNorm 2d, the tied table's E rows and d − E rows of its own (V·(d − E)), one
+    bias V. Forward FLOP of T tokens: 2T·3E·d, per layer 2T(2db + 2b² + db + b² + 2NbF + bd) + 4T²b, the head
+    2T(d² + dV)."""
+    v, e, d, b, f, n, layers, p, types, t = 30522, 128, 512, 128, 512, 4, 24, 512, 2, 16
+    embeddings = v * e + 3 * e * d + d + (p + types) * d + 2 * d
+    layer = 2 * (d * b + b + 2 * b) + 2 * (b * b + b) + d * b + b + b * b + b + 2 * b \
+        + n * (b * f + f + f * b + b + 2 * b) + b * d + d + 2 * d
+    blocks = layers * (2 * t * (2 * d * b + 2 * b * b + d * b + b * b + 2 * n * b * f + b * d) + 4 * t * t * b)
+    model = (embeddings + layers * layer, 2 * t * 3 * e * d + blocks)
+    head = d * d + d + 2 * d + (d - e) * v + v
+    masked = (model[0] + head, model[1] + 2 * t * (d * d + d * v))
+    assert model[0] == 24_581_888 and masked[0] == 36_596_538  # the paper reports 25.3M for MobileBERT
+    for cls, expected in (("MobileBertModel", model), ("MobileBertForMaskedLM", masked)):
+        data = MOBILEBERT_UNCASED | {"architectures": [cls]}
+        assert counts(data, t) == expected
+        assert _engine(data, t) == expected
+
+
+@pytest.mark.parametrize("change, key", [
+    ({"tie_word_embeddings": False}, "tie_word_embeddings"),
+    ({"normalization_type": "batch_norm"}, "normalization_type"),
+    ({"num_attention_heads": 3}, "num_attention_heads"),  # 3 does not divide the bottleneck's 128
+    ({"key_query_shared_bottleneck": False}, "key_query_shared_bottleneck"),  # queries read d through b-wide weights
+    ({"embedding_size": 600, "architectures": ["MobileBertForMaskedLM"]}, "embedding_size"),
+    ({"type_vocab_size": 0}, "type_vocab_size"),
+    ({"hidden_act": "relu2"}, "hidden_act"),
+])
+def test_mobilebert_refusals_name_the_key(change, key):
+    from engine.errors import InputError
+
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(MOBILEBERT_UNCASED | change)
+
+
+def test_mobilebert_fine_tuning_part_is_refused():
+    from engine.errors import InputError
+    from engine.llm.estimate import TransformerRun, estimate_transformer
+
+    config = read_hf_config(MOBILEBERT_UNCASED)
+    for run in (TransformerRun(tokens=1e9, seq_len=128, lora_rank=4), TransformerRun(tokens=1e9, seq_len=128,
+                                                                                     trainable_last=2)):
+        with pytest.raises(InputError, match="^fine-tune: fine-tuning part of a MobileBERT model"):
+            estimate_transformer(config, run)
+    full = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=128, backward="exact"))
+    assert full.architecture.params == 24_581_888
+    assert full.non_embedding_params == 24_581_888 - 30522 * 128 - (512 + 2) * 512  # the E-wide token table
