@@ -1127,3 +1127,18 @@ def test_mobilebert_fine_tuning_part_is_refused():
     full = estimate_transformer(config, TransformerRun(tokens=1e9, seq_len=128, backward="exact"))
     assert full.architecture.params == 24_581_888
     assert full.non_embedding_params == 24_581_888 - 30522 * 128 - (512 + 2) * 512  # the E-wide token table
+
+
+def test_mobilebert_no_norm_in_the_full_convention():
+    """NoNorm (γ·x + β) has a LayerNorm's parameters and no matmul; in the full convention it costs 2 FLOP an element
+    where a LayerNorm costs 7: over T positions, the embeddings' norm (d) and per layer the input and attention
+    bottlenecks', the attention output's, the N feed-forwards' (b each) and the output bottleneck's (d)."""
+    d, b, n, layers, t = 512, 128, 4, 24, 16
+    counted = {}
+    for kind in ("no_norm", "layer_norm"):
+        model = read_hf_config(MOBILEBERT_UNCASED | {"normalization_type": kind})
+        result = evaluate(model.architecture(t), "full")
+        counted[kind] = (result.params, result.forward_flop, evaluate(model.architecture(t), "matmul").forward_flop)
+    assert counted["no_norm"][0] == counted["layer_norm"][0] and counted["no_norm"][2] == counted["layer_norm"][2]
+    elements = t * (d + layers * ((3 + n) * b + d))
+    assert counted["layer_norm"][1] - counted["no_norm"][1] == (7 - 2) * elements
