@@ -162,10 +162,6 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
         raise InputError("fine-tune", "LoRA on a model with DeepSeek-V4's attention (its projections are q_a_proj, "
                                       "q_b_proj, kv_proj, o_a_proj, o_b_proj and the compressors') is not modelled; "
                                       "fine-tune the last blocks or in full instead")
-    if tune.mode == "lora" and any(b.latent_scales for _, b in config.named_blocks()):
-        raise InputError("fine-tune", "LoRA on LongCat-Flash (its attention's projections are q_a_proj, q_b_proj, "
-                                      "kv_a_proj_with_mqa, kv_b_proj and o_proj, its experts fused 3-D tensors) is not "
-                                      "modelled; fine-tune the last blocks or in full instead")
     if tune.mode != "full" and config.mobilebert is not None:
         raise InputError("fine-tune", "fine-tuning part of a MobileBERT model (its bottleneck blocks are a layer kind "
                                       "of their own, without LoRA targets) is not modelled; train it in full")

@@ -657,13 +657,42 @@ def test_longcat_flash_fine_tunes_the_last_sub_layers(torch, name, last):
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
 
 
-def test_longcat_flash_lora_is_refused():
-    """PEFT's q/v/o names meet LongCat's latent projections differently from the engine's roles: refused by name."""
+@pytest.mark.parametrize("name", [n for n in VARIANTS if VARIANTS[n]["model_type"] == "longcat_flash"][:2])
+@pytest.mark.parametrize("targets", [("o",), ("o", "gate", "up", "down")])
+def test_longcat_flash_lora(torch, name, targets):
+    """LoRA (rank 4) on both sub-layers' o_proj (H·V→d) and dense MLPs (mlps[0], the engine's shared expert of the
+    first block, and mlps[1]): backward FLOP and trainable parameters equal transformers' with those adapters."""
+    from tests.method1.backward_reference import lora_linear
+
+    config = VARIANTS[name]
+    model = build(config)
+    set_trainable(model, False)
+    with torch.device("meta"):
+        for layer in getattr(model, "model", model).layers:
+            for i in (0, 1):
+                for t in targets:
+                    parent = layer.self_attn[i] if t == "o" else layer.mlps[i]
+                    setattr(parent, f"{t}_proj", lora_linear(torch, getattr(parent, f"{t}_proj"), 4))
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
+                                                                           lora_targets=targets))
+    assert trainable > 0
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+@pytest.mark.parametrize("target", ["q", "k", "v"])
+def test_longcat_flash_lora_refusals_name_the_target(target):
+    """LongCat's queries always go through q_a_proj and q_b_proj, its keys and values through one latent: q, k and v
+    name no projection there, one line each."""
     from engine.errors import InputError
 
     config = VARIANTS["longcat-flash (two sub-layers a layer, shortcut experts, zero experts)"]
-    with pytest.raises(InputError, match="fine-tune: LoRA on LongCat-Flash"):
-        estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4))
+    with pytest.raises(InputError, match=f"^targets: '{target}': "):
+        estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
+                                                                    lora_targets=(target,)))
 
 
 # ---------------------------------------------------------------- LoRA on multi-head latent attention
@@ -673,7 +702,9 @@ MLA_LORA_CASES = [("deepseek v2 direct queries, two dense layers", ("q", "o")),
                   ("deepseek v3 no shared experts", ("o",)),
                   ("deepseek v2 low-rank queries, one dense layer", ("o", "down")),
                   ("youtu model, direct queries, biases", ("q",)), ("minicpm3 (latent attention, scalings)", ("o", "up")),
-                  ("deepseek-v3.2 (latent attention, lightning indexer, experts)", ("o", "gate"))]
+                  ("deepseek-v3.2 (latent attention, lightning indexer, experts)", ("o", "gate")),
+                  ("hy_v4 defaults of its kinds", ("o",)),
+                  ("hy_v4 biases, two shared experts, all full indexers, tied", ("o", "down"))]
 
 
 @pytest.mark.parametrize("name,targets", MLA_LORA_CASES)
