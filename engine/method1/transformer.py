@@ -450,9 +450,14 @@ class TransformerBlock(LayerBase):
             if self.indexer_head_size is None or not self.compress_rate:
                 raise InputError("indexer_heads", "DeepSeek-V4's indexer needs indexer_head_size and a compress_rate")
         elif (self.indexer_heads is None) != (self.indexer_head_size is None) or self.indexer_heads is not None and (
-                self.kv_lora_rank is None or not self.q_lora_rank):
+                self.kv_lora_rank is not None and not self.q_lora_rank):
             raise InputError("indexer_heads", "the lightning indexer needs indexer_heads and indexer_head_size, "
-                                              "on latent attention with a q_lora_rank")
+                                              "on latent attention with a q_lora_rank (or plain attention: "
+                                              "MiniMax-M3's block indexer)")
+        elif self.indexer_heads is not None and self.kv_lora_rank is None and (
+                self.mixer != "attention" or self.cross_attention_length or self.attention_experts
+                or self.differential or self.local_radius is not None or self.disentangled is not None):
+            raise InputError("indexer_heads", "MiniMax-M3's block indexer is modelled on plain self-attention")
         if self.kv_lora_rank is not None:
             if self.rope_head_size is None or self.value_head_size is None:
                 raise InputError("kv_lora_rank", "latent attention needs rope_head_size and value_head_size")

@@ -121,6 +121,8 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if block.value_norm and not block.kv_shared:  # RMS over each value head, no gain
         parts.append(Part(f"{label} value norm", 0, 0, memory * h_kv * rms_norm_cost(q, q, False)[2], None, "none",
                           ("v",), ("v",)))
+    if block.indexer_heads:  # MiniMax-M3's sparse layers: an indexer picks the key blocks (masking only)
+        parts += block_indexer(block, label, d, length, pairs, read)
     calls = 2 if block.differential else 1  # DiffLlama: two attention calls over the same q and k
     scores = Part(f"{label} scores QKᵀ", sinks, calls * h * pairs * q, calls * softmax_and_scale_flop(h * pairs), None,
                   "product", ("q", "k"), ("s",))
@@ -281,6 +283,25 @@ def lightning_indexer(block, label: str, d: int, length: int, pairs: int) -> lis
         Part(f"{label} indexer scores", 0, h_i * pairs * d_i, 2 * h_i * pairs, None, "product", ("iq", "ik"),
              ("is",), role="indexer"),
         Part(f"{label} indexer weighted sum", 0, h_i * pairs, 0, None, "product", ("iw", "is"), ("ix",),
+             role="indexer"),
+    ]
+
+
+def block_indexer(block, label: str, d: int, length: int, pairs: int, read: str) -> list[Part]:
+    """MiniMax-M3's indexer on plain attention (``TransformerBlock.indexer_heads`` H_I of D_I), as
+    ``MiniMaxM3VLIndexer`` runs it: queries d→H_I·D_I and one key d→D_I from the block's input, each head normed by
+    an RMSNorm of D_I (a γ each for queries and key); H_I·D_I MACs per query–key pair; the scores are max-pooled by
+    key blocks and the top blocks mask the attention (selection: not counted). Its output is block indices, so no
+    gradient flows back into it: no backward, and its weights get none (frozen). Full: the two norms."""
+    h_i, d_i = block.indexer_heads, block.indexer_head_size
+    params, _, extra = rms_norm_cost(d_i, d_i, True)
+    src, frozen = (NO_GRAD,), {"frozen": True, "role": "indexer"}
+    return [
+        _linear(f"{label} indexer q projection", d, h_i * d_i, False, length, src=src, dst=("iq",))._replace(**frozen),
+        _linear(f"{label} indexer k projection", d, d_i, False, length, src=src, dst=("ik",))._replace(**frozen),
+        Part(f"{label} indexer q/k norms", 2 * params, 0, length * (h_i + 1) * extra, None, "none", ("iq", "ik"),
+             ("iq", "ik"), frozen=True, role="indexer"),
+        Part(f"{label} indexer scores", 0, h_i * pairs * d_i, 0, None, "product", ("iq", "ik"), ("is",),
              role="indexer"),
     ]
 

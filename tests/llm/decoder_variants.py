@@ -115,6 +115,22 @@ DECODER_VARIANTS = {
     "minimax-m2 model, multi-head, tied, top-1": _v(
         "minimax_m2", "MiniMaxM2Model", **(S | {"num_key_value_heads": 4, "intermediate_size": 28}), head_dim=16,
         num_local_experts=3, num_experts_per_tok=1, tie_word_embeddings=True),
+    "minimax-m3 text (indexer on sparse layers, dense/sparse MLPs, shared expert)": _v(
+        "minimax_m3_vl_text", "MiniMaxM3VLForCausalLM", **(S | {"num_hidden_layers": 4, "intermediate_size": 20}),
+        head_dim=24, rotary_dim=12, dense_intermediate_size=40, shared_intermediate_size=12, num_local_experts=4,
+        num_experts_per_tok=2, index_n_heads=2, index_head_dim=16, index_block_size=4, index_topk_blocks=2,
+        layer_types=["full_attention", "minimax_m3_sparse", "minimax_m3_sparse", "full_attention"],
+        mlp_layer_types=["dense", "sparse", "sparse", "sparse"]),
+    "minimax-m3 text model, legacy sparse_attention_config and moe_layer_freq, tied, no shared expert": _v(
+        "minimax_m3_vl_text", "MiniMaxM3VLTextModel", **(S | {"intermediate_size": 16}), head_dim=16, rotary_dim=8,
+        dense_intermediate_size=36, shared_intermediate_size=0, num_local_experts=3, num_experts_per_tok=1,
+        tie_word_embeddings=True, moe_layer_freq=[1, 0, 1],
+        sparse_attention_config={"sparse_num_index_heads": 4, "sparse_index_dim": 8, "sparse_block_size": 3,
+                                 "sparse_topk_blocks": 1, "sparse_local_block": 1,
+                                 "sparse_attention_freq": [1, 1, 0]}),
+    "minimax-m3 text, all dense, all full attention": _v(
+        "minimax_m3_vl_text", "MiniMaxM3VLForCausalLM", **S, head_dim=16, dense_intermediate_size=48,
+        mlp_layer_types=["dense"] * 3),
     "minimax (lightning blocks of 4 between softmax layers)": _v(
         "minimax", "MiniMaxForCausalLM", **(S | {"num_hidden_layers": 4, "intermediate_size": 40}), block_size=4,
         num_local_experts=4, num_experts_per_tok=2, full_attn_alpha_factor=3.56, linear_attn_alpha_factor=3.56,

@@ -558,6 +558,22 @@ def _minimax(draw, spec: Spec, out: dict) -> None:
     out["block_size"] = draw(st.integers(1, 6))
 
 
+def _minimax_m3_vl_text(draw, spec: Spec, out: dict) -> None:
+    """MiniMax-M3: each layer full or sparse attention (the indexer: 1 to 4 heads dividing H, an even
+    ``index_head_dim`` — its rotary slice splits it in halves — and key blocks of 1 to 6), dense or sparse MLPs,
+    the dense and shared sizes (shared 0: none)."""
+    layers, heads = out["num_hidden_layers"], out["num_attention_heads"]
+    kinds = ["full_attention", "minimax_m3_sparse"]
+    out |= {"layer_types": draw(st.lists(st.sampled_from(kinds), min_size=layers, max_size=layers)),
+            "mlp_layer_types": draw(st.lists(st.sampled_from(["dense", "sparse"]), min_size=layers,
+                                             max_size=layers)),
+            "index_n_heads": draw(st.sampled_from([h for h in range(1, 5) if heads % h == 0])),
+            "index_head_dim": 2 * draw(st.integers(1, 8)), "index_block_size": draw(st.integers(1, 6)),
+            "index_topk_blocks": draw(st.integers(1, 4)), "index_local_blocks": draw(st.integers(0, 2)),
+            "dense_intermediate_size": draw(st.integers(1, 48)),
+            "shared_intermediate_size": draw(st.integers(0, 24))}
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -837,6 +853,7 @@ HOOKS: dict[str, Callable] = {
     "jamba": _jamba,
     "falcon_h1": _falcon_h1,
     "minimax": _minimax,
+    "minimax_m3_vl_text": _minimax_m3_vl_text,
     "qwen3_next": _qwen3_next,
     "qwen3_5_text": _gated_deltanet,
     "qwen3_5_moe_text": _gated_deltanet,
