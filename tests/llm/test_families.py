@@ -232,7 +232,11 @@ WITHOUT_LIBRARY = {
                                            "test_apertus1p5_text_default_sizes_by_hand)"),
                        ("hy_v4", "Hy4-preview (tencent/Hy4-preview, transformers' docstring checkpoint; no copy of "
                                  "its config.json found; HYV4Config's defaults counted by hand: "
-                                 "test_hy_v4_default_sizes_by_hand)"))},
+                                 "test_hy_v4_default_sizes_by_hand)"),
+                       ("minimax_m3_vl_text", "MiniMax-M3 (MiniMaxAI/MiniMax-M3, transformers' docstring checkpoint; "
+                                              "only its text_config quoted in other projects' tests and ports, no "
+                                              "verbatim config.json; that layout counted by hand and against "
+                                              "transformers: test_minimax_m3_published_layout_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -910,4 +914,82 @@ def test_hy_v4_inert_keys():
     other = evaluate(read_hf_config(HY_V4 | {"num_key_value_heads": 4, "head_dim": 7, "routed_scaling_factor": 1.0,
                                              "hc_magnitude": 1.0, "swiglu_limit": 0.0, "index_topk": 4,
                                              "learnable_sink_init": 1.0}).architecture(8))
+    assert (base.params, base.forward_flop) == (other.params, other.forward_flop)
+
+
+MINIMAX_M3 = {"model_type": "minimax_m3_vl_text", "architectures": ["MiniMaxM3VLForCausalLM"],
+              "hidden_size": 6144, "intermediate_size": 3072, "num_hidden_layers": 60, "num_attention_heads": 64,
+              "num_key_value_heads": 4, "head_dim": 128, "vocab_size": 200064, "rotary_dim": 64,
+              "use_qk_norm": True, "qk_norm_type": "per_head", "tie_word_embeddings": False,
+              "dense_intermediate_size": 12288, "shared_intermediate_size": 3072, "num_local_experts": 128,
+              "num_experts_per_tok": 4, "n_shared_experts": 1, "scoring_func": "sigmoid", "use_routing_bias": True,
+              "moe_layer_freq": [0] * 3 + [1] * 57, "swiglu_alpha": 1.702, "swiglu_limit": 7.0,
+              "routed_scaling_factor": 2.0,
+              "sparse_attention_config": {"use_sparse_attention": True, "sparse_index_dim": 128,
+                                          "sparse_num_index_heads": 4, "sparse_topk_blocks": 16,
+                                          "sparse_block_size": 128, "sparse_score_type": "max",
+                                          "sparse_init_block": 0, "sparse_local_block": 1,
+                                          "sparse_disable_index_value": [0] * 3 + [1] * 57,
+                                          "sparse_attention_freq": [0] * 3 + [1] * 57}}
+"""MiniMax-M3's text_config as the ports quote it (MiniMax's own keys: moe_layer_freq, sparse_attention_config)."""
+
+
+def test_minimax_m3_published_layout_by_hand():
+    """MiniMax-M3's language model (d 6144, 60 layers, 64 heads of 128, 4 key/value heads; the first 3 layers dense
+    MLPs of 12288 with full attention, the other 57 sparse attention and 128 experts of 3072, 4 per token, beside a
+    shared expert of 3072) from MiniMaxM3VLDecoderLayer's weight shapes: q d→H·Q, k and v d→H_kv·Q, o H·Q→d, a
+    per-head norm of Q each for queries and keys; on sparse layers the indexer q d→H_I·D_I, k d→D_I and their norms
+    (D_I each); gate/up fused d→2F and down; a router d→E without bias; two norms a layer; untied head. Forward FLOP
+    at T tokens: 2 per multiply-accumulate of the projections, QKᵀ and AV (T² per head: the block selection only
+    masks), the indexer's scores (H_I·D_I per query–key pair), the router, k experts and the shared one, the head.
+    transformers on meta (MiniMaxM3VLForCausalLM of this file): the same parameters and FLOP."""
+    d, layers, dense, h, kv, q, f, fd, fs, e, k, vocab = 6144, 60, 3, 64, 4, 128, 3072, 12288, 3072, 128, 4, 200064
+    hi, di, t = 4, 128, 16
+    attention = d * h * q + 2 * d * kv * q + h * q * d + 2 * q
+    indexer = d * hi * di + d * di + 2 * di
+    moe = d * e + e * 3 * d * f + 3 * d * fs
+    params = 2 * vocab * d + d + layers * (attention + 2 * d) + dense * 3 * d * fd + (layers - dense) * (indexer + moe)
+    active = params - (layers - dense) * (e - k) * 3 * d * f
+    macs = layers * (t * (d * h * q + 2 * d * kv * q + h * q * d) + 2 * h * t * t * q) + dense * t * 3 * d * fd \
+        + (layers - dense) * (t * (d * hi * di + d * di) + hi * t * t * di + t * (d * e + k * 3 * d * f + 3 * d * fs)) \
+        + t * d * vocab
+    result = evaluate(read_hf_config(MINIMAX_M3).architecture(t))
+    assert (result.params, result.active_params, result.forward_flop) == (params, active, 2 * macs)
+    assert (params, 2 * macs) == (426_174_565_632, 791_958_257_664)  # transformers on meta
+    # full training: twice each product backward, except the indexer's (its output is block indices: no gradient)
+    indexer_macs = (layers - dense) * (t * (d * hi * di + d * di) + hi * t * t * di)
+    assert result.backward_flop == 2 * 2 * (macs - indexer_macs)
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"layer_types": ["minimax_m3_sparse", "sliding_attention"] * 30}, "layer_types"),
+    ({"layer_types": ["full_attention"] * 59}, "layer_types"),
+    ({"mlp_layer_types": ["dense", "moe"] * 30}, "mlp_layer_types"),
+    ({"moe_layer_freq": [1] * 59}, "moe_layer_freq"),
+    ({"index_n_heads": 3, "sparse_attention_config": {"sparse_attention_freq": [1] * 60}}, "index_n_heads"),
+    ({"sparse_attention_config": MINIMAX_M3["sparse_attention_config"] | {"sparse_disable_index_value": [0] * 60}},
+     "sparse_attention_config.sparse_disable_index_value"),
+    ({"sparse_attention_config": MINIMAX_M3["sparse_attention_config"] | {"use_sparse_attention": False}},
+     "sparse_attention_config.use_sparse_attention"),
+    ({"sparse_attention_config": MINIMAX_M3["sparse_attention_config"] | {"sparse_block_size": 0}},
+     "index_block_size"),
+    ({"qk_norm_type": "per_layer"}, "qk_norm_type"),
+    ({"use_qk_norm": False}, "use_qk_norm"),
+    ({"n_shared_experts": 0}, "n_shared_experts"),
+    ({"num_local_experts": 1}, "num_local_experts"),
+    ({"head_dim": None}, "head_dim"),
+])
+def test_minimax_m3_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(MINIMAX_M3 | change)
+
+
+def test_minimax_m3_inert_keys():
+    """The activation's constants, the routing scale, the rotary width, the selection's top-k and local blocks
+    (masking only) and the multi-token-prediction keys (not built) change nothing."""
+    base = evaluate(read_hf_config(MINIMAX_M3).architecture(8))
+    other = evaluate(read_hf_config(MINIMAX_M3 | {
+        "swiglu_alpha": 1.0, "swiglu_limit": 3.0, "routed_scaling_factor": 1.0, "rotary_dim": 32,
+        "num_mtp_modules": 7, "num_nextn_predict_layers": 1, "index_topk_blocks": 2, "index_local_blocks": 0,
+        "sparse_attention_config": MINIMAX_M3["sparse_attention_config"] | {"sparse_topk_blocks": 2}}).architecture(8))
     assert (base.params, base.forward_flop) == (other.params, other.forward_flop)
