@@ -169,6 +169,47 @@ def _cohere2(c: Keys) -> dict:
     return _pattern_windows(c, _cohere_common(c, False), 4)
 
 
+COHERE_COMPASS_DEFAULTS = {"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528,
+                           "num_hidden_layers": 40, "num_attention_heads": 64}
+"""CohereCompassTextConfig's defaults of the sizes the reader reads (a null one is refused, as the config class does)."""
+
+
+def _cohere_compass_text(c: Keys) -> dict:
+    """cohere_compass_text (the language model of Cohere's North/Compass checkpoints, also inside the
+    ``cohere_compass`` wrapper): Command R7B's block (``_cohere_common``: one LayerNorm without β feeding attention
+    and MLP in parallel, SwiGLU, no QK norms; tied head by default); ``sliding_window`` on the layers ``layer_types``
+    marks "sliding_attention" (absent: every layer full — ``sliding_window_pattern`` is not read). ``head_dim`` as
+    written (the config class sets ⌊d/H⌋ first, then the written key; null refused); a layer type whose ``rope_parameters`` entry is
+    null runs without rotary positions (no parameters either way), a missing entry is refused (transformers cannot
+    build it); ``pooling`` serves only the classification class. Absent sizes: CohereCompassTextConfig's
+    defaults."""
+    c.neutral("sliding_window_pattern", "pooling")
+    # other projects' Compass configs carry these; transformers builds Command R7B's block whatever they say
+    c.require("norm_type", lambda v: v == "layer_norm", "transformers' Cohere Compass builds LayerNorms")
+    c.require("transformer_block_type", lambda v: v == "parallel", "transformers' Cohere Compass runs attention and "
+                                                                   "MLP in parallel")
+    c.require("mlp_bias", lambda v: v is False, "transformers' Cohere Compass MLP has no biases")
+    _whole_defaults(c, COHERE_COMPASS_DEFAULTS, "CohereCompassTextConfig")
+    if "head_dim" in c.data and c.data["head_dim"] is None:
+        raise c.error("head_dim", "null: transformers' CohereCompassAttention cannot be built with it (absent: d/H)")
+    fields = _floor_head_dim(_cohere_common(c, False))
+    layers = _layer_count(fields)
+    if layers and c.data.get("layer_types") is None:
+        c.data = dict(c.data, layer_types=["full_attention"] * layers)
+    if "sliding_window" not in c.data:
+        c.data = dict(c.data, sliding_window=4096)  # CohereCompassTextConfig's default
+    kinds = _layer_kinds(c, "layer_types", layers, ("sliding_attention", "full_attention")) if layers else None
+    fields = _windows(c, fields, None)
+    rope = c.get("rope_parameters", {})
+    if kinds:
+        missing = [k for k in dict.fromkeys(kinds) if not isinstance(rope, dict) or k not in rope]
+        if missing:
+            raise c.error("rope_parameters", f"no entry for {missing[0]!r}: transformers' CohereCompassRotaryEmbedding "
+                                             "needs one per layer type (null: no rotary positions) and cannot be "
+                                             "built without it")
+    return fields
+
+
 def _granite(c: Keys) -> dict:
     """granite: the Llama block; its multipliers (embedding, residual, attention, logits) scale
     activations only."""
@@ -1868,6 +1909,7 @@ DECODER_FAMILIES: dict[str, Family] = {
     "flex_olmo": Family(_flex_olmo, _lm("FlexOlmo")),
     "nemotron": Family(_nemotron, _lm("Nemotron")),
     "minimax_m2": Family(_minimax_m2, _lm("MiniMaxM2")),
+    "cohere_compass_text": Family(_cohere_compass_text, _lm("CohereCompass", bare="CohereCompassTextModel")),
     "minimax_m3_vl_text": Family(_minimax_m3_vl_text, _lm("MiniMaxM3VL", bare="MiniMaxM3VLTextModel")),
     "minimax": Family(_minimax, _lm("MiniMax")),
     "persimmon": Family(_persimmon, _lm("Persimmon")),

@@ -80,7 +80,8 @@ def small_overrides(model_type: str) -> dict:
     and clip_qkv, without which DbrxAttention cannot run; BigBird-Pegasus' attention_type original_full, its
     block-sparse default being refused by name; HunYuan-MoE's num_experts 4, its default of one expert being refused
     by name; dots1's 4 routed and 1 shared expert, its defaults, null, being a model transformers cannot build;
-    ESM's vocabulary of 33 tokens and padding token 1, ESM-2's, its defaults being null)."""
+    ESM's vocabulary of 33 tokens and padding token 1, ESM-2's, its defaults being null; Cohere Compass's
+    rotary parameters for its full-attention layers, its default having no entry per layer type)."""
     from transformers import CONFIG_MAPPING
 
     config_cls = CONFIG_MAPPING[model_type]
@@ -118,6 +119,8 @@ def small_overrides(model_type: str) -> dict:
         overrides |= {stack: {"num_hidden_layers": LAYERS} for stack in ("encoder", "decoder")}
     if model_type == "lfm2_moe":  # its default layer_types (null) does not build: LFM2's pattern, conv twice, attention
         overrides["layer_types"] = ["conv", "conv", "full_attention", "conv"][:overrides["num_hidden_layers"]]
+    if model_type == "cohere_compass_text":  # its rotary embedding needs an entry per layer type; the default has none
+        overrides["rope_parameters"] = {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}
     if model_type == "zamba":  # two shared-block layers in four: with one, transformers' tie pattern cannot build
         overrides |= {"attn_layer_period": 1, "attn_layer_offset": 0}
     for key in ("layer_types", "mlp_only_layers"):

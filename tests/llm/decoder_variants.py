@@ -115,6 +115,15 @@ DECODER_VARIANTS = {
     "minimax-m2 model, multi-head, tied, top-1": _v(
         "minimax_m2", "MiniMaxM2Model", **(S | {"num_key_value_heads": 4, "intermediate_size": 28}), head_dim=16,
         num_local_experts=3, num_experts_per_tok=1, tie_word_embeddings=True),
+    "cohere-compass text (windows by layer_types, biases, head_dim, untied)": _v(
+        "cohere_compass_text", "CohereCompassForCausalLM", **(S | {"num_hidden_layers": 4}), sliding_window=4,
+        layer_types=["sliding_attention", "full_attention", "sliding_attention", "sliding_attention"],
+        attention_bias=True, head_dim=6, sliding_window_pattern=2, tie_word_embeddings=False, logit_scale=0.5,
+        rope_parameters={"sliding_attention": {"rope_type": "default", "rope_theta": 10000.0}, "full_attention": None}),
+    "cohere-compass text model, d/H floored, no layer_types (all full), tied": _v(
+        "cohere_compass_text", "CohereCompassTextModel", **(S | {"hidden_size": 74, "num_key_value_heads": 1}),
+        sliding_window=3, pooling="mean", rope_parameters={"full_attention": {"rope_type": "default",
+                                                                              "rope_theta": 50000.0}}),
     "minimax-m3 text (indexer on sparse layers, dense/sparse MLPs, shared expert)": _v(
         "minimax_m3_vl_text", "MiniMaxM3VLForCausalLM", **(S | {"num_hidden_layers": 4, "intermediate_size": 20}),
         head_dim=24, rotary_dim=12, dense_intermediate_size=40, shared_intermediate_size=12, num_local_experts=4,

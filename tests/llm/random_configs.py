@@ -574,6 +574,22 @@ def _minimax_m3_vl_text(draw, spec: Spec, out: dict) -> None:
             "shared_intermediate_size": draw(st.integers(0, 24))}
 
 
+def _cohere_compass_text(draw, spec: Spec, out: dict) -> None:
+    """Cohere Compass's rotary embedding needs an entry per layer type: each drawn layer type gets rotary
+    parameters or null (no rotary positions); the head size even (its rotary dimension must be)."""
+    layers = out["num_hidden_layers"]
+    kinds = out.get("layer_types") or draw(st.one_of(st.none(), st.lists(
+        st.sampled_from(["sliding_attention", "full_attention"]), min_size=layers, max_size=layers)))
+    out["layer_types"] = kinds
+    rope = st.one_of(st.none(), st.just({"rope_type": "default", "rope_theta": 10000.0}))
+    out["rope_parameters"] = {k: draw(rope) for k in dict.fromkeys(kinds or ["full_attention"])}
+    heads = out["num_attention_heads"]
+    out["head_dim"] = draw(st.one_of(st.none(), st.integers(1, 8).map(lambda n: 2 * n)))
+    if out["head_dim"] is None:
+        del out["head_dim"]
+        out["hidden_size"] = heads * 2 * draw(st.integers(1, 8))
+
+
 def _helium(draw, spec: Spec, out: dict) -> None:
     """Helium's output projection is d→d whatever the head size: ``head_dim`` = d/H (transformers fails on
     another)."""
@@ -853,6 +869,7 @@ HOOKS: dict[str, Callable] = {
     "jamba": _jamba,
     "falcon_h1": _falcon_h1,
     "minimax": _minimax,
+    "cohere_compass_text": _cohere_compass_text,
     "minimax_m3_vl_text": _minimax_m3_vl_text,
     "qwen3_next": _qwen3_next,
     "qwen3_5_text": _gated_deltanet,

@@ -236,7 +236,11 @@ WITHOUT_LIBRARY = {
                        ("minimax_m3_vl_text", "MiniMax-M3 (MiniMaxAI/MiniMax-M3, transformers' docstring checkpoint; "
                                               "only its text_config quoted in other projects' tests and ports, no "
                                               "verbatim config.json; that layout counted by hand and against "
-                                              "transformers: test_minimax_m3_published_layout_by_hand)"))},
+                                              "transformers: test_minimax_m3_published_layout_by_hand)"),
+                       ("cohere_compass_text", "North Micro (CohereLabs/North-Micro-Vision-Instruct, transformers' "
+                                               "docstring checkpoint; only toy configs in other projects' tests "
+                                               "found; CohereCompassTextConfig's defaults counted by hand: "
+                                               "test_cohere_compass_default_sizes_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -992,4 +996,49 @@ def test_minimax_m3_inert_keys():
         "swiglu_alpha": 1.0, "swiglu_limit": 3.0, "routed_scaling_factor": 1.0, "rotary_dim": 32,
         "num_mtp_modules": 7, "num_nextn_predict_layers": 1, "index_topk_blocks": 2, "index_local_blocks": 0,
         "sparse_attention_config": MINIMAX_M3["sparse_attention_config"] | {"sparse_topk_blocks": 2}}).architecture(8))
+    assert (base.params, base.forward_flop) == (other.params, other.forward_flop)
+
+
+COHERE_COMPASS = {"model_type": "cohere_compass_text", "architectures": ["CohereCompassForCausalLM"],
+                  "rope_parameters": {"full_attention": {"rope_type": "default", "rope_theta": 10000.0}}}
+"""Cohere Compass's text model with CohereCompassTextConfig's default sizes (its rotary parameters per layer type
+written: the default has none, and transformers cannot build without)."""
+
+
+def test_cohere_compass_default_sizes_by_hand():
+    """CohereCompassTextConfig's defaults (d 8192, 40 layers, 64 heads of d/H = 128, as many key/value heads, MLP
+    22528, vocabulary 256,000, tied) from CohereCompassDecoderLayer's weight shapes: q, k, v, o d→d without biases,
+    gate and up d→F, down F→d, one LayerNorm γ (no β) shared by attention and MLP; the final norm; the tied table.
+    Forward FLOP at T tokens: 2 per multiply-accumulate of the projections, QKᵀ and AV (T² per head: every layer
+    full by default) and the head. transformers on meta: the same parameters."""
+    d, layers, h, q, f, vocab, t = 8192, 40, 64, 128, 22528, 256000, 16
+    params = vocab * d + d + layers * (4 * d * d + 3 * d * f + d)
+    macs = layers * (t * (4 * d * d + 3 * d * f) + 2 * h * t * t * q) + t * d * vocab
+    result = evaluate(read_hf_config(COHERE_COMPASS).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs)
+    assert params == 34_980_831_232  # transformers on meta, CohereCompassTextConfig()
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"rope_parameters": {"rope_type": "default", "rope_theta": 10000.0}}, "rope_parameters"),
+    ({"layer_types": ["sliding_attention"] * 40, "sliding_window": 8}, "rope_parameters"),
+    ({"layer_types": ["full_attention"] * 39}, "layer_types"),
+    ({"head_dim": None}, "head_dim"),
+    ({"hidden_size": None}, "hidden_size"),
+    ({"norm_type": "rms_norm"}, "norm_type"),
+    ({"transformer_block_type": "vanilla"}, "transformer_block_type"),
+    ({"mlp_bias": True}, "mlp_bias"),
+])
+def test_cohere_compass_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(COHERE_COMPASS | change)
+
+
+def test_cohere_compass_inert_keys():
+    """The old period key (not read: absent layer_types means all full), the pooling, the logit scale and rotary
+    parameters (null: no rotary positions) change nothing."""
+    base = evaluate(read_hf_config(COHERE_COMPASS).architecture(8))
+    other = evaluate(read_hf_config(COHERE_COMPASS | {"sliding_window_pattern": 2, "pooling": "mean",
+                                                      "logit_scale": 0.25,
+                                                      "rope_parameters": {"full_attention": None}}).architecture(8))
     assert (base.params, base.forward_flop) == (other.params, other.forward_flop)
