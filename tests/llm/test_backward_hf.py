@@ -750,3 +750,51 @@ def test_latent_attention_lora_refusals_name_the_target(name, target, reason):
     with pytest.raises(InputError, match=f"^targets: '{target}': {reason}"):
         estimate_transformer(read_hf_config(VARIANTS[name]), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
                                                                             lora_targets=(target,)))
+
+
+# ---------------------------------------------------------------- MiniMax-M3 and Cohere Compass: part of the model
+
+def _attention_fine_tune(torch, config: dict, last: int | None = None, targets=(), rank: int = 4):
+    """transformers' model with the last blocks (+ the final norm and an untied head) trained, or LoRA adapters on
+    the attention's ``{t}_proj``: backward FLOP, trainable parameters, and the parameters of the tuned blocks that
+    never receive a gradient (MiniMax-M3's indexers: their output is block indices)."""
+    from tests.method1.backward_reference import lora_linear
+
+    model = build(config)
+    set_trainable(model, False)
+    inner = model.model if hasattr(model, "model") else model
+    idle = 0
+    if last:
+        for block in list(inner.layers)[-last:]:
+            set_trainable(block, True)
+            indexer = getattr(block.self_attn, "indexer", None)
+            idle += sum(p.numel() for p in indexer.parameters()) if indexer is not None else 0
+        set_trainable(inner.norm, True)
+        head = getattr(model, "lm_head", None)
+        if head is not None and head.weight is not inner.embed_tokens.weight:
+            set_trainable(head, True)
+    with torch.device("meta"):
+        for layer in inner.layers:
+            for t in targets:
+                setattr(layer.self_attn, f"{t}_proj", lora_linear(torch, getattr(layer.self_attn, f"{t}_proj"), rank))
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={"use_cache": False})
+    return backward, sum(p.numel() for p in model.parameters() if p.requires_grad), idle
+
+
+@pytest.mark.parametrize("run", [{"trainable_last": 1}, {"trainable_last": 2}, {"lora_targets": ("q", "v")},
+                                 {"lora_targets": ("k", "o")}])
+@pytest.mark.parametrize("name", [n for n in VARIANTS if VARIANTS[n]["model_type"] in ("minimax_m3_vl_text",
+                                                                                       "cohere_compass_text")])
+def test_minimax_m3_and_cohere_compass_fine_tune(torch, name, run):
+    """The last 1 or 2 blocks, or LoRA (rank 4) on attention: backward FLOP equal transformers'. Trainable
+    parameters too, except MiniMax-M3's indexer weights in the tuned blocks: transformers leaves them requires_grad,
+    but no gradient ever reaches them (the indexer's output is block indices), so the engine, as for DeepSeek's
+    indexer, does not count them as trained."""
+    config = VARIANTS[name]
+    lora = {"lora_rank": 4} if "lora_targets" in run else {}
+    backward, trainable, idle = _attention_fine_tune(torch, config, run.get("trainable_last"),
+                                                     run.get("lora_targets", ()))
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run, **lora))
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward,
+                                                                                               trainable - idle)
