@@ -317,6 +317,11 @@ class TransformerBlock(LayerBase):
                                                            "output projection (Qwen3-Next).")
     head_gate: bool = Field(False, description="A sigmoid gate per head, d→H from the attention's input, scales "
                                                "each head's output before the output projection (LFM3).")
+    rope_key_norm: bool = Field(False, description="Latent attention's shared rotary key normed (Dots 3: an RMSNorm "
+                                                   "with γ of R).")
+    latent_rescale: bool = Field(False, description="Latent attention's normed query and key latents multiplied by "
+                                                    "constants (Dots 3: √(d/c_q), √(d/c)): c_q + c products a "
+                                                    "position, full convention only.")
     latent_gate: bool = Field(False, description="Latent attention's output gate (HY-V4): its own projection "
                                                  "d→H·V of the attention's input; sigmoid(gate) scales the output "
                                                  "element-wise before the output projection.")
@@ -441,6 +446,9 @@ class TransformerBlock(LayerBase):
         if self.hyper_independent and (self.hyper_connections is None or self.kv_lora_rank is None):
             raise InputError("hyper_independent", "independent hyper-connections are modelled in HY-V4's blocks "
                                                   "(latent attention with hyper_connections)")
+        if (self.rope_key_norm or self.latent_rescale) and self.kv_lora_rank is None:
+            raise InputError("rope_key_norm", "the rotary key's norm and the latents' scales belong to latent "
+                                              "attention (set kv_lora_rank)")
         if self.latent_gate and self.kv_lora_rank is None:
             raise InputError("latent_gate", "the gate d→H·V belongs to latent attention (set kv_lora_rank)")
         if self.hyper_connections is not None and not compressed and not self.hyper_independent:
@@ -517,11 +525,11 @@ class TransformerBlock(LayerBase):
                                            or self.local_radius is not None or self.cross_attention_length):
             raise InputError("attention_output_gate", "an output gate is modelled on self-attention (not latent or "
                                                       "local attention)")
-        if self.head_gate and (self.mixer != "attention" or self.kv_lora_rank is not None or self.attention_output_gate
+        if self.head_gate and (self.mixer != "attention" or self.attention_output_gate or self.latent_gate
                                or self.local_radius is not None or self.cross_attention_length
                                or self.attention_experts or self.differential):
-            raise InputError("head_gate", "a gate per head is modelled on plain self-attention (not latent, local or "
-                                          "expert attention, nor beside an output gate)")
+            raise InputError("head_gate", "a gate per head is modelled on plain or latent self-attention (not local "
+                                          "or expert attention, nor beside an output gate)")
         if self.gate_function != "sigmoid" and not (self.head_gate or self.attention_output_gate):
             raise InputError("gate_function", "belongs to an output gate (head_gate or attention_output_gate)")
         if self.down_bias != "same" and (self.experts > 1 or self.shared_ff_size is not None or not self.feed_forward

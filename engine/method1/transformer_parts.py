@@ -239,6 +239,11 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
     norm_params, norm_flop = norm_cost(block, c, length)
     if block.latent_scales:  # LongCat-Flash: q·√(d/c_q) (every query channel), normed key latent·√(d/c)
         norm_flop += length * (h * qk + c)
+    if block.latent_rescale:  # Dots 3: the normed query latent·√(d/c_q), the normed key latent·√(d/c)
+        norm_flop += length * ((block.q_lora_rank or 0) + c)
+    if block.rope_key_norm:  # Dots 3: an RMSNorm of the shared rotary key (γ of R)
+        rope_params, rope_flop = norm_cost(block, r, length)
+        norm_params, norm_flop = norm_params + rope_params, norm_flop + rope_flop
     return parts + [
         _linear(f"{label} kv down-projection", d, c + r, block.qkv_bias, length, src=(read,), dst=("ka",),
                 role="kv down"),
@@ -252,7 +257,11 @@ def latent_attention(block, label: str, d: int, length: int, pairs: int, read: s
         _linear(f"{label} output gate projection", d, h * v, False, length, src=(read,), dst=("lg",)),
         Part(f"{label} output gate", 0, 0, (ACTIVATION_FLOP[block.gate_function] + 1) * length * h * v, None,
              "none", ("a", "lg"), ("a",)),
-    ] if block.latent_gate else []) + [
+    ] if block.latent_gate else []) + ([  # Dots 3: g = x·W_g (d→H), each head's output × sigmoid(g)
+        _linear(f"{label} head gate projection", d, h, False, length, src=(read,), dst=("hg",), role="head gate"),
+        Part(f"{label} head gate", 0, 0, ACTIVATION_FLOP[block.gate_function] * length * h + length * h * v, None,
+             "none", ("a", "hg"), ("a",)),
+    ] if block.head_gate else []) + [
         _linear(f"{label} output projection", h * v, d, block.out_bias, length, extra_flop=length * d,
                 src=("a",), dst=("x",), also=("x",), role="o"),  # o_proj: LoRA's o
     ]

@@ -49,6 +49,16 @@ HY4 = {"hidden_size": 64, "intermediate_size": 96, "moe_intermediate_size": 24, 
 """HY-V4's small base: 3 layers (the first dense, the third a shared-indexer layer), 3 hyper-connection streams."""
 
 
+DOTS3 = {"hidden_size": 64, "intermediate_size": 96, "moe_intermediate_size": 24, "num_hidden_layers": 6,
+         "num_attention_heads": 4, "num_key_value_heads": 4, "n_routed_experts": 4, "num_experts_per_tok": 2,
+         "n_shared_experts": 1, "shared_experts_intermediate_size": 20, "q_lora_rank": 24, "kv_lora_rank": 16, "qk_nope_head_dim": 8,
+         "qk_rope_head_dim": 4, "v_head_dim": 12, "head_dim": 12, "index_n_heads": 3, "index_head_dim": 8,
+         "sliding_window": 4, "swa_num_attention_heads": 2, "swa_num_key_value_heads": 2, "swa_q_lora_rank": 20,
+         "swa_kv_lora_rank": 12, "swa_head_dim": 16, "swa_qk_nope_head_dim": 10, "swa_v_head_dim": 8,
+         "vocab_size": 128, "max_position_embeddings": 64, "pad_token_id": 0, "bos_token_id": 0, "eos_token_id": 0}
+"""dots.3 note's small base: 6 layers (indexed 0, 1, 5; sliding 2–4 with attention sizes of their own, swa_*)."""
+
+
 DECODER_VARIANTS = {
     "helium biases": _v("helium", "HeliumForCausalLM", **S, head_dim=16, attention_bias=True, mlp_bias=True),
     "helium tied": _v("helium", "HeliumForCausalLM", **S, head_dim=16, tie_word_embeddings=True),
@@ -168,6 +178,17 @@ DECODER_VARIANTS = {
         mlp_layer_types=["sparse", "dense", "sparse"], tie_word_embeddings=True),
     "hy_v4 model, 2 streams, no shared expert": _v("hy_v4", "HYV4Model", **(HY4 | {"hc_mult": 2}),
                                                    n_shared_experts=0, indexer_types=["full", "shared", "shared"]),
+    "dots3_note defaults of its kinds": _v("dots3_note_text", "Dots3NoteForCausalLM", **DOTS3),
+    "dots3_note biases, two shared, dense by freq, tied": _v(
+        "dots3_note_text", "Dots3NoteForCausalLM", **(DOTS3 | {"n_shared_experts": 2}), attention_bias=True,
+        moe_layer_freq=2, first_k_dense_replace=0, tie_word_embeddings=True),
+    "dots3_note model, no DSA, no windows": _v("dots3_note_text", "Dots3NoteTextModel", **DOTS3, use_dsa=False,
+                                               use_sliding_window=False),
+    "dots3_note layer kinds and mlp types": _v(
+        "dots3_note_text", "Dots3NoteForCausalLM", **DOTS3,
+        layer_types=["full_attention", "sliding_attention", "full_attention", "sliding_attention",
+                     "sliding_attention", "full_attention"],
+        mlp_layer_types=["sparse", "dense", "sparse", "dense", "sparse", "sparse"]),
     "apertus1p5 pruned head": _v("apertus1p5_text", "Apertus1p5TextForCausalLM", **S, output_vocab_size=100),
     "apertus1p5 full head, biases, head_dim, tied": _v("apertus1p5_text", "Apertus1p5TextForCausalLM", **S,
                                                         head_dim=12, attention_bias=True, output_vocab_size=128,

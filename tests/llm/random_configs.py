@@ -294,6 +294,23 @@ def _hy_v4(draw, spec: Spec, out: dict) -> None:
     out["hc_mult"] = draw(st.integers(1, 4))
 
 
+def _dots3_note_text(draw, spec: Spec, out: dict) -> None:
+    """dots.3 note (``_deepseek``'s routing): the query latent a number, ``index_head_dim`` at least
+    ``qk_rope_head_dim``, one or two shared experts (Dots3NoteTextConfig refuses none), small sliding layers of their
+    own (``swa_*``: heads, ranks, a head size of nope + rope), DSA and windows on or off, window 1–16."""
+    _deepseek(draw, spec, out)
+    rope, nope, swa_rope, heads = out["qk_rope_head_dim"], *(draw(st.integers(1, 4)) * 2 for _ in range(2)), \
+        draw(st.integers(1, 4))
+    out |= {"q_lora_rank": draw(st.integers(1, 20)), "index_n_heads": draw(st.integers(1, 4)),
+            "index_head_dim": rope + draw(st.integers(0, 4)) * 2, "n_shared_experts": draw(st.integers(1, 2)),
+            "shared_experts_intermediate_size": draw(st.integers(1, 24)), "swa_num_attention_heads": heads,
+            "swa_num_key_value_heads": heads, "swa_q_lora_rank": draw(st.integers(1, 20)),
+            "swa_kv_lora_rank": draw(st.integers(1, 20)), "swa_qk_nope_head_dim": nope,
+            "swa_head_dim": nope + swa_rope, "swa_v_head_dim": draw(st.integers(1, 12)),
+            "use_dsa": draw(st.booleans()), "use_sliding_window": draw(st.booleans()),
+            "sliding_window": draw(st.integers(1, 16))}
+
+
 def _deepseek_v4(draw, spec: Spec, out: dict) -> None:
     """DeepSeek-V4: layer kinds drawn among sliding, compressed sparse and heavily compressed (or the default
     pattern), compression rates 1 to 6 (the defaults 4 and 128 make no entry at 128 positions and below), 1 to 4
@@ -856,6 +873,7 @@ HOOKS: dict[str, Callable] = {
     "glm_moe_dsa": _sparse_attention,
     "deepseek_v4": _deepseek_v4,
     "hy_v4": _hy_v4,
+    "dots3_note_text": _dots3_note_text,
     "hy_v3": _hy_v3,
     "diffllama": _diffllama,
     "longcat_flash": _longcat_flash,

@@ -240,7 +240,10 @@ WITHOUT_LIBRARY = {
                        ("cohere_compass_text", "North Micro (CohereLabs/North-Micro-Vision-Instruct, transformers' "
                                                "docstring checkpoint; only toy configs in other projects' tests "
                                                "found; CohereCompassTextConfig's defaults counted by hand: "
-                                               "test_cohere_compass_default_sizes_by_hand)"))},
+                                               "test_cohere_compass_default_sizes_by_hand)"),
+                       ("dots3_note_text", "dots.3 note preview (dots-studio/dots3-note-prev, transformers' docstring "
+                                           "checkpoint; no copy of its config.json found; Dots3NoteTextConfig's "
+                                           "defaults counted by hand: test_dots3_note_text_default_sizes_by_hand)"))},
     "eurobert": "no published EuroBERT config.json (EuroBERT/EuroBERT-210m, -610m, -2.1B) among the sources this "
                 "checkout could read (only a conversion script that writes one from its own size table); counted "
                 "exactly against transformers from configs (tests/llm/test_families_hf.py, the coverage sweep)",
@@ -1042,3 +1045,59 @@ def test_cohere_compass_inert_keys():
                                                       "logit_scale": 0.25,
                                                       "rope_parameters": {"full_attention": None}}).architecture(8))
     assert (base.params, base.forward_flop) == (other.params, other.forward_flop)
+
+
+DOTS3_NOTE = {"model_type": "dots3_note_text", "architectures": ["Dots3NoteForCausalLM"]}
+
+
+def test_dots3_note_text_default_sizes_by_hand():
+    """Dots3NoteTextConfig's defaults (its docstring's dots-studio/dots3-note-prev: d 5120, 46 layers) from the weight
+    shapes: on the 13 indexed layers (0, 1, 5, …, 45) latent attention of 128 heads (c_q 1024, c 512, Q 128, R 64, V
+    128) with the lightning indexer (64 heads of 128: c_q→H_I·D_I, d→D_I with a LayerNorm, d→H_I); on the 33 sliding
+    layers the swa sizes (64 heads, c_q 1024, c 1024, Q 192, R 64, V 128); each attention q d→c_q (norm) →H·(Q+R),
+    kv d→c+R (norm of c, norm of R) c→H·(Q+V), o H·V→d, the gate d→H; the first layer a dense MLP 3·d·F, the others a
+    router d→E, 256 experts and one shared of 3·d·1536; two norms a layer, the final norm, the untied table and
+    head. Forward FLOP at T tokens: 2 per multiply-accumulate of every projection, QKᵀ and AV (T² per head: the
+    window only masks), the indexer's scores and weighted sum, the k = 8 routed experts and the shared one, the head.
+    transformers on meta: Dots3NoteForCausalLM of Dots3NoteTextConfig() has the same parameters. Its multimodal
+    wrapper's file (dots3_note, the same text_config) counts the same."""
+    d, layers, f, fe, e, k, vocab, cq, hi, di, t = 5120, 46, 13824, 1536, 256, 8, 152064, 1024, 64, 128, 16
+    indexed = [i for i in range(layers) if i < 2 or i % 4 == 1]
+    assert len(indexed) == 13
+
+    def attention(h, c, qn, r, v):
+        params = d * cq + cq + cq * h * (qn + r) + d * (c + r) + c + r + c * h * (qn + v) + h * v * d + d * h
+        macs = t * (d * cq + cq * h * (qn + r) + d * (c + r) + c * h * (qn + v) + h * v * d + d * h) \
+            + h * t * t * (qn + r + v)
+        return params, macs
+
+    (full_p, full_m), (swa_p, swa_m) = attention(128, 512, 128, 64, 128), attention(64, 1024, 192, 64, 128)
+    indexer_p = cq * hi * di + d * di + 2 * di + d * hi
+    indexer_m = t * (cq * hi * di + d * di + d * hi) + hi * t * t * (di + 1)
+    moe = e * d + (e + 1) * 3 * d * fe
+    params = 2 * vocab * d + d + layers * 2 * d + 13 * (full_p + indexer_p) + 33 * swa_p + 3 * d * f \
+        + (layers - 1) * moe
+    macs = 13 * (full_m + indexer_m) + 33 * swa_m + t * 3 * d * f + (layers - 1) * t * (e * d + (k + 1) * 3 * d * fe) \
+        + t * d * vocab
+    result = evaluate(read_hf_config(DOTS3_NOTE).architecture(t))
+    assert (result.params, result.forward_flop) == (params, 2 * macs)
+    assert params == 279_551_718_016  # transformers on meta, Dots3NoteTextConfig()
+    wrapper = {"model_type": "dots3_note", "architectures": ["Dots3NoteForConditionalGeneration"],
+               "text_config": {"model_type": "dots3_note_text"}}
+    again = evaluate(read_hf_config(wrapper).architecture(t))
+    assert (again.params, again.forward_flop) == (params, 2 * macs)
+
+
+@pytest.mark.parametrize("change,key", [
+    ({"n_shared_experts": 0}, "n_shared_experts"),  # Dots3NoteTextConfig refuses it
+    ({"num_key_value_heads": 64}, "num_key_value_heads"),
+    ({"layer_types": ["indexed_attention"] * 45}, "layer_types"),
+    ({"moe_layer_freq": "2"}, "moe_layer_freq"),
+    ({"per_layer_config": {"2": {"intermediate_size": 8}}}, r"per_layer_config\.2\.intermediate_size"),
+    ({"per_layer_config": {"46": {"num_attention_heads": 8}}}, "per_layer_config"),
+    ({"index_head_dim": 32}, "index_head_dim"),  # below the rotary part (64)
+    ({"q_lora_rank": None}, "q_lora_rank"),
+])
+def test_dots3_note_text_refusals_name_the_key(change, key):
+    with pytest.raises(InputError, match=rf"^config\.{key}: "):
+        read_hf_config(DOTS3_NOTE | change)
