@@ -374,6 +374,16 @@ def test_qwen3_next_fine_tunes(torch, name, run, seq):
     parameters equal transformers'."""
     config = VARIANTS[name]
     lora = {"lora_rank": 4} if "lora_targets" in run else {}
+    if config is QWEN3_NEXT_LINEAR and set(run.get("lora_targets", ())) & {"q", "v", "o"}:
+        # Gated DeltaNet layers only: no q/v/o projection (transformers: 0 adapters there), so the first
+        # attention target is refused rather than counted as 0
+        from engine.errors import InputError
+
+        first = next(t for t in run["lora_targets"] if t in {"q", "v", "o"})
+        with pytest.raises(InputError, match=f"^targets: '{first}': no block of this model has an? "):
+            estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, **run, **lora))
+        assert _qwen3_next_fine_tune(torch, config, seq, None, (first,))[1] == 0  # what transformers adapts: nothing
+        return
     backward, trainable = _qwen3_next_fine_tune(torch, config, seq, run.get("trainable_last"),
                                                 run.get("lora_targets", ()))
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=seq, **run, **lora))
