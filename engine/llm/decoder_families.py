@@ -1304,15 +1304,22 @@ def _glm_moe_dsa(c: Keys) -> dict:
         types = ["full" if max(i - offset + 1, 0) % freq == 0 else "shared" for i in range(layers)]
     else:
         c.neutral("index_topk_freq", "index_skip_topk_offset")
-    if not isinstance(types, list) or len(types) < layers or not set(types) <= {"full", "shared"}:
+    indexers = _indexer_layers(c, key, types, layers, exact=False)
+    first = c.size(None, "first_k_dense_replace", required=False, default=3)
+    return _per_layer(fields, _merged(indexers, _mlp_layers_each(c, layers, dense_ff, first))) | \
+        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+def _indexer_layers(c: Keys, key: str, types, layers: int, exact: bool) -> list[dict]:
+    """Per-layer changes from an indexer pattern of "full" (the layer runs the indexer) and "shared" (it reuses the
+    previous layer's selection: no indexer), one entry a layer (``exact``) or at least one (the rest cut)."""
+    if (not isinstance(types, list) or len(types) < layers or (exact and len(types) != layers)
+            or not set(types) <= {"full", "shared"}):
         raise c.error(key, f"expected {layers} entries of 'full' or 'shared'")
     if types[0] == "shared":
         raise c.error(key, "the first layer cannot share a previous layer's selection (transformers refuses it)")
     no_indexer = {"indexer_heads": None, "indexer_head_size": None}
-    indexers = [{} if t == "full" else no_indexer for t in types[:layers]]
-    first = c.size(None, "first_k_dense_replace", required=False, default=3)
-    return _per_layer(fields, _merged(indexers, _mlp_layers_each(c, layers, dense_ff, first))) | \
-        {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+    return [{} if t == "full" else no_indexer for t in types[:layers]]
 
 
 HY_V4_DEFAULTS = {"vocab_size": 120832, "hidden_size": 2816, "intermediate_size": 6912, "moe_intermediate_size": 768,
@@ -1357,13 +1364,7 @@ def _hy_v4(c: Keys) -> dict:
     types = c.get("indexer_types")
     if types is None:
         types = ["full" if i == 0 or (i - 1) % 4 == 0 else "shared" for i in range(layers)]
-    if not isinstance(types, list) or len(types) != layers or not set(types) <= {"full", "shared"}:
-        raise c.error("indexer_types", f"expected {layers} entries of 'full' or 'shared'")
-    if types[0] == "shared":
-        raise c.error("indexer_types", "the first layer cannot share a previous layer's selection (transformers "
-                                       "cannot run it)")
-    no_indexer = {"indexer_heads": None, "indexer_head_size": None}
-    indexers = [{} if t == "full" else no_indexer for t in types]
+    indexers = _indexer_layers(c, "indexer_types", types, layers, exact=True)
     return _per_layer(fields, _merged(indexers, _mlp_layers_each(c, layers, dense_ff, 1))) | \
         {"tied_embeddings": c.flag("tie_word_embeddings", False)}
 
