@@ -683,14 +683,7 @@ def test_longcat_flash_lora(torch, name, targets):
                 for t in targets:
                     parent = layer.self_attn[i] if t == "o" else layer.mlps[i]
                     setattr(parent, f"{t}_proj", lora_linear(torch, getattr(parent, f"{t}_proj"), 4))
-    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
-    _, backward = forward_backward(torch, model, ids, kwargs={
-        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
-                                                                           lora_targets=targets))
-    assert trainable > 0
-    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+    _lora_equals_transformers(torch, model, config, targets)
 
 
 @pytest.mark.parametrize("target", ["q", "k", "v"])
@@ -738,14 +731,7 @@ def test_latent_attention_lora(torch, name, targets):
                                                                                         None)
                 if parent is not None:
                     setattr(parent, f"{t}_proj", lora_linear(torch, getattr(parent, f"{t}_proj"), 4))
-    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
-    _, backward = forward_backward(torch, model, ids, kwargs={
-        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
-    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
-    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
-                                                                           lora_targets=targets))
-    assert trainable > 0
-    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+    _lora_equals_transformers(torch, model, config, targets)
 
 
 @pytest.mark.parametrize("name,target,reason", [
@@ -808,3 +794,16 @@ def test_minimax_m3_and_cohere_compass_fine_tune(torch, name, run):
     estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, **run, **lora))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward,
                                                                                                trainable - idle)
+
+
+def _lora_equals_transformers(torch, model, config, targets) -> None:
+    """The adapted model's backward FLOP (FlopCounterMode, meta) and trainable parameters equal the estimate's for
+    LoRA of rank 4 on ``targets``."""
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    _, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    trainable = sum(p.numel() for p in model.parameters() if p.requires_grad)
+    estimate = estimate_transformer(read_hf_config(config), TransformerRun(tokens=1e6, seq_len=SEQ, lora_rank=4,
+                                                                           lora_targets=targets))
+    assert trainable > 0
+    assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
