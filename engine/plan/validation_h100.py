@@ -16,7 +16,7 @@ assumed. The MoE recipes force balanced routing (``moe_router_force_load_balanci
 """
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import lru_cache
 
 from engine.results import Result
@@ -216,12 +216,12 @@ BRIDGE_ARCHIVE = ("NVIDIA Megatron Bridge, Performance archive (DGX-H100), relea
 
 def _release(run: OutsideRun, release: str, tokens_per_s_per_gpu: float, **layout) -> OutsideRun:
     """``run`` as another release of the archive printed it: its throughput, and its layout where it differs."""
-    from dataclasses import replace
     return replace(run, label=f"{run.label.split(' (')[0]}, {release}", tokens_per_s_per_gpu=tokens_per_s_per_gpu,
                    source=BRIDGE_ARCHIVE, **layout)
 
 
-_GPT_OSS, _Q30, _Q235 = OUTSIDE[5], OUTSIDE[6], OUTSIDE[7]
+_GPT_OSS, _Q30, _Q235 = (next(r for r in OUTSIDE if r.label.startswith(name))
+                          for name in ("GPT-OSS 120B", "Qwen3 30B-A3B", "Qwen3 235B-A22B"))
 OTHER_RELEASES: tuple[OutsideRun, ...] = (
     _release(_GPT_OSS, "26.04.01", 5824), _release(_GPT_OSS, "26.04", 5810), _release(_GPT_OSS, "26.02.01", 5984),
     _release(_GPT_OSS, "25.11 (global batch 512, micro-batch 4)", 5630, global_batch=512, micro_batch=4),
