@@ -23,7 +23,8 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
   per micro-batch (its L/p blocks, with the logits on the last); p2p sends of bsh·2/t bytes (scatter-gather)
   between nodes, 2·v per micro-batch.
 - Data parallelism: the 16-bit gradients' ring all-reduce over d (NVLink when the group's t·cp·d ranks fit in
-  a node, else the scale-out link), not overlapped (Megatron-LM 2021–22); the optimizer step reads and writes
+  a node, else the scale-out link of each of the node's members at once — ``dp_gb_s``), not overlapped
+  (Megatron-LM 2021–22); the optimizer step reads and writes
   34 bytes per parameter (Adam: FP32 master, m, v, gradient, the 16-bit copy, the gradient-norm read) at W, on
   1/(d·cp) of them from ZeRO 1.
 - ZeRO 2: a reduce-scatter in every micro-batch's backward and one gather of the weights after the step;
@@ -32,7 +33,8 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
   max(0, G − T_fwd) + max(0, 2G − T_bwd) + 2G/L (Rajbhandari et al. 2020, §7.2.2: 1.5× an all-reduce's bytes).
 
 - Other chips and formats (``kernel_step_for``): the chip's dense peak for the format (FP8/FP6/FP4 for the
-  linear layers; attention's products and the logits 16-bit), memory bandwidth and links; fused attention
+  linear layers, at the format's measured rate where there is one: ``MEASURED_FORMAT_RATE``; attention's
+  products and the logits 16-bit), memory bandwidth and links; fused attention
   (FlashAttention: no score traffic) on every chip after the A100; the DP reduction overlaps the last
   micro-batch's backward (exposed: max(0, DP − backward of one micro-batch's stage)) where the convention's
   framework does by default. Checked, not fitted, on NVIDIA's NeMo / Megatron Bridge runs
@@ -72,6 +74,8 @@ class KernelChip(Result):
     peak: float
     memory_bandwidth: float
     sms: int
+    rate: float = 1.0
+    """The format's measured GEMM rate relative to η_max × ``peak`` (``MEASURED_FORMAT_RATE``); 1 elsewhere."""
 
 
 A100 = KernelChip(312e12, 2039e9, 108)
@@ -104,6 +108,13 @@ products and the logits stay 16-bit (Transformer Engine quantizes the linear lay
 dot-product attention in BF16)."""
 
 
+MEASURED_FORMAT_RATE = {("nvidia-h100-sxm", "fp8"): 0.89, ("nvidia-h200-sxm", "fp8"): 0.89}
+"""GEMM rate of a format relative to η_max × its dense peak, where it was measured: FP8 on Hopper, 0.89 — the
+median of model ÷ measured time over seven Llama 3 linear layers (b·s = 16,384) on one H200, cuBLAS E4M3
+through ``torch._scaled_mm``: 60–66% of the FP8 peak, 1.72–1.98× BF16, where BF16 matches η_max
+(``tools/gpu_format_gemms.py``, docs/plan.md). The H100 SXM has the H200's SMs, clocks and power limit."""
+
+
 def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
     """The chip's peak for ``precision``, memory bandwidth and multiprocessors, or None where a figure is
     missing."""
@@ -114,14 +125,15 @@ def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
     peak = chip.peaks.get(GEMM_FORMATS.get(precision, "")) if chip is not None else None
     if chip is None or not peak or not chip.memory_bandwidth_gb_s:
         return None
-    return KernelChip(peak, chip.memory_bandwidth_gb_s * 1e9, sms[0])
+    return KernelChip(peak, chip.memory_bandwidth_gb_s * 1e9, sms[0],
+                      MEASURED_FORMAT_RATE.get((chip_id, precision), 1.0))
 
 
 def gemm_s(chip: KernelChip, m: int, n: int, k: int, batch: int = 1) -> float:
     """One (batched) GEMM: max(compute at the wave-quantized efficiency, bytes at the memory bandwidth)."""
     tiles = math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * batch
     waves = math.ceil(tiles / chip.sms)
-    eta = ETA_GEMM * tiles / (waves * chip.sms)
+    eta = ETA_GEMM * chip.rate * tiles / (waves * chip.sms)
     compute = 2 * m * n * k * batch / (chip.peak * eta)
     memory = BYTES * (m * k + k * n + m * n) * batch / (chip.memory_bandwidth * ETA_MEMORY)
     return max(compute, memory)
@@ -244,7 +256,7 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     pp_link = (intra_gb_s if 2 * t * n_dp <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
     pp = 2 * v * m * act / t / pp_link if p > 1 else 0.0
     params_chip = params / (t * p)
-    dp_link = (intra_gb_s if t * n_dp <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
+    dp_link = dp_gb_s(t, n_dp, intra_gb_s, inter_gb_s, chips_per_node) * 1e9 * ETA_NETWORK
     shard = (n_dp - 1) / n_dp * params_chip * BYTES / dp_link if n_dp > 1 else 0.0  # one gather or scatter
     fwd_stage = blocks * (fwd_gemm + fwd_mem)
     bwd_stage = blocks * (bwd_gemm + bwd_mem + re_gemm + re_mem)
@@ -278,6 +290,16 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     return KernelStep(gemm_s=gemm_total, memory_bound_s=mem_total, tp_comm_s=m * blocks * per_block_tp,
                       bubble_s=bubble, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer, model_flop=model_flop,
                       chips=t * p * d * cp, peak=g.peak, cp_comm_s=m * blocks * per_block_cp)
+
+
+def dp_gb_s(t: int, n_dp: int, intra_gb_s: float, inter_gb_s: float, chips_per_node: int) -> float:
+    """Bandwidth per rank of a data-parallel reduction over n_dp ranks spaced t apart: NVLink when the group
+    fits in a node; else NCCL splits the operation over NVLink and runs one ring per NIC, so the node's
+    g = min(n_dp, N/t) members of the group send through g NICs at once (NVIDIA/nccl issue 601): g × the
+    scale-out link, at most NVLink."""
+    if t * n_dp <= chips_per_node:
+        return intra_gb_s
+    return min(intra_gb_s, inter_gb_s * max(1, min(n_dp, chips_per_node // t)))
 
 
 def framework_overlaps_dp(convention: str, zero: int, chip_id: str) -> bool:

@@ -31,8 +31,8 @@ H_kv key/value heads of d_h):
 - tensor parallelism (t > 1, sequence parallel): attention's all-gather + reduce-scatter forward, the same
   and one more gather backward (2.5 all-reduces of b·s·h·2 bytes); the experts need none.
 - pipeline, logits, bubble and sends as in the dense model; gradients: the dense parameters reduced over d,
-  the experts' over t·d/ep (expert data parallel), overlapped with the last micro-batch's backward
-  (``overlap_grad_reduce``, on in the recipes); the optimizer step 34 bytes per parameter of the rank's
+  the experts' over t·d/ep (expert data parallel), each through the NICs of its members in a node at once
+  (``dp_gb_s``), overlapped with the last micro-batch's backward (``overlap_grad_reduce``, on in the recipes); the optimizer step 34 bytes per parameter of the rank's
   shard (distributed optimizer).
 The attention core is timed as the dense model times it (``gemm_s`` of the s × s products, the validated
 convention). Not modelled: the dispatcher's host synchronisation and kernel-launch gaps (the recipes
@@ -50,6 +50,7 @@ from engine.plan.kernel_model import (
     OPTIMIZER_BYTES_PER_PARAM,
     KernelChip,
     KernelStep,
+    dp_gb_s,
     gemm_s,
     kernel_chip,
     kernel_chip_for,
@@ -139,8 +140,12 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     net = inter_gb_s * 1e9 * ETA_NETWORK
     d_e = max(1, t * d // ep)
     dense_chip, expert_chip = dense_params / (t * p), expert_params / (p * ep)
-    dp = ((2 * (d - 1) / d * dense_chip * BYTES / net if d > 1 else 0.0)
-          + (2 * (d_e - 1) / d_e * expert_chip * BYTES / net if d_e > 1 else 0.0))
+    # dense gradients over d ranks spaced t apart, the experts' over d_e ranks spaced ep apart (MoE parallel
+    # folding), each through the NICs of the group's members in a node at once (``dp_gb_s``)
+    dense_net = dp_gb_s(t, d, intra_gb_s, inter_gb_s, chips_per_node) * 1e9 * ETA_NETWORK
+    expert_net = dp_gb_s(ep, d_e, intra_gb_s, inter_gb_s, chips_per_node) * 1e9 * ETA_NETWORK
+    dp = ((2 * (d - 1) / d * dense_chip * BYTES / dense_net if d > 1 else 0.0)
+          + (2 * (d_e - 1) / d_e * expert_chip * BYTES / expert_net if d_e > 1 else 0.0))
     dp = max(0.0, dp - blocks * (bwd + 2 * memory))  # overlapped with the last micro-batch's backward
     parts = {
         "gemm_s": m * (blocks * (fwd + bwd + re_gemm) + logits) - m * 8 * bs * vocab / t / w,

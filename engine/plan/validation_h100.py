@@ -39,6 +39,21 @@ _LLAMA3_8B = {"model_type": "llama", "num_hidden_layers": 32, "hidden_size": 409
 _LLAMA3_70B = dict(_LLAMA2_70B, vocab_size=128256, max_position_embeddings=8192)
 _GPT3_175B = {"model_type": "gpt2", "n_layer": 96, "n_embd": 12288, "n_head": 96, "n_positions": 2048,
               "vocab_size": 50257}
+_GPT3_5B = {"model_type": "gpt2", "n_layer": 24, "n_embd": 4096, "n_head": 32, "n_positions": 2048, "vocab_size": 50257}
+_GPT3_20B = {"model_type": "gpt2", "n_layer": 44, "n_embd": 6144, "n_head": 48, "n_positions": 2048, "vocab_size": 50257}
+_LLAMA2_13B = dict(_LLAMA2_7B, num_hidden_layers=40, hidden_size=5120, num_attention_heads=40, intermediate_size=13824)
+_NEMOTRON = {"model_type": "nemotron", "hidden_act": "relu2", "partial_rotary_factor": 0.5, "vocab_size": 256000,
+             "max_position_embeddings": 4096, "tie_word_embeddings": False}
+_NEMOTRON_8B = dict(_NEMOTRON, num_hidden_layers=32, hidden_size=4096, intermediate_size=16384, num_attention_heads=32,
+                    num_key_value_heads=32)
+_NEMOTRON_22B = dict(_NEMOTRON, num_hidden_layers=40, hidden_size=6144, intermediate_size=24576,
+                     num_attention_heads=48, num_key_value_heads=48)
+_NEMOTRON_340B = dict(_NEMOTRON, num_hidden_layers=96, hidden_size=18432, intermediate_size=73728,
+                      num_attention_heads=96, num_key_value_heads=8, head_dim=192)
+"""The NeMo table's other models as NeMo-Framework-Launcher's training configs define them
+(launcher_scripts/conf/training/gpt3/5b.yaml, 20b.yaml, llama/llama2_13b.yaml, nemotron/nemotron_8b.yaml,
+nemotron_22b.yaml, nemotron_340b.yaml: layers, widths, heads, query groups; Nemotron: squared ReLU, no gate,
+256k vocabulary, untied embeddings)."""
 _GPT_OSS_120B = {"model_type": "gpt_oss", "num_hidden_layers": 36, "hidden_size": 2880, "num_attention_heads": 64,
                  "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880, "num_local_experts": 128,
                  "num_experts_per_tok": 4, "vocab_size": 201088, "max_position_embeddings": 131072,
@@ -91,6 +106,20 @@ OUTSIDE: tuple[OutsideRun, ...] = (
                8, 128, 1, 8192, 1, 1, 2, 1, 1, "fp8", 12036, NEMO_2407),
     OutsideRun("Llama 3 70B, 64 H100, FP8, s 8,192, context parallel 2 (t 4, p 4, v 5)",
                "context parallelism", _LLAMA3_70B, 64, 128, 1, 8192, 4, 4, 2, 5, 1, "fp8", 1533, NEMO_2407),
+    OutsideRun("GPT-3 5B, 64 H100, FP8 (micro-batch 4)", "", _GPT3_5B, 64, 2048, 4, 2048, 1, 1, 1, 1, 1, "fp8",
+               22521, NEMO_2407),
+    OutsideRun("GPT-3 20B, 64 H100, FP8 (t 2, micro-batch 2)", "", _GPT3_20B, 64, 256, 2, 2048, 2, 1, 1, 1, 1, "fp8",
+               5851, NEMO_2407),
+    OutsideRun("GPT-3 175B, 512 H100, FP8 (t 4, p 8, v 6, micro-batch 2)", "", _GPT3_175B, 512, 2048, 2, 2048, 4, 8,
+               1, 6, 1, "fp8", 782, NEMO_2407),
+    OutsideRun("Llama 2 13B, 16 H100, FP8 (p 4, v 10)", "", _LLAMA2_13B, 16, 128, 1, 4096, 1, 4, 1, 10, 1, "fp8",
+               8646, NEMO_2407),
+    OutsideRun("Nemotron 8B, 64 H100, FP8 (t 2, micro-batch 4)", "", _NEMOTRON_8B, 64, 256, 4, 4096, 2, 1, 1, 1, 1,
+               "fp8", 12701, NEMO_2407),
+    OutsideRun("Nemotron 22B, 64 H100, FP8 (t 2, p 4, v 10, micro-batch 2)", "", _NEMOTRON_22B, 64, 256, 2, 4096, 2,
+               4, 1, 10, 1, "fp8", 4256, NEMO_2407),
+    OutsideRun("Nemotron-4 340B, 128 H100, FP8 (t 8, p 8, v 12)", "", _NEMOTRON_340B, 128, 32, 1, 4096, 8, 8, 1, 12,
+               1, "fp8", 322, NEMO_2407),
     OutsideRun("GPT-OSS 120B (MoE, 128 experts, top 4), 64 H100, BF16 (p 4, e 8)",
                "mixture of experts, expert all-to-all", _GPT_OSS_120B, 64, 1280, 1, 4096, 1, 4, 1, 1, 8, "bf16",
                5993, BRIDGE_2602, recompute="selective"),

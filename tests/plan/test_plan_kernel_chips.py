@@ -10,10 +10,13 @@ from engine.llm.config import read_hf_config
 from engine.plan.interconnects import interconnect_for
 from engine.plan.kernel_model import (
     BYTES,
+    ETA_GEMM,
     ETA_NETWORK,
     H100,
     MULTIPROCESSORS,
+    dp_gb_s,
     framework_overlaps_dp,
+    gemm_s,
     kernel_chip,
     kernel_step,
     kernel_step_for,
@@ -113,8 +116,27 @@ def test_the_data_parallel_ring_uses_nvlink_within_a_node():
     # 8 ranks in one node: 2 × 7/8 × 2e9 bytes over NVLink (450 GB/s), not the 50 GB/s scale-out link
     step = kernel_step(H100, params=1e9, intra_gb_s=450, **ARGS)
     assert step.dp_comm_s == pytest.approx(2 * 7 / 8 * 1e9 * BYTES / (450e9 * ETA_NETWORK))
+    # over two nodes of 4: NCCL runs one ring per NIC, so each node's 4 members send through 4 NICs at once
+    # (NVIDIA/nccl issue 601): 4 × 50 GB/s — it was the 50 GB/s of one NIC
     spread = kernel_step(H100, params=1e9, intra_gb_s=450, **dict(ARGS, chips_per_node=4))
-    assert spread.dp_comm_s == pytest.approx(2 * 7 / 8 * 1e9 * BYTES / (50e9 * ETA_NETWORK))
+    assert spread.dp_comm_s == pytest.approx(2 * 7 / 8 * 1e9 * BYTES / (4 * 50e9 * ETA_NETWORK))
+    # never more than NVLink: 16 members of the group in a node of 16 behind 50 GB/s NICs would be 800 GB/s
+    assert dp_gb_s(1, 32, 450, 50, 16) == 450
+    # tensor-parallel ranks take the node's other GPUs: with t 4 only 2 members of the group share a node of 8
+    assert dp_gb_s(4, 16, 450, 50, 8) == 2 * 50 and dp_gb_s(8, 16, 450, 50, 8) == 50
+
+
+def test_fp8_gemms_run_at_their_measured_rate_on_hopper():
+    """FP8 on the H100/H200 at 0.89 of η_max × the FP8 peak: the median of model ÷ measured time over the seven
+    Llama 3 linear layers measured on one H200 (docs/plan.md: 0.92, 0.91, 0.82, 0.90, 0.88, 0.84, 0.89)."""
+    assert statistics.median([0.92, 0.91, 0.82, 0.90, 0.88, 0.84, 0.89]) == 0.89
+    fp8, bf16 = kernel_chip("nvidia-h100-sxm", "fp8"), kernel_chip("nvidia-h100-sxm", "bf16")
+    assert fp8.peak == pytest.approx(1978.9e12) and fp8.rate == 0.89 and bf16.rate == 1.0
+    assert kernel_chip("nvidia-b200", "fp8").rate == 1.0  # measured on Hopper only
+    m = n = k = 8192  # 32 × 64 tiles of 256 × 128 on 132 SMs: 16 waves, the last 68 of 132 full
+    tiles, waves = 64 * 32, 16
+    assert gemm_s(fp8, m, n, k) == pytest.approx(
+        2 * m * n * k / (1978.9e12 * ETA_GEMM * 0.89 * tiles / (waves * 132)))
 
 
 def test_overlap_follows_the_frameworks_defaults():
@@ -128,11 +150,12 @@ def test_overlap_follows_the_frameworks_defaults():
 def test_published_runs_on_other_chips_and_zero3():
     rows = chips_table()
     errors = [abs(r.error) for r in rows]
-    # measured here (13 runs): median 8.4%, worst −19.1% (Llama 3 70B NVFP4 on 64 GB200); the
-    # constant-efficiency model plans used before on the 8 runs a plan can hold: median 37.8%, worst −62.5%
-    # (it is closer only on Llama 3 70B on 64 H100, t 4: −15.0% against the kernel model's +17.8%)
+    # measured here (13 runs): median 8.4%, worst +23.7% (Llama 3 70B FP8 on 64 H100, t 4: +17.8% before FP8
+    # ran at its measured rate on Hopper, which moves the three H100 rows 5–6 points slower; worst was −19.1%,
+    # Llama 3 70B NVFP4 on 64 GB200); the constant-efficiency model plans used before on the 8 runs a plan can
+    # hold: median 37.8%, worst −62.5% (it is closer only on Llama 3 70B on 64 H100, t 4: −15.0%)
     assert statistics.median(errors) == pytest.approx(0.084, abs=0.005)
-    assert max(errors) == pytest.approx(0.191, abs=0.005)
+    assert max(errors) == pytest.approx(0.237, abs=0.005)
     previous = [abs(r.previous_error) for r in rows if r.previous_error is not None]
     assert len(previous) == 8 and statistics.median(previous) > 0.3 and max(previous) > 0.6
     closer = [r.case for r in rows if r.previous_error is not None and abs(r.previous_error) < abs(r.error)]

@@ -15,13 +15,18 @@ from engine.plan.validation_h100 import BRIDGE_2602, BRIDGE_260201, MOE_MODEL, N
 PUBLISHED = {"Llama 2 7B": (8, 128, 4096, 16847), "Llama 2 70B": (64, 128, 4096, 1707),
              "GPT-3 175B": (128, 256, 2048, 726), "Llama 3 8B": (8, 128, 8192, 12036),
              "Llama 3 70B": (64, 128, 8192, 1533), "GPT-OSS 120B": (64, 1280, 4096, 5993),
-             "Qwen3 30B-A3B": (16, 1024, 4096, 9058), "Qwen3 235B-A22B": (256, 8192, 4096, 1611)}
+             "Qwen3 30B-A3B": (16, 1024, 4096, 9058), "Qwen3 235B-A22B": (256, 8192, 4096, 1611),
+             # the rest of NeMo 24.07's pre-training table (every row of it is in the set)
+             "GPT-3 5B": (64, 2048, 2048, 22521), "GPT-3 20B": (64, 256, 2048, 5851),
+             "GPT-3 175B, 512": (512, 2048, 2048, 782), "Llama 2 13B": (16, 128, 4096, 8646),
+             "Nemotron 8B": (64, 256, 4096, 12701), "Nemotron 22B": (64, 256, 4096, 4256),
+             "Nemotron-4 340B": (128, 32, 4096, 322)}
 
 
 def test_published_step_times_are_the_tables_throughputs():
     for run in OUTSIDE:
-        gpus, batch, seq, rate = next(v for k, v in PUBLISHED.items() if run.label.startswith(k + " ")
-                                      or run.label.startswith(k + ","))
+        gpus, batch, seq, rate = next(v for k, v in sorted(PUBLISHED.items(), key=lambda kv: -len(kv[0]))
+                                      if run.label.startswith(k + " ") or run.label.startswith(k + ","))
         assert (run.gpus, run.global_batch, run.seq, run.tokens_per_s_per_gpu) == (gpus, batch, seq, rate)
         assert run.published_s == pytest.approx(batch * seq / (rate * gpus))
     assert {r.source for r in OUTSIDE} == {NEMO_2407, BRIDGE_2602, BRIDGE_260201}
@@ -32,13 +37,18 @@ def test_published_step_times_are_the_tables_throughputs():
 def test_dense_fp8_h100_runs_meet_the_target_with_the_a100_validation_set():
     rows = h100_table()
     dense = [r for r in rows if r.step_model == "kernel model" and "context parallel" not in r.case]
-    assert len(dense) == 3  # Llama 2 7B, Llama 2 70B, GPT-3 175B
-    # measured here: −10.7%, +10.6%, −3.5% (the constant-efficiency model: −42.6%, +8.2%, −13.9%); Llama 2 7B
-    # was +1.9% while its gradients were reduced over the 50 GB/s scale-out link, not the node's NVLink
-    assert [100 * r.error for r in dense] == pytest.approx([-10.7, 10.6, -3.5], abs=0.3)
-    assert [100 * r.previous_error for r in dense] == pytest.approx([-42.6, 8.2, -13.9], abs=0.3)
+    assert len(dense) == 10  # every row of NeMo 24.07's pre-training table without context parallelism
+    # measured here (Llama 2 7B, 70B, GPT-3 175B on 128, GPT-3 5B, 20B, 175B on 512, Llama 2 13B, Nemotron 8B,
+    # 22B, 340B): before the data-parallel ring used one NIC per node member and FP8 its measured rate, the
+    # first three were −10.7%, +10.6%, −3.5% and GPT-3 20B (pure data parallel over 8 nodes) +50.9%
+    assert [100 * r.error for r in dense] == pytest.approx(
+        [-5.1, 13.1, -0.7, -16.5, -0.1, 3.6, -7.2, -5.0, -1.0, 11.2], abs=0.3)
+    assert [100 * r.previous_error for r in dense] == pytest.approx(
+        [-42.6, 8.2, -13.9, -33.3, 15.8, -9.6, -30.3, -21.3, -33.9, 8.1], abs=0.3)
     errors = [abs(r.error) for r in dense] + [abs(r.error) for r in table("validation")]
-    assert statistics.median(errors) <= 0.05 and max(errors) <= 0.12, errors
+    # 18 runs: median 3.8%, worst −16.5% (GPT-3 5B) — outside the 12% target, reported, not tuned
+    assert statistics.median(errors) <= 0.05, errors
+    assert max(errors) == pytest.approx(0.165, abs=0.003)
 
 
 def test_context_parallel_runs_are_planned_with_a_cp_degree():
@@ -47,10 +57,10 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     rows = {r.case: r for r in h100_table()}
     cp = [r for c, r in rows.items() if "context parallel" in c]
     assert len(cp) == 2 and all(r.step_model == "kernel model" for r in cp)  # through the plan's layout (cp 2)
-    # measured here: Llama 3 8B (CP 2) −7.5% (−2.4% while its single-node reduction went over the scale-out
-    # link), Llama 3 70B (t 4, p 4, CP 2) +6.9%; the constant-efficiency
+    # measured here: Llama 3 8B (CP 2) −3.1% (−7.5% before FP8 ran at its measured rate), Llama 3 70B (t 4,
+    # p 4, CP 2) +10.7% (+6.9%); the constant-efficiency
     # model, which splits the compute c ways and counts no key/value exchange: −49.1%, −25.0%
-    assert [100 * r.error for r in cp] == pytest.approx([-7.5, 6.9], abs=0.3)
+    assert [100 * r.error for r in cp] == pytest.approx([-3.1, 10.7], abs=0.3)
     assert [100 * r.previous_error for r in cp] == pytest.approx([-49.1, -25.0], abs=0.3)
     for run in (r for r in OUTSIDE if r.cp > 1):
         plan = plan_for(run)
@@ -58,12 +68,13 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
         assert plan.step.step_s == pytest.approx(kernel_with_cp(run), rel=1e-9)  # the kernel model called directly
     dense = [abs(r.error) for r in rows.values() if r.step_model == "kernel model"]
     dense += [abs(r.error) for r in table("validation")]
-    assert len(dense) == 13 and statistics.median(dense) <= 0.05 and max(dense) <= 0.12
-    # with the three mixtures of experts (16 runs): median 5.4%, worst 27.8% (GPT-OSS 120B) — outside 12%
-    # (median 7.1% while the expert-parallel group was taken as ranks spaced t apart: Qwen3 235B +11.6%)
+    assert len(dense) == 20 and statistics.median(dense) <= 0.05
+    assert statistics.median(dense) == pytest.approx(0.038, abs=0.003)
+    # with the three mixtures of experts (23 runs): median 3.9%, worst 28.1% (GPT-OSS 120B) — outside 12%
+    # (16 runs before NeMo's table was taken whole: median 5.4%)
     everything = dense + [abs(r.error) for r in rows.values() if r.step_model == MOE_MODEL]
-    assert len(everything) == 16 and statistics.median(everything) == pytest.approx(0.054, abs=0.003)
-    assert max(everything) == pytest.approx(0.278, abs=0.003)
+    assert len(everything) == 23 and statistics.median(everything) == pytest.approx(0.039, abs=0.003)
+    assert max(everything) == pytest.approx(0.281, abs=0.003)
 
 
 def test_the_ring_exchange_is_exposed_only_where_attention_cannot_hide_it():
@@ -82,11 +93,13 @@ def test_the_ring_exchange_is_exposed_only_where_attention_cannot_hide_it():
 def test_moe_runs_through_the_expert_kernel_model_with_their_errors():
     rows = [r for r in h100_table() if "MoE" in r.case]
     assert len(rows) == 3 and all(r.step_model == MOE_MODEL for r in rows)
-    # measured here: GPT-OSS 120B −27.8%, Qwen3 30B-A3B −24.1%, Qwen3 235B-A22B −1.7% (+11.6% while its
+    # measured here: GPT-OSS 120B −28.1% (−27.8% before its data-parallel gradients used each node's NICs in
+    # parallel), Qwen3 30B-A3B −22.4% (−24.1% before FP8 ran at its measured rate),
+    # Qwen3 235B-A22B −1.7% (+11.6% while its
     # expert-parallel group was taken as 32 ranks spaced t = 2 apart, 4 per node instead of Megatron-Core's 8
     # consecutive ones; the constant-efficiency model: −63.0%, −78.1%, and no layout for experts folded over
     # tensor-parallel ranks); reported, not tuned
-    assert [100 * r.error for r in rows] == pytest.approx([-27.8, -24.1, -1.7], abs=0.3)
+    assert [100 * r.error for r in rows] == pytest.approx([-28.1, -22.4, -1.7], abs=0.3)
     assert [r.previous_error and 100 * r.previous_error for r in rows] == pytest.approx([-63.0, -78.1, None],
                                                                                         abs=0.3)
 
@@ -129,7 +142,7 @@ def test_moe_plans_take_the_kernel_model_and_say_so():
     assert any("experts" in n for n in plan.step.notes)
     # the plan (the config's 18 sliding-window blocks, no recomputation) against the published 13.67 s
     assert (plan_model_of(gpt_oss).window, plan_model_of(gpt_oss).windowed_blocks) == (128, 18)
-    assert 100 * (plan.step.step_s / gpt_oss.published_s - 1) == pytest.approx(-28.5, abs=0.3)
+    assert 100 * (plan.step.step_s / gpt_oss.published_s - 1) == pytest.approx(-28.9, abs=0.3)
 
 
 def test_an_all_to_all_bound_qwen3_run_apart_from_validation():
@@ -167,10 +180,10 @@ def test_other_releases_of_the_moe_runs():
         assert run.published_s == pytest.approx(batch * 4096 / (rate * run.gpus))
     rows = other_releases_table()
     # measured here: GPT-OSS at micro-batch 1 is 28–30% fast in every release (the releases agree within 3%);
-    # at micro-batch 4 (25.11) 17% fast; Qwen3 30B-A3B with e 16 over two nodes 25–27% slow; the p 2, e 8
+    # at micro-batch 4 (25.11) 17% fast; Qwen3 30B-A3B with e 16 over two nodes 27–29% slow; the p 2, e 8
     # layout measured 77% apart in two releases a month apart (9,058 and 5,113 tokens/s/GPU)
     assert [round(100 * r.error, 1) for r in rows] == pytest.approx(
-        [-29.8, -30.0, -27.9, -16.9, 25.2, 27.1, 26.2, -57.2, -53.7, 4.5, 2.9, -0.3, -2.9], abs=0.3)
+        [-30.2, -30.3, -28.2, -17.6, 26.8, 28.7, 27.9, -56.2, -52.7, 4.5, 2.9, -0.3, -2.9], abs=0.3)
     assert 9058 / 5113 == pytest.approx(1.77, abs=0.01)
 
 
@@ -184,8 +197,8 @@ def test_the_plan_note_states_the_moe_errors_measured():
     def span(name):
         errors = [100 * r.error for r in rows if r.case.startswith(name)]
         return round(min(errors)), round(max(errors))
-    assert span("GPT-OSS") == (-30, -17) and span("Qwen3 30B") == (-57, 27)
+    assert span("GPT-OSS") == (-30, -18) and span("Qwen3 30B") == (-56, 29)
     assert max(abs(v) for v in span("Qwen3 235B")) < 5
     note = kernel_note(plan_model_of(OTHER_RELEASES[0]))
-    assert "17–30% fast for GPT-OSS 120B, 57% fast to 27% slow for Qwen3 30B-A3B" in note
+    assert "18–30% fast for GPT-OSS 120B, 56% fast to 29% slow for Qwen3 30B-A3B" in note
     assert "within 5% for Qwen3 235B-A22B" in note
