@@ -21,7 +21,8 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
 - Logits on the last stage: bs × V/t × h forward and 2× backward, cross-entropy 8 bytes per logit.
 - Pipeline (1F1B, v interleaved chunks): step = (m + (p − 1)/v) × T_stage, T_stage the slowest stage's time
   per micro-batch (its L/p blocks, with the logits on the last); p2p sends of bsh·2/t bytes (scatter-gather)
-  between nodes, 2·v per micro-batch.
+  between nodes, 2·v per micro-batch, overlapped with the next chunk's compute under the interleaved schedule
+  where the framework does so by default (``pipeline_sends_s``).
 - Data parallelism: the 16-bit gradients' ring all-reduce over d (NVLink when the group's t·cp·d ranks fit in
   a node, else the scale-out link of each of the node's members at once — ``dp_gb_s``), not overlapped
   (Megatron-LM 2021–22); the optimizer step reads and writes
@@ -215,7 +216,7 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
                 f: int | None = None, kv_heads: int = 0, gated: bool = False,
                 model_flop: float | None = None, fused_attention: bool = False, overlap_dp: bool = False,
                 gemm_chip: KernelChip | None = None, cp: int = 1, zero: int = 0,
-                core_chip: KernelChip | None = None) -> KernelStep:
+                core_chip: KernelChip | None = None, overlap_pp: bool = False) -> KernelStep:
     """One training step of a GPT-style model (see the module's formulas)."""
     f = f or 4 * h
     m = global_batch // (d * b)
@@ -254,12 +255,12 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     # consecutive ranks, two neighbouring pipeline stages 2·t·cp·d; within a node they talk over NVLink
     n_dp = d * cp  # gradients are reduced over the data- and context-parallel ranks
     pp_link = (intra_gb_s if 2 * t * n_dp <= chips_per_node else inter_gb_s) * 1e9 * ETA_NETWORK
-    pp = 2 * v * m * act / t / pp_link if p > 1 else 0.0
+    fwd_stage = blocks * (fwd_gemm + fwd_mem)
+    bwd_stage = blocks * (bwd_gemm + bwd_mem + re_gemm + re_mem)
+    pp = pipeline_sends_s(act / t / pp_link, v, m, fwd_stage, bwd_stage, overlap_pp) if p > 1 else 0.0
     params_chip = params / (t * p)
     dp_link = dp_gb_s(t, n_dp, intra_gb_s, inter_gb_s, chips_per_node) * 1e9 * ETA_NETWORK
     shard = (n_dp - 1) / n_dp * params_chip * BYTES / dp_link if n_dp > 1 else 0.0  # one gather or scatter
-    fwd_stage = blocks * (fwd_gemm + fwd_mem)
-    bwd_stage = blocks * (bwd_gemm + bwd_mem + re_gemm + re_mem)
     dp = zero_stage = 0.0
     if zero == 3 and n_dp > 1:
         # every micro-batch gathers the weights in the forward and again in the backward, and reduce-scatters
@@ -302,6 +303,24 @@ def dp_gb_s(t: int, n_dp: int, intra_gb_s: float, inter_gb_s: float, chips_per_n
     return min(intra_gb_s, inter_gb_s * max(1, min(n_dp, chips_per_node // t)))
 
 
+def pipeline_sends_s(send_s: float, v: int, m: int, fwd_stage: float, bwd_stage: float, overlap: bool) -> float:
+    """The pipeline's activation and gradient sends, one each per micro-batch and model chunk (2·v·m of
+    ``send_s``). With the interleaved schedule (v > 1) Megatron overlaps each with the next chunk's forward or
+    backward (``--overlap-p2p-communication``, on by default there and forced off without interleaving:
+    megatron/training/arguments.py); only what outlasts that chunk's compute (``fwd_stage``/v, ``bwd_stage``/v
+    per micro-batch) is exposed."""
+    if not (overlap and v > 1):
+        return 2 * v * m * send_s
+    return v * m * (max(0.0, send_s - fwd_stage / v) + max(0.0, send_s - bwd_stage / v))
+
+
+def framework_overlaps_pp(convention: str, chip_id: str) -> bool:
+    """Whether the plan's framework overlaps the interleaved schedule's sends with compute by default: Megatron
+    Core (the Megatron and FSDP conventions' runs) does; Megatron-LM 2021–22's A100 runs predate it; DeepSpeed's
+    pipeline engine does not interleave."""
+    return chip_id not in MEGATRON_2022_CHIPS and convention in ("megatron", "fsdp")
+
+
 def framework_overlaps_dp(convention: str, zero: int, chip_id: str) -> bool:
     """Whether the framework of the plan's convention overlaps the gradient reduction with the backward pass
     by default: Megatron Core (NeMo's recipes, ``--overlap-grad-reduce``) and FSDP (reduce-scatter in the
@@ -338,7 +357,8 @@ def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | 
                        kv_heads=model.kv_heads, gated=model.gated,
                        model_flop=3 * model.forward_flop * layout.global_batch, fused_attention=fused,
                        overlap_dp=framework_overlaps_dp(options.convention, options.zero, chip_id),
-                       gemm_chip=gemm_chip, core_chip=chip, zero=options.zero, cp=getattr(layout, "cp", 1))
+                       gemm_chip=gemm_chip, core_chip=chip, zero=options.zero, cp=getattr(layout, "cp", 1),
+                       overlap_pp=framework_overlaps_pp(options.convention, chip_id))
 
 
 def kernel_chip_for(model, layout, options, chip_id: str) -> KernelChip | None:

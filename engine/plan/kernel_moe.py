@@ -51,9 +51,11 @@ from engine.plan.kernel_model import (
     KernelChip,
     KernelStep,
     dp_gb_s,
+    framework_overlaps_pp,
     gemm_s,
     kernel_chip,
     kernel_chip_for,
+    pipeline_sends_s,
 )
 
 FLASH_TILE = 128
@@ -90,7 +92,7 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
                b: int, global_batch: int, v: int = 1, t: int = 1, intra_gb_s: float = 450, inter_gb_s: float = 50,
                chips_per_node: int = 8, gated: bool = True, window: int = 0, windowed_layers: int = 0,
                shared_f: int = 0, recompute: str = "none", overlap_a2a: bool = False,
-               imbalance: float = 1.0, gemm_chip: KernelChip | None = None) -> dict:
+               imbalance: float = 1.0, gemm_chip: KernelChip | None = None, overlap_pp: bool = False) -> dict:
     """One step's seconds by part (``step_s`` their sum) for a mixture-of-experts transformer (see the
     module's formulas)."""
     g = gemm_chip or chip
@@ -153,7 +155,8 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
         "all_to_all_s": m * blocks * a2a,
         "tp_comm_s": m * blocks * tp,
         "bubble_s": (p - 1) / v * stage,
-        "pp_comm_s": 2 * v * m * bs * h * BYTES / t / net if p > 1 else 0.0,
+        "pp_comm_s": pipeline_sends_s(bs * h * BYTES / t / net, v, m, blocks * (fwd + memory),
+                                      blocks * (bwd + 2 * memory + re_gemm + re_mem), overlap_pp) if p > 1 else 0.0,
         "dp_comm_s": dp,
         "optimizer_s": (dense_chip / d + expert_chip / d_e) * OPTIMIZER_BYTES_PER_PARAM / w,
     }
@@ -181,7 +184,7 @@ def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_fac
                        inter_gb_s=link.inter_gb_s or link.intra_gb_s, chips_per_node=link.chips_per_node,
                        gated=model.gated, window=model.window, windowed_layers=model.windowed_blocks,
                        shared_f=model.shared_ff_size, imbalance=capacity_factor, recompute=options.recompute,
-                       gemm_chip=gemm_chip)
+                       gemm_chip=gemm_chip, overlap_pp=framework_overlaps_pp(options.convention, chip_id))
     return KernelStep(gemm_s=parts["gemm_s"], memory_bound_s=parts["memory_bound_s"], tp_comm_s=parts["tp_comm_s"],
                       bubble_s=parts["bubble_s"], pp_comm_s=parts["pp_comm_s"], dp_comm_s=parts["dp_comm_s"],
                       optimizer_s=parts["optimizer_s"], model_flop=3 * model.forward_flop * layout.global_batch,

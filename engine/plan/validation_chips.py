@@ -127,7 +127,7 @@ def predict(run: ChipRun) -> tuple[float, str, float | None]:
     """(step s, which model, the constant-efficiency model's step): the plan's step time, or the kernel model
     with the run's context parallelism or uneven stages."""
     from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import framework_overlaps_dp, kernel_chip, kernel_step
+    from engine.plan.kernel_model import framework_overlaps_dp, framework_overlaps_pp, kernel_chip, kernel_step
     from engine.plan.layout import Layout
     from engine.plan.run_plan import PlanSettings, plan_run
     from engine.plan.step_time import step_time
@@ -152,7 +152,7 @@ def predict(run: ChipRun) -> tuple[float, str, float | None]:
                        fused_attention=True, overlap_dp=framework_overlaps_dp(options.convention, run.zero,
                                                                               run.chip_id),
                        gemm_chip=kernel_chip(run.chip_id, run.precision), core_chip=chip, cp=run.cp,
-                       zero=run.zero)
+                       zero=run.zero, overlap_pp=framework_overlaps_pp(options.convention, run.chip_id))
     return step.step_s, DIRECT_CP if run.cp > 1 else DIRECT_UNEVEN, None
 
 

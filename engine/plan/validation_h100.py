@@ -187,7 +187,8 @@ def kernel_with_cp(run: OutsideRun) -> float:
                        intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node,
                        f=m.ff_size, kv_heads=m.kv_heads, gated=m.gated,
                        model_flop=3 * m.forward_flop * run.global_batch, fused_attention=True, overlap_dp=True,
-                       gemm_chip=kernel_chip("nvidia-h100-sxm", run.precision), core_chip=chip, cp=run.cp).step_s
+                       gemm_chip=kernel_chip("nvidia-h100-sxm", run.precision), core_chip=chip, cp=run.cp,
+                       overlap_pp=True).step_s
 
 
 @lru_cache(maxsize=1)
@@ -236,7 +237,8 @@ def moe_kernel_s(run: OutsideRun) -> float:
                       inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node, gated=m.gated,
                       window=m.window, windowed_layers=m.windowed_blocks,
                       recompute=run.recompute, overlap_a2a=run.overlap_a2a,
-                      gemm_chip=kernel_chip("nvidia-h100-sxm", "fp8") if run.precision == "fp8" else None)["step_s"]
+                      gemm_chip=kernel_chip("nvidia-h100-sxm", "fp8") if run.precision == "fp8" else None,
+                      overlap_pp=True)["step_s"]
 
 
 BRIDGE_ARCHIVE = ("NVIDIA Megatron Bridge, Performance archive (DGX-H100), releases 25.11–26.06 — "

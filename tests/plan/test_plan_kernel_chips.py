@@ -16,10 +16,12 @@ from engine.plan.kernel_model import (
     MULTIPROCESSORS,
     dp_gb_s,
     framework_overlaps_dp,
+    framework_overlaps_pp,
     gemm_s,
     kernel_chip,
     kernel_step,
     kernel_step_for,
+    pipeline_sends_s,
 )
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import plan_model
@@ -139,6 +141,19 @@ def test_fp8_gemms_run_at_their_measured_rate_on_hopper():
         2 * m * n * k / (1978.9e12 * ETA_GEMM * 0.89 * tiles / (waves * 132)))
 
 
+def test_interleaved_pipeline_sends_hide_under_the_next_chunk():
+    # 4 micro-batches, 2 chunks per stage; a send of 1 ms against chunks of 3 ms forward and 6 ms backward:
+    # Megatron's default --overlap-p2p-communication hides both; a 5 ms send shows 2 ms of each forward's
+    assert pipeline_sends_s(1e-3, 2, 4, 6e-3, 12e-3, overlap=True) == 0.0
+    assert pipeline_sends_s(5e-3, 2, 4, 6e-3, 12e-3, overlap=True) == pytest.approx(2 * 4 * 2e-3)
+    # exposed without interleaving (Megatron forces the overlap off there) or where the framework does not overlap
+    assert pipeline_sends_s(1e-3, 1, 4, 6e-3, 12e-3, overlap=True) == pytest.approx(2 * 4 * 1e-3)
+    assert pipeline_sends_s(1e-3, 2, 4, 6e-3, 12e-3, overlap=False) == pytest.approx(2 * 2 * 4 * 1e-3)
+    assert framework_overlaps_pp("megatron", "nvidia-h100-sxm") and framework_overlaps_pp("fsdp", "nvidia-b200")
+    assert not framework_overlaps_pp("megatron", "nvidia-a100-sxm4-80gb")  # Megatron-LM 2021–22's runs
+    assert not framework_overlaps_pp("deepspeed", "nvidia-h100-sxm")
+
+
 def test_overlap_follows_the_frameworks_defaults():
     assert framework_overlaps_dp("megatron", 1, "nvidia-h100-sxm")  # Megatron Core --overlap-grad-reduce
     assert framework_overlaps_dp("fsdp", 2, "nvidia-b200")
@@ -150,12 +165,13 @@ def test_overlap_follows_the_frameworks_defaults():
 def test_published_runs_on_other_chips_and_zero3():
     rows = chips_table()
     errors = [abs(r.error) for r in rows]
-    # measured here (13 runs): median 8.4%, worst +23.7% (Llama 3 70B FP8 on 64 H100, t 4: +17.8% before FP8
-    # ran at its measured rate on Hopper, which moves the three H100 rows 5–6 points slower; worst was −19.1%,
-    # Llama 3 70B NVFP4 on 64 GB200); the constant-efficiency model plans used before on the 8 runs a plan can
-    # hold: median 37.8%, worst −62.5% (it is closer only on Llama 3 70B on 64 H100, t 4: −15.0%)
+    # measured here (13 runs): median 8.4%, worst −19.6% (Llama 3 70B NVFP4 on 64 GB200; −19.1% with the
+    # interleaved schedule's sends exposed); FP8 at its measured rate on Hopper moves the three H100 rows 5–6
+    # points slower (Llama 3 70B on 64 H100, t 4: +17.8% → +23.7%, +18.1% with its sends overlapped); the
+    # constant-efficiency model plans used before on the 8 runs a plan can hold: median 37.8%, worst −62.5%
+    # (it is closer only on Llama 3 70B on 64 H100, t 4: −15.0%)
     assert statistics.median(errors) == pytest.approx(0.084, abs=0.005)
-    assert max(errors) == pytest.approx(0.237, abs=0.005)
+    assert max(errors) == pytest.approx(0.196, abs=0.005)
     previous = [abs(r.previous_error) for r in rows if r.previous_error is not None]
     assert len(previous) == 8 and statistics.median(previous) > 0.3 and max(previous) > 0.6
     closer = [r.case for r in rows if r.previous_error is not None and abs(r.previous_error) < abs(r.error)]

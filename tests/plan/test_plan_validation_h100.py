@@ -39,14 +39,16 @@ def test_dense_fp8_h100_runs_meet_the_target_with_the_a100_validation_set():
     dense = [r for r in rows if r.step_model == "kernel model" and "context parallel" not in r.case]
     assert len(dense) == 10  # every row of NeMo 24.07's pre-training table without context parallelism
     # measured here (Llama 2 7B, 70B, GPT-3 175B on 128, GPT-3 5B, 20B, 175B on 512, Llama 2 13B, Nemotron 8B,
-    # 22B, 340B): before the data-parallel ring used one NIC per node member and FP8 its measured rate, the
-    # first three were −10.7%, +10.6%, −3.5% and GPT-3 20B (pure data parallel over 8 nodes) +50.9%
+    # 22B, 340B): before the data-parallel ring used one NIC per node member, FP8 its measured rate and the
+    # interleaved schedule's sends overlapped compute, the first three were −10.7%, +10.6%, −3.5% and GPT-3 20B
+    # (pure data parallel over 8 nodes) +50.9%; Llama 2 70B was +13.1% and Nemotron 22B −1.0% with the sends
+    # exposed (0.57 s and 0.43 s of them)
     assert [100 * r.error for r in dense] == pytest.approx(
-        [-5.1, 13.1, -0.7, -16.5, -0.1, 3.6, -7.2, -5.0, -1.0, 11.2], abs=0.3)
+        [-5.1, 1.1, -5.2, -16.5, -0.1, -1.3, -9.3, -5.0, -12.1, 5.1], abs=0.3)
     assert [100 * r.previous_error for r in dense] == pytest.approx(
         [-42.6, 8.2, -13.9, -33.3, 15.8, -9.6, -30.3, -21.3, -33.9, 8.1], abs=0.3)
     errors = [abs(r.error) for r in dense] + [abs(r.error) for r in table("validation")]
-    # 18 runs: median 3.8%, worst −16.5% (GPT-3 5B) — outside the 12% target, reported, not tuned
+    # 18 runs: median 4.4%, worst −16.5% (GPT-3 5B) — outside the 12% target, reported, not tuned
     assert statistics.median(errors) <= 0.05, errors
     assert max(errors) == pytest.approx(0.165, abs=0.003)
 
@@ -58,9 +60,9 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     cp = [r for c, r in rows.items() if "context parallel" in c]
     assert len(cp) == 2 and all(r.step_model == "kernel model" for r in cp)  # through the plan's layout (cp 2)
     # measured here: Llama 3 8B (CP 2) −3.1% (−7.5% before FP8 ran at its measured rate), Llama 3 70B (t 4,
-    # p 4, CP 2) +10.7% (+6.9%); the constant-efficiency
+    # p 4, v 5, CP 2) +8.1% (+6.9% before, +10.7% with FP8's rate and its sends exposed); the constant-efficiency
     # model, which splits the compute c ways and counts no key/value exchange: −49.1%, −25.0%
-    assert [100 * r.error for r in cp] == pytest.approx([-3.1, 10.7], abs=0.3)
+    assert [100 * r.error for r in cp] == pytest.approx([-3.1, 8.1], abs=0.3)
     assert [100 * r.previous_error for r in cp] == pytest.approx([-49.1, -25.0], abs=0.3)
     for run in (r for r in OUTSIDE if r.cp > 1):
         plan = plan_for(run)
@@ -69,11 +71,12 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     dense = [abs(r.error) for r in rows.values() if r.step_model == "kernel model"]
     dense += [abs(r.error) for r in table("validation")]
     assert len(dense) == 20 and statistics.median(dense) <= 0.05
-    assert statistics.median(dense) == pytest.approx(0.038, abs=0.003)
-    # with the three mixtures of experts (23 runs): median 3.9%, worst 28.1% (GPT-OSS 120B) — outside 12%
+    assert statistics.median(dense) == pytest.approx(0.044, abs=0.003)
+    # with the three mixtures of experts (23 runs): median 5.0% (4.99), worst 28.1% (GPT-OSS 120B) — outside 12%
     # (16 runs before NeMo's table was taken whole: median 5.4%)
     everything = dense + [abs(r.error) for r in rows.values() if r.step_model == MOE_MODEL]
-    assert len(everything) == 23 and statistics.median(everything) == pytest.approx(0.039, abs=0.003)
+    assert len(everything) == 23 and statistics.median(everything) <= 0.05
+    assert statistics.median(everything) == pytest.approx(0.0499, abs=0.0005)
     assert max(everything) == pytest.approx(0.281, abs=0.003)
 
 
@@ -94,12 +97,12 @@ def test_moe_runs_through_the_expert_kernel_model_with_their_errors():
     rows = [r for r in h100_table() if "MoE" in r.case]
     assert len(rows) == 3 and all(r.step_model == MOE_MODEL for r in rows)
     # measured here: GPT-OSS 120B −28.1% (−27.8% before its data-parallel gradients used each node's NICs in
-    # parallel), Qwen3 30B-A3B −22.4% (−24.1% before FP8 ran at its measured rate),
+    # parallel), Qwen3 30B-A3B −27.2% (−22.4% with the sends between its two stages exposed) (−24.1% before FP8 ran at its measured rate),
     # Qwen3 235B-A22B −1.7% (+11.6% while its
     # expert-parallel group was taken as 32 ranks spaced t = 2 apart, 4 per node instead of Megatron-Core's 8
     # consecutive ones; the constant-efficiency model: −63.0%, −78.1%, and no layout for experts folded over
     # tensor-parallel ranks); reported, not tuned
-    assert [100 * r.error for r in rows] == pytest.approx([-28.1, -22.4, -1.7], abs=0.3)
+    assert [100 * r.error for r in rows] == pytest.approx([-28.1, -27.2, -3.9], abs=0.3)
     assert [r.previous_error and 100 * r.previous_error for r in rows] == pytest.approx([-63.0, -78.1, None],
                                                                                         abs=0.3)
 
@@ -183,7 +186,7 @@ def test_other_releases_of_the_moe_runs():
     # at micro-batch 4 (25.11) 17% fast; Qwen3 30B-A3B with e 16 over two nodes 27–29% slow; the p 2, e 8
     # layout measured 77% apart in two releases a month apart (9,058 and 5,113 tokens/s/GPU)
     assert [round(100 * r.error, 1) for r in rows] == pytest.approx(
-        [-30.2, -30.3, -28.2, -17.6, 26.8, 28.7, 27.9, -56.2, -52.7, 4.5, 2.9, -0.3, -2.9], abs=0.3)
+        [-30.2, -30.3, -28.2, -17.6, 26.8, 28.7, 27.9, -58.9, -58.2, 2.1, 0.5, -2.6, -5.1], abs=0.3)
     assert 9058 / 5113 == pytest.approx(1.77, abs=0.01)
 
 
@@ -197,8 +200,8 @@ def test_the_plan_note_states_the_moe_errors_measured():
     def span(name):
         errors = [100 * r.error for r in rows if r.case.startswith(name)]
         return round(min(errors)), round(max(errors))
-    assert span("GPT-OSS") == (-30, -18) and span("Qwen3 30B") == (-56, 29)
-    assert max(abs(v) for v in span("Qwen3 235B")) < 5
+    assert span("GPT-OSS") == (-30, -18) and span("Qwen3 30B") == (-59, 29)
+    assert max(abs(v) for v in span("Qwen3 235B")) < 6
     note = kernel_note(plan_model_of(OTHER_RELEASES[0]))
-    assert "18–30% fast for GPT-OSS 120B, 56% fast to 29% slow for Qwen3 30B-A3B" in note
-    assert "within 5% for Qwen3 235B-A22B" in note
+    assert "18–30% fast for GPT-OSS 120B, 59% fast to 29% slow for Qwen3 30B-A3B" in note
+    assert "within 6% for Qwen3 235B-A22B" in note
