@@ -35,8 +35,9 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
 
 - Other chips and formats (``kernel_step_for``): the chip's dense peak for the format (FP8/FP6/FP4 for the
   linear layers, at the format's measured rate where there is one: ``MEASURED_FORMAT_RATE``; attention's
-  products and the logits 16-bit), memory bandwidth and links; fused attention
-  (FlashAttention: no score traffic) on every chip after the A100; the DP reduction overlaps the last
+  products and the logits 16-bit), memory bandwidth and links; fused attention on every chip after the A100
+  (FlashAttention: no softmax traffic over the scores; QKᵀ and AV stay GEMMs with their score bytes, a
+  convention 1.5–2.9× slower than the fused kernel measured, which long-context runs show: docs/plan.md); the DP reduction overlaps the last
   micro-batch's backward (exposed: max(0, DP − backward of one micro-batch's stage)) where the convention's
   framework does by default. Checked, not fitted, on NVIDIA's NeMo / Megatron Bridge runs
   (``engine.plan.validation_h100``, ``engine.plan.validation_chips``).
@@ -191,7 +192,7 @@ def _block_forward(chip: KernelChip, b: int, s: int, h: int, a: int, f: int, t: 
     split = t if sp else 1
     scores = heads * q * s
     # bytes per element counted for 16-bit values; a fused attention kernel (FlashAttention, Dao et al. 2022)
-    # keeps the scores on chip: no score traffic
+    # keeps the scores on chip: no softmax traffic (QKᵀ and AV keep their GEMM bytes: the checked convention)
     softmax = 0.0 if fused_attention else (4 + 5) * scores * BYTES / 2 / w
     memory = ((2 * 4 + 2 * 7) * bs * h / split + 4 * bs * f / t) * BYTES / 2 / w + softmax
     return gemms, memory, core + softmax
@@ -340,7 +341,7 @@ def kernel_step_for(model, layout, options, chip_id: str, link) -> KernelStep | 
 
     The linear layers run at the format's dense peak (FP8, FP6 and FP4 through Transformer Engine's recipes),
     attention's products and the logits at the 16-bit peak. After the A100 (whose measured runs are
-    Megatron-LM 2021–22's), attention is fused (no score traffic) and the gradient reduction overlaps the
+    Megatron-LM 2021–22's), attention is fused (no softmax traffic) and the gradient reduction overlaps the
     backward where the framework of the plan's convention does so by default (``framework_overlaps_dp``).
     ZeRO 2–3 add their gathers and scatters (``kernel_step``)."""
     chip = kernel_chip_for(model, layout, options, chip_id)

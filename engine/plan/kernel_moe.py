@@ -6,7 +6,7 @@ Per micro-batch of b sequences of s tokens, per block, on one rank (T = b·s/t t
 parallelism, E experts, k routed per token, E/ep local experts, f the expert width, h hidden, H heads and
 H_kv key/value heads of d_h):
 - attention GEMMs: QKV (b·s × (H + 2·H_kv)·d_h/t × h), output (b·s × h × H·d_h/t); the core QKᵀ and AV as in
-  the dense model (s × s per head, fused: no score traffic). A sliding-window layer (GPT-OSS alternates them,
+  the dense model (s × s per head as GEMMs, fused: no softmax traffic), on the 16-bit peak. A sliding-window layer (GPT-OSS alternates them,
   window W) sees W keys per query: FlashAttention's 128-key tiles, ⌈W/128⌉ + 1 of them per query tile
   (Dao et al. 2022); attention sinks (GPT-OSS) add one logit per head and row: nothing measurable.
 - router: T × E × h; top-k and softmax 4 bytes per T·E.
@@ -105,8 +105,8 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
         linear += [((2 if gated else 1) * shared_f // t, h), (h, shared_f // t)]
     fwd = sum(gemm_s(g, bs, n, k) for n, k in linear)
     bwd = sum(gemm_s(g, bs, k, n) + gemm_s(g, k, n, bs) for n, k in linear)
-    full_f, full_b = _core(g, s, s, head_dim, b * heads // t)
-    win_f, win_b = _core(g, s, window_keys(s, window), head_dim, b * heads // t)
+    full_f, full_b = _core(chip, s, s, head_dim, b * heads // t)
+    win_f, win_b = _core(chip, s, window_keys(s, window), head_dim, b * heads // t)
     share = min(windowed_layers, layers) / layers if layers else 0.0
     fwd += (1 - share) * full_f + share * win_f
     bwd += (1 - share) * full_b + share * win_b

@@ -271,3 +271,39 @@ validation row's are kept). A check on how far a release-blind model can go, use
 def other_releases_table() -> tuple[OutsideRow, ...]:
     return tuple(OutsideRow(r.label, r.why, r.source, r.published_s, moe_kernel_s(r), MOE_MODEL, None)
                  for r in OTHER_RELEASES)
+
+
+NEMO_LONG = ("NVIDIA NeMo, Long Sequence Performance, LLAMA2-7B (FP8), NeMo 24.03.01 container, DGX-H100 — "
+             "https://github.com/NVIDIA/NeMo/blob/main/docs/source/performance/performance_long_sequence.md")
+_LONG = ((4, 4, 1024, 768, 1, 1, 1), (8, 8, 512, 730, 1, 2, 1), (16, 16, 256, 660, 2, 1, 1),
+         (32, 32, 128, 610, 2, 1, 2), (64, 64, 64, 574, 4, 1, 2), (128, 128, 32, 555, 4, 1, 4),
+         (256, 256, 16, 549, 4, 1, 8), (512, 512, 8, 549, 8, 1, 16), (1024, 1024, 4, 536, 8, 1, 32))
+"""(sequence in K positions, GPUs, global batch, model TFLOP/s per GPU with context parallelism, t, p, cp) as
+the table prints them; d = GPUs ÷ (t·p·cp)."""
+
+
+def nemo_llama2_flop_per_token(config: dict, s: int) -> float:
+    """NeMo's model FLOP per token for Llama 2 (nemo/utils/flops_formulas.py ``llama2``; attention counted
+    without the causal half): L·h²·(12 + 12·G/H + 18·F/h + 12·s/h + 6·V/(L·h))."""
+    layers, h, heads = config["num_hidden_layers"], config["hidden_size"], config["num_attention_heads"]
+    groups = config.get("num_key_value_heads", heads)
+    f, vocab = config["intermediate_size"], config["vocab_size"]
+    return layers * h * h * (12 + 12 * groups / heads + 18 * f / h + 12 * s / h + 6 * vocab / (layers * h))
+
+
+LONG_SEQUENCE: tuple[OutsideRun, ...] = tuple(
+    OutsideRun(f"Llama 2 7B, s {k * 1024:,}, {gpus} H100, FP8 (t {t}, p {p}, context parallel {cp})",
+               "long context", dict(_LLAMA2_7B, max_position_embeddings=k * 1024), gpus, batch, 1, k * 1024, t, p, cp,
+               1, 1, "fp8", tflops * 1e12 / nemo_llama2_flop_per_token(_LLAMA2_7B, k * 1024), NEMO_LONG)
+    for k, gpus, batch, tflops, t, p, cp in _LONG)
+"""NeMo's long-sequence table for Llama 2 7B on H100 (4K to 1M positions, context parallelism up to 32): a check
+kept apart from the validation set, because the table prints model TFLOP/s, not tokens per second — the
+throughput is taken back through NeMo's Llama 2 FLOP formula (the one its 24.07 table's TFLOP/s follow: 776
+TFLOP/s at 16,847 tokens/s is 4.61·10^10 FLOP per token, the formula's at s 4,096), and the micro-batch (1) is
+an assumption; recomputation none, as for the other NeMo rows."""
+
+
+@lru_cache(maxsize=1)
+def long_sequence_table() -> tuple[OutsideRow, ...]:
+    return tuple(OutsideRow(r.label, r.why, r.source, r.published_s, kernel_with_cp(r), "kernel model", None)
+                 for r in LONG_SEQUENCE)

@@ -223,8 +223,8 @@ def published_runs() -> None:
         st.markdown("**Kernel model against measured iteration times** (Korthikanti et al. 2022, Table 5; kept "
                     "apart from its calibration on Narayanan et al. 2021, Table 1)")
         st.dataframe(pd.DataFrame(validation_rows()), hide_index=True)
-        st.markdown("**H100 runs** (NVIDIA NeMo and Megatron Bridge performance tables; FP8 dense and "
-                    "context-parallel runs through the kernel model, the mixture of experts outside it)")
+        st.markdown("**H100 runs** (NVIDIA NeMo and Megatron Bridge performance tables; dense, "
+                    "context-parallel and mixture-of-experts runs, all through the kernel model)")
         st.dataframe(pd.DataFrame(h100_rows()), hide_index=True)
         st.markdown("**Other chips, FP8 and NVFP4, fully sharded data parallelism** (NVIDIA Megatron Bridge "
                     "performance tables; H100, B200, GB200 and GB300 use their own peaks, memory bandwidth and "
