@@ -136,3 +136,18 @@ def test_expert_capacity_factor_in_the_browser(browser):
         _no_exception(page)
         assert float(metric_value(page, "Predicted MFU").rstrip("%")) < float(before.rstrip("%"))
         context.close()
+
+
+def test_published_runs_with_the_long_context_check_in_the_browser(browser):
+    # the expander lists the validation tables and the long-context check: 9 runs, 4K to 1M positions
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1440, "height": 2600})
+        page = context.new_page()
+        page.goto(f"{url}/plan")
+        wait_for_app(page)
+        _no_exception(page)
+        page.get_by_text("How good is the step-time model? Published runs").click()
+        page.get_by_text("Long context, a check").first.wait_for(timeout=30_000)
+        _no_exception(page)
+        assert page.get_by_text("the model overestimates the step beyond 8K positions").count() == 1
+        context.close()

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from ui.views.step_models import chips_rows, h100_rows, kernel_basis
+from ui.views.step_models import chips_rows, h100_rows, kernel_basis, long_context_rows
 
 
 def test_h100_rows_give_the_published_step_and_name_the_model():
@@ -45,3 +45,14 @@ def test_chips_rows_give_the_published_step_and_the_model():
     assert float(first["error"].rstrip("%")) == pytest.approx(err, abs=0.3)
     cp = [r for r in rows if "context parallel" in r["case"]]
     assert len(cp) == 3 and all(r["constant-efficiency model (s)"] is None for r in cp)
+
+
+def test_long_context_rows_give_the_published_step_from_nemos_formula():
+    rows = long_context_rows()
+    assert len(rows) == 9 and rows[0]["case"].startswith("Llama 2 7B, s 4,096, 4 H100")
+    # 1M positions on 1,024 H100: 4 × 2^20 tokens at 536 TFLOP/s/GPU, NeMo's Llama 2 FLOP per token
+    s = 2 ** 20
+    per_token = 32 * 4096 ** 2 * (12 + 12 + 18 * 11008 / 4096 + 12 * s / 4096 + 6 * 32000 / (32 * 4096))
+    assert rows[-1]["published step (s)"] == pytest.approx(round(4 * s * per_token / (536e12 * 1024), 2))
+    err = (rows[-1]["FLOPscope (s)"] / rows[-1]["published step (s)"] - 1) * 100
+    assert float(rows[-1]["error"].rstrip("%")) == pytest.approx(err, abs=0.2)

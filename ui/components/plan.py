@@ -22,7 +22,7 @@ from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
-from ui.views.step_models import chips_rows, h100_rows, kernel_basis, validation_rows
+from ui.views.step_models import chips_rows, h100_rows, kernel_basis, long_context_rows, validation_rows
 from ui.widgets import metric_row, show_error
 
 
@@ -226,6 +226,9 @@ def published_runs() -> None:
         st.markdown("**H100 runs** (NVIDIA NeMo and Megatron Bridge performance tables; dense, "
                     "context-parallel and mixture-of-experts runs, all through the kernel model)")
         st.dataframe(pd.DataFrame(h100_rows()), hide_index=True)
+        st.markdown("**Long context, a check** (NVIDIA NeMo's Llama 2 7B runs on H100, 4K to 1M positions; step "
+                    "from NeMo's FLOP formula): the model overestimates the step beyond 8K positions")
+        st.dataframe(pd.DataFrame(long_context_rows()), hide_index=True)
         st.markdown("**Other chips, FP8 and NVFP4, fully sharded data parallelism** (NVIDIA Megatron Bridge "
                     "performance tables; H100, B200, GB200 and GB300 use their own peaks, memory bandwidth and "
                     "links)")

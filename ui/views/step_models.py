@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from engine.plan.validation import summary, table
 from engine.plan.validation_chips import chips_table
-from engine.plan.validation_h100 import h100_table
+from engine.plan.validation_h100 import h100_table, long_sequence_table
 from engine.units import format_duration
 
 
@@ -42,6 +42,13 @@ def h100_rows() -> list[dict]:
     return [{"case": r.case, "source": r.source.split(" — ")[0], "published step (s)": round(r.published_s, 2),
              "FLOPscope (s)": round(r.plan_s, 2), "model": r.step_model, "error": f"{100 * r.error:+.1f}%"}
             for r in h100_table()]
+
+
+def long_context_rows() -> list[dict]:
+    """NeMo's long-sequence Llama 2 7B runs on H100 (a check kept apart from validation): published step (from
+    NeMo's FLOP formula), the kernel model's, error."""
+    return [{"case": r.case, "published step (s)": round(r.published_s, 2), "FLOPscope (s)": round(r.plan_s, 2),
+             "error": f"{100 * r.error:+.1f}%"} for r in long_sequence_table()]
 
 
 def chips_rows() -> list[dict]:
