@@ -17,7 +17,14 @@ from engine.plan.kernel_moe import moe_kernel_step_for
 from engine.plan.layout import MAX_CHIPS, CapacityFactor, Layout, MemoryOptions
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
-from engine.plan.step_time import CONSTANT_MODEL, DEFAULT_KERNEL_EFFICIENCY, KERNEL_MODEL, StepTime, step_time
+from engine.plan.step_time import (
+    CONSTANT_CP_NOTE,
+    CONSTANT_MODEL,
+    DEFAULT_KERNEL_EFFICIENCY,
+    KERNEL_MODEL,
+    StepTime,
+    step_time,
+)
 from engine.plan.thresholds import compare
 from engine.results import Result, to_json
 
@@ -134,7 +141,8 @@ def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, ch
     return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,
                    bubble_s=kernel.bubble_s, tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s,
                    dp_comm_s=kernel.dp_comm_s, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                   notes=step.notes + (kernel_note(model, capacity_factor),), model=KERNEL_MODEL), kernel
+                   notes=tuple(n for n in step.notes if n != CONSTANT_CP_NOTE) + (kernel_note(model, capacity_factor),),
+                   model=KERNEL_MODEL), kernel
 
 
 def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:

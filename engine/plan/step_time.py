@@ -118,6 +118,11 @@ def ring_all_reduce_s(bytes_: float, n: int, bandwidth: float) -> float:
     return 0.0 if n <= 1 else 2 * (n - 1) / n * bytes_ / bandwidth
 
 
+CONSTANT_CP_NOTE = ("context parallelism: the constant-efficiency model splits the compute c ways and reduces "
+                    "the gradients over d·c; its key/value exchange is not counted")
+"""Said of this model's figures only: the kernel model counts the key/value exchange (``kernel_model``)."""
+
+
 def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flop_per_s: float,
               link: Interconnect, kernel_efficiency: float = DEFAULT_KERNEL_EFFICIENCY,
               backward_ratio: float = DEFAULT_BACKWARD_RATIO) -> StepTime:
@@ -152,8 +157,7 @@ def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flo
     params_chip = model.dense_params / (t * p) + model.expert_params / (t * p * layout.ep)
     dp_comm = ring_all_reduce_s(params_chip * grad_bytes, d * cp, dp_bw) * (1.5 if options.zero == 3 else 1.0)
     if cp > 1:
-        notes.append("context parallelism: the constant-efficiency model splits the compute c ways and reduces "
-                     "the gradients over d·c; its key/value exchange is not counted")
+        notes.append(CONSTANT_CP_NOTE)
     if (stand_in_tp and t > 1) or (stand_in_pp and p > 1) or (stand_in_dp and d > 1):
         notes.append(f"{link.system}: no published bandwidth between nodes; the within-node figure is used, "
                      "so communication between nodes is underestimated")
