@@ -74,17 +74,38 @@ def _core(chip: KernelChip, s: int, keys: int, head_dim: int, batch: int) -> tup
     return fwd, bwd
 
 
+PER_NODE_DISPATCHERS = frozenset({"deepep", "hybridep"})
+"""Megatron-Core's flex dispatcher backends that send a token once per node (``all_to_all_s``)."""
+
+
+def remote_nodes_per_token(experts: int, top_k: int, ep: int, in_node: int) -> float:
+    """Expected number of other nodes a token's top-k experts (uniform, distinct) fall on: each of the
+    ⌈ep/in_node⌉ − 1 other nodes holds E·in_node/ep experts and is hit unless all k picks miss it,
+    1 − C(E − E_node, k)/C(E, k)."""
+    nodes = math.ceil(ep / in_node)
+    on_node = experts * in_node // ep
+    miss = math.comb(experts - on_node, top_k) / math.comb(experts, top_k) if experts - on_node >= top_k else 0.0
+    return (nodes - 1) * (1 - miss)
+
+
 def all_to_all_s(nbytes: float, ep: int, stride: int, intra_gb_s: float, inter_gb_s: float,
-                 chips_per_node: int) -> float:
+                 chips_per_node: int, per_node: tuple[int, int] | None = None) -> float:
     """One all-to-all of ``nbytes`` per rank over ep ranks spaced ``stride`` apart (the expert
     tensor-parallel size: 1 in the expert groups Megatron-Core builds with expert tensor parallelism 1): the
-    in-node share on NVLink, the rest on the scale-out link, whichever takes longer."""
+    in-node share on NVLink, the rest on the scale-out link, whichever takes longer. ``per_node`` = (E, k):
+    DeepEP's and HybridEP's dispatchers send a token once to each other node it needs and fan it out there
+    over NVLink (DeepEP's normal kernels; Hybrid-EP's RDMA buffer holds tokens × (nodes − 1) × hidden,
+    DeepEP docs/Hybrid-EP_Implementation.md §4.2): the scale-out bytes are ``nbytes``/k × the expected other
+    nodes per token (``remote_nodes_per_token``) instead of one copy per remote expert."""
     if ep <= 1:
         return 0.0
     in_node = max(1, min(ep, chips_per_node // stride))
     near = (in_node - 1) / ep * nbytes / (intra_gb_s * 1e9 * ETA_NETWORK)
-    far = (ep - in_node) / ep * nbytes / (inter_gb_s * 1e9 * ETA_NETWORK)
-    return max(near, far)
+    far_bytes = (ep - in_node) / ep * nbytes
+    if per_node is not None:
+        experts, top_k = per_node
+        far_bytes = nbytes / top_k * remote_nodes_per_token(experts, top_k, ep, in_node)
+    return max(near, far_bytes / (inter_gb_s * 1e9 * ETA_NETWORK))
 
 
 def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: int, head_dim: int, s: int, vocab: int,
@@ -92,7 +113,8 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
                b: int, global_batch: int, v: int = 1, t: int = 1, intra_gb_s: float = 450, inter_gb_s: float = 50,
                chips_per_node: int = 8, gated: bool = True, window: int = 0, windowed_layers: int = 0,
                shared_f: int = 0, recompute: str = "none", overlap_a2a: bool = False,
-               imbalance: float = 1.0, gemm_chip: KernelChip | None = None, overlap_pp: bool = False) -> dict:
+               imbalance: float = 1.0, gemm_chip: KernelChip | None = None, overlap_pp: bool = False,
+               dispatcher: str = "alltoall") -> dict:
     """One step's seconds by part (``step_s`` their sum) for a mixture-of-experts transformer (see the
     module's formulas)."""
     g = gemm_chip or chip
@@ -122,7 +144,8 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     norms = 22 * tokens * h
     memory = (norms + 4 * bs * (heads + kv_heads) * head_dim / t + act + 8 * imbalance * tokens * top_k * h
               + 4 * tokens * experts) * BYTES / 2 / w
-    one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, 1, intra_gb_s, inter_gb_s, chips_per_node)
+    one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, 1, intra_gb_s, inter_gb_s, chips_per_node,
+                                       (experts, top_k) if dispatcher in PER_NODE_DISPATCHERS else None)
     a2a = 4 * one_a2a
     if recompute == "full":  # the block's forward again, its dispatch and combine included
         re_gemm, re_mem = fwd, memory

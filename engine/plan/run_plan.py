@@ -105,7 +105,7 @@ def kernel_note(model: PlanModel | None = None, capacity_factor: float = 1.0) ->
                    f"the busiest rank routed {capacity_factor:g}× the mean tokens")
         note += ("; experts: each local expert's matrix products by their shape, the dispatch and combine "
                  f"all-to-all not overlapped, {routing} — on NVIDIA's published H100 runs (Megatron Bridge, 2025–26 "
-                 "releases) this model is 18–30% fast for GPT-OSS 120B, 59% fast to 29% slow for Qwen3 30B-A3B "
+                 "releases) this model is 18–30% fast for GPT-OSS 120B, 27–59% fast for Qwen3 30B-A3B "
                  "(by layout and release) and within 6% for Qwen3 235B-A22B: budget small-expert models with margin")
     if model is not None and model.seq_len >= LONG_CONTEXT:
         note += ("; long context: its attention is timed as matrix products with their score traffic, not as a "

@@ -89,6 +89,9 @@ class OutsideRun:
     """The recipe's recomputation: "selective" = Megatron Bridge's recompute_modules ["layernorm", "moe_act"]."""
     overlap_a2a: bool = False
     """The recipe's ``moe_a2a_overlap``."""
+    dispatcher: str = "alltoall"
+    """The recipe's token dispatcher: NCCL's all-to-all, or the flex dispatcher's ``moe_flex_dispatcher_backend``
+    ("deepep", "hybridep"), which sends a token once per node."""
 
     @property
     def published_s(self) -> float:
@@ -236,7 +239,7 @@ def moe_kernel_s(run: OutsideRun) -> float:
                       global_batch=run.global_batch, v=run.v, t=run.t, intra_gb_s=link.intra_gb_s,
                       inter_gb_s=link.inter_gb_s, chips_per_node=link.chips_per_node, gated=m.gated,
                       window=m.window, windowed_layers=m.windowed_blocks,
-                      recompute=run.recompute, overlap_a2a=run.overlap_a2a,
+                      recompute=run.recompute, overlap_a2a=run.overlap_a2a, dispatcher=run.dispatcher,
                       gemm_chip=kernel_chip("nvidia-h100-sxm", "fp8") if run.precision == "fp8" else None,
                       overlap_pp=True)["step_s"]
 
@@ -251,13 +254,21 @@ def _release(run: OutsideRun, release: str, tokens_per_s_per_gpu: float, **layou
                    source=BRIDGE_ARCHIVE, **layout)
 
 
+_Q30_E16 = dict(p=1, v=1, ep=16, dispatcher="hybridep")
+"""Qwen3 30B-A3B as the 26.04–26.06 tables print it (16 GPUs, global batch 1,024, e 16), the layout of
+Megatron Bridge's H100 FP8 recipe on its r0.4.0, r0.4.1 and r0.5.0 branches, which also sets
+``moe_flex_dispatcher_backend="hybridep"`` and no all-to-all overlap
+(scripts/performance/configs/qwen/qwen3_workload_base_configs.py, QWEN3_30B_A3B_PRETRAIN_CONFIG_H100_FP8_CS_V1).
+The other rows keep the validation row's dispatcher: the recipes on the branches of their releases do not print
+their layout (Qwen3 235B-A22B's global batch is 2,048 there, 8,192 in the tables)."""
 _GPT_OSS, _Q30, _Q235 = (next(r for r in OUTSIDE if r.label.startswith(name))
                           for name in ("GPT-OSS 120B", "Qwen3 30B-A3B", "Qwen3 235B-A22B"))
 OTHER_RELEASES: tuple[OutsideRun, ...] = (
     _release(_GPT_OSS, "26.04.01", 5824), _release(_GPT_OSS, "26.04", 5810), _release(_GPT_OSS, "26.02.01", 5984),
     _release(_GPT_OSS, "25.11 (global batch 512, micro-batch 4)", 5630, global_batch=512, micro_batch=4),
-    _release(_Q30, "26.06 (p 1, e 16)", 8826, p=1, v=1, ep=16), _release(_Q30, "26.04.01 (p 1, e 16)", 8960, p=1, v=1, ep=16),
-    _release(_Q30, "26.04 (p 1, e 16)", 8901, p=1, v=1, ep=16), _release(_Q30, "26.02 (the same layout)", 5113),
+    _release(_Q30, "26.06 (p 1, e 16, HybridEP)", 8826, **_Q30_E16),
+    _release(_Q30, "26.04.01 (p 1, e 16, HybridEP)", 8960, **_Q30_E16),
+    _release(_Q30, "26.04 (p 1, e 16, HybridEP)", 8901, **_Q30_E16), _release(_Q30, "26.02 (the same layout)", 5113),
     _release(_Q30, "25.11 (global batch 512, micro-batch 2, v 24)", 5275, global_batch=512, micro_batch=2, v=24),
     _release(_Q235, "26.04.01", 1712), _release(_Q235, "26.04", 1686), _release(_Q235, "26.02", 1633),
     _release(_Q235, "25.11 (global batch 2,048)", 1575, global_batch=2048),
