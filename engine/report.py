@@ -128,12 +128,14 @@ def plan_section(scenario: Scenario) -> list[str]:
              f"{', sequence parallel' if lay.sequence_parallel else ''})",
              f"- Optimizer {opt.optimizer}, {opt.precision}, ZeRO {opt.zero}, recomputation {opt.recompute}; "
              f"kernel efficiency {saved.kernel_efficiency:g}"
-             + (f"; expert capacity factor {saved.capacity_factor:g}" if saved.capacity_factor != 1 else "")]
+             + (f"; expert capacity factor {saved.capacity_factor:g}" if saved.capacity_factor != 1 else "")
+             + ("; DeepEP/HybridEP dispatcher" if saved.dispatcher == "flex" else "")]
     try:
         model = scenario.plan_model()
         plan = plan_run(model, lay, opt, PlanSettings(chip=saved.chip, kernel_efficiency=saved.kernel_efficiency,
                                                       tokens=scenario.tokens(),
-                                                      capacity_factor=saved.capacity_factor))
+                                                      capacity_factor=saved.capacity_factor,
+                                                      dispatcher=saved.dispatcher))
     except InputError as exc:
         return lines + [f"- **Error:** {exc}"]
     mem, step = plan.memory, plan.step

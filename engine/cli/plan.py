@@ -41,7 +41,9 @@ def _settings(args, loaded: Loaded):
     if not chip:
         raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
     capacity = _number_or(args.capacity_factor, "capacity_factor", saved.capacity_factor if saved else None)
-    data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens, "capacity_factor": capacity}
+    dispatcher = args.dispatcher or (saved.dispatcher if saved else None)
+    data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens, "capacity_factor": capacity,
+            "dispatcher": dispatcher}
     return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
 
@@ -78,6 +80,9 @@ def register(sub) -> None:
     p.add_argument("--capacity-factor", dest="capacity_factor", default=None,
                    help="mixture of experts: the busiest expert-parallel rank's tokens ÷ the mean (default 1: "
                         "balanced routing)")
+    p.add_argument("--dispatcher", default=None,
+                   help="mixture of experts: alltoall (NCCL's all-to-all, the default) or flex (DeepEP or HybridEP: "
+                        "a token crosses to each node once)")
     p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
     p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")
     p.set_defaults(run=_plan)

@@ -74,8 +74,8 @@ def _core(chip: KernelChip, s: int, keys: int, head_dim: int, batch: int) -> tup
     return fwd, bwd
 
 
-PER_NODE_DISPATCHERS = frozenset({"deepep", "hybridep"})
-"""Megatron-Core's flex dispatcher backends that send a token once per node (``all_to_all_s``)."""
+PER_NODE_DISPATCHERS = frozenset({"flex"})
+"""Megatron-Core's flex dispatcher (DeepEP or HybridEP backend) sends a token once per node (``all_to_all_s``)."""
 
 
 def remote_nodes_per_token(experts: int, top_k: int, ep: int, in_node: int) -> float:
@@ -187,11 +187,12 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     return parts
 
 
-def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_factor: float = 1.0) -> KernelStep | None:
+def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_factor: float = 1.0,
+                        dispatcher: str = "alltoall") -> KernelStep | None:
     """``moe_step_s`` for a plan of a mixture of experts (a ``PlanModel`` on a ``Layout``) as a ``KernelStep``,
     or None where the kernel model does not apply (``kernel_chip_for``; a dense model; context parallelism):
-    routing balanced unless ``capacity_factor`` > 1 (the busiest rank's load ÷ the mean), the all-to-all not
-    overlapped; selective recomputation is the norms and the expert
+    routing balanced unless ``capacity_factor`` > 1 (the busiest rank's load ÷ the mean), the dispatch by
+    ``dispatcher`` ("alltoall" or "flex": once per node), not overlapped; selective recomputation is the norms and the expert
     activation (the MoE recipes' ``recompute_modules``), full the block's forward."""
     chip = kernel_chip_for(model, layout, options, chip_id)
     if chip is None or model.experts <= 1 or getattr(layout, "cp", 1) > 1 or options.zero > 1:
@@ -207,7 +208,8 @@ def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_fac
                        inter_gb_s=link.inter_gb_s or link.intra_gb_s, chips_per_node=link.chips_per_node,
                        gated=model.gated, window=model.window, windowed_layers=model.windowed_blocks,
                        shared_f=model.shared_ff_size, imbalance=capacity_factor, recompute=options.recompute,
-                       gemm_chip=gemm_chip, overlap_pp=framework_overlaps_pp(options.convention, chip_id))
+                       gemm_chip=gemm_chip, overlap_pp=framework_overlaps_pp(options.convention, chip_id),
+                       dispatcher=dispatcher)
     return KernelStep(gemm_s=parts["gemm_s"], memory_bound_s=parts["memory_bound_s"], tp_comm_s=parts["tp_comm_s"],
                       bubble_s=parts["bubble_s"], pp_comm_s=parts["pp_comm_s"], dp_comm_s=parts["dp_comm_s"],
                       optimizer_s=parts["optimizer_s"], model_flop=3 * model.forward_flop * layout.global_batch,

@@ -152,6 +152,16 @@ benchmark recipes force it; Switch Transformers trained at 1.0–2.0, Fedus et a
 GEMMs and all-to-all take that many times the mean."""
 
 
+Dispatcher = Literal["alltoall", "flex"]
+"""Mixture of experts: Megatron-Core's token dispatcher — "alltoall" (NCCL's all-to-all: one copy of a token per
+remote expert) or "flex" with DeepEP or HybridEP (a token crosses to each other node it needs once and is fanned
+out there over NVLink)."""
+DISPATCHERS: dict[str, str] = {
+    "alltoall": "NCCL all-to-all (one copy per remote expert)",
+    "flex": "DeepEP / HybridEP (a token crosses to each node once)",
+}
+
+
 class PlanInputs(BaseModel):
     """What the "Plan a run" page keeps in a scenario (and its share link): the chip, the kernel efficiency,
     the layout and the memory options."""
@@ -163,3 +173,4 @@ class PlanInputs(BaseModel):
     layout: Layout = Layout(dp=8, global_batch=64)
     options: MemoryOptions = MemoryOptions()
     capacity_factor: CapacityFactor = 1.0
+    dispatcher: Dispatcher = "alltoall"

@@ -14,7 +14,7 @@ from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.kernel_model import KernelStep, kernel_step_for
 from engine.plan.kernel_moe import moe_kernel_step_for
-from engine.plan.layout import MAX_CHIPS, CapacityFactor, Layout, MemoryOptions
+from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
 from engine.plan.step_time import (
@@ -42,6 +42,7 @@ class PlanSettings(BaseModel):
     interconnect: Interconnect | None = Field(None, description="Bandwidths, when the chip has none on file "
                                                                 "or to override them.")
     capacity_factor: CapacityFactor = 1.0
+    dispatcher: Dispatcher = "alltoall"
 
 
 def peak_for(chip: Chip, precision: str) -> float:
@@ -97,14 +98,16 @@ class Plan(Result):
         return out
 
 
-def kernel_note(model: PlanModel | None = None, capacity_factor: float = 1.0) -> str:
+def kernel_note(model: PlanModel | None = None, capacity_factor: float = 1.0, dispatcher: str = "alltoall") -> str:
     note = ("Step time from the kernel model: each matrix product by its shape, memory-bound operations, the "
             "collectives, the pipeline schedule and the optimizer step (checked against measured Megatron-LM runs)")
     if model is not None and model.experts > 1:
         routing = ("routing balanced" if capacity_factor == 1 else
                    f"the busiest rank routed {capacity_factor:g}× the mean tokens")
-        note += ("; experts: each local expert's matrix products by their shape, the dispatch and combine "
-                 f"all-to-all not overlapped, {routing} — on NVIDIA's published H100 runs (Megatron Bridge, 2025–26 "
+        dispatch = ("DeepEP/HybridEP dispatch and combine (a token crosses to each node once)" if dispatcher == "flex"
+                    else "the dispatch and combine all-to-all")
+        note += (f"; experts: each local expert's matrix products by their shape, {dispatch} not overlapped, "
+                 f"{routing} — on NVIDIA's published H100 runs (Megatron Bridge, 2025–26 "
                  "releases) this model is 18–30% fast for GPT-OSS 120B, 27–59% fast for Qwen3 30B-A3B "
                  "(by layout and release) and within 6% for Qwen3 235B-A22B: budget small-expert models with margin")
     if model is not None and model.seq_len >= LONG_CONTEXT:
@@ -128,20 +131,20 @@ def constant_note(kernel_efficiency: float) -> str:
 
 def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, peak: float,
                     link: Interconnect, kernel_efficiency: float,
-                    capacity_factor: float = 1.0) -> tuple[StepTime, KernelStep | None]:
+                    capacity_factor: float = 1.0, dispatcher: str = "alltoall") -> tuple[StepTime, KernelStep | None]:
     """The step from the kernel model where it applies (``kernel_step_for``; a mixture of experts:
     ``moe_kernel_step_for``, its busiest rank at ``capacity_factor`` × the mean load): compute = GEMMs +
     memory-bound operations + optimizer step, the communication and bubble its own; elsewhere the
     constant-efficiency model's. Either carries a note naming the model that produced it."""
     step = step_time(model, layout, options, peak, link, kernel_efficiency)
     kernel = (kernel_step_for(model, layout, options, chip.id, link)
-              or moe_kernel_step_for(model, layout, options, chip.id, link, capacity_factor))
+              or moe_kernel_step_for(model, layout, options, chip.id, link, capacity_factor, dispatcher))
     if kernel is None:
         return replace(step, notes=step.notes + (constant_note(kernel_efficiency),), model=CONSTANT_MODEL), None
     return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,
                    bubble_s=kernel.bubble_s, tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s,
                    dp_comm_s=kernel.dp_comm_s, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                   notes=tuple(n for n in step.notes if n != CONSTANT_CP_NOTE) + (kernel_note(model, capacity_factor),),
+                   notes=tuple(n for n in step.notes if n != CONSTANT_CP_NOTE) + (kernel_note(model, capacity_factor, dispatcher),),
                    model=KERNEL_MODEL), kernel
 
 
@@ -159,7 +162,7 @@ def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings:
     step = kernel = None
     if layout.global_batch is not None:
         step, kernel = calibrated_step(model, layout, options, chip, peak_for(chip, options.precision), link,
-                                       settings.kernel_efficiency, settings.capacity_factor)
+                                       settings.kernel_efficiency, settings.capacity_factor, settings.dispatcher)
     return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
 
 
@@ -210,7 +213,7 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                                     virtual_stages=v, sequence_parallel=sequence_parallel and t > 1)
                     memory = memory_per_chip(model, layout, options, capacity)
                     step, _ = calibrated_step(model, layout, options, chip, peak, link, settings.kernel_efficiency,
-                                              settings.capacity_factor)
+                                              settings.capacity_factor, settings.dispatcher)
                     rows.append(SweepRow(layout, memory, step))
     rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if r.step.mfu is not None and math.isfinite(r.step.mfu)
                               else 0))

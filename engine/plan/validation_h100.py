@@ -90,8 +90,8 @@ class OutsideRun:
     overlap_a2a: bool = False
     """The recipe's ``moe_a2a_overlap``."""
     dispatcher: str = "alltoall"
-    """The recipe's token dispatcher: NCCL's all-to-all, or the flex dispatcher's ``moe_flex_dispatcher_backend``
-    ("deepep", "hybridep"), which sends a token once per node."""
+    """The recipe's token dispatcher: NCCL's all-to-all, or "flex" (``moe_flex_dispatcher_backend`` "deepep" or
+    "hybridep"), which sends a token once per node."""
 
     @property
     def published_s(self) -> float:
@@ -254,7 +254,7 @@ def _release(run: OutsideRun, release: str, tokens_per_s_per_gpu: float, **layou
                    source=BRIDGE_ARCHIVE, **layout)
 
 
-_Q30_E16 = dict(p=1, v=1, ep=16, dispatcher="hybridep")
+_Q30_E16 = dict(p=1, v=1, ep=16, dispatcher="flex")
 """Qwen3 30B-A3B as the 26.04–26.06 tables print it (16 GPUs, global batch 1,024, e 16), the layout of
 Megatron Bridge's H100 FP8 recipe on its r0.4.0, r0.4.1 and r0.5.0 branches, which also sets
 ``moe_flex_dispatcher_backend="hybridep"`` and no all-to-all overlap

@@ -151,3 +151,31 @@ def test_published_runs_with_the_long_context_check_in_the_browser(browser):
         _no_exception(page)
         assert page.get_by_text("the model overestimates the step beyond 8K positions").count() == 1
         context.close()
+
+
+def test_token_dispatcher_on_a_mixture_of_experts_in_the_browser(browser):
+    # Qwen3 30B-A3B on 16 H100s in two nodes (e 16): DeepEP/HybridEP sends a token to the other node once
+    # instead of one copy per remote expert, so the predicted MFU rises; no exception at any point
+    from engine.llm.config import read_hf_config
+    from engine.plan.layout import DISPATCHERS, Layout, PlanInputs
+    from engine.plan.validation_h100 import OUTSIDE
+    from engine.scenario import parse_scenario
+    config = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B")).config
+    scenario = parse_scenario(read_hf_config(config).scenario_data(1e9, 4096)).model_copy(
+        update={"plan": PlanInputs(layout=Layout(dp=16, ep=16, global_batch=1024))})
+    with streamlit_server() as url:
+        context = browser.new_context(viewport={"width": 1400, "height": 2600})
+        page = context.new_page()
+        page.goto(f"{url}/plan?s={encode(scenario)}")
+        wait_for_app(page, timeout_ms=180_000)
+        _no_exception(page)
+        before = metric_value(page, "Predicted MFU")
+        page.locator("[data-testid='stSelectbox']", has_text="Token dispatcher").first.locator("input").click()
+        page.get_by_role("option", name=DISPATCHERS["flex"]).first.click()
+        page.wait_for_function(
+            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
+            "m.innerText.includes('Predicted MFU') && !m.innerText.includes(before))", arg=before, timeout=30_000)
+        wait_for_app(page)
+        _no_exception(page)
+        assert float(metric_value(page, "Predicted MFU").rstrip("%")) > float(before.rstrip("%"))
+        context.close()

@@ -10,7 +10,7 @@ from engine.errors import InputError, parse_input
 from engine.method1.training import TrainingSetup
 from engine.optimizers import OPTIMIZERS
 from engine.plan.interconnects import interconnects
-from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, PRECISIONS, PlanInputs
+from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, DISPATCHERS, PRECISIONS, PlanInputs
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
@@ -68,9 +68,16 @@ def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tupl
         virtual = c3.number_input("Interleaved stages v", 1, 1000, key=state.bind("plan_virtual", lay.virtual_stages))
         cp = c4.number_input("Context parallel c", 1, 10**9, key=state.bind("plan_cp", lay.cp),
                              help="Ranks that each hold 1/c of every sequence (long contexts); chips = d × t × p × c")
-        capacity = saved.capacity_factor
+        capacity, dispatcher = saved.capacity_factor, saved.dispatcher
         if experts:
-            capacity = st.columns(4)[0].number_input(
+            c1, c2 = st.columns(4)[:2]
+            dispatcher = c2.selectbox(
+                "Token dispatcher", list(DISPATCHERS), format_func=DISPATCHERS.get,
+                key=state.bind("plan_dispatcher", dispatcher),
+                help="How tokens reach their experts on other nodes: NCCL's all-to-all sends one copy per remote "
+                     "expert; DeepEP or HybridEP (Megatron-Core's flex dispatcher) sends a token to each node "
+                     "once and fans it out there over NVLink.")
+            capacity = c1.number_input(
                 "Expert capacity factor", 1.0, 64.0, step=0.05, key=state.bind("plan_capacity", capacity),
                 help="The busiest expert-parallel rank's routed tokens ÷ the mean: 1 = balanced routing (benchmark "
                      "runs force it); Switch Transformers trained at 1.0–2.0. Its expert work and all-to-all "
@@ -79,7 +86,7 @@ def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tupl
             "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "cp": int(cp), "micro_batch": int(micro),
                        "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
             "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute,
-                        "convention": convention}, "capacity_factor": float(capacity)}
+                        "convention": convention}, "capacity_factor": float(capacity), "dispatcher": dispatcher}
     return data, int(batch)
 
 
@@ -106,7 +113,8 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     try:
         inputs = parse_input(PlanInputs, data)
         settings = parse_input(PlanSettings, {"chip": inputs.chip, "kernel_efficiency": inputs.kernel_efficiency,
-                                              "tokens": tokens, "capacity_factor": inputs.capacity_factor})
+                                              "tokens": tokens, "capacity_factor": inputs.capacity_factor,
+                                              "dispatcher": inputs.dispatcher})
         plan = plan_run(model, inputs.layout, inputs.options, settings)
         _save(scenario, inputs, batch)
     except InputError as exc:

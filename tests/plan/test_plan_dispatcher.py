@@ -1,0 +1,101 @@
+"""The token dispatcher of a mixture-of-experts plan: NCCL's all-to-all (one copy of a token per remote expert) or
+Megatron-Core's flex dispatcher with DeepEP or HybridEP (a token crosses to each other node it needs once)."""
+from __future__ import annotations
+
+import json
+from math import comb
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.cli import main
+from engine.errors import InputError, parse_input
+from engine.llm.config import read_hf_config
+from engine.plan.layout import Layout, MemoryOptions, PlanInputs
+from engine.plan.run_plan import PlanSettings, plan_run
+from engine.plan.validation_h100 import OUTSIDE, plan_model_of
+from engine.report import markdown_report
+from engine.scenario import parse_scenario
+from engine.share_link import decode, encode
+from tests.conftest import ROOT
+
+QWEN3_30B_RUN = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B"))
+QWEN3_30B = QWEN3_30B_RUN.config
+# Qwen3 30B-A3B on 16 H100s in two nodes, e 16 (Megatron Bridge's H100 recipe layout): 8 of 16 ranks elsewhere
+TWO_NODES = Layout(dp=16, ep=16, global_batch=1024)
+
+
+def _plan(dispatcher: str):
+    return plan_run(plan_model_of(QWEN3_30B_RUN), TWO_NODES, MemoryOptions(convention="megatron"),
+                    PlanSettings(chip="nvidia-h100-sxm", dispatcher=dispatcher))
+
+
+def test_flex_sends_a_token_once_to_the_other_node():
+    nccl, flex = _plan("alltoall"), _plan("flex")
+    assert nccl.step.model == flex.step.model == "kernel model"
+    # NCCL: half the 8 copies of a token go to the other node; flex: the token once, unless all 8 of its
+    # experts are among this node's 64 — the scale-out link bounds both
+    once = (1 - comb(64, 8) / comb(128, 8)) / 8
+    assert flex.step.ep_comm_s == pytest.approx(nccl.step.ep_comm_s * once / (8 / 16))
+    assert flex.step.step_s < nccl.step.step_s
+    assert "DeepEP/HybridEP dispatch and combine" in flex.step.notes[-1]
+    assert "the dispatch and combine all-to-all" in nccl.step.notes[-1]
+
+
+def test_one_node_is_the_same_either_way():
+    layout = Layout(dp=8, ep=8, global_batch=64)
+    model = plan_model_of(QWEN3_30B_RUN)
+    steps = [plan_run(model, layout, MemoryOptions(), PlanSettings(chip="nvidia-h100-sxm", dispatcher=d)).step.step_s
+             for d in ("alltoall", "flex")]
+    assert steps[0] == pytest.approx(steps[1])
+
+
+def test_an_unknown_dispatcher_is_refused_by_name():
+    for bad in ("deepep", "", "<b>x</b>", 3):
+        with pytest.raises(InputError) as e:
+            parse_input(PlanSettings, {"dispatcher": bad})
+        assert e.value.field == "dispatcher"
+    assert PlanInputs().dispatcher == "alltoall"
+    # a link saved before the field existed still opens, with NCCL's all-to-all
+    assert PlanInputs.model_validate({"chip": "nvidia-h100-sxm"}).dispatcher == "alltoall"
+
+
+def cli(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, json.loads(out) if code == 0 and out.strip().startswith("{") else None, err
+
+
+def test_cli_dispatcher(capsys, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(QWEN3_30B))
+    base = ("plan", "--config", str(config), "--seq-len", "4096", "--chip", "nvidia-h100-sxm", "--dp", "16",
+            "--ep", "16", "--global-batch", "1024", "--convention", "megatron", "--format", "json")
+    code, nccl, err = cli(capsys, *base)
+    assert code == 0, err
+    code, flex, err = cli(capsys, *base, "--dispatcher", "flex")
+    assert code == 0, err
+    assert flex["step"]["ep_comm_s"] == pytest.approx(_plan("flex").step.ep_comm_s)
+    assert nccl["step"]["ep_comm_s"] == pytest.approx(_plan("alltoall").step.ep_comm_s)
+    for bad in ("deepep", "x" * 5000, "<script>"):
+        code, _, err = cli(capsys, *base, "--dispatcher", bad)
+        assert code == 2 and err.startswith("error: dispatcher") and len(err.strip().splitlines()) == 1
+
+
+def test_the_page_offers_it_on_a_mixture_of_experts_and_the_link_and_report_keep_it():
+    data = read_hf_config(QWEN3_30B).scenario_data(1e9, 4096)
+    scenario = parse_scenario(data).model_copy(update={"plan": PlanInputs(layout=TWO_NODES)})
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
+    at.query_params["s"] = encode(scenario)
+    at.run()
+    at.switch_page(str(ROOT / "pages" / "plan.py")).run()
+    assert not at.exception
+    before = next(m.value for m in at.metric if m.label == "Predicted MFU")
+    at.selectbox(key="plan_dispatcher").set_value("flex").run()
+    assert not at.exception
+    after = next(m.value for m in at.metric if m.label == "Predicted MFU")
+    assert float(after.rstrip("%")) > float(before.rstrip("%"))
+    token = at.query_params["s"] if isinstance(at.query_params["s"], str) else at.query_params["s"][0]
+    saved = decode(token)
+    assert saved.plan.dispatcher == "flex"
+    assert "DeepEP/HybridEP dispatcher" in markdown_report(saved)
