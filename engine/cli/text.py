@@ -223,8 +223,134 @@ def presets_text(result: list) -> str:
     return table(["id", "title"], [[p["id"], p["title"]] for p in result])
 
 
+GB = 1e9
+
+
+def _gb(value: float | None) -> str | None:
+    return None if value is None else f"{value / GB:,.1f} GB"
+
+
+def _pct(value: float | None) -> str:
+    return "undefined" if value is None else f"{100 * value:.1f}%"
+
+
+def memory_items(result: dict) -> list[tuple[str, object]]:
+    """Memory per chip: the total against the chip's, its parts, the largest micro-batch that fits."""
+    fits = "fits" if result["fits"] else "does not fit"
+    largest = result.get("largest_micro_batch")
+    return [("memory per chip", f"{_gb(result['total_bytes_per_chip'])} of {_gb(result['chip_memory_bytes'])}: {fits}"),
+            ("  weights", _gb(result["weights_bytes_per_chip"])), ("  gradients", _gb(result["gradients_bytes_per_chip"])),
+            ("  optimizer states", _gb(result["optimizer_bytes_per_chip"])),
+            ("  activations", _gb(result["activation_bytes_per_chip"])),
+            ("parameters per chip", format_count(result["params_per_chip"])),
+            ("largest micro-batch", f"{largest:,}" if largest else "none fits"),
+            ("fewest chips", _fewest(result.get("fewest_chips")))]
+
+
+def _fewest(fewest: dict | None) -> str | None:
+    if not fewest:
+        return None
+    return f"{fewest['chips']:,} (d {fewest['dp']} × t {fewest['tp']} × p {fewest['pp']})"
+
+
+def memory_text(result: dict) -> str:
+    return pairs([("chip", result.get("chip")), ("chips", f"{result['chips']:,}"),
+                  ("parameters", format_count(result.get("params")))] + memory_items(result))
+
+
+STEP_PARTS = (("compute", "compute_s"), ("pipeline bubble", "bubble_s"), ("tensor-parallel collectives", "tp_comm_s"),
+              ("pipeline sends", "pp_comm_s"), ("data-parallel gradients", "dp_comm_s"),
+              ("expert all-to-all", "ep_comm_s"), ("context-parallel ring", "cp_comm_s"))
+
+
+def plan_text(result: dict) -> str:
+    if "best" in result:  # --sweep
+        rows = [[f"{r['dp']}×{r['tp']}×{r['pp']}", r["virtual_stages"], r["micro_batch"],
+                 "yes" if r["fits"] else "no", f"{r['memory_gb']:,.1f}", format_number(r["step_s"]),
+                 _pct(r["mfu"]), r["step_model"]] for r in result["best"]]
+        return "\n".join([f"{result['layouts']:,} layouts of {result['chips']:,} chips, best first:", "",
+                          table(["d×t×p", "v", "micro-batch", "fits", "GB per chip", "step (s)", "MFU", "model"],
+                                rows, right=(1, 2, 4, 5, 6))])
+    lay, opt, step = result["layout"], result["options"], result.get("step") or {}
+    layout = (f"d {lay['dp']} × t {lay['tp']} × p {lay['pp']}" + (f" × c {lay['cp']}" if lay["cp"] > 1 else "")
+              + f" = {result['chips']:,} chips of {result['chip']} (e {lay['ep']}, micro-batch {lay['micro_batch']}, "
+              f"global batch {lay['global_batch']}, v {lay['virtual_stages']}"
+              + (", sequence parallel)" if lay["sequence_parallel"] else ")"))
+    items = [("layout", layout),
+             ("options", f"{opt['optimizer']}, {opt['precision']}, ZeRO {opt['zero']}, recomputation "
+                         f"{opt['recompute']}, {opt['convention']} convention")] + memory_items(result)
+    out = [pairs(items)]
+    if step:
+        total = step["step_s"] or 1.0
+        out += ["", table(["step part", "seconds", "share"],
+                          [[name, f"{step[key]:.3g}", f"{100 * step[key] / total:.1f}%"]
+                           for name, key in STEP_PARTS if step.get(key)], right=(1, 2))]
+        time_items = [("step time", f"{format_number(step['step_s'])} s ({step['model']})"),
+                      ("MFU / HFU", f"{_pct(step['mfu'])} / {_pct(step['hfu'])}"),
+                      ("wall-clock", f"{format_duration(24 * step['wall_clock_days'])} for "
+                                     f"{format_count(step['tokens'])} tokens" if step.get("wall_clock_days") else None),
+                      ("training compute", format_flop(result["training_flop"]) if result.get("training_flop") else None)]
+        out += ["", pairs(time_items)]
+        out += [""] + [f"note: {n}" for n in step.get("notes", ())]
+    out += [t["sentence"] for t in result.get("thresholds", ())]
+    return "\n".join(out)
+
+
+def optimal_text(result: dict) -> str:
+    items = [("rule", result["rule"]), ("budget C", format_flop(result["flop"])),
+             ("parameters N", format_count(result["params"])), ("tokens D", format_count(result["tokens"])),
+             ("tokens per parameter", format_number(result["tokens_per_param"])), ("formula", "C = 6 N D"),
+             ("source", result.get("source"))]
+    aware = result.get("inference_aware")
+    if aware:
+        items += [("inference-aware", f"{format_count(aware['params'])} parameters on {format_count(aware['tokens'])} "
+                                      f"tokens for {format_count(aware['inference_tokens'])} inference tokens "
+                                      f"(fit {aware['fit']})"),
+                  ("  lifetime compute", f"{format_flop(aware['total_flop'])} (compute-optimal model: "
+                                         f"{format_flop(aware['compute_optimal_total_flop'])})"),
+                  ("  source", aware.get("source"))]
+    return "\n".join([pairs(items)] + [t["sentence"] for t in result.get("thresholds", ())])
+
+
+def _cut(text: str, width: int) -> str:
+    """A file's text for a terminal: control characters (an escape sequence in a CSV cell) shown escaped, then
+    cut to ``width``."""
+    text = text if text.isprintable() else ascii(text)[1:-1]
+    return text if len(text) <= width else text[:width - 1] + "…"
+
+
+def priors_text(result: dict) -> str:
+    out = []
+    for key, part in result.items():
+        if not isinstance(part, dict) or "groups" not in part:
+            continue
+        rows = [[g["generation"], g["scale"], g["n"], _pct(g["median"]), f"{_pct(g['p25'])}–{_pct(g['p75'])}",
+                 _cut(", ".join(g["runs"]), 60)] for g in part["groups"]]
+        out += [f"{part['source']}: {part['reports']} reports", "",
+                table(["chips", "scale", "n", "median", "25th–75th", "runs"], rows, right=(2, 3)), ""]
+        out += [f"preset {p['id']}: {_pct(p['utilization'])} — {p['source']}" for p in part.get("presets", ())]
+    return "\n".join(out).rstrip()
+
+
+def reconcile_text(result: dict) -> str:
+    s = result["summary"]
+    rows = [[r["row"], _cut(r["name"], 40), _cut(r.get("hardware") or "", 30), _cut(r["status"], 30),
+             format_flop(r["method2_flop"], "") if r.get("method2_flop") else "",
+             format_flop(r["reported_flop"], "") if r.get("reported_flop") else "",
+             format_number(r["ratio"]) if r.get("ratio") else "", "yes" if r.get("flagged") else ""]
+            for r in result["rows"]]
+    items = [("rows read", f"{s['rows_read']:,}"), ("compared", f"{s['rows_compared']:,}"),
+             ("median ratio", format_number(s["median_ratio"]) if s.get("median_ratio") else None),
+             ("within 2× / 3×", f"{_pct(s['share_within_2x'])} / {_pct(s['share_within_3x'])}"
+                                if s.get("share_within_2x") is not None else None),
+             ("flagged", f"{s['flagged']:,}"), ("utilization assumed", s.get("utilization_source"))]
+    return "\n".join([table(["row", "model", "hardware", "status", "method 2 FLOP", "reported FLOP", "ratio", "flag"],
+                            rows, right=(0, 4, 5, 6)), "", pairs(items)])
+
+
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
-    "trend": trend_text, "transformer": transformer_text,
+    "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
+    "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
 }
-"""Command → its text renderer; a command without one prints JSON whatever ``--format`` says."""
+"""Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

@@ -140,3 +140,52 @@ def test_the_library_list_on_a_terminal_is_a_table_of_every_model():
     rows = {line.split()[0]: line for line in lines[2:]}
     assert list(rows) == [m["id"] for m in models]
     assert rows["bert-base-uncased"].rstrip().endswith("128B")
+
+
+def test_every_command_has_a_text_renderer():
+    from engine.cli import COMMANDS
+    from engine.cli.text import TEXT
+
+    assert set(COMMANDS) <= set(TEXT), set(COMMANDS) - set(TEXT)
+
+
+def test_plan_and_memory_on_a_terminal_read_as_the_json_says():
+    args = ("plan", "--model", "llama-3.1-8b", "--chip", "H100", "--dp", "8", "--global-batch", "64",
+            "--seq-len", "8192", "--tokens", "1e12")
+    text = on_terminal(*args)
+    data = json.loads(cli(*args, "--format", "json").stdout)
+    assert not text.lstrip().startswith("{")
+    step = data["step"]
+    assert f"step time         {step['step_s']:.4g} s (kernel model)" in text
+    assert f"MFU / HFU         {100 * step['mfu']:.1f}% / {100 * step['hfu']:.1f}%" in text
+    gb = data["total_bytes_per_chip"] / 1e9
+    assert f"{gb:,.1f} GB of 80.0 GB: does not fit" in text  # 8.03B × 16 B + activations > 80 GB
+    compute = next(line for line in text.splitlines() if line.startswith("compute "))
+    assert f"{100 * step['compute_s'] / step['step_s']:.1f}%" in compute
+    assert any(line.startswith("This run is") and "RAISE Act" in line for line in text.splitlines())
+    sweep = on_terminal("plan", "--model", "llama-3.1-8b", "--chip", "H100", "--sweep", "64", "--global-batch",
+                        "512", "--seq-len", "8192", "--top", "3")
+    assert sweep.splitlines()[0].endswith("layouts of 64 chips, best first:") and "d×t×p" in sweep
+    memory = on_terminal("memory", "--model", "llama-3.1-8b", "--chip", "H100", "--dp", "8", "--seq-len", "8192")
+    assert "fewest chips         8 (d 1 × t 8 × p 1)" in memory
+
+
+def test_optimal_priors_and_reconcile_on_a_terminal():
+    text = on_terminal("optimal", "--flop", "1e24")
+    # 20 tokens per parameter: C = 6 N D = 120 N² → N = √(10^24 / 120) = 91.3B, D = 1.83T
+    assert "parameters N          91.3B" in text and "tokens D              1.83T" in text
+    assert "formula               C = 6 N D" in text
+    priors = on_terminal("priors")
+    assert "utilization_reports.csv: 17 reports" in priors and "median" in priors.splitlines()[2]
+
+
+def test_reconcile_text_escapes_control_characters_from_the_file(tmp_path):
+    csv = tmp_path / "models.csv"
+    csv.write_text("Model,Publication date,Training compute (FLOP),Training hardware,Hardware quantity,"
+                   "Training time (hours)\n"
+                   "\"Evil\x1b[31mRED\",2024-01-01,1e23,NVIDIA H100 SXM5 80GB,1000,100\n", encoding="utf-8")
+    text = on_terminal("reconcile", "--csv", str(csv))
+    assert "\x1b" not in text and "Evil\\x1b[31mRED" in text
+    # 1,000 H100s × 100 h × 989.4 TFLOP/s × 0.4 (Epoch's default for a model not marked as a language model)
+    row = next(line for line in text.splitlines() if "Evil" in line)
+    assert f"{1000 * 100 * 3600 * H100_BF16 * 0.4:.2e}".replace("e+", "e") in row and "compared" in row
