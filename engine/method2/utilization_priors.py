@@ -20,7 +20,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
-from engine.errors import InputError, from_validation_error
+from engine.errors import from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
 from engine.results import Result
 from engine.trends.epoch_csv import HardwareRow, parse_flop

@@ -6,19 +6,15 @@ import json
 import math
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from engine.cli import main
 from engine.errors import InputError, parse_input
-from engine.llm.config import read_hf_config
 from engine.plan.kernel_model import ETA_NETWORK, H100, gemm_s
 from engine.plan.kernel_moe import moe_step_s
 from engine.plan.layout import PlanInputs
 from engine.plan.run_plan import PlanSettings, plan_run
 from engine.plan.validation_h100 import OUTSIDE, plan_for, plan_model_of
-from engine.scenario import parse_scenario
-from engine.share_link import decode, encode
-from tests.conftest import ROOT
+from tests.plan import moe_plan_page
 
 QWEN3_30B = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B")).config
 ARGS = dict(layers=1, h=512, heads=8, kv_heads=8, head_dim=64, s=1024, vocab=0, dense_params=1e6,
@@ -74,17 +70,9 @@ def test_cli_capacity_factor(capsys, tmp_path):
 
 
 def test_the_page_asks_for_it_on_a_mixture_of_experts_and_the_link_keeps_it():
-    data = read_hf_config(QWEN3_30B).scenario_data(1e9, 4096)
-    scenario = parse_scenario(data).model_copy(update={"plan": PlanInputs()})
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["s"] = encode(scenario)
-    at.run()
-    at.switch_page(str(ROOT / "pages" / "plan.py")).run()
-    assert not at.exception
-    before = next(m.value for m in at.metric if m.label == "Predicted MFU")
+    at, mfu, linked = moe_plan_page(PlanInputs())
+    before = mfu()
     at.number_input(key="plan_capacity").set_value(2.0).run()
     assert not at.exception
-    after = next(m.value for m in at.metric if m.label == "Predicted MFU")
-    assert float(after.rstrip("%")) < float(before.rstrip("%"))
-    token = at.query_params["s"] if isinstance(at.query_params["s"], str) else at.query_params["s"][0]
-    assert decode(token).plan.capacity_factor == 2.0
+    assert mfu() < before
+    assert linked().plan.capacity_factor == 2.0

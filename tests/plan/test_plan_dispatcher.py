@@ -6,18 +6,14 @@ import json
 from math import comb
 
 import pytest
-from streamlit.testing.v1 import AppTest
 
 from engine.cli import main
 from engine.errors import InputError, parse_input
-from engine.llm.config import read_hf_config
 from engine.plan.layout import Layout, MemoryOptions, PlanInputs
 from engine.plan.run_plan import PlanSettings, plan_run
 from engine.plan.validation_h100 import OUTSIDE, plan_model_of
 from engine.report import markdown_report
-from engine.scenario import parse_scenario
-from engine.share_link import decode, encode
-from tests.conftest import ROOT
+from tests.plan import moe_plan_page
 
 QWEN3_30B_RUN = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B"))
 QWEN3_30B = QWEN3_30B_RUN.config
@@ -83,19 +79,11 @@ def test_cli_dispatcher(capsys, tmp_path):
 
 
 def test_the_page_offers_it_on_a_mixture_of_experts_and_the_link_and_report_keep_it():
-    data = read_hf_config(QWEN3_30B).scenario_data(1e9, 4096)
-    scenario = parse_scenario(data).model_copy(update={"plan": PlanInputs(layout=TWO_NODES)})
-    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60)
-    at.query_params["s"] = encode(scenario)
-    at.run()
-    at.switch_page(str(ROOT / "pages" / "plan.py")).run()
-    assert not at.exception
-    before = next(m.value for m in at.metric if m.label == "Predicted MFU")
+    at, mfu, linked = moe_plan_page(PlanInputs(layout=TWO_NODES))
+    before = mfu()
     at.selectbox(key="plan_dispatcher").set_value("flex").run()
     assert not at.exception
-    after = next(m.value for m in at.metric if m.label == "Predicted MFU")
-    assert float(after.rstrip("%")) > float(before.rstrip("%"))
-    token = at.query_params["s"] if isinstance(at.query_params["s"], str) else at.query_params["s"][0]
-    saved = decode(token)
+    assert mfu() > before
+    saved = linked()
     assert saved.plan.dispatcher == "flex"
     assert "DeepEP/HybridEP dispatcher" in markdown_report(saved)

@@ -1,8 +1,6 @@
 """The hardware page's PUE and grid inputs: a provider and a place from the sourced lists, or typed figures."""
 from __future__ import annotations
 
-import streamlit as st
-
 from engine.method2.places import grid_places, provider_pues
 from ui import state
 from ui.views.places import (
