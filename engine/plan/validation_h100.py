@@ -318,3 +318,15 @@ an assumption; recomputation none, as for the other NeMo rows."""
 def long_sequence_table() -> tuple[OutsideRow, ...]:
     return tuple(OutsideRow(r.label, r.why, r.source, r.published_s, kernel_with_cp(r), "kernel model", None)
                  for r in LONG_SEQUENCE)
+
+
+def validation_set_summary() -> dict:
+    """The validation set kept apart from calibration — the A100 runs (``engine.plan.validation``) and the H100
+    runs above: runs, median and worst absolute error (the worst signed)."""
+    import statistics
+
+    from engine.plan.validation import table
+
+    errors = [r.error for r in table("validation")] + [r.error for r in h100_table()]
+    worst = max(errors, key=abs)
+    return {"runs": len(errors), "median": statistics.median(abs(e) for e in errors), "worst": worst}

@@ -268,3 +268,13 @@ def test_per_node_dispatch_sends_a_token_once_to_each_other_node_it_needs():
     per_node = all_to_all_s(nbytes, 16, 1, 450, 50, 8, (128, 8))
     assert a2a == pytest.approx(8 / 16 * nbytes / (50e9 * ETA_NETWORK))
     assert per_node == pytest.approx(nbytes / 8 * (1 - comb(64, 8) / comb(128, 8)) / (50e9 * ETA_NETWORK))
+
+
+def test_the_validation_set_summary_is_the_a100_and_h100_runs():
+    from engine.plan.validation_h100 import validation_set_summary
+
+    s = validation_set_summary()
+    errors = [abs(r.error) for r in table("validation")] + [abs(r.error) for r in h100_table()]
+    assert s["runs"] == len(errors) == 23
+    assert s["median"] == pytest.approx(statistics.median(errors)) and s["median"] <= 0.05
+    assert s["worst"] == pytest.approx(-0.281, abs=0.003)  # GPT-OSS 120B
