@@ -129,13 +129,15 @@ def plan_section(scenario: Scenario) -> list[str]:
              f"- Optimizer {opt.optimizer}, {opt.precision}, ZeRO {opt.zero}, recomputation {opt.recompute}; "
              f"kernel efficiency {saved.kernel_efficiency:g}"
              + (f"; expert capacity factor {saved.capacity_factor:g}" if saved.capacity_factor != 1 else "")
-             + ("; DeepEP/HybridEP dispatcher" if saved.dispatcher == "flex" else "")]
+             + ("; DeepEP/HybridEP dispatcher" if saved.dispatcher == "flex" else "")
+             + ("; all-to-all overlapped" if saved.overlap_a2a else "")]
     try:
         model = scenario.plan_model()
         plan = plan_run(model, lay, opt, PlanSettings(chip=saved.chip, kernel_efficiency=saved.kernel_efficiency,
                                                       tokens=scenario.tokens(),
                                                       capacity_factor=saved.capacity_factor,
-                                                      dispatcher=saved.dispatcher))
+                                                      dispatcher=saved.dispatcher,
+                                                      overlap_a2a=saved.overlap_a2a))
     except InputError as exc:
         return lines + [f"- **Error:** {exc}"]
     mem, step = plan.memory, plan.step

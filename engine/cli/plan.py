@@ -42,8 +42,9 @@ def _settings(args, loaded: Loaded):
         raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
     capacity = _number_or(args.capacity_factor, "capacity_factor", saved.capacity_factor if saved else None)
     dispatcher = args.dispatcher or (saved.dispatcher if saved else None)
+    overlap = True if args.overlap_a2a else (saved.overlap_a2a if saved else None)
     data = {"chip": chip, "kernel_efficiency": k, "tokens": tokens, "capacity_factor": capacity,
-            "dispatcher": dispatcher}
+            "dispatcher": dispatcher, "overlap_a2a": overlap}
     return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
 
@@ -83,6 +84,9 @@ def register(sub) -> None:
     p.add_argument("--dispatcher", default=None,
                    help="mixture of experts: alltoall (NCCL's all-to-all, the default) or flex (DeepEP or HybridEP: "
                         "a token crosses to each node once)")
+    p.add_argument("--overlap-a2a", dest="overlap_a2a", action="store_true",
+                   help="mixture of experts: hide the dispatch and combine behind another micro-batch's compute "
+                        "(Megatron's moe_a2a_overlap)")
     p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
     p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")
     p.set_defaults(run=_plan)

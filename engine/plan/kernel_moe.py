@@ -188,11 +188,12 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
 
 
 def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_factor: float = 1.0,
-                        dispatcher: str = "alltoall") -> KernelStep | None:
+                        dispatcher: str = "alltoall", overlap_a2a: bool = False) -> KernelStep | None:
     """``moe_step_s`` for a plan of a mixture of experts (a ``PlanModel`` on a ``Layout``) as a ``KernelStep``,
     or None where the kernel model does not apply (``kernel_chip_for``; a dense model; context parallelism):
     routing balanced unless ``capacity_factor`` > 1 (the busiest rank's load ÷ the mean), the dispatch by
-    ``dispatcher`` ("alltoall" or "flex": once per node), not overlapped; selective recomputation is the norms and the expert
+    ``dispatcher`` ("alltoall" or "flex": once per node), hidden behind another micro-batch's compute with
+    ``overlap_a2a``; selective recomputation is the norms and the expert
     activation (the MoE recipes' ``recompute_modules``), full the block's forward."""
     chip = kernel_chip_for(model, layout, options, chip_id)
     if chip is None or model.experts <= 1 or getattr(layout, "cp", 1) > 1 or options.zero > 1:
@@ -209,7 +210,7 @@ def moe_kernel_step_for(model, layout, options, chip_id: str, link, capacity_fac
                        gated=model.gated, window=model.window, windowed_layers=model.windowed_blocks,
                        shared_f=model.shared_ff_size, imbalance=capacity_factor, recompute=options.recompute,
                        gemm_chip=gemm_chip, overlap_pp=framework_overlaps_pp(options.convention, chip_id),
-                       dispatcher=dispatcher)
+                       dispatcher=dispatcher, overlap_a2a=overlap_a2a)
     return KernelStep(gemm_s=parts["gemm_s"], memory_bound_s=parts["memory_bound_s"], tp_comm_s=parts["tp_comm_s"],
                       bubble_s=parts["bubble_s"], pp_comm_s=parts["pp_comm_s"], dp_comm_s=parts["dp_comm_s"],
                       optimizer_s=parts["optimizer_s"], model_flop=3 * model.forward_flop * layout.global_batch,

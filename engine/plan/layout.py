@@ -174,3 +174,5 @@ class PlanInputs(BaseModel):
     options: MemoryOptions = MemoryOptions()
     capacity_factor: CapacityFactor = 1.0
     dispatcher: Dispatcher = "alltoall"
+    overlap_a2a: bool = Field(False, description="Mixture of experts: the dispatch and combine hidden behind "
+                                                 "another micro-batch's compute (Megatron's moe_a2a_overlap).")

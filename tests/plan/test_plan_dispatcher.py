@@ -87,3 +87,45 @@ def test_the_page_offers_it_on_a_mixture_of_experts_and_the_link_and_report_keep
     saved = linked()
     assert saved.plan.dispatcher == "flex"
     assert "DeepEP/HybridEP dispatcher" in markdown_report(saved)
+
+
+def test_overlapping_the_all_to_all_hides_what_the_compute_covers():
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel_model import H100
+    from engine.plan.kernel_moe import moe_step_s
+
+    model = plan_model_of(QWEN3_30B_RUN)
+    link = interconnect_for("nvidia-h100-sxm")
+    args = dict(layers=model.blocks, h=model.d_model, heads=model.heads, kv_heads=model.kv_heads,
+                head_dim=model.attention_width // model.heads, s=4096, vocab=0,
+                dense_params=model.dense_params, expert_params=model.expert_params, experts=model.experts,
+                top_k=model.active_experts, f=model.ff_size, p=1, d=16, ep=16, b=1, global_batch=1024,
+                intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s, chips_per_node=8)
+    exposed, hidden = moe_step_s(H100, **args), moe_step_s(H100, overlap_a2a=True, **args)
+    # per block and micro-batch (m = 1,024 / 16 = 64 of them, 48 blocks): the exposed all-to-all is
+    # max(0, all-to-all − (forward + backward GEMMs)); with no logits (vocab 0) gemm_s is m·L·(fwd + bwd)
+    per = 64 * model.blocks
+    a2a, gemms = exposed["all_to_all_s"] / per, exposed["gemm_s"] / per
+    assert hidden["all_to_all_s"] == pytest.approx(per * max(0.0, a2a - gemms))
+    assert 0 < hidden["all_to_all_s"] < exposed["all_to_all_s"]  # the scale-out all-to-all outlasts the GEMMs
+    plan = plan_run(model, TWO_NODES, MemoryOptions(convention="megatron"),
+                    PlanSettings(chip="nvidia-h100-sxm", overlap_a2a=True))
+    assert plan.step.ep_comm_s == pytest.approx(hidden["all_to_all_s"])
+    assert "moe_a2a_overlap" in plan.step.notes[-1]
+
+
+def test_cli_and_page_overlap_the_all_to_all(capsys, tmp_path):
+    config = tmp_path / "config.json"
+    config.write_text(json.dumps(QWEN3_30B))
+    base = ("plan", "--config", str(config), "--seq-len", "4096", "--chip", "nvidia-h100-sxm", "--dp", "16",
+            "--ep", "16", "--global-batch", "1024", "--convention", "megatron", "--format", "json")
+    code, exposed, err = cli(capsys, *base)
+    code2, hidden, err2 = cli(capsys, *base, "--overlap-a2a")
+    assert code == code2 == 0, err + err2
+    assert hidden["step"]["ep_comm_s"] < exposed["step"]["ep_comm_s"]
+    at, mfu, linked = moe_plan_page(PlanInputs(layout=TWO_NODES))
+    before = mfu()
+    at.checkbox(key="plan_overlap_a2a").check().run()
+    assert not at.exception and mfu() > before
+    saved = linked()
+    assert saved.plan.overlap_a2a is True and "all-to-all overlapped" in markdown_report(saved)
