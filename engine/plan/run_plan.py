@@ -99,8 +99,11 @@ class Plan(Result):
         return out
 
 
-def kernel_note(model: PlanModel | None = None, capacity_factor: float = 1.0, dispatcher: str = "alltoall",
-                overlap_a2a: bool = False) -> str:
+def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = None) -> str:
+    """What the kernel model counted for this plan, and how far its published checks found it: a mixture of
+    experts' dispatch, overlap and routing (``settings``), a long context."""
+    settings = settings or PlanSettings()
+    capacity_factor, dispatcher, overlap_a2a = settings.capacity_factor, settings.dispatcher, settings.overlap_a2a
     note = ("Step time from the kernel model: each matrix product by its shape, memory-bound operations, the "
             "collectives, the pipeline schedule and the optimizer step (checked against measured Megatron-LM runs)")
     if model is not None and model.experts > 1:
@@ -134,23 +137,23 @@ def constant_note(kernel_efficiency: float) -> str:
 
 
 def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, peak: float,
-                    link: Interconnect, kernel_efficiency: float,
-                    capacity_factor: float = 1.0, dispatcher: str = "alltoall",
-                    overlap_a2a: bool = False) -> tuple[StepTime, KernelStep | None]:
+                    link: Interconnect, settings: PlanSettings) -> tuple[StepTime, KernelStep | None]:
     """The step from the kernel model where it applies (``kernel_step_for``; a mixture of experts:
-    ``moe_kernel_step_for``, its busiest rank at ``capacity_factor`` × the mean load): compute = GEMMs +
-    memory-bound operations + optimizer step, the communication and bubble its own; elsewhere the
-    constant-efficiency model's. Either carries a note naming the model that produced it."""
-    step = step_time(model, layout, options, peak, link, kernel_efficiency)
+    ``moe_kernel_step_for`` with the settings' capacity factor, dispatcher and all-to-all overlap): compute =
+    GEMMs + memory-bound operations + optimizer step, the communication and bubble its own; elsewhere the
+    constant-efficiency model's at the settings' kernel efficiency. Either carries a note naming the model that
+    produced it."""
+    step = step_time(model, layout, options, peak, link, settings.kernel_efficiency)
     kernel = (kernel_step_for(model, layout, options, chip.id, link)
-              or moe_kernel_step_for(model, layout, options, chip.id, link, capacity_factor, dispatcher,
-                                     overlap_a2a))
+              or moe_kernel_step_for(model, layout, options, chip.id, link, settings.capacity_factor,
+                                     settings.dispatcher, settings.overlap_a2a))
     if kernel is None:
-        return replace(step, notes=step.notes + (constant_note(kernel_efficiency),), model=CONSTANT_MODEL), None
+        return (replace(step, notes=step.notes + (constant_note(settings.kernel_efficiency),), model=CONSTANT_MODEL),
+                None)
     return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,
                    bubble_s=kernel.bubble_s, tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s,
                    dp_comm_s=kernel.dp_comm_s, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                   notes=tuple(n for n in step.notes if n != CONSTANT_CP_NOTE) + (kernel_note(model, capacity_factor, dispatcher, overlap_a2a),),
+                   notes=tuple(n for n in step.notes if n != CONSTANT_CP_NOTE) + (kernel_note(model, settings),),
                    model=KERNEL_MODEL), kernel
 
 
@@ -168,8 +171,7 @@ def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings:
     step = kernel = None
     if layout.global_batch is not None:
         step, kernel = calibrated_step(model, layout, options, chip, peak_for(chip, options.precision), link,
-                                       settings.kernel_efficiency, settings.capacity_factor, settings.dispatcher,
-                                       settings.overlap_a2a)
+                                       settings)
     return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
 
 
@@ -219,8 +221,7 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                     layout = Layout(dp=d, tp=t, pp=p, micro_batch=b, global_batch=global_batch,
                                     virtual_stages=v, sequence_parallel=sequence_parallel and t > 1)
                     memory = memory_per_chip(model, layout, options, capacity)
-                    step, _ = calibrated_step(model, layout, options, chip, peak, link, settings.kernel_efficiency,
-                                              settings.capacity_factor, settings.dispatcher, settings.overlap_a2a)
+                    step, _ = calibrated_step(model, layout, options, chip, peak, link, settings)
                     rows.append(SweepRow(layout, memory, step))
     rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if r.step.mfu is not None and math.isfinite(r.step.mfu)
                               else 0))
