@@ -37,8 +37,8 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
   linear layers, at the format's measured rate where there is one: ``MEASURED_FORMAT_RATE``; attention's
   products and the logits 16-bit), memory bandwidth and links; fused attention on every chip after the A100
   (FlashAttention: no softmax traffic over the scores; QKᵀ and AV stay GEMMs with their score bytes, a
-  convention 1.5–2.9× slower than the fused kernel measured, which long-context runs show: docs/plan.md); the DP reduction overlaps the last
-  micro-batch's backward (exposed: max(0, DP − backward of one micro-batch's stage)) where the convention's
+  convention 1.5–2.9× slower than the fused kernel measured, which long-context runs show: docs/plan.md); the
+  DP reduction overlaps the last micro-batch's backward (exposed: max(0, DP − backward of one micro-batch's stage)) where the convention's
   framework does by default. Checked, not fitted, on NVIDIA's NeMo / Megatron Bridge runs
   (``engine.plan.validation_h100``, ``engine.plan.validation_chips``).
 - Context parallelism (cp): per rank b·s/cp tokens in the linear layers and memory-bound work, (s/cp) × s

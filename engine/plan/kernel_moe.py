@@ -6,9 +6,10 @@ Per micro-batch of b sequences of s tokens, per block, on one rank (T = b·s/t t
 parallelism, E experts, k routed per token, E/ep local experts, f the expert width, h hidden, H heads and
 H_kv key/value heads of d_h):
 - attention GEMMs: QKV (b·s × (H + 2·H_kv)·d_h/t × h), output (b·s × h × H·d_h/t); the core QKᵀ and AV as in
-  the dense model (s × s per head as GEMMs, fused: no softmax traffic), on the 16-bit peak. A sliding-window layer (GPT-OSS alternates them,
-  window W) sees W keys per query: FlashAttention's 128-key tiles, ⌈W/128⌉ + 1 of them per query tile
-  (Dao et al. 2022); attention sinks (GPT-OSS) add one logit per head and row: nothing measurable.
+  the dense model (s × s per head as GEMMs, fused: no softmax traffic), on the 16-bit peak. A sliding-window
+  layer (GPT-OSS alternates them, window W) sees W keys per query: FlashAttention's 128-key tiles, ⌈W/128⌉ + 1
+  of them per query tile (Dao et al. 2022); attention sinks (GPT-OSS) add one logit per head and row: nothing
+  measurable.
 - router: T × E × h; top-k and softmax 4 bytes per T·E.
 - experts: M_e = ⌈c · T·k·ep/E⌉ tokens per local expert (c: the busiest rank's load ÷ the mean; 1 with
   routing forced balanced, as NVIDIA's performance recipes do: ``moe_router_force_load_balancing``). Each
@@ -32,8 +33,10 @@ H_kv key/value heads of d_h):
   and one more gather backward (2.5 all-reduces of b·s·h·2 bytes); the experts need none.
 - pipeline, logits, bubble and sends as in the dense model; gradients: the dense parameters reduced over d,
   the experts' over t·d/ep (expert data parallel), each through the NICs of its members in a node at once
-  (``dp_gb_s``), overlapped with the last micro-batch's backward (``overlap_grad_reduce``, on in the recipes); the optimizer step 34 bytes per parameter of the rank's
-  shard (distributed optimizer).
+  (``dp_gb_s``), overlapped with the last micro-batch's backward (``overlap_grad_reduce``, on in the recipes);
+  the optimizer step 34 bytes per parameter of the rank's shard (distributed optimizer).
+- dispatcher: NCCL's all-to-all sends one copy of a token per remote expert; Megatron-Core's flex dispatcher
+  (DeepEP, HybridEP) sends it once to each other node it needs (``all_to_all_s``, ``remote_nodes_per_token``).
 The attention core is timed as the dense model times it (``gemm_s`` of the s × s products, the validated
 convention). Not modelled: the dispatcher's host synchronisation and kernel-launch gaps (the recipes
 capture the router and dispatcher in CUDA graphs on newer chips for this reason), FP8 casts, a capacity

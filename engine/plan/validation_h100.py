@@ -1,6 +1,7 @@
 """Published measured H100 runs (NVIDIA's performance tables), apart from the kernel model's calibration:
-dense FP8 runs, which the kernel model covers (FP8 GEMMs at the FP8 peak, fused attention, overlapped
-gradient reduction — ``kernel_model.kernel_step_for``); long-context runs with context parallelism (through the plan's layout, ``cp``); and
+dense FP8 runs, which the kernel model covers (FP8 GEMMs at their measured rate on Hopper, fused attention,
+overlapped gradient reduction and interleaved sends — ``kernel_model.kernel_step_for``); runs with context
+parallelism (through the plan's layout, ``cp``); and
 mixtures of experts with expert parallelism (``engine.plan.kernel_moe``, with each recipe's settings:
 GPT-OSS's sliding windows and recomputed norms and activation, Qwen3 235B's all-to-all overlap). Each row
 carries what the kernel model gives for it (``plan_s``; ``step_model`` names how it was called) and what the
