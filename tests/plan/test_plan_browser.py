@@ -10,20 +10,37 @@ from tests.browser.harness import (
     streamlit_server,
     wait_for_app,
 )
+from tests.plan import qwen3_30b_scenario
 
 
 def _no_exception(page):
     assert page.locator("[data-testid='stException']").count() == 0
 
 
+def _open(browser, url: str, query: str = "", *, width: int = 1400, timeout_ms: int = 60_000):
+    """A fresh context on the Plan page (``query``: "?s=..."), drawn, with no exception element."""
+    context = browser.new_context(viewport={"width": width, "height": 2600})
+    page = context.new_page()
+    page.goto(f"{url}/plan{query}")
+    wait_for_app(page, timeout_ms=timeout_ms)
+    _no_exception(page)
+    return context, page
+
+
+def _changed(page, label: str, before: str) -> str:
+    """The metric ``label`` once it no longer shows ``before``, the page drawn again with no exception."""
+    page.wait_for_function(
+        "([label, before]) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
+        "m.innerText.includes(label) && !m.innerText.includes(before))", arg=[label, before], timeout=30_000)
+    wait_for_app(page)
+    _no_exception(page)
+    return metric_value(page, label)
+
+
 def test_plan_flow_in_the_browser(browser):
     token = encode(presets()["llama2-7b"].scenario)
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 2600})
-        page = context.new_page()
-        page.goto(f"{url}/plan?s={token}")
-        wait_for_app(page)
-        _no_exception(page)
+        context, page = _open(browser, url, f"?s={token}")
         assert metric_value(page, "Fits") == "no"  # 16 B × 6.74e9 parameters alone exceed 80 GB
         before = metric_value(page, "Memory per chip (of 80 GB)")
 
@@ -35,11 +52,7 @@ def test_plan_flow_in_the_browser(browser):
 
         tp.fill("8")
         tp.press("Enter")
-        page.wait_for_function(
-            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
-            "m.innerText.includes('Memory per chip') && !m.innerText.includes(before))", arg=before, timeout=30_000)
-        wait_for_app(page)
-        _no_exception(page)
+        _changed(page, "Memory per chip (of 80 GB)", before)
         assert page.get_by_text("does not divide").count() == 0
         ARTIFACTS.mkdir(exist_ok=True)
         page.screenshot(path=str(ARTIFACTS / "plan-flow.png"), full_page=True)
@@ -56,21 +69,12 @@ def test_framework_convention_and_the_kernel_model_in_the_browser(browser):
     kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(),
                              "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 2600})
-        page = context.new_page()
-        page.goto(f"{url}/plan?s={encode(scenario)}")
-        wait_for_app(page)
-        _no_exception(page)
+        context, page = _open(browser, url, f"?s={encode(scenario)}")
         assert metric_value(page, "Predicted MFU") == f"{100 * kernel.mfu:.1f}%"
         before = metric_value(page, "Memory per chip (of 80 GB)")
         page.get_by_label("Framework (model states)").first.click()
         page.get_by_role("option", name="Megatron-LM", exact=False).first.click()
-        page.wait_for_function(
-            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
-            "m.innerText.includes('Memory per chip') && !m.innerText.includes(before))", arg=before, timeout=30_000)
-        wait_for_app(page)
-        _no_exception(page)
-        after = metric_value(page, "Memory per chip (of 80 GB)")
+        after = _changed(page, "Memory per chip (of 80 GB)", before)
         grown = float(after.split(" GB")[0].replace(",", "")) - float(before.split(" GB")[0].replace(",", ""))
         assert abs(grown - 13.5) <= 1  # the metric shows whole GB
         context.close()
@@ -86,11 +90,7 @@ def test_context_parallelism_in_the_browser(browser):
     kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, cp=2, global_batch=64), MemoryOptions(),
                              "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 2600})
-        page = context.new_page()
-        page.goto(f"{url}/plan?s={encode(scenario)}")
-        wait_for_app(page)
-        _no_exception(page)
+        context, page = _open(browser, url, f"?s={encode(scenario)}")
         cp = page.get_by_label("Context parallel c", exact=True)
         cp.fill("3")
         cp.press("Enter")
@@ -112,40 +112,24 @@ def test_context_parallelism_in_the_browser(browser):
 def test_expert_capacity_factor_in_the_browser(browser):
     # Qwen3 30B-A3B on 8 H100s: the capacity-factor input appears for a mixture of experts; 2 (the busiest
     # rank routed twice the mean) lowers the predicted MFU; no exception at any point
-    from engine.llm.config import read_hf_config
     from engine.plan.layout import PlanInputs
-    from engine.plan.validation_h100 import OUTSIDE
-    from engine.scenario import parse_scenario
-    config = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B")).config
-    scenario = parse_scenario(read_hf_config(config).scenario_data(1e9, 4096)).model_copy(
-        update={"plan": PlanInputs()})
+    scenario = qwen3_30b_scenario(PlanInputs())
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 2600})
-        page = context.new_page()
-        page.goto(f"{url}/plan?s={encode(scenario)}")
-        wait_for_app(page, timeout_ms=180_000)  # a 51-layer scenario: a slower first run
-        _no_exception(page)
+        # a 51-layer scenario: a slower first run
+        context, page = _open(browser, url, f"?s={encode(scenario)}", timeout_ms=180_000)
         before = metric_value(page, "Predicted MFU")
         capacity = page.get_by_label("Expert capacity factor", exact=True)
         capacity.fill("2")
         capacity.press("Enter")
-        page.wait_for_function(
-            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
-            "m.innerText.includes('Predicted MFU') && !m.innerText.includes(before))", arg=before, timeout=30_000)
-        wait_for_app(page)
-        _no_exception(page)
-        assert float(metric_value(page, "Predicted MFU").rstrip("%")) < float(before.rstrip("%"))
+        after = _changed(page, "Predicted MFU", before)
+        assert float(after.rstrip("%")) < float(before.rstrip("%"))
         context.close()
 
 
 def test_published_runs_with_the_long_context_check_in_the_browser(browser):
     # the expander lists the validation tables and the long-context check: 9 runs, 4K to 1M positions
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1440, "height": 2600})
-        page = context.new_page()
-        page.goto(f"{url}/plan")
-        wait_for_app(page)
-        _no_exception(page)
+        context, page = _open(browser, url, width=1440)
         page.get_by_text("How good is the step-time model? Published runs").click()
         page.get_by_text("Long context, a check").first.wait_for(timeout=30_000)
         _no_exception(page)
@@ -156,35 +140,18 @@ def test_published_runs_with_the_long_context_check_in_the_browser(browser):
 def test_token_dispatcher_on_a_mixture_of_experts_in_the_browser(browser):
     # Qwen3 30B-A3B on 16 H100s in two nodes (e 16): DeepEP/HybridEP sends a token to the other node once
     # instead of one copy per remote expert, so the predicted MFU rises; no exception at any point
-    from engine.llm.config import read_hf_config
     from engine.plan.layout import DISPATCHERS, Layout, PlanInputs
-    from engine.plan.validation_h100 import OUTSIDE
-    from engine.scenario import parse_scenario
-    config = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B")).config
-    scenario = parse_scenario(read_hf_config(config).scenario_data(1e9, 4096)).model_copy(
-        update={"plan": PlanInputs(layout=Layout(dp=16, ep=16, global_batch=1024))})
+    scenario = qwen3_30b_scenario(PlanInputs(layout=Layout(dp=16, ep=16, global_batch=1024)))
     with streamlit_server() as url:
-        context = browser.new_context(viewport={"width": 1400, "height": 2600})
-        page = context.new_page()
-        page.goto(f"{url}/plan?s={encode(scenario)}")
-        wait_for_app(page, timeout_ms=180_000)
-        _no_exception(page)
+        context, page = _open(browser, url, f"?s={encode(scenario)}", timeout_ms=180_000)
         before = metric_value(page, "Predicted MFU")
         page.locator("[data-testid='stSelectbox']", has_text="Token dispatcher").first.locator("input").click()
         page.get_by_role("option", name=DISPATCHERS["flex"]).first.click()
-        page.wait_for_function(
-            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
-            "m.innerText.includes('Predicted MFU') && !m.innerText.includes(before))", arg=before, timeout=30_000)
-        wait_for_app(page)
-        _no_exception(page)
-        assert float(metric_value(page, "Predicted MFU").rstrip("%")) > float(before.rstrip("%"))
+        after = _changed(page, "Predicted MFU", before)
+        assert float(after.rstrip("%")) > float(before.rstrip("%"))
         # then hide the all-to-all behind another micro-batch's compute: faster still
         before = metric_value(page, "Predicted MFU")
         page.get_by_text("Overlap the all-to-all", exact=True).click()
-        page.wait_for_function(
-            "(before) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
-            "m.innerText.includes('Predicted MFU') && !m.innerText.includes(before))", arg=before, timeout=30_000)
-        wait_for_app(page)
-        _no_exception(page)
-        assert float(metric_value(page, "Predicted MFU").rstrip("%")) > float(before.rstrip("%"))
+        after = _changed(page, "Predicted MFU", before)
+        assert float(after.rstrip("%")) > float(before.rstrip("%"))
         context.close()

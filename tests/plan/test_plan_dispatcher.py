@@ -62,11 +62,16 @@ def cli(capsys, *args):
     return code, json.loads(out) if code == 0 and out.strip().startswith("{") else None, err
 
 
-def test_cli_dispatcher(capsys, tmp_path):
+def _two_nodes_cli(tmp_path) -> tuple[str, ...]:
+    """``plan`` of Qwen3 30B-A3B's config.json on TWO_NODES (H100, Megatron convention), JSON out."""
     config = tmp_path / "config.json"
     config.write_text(json.dumps(QWEN3_30B))
-    base = ("plan", "--config", str(config), "--seq-len", "4096", "--chip", "nvidia-h100-sxm", "--dp", "16",
+    return ("plan", "--config", str(config), "--seq-len", "4096", "--chip", "nvidia-h100-sxm", "--dp", "16",
             "--ep", "16", "--global-batch", "1024", "--convention", "megatron", "--format", "json")
+
+
+def test_cli_dispatcher(capsys, tmp_path):
+    base = _two_nodes_cli(tmp_path)
     code, nccl, err = cli(capsys, *base)
     assert code == 0, err
     code, flex, err = cli(capsys, *base, "--dispatcher", "flex")
@@ -115,10 +120,7 @@ def test_overlapping_the_all_to_all_hides_what_the_compute_covers():
 
 
 def test_cli_and_page_overlap_the_all_to_all(capsys, tmp_path):
-    config = tmp_path / "config.json"
-    config.write_text(json.dumps(QWEN3_30B))
-    base = ("plan", "--config", str(config), "--seq-len", "4096", "--chip", "nvidia-h100-sxm", "--dp", "16",
-            "--ep", "16", "--global-batch", "1024", "--convention", "megatron", "--format", "json")
+    base = _two_nodes_cli(tmp_path)
     code, exposed, err = cli(capsys, *base)
     code2, hidden, err2 = cli(capsys, *base, "--overlap-a2a")
     assert code == code2 == 0, err + err2
