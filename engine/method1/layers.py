@@ -451,6 +451,16 @@ def as_sequence(flow: Flow) -> Flow:
     return flow
 
 
+def sequence_dims(flow: Flow, needs: str = "a sequence of vectors [L, d]",
+                  hint: str = "; set input.sequence_length") -> tuple[int, int]:
+    """(d, L) of a sequence of L vectors [d] (a 2-D item read as one, ``as_sequence``), or a ``ShapeError``
+    saying what the layer ``needs``."""
+    flow = as_sequence(flow)
+    if flow.steps is None or len(flow.item) != 1:
+        raise ShapeError(f"needs {needs}, got {flow.describe()}{hint}")
+    return flow.item[0], flow.steps
+
+
 class _Recurrent(LayerBase):
     units: Size
     bias: bool = True

@@ -15,7 +15,7 @@ from pydantic import Field
 
 from engine.method1.backward import parts_grad, product_grad
 from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Flow, LayerBase, LayerCost, Part, ShapeError, Size, as_sequence
+from engine.method1.layers import Flow, LayerBase, LayerCost, Part, ShapeError, Size, sequence_dims
 from engine.method1.ops import dense_cost, layer_norm_cost, softmax_and_scale_flop
 
 NormKind = Literal["layer_norm", "no_norm"]
@@ -39,13 +39,6 @@ def _linear(label: str, n_in: int, n_out: int, length: int, src: str, dst: str, 
     added = length * n_out if also else 0
     return Part(label, params, length * macs, length * bias_adds + extra + added, None, "linear", (src,), (dst,),
                 also, False, 0, role, (n_in, n_out, length))
-
-
-def _sequence(flow: Flow) -> tuple[int, int]:
-    flow = as_sequence(flow)
-    if flow.steps is None or len(flow.item) != 1:
-        raise ShapeError(f"needs a sequence of vectors [L, d], got {flow.describe()}; set input.sequence_length")
-    return flow.item[0], flow.steps
 
 
 class BottleneckBlock(LayerBase):
@@ -75,7 +68,7 @@ class BottleneckBlock(LayerBase):
     formula: ClassVar[str] = r"2 L (2 d b + 3 b^2 + d b + b^2 + 2 N b F + b d) + 4 L^2 b"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         b = self.bottleneck or d
         if b % self.heads:
             raise ShapeError(f"the {self.heads} heads do not divide the block's width {b}")
@@ -144,7 +137,7 @@ class MobileBertEmbeddings(LayerBase):
     formula: ClassVar[str] = r"2 L (3 E) d"
 
     def cost(self, flow: Flow) -> LayerCost:
-        e, length = _sequence(flow)
+        e, length = sequence_dims(flow)
         d = self.d_model
         if length > self.max_positions:
             raise ShapeError(f"sequence length {length} is longer than the {self.max_positions} learned positions")

@@ -24,19 +24,10 @@ from engine.errors import InputError
 from engine.method1.ops import dense_cost, layer_norm_cost, prod, rms_norm_cost
 from engine.method1 import compressed_attention, lightning, state_space
 from engine.method1 import transformer_parts as parts_of
-from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, as_sequence
+from engine.method1.layers import Flow, LayerBase, LayerCost, ShapeError, Size, sequence_dims
 from engine.method1.transformer_parts import unmasked_pairs  # noqa: F401 (re-exported)
 
 BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh", "relu2", "xielu"]
-
-
-def _sequence(flow: Flow) -> tuple[int, int]:
-    """(d, L) of a sequence of vectors, or a ``ShapeError``."""
-    flow = as_sequence(flow)
-    if flow.steps is None or len(flow.item) != 1:
-        raise ShapeError(f"needs a sequence of vectors [L, d], got {flow.describe()}; "
-                         "set input.sequence_length")
-    return flow.item[0], flow.steps
 
 
 class RMSNorm(LayerBase):
@@ -62,7 +53,7 @@ class HyperHead(LayerBase):
     formula: ClassVar[str] = r"2 L N^2 d"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         n = self.streams
         norm = rms_norm_cost(n * d, n * d, False).extra_flop
         extra = length * (norm + n * (2 + ACTIVATION_FLOP["sigmoid"] + 1) + (2 * n - 1) * d)
@@ -83,7 +74,7 @@ class PositionEmbedding(LayerBase):
     formula: ClassVar[str] = r"0 \quad (P \cdot d \text{ parameters; full: } L \cdot d \text{ adds})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         if length > self.max_positions:
             raise ShapeError(f"sequence length {length} is longer than the {self.max_positions} learned positions")
         if self.width is not None:  # read by the rotary positions: no add
@@ -639,7 +630,7 @@ class TransformerBlock(LayerBase):
     def cost(self, flow: Flow) -> LayerCost:
         """The parts in order, wired as a data flow: the block's input ``x`` (the residual stream), a sub-layer's
         input ``h`` (its norm's output, or ``x`` itself post-norm), its output added back into ``x``."""
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         half = self.causal_count == "half"
         pre = self.norm_position == "pre"
         into_stream = not self.sandwich_norms and self.norm_position != "output"  # the last row adds into x
@@ -838,7 +829,7 @@ class TokenTypeEmbedding(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{types} \cdot d \text{ parameters; full: } L \cdot d \text{ adds})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         return LayerCost(Flow((d,), length), self.types * d, 0, length * d)
 
 
@@ -856,7 +847,7 @@ class RelativePositionBias(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{tables} \cdot \text{buckets} \cdot H \text{ parameters})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         return LayerCost(Flow((d,), length), self.tables * self.buckets * self.heads, 0, 0)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
@@ -878,7 +869,7 @@ class DecoderInput(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{a table lookup})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, _ = _sequence(flow)
+        d, _ = sequence_dims(flow)
         return LayerCost(Flow((d,), self.length), (self.vocab_size or 0) * d, 0, 0)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
@@ -898,7 +889,7 @@ class SpareTokenTable(LayerBase):
     formula: ClassVar[str] = r"0 \quad (V \cdot d \text{ parameters, not read})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         return LayerCost(Flow((d,), length), self.vocab_size * d, 0, 0)
 
 
@@ -913,7 +904,7 @@ class ContactHead(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{maps} + 1 \text{ parameters, not run})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         return LayerCost(Flow((d,), length), self.maps + 1, 0, 0)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
@@ -930,7 +921,7 @@ class Pooler(LayerBase):
     formula: ClassVar[str] = r"2 \cdot d^2"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, _ = _sequence(flow)
+        d, _ = sequence_dims(flow)
         params, macs, bias_adds = dense_cost(d, d, True)
         return LayerCost(Flow((d,), None), params, macs, bias_adds + ACTIVATION_FLOP["tanh"] * d)
 
@@ -948,7 +939,7 @@ class RelativePositionTable(LayerBase):
     formula: ClassVar[str] = r"0 \quad (2S \cdot d \text{ parameters})"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         rows = self.rows or 0
         params, _, extra = layer_norm_cost(rows * d, d, True) if self.norm else (0, 0, 0)
         return LayerCost(Flow((d,), length), rows * d + params, 0, extra)
@@ -973,7 +964,7 @@ class PerLayerEmbeddings(LayerBase):
     formula: ClassVar[str] = r"2 L d N P"
 
     def cost(self, flow: Flow) -> LayerCost:
-        d, length = _sequence(flow)
+        d, length = sequence_dims(flow)
         width = self.blocks * self.size
         norm = rms_norm_cost(self.size, self.size, True)
         # full: the table's and the projection's scalings, the norm per slice, the add and its scaling

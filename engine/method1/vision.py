@@ -24,7 +24,7 @@ from engine.method1.layers import (
     Sizes,
     _per_dim,
     _shape,
-    as_sequence,
+    sequence_dims,
 )
 
 MAX_SCALE = 1024
@@ -37,10 +37,7 @@ def _windows(size: int, out: int) -> int:
 
 def _tokens(flow: Flow) -> tuple[int, int]:
     """(d, L) of a token sequence L × [d] (a 2-D item read as one), or a ``ShapeError``."""
-    flow = as_sequence(flow)
-    if flow.steps is None or len(flow.item) != 1:
-        raise ShapeError(f"needs a token sequence L × [d], got {flow.describe()}")
-    return flow.item[0], flow.steps
+    return sequence_dims(flow, "a token sequence L × [d]", "")
 
 
 class AdaptiveAvgPool2d(LayerBase):
