@@ -13,6 +13,9 @@ of size d = h/a, f = 4h feed-forward; Megatron-LM's layer, Narayanan et al. 2021
   norms 4 per bsh (two), fused scale-mask-softmax 4 and attention dropout 5 per score (b·a/t·s²), bias-dropout-
   residual 7 per bsh (two), bias-GeLU 4 per bs·f/t; the norms, dropouts and residuals are split t ways with
   sequence parallelism (Korthikanti et al. 2022 §4.2.2), replicated without.
+- Casts (a format below 16 bits, ``quantize_s``): each linear layer's input forward and output gradient
+  backward, 2 + 2q bytes per element (read once, written row- and column-major), QKV's and FC1's inputs
+  written by the norm in the format and transposed, 2q − (2 − q)/t; the weights once a step.
 - Recomputation: full runs each block's forward again; selective runs QKᵀ, softmax, dropout and AV again.
 - Tensor parallelism: per block 2 all-reduces of bsh·2 bytes forward and 2 backward (2 more with full
   recomputation) — with sequence parallelism each becomes an all-gather + reduce-scatter (the same bytes),
@@ -78,6 +81,8 @@ class KernelChip(Result):
     sms: int
     rate: float = 1.0
     """The format's measured GEMM rate relative to η_max × ``peak`` (``MEASURED_FORMAT_RATE``); 1 elsewhere."""
+    quantized_bytes: float = 0.0
+    """q, bytes per element of an operand quantized into the format (``FORMAT_BYTES``); 0: 16-bit, no cast."""
 
 
 A100 = KernelChip(312e12, 2039e9, 108)
@@ -117,6 +122,28 @@ through ``torch._scaled_mm``: 60–66% of the FP8 peak, 1.72–1.98× BF16, wher
 (``tools/gpu_format_gemms.py``, docs/plan.md). The H100 SXM has the H200's SMs, clocks and power limit."""
 
 
+FORMAT_BYTES = {"fp8": 1.0, "fp6": 0.75 + 1 / 32, "fp4": 0.5 + 1 / 16}
+"""q, bytes per element of a linear layer's operand quantized into the format, its scales included: FP8 one
+(a scale per tensor); MXFP6 six bits and an 8-bit scale per 32 elements (OCP Microscaling Formats v1.0); NVFP4
+four bits and an FP8 scale per 16 elements (NVIDIA, "Introducing NVFP4", 2025)."""
+
+
+def quantize_s(chip: KernelChip, rows: float, widths: list[int], norm_fed: tuple[int, ...] = (),
+               split: int = 1) -> float:
+    """Casting ``rows`` × each of ``widths`` 16-bit operands into the linear layers' format (``chip`` the GEMM
+    chip; 0 when it is 16-bit), as Transformer Engine does with delayed scaling (the amax taken in the same
+    pass): a cast-transpose reads 2 bytes per element and writes the row- and column-major copies the GEMMs
+    need (Hopper's FP8 GEMMs take only the TN layout), 2 + 2q. An input a norm writes (``norm_fed``: QKV and
+    FC1, TE's LayerNormLinear) leaves the norm in the format, q bytes where 2 were, on 1/``split`` of the rows
+    under sequence parallelism, and is transposed for the weight gradient (q read, q written):
+    2q − (2 − q)/split, at least 0."""
+    q = chip.quantized_bytes
+    if not q:
+        return 0.0
+    per = [max(0.0, 2 * q - (2 - q) / split) if i in norm_fed else 2 + 2 * q for i in range(len(widths))]
+    return rows * sum(c * w for c, w in zip(per, widths)) / (chip.memory_bandwidth * ETA_MEMORY)
+
+
 def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
     """The chip's peak for ``precision``, memory bandwidth and multiprocessors, or None where a figure is
     missing."""
@@ -128,7 +155,7 @@ def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
     if chip is None or not peak or not chip.memory_bandwidth_gb_s:
         return None
     return KernelChip(peak, chip.memory_bandwidth_gb_s * 1e9, sms[0],
-                      MEASURED_FORMAT_RATE.get((chip_id, precision), 1.0))
+                      MEASURED_FORMAT_RATE.get((chip_id, precision), 1.0), FORMAT_BYTES.get(precision, 0.0))
 
 
 def gemm_s(chip: KernelChip, m: int, n: int, k: int, batch: int = 1) -> float:
@@ -226,7 +253,11 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     fwd_gemm, fwd_mem, core = _block_forward(g, b, s, h, a, f, t, sp, kv_heads, gated, fused_attention, q,
                                              core_chip)
     bwd_gemm = _weight_backward(g, b, s, h, a, f, t, kv_heads, gated, q, core_chip)
-    bwd_mem = 2 * fwd_mem
+    # the linear layers' inputs cast into their format forward (QKV's and FC1's by the norm), their output
+    # gradients backward; the weights once a step (``quantize_s``)
+    weights = _weights(h, a, f, t, kv_heads or a, gated)
+    bwd_mem = 2 * fwd_mem + quantize_s(g, b * q, [n for n, _ in weights])
+    fwd_mem += quantize_s(g, b * q, [k for _, k in weights], (0, 2), t if sp else 1)
     if recompute == "full":
         re_gemm, re_mem = fwd_gemm, fwd_mem
     elif recompute == "selective":
@@ -288,7 +319,7 @@ def kernel_step(chip: KernelChip, *, layers: int, h: int, a: int, s: int, vocab:
     if model_flop is None:
         model_flop = 72 * global_batch * s * layers * h * h * (1 + s / (6 * h) + vocab / (12 * h * layers))
     gemm_total = m * blocks * per_block_gemm + m * logits
-    mem_total = m * blocks * per_block_mem
+    mem_total = m * blocks * per_block_mem + quantize_s(g, params_chip, [1])
     return KernelStep(gemm_s=gemm_total, memory_bound_s=mem_total, tp_comm_s=m * blocks * per_block_tp,
                       bubble_s=bubble, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer, model_flop=model_flop,
                       chips=t * p * d * cp, peak=g.peak, cp_comm_s=m * blocks * per_block_cp)

@@ -21,6 +21,9 @@ H_kv key/value heads of d_h):
   and un-permutation 8 per c·T·k·h, router 4 per T·E; ``recompute="selective"`` runs the norms and the expert
   activation once more (Megatron's ``recompute_modules=["layernorm", "moe_act"]``);
   ``"full"`` the block's forward GEMMs, memory-bound work and its two all-to-alls again.
+- casts into a format below 16 bits (``kernel_model.quantize_s``): attention's inputs (QKV's from its norm),
+  the shared and routed experts' inputs (c·T·k × h into FC1, × f into FC2) forward, every linear layer's
+  output gradient backward, the weights once a step.
 - all-to-all: dispatch and combine each move c·T·k·h·2 bytes × (ep − 1)/ep forward and the same backward
   (the backward of one is the other), over NVLink for the peers inside the node and the scale-out link for
   the others, the slower of the two. The expert-parallel group is ep consecutive ranks whatever t is:
@@ -39,7 +42,7 @@ H_kv key/value heads of d_h):
   (DeepEP, HybridEP) sends it once to each other node it needs (``all_to_all_s``, ``remote_nodes_per_token``).
 The attention core is timed as the dense model times it (``gemm_s`` of the s × s products, the validated
 convention). Not modelled: the dispatcher's host synchronisation and kernel-launch gaps (the recipes
-capture the router and dispatcher in CUDA graphs on newer chips for this reason), FP8 casts, a capacity
+capture the router and dispatcher in CUDA graphs on newer chips for this reason), a capacity
 factor that drops tokens.
 """
 from __future__ import annotations
@@ -59,6 +62,7 @@ from engine.plan.kernel_model import (
     kernel_chip,
     kernel_chip_for,
     pipeline_sends_s,
+    quantize_s,
 )
 
 FLASH_TILE = 128
@@ -147,11 +151,17 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     norms = 22 * tokens * h
     memory = (norms + 4 * bs * (heads + kv_heads) * head_dim / t + act + 8 * imbalance * tokens * top_k * h
               + 4 * tokens * experts) * BYTES / 2 / w
+    # casts into the linear layers' format (``quantize_s``): attention's inputs (QKV's from its norm) and the
+    # shared and routed experts' inputs forward, every linear layer's output gradient backward
+    routed = imbalance * tokens * top_k
+    cast_f = (quantize_s(g, bs, [k for _, k in linear], (0,), t)
+              + quantize_s(g, routed, [h, f]))
+    cast_b = quantize_s(g, bs, [n for n, _ in linear]) + quantize_s(g, routed, [up, h])
     one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, 1, intra_gb_s, inter_gb_s, chips_per_node,
                                        (experts, top_k) if dispatcher in PER_NODE_DISPATCHERS else None)
     a2a = 4 * one_a2a
     if recompute == "full":  # the block's forward again, its dispatch and combine included
-        re_gemm, re_mem = fwd, memory
+        re_gemm, re_mem = fwd, memory + cast_f
         a2a += 2 * one_a2a
     elif recompute == "selective":  # the norms and the expert activation (Megatron's recompute_modules)
         re_gemm, re_mem = 0.0, (8 * tokens * h + act) * BYTES / 2 / w
@@ -163,7 +173,7 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     tp = 2.5 * reduce
     blocks = layers / p
     logits = gemm_s(chip, bs, vocab // t, h) * 3 + 8 * bs * vocab / t / w if vocab else 0.0
-    per_block = fwd + bwd + re_gemm + 3 * memory + re_mem + a2a + tp
+    per_block = fwd + bwd + re_gemm + 3 * memory + cast_f + cast_b + re_mem + a2a + tp
     stage = blocks * per_block + logits
     net = inter_gb_s * 1e9 * ETA_NETWORK
     d_e = max(1, t * d // ep)
@@ -174,15 +184,17 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     expert_net = dp_gb_s(ep, d_e, intra_gb_s, inter_gb_s, chips_per_node) * 1e9 * ETA_NETWORK
     dp = ((2 * (d - 1) / d * dense_chip * BYTES / dense_net if d > 1 else 0.0)
           + (2 * (d_e - 1) / d_e * expert_chip * BYTES / expert_net if d_e > 1 else 0.0))
-    dp = max(0.0, dp - blocks * (bwd + 2 * memory))  # overlapped with the last micro-batch's backward
+    dp = max(0.0, dp - blocks * (bwd + 2 * memory + cast_b))  # overlapped with the last micro-batch's backward
     parts = {
         "gemm_s": m * (blocks * (fwd + bwd + re_gemm) + logits) - m * 8 * bs * vocab / t / w,
-        "memory_bound_s": m * blocks * (3 * memory + re_mem) + m * 8 * bs * vocab / t / w,
+        "memory_bound_s": (m * blocks * (3 * memory + cast_f + cast_b + re_mem) + m * 8 * bs * vocab / t / w
+                           + quantize_s(g, dense_chip + expert_chip, [1])),
         "all_to_all_s": m * blocks * a2a,
         "tp_comm_s": m * blocks * tp,
         "bubble_s": (p - 1) / v * stage,
-        "pp_comm_s": pipeline_sends_s(bs * h * BYTES / t / net, v, m, blocks * (fwd + memory),
-                                      blocks * (bwd + 2 * memory + re_gemm + re_mem), overlap_pp) if p > 1 else 0.0,
+        "pp_comm_s": pipeline_sends_s(bs * h * BYTES / t / net, v, m, blocks * (fwd + memory + cast_f),
+                                      blocks * (bwd + 2 * memory + cast_b + re_gemm + re_mem), overlap_pp)
+        if p > 1 else 0.0,
         "dp_comm_s": dp,
         "optimizer_s": (dense_chip / d + expert_chip / d_e) * OPTIMIZER_BYTES_PER_PARAM / w,
     }

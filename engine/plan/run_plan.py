@@ -115,12 +115,12 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
                   "measured on Qwen3 30B-A3B it hid about a third)" if overlap_a2a else "not overlapped")
         note += (f"; experts: each local expert's matrix products by their shape, {dispatch} {hidden}, "
                  f"{routing} — on NVIDIA's published H100 runs (Megatron Bridge, 2025–26 "
-                 "releases) this model is 18–30% fast for GPT-OSS 120B, 27–59% fast for Qwen3 30B-A3B "
+                 "releases) this model is 18–30% fast for GPT-OSS 120B, 23–57% fast for Qwen3 30B-A3B "
                  "(by layout and release) and within 6% for Qwen3 235B-A22B: budget small-expert models with margin")
     if model is not None and model.seq_len >= LONG_CONTEXT:
         note += ("; long context: its attention is timed as matrix products with their score traffic, not as a "
-                 "fused kernel, and on NVIDIA's published Llama 2 7B runs on H100 it overestimates the step by 17% at "
-                 "16K positions to 50% at 512K — expect a shorter step")
+                 "fused kernel, and on NVIDIA's published Llama 2 7B runs on H100 it overestimates the step by 21% at "
+                 "16K positions to 51% at 512K — expect a shorter step")
     return note
 
 

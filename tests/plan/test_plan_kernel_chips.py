@@ -3,6 +3,7 @@ FP8/FP6/FP4, with ZeRO 2–3, and checked against published Megatron Bridge runs
 from __future__ import annotations
 
 import statistics
+from dataclasses import replace
 
 import pytest
 
@@ -79,13 +80,36 @@ def test_plans_on_other_chips_use_the_kernel_model(chip_id):
 def test_fp4_runs_the_linear_layers_at_the_fp4_peak():
     model, layout = _llama3_8b(), Layout(dp=8, global_batch=128)
     link = interconnect_for("nvidia-b200")
+    assert model.params == 8_030_261_248
     bf16 = kernel_step_for(model, layout, MemoryOptions(), "nvidia-b200", link)
     fp4 = kernel_step_for(model, layout, MemoryOptions(precision="fp4"), "nvidia-b200", link)
     # MFU is against the format's peak (9 PFLOP/s dense FP4 on the B200); the step is shorter, not 4× shorter
     # (attention's products, the logits and the memory-bound work stay as they are)
     assert fp4.peak == 9e15 and bf16.peak == 2.25e15
     assert bf16.step_s / 4 < fp4.step_s < bf16.step_s
-    assert fp4.memory_bound_s == pytest.approx(bf16.memory_bound_s)
+    # FP4 adds the casts: NVFP4 is 4 bits + an FP8 scale per 16 elements, q = 0.5625 bytes; a cast-transpose
+    # reads 2 bytes and writes two copies, 2 + 2q = 3.125 bytes per element of the projection's input (4,096)
+    # and FC2's (14,336) forward, of every output gradient backward (QKV 6,144, projection 4,096, FC1 28,672,
+    # FC2 4,096); QKV's and FC1's inputs come out of the norm in FP4 (2q − (2 − q) < 0: nothing more); the
+    # 8.03e9 weights once a step; 128 × 8,192 / 8 tokens per rank through 32 blocks, at 85% of 7.7 TB/s
+    per_token = 3.125 * (4096 + 14336) + 3.125 * (6144 + 4096 + 28672 + 4096)
+    casts = (128 * 8192 / 8 * 32 * per_token + 3.125 * model.params) / (0.85 * 7.7e12)
+    assert fp4.memory_bound_s - bf16.memory_bound_s == pytest.approx(casts, rel=1e-9)
+
+
+def test_fp8_casts_with_sequence_parallelism_by_formula():
+    """FP8 (q = 1 byte): the projection's and FC2's inputs and every output gradient cost 2 + 2 = 4 bytes per
+    element; QKV's and FC1's inputs leave the norm in FP8 (1 byte written instead of 2, on 1/t of the rows) and
+    are transposed for the weight gradient (1 read, 1 written): 2 − 1/t."""
+    args = dict(layers=2, h=1024, a=8, s=2048, vocab=0, params=0, t=4, p=1, d=1, b=1, global_batch=2,
+                recompute="none", sp=True, f=4096, fused_attention=True)
+    plain = kernel_step(H100, gemm_chip=H100, **args)
+    fp8 = kernel_step(H100, gemm_chip=replace(H100, quantized_bytes=1.0), **args)
+    forward = (2 - 1 / 4) * (1024 + 1024) + 4 * (1024 / 4 + 4096 / 4)
+    backward = 4 * (3 * 1024 / 4 + 1024 + 4096 / 4 + 1024)
+    expected = 2 * 2 * 2048 * (forward + backward) / (0.85 * 3350e9)  # 2 micro-batches × 2 blocks × 2,048 rows
+    assert fp8.memory_bound_s - plain.memory_bound_s == pytest.approx(expected, rel=1e-9)
+    assert fp8.gemm_s == pytest.approx(plain.gemm_s)
 
 
 ARGS = dict(layers=4, h=1024, a=8, s=2048, vocab=0, t=1, p=1, d=8, b=1, global_batch=16, recompute="none",
@@ -165,13 +189,14 @@ def test_overlap_follows_the_frameworks_defaults():
 def test_published_runs_on_other_chips_and_zero3():
     rows = chips_table()
     errors = [abs(r.error) for r in rows]
-    # measured here (13 runs): median 8.4%, worst −19.6% (Llama 3 70B NVFP4 on 64 GB200; −19.1% with the
+    # measured here (13 runs): median 8.6%, worst +21.8% (Llama 3 70B on 64 H100, t 4); before the casts into
+    # FP8/FP4 were timed 8.4% and −19.6% (Llama 3 70B NVFP4 on 64 GB200, now −17.1%; −19.1% with the
     # interleaved schedule's sends exposed); FP8 at its measured rate on Hopper moves the three H100 rows 5–6
     # points slower (Llama 3 70B on 64 H100, t 4: +17.8% → +23.7%, +18.1% with its sends overlapped); the
     # constant-efficiency model plans used before on the 8 runs a plan can hold: median 37.8%, worst −62.5%
     # (it is closer only on Llama 3 70B on 64 H100, t 4: −15.0%)
-    assert statistics.median(errors) == pytest.approx(0.084, abs=0.005)
-    assert max(errors) == pytest.approx(0.196, abs=0.005)
+    assert statistics.median(errors) == pytest.approx(0.086, abs=0.005)
+    assert max(errors) == pytest.approx(0.218, abs=0.005)
     previous = [abs(r.previous_error) for r in rows if r.previous_error is not None]
     assert len(previous) == 8 and statistics.median(previous) > 0.3 and max(previous) > 0.6
     closer = [r.case for r in rows if r.previous_error is not None and abs(r.previous_error) < abs(r.error)]

@@ -42,15 +42,16 @@ def test_dense_fp8_h100_runs_meet_the_target_with_the_a100_validation_set():
     # 22B, 340B): before the data-parallel ring used one NIC per node member, FP8 its measured rate and the
     # interleaved schedule's sends overlapped compute, the first three were −10.7%, +10.6%, −3.5% and GPT-3 20B
     # (pure data parallel over 8 nodes) +50.9%; Llama 2 70B was +13.1% and Nemotron 22B −1.0% with the sends
-    # exposed (0.57 s and 0.43 s of them)
+    # exposed (0.57 s and 0.43 s of them); before the casts into FP8 were timed: −5.1%, +1.1%, −5.2%, −16.5%,
+    # −0.1%, −1.3%, −9.3%, −5.0%, −12.1%, +5.1%
     assert [100 * r.error for r in dense] == pytest.approx(
-        [-5.1, 1.1, -5.2, -16.5, -0.1, -1.3, -9.3, -5.0, -12.1, 5.1], abs=0.3)
+        [-0.3, 5.0, -2.2, -11.7, 4.2, 1.8, -5.5, -0.4, -9.4, 8.1], abs=0.3)
     assert [100 * r.previous_error for r in dense] == pytest.approx(
         [-42.6, 8.2, -13.9, -33.3, 15.8, -9.6, -30.3, -21.3, -33.9, 8.1], abs=0.3)
     errors = [abs(r.error) for r in dense] + [abs(r.error) for r in table("validation")]
-    # 18 runs: median 4.4%, worst −16.5% (GPT-3 5B) — outside the 12% target, reported, not tuned
+    # 18 runs: median 3.8%, worst −11.7% (GPT-3 5B; 4.4% and −16.5% without the casts)
     assert statistics.median(errors) <= 0.05, errors
-    assert max(errors) == pytest.approx(0.165, abs=0.003)
+    assert max(errors) == pytest.approx(0.117, abs=0.003) and max(errors) <= 0.12
 
 
 def test_context_parallel_runs_are_planned_with_a_cp_degree():
@@ -60,9 +61,10 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
     cp = [r for c, r in rows.items() if "context parallel" in c]
     assert len(cp) == 2 and all(r.step_model == "kernel model" for r in cp)  # through the plan's layout (cp 2)
     # measured here: Llama 3 8B (CP 2) −3.1% (−7.5% before FP8 ran at its measured rate), Llama 3 70B (t 4,
-    # p 4, v 5, CP 2) +8.1% (+6.9% before, +10.7% with FP8's rate and its sends exposed); the constant-efficiency
+    # p 4, v 5, CP 2) +8.1% (+6.9% before, +10.7% with FP8's rate and its sends exposed); with the casts into FP8
+    # +0.5% and +11.5%; the constant-efficiency
     # model, which splits the compute c ways and counts no key/value exchange: −49.1%, −25.0%
-    assert [100 * r.error for r in cp] == pytest.approx([-3.1, 8.1], abs=0.3)
+    assert [100 * r.error for r in cp] == pytest.approx([0.5, 11.5], abs=0.3)
     assert [100 * r.previous_error for r in cp] == pytest.approx([-49.1, -25.0], abs=0.3)
     for run in (r for r in OUTSIDE if r.cp > 1):
         plan = plan_for(run)
@@ -70,13 +72,14 @@ def test_context_parallel_runs_are_planned_with_a_cp_degree():
         assert plan.step.step_s == pytest.approx(kernel_with_cp(run), rel=1e-9)  # the kernel model called directly
     dense = [abs(r.error) for r in rows.values() if r.step_model == "kernel model"]
     dense += [abs(r.error) for r in table("validation")]
-    assert len(dense) == 20 and statistics.median(dense) <= 0.05
-    assert statistics.median(dense) == pytest.approx(0.044, abs=0.003)
-    # with the three mixtures of experts (23 runs): median 5.0% (4.99), worst 28.1% (GPT-OSS 120B) — outside 12%
-    # (16 runs before NeMo's table was taken whole: median 5.4%)
+    # the 20 dense runs meet the target: median 3.8%, worst 11.7% (4.4% and 16.5% without the casts into FP8)
+    assert len(dense) == 20 and statistics.median(dense) <= 0.05 and max(dense) <= 0.12
+    assert statistics.median(dense) == pytest.approx(0.038, abs=0.003)
+    # with the three mixtures of experts (23 runs): median 3.9% (5.0% without the casts), worst 28.1% (GPT-OSS
+    # 120B, BF16: no cast) — outside 12% (16 runs before NeMo's table was taken whole: median 5.4%)
     everything = dense + [abs(r.error) for r in rows.values() if r.step_model == MOE_MODEL]
     assert len(everything) == 23 and statistics.median(everything) <= 0.05
-    assert statistics.median(everything) == pytest.approx(0.0499, abs=0.0005)
+    assert statistics.median(everything) == pytest.approx(0.0387, abs=0.0005)
     assert max(everything) == pytest.approx(0.281, abs=0.003)
 
 
@@ -97,12 +100,13 @@ def test_moe_runs_through_the_expert_kernel_model_with_their_errors():
     rows = [r for r in h100_table() if "MoE" in r.case]
     assert len(rows) == 3 and all(r.step_model == MOE_MODEL for r in rows)
     # measured here: GPT-OSS 120B −28.1% (−27.8% before its data-parallel gradients used each node's NICs in
-    # parallel), Qwen3 30B-A3B −27.2% (−22.4% with the sends between its two stages exposed) (−24.1% before FP8 ran at its measured rate),
-    # Qwen3 235B-A22B −1.7% (+11.6% while its
+    # parallel), Qwen3 30B-A3B −23.3% (−27.2% before its casts into FP8 were timed, −22.4% with the sends between
+    # its two stages exposed, −24.1% before FP8 ran at its measured rate), Qwen3 235B-A22B −1.1% (−3.9% without
+    # the casts; +11.6% while its
     # expert-parallel group was taken as 32 ranks spaced t = 2 apart, 4 per node instead of Megatron-Core's 8
     # consecutive ones; the constant-efficiency model: −63.0%, −78.1%, and no layout for experts folded over
     # tensor-parallel ranks); reported, not tuned
-    assert [100 * r.error for r in rows] == pytest.approx([-28.1, -27.2, -3.9], abs=0.3)
+    assert [100 * r.error for r in rows] == pytest.approx([-28.1, -23.3, -1.1], abs=0.3)
     assert [r.previous_error and 100 * r.previous_error for r in rows] == pytest.approx([-63.0, -78.1, None],
                                                                                         abs=0.3)
 
@@ -132,6 +136,28 @@ def test_expert_all_to_all_and_per_expert_gemms_by_formula():
     assert bigger > 0 and one > 0
     # a 128-position window reads ⌈128/128⌉ + 1 = 2 tiles of 128 keys; a window wider than s reads s
     assert window_keys(4096, 128) == 256 and window_keys(1024, 4096) == 1024 and window_keys(4096, 0) == 4096
+
+
+
+def test_expert_casts_into_fp8_by_formula():
+    """FP8 (q = 1 byte) in the expert model: forward, QKV's input leaves the norm in FP8 and is transposed
+    (2 − 1/t per element of h) and the projection's (H·d_h), the experts' FC1 (h) and FC2 (f) inputs are
+    cast-transposed (2 + 2 = 4); backward, every output gradient (QKV (H + 2·H_kv)·d_h, projection h, FC1 2f
+    gated, FC2 h) 4; the rank's weights once a step (4 bytes each): the 1e6 dense ones and half the 1e6 experts'."""
+    from dataclasses import replace
+
+    from engine.plan.kernel_moe import moe_step_s
+
+    args = dict(layers=1, h=512, heads=8, kv_heads=8, head_dim=64, s=1024, vocab=0, dense_params=1e6,
+                expert_params=1e6, experts=4, top_k=2, f=1024, p=1, d=2, ep=2, b=1, global_batch=2)
+    plain = moe_step_s(H100, gemm_chip=H100, **args)
+    fp8 = moe_step_s(H100, gemm_chip=replace(H100, quantized_bytes=1.0), **args)
+    tokens, routed = 1024, 1024 * 2  # b·s per rank, and k = 2 routed copies of each (t = 1)
+    forward = tokens * ((2 - 1) * 512 + 4 * 512) + routed * 4 * (512 + 1024)
+    backward = tokens * 4 * (3 * 512 + 512) + routed * 4 * (2 * 1024 + 512)
+    expected = (forward + backward + 4 * (1e6 + 1e6 / 2)) / (0.85 * 3350e9)  # one micro-batch
+    assert fp8["memory_bound_s"] - plain["memory_bound_s"] == pytest.approx(expected, rel=1e-9)
+    assert fp8["gemm_s"] == pytest.approx(plain["gemm_s"])
 
 
 def test_moe_plans_take_the_kernel_model_and_say_so():
@@ -183,10 +209,11 @@ def test_other_releases_of_the_moe_runs():
         assert run.published_s == pytest.approx(batch * 4096 / (rate * run.gpus))
     rows = other_releases_table()
     # measured here: GPT-OSS at micro-batch 1 is 28–30% fast in every release (the releases agree within 3%);
-    # at micro-batch 4 (25.11) 17% fast; Qwen3 30B-A3B with e 16 over two nodes 27–29% slow; the p 2, e 8
+    # at micro-batch 4 (25.11) 17% fast; Qwen3 30B-A3B with e 16 over two nodes 24–25% fast (27–29% before the
+    # casts into FP8 were timed); the p 2, e 8
     # layout measured 77% apart in two releases a month apart (9,058 and 5,113 tokens/s/GPU)
     assert [round(100 * r.error, 1) for r in rows] == pytest.approx(
-        [-30.2, -30.3, -28.2, -17.6, -28.8, -27.7, -28.2, -58.9, -58.2, 2.1, 0.5, -2.6, -5.1], abs=0.3)
+        [-30.2, -30.3, -28.2, -17.6, -25.0, -23.9, -24.4, -56.7, -56.0, 5.1, 3.5, 0.2, -2.3], abs=0.3)
     # the e 16 rows run HybridEP as their recipe sets it (a token crosses to the other node once): with NCCL's
     # all-to-all (one copy per remote expert) they were +26.8%, +28.7%, +27.9% — 4 copies instead of ~1
     e16 = [r for r in OTHER_RELEASES if r.ep == 16]
@@ -205,10 +232,10 @@ def test_the_plan_note_states_the_moe_errors_measured():
     def span(name):
         errors = [100 * r.error for r in rows if r.case.startswith(name)]
         return round(min(errors)), round(max(errors))
-    assert span("GPT-OSS") == (-30, -18) and span("Qwen3 30B") == (-59, -27)
+    assert span("GPT-OSS") == (-30, -18) and span("Qwen3 30B") == (-57, -23)
     assert max(abs(v) for v in span("Qwen3 235B")) < 6
     note = kernel_note(plan_model_of(OTHER_RELEASES[0]))
-    assert "18–30% fast for GPT-OSS 120B, 27–59% fast for Qwen3 30B-A3B" in note
+    assert "18–30% fast for GPT-OSS 120B, 23–57% fast for Qwen3 30B-A3B" in note
     assert "within 6% for Qwen3 235B-A22B" in note
 
 
@@ -229,11 +256,12 @@ def test_long_sequence_runs_are_a_check_with_their_errors():
         assert run.published_s == pytest.approx(flop / (tflops * 1e12 * gpus))
         assert run.gpus == run.t * run.p * run.cp * (run.gpus // (run.t * run.p * run.cp))
     rows = long_sequence_table()
-    # measured here: −8.0% at 4K, then slower and slower: the attention core is timed as matrix products with
+    # measured here: −3.5% at 4K (−8.0% before the casts into FP8 were timed), then slower and slower: the
+    # attention core is timed as matrix products with
     # their s × s score bytes (1.5–2.9× the fused kernel measured on an H200); at its measured fused rate these
     # runs come out a uniform 22–30% fast and the NeMo 24.07 rows 14% (median) — reported, not adopted
     assert [round(100 * r.error, 1) for r in rows] == pytest.approx(
-        [-8.0, 3.7, 17.4, 25.6, 38.8, 42.1, 45.5, 50.3, 47.2], abs=0.3)
+        [-3.5, 7.4, 20.6, 27.8, 40.6, 43.1, 46.0, 50.8, 47.5], abs=0.3)
     for run in (LONG_SEQUENCE[3], LONG_SEQUENCE[-1]):  # the plan's layout with cp gives the same step
         plan = plan_for(run)
         assert plan.layout.cp == run.cp and plan.step.step_s == pytest.approx(kernel_with_cp(run), rel=1e-9)
@@ -244,10 +272,10 @@ def test_a_long_context_plan_says_how_far_the_check_found_it():
     from engine.plan.validation_h100 import LONG_SEQUENCE, long_sequence_table, plan_model_of
 
     errors = {r.seq: 100 * e.error for r, e in zip(LONG_SEQUENCE, long_sequence_table())}
-    assert round(errors[16384]) == 17 and round(errors[524288]) == 50 and max(errors.values()) < 51
+    assert round(errors[16384]) == 21 and round(errors[524288]) == 51 and max(errors.values()) < 51
     long_note = kernel_note(plan_model_of(LONG_SEQUENCE[2]))
     assert LONG_SEQUENCE[2].seq == LONG_CONTEXT
-    assert "overestimates the step by 17% at 16K positions to 50% at 512K" in long_note
+    assert "overestimates the step by 21% at 16K positions to 51% at 512K" in long_note
     assert "long context" not in kernel_note(plan_model_of(LONG_SEQUENCE[1]))  # 8K: within the validated range
 
 
