@@ -12,7 +12,7 @@ from engine.errors import InputError
 from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
-from engine.plan.kernel_model import KernelStep, kernel_step_for
+from engine.plan.kernel_model import FORMAT_BYTES, KernelStep, kernel_step_for
 from engine.plan.kernel_moe import moe_kernel_step_for
 from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
@@ -99,13 +99,18 @@ class Plan(Result):
         return out
 
 
-def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = None) -> str:
-    """What the kernel model counted for this plan, and how far its published checks found it: a mixture of
-    experts' dispatch, overlap and routing (``settings``), a long context."""
+def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = None,
+                precision: str = "bf16") -> str:
+    """What the kernel model counted for this plan, and how far its published checks found it: the casts into
+    a format below 16 bits (``precision``), a mixture of experts' dispatch, overlap and routing (``settings``),
+    a long context."""
     settings = settings or PlanSettings()
     capacity_factor, dispatcher, overlap_a2a = settings.capacity_factor, settings.dispatcher, settings.overlap_a2a
     note = ("Step time from the kernel model: each matrix product by its shape, memory-bound operations, the "
             "collectives, the pipeline schedule and the optimizer step (checked against measured Megatron-LM runs)")
+    if precision in FORMAT_BYTES:
+        note += (f"; {precision.upper()}: the linear layers at the format's peak, with their inputs and gradients cast "
+                 "into it as memory traffic (Transformer Engine's cast-transpose, delayed scaling)")
     if model is not None and model.experts > 1:
         routing = ("routing balanced" if capacity_factor == 1 else
                    f"the busiest rank routed {capacity_factor:g}× the mean tokens")
@@ -153,7 +158,8 @@ def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, ch
     return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,
                    bubble_s=kernel.bubble_s, tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s,
                    dp_comm_s=kernel.dp_comm_s, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                   notes=tuple(n for n in step.notes if n != CONSTANT_CP_NOTE) + (kernel_note(model, settings),),
+                   notes=(tuple(n for n in step.notes if n != CONSTANT_CP_NOTE)
+                          + (kernel_note(model, settings, options.precision),)),
                    model=KERNEL_MODEL), kernel
 
 
