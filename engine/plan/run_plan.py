@@ -109,8 +109,8 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
     note = ("Step time from the kernel model: each matrix product by its shape, memory-bound operations, the "
             "collectives, the pipeline schedule and the optimizer step (checked against measured Megatron-LM runs)")
     if precision in FORMAT_BYTES:
-        note += (f"; {precision.upper()}: the linear layers at the format's peak, with their inputs and gradients cast "
-                 "into it as memory traffic (Transformer Engine's cast-transpose, delayed scaling)")
+        note += (f"; {precision.upper()}: the linear layers run in the format, their inputs and gradients cast into "
+                 "it as memory traffic (Transformer Engine's cast-transpose, delayed scaling)")
     if model is not None and model.experts > 1:
         routing = ("routing balanced" if capacity_factor == 1 else
                    f"the busiest rank routed {capacity_factor:g}× the mean tokens")

@@ -221,7 +221,7 @@ def test_a_plan_below_16_bits_says_its_casts_are_counted():
     model, layout = _llama3_8b(), Layout(dp=8, global_batch=128)
     fp8 = plan_run(model, layout, MemoryOptions(precision="fp8"), PlanSettings(chip="nvidia-h100-sxm"))
     bf16 = plan_run(model, layout, MemoryOptions(), PlanSettings(chip="nvidia-h100-sxm"))
-    assert any("FP8: the linear layers at the format's peak, with their inputs and gradients cast" in n
+    assert any("FP8: the linear layers run in the format, their inputs and gradients cast into it" in n
                for n in fp8.step.notes)
     assert not any("cast into it" in n for n in bf16.step.notes)
     # the casts make the FP8 step longer than its GEMMs alone: compute = GEMMs + memory-bound + optimizer
