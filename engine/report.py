@@ -9,7 +9,7 @@ from engine.method1.estimate import Method1Estimate
 from engine.method2.run import estimate_method2
 from engine.safe_text import code_fence, markdown_inert, spreadsheet_inert
 from engine.plan.memory import GB
-from engine.plan.run_plan import PlanSettings, plan_run
+from engine.plan.run_plan import plan_run, settings_for
 from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import markdown_section as thresholds_section
 from engine.scenario import Scenario
@@ -133,11 +133,7 @@ def plan_section(scenario: Scenario) -> list[str]:
              + ("; all-to-all overlapped" if saved.overlap_a2a else "")]
     try:
         model = scenario.plan_model()
-        plan = plan_run(model, lay, opt, PlanSettings(chip=saved.chip, kernel_efficiency=saved.kernel_efficiency,
-                                                      tokens=scenario.tokens(),
-                                                      capacity_factor=saved.capacity_factor,
-                                                      dispatcher=saved.dispatcher,
-                                                      overlap_a2a=saved.overlap_a2a))
+        plan = plan_run(model, lay, opt, settings_for(saved, scenario.tokens()))
     except InputError as exc:
         return lines + [f"- **Error:** {exc}"]
     mem, step = plan.memory, plan.step

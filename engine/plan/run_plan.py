@@ -8,13 +8,13 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError
+from engine.errors import InputError, parse_input
 from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.kernel_model import FORMAT_BYTES, KernelStep, kernel_step_for
 from engine.plan.kernel_moe import moe_kernel_step_for
-from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions
+from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions, PlanInputs
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
 from engine.plan.step_time import (
@@ -44,6 +44,13 @@ class PlanSettings(BaseModel):
     capacity_factor: CapacityFactor = 1.0
     dispatcher: Dispatcher = "alltoall"
     overlap_a2a: bool = False
+
+
+def settings_for(saved: PlanInputs, tokens: float | None = None) -> PlanSettings:
+    """The settings a saved plan (the Plan page's form, a share link's or a file's ``PlanInputs``) runs with, and
+    the training tokens: the fields the two models share, through the one validation path."""
+    shared = saved.model_dump(include=set(PlanSettings.model_fields) & set(PlanInputs.model_fields))
+    return parse_input(PlanSettings, {**shared, "tokens": tokens})
 
 
 def peak_for(chip: Chip, precision: str) -> float:

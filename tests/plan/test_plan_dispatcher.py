@@ -131,3 +131,17 @@ def test_cli_and_page_overlap_the_all_to_all(capsys, tmp_path):
     assert not at.exception and mfu() > before
     saved = linked()
     assert saved.plan.overlap_a2a is True and "all-to-all overlapped" in markdown_report(saved)
+
+
+def test_a_saved_plan_runs_with_every_setting_it_holds():
+    """The page and the report read a saved plan's settings through ``settings_for``: the chip, kernel efficiency,
+    capacity factor, dispatcher and overlap as saved, the tokens given; a bad token count is one clear error."""
+    from engine.plan.run_plan import settings_for
+
+    saved = PlanInputs(chip="nvidia-b200", kernel_efficiency=0.55, capacity_factor=1.5, dispatcher="flex",
+                       overlap_a2a=True)
+    assert settings_for(saved, 1e12) == PlanSettings(chip="nvidia-b200", kernel_efficiency=0.55, tokens=1e12,
+                                                     capacity_factor=1.5, dispatcher="flex", overlap_a2a=True)
+    assert settings_for(PlanInputs()) == PlanSettings()
+    with pytest.raises(InputError, match="tokens"):
+        settings_for(saved, -1.0)

@@ -15,7 +15,7 @@ from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
 from engine.plan.published_runs import comparison
-from engine.plan.run_plan import PlanSettings, plan_run, sweep_layouts
+from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop
 from ui import state
 from ui.fragments import page_part
@@ -118,9 +118,7 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
     try:
         inputs = parse_input(PlanInputs, data)
-        settings = parse_input(PlanSettings, {"chip": inputs.chip, "kernel_efficiency": inputs.kernel_efficiency,
-                                              "tokens": tokens, "capacity_factor": inputs.capacity_factor,
-                                              "dispatcher": inputs.dispatcher, "overlap_a2a": inputs.overlap_a2a})
+        settings = settings_for(inputs, tokens)
         plan = plan_run(model, inputs.layout, inputs.options, settings)
         _save(scenario, inputs, batch)
     except InputError as exc:
