@@ -157,11 +157,12 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     cast_f = (quantize_s(g, bs, [k for _, k in linear], (0,), t)
               + quantize_s(g, routed, [h, f]))
     cast_b = quantize_s(g, bs, [n for n, _ in linear]) + quantize_s(g, routed, [up, h])
+    fwd_mem, bwd_mem = memory + cast_f, 2 * memory + cast_b  # one block's memory-bound work, casts included
     one_a2a = imbalance * all_to_all_s(tokens * top_k * h * BYTES, ep, 1, intra_gb_s, inter_gb_s, chips_per_node,
                                        (experts, top_k) if dispatcher in PER_NODE_DISPATCHERS else None)
     a2a = 4 * one_a2a
     if recompute == "full":  # the block's forward again, its dispatch and combine included
-        re_gemm, re_mem = fwd, memory + cast_f
+        re_gemm, re_mem = fwd, fwd_mem
         a2a += 2 * one_a2a
     elif recompute == "selective":  # the norms and the expert activation (Megatron's recompute_modules)
         re_gemm, re_mem = 0.0, (8 * tokens * h + act) * BYTES / 2 / w
@@ -173,7 +174,7 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     tp = 2.5 * reduce
     blocks = layers / p
     logits = gemm_s(chip, bs, vocab // t, h) * 3 + 8 * bs * vocab / t / w if vocab else 0.0
-    per_block = fwd + bwd + re_gemm + 3 * memory + cast_f + cast_b + re_mem + a2a + tp
+    per_block = fwd + bwd + re_gemm + fwd_mem + bwd_mem + re_mem + a2a + tp
     stage = blocks * per_block + logits
     net = inter_gb_s * 1e9 * ETA_NETWORK
     d_e = max(1, t * d // ep)
@@ -184,17 +185,16 @@ def moe_step_s(chip: KernelChip, *, layers: int, h: int, heads: int, kv_heads: i
     expert_net = dp_gb_s(ep, d_e, intra_gb_s, inter_gb_s, chips_per_node) * 1e9 * ETA_NETWORK
     dp = ((2 * (d - 1) / d * dense_chip * BYTES / dense_net if d > 1 else 0.0)
           + (2 * (d_e - 1) / d_e * expert_chip * BYTES / expert_net if d_e > 1 else 0.0))
-    dp = max(0.0, dp - blocks * (bwd + 2 * memory + cast_b))  # overlapped with the last micro-batch's backward
+    dp = max(0.0, dp - blocks * (bwd + bwd_mem))  # overlapped with the last micro-batch's backward
     parts = {
         "gemm_s": m * (blocks * (fwd + bwd + re_gemm) + logits) - m * 8 * bs * vocab / t / w,
-        "memory_bound_s": (m * blocks * (3 * memory + cast_f + cast_b + re_mem) + m * 8 * bs * vocab / t / w
+        "memory_bound_s": (m * blocks * (fwd_mem + bwd_mem + re_mem) + m * 8 * bs * vocab / t / w
                            + quantize_s(g, dense_chip + expert_chip, [1])),
         "all_to_all_s": m * blocks * a2a,
         "tp_comm_s": m * blocks * tp,
         "bubble_s": (p - 1) / v * stage,
-        "pp_comm_s": pipeline_sends_s(bs * h * BYTES / t / net, v, m, blocks * (fwd + memory + cast_f),
-                                      blocks * (bwd + 2 * memory + cast_b + re_gemm + re_mem), overlap_pp)
-        if p > 1 else 0.0,
+        "pp_comm_s": pipeline_sends_s(bs * h * BYTES / t / net, v, m, blocks * (fwd + fwd_mem),
+                                      blocks * (bwd + bwd_mem + re_gemm + re_mem), overlap_pp) if p > 1 else 0.0,
         "dp_comm_s": dp,
         "optimizer_s": (dense_chip / d + expert_chip / d_e) * OPTIMIZER_BYTES_PER_PARAM / w,
     }
