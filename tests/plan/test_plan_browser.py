@@ -155,3 +155,24 @@ def test_token_dispatcher_on_a_mixture_of_experts_in_the_browser(browser):
         after = _changed(page, "Predicted MFU", before)
         assert float(after.rstrip("%")) > float(before.rstrip("%"))
         context.close()
+
+
+def test_fp8_plan_counts_its_casts_in_the_browser(browser):
+    # Llama 2 7B on 8 H100s (d 8, B 64), switched to FP8: the step comes from the kernel model with the casts
+    # into FP8 (its MFU against the FP8 peak), and the note under the step's parts says they are counted
+    from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.layout import Layout, MemoryOptions
+    scenario = presets()["llama2-7b"].scenario
+    fp8 = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(precision="fp8"),
+                          "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
+    with streamlit_server() as url:
+        context, page = _open(browser, url, f"?s={encode(scenario)}")
+        before = metric_value(page, "Predicted MFU")
+        page.get_by_label("Number format").first.click()
+        page.get_by_role("option", name="fp8", exact=True).first.click()
+        assert _changed(page, "Predicted MFU", before) == f"{100 * fp8.mfu:.1f}%"
+        page.get_by_text("FP8: the linear layers run in the format, their inputs and gradients cast into it",
+                         exact=False).first.wait_for(timeout=30_000)
+        _no_exception(page)
+        context.close()
