@@ -24,6 +24,11 @@ class Threshold(Result):
     date: str
     """When the text was adopted or signed (ISO date), and what has changed since, in words."""
 
+    @property
+    def citation(self) -> str:
+        """'Source: <text>; <date>, <link>' — the one way a threshold's legal source is written out."""
+        return f"Source: {self.source}; {self.date}, {self.url}"
+
 
 EU_SYSTEMIC_RISK = Threshold(
     "eu-ai-act-systemic-risk", "EU AI Act: systemic-risk presumption", 1e25,
@@ -143,6 +148,6 @@ def markdown_section(flop: float) -> list[str]:
     lines = ["## Regulatory thresholds", ""]
     for standing in compare(flop):
         t = standing.threshold
-        lines.append(f"- {standing.sentence()} {t.meaning} Source: {t.source} ({t.date}) — {t.url}")
+        lines.append(f"- {standing.sentence()} {t.meaning} {t.citation}")
     lines.append(f"- Modifications: {MODIFICATION_SOURCE}")
     return lines

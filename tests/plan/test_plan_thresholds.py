@@ -81,6 +81,18 @@ def test_report_has_the_thresholds_with_sources():
     assert "3.2× above the EU guidelines" in section and "SB 53" in section
 
 
+def test_each_threshold_line_cites_its_text_date_and_link_once():
+    """The report and the Plan page write a threshold's source the same way: text; date, link."""
+    from engine.plan.thresholds import markdown_section
+    from ui.views.plan import threshold_lines
+    report = markdown_section(1e24)[2:2 + len(THRESHOLDS)]
+    page = [line for _, line in threshold_lines(1e24)]
+    for t, r, p in zip(THRESHOLDS, report, page, strict=True):
+        cited = f"Source: {t.source}; {t.date}, {t.url}"
+        assert r.endswith(cited) and p.endswith(cited), t.key
+        assert r.count(t.url) == p.count(t.url) == 1
+
+
 def test_totals_and_trend_chart_show_the_thresholds():
     from streamlit.testing.v1 import AppTest
 

@@ -125,7 +125,7 @@ def threshold_lines(training_flop: float) -> list[tuple[bool, str]]:
     for standing in compare(training_flop):
         t = standing.threshold
         lines.append((standing.above, f"{standing.sentence(f'This run ({format_flop(training_flop)})')} {t.meaning} "
-                                      f"Source: {t.source} ({t.date}), {t.url}"))
+                                      f"{t.citation}"))
     return lines
 
 
