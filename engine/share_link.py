@@ -56,4 +56,6 @@ def decode(token: str) -> Scenario:
         raise InputError("link", f"expands to more than the size limit ({MAX_SCENARIO_BYTES:,} bytes)")
     if not inflater.eof:
         raise InputError("link", "truncated (the data ends early)")
+    if inflater.unused_data:
+        raise InputError("link", "damaged (bytes follow the data; was it edited?)")
     return load_scenario_text(text, source="link", max_layers=MAX_PAGE_LAYERS)

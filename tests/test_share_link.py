@@ -36,11 +36,16 @@ def _token(raw: bytes) -> str:
     (_token(b'{"__class__": "os.system", "layers": []}'), "__class__"),
     (_token(b"\xff\xfe"), "damaged"),
     (_token(b"[" * 100_000 + b"]" * 100_000), "nested too deeply"),
+    # a list or an object where a layer's type goes: once a TypeError in the block counter (unhashable)
+    (_token(b'{"layers": [{"type": []}]}'), "unknown type '[]'"),
+    (_token(b'{"layers": [{"type": {}}], "input": {"shape": [3]}}'), "unknown type '{}'"),
+    # bytes after the compressed data: a link edited by hand, refused rather than read in part
+    ("1." + base64.urlsafe_b64encode(zlib.compress(b'{"layers": []}') + b"extra").decode().rstrip("="), "bytes follow"),
 ])
 def test_bad_links(token, needle):
     with pytest.raises(InputError) as info:
         decode(token)
-    assert info.value.field in ("link", "layers[0].units", "__class__")
+    assert info.value.field in ("link", "layers[0].units", "__class__", "layers[0].type")
     assert needle in str(info.value)
 
 

@@ -210,7 +210,7 @@ def expanded_count(layers: object) -> int:
         for item in items:
             get = item.get if isinstance(item, dict) else lambda key, item=item: getattr(item, key, None)
             kind = get("type")
-            if kind not in BLOCK_TYPES:
+            if not isinstance(kind, str) or kind not in BLOCK_TYPES:  # a list or object there is the schema's to name
                 continue
             times = get("times") if kind == "repeat" else 1
             times = times if isinstance(times, int) and not isinstance(times, bool) and 1 <= times <= MAX_REPEAT \

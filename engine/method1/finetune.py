@@ -54,7 +54,7 @@ def _units(layer: dict) -> int:
     kind = layer.get("type")
     if kind == "repeat":
         return int(layer.get("times", 2))
-    return 1 if kind in BLOCK_TYPES else 0
+    return 1 if isinstance(kind, str) and kind in BLOCK_TYPES else 0
 
 
 def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:

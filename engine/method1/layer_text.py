@@ -42,10 +42,16 @@ def _split(text: str, separators: str) -> list[str]:
     return [p.strip() for p in parts if p.strip()]
 
 
-def _value(text: str, where: str):
+MAX_LIST_DEPTH = 4
+"""Lists inside lists a value may hold (no layer field takes more than a list of lists)."""
+
+
+def _value(text: str, where: str, depth: int = 0):
     text = text.strip()
     if text.startswith("[") and text.endswith("]"):
-        return [_value(item, where) for item in _split(text[1:-1], ",")]
+        if depth >= MAX_LIST_DEPTH:
+            raise InputError(FIELD, f"{where}: lists nested more than {MAX_LIST_DEPTH} deep")
+        return [_value(item, where, depth + 1) for item in _split(text[1:-1], ",")]
     if _NUMBER.fullmatch(text):
         if not re.fullmatch(r"[+-]?\d+", text):
             return float(text)

@@ -157,7 +157,8 @@ def training_compute(forward_flop: float, setup: TrainingSetup, params: int = 0,
     if exact:  # r is counted, not assumed: only the examples stay uncertain
         factors = [f for f in factors if f.name != "passes"]
     if factors:
-        optimizer_per_example = optimizer_flop / examples  # steps scale with the examples
+        # steps scale with the examples (a product below the smallest float is 0 examples: no update per example)
+        optimizer_per_example = optimizer_flop / examples if examples > 0 else 0.0
 
         def total_of(passes=passes, examples=setup.examples_per_epoch):
             return (forward_flop * passes + optimizer_per_example) * examples * setup.epochs

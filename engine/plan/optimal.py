@@ -100,7 +100,7 @@ class Optimum(Result):
 
 
 def check_flop(flop: object, field: str = "flop") -> float:
-    """A FLOP budget: a finite number in (0, 1e40]."""
+    """A FLOP budget: a finite number in [1, 1e40] (below one FLOP the optimal sizes underflow to 0)."""
     if isinstance(flop, bool) or not isinstance(flop, (int, float)):
         raise InputError(field, f"expected a number of FLOP, got {type(flop).__name__}")
     try:
@@ -109,6 +109,8 @@ def check_flop(flop: object, field: str = "flop") -> float:
         raise InputError(field, "too large") from None
     if not math.isfinite(value) or value <= 0:
         raise InputError(field, f"must be a positive finite number, got {value!r}")
+    if value < 1:
+        raise InputError(field, f"must be at least 1 FLOP, got {value:.3g}")
     if value > MAX_FLOP:
         raise InputError(field, f"{value:.3g} is more than the {MAX_FLOP:.0e} FLOP this tool accepts")
     return value

@@ -43,3 +43,11 @@ def test_bad_text_is_one_line_naming_the_field(text, reason):
         parse_layers_text(text)
     assert caught.value.field == "layers as text" and reason in caught.value.reason
     assert "\n" not in str(caught.value)
+
+
+def test_brackets_nested_900_deep_are_one_line_not_a_recursion_error():
+    """900 levels fit in the 10,000-character limit; each level was one more Python frame (a fuzzed input)."""
+    with pytest.raises(InputError) as info:
+        parse_layers_text("dense(units=" + "[" * 900 + "]" * 900 + ")")
+    assert str(info.value).startswith("layers as text: entry 1") and "nested more than 4 deep" in str(info.value)
+    assert parse_layers_text("adaptive_avg_pool2d(output_size=[2, 3])")[0]["output_size"] == [2, 3]

@@ -57,3 +57,13 @@ def test_training_flop_per_example_is_forward_times_passes():
     assert training_flop_per_example(10.0) == 30.0  # 1 + r with Epoch's default r = 2
     setup = TrainingSetup(examples=1, backward_ratio=1.5, recomputation=True)
     assert training_flop_per_example(10.0, setup) == 10.0 * (1 + 1.5 + 1)
+
+
+@pytest.mark.parametrize("examples,epochs", [(1e-200, 1e-200), (0.4, 5e-324)])
+def test_examples_times_epochs_below_the_smallest_float_is_no_compute(examples, epochs):
+    """E × epochs underflows to 0 (each factor is allowed: > 0): 0 FLOP and a [0, 0] interval, not a
+    ZeroDivisionError from the optimizer's share per example (a fuzzed link found it)."""
+    setup = TrainingSetup(examples=examples, epochs=epochs, backward_ratio_low=0.001)
+    result = training_compute(1e9, setup, params=10)
+    assert examples * epochs == 0.0
+    assert result.training_flop == 0.0 and result.interval.high == 0.0

@@ -77,8 +77,9 @@ def test_inference_aware_is_smaller_longer_trained_and_cheaper_overall():
     assert total(ia.params) <= min(total(ia.params * 1.02), total(ia.params / 1.02))
 
 
-@pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, 1e308, "1e24", True])
+@pytest.mark.parametrize("bad", [0, -1.0, math.nan, math.inf, 1e308, "1e24", True, 5e-324, 0.5])
 def test_bad_budget_names_the_field(bad):
+    """5e-324 FLOP once passed and divided by parameters that underflowed to 0 (a fuzzed CLI call)."""
     with pytest.raises(InputError) as err:
         compute_optimal(bad, "tokens-per-param")
     assert str(err.value).startswith("flop: ")
