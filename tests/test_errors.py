@@ -181,3 +181,17 @@ def test_utf16_text_is_not_utf8(encoding):
     with pytest.raises(InputError) as info:
         load_scenario_text(raw, source="upload")
     assert str(info.value).startswith("upload: not UTF-8 text")
+
+
+def test_a_bottleneck_block_stacks_at_most_a_thousand_feed_forwards():
+    """Each feed-forward is rows of its own: 10⁶ of them took 16 s and 2 GB (a fuzzed link), 10⁹ were allowed."""
+    def spec(n):
+        return json.dumps({"input": {"shape": [8], "sequence_length": 4}, "layers": [
+            {"type": "bottleneck_block", "heads": 1, "ff_size": 1, "feed_forwards": n}]})
+    with pytest.raises(InputError, match=r"^layers\[0\]\.feed_forwards: must be at most 1000$"):
+        load_scenario_text(spec(1_001))
+    # one more feed-forward (d = 8, L = 4, F = 1) adds its up d→F and down F→d products, 2·L·d·F each in the
+    # matmul convention (which leaves out bias adds, activations and norms)
+    one = 2 * 4 * 8 * 1 + 2 * 4 * 1 * 8
+    assert load_scenario_text(spec(1_000)).method1().forward_flop \
+        - load_scenario_text(spec(999)).method1().forward_flop == one

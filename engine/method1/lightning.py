@@ -27,18 +27,21 @@ from engine.method1.ops import rms_norm_cost
 from engine.method1.transformer_parts import _linear
 
 
-def block_lengths(length: int, block: int) -> list[int]:
-    """b_1 … b_n: L positions in blocks of B, the last one what is left."""
-    return [min(block, length - start) for start in range(0, length, block)]
+def block_lengths(length: int, block: int) -> tuple[int, int, int, int]:
+    """L positions in blocks b_1 … b_n of B, the last one what is left: (n, b_1, b_n, Σ b_i²), in closed form
+    (⌊L/B⌋ full blocks and the rest r: Σ b_i² = ⌊L/B⌋·B² + r²), so a block of 1 over 10⁹ positions costs nothing."""
+    full, rest = divmod(length, block)
+    n = full + (1 if rest else 0)
+    return n, min(block, length), rest or block, full * block * block + rest * rest
 
 
 def lightning_full_flop(length: int, heads: int, head_size: int, block: int, activation: str) -> dict[str, int]:
     """The element-wise FLOP of each row (``full`` convention only), by row: see the module docstring."""
     h, q = heads, head_size
-    sizes = block_lengths(length, block)
-    n, width = len(sizes), heads * head_size
+    n, _, _, squares = block_lengths(length, block)
+    width = heads * head_size
     return {"qkv": length * 3 * width * ACTIVATION_FLOP[activation],
-            "scores": h * sum(b * b for b in sizes),                    # the decay mask
+            "scores": h * squares,                                      # the decay mask
             "states": length * width + n * (2 * h * q * q + 2 * h),    # K·decay; S·decay + new; exp(−slope·b)
             "read-out": 2 * length * width,                             # Q·decay; + the intra-block output
             "gate": length * width * (ACTIVATION_FLOP["sigmoid"] + 1)}
@@ -48,8 +51,7 @@ def lightning(block, d: int, length: int, read: str = "h") -> list[Part]:
     """The mixer's rows, wired as a data flow: ``read`` (the norm's output) → q, k, v → … → added into ``x``."""
     h, _, q = block.attention_sizes(d)
     width = h * q
-    sizes = block_lengths(length, block.lightning_block_size)
-    first, last, squares = sizes[0], sizes[-1], sum(b * b for b in sizes)
+    n, first, last, squares = block_lengths(length, block.lightning_block_size)
     extra = lightning_full_flop(length, h, q, block.lightning_block_size, block.activation)
     # the element-wise work of the states and read-outs, shared out by the rows' positions
     states_extra = extra["states"] * (length - last) // length
@@ -64,7 +66,7 @@ def lightning(block, d: int, length: int, read: str = "h") -> list[Part]:
         Part("lightning first block's read-out (zero state)", 0, h * first * q * q, read_extra, None, "product",
              ("q", "zero"), ("a",), ("a",)),  # the zero state needs no gradient
     ]
-    if len(sizes) > 1:
+    if n > 1:
         parts += [
             Part("lightning block states (K·decay)ᵀV", 0, h * (length - last) * q * q, states_extra, None, "product",
                  ("k", "v"), ("kv",)),

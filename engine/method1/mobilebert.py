@@ -9,7 +9,7 @@ NoNorm (``normalization_type`` "no_norm") is γ·x + β per element: 2 parameter
 in the full convention 2 FLOP per element (a LayerNorm's are counted by ``layer_norm_cost``)."""
 from __future__ import annotations
 
-from typing import ClassVar, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
@@ -41,6 +41,11 @@ def _linear(label: str, n_in: int, n_out: int, length: int, src: str, dst: str, 
                 also, False, 0, role, (n_in, n_out, length))
 
 
+
+MAX_FEED_FORWARDS = 1_000
+"""Feed-forward networks a bottleneck block may stack (each is three rows of its own: 10⁹ of them once held a core
+for hours)."""
+
 class BottleneckBlock(LayerBase):
     """One MobileBERT layer over a sequence [L, d], as ``MobileBertLayer`` runs it.
 
@@ -61,7 +66,9 @@ class BottleneckBlock(LayerBase):
     bottleneck_attention: bool = Field(False, description="With a bottleneck: queries, keys and values read the input "
                                                           "bottleneck (use_bottleneck_attention).")
     ff_size: Size = Field(description="F: each feed-forward's inner width.")
-    feed_forwards: Size = Field(1, description="N feed-forward networks in the block (num_feedforward_networks).")
+    feed_forwards: Annotated[int, Field(ge=1, le=MAX_FEED_FORWARDS)] = Field(
+        1, description=f"N feed-forward networks in the block (num_feedforward_networks; MobileBERT has 4, at most "
+                       f"{MAX_FEED_FORWARDS:,} here: each is its own rows).")
     activation: Literal["relu", "gelu", "silu", "sigmoid", "tanh"] = "relu"
     norm: NormKind = Field("no_norm", description="LayerNorm, or NoNorm (γ·x + β per element).")
     kind_label: ClassVar[str] = "Bottleneck block (MobileBERT)"

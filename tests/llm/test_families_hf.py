@@ -1107,6 +1107,8 @@ def test_mobilebert_uncased_by_the_formula(torch):
     ({"embedding_size": 600, "architectures": ["MobileBertForMaskedLM"]}, "embedding_size"),
     ({"type_vocab_size": 0}, "type_vocab_size"),
     ({"hidden_act": "relu2"}, "hidden_act"),
+    ({"num_feedforward_networks": 10**9}, "num_feedforward_networks"),  # each its own rows: minutes, gigabytes
+    ({"num_feedforward_networks": 0}, "num_feedforward_networks"),
 ])
 def test_mobilebert_refusals_name_the_key(change, key):
     from engine.errors import InputError

@@ -126,3 +126,16 @@ def test_last_blocks_fine_tune_matches_transformers(torch, n):
     estimate = estimate_transformer(read_hf_config(MINIMAX), TransformerRun(tokens=1e6, seq_len=seq,
                                                                              trainable_last=n))
     assert (estimate.architecture.backward_flop, estimate.architecture.trainable_params) == (backward, trainable)
+
+
+def test_lightning_blocks_of_one_over_a_billion_positions_in_closed_form():
+    """Blocks of B = 1 over L = 10⁹ positions: Σb² = L, so the intra-block QKᵀ is H·L·Q MACs. The blocks were once
+    listed one by one (a 160-character link held a core for minutes and 15 GB); now ⌊L/B⌋·B² + r²."""
+    from engine.share_link import decode, encode
+    from engine.scenario import Scenario
+    length, heads, d = 10**9, 1, 64
+    scenario = Scenario.model_validate({"input": {"shape": [d], "sequence_length": length}, "layers": [
+        {"type": "transformer_block", "heads": heads, "mixer": "lightning", "lightning_block_size": 1}]})
+    rows = decode(encode(scenario)).method1().architecture.rows
+    scores = next(r for r in rows if r.part == "lightning intra-block scores QKᵀ")
+    assert scores.macs == heads * length * (d // heads)
