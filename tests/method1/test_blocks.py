@@ -94,6 +94,21 @@ def test_vision_kinds():
     assert (pool.output_shape, pool.forward_flop) == ([2, 2, 1], 6 * 6)
 
 
+def test_adaptive_pool_windows_summed_as_pytorch_spans_them():
+    """PyTorch's adaptive window i spans ⌊i·H/o⌋ … ⌈(i+1)·H/o⌉ (aten AdaptiveAveragePooling start_index/end_index);
+    the full convention's FLOP is C × Σ|w_h| × Σ|w_w|, here summed window by window, for every H ≤ 40 and o ≤ H."""
+    for size in range(1, 41):
+        for out in range(1, size + 1):
+            spans = sum(-(-(i + 1) * size // out) - i * size // out for i in range(out))
+            row = evaluated([size, 1, 3], [{"type": "adaptive_avg_pool2d", "output_size": [out, 1]}],
+                            convention="full").rows[0]
+            assert row.forward_flop == 3 * spans * 1, (size, out)
+    # a 10⁹-row grid pooled to 10⁹ − 1 rows (once a sum over every window: minutes): H + o − gcd(H, o) values
+    tall = evaluated([10**9, 1, 1], [{"type": "adaptive_avg_pool2d", "output_size": [10**9 - 1, 1]}],
+                     convention="full").rows[0]
+    assert tall.forward_flop == 10**9 + (10**9 - 1) - 1
+
+
 def test_upsample_and_adaptive_pool_shapes_match_torch(torch):
     for size, out in ((7, 3), (5, 2), (9, 1)):
         y = torch.nn.AdaptiveAvgPool2d(out)(torch.empty(1, 2, size, size + 1, device="meta"))
