@@ -74,6 +74,18 @@ CASES = {
                                                              "micro_batch": 1}}}),
     "plan-chip-pattern": pack_json({**SEED, "plan": {"chip": "NVIDIA H100"}}),
     "boolean-epochs": pack_json({**SEED, "training": {"epochs": True, "examples": 1000}}),
+    # the fourth probe (fuzzing): derived sizes that once ran per block, per feed-forward or per window
+    "lightning-blocks-of-1": pack_json({**SEED, "input": {"shape": [64], "sequence_length": 10**9},
+                                        "layers": [{"type": "transformer_block", "heads": 1, "mixer": "lightning",
+                                                    "lightning_block_size": 1}]}),
+    "bottleneck-1e6-feed-forwards": pack_json({**SEED, "input": {"shape": [8], "sequence_length": 4},
+                                               "layers": [{"type": "bottleneck_block", "heads": 1, "ff_size": 1,
+                                                           "feed_forwards": 10**6}]}),
+    "adaptive-pool-1e9-rows": pack_json({**SEED, "input": {"shape": [10**9, 1, 1]},
+                                         "layers": [{"type": "adaptive_avg_pool2d", "output_size": [10**9 - 1, 1]}]}),
+    "layer-type-a-list": pack_json({**SEED, "layers": [{"type": []}]}),
+    "examples-times-epochs-underflow": pack_json({**SEED, "training": {"examples": 1e-200, "epochs": 1e-200,
+                                                                       "backward_ratio_low": 0.001}}),
     "duplicate-key": pack('{"version":1,"input":{"shape":[64]},"layers":[{"type":"dense","units":64}],'
                           '"training":{"epochs":1,"epochs":5,"examples":1000}}'),
 }

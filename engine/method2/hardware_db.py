@@ -245,7 +245,7 @@ class HardwareDB(BaseModel):
     def unknown_chip_message(self, name: str, year: int | None = None) -> str:
         """'unknown chip 'X'; …' with the nearest ids by name and, given a year, by launch date."""
         index = self._index()
-        key = _lookup_key(name)
+        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic: a 300,000-character cell took 15 s
         close = difflib.get_close_matches(key, list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
@@ -265,6 +265,10 @@ class HardwareDB(BaseModel):
                 return preset
         known = ", ".join(f"{p.id} ({p.utilization:g})" for p in self.utilization_presets)
         raise InputError("utilization", f"unknown preset {quoted(preset_id)}; presets: {known}")
+
+
+MATCHED_CHARS = 80
+"""How much of an unknown chip's name is compared with the known ones (the longest known name is far shorter)."""
 
 
 @lru_cache(maxsize=8)
