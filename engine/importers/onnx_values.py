@@ -16,6 +16,11 @@ MAX_VALUES = 4096
 """Largest tensor evaluated (a shape, a position index, a small mask)."""
 
 
+def _fits(shape) -> bool:
+    """Whether a tensor of ``shape`` is small enough to evaluate (Python integers: no overflow)."""
+    return math.prod(int(d) for d in shape) <= MAX_VALUES
+
+
 def _ints(a) -> list[int]:
     return [int(v) for v in a.reshape(-1)]
 
@@ -53,6 +58,9 @@ def _evaluate(node, args, attrs, shapes, values, np, onnx):
     if op == "Identity":
         return args[0]
     if op == "Gather":
+        axis = attrs.get("axis", 0) % max(args[0].ndim, 1)
+        if not _fits(args[0].shape[:axis] + args[1].shape + args[0].shape[axis + 1:]):
+            return None
         return np.take(args[0], args[1], axis=attrs.get("axis", 0))
     if op == "Unsqueeze":
         out_rank = args[0].ndim + len(attrs.get("axes") or _ints(args[1]))
@@ -64,6 +72,8 @@ def _evaluate(node, args, attrs, shapes, values, np, onnx):
         axes = _axes(node, values, attrs, args[0].ndim)
         return np.squeeze(args[0], axis=tuple(axes) if axes is not None else None)
     if op == "Concat":
+        if sum(a.size for a in args) > MAX_VALUES:
+            return None
         return np.concatenate([np.atleast_1d(a) for a in args], axis=attrs.get("axis", 0))
     if op == "Slice":
         data = args[0]
@@ -88,18 +98,25 @@ def _evaluate(node, args, attrs, shapes, values, np, onnx):
     if op == "Transpose":
         return np.transpose(args[0], attrs.get("perm"))
     if op == "Expand":
-        return np.broadcast_to(args[0], np.broadcast_shapes(args[0].shape, tuple(_ints(args[1])))).copy()
+        shape = np.broadcast_shapes(args[0].shape, tuple(_ints(args[1])))
+        return np.broadcast_to(args[0], shape).copy() if _fits(shape) else None
     if op == "ConstantOfShape":
         shape = _ints(args[0])
         if int(np.prod(shape, dtype=np.int64)) > MAX_VALUES:
             return None
         fill = onnx.numpy_helper.to_array(attrs["value"]).reshape(-1) if "value" in attrs else np.zeros(1, np.float32)
         return np.full(shape, fill[0], dtype=fill.dtype)
-    if op == "Range":
+    if op == "Range":  # ⌈(limit − start)/delta⌉ values, counted before any is made
+        start, limit, delta = (float(a) for a in args[:3])
+        count = (limit - start) / delta if delta else math.inf
+        if not math.isfinite(count) or count > MAX_VALUES:
+            return None
         return np.arange(args[0], args[1], args[2]).astype(args[0].dtype)
     binary = {"Add": np.add, "Sub": np.subtract, "Mul": np.multiply, "Equal": np.equal, "Less": np.less,
               "Greater": np.greater, "Max": np.maximum, "Min": np.minimum, "And": np.logical_and,
               "Or": np.logical_or, "Mod": np.mod, "LessOrEqual": np.less_equal, "GreaterOrEqual": np.greater_equal}
+    if op in ("Where", *binary) and not _fits(np.broadcast_shapes(*(a.shape for a in args))):
+        return None  # a broadcast that grows past the evaluated size: inferred instead
     if op in binary and len(args) == 2:
         return binary[op](args[0], args[1])
     if op == "Div" and len(args) == 2:

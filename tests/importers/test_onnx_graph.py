@@ -196,6 +196,43 @@ def test_absurd_dimensions_are_refused():
     assert "values" in _one_line(lambda: _count(dyn, {"n": 10**9}))
 
 
+GROWING_GRAPH = """
+import resource, sys
+from onnx import TensorProto, helper
+from engine.importers.onnx_graph import count_onnx, read_onnx
+I = TensorProto.INT64
+n = 200_000_000
+nodes = [helper.make_node("Range", ["start", "limit", "delta"], ["r"], name="/range"),
+         helper.make_node("Cast", ["r"], ["rf"], to=TensorProto.FLOAT, name="/cast"),
+         helper.make_node("Relu", ["rf"], ["y"], name="/relu"),
+         helper.make_node("Expand", ["one", "shape"], ["e"], name="/expand"),
+         helper.make_node("Relu", ["e"], ["z"], name="/relu2")]
+inits = [helper.make_tensor("start", I, [], [0]), helper.make_tensor("limit", I, [], [n]),
+         helper.make_tensor("delta", I, [], [1]), helper.make_tensor("one", TensorProto.FLOAT, [1, 1], [1.0]),
+         helper.make_tensor("shape", I, [2], [20_000, 20_000])]
+graph = helper.make_graph(nodes, "g", [], [helper.make_tensor_value_info("y", TensorProto.FLOAT, None),
+                                         helper.make_tensor_value_info("z", TensorProto.FLOAT, None)], inits)
+model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)])
+c = count_onnx(read_onnx(model.SerializeToString()), {})
+print(c.extra_flop, resource.getrusage(resource.RUSAGE_SELF).ru_maxrss // 1024)
+"""
+
+
+def test_a_range_or_an_expand_of_a_billion_values_is_inferred_not_made():
+    """Range(0, 2·10⁸, 1) and an Expand to 20,000 × 20,000 in a 300-byte file: their sizes are inferred, never their
+    values made (those were 1.6 and 3.2 GB of numpy arrays, then thrown away for being over the 4,096-value limit).
+    Each Relu counts one FLOP per element of its input: 2·10⁸ + 4·10⁸. Run apart so that its peak memory is its own."""
+    import subprocess
+    import sys
+
+    from tests.conftest import ROOT
+    out = subprocess.run([sys.executable, "-c", GROWING_GRAPH], capture_output=True, text=True, cwd=ROOT,
+                         check=True, timeout=300).stdout.split()
+    extra, peak_mb = int(out[0]), int(out[1])
+    assert extra == 200_000_000 + 20_000 * 20_000
+    assert peak_mb < 1_000, f"{peak_mb} MB at the peak"
+
+
 def test_rows_merge_by_scope_to_fit_a_limit_with_the_same_totals():
     from engine.importers.onnx_graph import merge_scopes
     from engine.method1.counted import Counted
