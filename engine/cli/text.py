@@ -9,9 +9,18 @@ from engine.units import (format_chip_hours, format_co2_kg, format_count, format
                           format_flop, format_number, format_pf_days)
 
 
+def shown(value: object) -> str:
+    """A value for a terminal: each character that is not printable (an escape sequence, a carriage return or a
+    line break in a layer's name or a file's text) written as its escape, so that user text can neither move the
+    cursor, retitle the window nor start a line of its own."""
+    text = str(value)
+    return text if text.isprintable() else "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
+                                                   for c in text)
+
+
 def table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> str:
-    """Columns padded to their widest cell; the columns in ``right`` (numbers) aligned right."""
-    cells = [[str(h) for h in headers]] + [["" if c is None else str(c) for c in row] for row in rows]
+    """Columns padded to their widest cell; the columns in ``right`` (numbers) aligned right. Every cell ``shown``."""
+    cells = [[shown(h) for h in headers]] + [["" if c is None else shown(c) for c in row] for row in rows]
     widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
 
     def line(row):
@@ -21,8 +30,8 @@ def table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Seque
 
 
 def pairs(items: Iterable[tuple[str, object]]) -> str:
-    """'label   value' lines, labels padded to the longest (items with a None value are left out)."""
-    items = [(k, v) for k, v in items if v is not None]
+    """'label   value' lines, labels padded to the longest (items with a None value are left out); values ``shown``."""
+    items = [(k, shown(v)) for k, v in items if v is not None]
     width = max((len(k) for k, _ in items), default=0)
     return "\n".join(f"{k.ljust(width)}  {v}" for k, v in items)
 
@@ -183,7 +192,7 @@ def trend_text(result: dict) -> str:
 
 def _keys(keys: Iterable[str]) -> str:
     """Config keys for a terminal: a key with control characters is shown escaped."""
-    return ", ".join(k if k.isprintable() else ascii(k) for k in keys)
+    return ", ".join(shown(k) for k in keys)
 
 
 def transformer_text(result: dict) -> str:
@@ -315,7 +324,7 @@ def optimal_text(result: dict) -> str:
 def _cut(text: str, width: int) -> str:
     """A file's text for a terminal: control characters (an escape sequence in a CSV cell) shown escaped, then
     cut to ``width``."""
-    text = text if text.isprintable() else ascii(text)[1:-1]
+    text = shown(text)
     return text if len(text) <= width else text[:width - 1] + "…"
 
 

@@ -189,3 +189,17 @@ def test_reconcile_text_escapes_control_characters_from_the_file(tmp_path):
     # 1,000 H100s × 100 h × 989.4 TFLOP/s × 0.4 (Epoch's default for a model not marked as a language model)
     row = next(line for line in text.splitlines() if "Evil" in line)
     assert f"{1000 * 100 * 3600 * H100_BF16 * 0.4:.2e}".replace("e+", "e") in row and "compared" in row
+
+
+def test_a_layer_name_cannot_retitle_the_terminal_or_forge_a_line(tmp_path):
+    """A name holding an OSC title sequence, a bell and a CR LF once reached the terminal as is: the window
+    retitled, and a 'FAKE LINE' printed on a row of its own. Now each is written as its escape."""
+    name = "\x1b]0;pwned\x07 **b** \r\nFAKE LINE"
+    spec = {"input": {"shape": [4]}, "layers": [{"type": "dense", "units": 2, "name": name}],
+            "training": {"examples": 10, "epochs": 1}}
+    text = on_terminal("flops", write(tmp_path, spec))
+    assert not any(c in text for c in "\x1b\x07\r")
+    assert not any(line.startswith("FAKE") for line in text.splitlines())
+    row = next(line for line in text.splitlines() if "pwned" in line)
+    assert "\\x1b]0;pwned\\x07 **b** \\r\\nFAKE LINE" in row
+    assert f"{2 * 4 * 2:,}" in row.split("pwned")[1]  # the row's figures stay on it: 2·4·2 FLOP forward
