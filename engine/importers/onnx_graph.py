@@ -83,6 +83,9 @@ def read_onnx(data: bytes, source: str = "model"):
     if len(model.graph.node) > MAX_NODES:
         raise InputError(source, f"{len(model.graph.node):,} nodes: at most {MAX_NODES:,} are read")
     for tensor in model.graph.initializer:  # only shapes are needed: drop the values (fast inference, less memory)
+        if any(d < 0 for d in tensor.dims):
+            raise InputError(f"initializer {quoted(tensor.name)}", f"a negative dimension in {list(tensor.dims)[:8]}: "
+                                                                    "the file is damaged or was edited")
         _drop_values(tensor, onnx)
     return model
 

@@ -188,6 +188,15 @@ def test_a_million_nodes_is_refused_quickly():
     assert "1,000,000 nodes" in _one_line(lambda: read_onnx(data, "big.onnx"))
 
 
+def test_an_initializer_with_a_negative_dimension_is_named():
+    """Once 'macs: must be at least 0 (and 1 more problem)', naming a figure the user never gave."""
+    w = helper.make_tensor("w", F, [3, 7], [0.5] * 21)
+    w.dims[1] = -7  # protobuf allows it; no exporter writes it
+    model = _model([helper.make_node("MatMul", ["x", "w"], ["y"])], [_vi("x", [1, 3])], [_vi("y", None)], [w])
+    assert _one_line(lambda: _count(model)) == "initializer 'w': a negative dimension in [3, -7]: the file is " \
+                                               "damaged or was edited"
+
+
 def test_absurd_dimensions_are_refused():
     model = _model([helper.make_node("MatMul", ["x", "x2"], ["y"])],
                    [_vi("x", [100_000_000, 100_000_000]), _vi("x2", [100_000_000, 100_000_000])], [_vi("y", None)])
