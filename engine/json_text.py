@@ -27,6 +27,23 @@ def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     return out
 
 
+def wide_encoding(data: bytes | str) -> str | None:
+    """"UTF-16" or "UTF-32" where text looks written in one (a byte-order mark, or Latin letters with a NUL in
+    every other place, or in three of every four), bytes or characters read as UTF-8; None otherwise — NULs
+    anywhere else are binary data. The one test for every file the tool reads."""
+    head = data[:65_536]
+    zero = 0 if isinstance(head, bytes) else "\x00"
+    if isinstance(head, bytes) and head.startswith((b"\xff\xfe\x00\x00", b"\x00\x00\xfe\xff")):
+        return "UTF-32"
+    if isinstance(head, bytes) and head.startswith((b"\xff\xfe", b"\xfe\xff")):
+        return "UTF-16"
+    for name, stride in (("UTF-32", 4), ("UTF-16", 2)):
+        share = sorted(head[i::stride].count(zero) / max(1, len(head[i::stride])) for i in range(stride))
+        if len(head) >= 2 * stride and share[0] < 0.1 and share[1] > 0.9:  # one place of each group holds letters
+            return name
+    return None
+
+
 def parse_json_text(text: str | bytes, source: str, max_bytes: int) -> object:
     """``json.loads`` with a size limit; every failure is an ``InputError`` on ``source``. Never eval.
 
@@ -44,13 +61,16 @@ def parse_json_text(text: str | bytes, source: str, max_bytes: int) -> object:
             raise InputError(source, "not UTF-8 text") from None
     text = text.removeprefix("\ufeff")
     if "\x00" in text:  # no JSON text holds a raw NUL; UTF-16 text read as UTF-8 has one after every letter
-        raise InputError(source, "not UTF-8 text (it looks like UTF-16: save it as UTF-8)")
+        if (wide := wide_encoding(text)) is not None:
+            raise InputError(source, f"not UTF-8 text (it looks like {wide}: save it as UTF-8)")
+        raise InputError(source, "not a text file (it holds NUL bytes: binary data?)")
     try:
         return json.loads(text, parse_int=_int, object_pairs_hook=_unique_keys)
     except InputError as exc:
         raise InputError(source, exc.reason) from None
     except json.JSONDecodeError as exc:
-        raise InputError(source, f"not valid JSON ({exc.msg[:1].lower()}{exc.msg[1:]} at line {exc.lineno}, "
+        what = exc.msg.removesuffix(" at")  # "Invalid control character at": the position follows
+        raise InputError(source, f"not valid JSON ({what[:1].lower()}{what[1:]} at line {exc.lineno}, "
                                  f"column {exc.colno})") from None
     except RecursionError:
         raise InputError(source, "nested too deeply") from None

@@ -6,13 +6,16 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from engine.errors import InputError
+from engine.json_text import wide_encoding
 from engine.scenario import MAX_SCENARIO_BYTES, parse_scenario
 
 
 def _not_utf8(data: bytes, error: UnicodeDecodeError | None) -> str:
     """Why bytes are not UTF-8 text, in the user's terms."""
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or b"\x00" in data[:4096]:
-        return "is not UTF-8 text (it looks like UTF-16: save it as UTF-8)"
+    if (wide := wide_encoding(data)) is not None:
+        return f"is not UTF-8 text (it looks like {wide}: save it as UTF-8)"
+    if b"\x00" in data[:4096]:
+        return "is not a text file (it holds NUL bytes: binary data?)"
     if error is None:
         return "is not UTF-8 text"
     return (f"is not UTF-8 text (byte {error.start + 1:,} is 0x{data[error.start]:02x}; Windows-1252 or Latin-1? "

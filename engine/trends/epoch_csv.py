@@ -22,6 +22,7 @@ from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 from engine.errors import InputError
+from engine.json_text import wide_encoding
 from engine.results import Result
 from engine.trends.partial_dates import parse_partial_date
 from engine.trends.runs_dataset import RunPoint
@@ -130,9 +131,8 @@ def _decode(data: bytes) -> str:
     if not data or data.isspace():  # (data.strip() would copy the whole file)
         raise InputError("csv", "the file is empty")
     head = data[:65_536]
-    odd, even = head[1::2].count(0), head[0::2].count(0)  # UTF-16 text of Latin letters: every other byte 0
-    if data.startswith((b"\xff\xfe", b"\xfe\xff")) or max(odd, even) > len(head) // 4 > 10 * min(odd, even):
-        raise InputError("csv", "not UTF-8 text (it looks like UTF-16: save it as UTF-8 CSV)")
+    if (wide := wide_encoding(head)) is not None:
+        raise InputError("csv", f"not UTF-8 text (it looks like {wide}: save it as UTF-8 CSV)")
     if b"\x00" in head:
         raise InputError("csv", "binary data, not a CSV text file")
     for encoding in ("utf-8-sig", "cp1252"):  # Epoch's downloads are UTF-8; Excel re-saves as cp1252

@@ -17,10 +17,16 @@ JSON_FAULTS = {
     "utf16": (GPT2_LIKE.encode("utf-16-le"), "looks like UTF-16"),
     "cp1252": ('{"model_type": "gpt2", "name": "caf\u00e9"}'.encode("cp1252"), "byte 36 is 0xe9"),
     "cut_short": (GPT2_LIKE[:30].encode(), "not valid JSON"),
+    "utf32": (GPT2_LIKE.encode("utf-32-le"), "looks like UTF-32"),
+    # NULs at random places are not UTF-16 (once so reported): a binary file
+    "binary": (bytes(range(256)) * 4, "not a text file (it holds NUL bytes"),
+    # json's message "Invalid control character at" is followed by the position: "at line", not "at at line"
+    "control_character": (b'{"model_type": "gpt\x01"}', "invalid control character at line 1, column 20"),
 }
 CSV_FAULTS = {
     "empty": (b"", "the file is empty"),
     "utf16": (EPOCH_CSV.encode("utf-16"), "looks like UTF-16"),
+    "utf32": (EPOCH_CSV.encode("utf-32"), "looks like UTF-32"),
     "undecodable": (EPOCH_CSV.encode() + b"\x81\x8d\x8f\x90\x9d,2020,1e20\n", "neither UTF-8 nor Windows-1252"),
     "not_epoch": (b"a,b\n1,2\n", "missing column"),
 }
