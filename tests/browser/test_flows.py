@@ -63,9 +63,14 @@ def test_garbage_link_shows_a_message(server, browser):
     context.close()
 
 
-def test_hostile_upload_shows_a_message(server, browser, tmp_path):
+@pytest.mark.parametrize("body", [
+    '{"input": {"shape": [3]}, "layers": [{"type": "warp_drive"}]}',
+    # a list where the type goes: once a TypeError under the upload ("Something unexpected went wrong")
+    '{"input": {"shape": [3]}, "layers": [{"type": []}]}',
+])
+def test_hostile_upload_shows_a_message(server, browser, tmp_path, body):
     bad = tmp_path / "bad.json"
-    bad.write_text('{"input": {"shape": [3]}, "layers": [{"type": "warp_drive"}]}')
+    bad.write_text(body)
     context, page = new_page(browser)
     page.goto(server)
     wait_for_app(page)
@@ -73,6 +78,28 @@ def test_hostile_upload_shows_a_message(server, browser, tmp_path):
     page.get_by_text("The file was not loaded").wait_for(timeout=30_000)
     assert page.get_by_text("layers[0].type").count() >= 1
     assert flop(metric_value(page, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
+    context.close()
+
+
+def test_a_link_of_a_billion_lightning_blocks_opens_with_its_total(server, browser):
+    """Lightning attention in blocks of 1 over 10⁹ positions: the blocks were listed one by one (minutes of CPU,
+    15 GB); in closed form the page opens with its total. MACs per example (d = 64, one head of Q = 64, b_i = 1):
+    q/k/v L·d·3Q, intra-block QKᵀ and AV Σb²·Q each (Σb² = L), the states and their read-out (L − 1)·Q² each, the
+    first read-out and the last state Q² each, gate and output L·d·Q each, the feed-forward L·2·d·4d."""
+    import base64
+    import json
+    import zlib
+
+    spec = {"input": {"shape": [64], "sequence_length": 10**9}, "training": {"examples": 1, "epochs": 1},
+            "layers": [{"type": "transformer_block", "heads": 1, "mixer": "lightning", "lightning_block_size": 1}]}
+    token = "1." + base64.urlsafe_b64encode(zlib.compress(json.dumps(spec).encode())).decode().rstrip("=")
+    context, page = new_page(browser)
+    page.goto(f"{server}/?s={token}")
+    wait_for_app(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    n, d = 10**9, 64
+    macs = n * d * 3 * d + 2 * n * d + 2 * (n - 1) * d * d + 2 * d * d + 2 * n * d * d + n * 2 * d * 4 * d
+    assert flop(metric_value(page, "Forward per example")) == pytest.approx(2 * macs, rel=5e-3)
     context.close()
 
 
