@@ -41,7 +41,7 @@ def _count(args):
     shape = parse_shape(args.input)
     factory = load_factory(args.module)
     counted = count_module(factory, shape, args.input_dtype, source=args.module, device=args.device)
-    scenario = counted_scenario(counted, "count", args.save)
+    scenario = counted_scenario(counted.scenario_data(), "count", args.save)
     out = scenario.method1().as_dict()
     out["count"] = counted.as_dict()
     return out

@@ -73,10 +73,10 @@ def write_scenario_file(path: str, scenario, field: str = "--save") -> None:
         raise InputError(field, f"cannot write '{path}' ({exc.strerror or type(exc).__name__})") from None
 
 
-def counted_scenario(counted, source: str, save: str | None):
-    """An importer's counted rows (``counted.scenario_data()``) as a scenario, its errors naming ``source``;
+def counted_scenario(data: dict, source: str, save: str | None):
+    """An importer's counted rows (its ``scenario_data()``) as a scenario, its errors naming ``source``;
     written to ``save`` where given (``count``, ``flops --onnx``)."""
-    scenario = parse_scenario(counted.scenario_data(), source)
+    scenario = parse_scenario(data, source)
     if save:
         write_scenario_file(save, scenario)
     return scenario

@@ -45,10 +45,17 @@ def parse_dims(words: list[str] | None) -> dict[str, int]:
 def _onnx(args):
     from engine.cli.files import counted_scenario, read_bytes_file
     from engine.importers.onnx_graph import MAX_ONNX_BYTES, count_onnx, read_onnx
+    from engine.method1.blocks import MAX_LAYERS
 
     data = read_bytes_file(args.onnx, "--onnx", MAX_ONNX_BYTES)
     counted = count_onnx(read_onnx(data, "--onnx"), parse_dims(args.dim), source=args.onnx)
-    return counted_scenario(counted, "--onnx", args.save), counted
+    scenario_data = counted.scenario_data(limit=MAX_LAYERS)  # a graph of more nodes: rows merged by name scope
+    if len(scenario_data["layers"]) < len(counted.rows):
+        kept = len(scenario_data["layers"])
+        counted.notes.append(f"{len(counted.rows):,} counted nodes merged by name scope into {kept:,} "
+                             f"row{'' if kept == 1 else 's'} (a scenario holds at most {MAX_LAYERS:,}); the totals "
+                             "are unchanged")
+    return counted_scenario(scenario_data, "--onnx", args.save), counted
 
 
 def _flops(args):

@@ -180,11 +180,14 @@ class OnnxCount(Result):
         shape = list(self.inputs[0]["shape"]) if self.inputs else []
         return max(1, int(shape[0])) if len(shape) > 1 else 1
 
-    def scenario_data(self, name: str = "") -> dict:
+    def scenario_data(self, name: str = "", limit: int | None = None) -> dict:
         """The scenario these rows make (``engine.scenario.Scenario``'s JSON), per example
-        (``counted.per_example``: each figure ÷ the batch): the rows are the layers, the first graph input less
-        its batch axis the input (shown only: counted rows do not read it)."""
+        (``counted.per_example``: each figure ÷ the batch): the rows are the layers, merged by name scope to at most
+        ``limit`` where given (``merge_scopes``: the totals unchanged), the first graph input less its batch axis
+        the input (shown only: counted rows do not read it)."""
         rows, _ = per_example(self.rows, self.batch)
+        if limit is not None:
+            rows = merge_scopes(rows, limit)
         return {"name": (name or self.source)[:200], "input": {"shape": _example_shape(self.inputs)},
                 "layers": [row.model_dump(exclude_defaults=True) for row in rows]}
 

@@ -90,3 +90,30 @@ def test_unwritable_save_target_gives_one_line(graph, tmp_path):
     out = cli("flops", "--onnx", str(graph), "--dim", "batch=1", "--save", str(target))
     assert out.returncode == 2 and out.stdout == ""
     assert out.stderr == f"error: --save: cannot write '{target}' (No such file or directory)\n"
+
+
+def test_a_graph_of_more_nodes_than_a_scenario_holds_is_merged_by_scope(tmp_path, monkeypatch):
+    """A graph with more counted nodes than a scenario's layers (100,000; 10 here) was counted and then refused
+    ('more than 100,000 layers'); its rows are merged by name scope instead, as the dashboard's import does. Three
+    blocks of 6 MatMuls x [1, 8] · W [8, 8]: 3 rows of 6·8·8 MACs, 2·3·6·8·8 forward FLOP in all."""
+    import engine.method1.blocks
+
+    monkeypatch.setattr(engine.method1.blocks, "MAX_LAYERS", 10)
+    nodes, value = [], "x"
+    for block in range(3):
+        for i in range(6):
+            nodes.append(helper.make_node("MatMul", [value, "w"], [f"h{block}_{i}"], name=f"/block{block}/mm{i}/MatMul"))
+            value = f"h{block}_{i}"
+    model = helper.make_model(helper.make_graph(
+        nodes, "deep", [helper.make_tensor_value_info("x", TensorProto.FLOAT, [1, 8])],
+        [helper.make_tensor_value_info(value, TensorProto.FLOAT, None)],
+        initializer=[helper.make_tensor("w", TensorProto.FLOAT, [8, 8], [0.1] * 64)]),
+        opset_imports=[helper.make_opsetid("", 20)])
+    path = tmp_path / "deep.onnx"
+    path.write_bytes(model.SerializeToString())
+    out = cli("flops", "--onnx", str(path), "--format", "json")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert [(r["name"], r["macs"]) for r in data["layers"]] == [(f"/block{b}", 6 * 8 * 8) for b in range(3)]
+    assert data["forward_flop"] == 2 * 3 * 6 * 8 * 8 and data["params"] == 64
+    assert "18 counted nodes merged by name scope into 3 rows" in " ".join(data["onnx"]["notes"])

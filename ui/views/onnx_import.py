@@ -3,8 +3,7 @@ from a counted graph (its rows merged by name scope to the dashboard's limit), a
 counted and what was not."""
 from __future__ import annotations
 
-from engine.importers.onnx_graph import DynamicDim, OnnxCount, count_onnx, merge_scopes, read_onnx
-from engine.method1.counted import per_example
+from engine.importers.onnx_graph import DynamicDim, OnnxCount, count_onnx, read_onnx
 from engine.scenario import MAX_PAGE_LAYERS, Scenario, parse_scenario
 from engine.share_link import MAX_LINK_CHARS, encode
 
@@ -26,13 +25,9 @@ def import_scenario(data: bytes, file_name: str, sizes: dict[str, int],
     The rows are one example's (the run's figures ÷ the batch, ``counted.per_example``), merged by name scope to at most ``limit``, and further (halving) until the scenario's share
     link fits ``MAX_LINK_CHARS``: the link carries the counted rows, never the graph."""
     counted = count_onnx(read_onnx(data, "upload"), sizes, source=file_name)
-    scenario_data = counted.scenario_data(file_name)
-    example_rows, _ = per_example(counted.rows, counted.batch)  # as in scenario_data: one example's figures
     limit = min(limit, max(len(counted.rows), 1))
     while True:
-        rows = merge_scopes(example_rows, limit)
-        scenario_data["layers"] = [row.model_dump(exclude_defaults=True) for row in rows]
-        scenario = parse_scenario(scenario_data, "upload")
+        scenario = parse_scenario(counted.scenario_data(file_name, limit), "upload")
         if limit <= 1 or len(encode(scenario)) <= MAX_LINK_CHARS:
             return scenario, counted, len(counted.rows)
         limit //= 2
