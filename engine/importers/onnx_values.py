@@ -102,7 +102,7 @@ def _evaluate(node, args, attrs, shapes, values, np, onnx):
         return np.broadcast_to(args[0], shape).copy() if _fits(shape) else None
     if op == "ConstantOfShape":
         shape = _ints(args[0])
-        if int(np.prod(shape, dtype=np.int64)) > MAX_VALUES:
+        if not _fits(shape):  # (np.prod in int64 wrapped round past 2⁶³ and let such a shape through)
             return None
         fill = onnx.numpy_helper.to_array(attrs["value"]).reshape(-1) if "value" in attrs else np.zeros(1, np.float32)
         return np.full(shape, fill[0], dtype=fill.dtype)

@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 
 from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _bert, _decoder, _learned_positions, _rms_swiglu
-from engine.method1.mobilebert import MAX_FEED_FORWARDS
 
 
 def _distilbert(c: Keys) -> dict:
@@ -235,13 +234,11 @@ def _mobilebert(c: Keys) -> dict:
     if types == 0:
         raise c.error("type_vocab_size", "0: MobileBERT builds an empty token-type table and looks token type 0 up "
                                          "in it (transformers fails)")
-    feed_forwards = c.size(None, "num_feedforward_networks", required=False, default=4)
-    if not 1 <= feed_forwards <= MAX_FEED_FORWARDS:
-        raise c.error("num_feedforward_networks", f"{feed_forwards:,}: from 1 to {MAX_FEED_FORWARDS:,} feed-forward "
-                                                  "networks per block (MobileBERT has 4)")
     block = {"heads": heads, "bottleneck": width if bottleneck else None, "shared_bottleneck": shared,
              "bottleneck_attention": attention, "ff_size": fields["block"]["ff_size"],
-             "feed_forwards": feed_forwards,
+             # range-checked by the block's own field (1 to 1,000), its error named by this key
+             "feed_forwards": c.size("mobilebert.block.feed_forwards", "num_feedforward_networks", required=False,
+                                     default=4),
              "activation": activation, "norm": norm}
     fields["block"]["head_size"] = width // heads if isinstance(width, int) and isinstance(heads, int) and heads \
         else None

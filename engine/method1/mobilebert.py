@@ -46,6 +46,7 @@ MAX_FEED_FORWARDS = 1_000
 """Feed-forward networks a bottleneck block may stack (each is three rows of its own: 10⁹ of them once held a core
 for hours)."""
 
+
 class BottleneckBlock(LayerBase):
     """One MobileBERT layer over a sequence [L, d], as ``MobileBertLayer`` runs it.
 
