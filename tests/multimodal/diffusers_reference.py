@@ -1,0 +1,63 @@
+"""The external reference for diffusers' models: the class a config's ``_class_name`` names, built by diffusers
+from the config on the meta device (no weights), counted by ``torch.utils.flop_counter.FlopCounterMode`` over one
+forward pass of one example (batch 1): parameters = Σ ``p.numel()``, FLOP = the counter's total (matrix products
+and convolutions, 2 per multiply-accumulate; attention through ``scaled_dot_product_attention``, which the meta
+device dispatches to an op the counter counts).
+"""
+from __future__ import annotations
+
+import copy
+import warnings
+
+ALIASES = {"FlaxUNet2DConditionModel": "UNet2DConditionModel"}
+"""Class names of configs written for diffusers' Flax models → the PyTorch class of the same architecture."""
+
+
+def build(config: dict):
+    """The diffusers model of ``config`` on meta, in eval mode."""
+    import diffusers
+    import torch
+
+    data = copy.deepcopy(config)
+    name = data.pop("_class_name")
+    cls = getattr(diffusers, ALIASES.get(name, name))
+    data.pop("quantization_config", None)  # a quantized checkpoint's note: the architecture is the same
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        model = cls.from_config(data)
+    return model.eval()
+
+
+def measure(model, run) -> tuple[int, int]:
+    """(Σ numel, FlopCounterMode's total) of ``run(model)`` under no_grad."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    params = sum(p.numel() for p in model.parameters())
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        run(model)
+    return params, counter.get_total_flops()
+
+
+def meta(*shape, dtype=None):
+    import torch
+
+    return torch.zeros(*shape, device="meta", dtype=dtype or torch.float32)
+
+
+def unet2d(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int]:
+    """UNet2DConditionModel: a latent of size/8, ``text_tokens`` tokens of cross_attention_dim (encoder_hid_dim when
+    the text is projected first), SDXL's added conditions (pooled text, six time ids)."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    h, w = size[0] // 8, size[1] // 8
+    width = cfg.encoder_hid_dim or (cfg.cross_attention_dim if isinstance(cfg.cross_attention_dim, int)
+                                    else cfg.cross_attention_dim[0])
+    kwargs = {}
+    if cfg.addition_embed_type == "text_time":
+        pooled = cfg.projection_class_embeddings_input_dim - 6 * cfg.addition_time_embed_dim
+        kwargs["added_cond_kwargs"] = {"text_embeds": meta(1, pooled), "time_ids": meta(1, 6)}
+    return measure(model, lambda m: m(meta(1, cfg.in_channels, h, w), torch.tensor([10], device="meta"),
+                                      encoder_hidden_states=meta(1, text_tokens, width), **kwargs))
