@@ -1,5 +1,5 @@
 """Typed reads of a diffusers ``config.json`` that fill what the file leaves out with the class's own defaults
-(``diffusers_keys.json``, derived from diffusers: ``tools/derive_diffusers_keys.py``) and remember what was read.
+(``library_keys.json``, derived from diffusers and transformers: ``tools/derive_multimodal_keys.py``) and remember what was read.
 When the reading is done, a key the class takes and the reader did not read is refused by name (it may change the
 count); a key the class does not take is inert (diffusers passes it to nobody) and listed as not used.
 """
@@ -11,9 +11,10 @@ import math
 from pathlib import Path
 
 from engine.errors import InputError, json_type, quoted
+from engine.llm.family_parts import NEUTRAL_KEYS
 from engine.method1.layers import MAX_SIZE
 
-KEYS_FILE = Path(__file__).with_name("diffusers_keys.json")
+KEYS_FILE = Path(__file__).with_name("library_keys.json")
 
 NEUTRAL = frozenset({"_class_name", "_diffusers_version", "_name_or_path", "_use_default_values", "dropout",
                      "attention_dropout", "norm_eps", "eps", "layer_norm_eps", "act_fn", "resnet_act_fn",
@@ -31,26 +32,37 @@ NEUTRAL = frozenset({"_class_name", "_diffusers_version", "_name_or_path", "_use
 """Keys that change neither parameters nor the matmul count in any class read here (norm epsilons, dropout,
 scalings, rotary and sinusoidal position settings, numeric casts)."""
 
+TRANSFORMERS_NEUTRAL = frozenset(NEUTRAL_KEYS) | frozenset({
+    "chunk_size_feed_forward", "id2label", "label2id", "problem_type", "is_encoder_decoder", "output_hidden_states",
+    "return_dict", "image_token_index", "image_token_id", "video_token_id", "video_token_index", "vision_start_token_id",
+    "vision_end_token_id", "boi_token_index", "eoi_token_index", "image_seq_length_", "audio_token_id",
+    "audio_token_index", "vision_token_id", "image_end_token_id", "image_start_token_id", "image_context_token_id",
+    "projection_dim_", "logit_scale_init_value", "dtype", "tokenizer_class", "use_return_dict"})
+"""transformers keys that change neither parameters nor the matmul count (special token ids, output flags) beside
+the language models' ones (``engine.llm.family_parts.NEUTRAL_KEYS``)."""
+
 
 @functools.cache
-def class_keys() -> dict[str, dict]:
-    """diffusers class → {``__init__`` parameter → its default (the ``required`` marker when it has none)}."""
-    return json.loads(KEYS_FILE.read_text(encoding="utf-8"))["classes"]
+def _keys_file() -> dict:
+    return json.loads(KEYS_FILE.read_text(encoding="utf-8"))
 
 
-@functools.cache
-def _required_marker() -> str:
-    return json.loads(KEYS_FILE.read_text(encoding="utf-8"))["required"]
+def class_keys(library: str = "diffusers") -> dict[str, dict]:
+    """diffusers class (or transformers ``model_type``) → {key → its default (the ``required`` marker when it has
+    none, the ``factory`` marker when the library makes it)}."""
+    return _keys_file()["classes" if library == "diffusers" else "model_types"]
 
 
 class ConfigReader:
-    """Reads of one diffusers config (``data``) as the class ``cls`` takes it; ``source`` prefixes error fields."""
+    """Reads of one config (``data``) as the diffusers class (or transformers ``model_type``, ``library``
+    "transformers") ``cls`` takes it; ``source`` prefixes error fields."""
 
-    def __init__(self, data: dict, cls: str, source: str):
-        self.data, self.cls, self.source = data, cls, source
-        self.defaults = class_keys()[cls]
+    def __init__(self, data: dict, cls: str, source: str, library: str = "diffusers"):
+        self.data, self.cls, self.source, self.library = data, cls, source, library
+        self.defaults = class_keys(library)[cls]
         self.used: set[str] = set()
         self.notes: list[str] = []
+        self.owner = f"diffusers' {cls}" if library == "diffusers" else f"transformers' {cls} configuration"
 
     def error(self, key: str, reason: str) -> InputError:
         return InputError(f"{self.source}.{key}", reason)
@@ -61,9 +73,9 @@ class ConfigReader:
         if key in self.data:
             return self.data[key]
         default = self.defaults.get(key)
-        if default == _required_marker():
-            raise self.error(key, f"missing (diffusers' {self.cls} has no default for it)")
-        return default
+        if default == _keys_file()["required"]:
+            raise self.error(key, f"missing ({self.owner} has no default for it)")
+        return None if default == _keys_file()["factory"] else default
 
     def size(self, key: str, value=None, *, allow_none: bool = False, zero: bool = False):
         """A whole number from 1 (or 0 with ``zero``) to 10⁹."""
@@ -128,9 +140,24 @@ class ConfigReader:
     def finish(self) -> list[str]:
         """The file's keys nothing in the class reads (inert), after refusing any the class reads and this reader
         did not."""
-        unread = sorted(k for k in self.data if k not in self.used and k not in NEUTRAL)
+        neutral = NEUTRAL if self.library == "diffusers" else NEUTRAL | TRANSFORMERS_NEUTRAL
+        unread = sorted(k for k in self.data if k not in self.used and k not in neutral)
         read = [k for k in unread if k in self.defaults]
         if read:
-            raise self.error(read[0], f"diffusers' {self.cls} reads it, and this reader does not, so it may change "
+            raise self.error(read[0], f"{self.owner} has it, and this reader does not read it, so it may change "
                                       "the parameters or FLOP")
         return unread
+
+    def sub(self, key: str, model_type: str) -> ConfigReader:
+        """A reader of the sub-configuration ``key`` (``vision_config``, ``text_config``) as ``model_type`` (its own
+        ``model_type`` key, where it has one, must be that)."""
+        value = self.raw(key)
+        if value is None:
+            value = {}
+        if not isinstance(value, dict):
+            raise self.error(key, f"expected a JSON object {{ … }}, got {json_type(value)}")
+        written = value.get("model_type", model_type)
+        if written != model_type:
+            raise InputError(f"{self.source}.{key}.model_type", f"{quoted(written, 60)}: this reader counts "
+                                                                f"{quoted(model_type, 60)} here")
+        return ConfigReader(value, model_type, f"{self.source}.{key}", self.library)

@@ -13,7 +13,7 @@ from engine.errors import InputError, json_type, quoted
 from engine.multimodal.inputs import MediaInputs
 from engine.multimodal.model import ReadModel
 
-FAMILY_MODULES = ("engine.multimodal.unet",)
+FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

@@ -61,3 +61,33 @@ def unet2d(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, 
         kwargs["added_cond_kwargs"] = {"text_embeds": meta(1, pooled), "time_ids": meta(1, 6)}
     return measure(model, lambda m: m(meta(1, cfg.in_channels, h, w), torch.tensor([10], device="meta"),
                                       encoder_hidden_states=meta(1, text_tokens, width), **kwargs))
+
+
+def vae(config: dict, size: tuple[int, int]) -> tuple[int, int]:
+    """AutoencoderKL.forward: encode an image of ``size``, decode the posterior's mode."""
+    model = build(config)
+    return measure(model, lambda m: m(meta(1, model.config.in_channels, *size)))
+
+
+def transformers_model(config: dict):
+    """The transformers class ``architectures`` names, built from the config on meta with eager attention."""
+    import torch
+    import transformers
+
+    data = {k: v for k, v in copy.deepcopy(config).items() if not k.startswith("_")}
+    names = data.pop("architectures")
+    hf_config = transformers.AutoConfig.for_model(data.pop("model_type"), **data)
+    cls = getattr(transformers, names[0])
+    with warnings.catch_warnings(), torch.device("meta"):
+        warnings.simplefilter("ignore")
+        model = cls._from_config(hf_config, attn_implementation="eager")
+    return model.eval()
+
+
+def text_encoder(config: dict, tokens: int) -> tuple[int, int]:
+    """A text encoder (CLIPTextModel[WithProjection], T5EncoderModel) over ``tokens`` tokens."""
+    import torch
+
+    model = transformers_model(config)
+    ids = torch.zeros(1, tokens, dtype=torch.long, device="meta")
+    return measure(model, lambda m: m(input_ids=ids))
