@@ -54,15 +54,17 @@ class ConditioningDense(LayerBase):
     bias: bool = True
     positions: Size = Field(1, description="E: conditioning positions it runs on (1: a vector; the text tokens).")
     input_grad: bool = Field(False, description="In training, its input needs a gradient (made by trained layers).")
+    reused: bool = Field(False, description="The weights of an earlier layer, run again (DiT's output modulation "
+                                            "recomputes the first block's embedding): no parameters of its own.")
     kind_label: ClassVar[str] = "Linear on the conditioning"
     formula: ClassVar[str] = r"2 \cdot E \cdot N \cdot M"
 
     def cost(self, flow: Flow) -> LayerCost:
         params, macs, bias = dense_cost(self.in_features, self.units, self.bias)
-        return LayerCost(flow, params, self.positions * macs, self.positions * bias)
+        return LayerCost(flow, 0 if self.reused else params, self.positions * macs, self.positions * bias)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
-        weights = trainable and cost.params > 0
+        weights = trainable and (cost.params > 0 or self.reused)
         macs = cost.macs * (int(weights) + int(self.input_grad))
         out = grad_in or weights or self.input_grad
         return Grad(macs, BACKWARD_EXTRA_FACTOR * cost.extra_flop if weights or self.input_grad else 0, out,
@@ -261,6 +263,24 @@ class TextTokens(LayerBase):
         return Grad(0, 0, grad_in or trainable, cost.params if trainable else 0)
 
 
+class LearnedValues(LayerBase):
+    """Learned values used beside the flow without a matrix product: adaLN's scale-shift tables (added to the
+    conditioning's modulation), a class-label table looked up once per example, a learned token or gate. Params
+    ``count``; no multiply-accumulates; the flow passes unchanged (in training it needs a gradient after this layer
+    when it did before or when these values train)."""
+
+    type: Literal["learned_values"] = "learned_values"
+    count: Size = Field(description="How many values.")
+    kind_label: ClassVar[str] = "Learned values"
+    formula: ClassVar[str] = r"0 \quad (\text{count parameters})"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        return LayerCost(flow, self.count, 0, 0)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        return Grad(0, 0, grad_in or trainable, cost.params if trainable else 0)
+
+
 MEDIA_KINDS: tuple[type[LayerBase], ...] = (GroupNorm, ConditioningDense, AttentionCore, TokensToGrid, GatedUnit,
-                                            StreamDense, SequenceSlice, TextTokens)
+                                            StreamDense, SequenceSlice, TextTokens, LearnedValues)
 """Registered in ``engine.method1.kinds``."""

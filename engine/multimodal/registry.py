@@ -13,7 +13,8 @@ from engine.errors import InputError, json_type, quoted
 from engine.multimodal.inputs import MediaInputs
 from engine.multimodal.model import ReadModel
 
-FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders")
+FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders",
+                  "engine.multimodal.dit")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

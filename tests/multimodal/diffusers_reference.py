@@ -91,3 +91,19 @@ def text_encoder(config: dict, tokens: int) -> tuple[int, int]:
     model = transformers_model(config)
     ids = torch.zeros(1, tokens, dtype=torch.long, device="meta")
     return measure(model, lambda m: m(input_ids=ids))
+
+
+def dit(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int]:
+    """DiT / PixArt (PixArtTransformer2DModel, DiTTransformer2DModel, a patched Transformer2DModel): the latent of
+    ``size``/8, the class label (DiT) or ``text_tokens`` caption tokens and the size conditions (PixArt)."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    x = meta(1, cfg.in_channels, size[0] // 8, size[1] // 8)
+    t = torch.tensor([10], device="meta")
+    if cfg.norm_type == "ada_norm_zero":
+        return measure(model, lambda m: m(x, timestep=t, class_labels=torch.tensor([1], device="meta")))
+    text = meta(1, text_tokens, cfg.caption_channels or cfg.cross_attention_dim)
+    cond = {"resolution": meta(1, 2), "aspect_ratio": meta(1, 1)}
+    return measure(model, lambda m: m(x, encoder_hidden_states=text, timestep=t, added_cond_kwargs=cond))
