@@ -263,6 +263,36 @@ class TextTokens(LayerBase):
         return Grad(0, 0, grad_in or trainable, cost.params if trainable else 0)
 
 
+class ContextTokens(LayerBase):
+    """M conditioning tokens of width C (a text encoder's output) join the flow's N tokens, projected C → d (the
+    flow's width, ``projection``: a biased linear; without it C must be d), so that the blocks after it run on the
+    joint sequence (MMDiT, Flux, CogVideoX): N × [d] → (N + M) × [d]. Params C·d + d; M·C·d MACs. In training the
+    text encoder is frozen: the projection's weight gradient only; the flow needs a gradient after it."""
+
+    type: Literal["context_tokens"] = "context_tokens"
+    tokens: Size = Field(description="M: the conditioning tokens.")
+    in_features: Size = Field(description="C: their width.")
+    projection: bool = Field(True, description="A linear C → d before they join.")
+    bias: bool = True
+    kind_label: ClassVar[str] = "Context tokens join"
+    formula: ClassVar[str] = r"2 \cdot M \cdot C \cdot d"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = sequence_dims(flow)
+        if not self.projection and self.in_features != d:
+            raise ShapeError(f"tokens of width {self.in_features:,} cannot join a flow of width {d:,} without a "
+                             "projection")
+        if length + self.tokens > MAX_SIZE:
+            raise ShapeError(f"{length + self.tokens:,} positions is more than {MAX_SIZE:,}")
+        params, macs, bias = dense_cost(self.in_features, d, self.bias) if self.projection else (0, 0, 0)
+        return LayerCost(Flow((d,), length + self.tokens), params, self.tokens * macs, self.tokens * bias)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        weights = trainable and cost.params > 0
+        return Grad(cost.macs if weights else 0, BACKWARD_EXTRA_FACTOR * cost.extra_flop if weights else 0,
+                    grad_in or weights, cost.params if trainable else 0)
+
+
 class LearnedValues(LayerBase):
     """Learned values used beside the flow without a matrix product: adaLN's scale-shift tables (added to the
     conditioning's modulation), a class-label table looked up once per example, a learned token or gate. Params
@@ -282,5 +312,5 @@ class LearnedValues(LayerBase):
 
 
 MEDIA_KINDS: tuple[type[LayerBase], ...] = (GroupNorm, ConditioningDense, AttentionCore, TokensToGrid, GatedUnit,
-                                            StreamDense, SequenceSlice, TextTokens, LearnedValues)
+                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, LearnedValues)
 """Registered in ``engine.method1.kinds``."""

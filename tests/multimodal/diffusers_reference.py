@@ -107,3 +107,31 @@ def dit(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int
     text = meta(1, text_tokens, cfg.caption_channels or cfg.cross_attention_dim)
     cond = {"resolution": meta(1, 2), "aspect_ratio": meta(1, 1)}
     return measure(model, lambda m: m(x, encoder_hidden_states=text, timestep=t, added_cond_kwargs=cond))
+
+
+def sd3(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int]:
+    """SD3Transformer2DModel: the latent of ``size``/8, ``text_tokens`` tokens of joint_attention_dim, the pooled
+    text."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    x = meta(1, cfg.in_channels, size[0] // 8, size[1] // 8)
+    return measure(model, lambda m: m(x, encoder_hidden_states=meta(1, text_tokens, cfg.joint_attention_dim),
+                                      pooled_projections=meta(1, cfg.pooled_projection_dim),
+                                      timestep=torch.tensor([10], device="meta")))
+
+
+def flux(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int]:
+    """FluxTransformer2DModel as FluxPipeline calls it: (size/16)² packed tokens of in_channels, ``text_tokens`` T5
+    tokens, the pooled CLIP text, dev's guidance."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    n = (size[0] // 16) * (size[1] // 16)
+    kwargs = {"guidance": meta(1)} if cfg.guidance_embeds else {}
+    return measure(model, lambda m: m(meta(1, n, cfg.in_channels),
+                                      encoder_hidden_states=meta(1, text_tokens, cfg.joint_attention_dim),
+                                      pooled_projections=meta(1, cfg.pooled_projection_dim),
+                                      timestep=meta(1), img_ids=meta(n, 3), txt_ids=meta(text_tokens, 3), **kwargs))
