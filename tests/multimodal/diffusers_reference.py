@@ -135,3 +135,19 @@ def flux(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, in
                                       encoder_hidden_states=meta(1, text_tokens, cfg.joint_attention_dim),
                                       pooled_projections=meta(1, cfg.pooled_projection_dim),
                                       timestep=meta(1), img_ids=meta(n, 3), txt_ids=meta(text_tokens, 3), **kwargs))
+
+
+def video(config: dict, size: tuple[int, int], frames: int, text_tokens: int) -> tuple[int, int]:
+    """CogVideoXTransformer3DModel ([B, F', C, h, w]) or WanTransformer3DModel ([B, C, F', h, w]): the latent video
+    of F' = (frames − 1)/4 + 1 frames of size/8, ``text_tokens`` text tokens."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    f, h, w = (frames - 1) // 4 + 1, size[0] // 8, size[1] // 8
+    t = torch.tensor([10], device="meta")
+    if type(model).__name__ == "WanTransformer3DModel":
+        x = meta(1, cfg.in_channels, f, h, w)
+        return measure(model, lambda m: m(x, t, meta(1, text_tokens, cfg.text_dim)))
+    x = meta(1, f, cfg.in_channels, h, w)
+    return measure(model, lambda m: m(x, meta(1, text_tokens, cfg.text_embed_dim), t))
