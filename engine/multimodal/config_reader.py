@@ -11,7 +11,7 @@ import math
 from pathlib import Path
 
 from engine.errors import InputError, json_type, quoted
-from engine.llm.family_parts import NEUTRAL_KEYS
+from engine.llm.families.keys import NEUTRAL_KEYS
 from engine.method1.layers import MAX_SIZE
 
 KEYS_FILE = Path(__file__).with_name("library_keys.json")
@@ -39,7 +39,7 @@ TRANSFORMERS_NEUTRAL = frozenset(NEUTRAL_KEYS) | frozenset({
     "audio_token_index", "vision_token_id", "image_end_token_id", "image_start_token_id", "image_context_token_id",
     "projection_dim_", "logit_scale_init_value", "dtype", "tokenizer_class", "use_return_dict"})
 """transformers keys that change neither parameters nor the matmul count (special token ids, output flags) beside
-the language models' ones (``engine.llm.family_parts.NEUTRAL_KEYS``)."""
+the language models' ones (``engine.llm.families.keys.NEUTRAL_KEYS``)."""
 
 
 @functools.cache

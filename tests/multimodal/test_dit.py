@@ -13,6 +13,7 @@ pytest.importorskip("diffusers")
 
 @pytest.mark.parametrize("name", ("pixart-alpha-xl-2-1024.transformer", "pixart-sigma-xl-2-1024.transformer"))
 @pytest.mark.parametrize("h, w, tokens", ((1024, 1024, 120), (512, 768, 300), (256, 256, 1)))
+@pytest.mark.external_check("learned_values")
 def test_pixart_matches_diffusers(name, h, w, tokens):
     from tests.multimodal.diffusers_reference import dit
 

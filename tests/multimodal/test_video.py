@@ -23,6 +23,7 @@ def _check(name, size, frames, tokens):
 
 @pytest.mark.parametrize("name", COGVIDEOX)
 @pytest.mark.parametrize("size, frames, tokens", (((480, 720), 49, 226), ((256, 384), 17, 226), ((128, 128), 9, 226)))
+@pytest.mark.external_check("each")
 def test_cogvideox_matches_diffusers(name, size, frames, tokens):
     if name == "cogvideox1.5-5b.transformer":  # 1.5 patches two latent frames together: an even count of them
         frames = {49: 53, 17: 29, 9: 5}[frames]
