@@ -7,7 +7,7 @@ F the feed-forward's inner width, T the width of the conditioning vector (the ti
 """
 from __future__ import annotations
 
-from engine.method1.blocks import Residual
+from engine.method1.blocks import Branches, Residual
 from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
 from engine.method1.media import AttentionCore, ConditioningDense, GatedUnit, GroupNorm
 from engine.method1.transformer import RMSNorm
@@ -90,3 +90,25 @@ def time_embedding(in_width: int, width: int, *, out: int | None = None, name: s
 def modulation(width: int, units: int, *, bias: bool = True, input_grad: bool = True, name: str = "adaLN") -> list:
     """adaLN's scale, shift (and gate) from the conditioning vector: act, linear T → k·d."""
     return [ConditioningDense(in_features=width, units=units, bias=bias, input_grad=input_grad, name=name)]
+
+
+PUSH, POP = "push", "pop"
+"""Markers in a flat list of layers: keep the flow here as a skip; concatenate the last kept skip (U-Nets, HunyuanDiT)."""
+
+
+def nest(ops: list) -> list:
+    """A flat list of layers with PUSH (keep a skip here) and POP (concatenate the last kept skip) → layers with
+    each skip as ``branches``: [everything between] ‖ [identity], joined along the channels."""
+    out, i = [], 0
+    while i < len(ops):
+        if ops[i] is PUSH:
+            depth, j = 0, i + 1
+            while ops[j] is not POP or depth:  # the matching POP
+                depth += 1 if ops[j] is PUSH else -1 if ops[j] is POP else 0
+                j += 1
+            out.append(Branches(branches=[nest(ops[i + 1:j]), []], merge="concat", name="skip"))
+            i = j + 1
+        else:
+            out.append(ops[i])
+            i += 1
+    return out

@@ -14,7 +14,8 @@ from engine.multimodal.inputs import MediaInputs
 from engine.multimodal.model import ReadModel
 
 FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders",
-                  "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video")
+                  "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video",
+                  "engine.multimodal.hunyuan")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

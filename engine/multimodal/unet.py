@@ -14,13 +14,13 @@ the layer list is the U-Net's series-parallel shape.
 from __future__ import annotations
 
 from engine.errors import InputError
-from engine.method1.blocks import Branches, Residual
+from engine.method1.blocks import Residual
 from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
 from engine.method1.media import ConditioningDense, GroupNorm, TokensToGrid
 from engine.method1.vision import ToTokens, Upsample
 from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, cross_attention, feed_forward, resnet, self_attention, \
-    time_embedding
+from engine.multimodal.diffusers_parts import ACTIVATIONS, POP, PUSH, cross_attention, feed_forward, nest, resnet, \
+    self_attention, time_embedding
 from engine.multimodal.inputs import MediaInputs, divisible
 from engine.multimodal.model import ReadModel, StageBuilder
 from engine.multimodal.registry import reader
@@ -32,9 +32,6 @@ STANDARD_SIZE = 512
 STANDARD_TEXT_TOKENS = 77
 VAE_FACTOR = 8
 """Pixels per latent position of the VAEs these U-Nets are trained with (Stable Diffusion's, SDXL's, Kolors')."""
-
-PUSH, POP = "push", "pop"
-
 
 def spatial_transformer(c: int, heads: int, depth: int, context_width: int, context_length: int, grid: tuple,
                         groups: int, linear: bool) -> Residual:
@@ -52,24 +49,6 @@ def spatial_transformer(c: int, heads: int, depth: int, context_width: int, cont
     body += [Dense(units=c, name="proj_out"), TokensToGrid(grid=list(grid))] if linear else \
         [TokensToGrid(grid=list(grid)), Conv2d(filters=c, kernel_size=1, name="proj_out")]
     return Residual(body=body, name="transformer")
-
-
-def nest(ops: list) -> list:
-    """A flat list of layers with PUSH (keep a skip here) and POP (concatenate the last kept skip) → layers with
-    each skip as ``branches``: [everything between] ‖ [identity], joined along the channels."""
-    out, i = [], 0
-    while i < len(ops):
-        if ops[i] is PUSH:
-            depth, j = 0, i + 1
-            while ops[j] is not POP or depth:  # the matching POP
-                depth += 1 if ops[j] is PUSH else -1 if ops[j] is POP else 0
-                j += 1
-            out.append(Branches(branches=[nest(ops[i + 1:j]), []], merge="concat", name="skip"))
-            i = j + 1
-        else:
-            out.append(ops[i])
-            i += 1
-    return out
 
 
 def _read_unet(c: ConfigReader) -> dict:

@@ -151,3 +151,19 @@ def video(config: dict, size: tuple[int, int], frames: int, text_tokens: int) ->
         return measure(model, lambda m: m(x, t, meta(1, text_tokens, cfg.text_dim)))
     x = meta(1, f, cfg.in_channels, h, w)
     return measure(model, lambda m: m(x, meta(1, text_tokens, cfg.text_embed_dim), t))
+
+
+def hunyuan_dit(config: dict, size: tuple[int, int]) -> tuple[int, int]:
+    """HunyuanDiT2DModel as its pipeline calls it: the latent of ``size``/8, the CLIP and mT5 tokens at the padded
+    lengths with all-ones masks, the size conditions and the style, no rotary table (it changes no product)."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    ones = lambda n: torch.ones(1, n, dtype=torch.long, device="meta")  # noqa: E731
+    return measure(model, lambda m: m(
+        meta(1, cfg.in_channels, size[0] // 8, size[1] // 8), timestep=torch.tensor([10], device="meta"),
+        encoder_hidden_states=meta(1, cfg.text_len, cfg.cross_attention_dim), text_embedding_mask=ones(cfg.text_len),
+        encoder_hidden_states_t5=meta(1, cfg.text_len_t5, cfg.cross_attention_dim_t5),
+        text_embedding_mask_t5=ones(cfg.text_len_t5), image_meta_size=meta(1, 6),
+        style=torch.zeros(1, dtype=torch.long, device="meta")))
