@@ -8,7 +8,7 @@ F the feed-forward's inner width, T the width of the conditioning vector (the ti
 from __future__ import annotations
 
 from engine.method1.blocks import Branches, Residual
-from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
+from engine.method1.layers import Activation, Conv2d, Conv3d, Dense, LayerNorm
 from engine.method1.media import AttentionCore, ConditioningDense, GatedUnit, GroupNorm
 from engine.method1.transformer import RMSNorm
 
@@ -63,20 +63,30 @@ def norm(kind: str, *, affine: bool = True, bias: bool = True, name: str = ""):
     return LayerNorm(affine=affine, bias=bias, name=name)
 
 
+def conv(filters: int, kernel: int, *, stride: int = 1, padding: int = 0, frames: int | None = None, name: str = ""):
+    """A K×K convolution of an image [H, W, C], or of each frame of a video [F, H, W, C] (``frames``: a 1×K×K 3-D
+    convolution, the same products)."""
+    if frames is None:
+        return Conv2d(filters=filters, kernel_size=kernel, stride=stride, padding=padding, name=name)
+    return Conv3d(filters=filters, kernel_size=[1, kernel, kernel], stride=[1, stride, stride],
+                  padding=[0, padding, padding], name=name)
+
+
 def resnet(c_in: int, c_out: int, time_width: int | None, groups: int, activation: str = "silu", *,
-           scale_shift: bool = False, groups_out: int | None = None, name: str = "resnet") -> Residual:
+           scale_shift: bool = False, groups_out: int | None = None, frames: int | None = None,
+           name: str = "resnet") -> Residual:
     """diffusers' ``ResnetBlock2D``: GroupNorm, act, conv 3×3 (C_in → C_out), + the time embedding's projection
     (T → C_out, or 2·C_out for scale and shift), GroupNorm, act, conv 3×3; a 1×1 convolution on the shortcut when
-    C_in ≠ C_out."""
+    C_in ≠ C_out. ``frames``: on each frame of a video (the time embedding repeated per frame, projected F times)."""
     act = ACTIVATIONS[activation]
     body = [GroupNorm(groups=groups), Activation(function=act),
-            Conv2d(filters=c_out, kernel_size=3, padding=1, name="conv1")]
+            conv(c_out, 3, padding=1, frames=frames, name="conv1")]
     if time_width:
         body.append(ConditioningDense(in_features=time_width, units=2 * c_out if scale_shift else c_out,
-                                      input_grad=True, name="time_emb_proj"))
+                                      positions=frames or 1, input_grad=True, name="time_emb_proj"))
     body += [GroupNorm(groups=groups_out or groups), Activation(function=act),
-             Conv2d(filters=c_out, kernel_size=3, padding=1, name="conv2")]
-    shortcut = [Conv2d(filters=c_out, kernel_size=1, name="conv_shortcut")] if c_in != c_out else []
+             conv(c_out, 3, padding=1, frames=frames, name="conv2")]
+    shortcut = [conv(c_out, 1, frames=frames, name="conv_shortcut")] if c_in != c_out else []
     return Residual(body=body, shortcut=shortcut, name=name)
 
 

@@ -167,3 +167,14 @@ def hunyuan_dit(config: dict, size: tuple[int, int]) -> tuple[int, int]:
         encoder_hidden_states_t5=meta(1, cfg.text_len_t5, cfg.cross_attention_dim_t5),
         text_embedding_mask_t5=ones(cfg.text_len_t5), image_meta_size=meta(1, 6),
         style=torch.zeros(1, dtype=torch.long, device="meta")))
+
+
+def unet3d(config: dict, size: tuple[int, int], frames: int, text_tokens: int) -> tuple[int, int]:
+    """UNet3DConditionModel: ``frames`` latent frames of ``size``/8, ``text_tokens`` text tokens."""
+    import torch
+
+    model = build(config)
+    cfg = model.config
+    x = meta(1, cfg.in_channels, frames, size[0] // 8, size[1] // 8)
+    return measure(model, lambda m: m(x, torch.tensor([10], device="meta"),
+                                      encoder_hidden_states=meta(1, text_tokens, cfg.cross_attention_dim)))
