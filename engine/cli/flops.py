@@ -1,5 +1,7 @@
-"""``flops FILE.json | --preset ID | --onnx MODEL.onnx [--dim NAME=SIZE …] [--convention]``: method 1's
-parameters and forward FLOP per layer (an ONNX graph: one row per node that counts, ``engine.importers``)."""
+"""``flops FILE.json | --preset ID | --onnx MODEL.onnx [--dim NAME=SIZE …] | --config CONFIG.json [--image-size HxW]
+[--frames F] [--audio-seconds S] [--text-tokens N] [--images N] [--convention]``: method 1's parameters and forward
+FLOP per layer (an ONNX graph: one row per node that counts, ``engine.importers``; a model's config.json — text,
+multimodal or diffusers — its parameters and one example's forward FLOP per component, ``engine.multimodal``)."""
 from __future__ import annotations
 
 import argparse
@@ -25,7 +27,38 @@ examples:
   python -m engine flops --preset resnet50               # a preset (ids: python -m engine presets)
   python -m engine flops --onnx model.onnx --dim batch=1 --dim sequence=128   # an exported graph
   python -m engine flops --onnx model.onnx --dim batch=1 --save model.json    # ... and its rows as a scenario
+  python -m engine flops --config unet/config.json --image-size 768x768 --text-tokens 77 --format json
+  python -m engine flops --config llava-1.5-7b/config.json --image-size 336x336 --text-tokens 100
 """
+
+MEDIA_FLAGS = {"image_size": "--image-size", "frames": "--frames", "audio_seconds": "--audio-seconds",
+               "text_tokens": "--text-tokens", "images": "--images"}
+"""The inputs of ``--config``, and the flag each is given by (errors name the flag)."""
+
+
+def _config(args):
+    """``--config``: any config.json the engine reads, counted at the given inputs (each family's standard ones
+    otherwise, printed in ``inputs``)."""
+    from engine.llm.config import MAX_CONFIG_BYTES
+    from engine.cli.files import naming_file
+    from engine.json_text import parse_json_text
+    from engine.multimodal.count import count_config
+    from engine.multimodal.inputs import media_inputs, parse_image_size
+
+    data = {"image_size": parse_image_size(args.image_size, "--image-size") if args.image_size is not None else None,
+            "frames": args.frames, "audio_seconds": args.audio_seconds, "text_tokens": args.text_tokens,
+            "images": args.images}
+    try:
+        inputs = media_inputs(data)
+        with naming_file(args.config, "config"):
+            config = parse_json_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES), "config",
+                                     MAX_CONFIG_BYTES)
+            return count_config(config, inputs, args.convention or "matmul", "config", args.lenient)
+    except InputError as exc:
+        field = exc.field.removeprefix("inputs.")
+        if field in MEDIA_FLAGS:
+            raise InputError(MEDIA_FLAGS[field], exc.reason) from None
+        raise
 
 
 def parse_dims(words: list[str] | None) -> dict[str, int]:
@@ -59,11 +92,17 @@ def _onnx(args):
 
 
 def _flops(args):
-    given = [x is not None for x in (args.file, args.preset, args.onnx)]
+    given = [x is not None for x in (args.file, args.preset, args.onnx, args.config)]
     if sum(given) != 1:
-        raise InputError("arguments", "give a scenario FILE, --preset ID or --onnx MODEL.onnx (one of them)")
+        raise InputError("arguments", "give a scenario FILE, --preset ID, --onnx MODEL.onnx or --config CONFIG.json "
+                                      "(one of them)")
     if (args.dim or args.save) and args.onnx is None:
         raise InputError("arguments", "--dim and --save go with --onnx")
+    media = [flag for key, flag in MEDIA_FLAGS.items() if getattr(args, key) is not None]
+    if args.config is None and (media or args.lenient):
+        raise InputError("arguments", f"{(media or ['--lenient'])[0]} goes with --config")
+    if args.config is not None:
+        return _config(args)
     counted = None
     if args.onnx is not None:
         scenario, counted = _onnx(args)
@@ -101,4 +140,20 @@ def register(sub) -> None:
                         "(e.g. --dim batch=1 --dim sequence=128); the command names any that are missing")
     p.add_argument("--save", default=None, metavar="FILE.json",
                    help="with --onnx: write the counted rows as a scenario file (the dashboard opens it)")
+    p.add_argument("--config", default=None, metavar="CONFIG.json",
+                   help="a model's config.json instead of a scenario: a language model, a vision-language or audio "
+                        "model (transformers), or a diffusers model (unet/, transformer/, vae/config.json); prints "
+                        "params, forward_flop (one example, batch 1), params_by_component, flop_by_component and the "
+                        "inputs used")
+    p.add_argument("--image-size", default=None, metavar="HxW", help="with --config: image height x width in pixels "
+                                                                      "(default: the model's standard size)")
+    p.add_argument("--frames", type=int, default=None, metavar="F", help="with --config: video frames")
+    p.add_argument("--audio-seconds", type=float, default=None, metavar="S", help="with --config: seconds of audio")
+    p.add_argument("--text-tokens", type=int, default=None, metavar="N",
+                   help="with --config: the text the model attends to (a VLM: the prompt besides the image tokens; "
+                        "a denoiser: its conditioning length, both text encoders together where it has two)")
+    p.add_argument("--images", type=int, default=None, metavar="N", help="with --config: images per sample (a VLM)")
+    p.add_argument("--lenient", action="store_true",
+                   help="with --config (a language model): keys transformers reads and the reader does not are "
+                        "listed instead of refused")
     p.set_defaults(run=_flops)

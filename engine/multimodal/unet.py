@@ -158,7 +158,9 @@ def read_unet(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c = ConfigReader(data, "UNet2DConditionModel", source)
     u = _read_unet(c)
     unused = c.finish()
-    size = inputs.image_size or (STANDARD_SIZE, STANDARD_SIZE)
+    sample = c.raw("sample_size")  # latent positions it was trained at; the standard image is 8× that
+    size = inputs.image_size or ((sample * VAE_FACTOR,) * 2 if isinstance(sample, int) and not isinstance(sample, bool)
+                                 and 0 < sample <= 8192 else (STANDARD_SIZE, STANDARD_SIZE))
     n = len(u["down"])
     divisible(size, VAE_FACTOR * 2 ** (n - 1), f"the VAE's factor {VAE_FACTOR} × the U-Net's {2 ** (n - 1)} "
                                                "downsamplings")

@@ -10,7 +10,7 @@ from tests.multimodal.configs_lib import config, engine_count
 pytest.importorskip("torch")
 pytest.importorskip("diffusers")
 
-UNETS = ("sd-1.5.unet", "sd-2.1-base.unet", "sdxl-base-1.0.unet", "sdxl-refiner-1.0.unet")
+UNETS = ("sd-1.5.unet", "sd-2.1-base.unet", "sdxl-base-1.0.unet", "sdxl-refiner-1.0.unet", "sdxl-turbo.unet")
 SIZES = ((512, 512, 77), (768, 512, 154), (1024, 1024, 1))
 
 
