@@ -198,10 +198,13 @@ class Each(Block):
     """The ``layers`` run on each of ``count`` inputs of the same shape with one set of weights (the images of a
     sample through a vision tower, the tiles of an image, the frames of a video): parameters once, FLOP (forward
     and backward) × count; the outputs joined along the sequence (count × L positions; an item that is not a
-    sequence becomes a sequence of count items). No arithmetic of its own."""
+    sequence becomes a sequence of count items). The flow is one input's shape, or with ``split`` the inputs
+    already joined (each image's tokens through a per-image pooling). No arithmetic of its own."""
 
     type: Literal["each"] = "each"
     count: int = Field(1, ge=1, le=MAX_REPEAT, description="How many inputs run through the layers.")
+    split: bool = Field(False, description="The flow is the inputs joined (a sequence of count × L positions), cut "
+                                           "into count sequences of L; otherwise the flow is one input's shape.")
     layers: NonEmptyLayerList
     kind_label: ClassVar[str] = "Each input (shared weights)"
     formula: ClassVar[str] = r"n \times f \quad (n \text{ inputs, one set of weights})"
@@ -211,6 +214,11 @@ class Each(Block):
         return f"each of {self.count:,} inputs, one set of weights"
 
     def walk(self, flow, path, walker):
+        if self.split:
+            seq = as_sequence(flow)
+            if seq.steps is None or seq.steps % self.count:
+                raise InputError(path, f"cannot cut {flow.describe()} into {self.count:,} equal sequences")
+            flow = Flow(seq.item, seq.steps // self.count)
         mark = walker.mark()
         out = walker.run(self.layers, flow, f"{path}.layers")
         walker.scale_work_since(mark, self.count, path)

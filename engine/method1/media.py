@@ -293,6 +293,42 @@ class ContextTokens(LayerBase):
                     grad_in or weights, cost.params if trainable else 0)
 
 
+class AttentionPool(LayerBase):
+    """Attention pooling (SigLIP's head, ``nn.MultiheadAttention`` with learned queries): Q learned queries of width
+    d attend over the flow's L tokens — the queries projected d → d, the tokens' keys and values d → 2d, the
+    product, the output d → d (all biased): L × [d] → Q × [d]. Params Q·d + 4d² + 4d; MACs Q·d² + 2·L·d² + 2·Q·L·d
+    + Q·d."""
+
+    type: Literal["attention_pool"] = "attention_pool"
+    heads: Size
+    queries: Size = Field(1, description="Q learned queries (probes).")
+    kind_label: ClassVar[str] = "Attention pooling"
+    formula: ClassVar[str] = r"2 (2 Q d^2 + 2 L d^2 + 2 Q L d)"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        d, length = sequence_dims(flow)
+        if d % self.heads:
+            raise ShapeError(f"heads {self.heads} must divide the width {d:,}")
+        q = self.queries
+        params = q * d + 4 * d * d + 4 * d
+        macs = q * d * d + 2 * length * d * d + 2 * q * length * d + q * d * d
+        extra = softmax_and_scale_flop(self.heads * q * length) + (q + 2 * length + q) * d
+        return LayerCost(Flow((d,), q), params, macs, extra)
+
+    def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        """The projections as x·W (the queries' from learned values); the two products' operands once the keys and
+        values need a gradient."""
+        d, length = sequence_dims(flow)
+        q = self.queries
+        weights = trainable
+        projections = q * d * d + 2 * length * d * d + q * d * d
+        macs = (projections if weights else 0) + (2 * length * d * d if grad_in else 0)
+        inner = grad_in or weights
+        macs += 2 * 2 * q * length * d + q * d * d if inner else 0
+        return Grad(macs, BACKWARD_EXTRA_FACTOR * cost.extra_flop if inner else 0, inner,
+                    cost.params if trainable else 0)
+
+
 class LearnedValues(LayerBase):
     """Learned values used beside the flow without a matrix product: adaLN's scale-shift tables (added to the
     conditioning's modulation), a class-label table looked up once per example, a learned token or gate. Params
@@ -312,5 +348,5 @@ class LearnedValues(LayerBase):
 
 
 MEDIA_KINDS: tuple[type[LayerBase], ...] = (GroupNorm, ConditioningDense, AttentionCore, TokensToGrid, GatedUnit,
-                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, LearnedValues)
+                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, AttentionPool, LearnedValues)
 """Registered in ``engine.method1.kinds``."""

@@ -15,7 +15,8 @@ from engine.multimodal.model import ReadModel
 
 FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders",
                   "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video",
-                  "engine.multimodal.hunyuan", "engine.multimodal.unet3d")
+                  "engine.multimodal.hunyuan", "engine.multimodal.unet3d", "engine.multimodal.vision_towers",
+                  "engine.multimodal.llava", "engine.multimodal.gemma")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

@@ -106,6 +106,20 @@ def wrappers_file() -> dict:
     return json.loads(WRAPPERS_FILE.read_text(encoding="utf-8"))
 
 
+def read_language_model(data: dict, source: str = "config", lenient: bool = False) -> tuple[dict, dict[str, str]]:
+    """(fields, field → key) of the language model inside a multimodal checkpoint's config.json (its ``text_config``
+    read as its own family, as below, without the note that the rest is not counted): what the multimodal readers
+    (``engine.multimodal``) put after the vision or audio tower."""
+    model_type = data.get("model_type")
+    wrapper = multimodal_wrappers().get(model_type) if isinstance(model_type, str) else None
+    if wrapper is None:
+        raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a multimodal checkpoint with a "
+                                                 "language model in text_config")
+    fields, key_of = _read_language_model(data, model_type, wrapper, source, lenient)
+    fields["notes"] = tuple(fields["notes"][1:])
+    return fields, key_of
+
+
 def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str,
                          lenient: bool) -> tuple[dict, dict[str, str]]:
     """The language model of a multimodal checkpoint (Gemma 3, Llama 4, Mistral 3, LLaVA, Qwen3.5…): its
