@@ -329,6 +329,24 @@ class AttentionPool(LayerBase):
                     cost.params if trainable else 0)
 
 
+class MergeTokens(LayerBase):
+    """k consecutive tokens side by side (Qwen-VL's 2×2 patch merge, pixel shuffle): L × [C] → L/k × [k·C]. A
+    reshape: no arithmetic."""
+
+    type: Literal["merge_tokens"] = "merge_tokens"
+    factor: Size = Field(description="k: tokens merged into one.")
+    kind_label: ClassVar[str] = "Merge tokens"
+    formula: ClassVar[str] = r"0 \quad (L \times [C] \to L/k \times [k C])"
+
+    def cost(self, flow: Flow) -> LayerCost:
+        c, length = sequence_dims(flow)
+        if length % self.factor:
+            raise ShapeError(f"{length:,} tokens do not split into groups of {self.factor}")
+        if c * self.factor > MAX_SIZE:
+            raise ShapeError(f"{c * self.factor:,} channels is more than {MAX_SIZE:,}")
+        return LayerCost(Flow((c * self.factor,), length // self.factor), 0, 0, 0)
+
+
 class LearnedValues(LayerBase):
     """Learned values used beside the flow without a matrix product: adaLN's scale-shift tables (added to the
     conditioning's modulation), a class-label table looked up once per example, a learned token or gate. Params
@@ -348,5 +366,6 @@ class LearnedValues(LayerBase):
 
 
 MEDIA_KINDS: tuple[type[LayerBase], ...] = (GroupNorm, ConditioningDense, AttentionCore, TokensToGrid, GatedUnit,
-                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, AttentionPool, LearnedValues)
+                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, AttentionPool, MergeTokens,
+                                            LearnedValues)
 """Registered in ``engine.method1.kinds``."""

@@ -148,16 +148,17 @@ class ConfigReader:
                                       "the parameters or FLOP")
         return unread
 
-    def sub(self, key: str, model_type: str) -> ConfigReader:
+    def sub(self, key: str, model_type: str, aliases: tuple[str, ...] = ()) -> ConfigReader:
         """A reader of the sub-configuration ``key`` (``vision_config``, ``text_config``) as ``model_type`` (its own
-        ``model_type`` key, where it has one, must be that)."""
+        ``model_type`` key, where it has one, must be that, or one of ``aliases``: older files' names that the
+        configuration class rewrites to it)."""
         value = self.raw(key)
         if value is None:
             value = {}
         if not isinstance(value, dict):
             raise self.error(key, f"expected a JSON object {{ … }}, got {json_type(value)}")
         written = value.get("model_type", model_type)
-        if written != model_type:
+        if written != model_type and written not in aliases:
             raise InputError(f"{self.source}.{key}.model_type", f"{quoted(written, 60)}: this reader counts "
                                                                 f"{quoted(model_type, 60)} here")
         return ConfigReader(value, model_type, f"{self.source}.{key}", self.library)

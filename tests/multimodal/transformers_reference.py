@@ -19,23 +19,34 @@ def build(config: dict, class_name: str | None = None):
     data = {k: v for k, v in copy.deepcopy(config).items() if not k.startswith("_")}
     names = data.pop("architectures", None) or [class_name]
     hf_config = transformers.AutoConfig.for_model(data.pop("model_type"), **data)
+    for sub in (hf_config, *(getattr(hf_config, k, None) for k in ("text_config", "vision_config", "audio_config"))):
+        if sub is not None:
+            sub._experts_implementation = "batched_mm"  # as tests/llm/hf_reference.py: each token's k experts
     cls = getattr(transformers, class_name or names[0])
     with warnings.catch_warnings(), torch.device("meta"):
         warnings.simplefilter("ignore")
         model = cls._from_config(hf_config, attn_implementation="eager")
+    for module in model.modules():
+        if getattr(module, "config", None) is not None and hasattr(module.config, "_experts_implementation"):
+            module.config._experts_implementation = "batched_mm"
+        if hasattr(module, "_deepstack_process"):  # Qwen3-VL adds the deepstack features at the image positions
+            module._deepstack_process = lambda hidden_states, *args, **kwargs: hidden_states  # element-wise: no FLOP
     from tests.llm.hf_reference import _meta_packed_sequences, _meta_padding_masks
 
     _meta_packed_sequences()  # the masks' data-dependent checks answered on meta, as for the language models
     _meta_padding_masks()
     inner = getattr(model, "model", model)
     if hasattr(inner, "get_placeholder_mask"):
+        import inspect
+
         token = getattr(model.config, "image_token_id", None)
         if token is None:
             token = getattr(model.config, "image_token_index", None)
+        pair = "video_features" in inspect.signature(inner.get_placeholder_mask).parameters
 
         def mask(input_ids, inputs_embeds, *args, **kwargs):
             image = (input_ids == token).unsqueeze(-1).expand_as(inputs_embeds)
-            return (image, image) if "video_features" in kwargs or len(args) > 1 else image
+            return (image, image) if pair else image
 
         inner.get_placeholder_mask = mask
     return model.eval()
@@ -46,6 +57,8 @@ def measure(model, kwargs: dict) -> tuple[int, int]:
     from torch.utils.flop_counter import FlopCounterMode
 
     params = sum(p.numel() for p in model.parameters())
+    for p in model.parameters():  # a forward only (as tests/llm/hf_reference.py: the module tracker would hook
+        p.requires_grad_(False)   # the grad of parameters a mixer passes on as inputs)
     with torch.no_grad(), FlopCounterMode(display=False) as counter:
         model(**kwargs)
     return params, counter.get_total_flops()
@@ -99,3 +112,53 @@ def vision_tower(config: dict, images: int) -> tuple[int, int]:
     del transformers
     size = model.config.image_size
     return measure(model, {"pixel_values": meta(images, 3, size, size)})
+
+
+def _to_meta(x):
+    import torch
+
+    return x.to("meta") if isinstance(x, torch.Tensor) else x
+
+
+def meta_vision_helpers(module) -> None:
+    """Qwen-style vision towers compute positions, interpolation weights and window orders from ``grid_thw`` on
+    the CPU (the processor's metadata, passed as a CPU tensor): the tensors they index meta activations with are
+    moved to meta; the sequence boundaries (``cu_seqlens``) stay on the CPU, where the eager attention reads them
+    to split the heads' sequences."""
+    for name in ("get_vision_position_ids", "get_vision_interpolation_indices_and_weights", "get_vision_window_index"):
+        original = getattr(module, name, None)
+        if original is None or getattr(original, "meta_aware", False):
+            continue
+
+        def wrapped(*args, _original=original, _name=name, **kwargs):
+            out = _original(*args, **kwargs)
+            if _name == "get_vision_window_index":  # (reorder on meta, boundaries on the CPU)
+                return _to_meta(out[0]), out[1]
+            return tuple(_to_meta(o) for o in out) if isinstance(out, tuple) else _to_meta(out)
+
+        wrapped.meta_aware = True
+        setattr(module, name, wrapped)
+
+
+def qwen_vl(config: dict, grids: list[tuple[int, int, int]], text_tokens: int, video: bool = False) -> tuple[int, int]:
+    """Qwen2-VL, Qwen2.5-VL, Qwen3-VL, Qwen3.5: the processor's patches (3 × t_p × p × p values each) of images (or
+    videos) of ``grids`` (t, h, w in patches), ``image_grid_thw`` on the CPU, the merged tokens among the text,
+    multimodal rotary positions given (3 × L, as get_rope_index makes them: it reads the ids' values)."""
+    import sys
+
+    import torch
+
+    model = build(config)
+    meta_vision_helpers(sys.modules[type(model).__module__])
+    v = model.config.vision_config
+    merge = v.spatial_merge_size ** 2
+    patches = sum(t * h * w for t, h, w in grids)
+    tokens = patches // merge + text_tokens
+    key = "video" if video else "image"
+    rope = getattr(model.config.text_config, "rope_parameters", None) or {}
+    axes = len(rope.get("mrope_section") or [0, 0, 0]) if isinstance(rope, dict) else 3
+    kwargs = {"input_ids": ids(tokens), f"pixel_values{'_videos' if video else ''}":
+              meta(patches, v.in_channels * v.temporal_patch_size * v.patch_size ** 2),
+              f"{key}_grid_thw": torch.tensor([list(g) for g in grids]),
+              "position_ids": torch.zeros(axes, 1, tokens, dtype=torch.long, device="meta")}
+    return measure(model, kwargs)

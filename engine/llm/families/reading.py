@@ -138,7 +138,8 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
                          f"the language model of this {quoted(model_type)} checkpoint is {quoted(text_type)}, "
                          f"not a family this reader supports (supported: {_supported_list(text_type)})")
     family = FAMILIES[text_type]
-    if not next(iter(family.classes)).endswith("ForCausalLM"):
+    heads = set(family.classes.values())
+    if not next(iter(family.classes)).endswith("ForCausalLM") and heads != {"none"}:
         raise InputError(f"{source}.text_config.model_type",
                          f"the language model of this {quoted(model_type)} checkpoint is {quoted(text_type)}, an "
                          "encoder or encoder-decoder: counted from its own config.json, not inside a multimodal one")
@@ -148,6 +149,10 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
     if tie is not None:
         inner["tie_word_embeddings"] = tie
     fields, key_of = read_family(inner, f"{source}.text_config", lenient)
+    if fields.get("encoder") is not None:
+        raise InputError(f"{source}.text_config.model_type", f"{quoted(text_type)} is an encoder-decoder: counted from "
+                                                             "its own config.json, not inside a multimodal one")
+    fields["head"] = "lm"  # the wrapper's generating class ends in its LM head (a text tower's bare class has none)
     note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — text_config read "
             f"as {text_type} ({next(iter(family.classes))}), keys it leaves out at that class's defaults, with the "
             "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted")
