@@ -45,8 +45,8 @@ class ConditioningDense(LayerBase):
     flow passes unchanged (what it makes is added to, or scales, the flow element-wise, or is attended to).
 
     Backward: the weight gradient when trainable; the input gradient when ``input_grad`` (the conditioning comes from
-    layers that train: the time embedding's MLP); the flow needs a gradient after it when it did before or when
-    these weights train (their output joins the flow)."""
+    layers that train: the time embedding's MLP); the flow needs a gradient after it when it did before or, when its
+    output ``joins_flow`` here, when these weights (or the layers before them) train."""
 
     type: Literal["conditioning_dense"] = "conditioning_dense"
     in_features: Size = Field(description="N: the conditioning's width.")
@@ -56,6 +56,10 @@ class ConditioningDense(LayerBase):
     input_grad: bool = Field(False, description="In training, its input needs a gradient (made by trained layers).")
     reused: bool = Field(False, description="The weights of an earlier layer, run again (DiT's output modulation "
                                             "recomputes the first block's embedding): no parameters of its own.")
+    joins_flow: bool = Field(True, description="Its output joins the flow here (a time projection added to a "
+                                               "ResNet's features, a modulation); false: it feeds later "
+                                               "conditioning layers only (the time embedding's MLP, a caption "
+                                               "projection), so the flow's gradient is not changed by it.")
     kind_label: ClassVar[str] = "Linear on the conditioning"
     formula: ClassVar[str] = r"2 \cdot E \cdot N \cdot M"
 
@@ -66,7 +70,7 @@ class ConditioningDense(LayerBase):
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
         weights = trainable and (cost.params > 0 or self.reused)
         macs = cost.macs * (int(weights) + int(self.input_grad))
-        out = grad_in or weights or self.input_grad
+        out = grad_in or (self.joins_flow and (weights or self.input_grad))
         return Grad(macs, BACKWARD_EXTRA_FACTOR * cost.extra_flop if weights or self.input_grad else 0, out,
                     cost.params if trainable else 0)
 

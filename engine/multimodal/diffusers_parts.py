@@ -39,7 +39,7 @@ def cross_attention(d: int, heads: int, head_size: int, context_width: int, cont
     inner = heads * head_size
     return [Dense(units=inner, bias=qkv_bias, name=f"{name} q"),
             ConditioningDense(in_features=context_width, units=2 * inner, bias=qkv_bias, positions=context_length,
-                              name=f"{name} k, v (context)"),
+                              joins_flow=False, name=f"{name} k, v (context)"),
             AttentionCore(heads=heads, head_size=head_size, context_length=context_length, context_grad=context_grad,
                           qk_norm=qk_norm, qk_norm_width=qk_norm_width, name=name),
             Dense(units=d, bias=out_bias, name=f"{name} out")]
@@ -93,8 +93,9 @@ def resnet(c_in: int, c_out: int, time_width: int | None, groups: int, activatio
 def time_embedding(in_width: int, width: int, *, out: int | None = None, name: str = "time_embedding") -> list:
     """``TimestepEmbedding``: linear_1 (sinusoid of ``in_width`` → T), act, linear_2 (T → T, or ``out``); the
     sinusoid has no parameters."""
-    return [ConditioningDense(in_features=in_width, units=width, name=f"{name} linear_1"),
-            ConditioningDense(in_features=width, units=out or width, input_grad=True, name=f"{name} linear_2")]
+    return [ConditioningDense(in_features=in_width, units=width, joins_flow=False, name=f"{name} linear_1"),
+            ConditioningDense(in_features=width, units=out or width, input_grad=True, joins_flow=False,
+                              name=f"{name} linear_2")]
 
 
 def modulation(width: int, units: int, *, bias: bool = True, input_grad: bool = True, name: str = "adaLN") -> list:

@@ -70,7 +70,7 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     pool = StageBuilder("text_pool")  # the attention pool over mT5's tokens: a stage of its own (its own input)
     pool.add("denoiser", [LearnedValues(count=(text_len_t5 + 1) * cross_t5, name="pooler positional_embedding"),
                           ConditioningDense(in_features=cross_t5, units=2 * cross_t5, positions=text_len_t5 + 1,
-                                            name="pooler k_proj, v_proj"),
+                                            joins_flow=False, name="pooler k_proj, v_proj"),
                           SequenceSlice(length=1, name="the mean token"),
                           Dense(units=cross_t5, name="pooler q_proj"),
                           AttentionCore(heads=POOL_HEADS, head_size=cross_t5 // POOL_HEADS,
@@ -78,15 +78,15 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                           Dense(units=pooled, name="pooler c_proj")])
     extra_in = pooled + (6 * 256 + d if extra else 0)
     ops: list = [ConditioningDense(in_features=cross_t5, units=4 * cross_t5, positions=text_len_t5,
-                                   name="text_embedder linear_1"),
+                                   joins_flow=False, name="text_embedder linear_1"),
                  ConditioningDense(in_features=4 * cross_t5, units=cross, positions=text_len_t5, input_grad=True,
-                                   name="text_embedder linear_2"),
+                                   joins_flow=False, name="text_embedder linear_2"),
                  LearnedValues(count=m * cross, name="text_embedding_padding"),
                  *time_embedding(256, d, name="timestep_embedder")]
     if extra:
         ops.append(LearnedValues(count=d, name="style_embedder"))
-    ops += [ConditioningDense(in_features=extra_in, units=4 * d, input_grad=True, name="extra_embedder linear_1"),
-            ConditioningDense(in_features=4 * d, units=d, input_grad=True, name="extra_embedder linear_2"),
+    ops += [ConditioningDense(in_features=extra_in, units=4 * d, input_grad=True, joins_flow=False, name="extra_embedder linear_1"),
+            ConditioningDense(in_features=4 * d, units=d, input_grad=True, joins_flow=False, name="extra_embedder linear_2"),
             Conv2d(filters=d, kernel_size=patch, stride=patch, name="patch embedding"), ToTokens()]
     for layer in range(layers):
         if layer > layers // 2:  # the mirror block's output joins: [x, skip] → LayerNorm(2d) → 2d → d

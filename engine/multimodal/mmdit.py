@@ -108,8 +108,8 @@ def read_sd3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     n = grid[0] * grid[1]
     norm = "rms_norm" if qk_norm else "none"
     out: list = [*time_embedding(256, d, name="timestep_embedder"),
-                 ConditioningDense(in_features=pooled, units=d, name="text_embedder linear_1"),
-                 ConditioningDense(in_features=d, units=d, input_grad=True, name="text_embedder linear_2"),
+                 ConditioningDense(in_features=pooled, units=d, joins_flow=False, name="text_embedder linear_1"),
+                 ConditioningDense(in_features=d, units=d, input_grad=True, joins_flow=False, name="text_embedder linear_2"),
                  Conv2d(filters=d, kernel_size=patch, stride=patch, name="patch embedding"), ToTokens(),
                  ContextTokens(tokens=m, in_features=joint, name="context_embedder")]
     for i in range(layers):
@@ -156,8 +156,8 @@ def read_flux(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     out: list = time_embedding(256, d, name="timestep_embedder")
     if guidance:
         out += time_embedding(256, d, name="guidance_embedder")
-    out += [ConditioningDense(in_features=pooled, units=d, name="text_embedder linear_1"),
-            ConditioningDense(in_features=d, units=d, input_grad=True, name="text_embedder linear_2"),
+    out += [ConditioningDense(in_features=pooled, units=d, joins_flow=False, name="text_embedder linear_1"),
+            ConditioningDense(in_features=d, units=d, input_grad=True, joins_flow=False, name="text_embedder linear_2"),
             Dense(units=d, name="x_embedder"), ContextTokens(tokens=m, in_features=joint, name="context_embedder")]
     for _ in range(double):
         out += [ConditioningDense(in_features=d, units=6 * d, input_grad=True, name="norm1"),

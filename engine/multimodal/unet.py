@@ -109,7 +109,7 @@ def unet_layers(u: dict, latent: tuple[int, int], text_tokens: int) -> list:
         ops += time_embedding(u["extra_in"], time, name="add_embedding")
     if u["hid"]:  # Kolors: the text encoder's tokens projected to the cross-attention width
         ops.append(ConditioningDense(in_features=u["hid"], units=u["context"][0], positions=text_tokens,
-                                     name="encoder_hid_proj"))
+                                     joins_flow=False, name="encoder_hid_proj"))
     ops.append(Conv2d(filters=u["channels"][0], kernel_size=u["conv_in"], padding=(u["conv_in"] - 1) // 2,
                       name="conv_in"))
     h, w = latent
