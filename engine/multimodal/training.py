@@ -199,3 +199,17 @@ def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: R
     return PipelineCompute(sampling.steps, sampling.guidance, sampling.outputs, d, text, encoder_forward,
                            decoder_forward, per_output, per_output * sampling.outputs, cached + text + encoder_forward,
                            cached, backward, sum(params.values()), params, counts["denoiser"].inputs, notes, counts)
+
+
+def scenario_data(model: ReadModel, recipe: VlmRecipe | None = None, examples: float = 1.0) -> dict:
+    """A method-1 scenario's JSON data from a model's main stage (a VLM's chain, a denoiser): its layers (with the
+    recipe's trainable flags and adapters), trained on ``examples`` examples — for the layer builder and the Plan
+    page (the image tokens are in the language model's sequence). The backward pass is then counted layer by layer
+    wherever weights are frozen."""
+    from engine.method1.training import TrainingSetup
+
+    stage = model.stages[-1]
+    arch = trained_architecture(stage, recipe) if recipe is not None else stage.architecture
+    training = parse_input(TrainingSetup, {"examples": examples}, source="training")
+    name = f"{model.config_class}" + (f" ({recipe.recipe})" if recipe is not None else "")
+    return {"name": name[:200], **arch.model_dump(mode="json"), "training": training.model_dump(mode="json")}
