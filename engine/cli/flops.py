@@ -7,6 +7,7 @@ from __future__ import annotations
 import argparse
 
 from engine.cli.files import read_text_file
+from engine.cli.media_args import add_media_arguments, given_media_flags, media_from, naming_flags, read_config_file
 from engine.errors import InputError, quoted
 from engine.method1.conventions import CONVENTIONS
 from engine.scenario import load_scenario_text
@@ -31,34 +32,15 @@ examples:
   python -m engine flops --config llava-1.5-7b/config.json --image-size 336x336 --text-tokens 100
 """
 
-MEDIA_FLAGS = {"image_size": "--image-size", "frames": "--frames", "audio_seconds": "--audio-seconds",
-               "text_tokens": "--text-tokens", "images": "--images"}
-"""The inputs of ``--config``, and the flag each is given by (errors name the flag)."""
-
-
 def _config(args):
     """``--config``: any config.json the engine reads, counted at the given inputs (each family's standard ones
     otherwise, printed in ``inputs``)."""
-    from engine.llm.config import MAX_CONFIG_BYTES
-    from engine.cli.files import naming_file
-    from engine.json_text import parse_json_text
     from engine.multimodal.count import count_config
-    from engine.multimodal.inputs import media_inputs, parse_image_size
 
-    data = {"image_size": parse_image_size(args.image_size, "--image-size") if args.image_size is not None else None,
-            "frames": args.frames, "audio_seconds": args.audio_seconds, "text_tokens": args.text_tokens,
-            "images": args.images}
-    try:
-        inputs = media_inputs(data)
-        with naming_file(args.config, "config"):
-            config = parse_json_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES), "config",
-                                     MAX_CONFIG_BYTES)
-            return count_config(config, inputs, args.convention or "matmul", "config", args.lenient)
-    except InputError as exc:
-        field = exc.field.removeprefix("inputs.")
-        if field in MEDIA_FLAGS:
-            raise InputError(MEDIA_FLAGS[field], exc.reason) from None
-        raise
+    inputs = media_from(args)
+    config = read_config_file(args.config, "config")
+    with naming_flags():
+        return count_config(config, inputs, args.convention or "matmul", "config", args.lenient)
 
 
 def parse_dims(words: list[str] | None) -> dict[str, int]:
@@ -98,7 +80,7 @@ def _flops(args):
                                       "(one of them)")
     if (args.dim or args.save) and args.onnx is None:
         raise InputError("arguments", "--dim and --save go with --onnx")
-    media = [flag for key, flag in MEDIA_FLAGS.items() if getattr(args, key) is not None]
+    media = given_media_flags(args)
     if args.config is None and (media or args.lenient):
         raise InputError("arguments", f"{(media or ['--lenient'])[0]} goes with --config")
     if args.config is not None:
@@ -145,14 +127,7 @@ def register(sub) -> None:
                         "model (transformers), or a diffusers model (unet/, transformer/, vae/config.json); prints "
                         "params, forward_flop (one example, batch 1), params_by_component, flop_by_component and the "
                         "inputs used")
-    p.add_argument("--image-size", default=None, metavar="HxW", help="with --config: image height x width in pixels "
-                                                                      "(default: the model's standard size)")
-    p.add_argument("--frames", type=int, default=None, metavar="F", help="with --config: video frames")
-    p.add_argument("--audio-seconds", type=float, default=None, metavar="S", help="with --config: seconds of audio")
-    p.add_argument("--text-tokens", type=int, default=None, metavar="N",
-                   help="with --config: the text the model attends to (a VLM: the prompt besides the image tokens; "
-                        "a denoiser: its conditioning length, both text encoders together where it has two)")
-    p.add_argument("--images", type=int, default=None, metavar="N", help="with --config: images per sample (a VLM)")
+    add_media_arguments(p)
     p.add_argument("--lenient", action="store_true",
                    help="with --config (a language model): keys transformers reads and the reader does not are "
                         "listed instead of refused")

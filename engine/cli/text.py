@@ -47,6 +47,10 @@ def _layer_rows(layers: list[dict]) -> list[list[object]]:
 
 
 def flops_text(result: dict) -> str:
+    if "flop_by_component" in result:  # flops --config: a model's count per component
+        from engine.cli.media_text import model_count_text
+
+        return model_count_text(result)
     out = []
     if result.get("layers"):
         nested = any(r.get("path") for r in result["layers"])  # paths read left to right
@@ -357,9 +361,16 @@ def reconcile_text(result: dict) -> str:
                             rows, right=(0, 4, 5, 6)), "", pairs(items)])
 
 
+def _media(name: str, result: dict) -> str:
+    from engine.cli import media_text
+
+    return getattr(media_text, name)(result)
+
+
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
+    "diffusion": lambda r: _media("pipeline_text", r), "vlm": lambda r: _media("vlm_step_text", r),
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

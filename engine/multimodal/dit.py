@@ -22,8 +22,13 @@ from engine.method1.layers import Conv2d, Dense, LayerNorm
 from engine.method1.media import ConditioningDense, LearnedValues
 from engine.method1.vision import ToTokens
 from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, cross_attention, feed_forward, self_attention, \
-    time_embedding
+from engine.multimodal.diffusers_parts import (
+    ACTIVATIONS,
+    cross_attention,
+    feed_forward,
+    self_attention,
+    time_embedding,
+)
 from engine.multimodal.inputs import MediaInputs, divisible
 from engine.multimodal.model import ReadModel, StageBuilder
 from engine.multimodal.registry import reader

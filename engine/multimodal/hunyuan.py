@@ -19,11 +19,24 @@ from __future__ import annotations
 from engine.errors import InputError
 from engine.method1.blocks import Residual
 from engine.method1.layers import Conv2d, Dense, LayerNorm
-from engine.method1.media import AttentionCore, ConditioningDense, LearnedValues, SequenceSlice
+from engine.method1.media import (
+    AttentionCore,
+    ConditioningDense,
+    LearnedValues,
+    SequenceSlice,
+)
 from engine.method1.vision import ToTokens
 from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, POP, PUSH, cross_attention, feed_forward, nest, \
-    self_attention, time_embedding
+from engine.multimodal.diffusers_parts import (
+    ACTIVATIONS,
+    POP,
+    PUSH,
+    cross_attention,
+    feed_forward,
+    nest,
+    self_attention,
+    time_embedding,
+)
 from engine.multimodal.inputs import MediaInputs, divisible
 from engine.multimodal.model import ReadModel, StageBuilder
 from engine.multimodal.registry import reader

@@ -24,7 +24,13 @@ from __future__ import annotations
 from engine.errors import InputError
 from engine.method1.blocks import Branches, Residual
 from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
-from engine.method1.media import AttentionCore, ConditioningDense, ContextTokens, SequenceSlice, StreamDense
+from engine.method1.media import (
+    AttentionCore,
+    ConditioningDense,
+    ContextTokens,
+    SequenceSlice,
+    StreamDense,
+)
 from engine.method1.vision import ToTokens
 from engine.multimodal.config_reader import ConfigReader
 from engine.multimodal.diffusers_parts import self_attention, time_embedding

@@ -10,7 +10,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.method1.architecture import Architecture, ArchitectureResult, InputSpec, evaluate
+from engine.method1.architecture import (
+    Architecture,
+    ArchitectureResult,
+    InputSpec,
+    evaluate,
+)
 from engine.results import Result
 
 

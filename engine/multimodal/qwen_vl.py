@@ -24,7 +24,13 @@ from collections import Counter
 from engine.errors import InputError
 from engine.method1.blocks import Branches, Residual
 from engine.method1.layers import Activation, Dense, LayerNorm
-from engine.method1.media import AttentionCore, GatedUnit, LearnedValues, MergeTokens, Segment
+from engine.method1.media import (
+    AttentionCore,
+    GatedUnit,
+    LearnedValues,
+    MergeTokens,
+    Segment,
+)
 from engine.method1.transformer import RMSNorm
 from engine.multimodal.config_reader import ConfigReader
 from engine.multimodal.inputs import MediaInputs

@@ -19,8 +19,17 @@ from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
 from engine.method1.media import ConditioningDense, GroupNorm, TokensToGrid
 from engine.method1.vision import ToTokens, Upsample
 from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, POP, PUSH, cross_attention, feed_forward, nest, resnet, \
-    self_attention, time_embedding
+from engine.multimodal.diffusers_parts import (
+    ACTIVATIONS,
+    POP,
+    PUSH,
+    cross_attention,
+    feed_forward,
+    nest,
+    resnet,
+    self_attention,
+    time_embedding,
+)
 from engine.multimodal.inputs import MediaInputs, divisible
 from engine.multimodal.model import ReadModel, StageBuilder
 from engine.multimodal.registry import reader

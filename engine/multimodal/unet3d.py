@@ -19,8 +19,18 @@ from engine.method1.layers import Activation, Conv3d, Dense, LayerNorm
 from engine.method1.media import GroupNorm, Segment, TokensToGrid
 from engine.method1.vision import ToTokens, Upsample
 from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, POP, PUSH, conv, cross_attention, feed_forward, nest, \
-    resnet, self_attention, time_embedding
+from engine.multimodal.diffusers_parts import (
+    ACTIVATIONS,
+    POP,
+    PUSH,
+    conv,
+    cross_attention,
+    feed_forward,
+    nest,
+    resnet,
+    self_attention,
+    time_embedding,
+)
 from engine.multimodal.inputs import MediaInputs, divisible
 from engine.multimodal.model import ReadModel, StageBuilder
 from engine.multimodal.registry import reader

@@ -21,11 +21,21 @@ from __future__ import annotations
 from engine.errors import InputError
 from engine.method1.blocks import Each, Residual
 from engine.method1.layers import Conv2d, Conv3d, Dense, LayerNorm
-from engine.method1.media import ConditioningDense, ContextTokens, LearnedValues, SequenceSlice
+from engine.method1.media import (
+    ConditioningDense,
+    ContextTokens,
+    LearnedValues,
+    SequenceSlice,
+)
 from engine.method1.vision import ToTokens
 from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, cross_attention, feed_forward, self_attention, \
-    time_embedding
+from engine.multimodal.diffusers_parts import (
+    ACTIVATIONS,
+    cross_attention,
+    feed_forward,
+    self_attention,
+    time_embedding,
+)
 from engine.multimodal.inputs import MediaInputs, divisible
 from engine.multimodal.model import ReadModel, StageBuilder
 from engine.multimodal.registry import reader

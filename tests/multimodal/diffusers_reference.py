@@ -125,7 +125,6 @@ def sd3(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int
 def flux(config: dict, size: tuple[int, int], text_tokens: int) -> tuple[int, int]:
     """FluxTransformer2DModel as FluxPipeline calls it: (size/16)² packed tokens of in_channels, ``text_tokens`` T5
     tokens, the pooled CLIP text, dev's guidance."""
-    import torch
 
     model = build(config)
     cfg = model.config
@@ -160,7 +159,7 @@ def hunyuan_dit(config: dict, size: tuple[int, int]) -> tuple[int, int]:
 
     model = build(config)
     cfg = model.config
-    ones = lambda n: torch.ones(1, n, dtype=torch.long, device="meta")  # noqa: E731
+    ones = lambda n: torch.ones(1, n, dtype=torch.long, device="meta")
     return measure(model, lambda m: m(
         meta(1, cfg.in_channels, size[0] // 8, size[1] // 8), timestep=torch.tensor([10], device="meta"),
         encoder_hidden_states=meta(1, cfg.text_len, cfg.cross_attention_dim), text_embedding_mask=ones(cfg.text_len),

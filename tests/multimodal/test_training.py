@@ -90,11 +90,10 @@ def test_vlm_recipes_against_pytorch_and_peft(recipe, torch):
     under FlopCounterMode, with the recipe's weights trainable (peft's LoRA on the language model's q_proj and
     v_proj, the merger trained) — forward, backward and trainable parameters equal the engine's."""
     pytest.importorskip("transformers")
-    from tests.multimodal.vlm_backward_reference import qwen2_vl_step, tiny_qwen2_vl
-
     from engine.multimodal.count import read_any
     from engine.multimodal.inputs import media_inputs
     from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from tests.multimodal.vlm_backward_reference import qwen2_vl_step, tiny_qwen2_vl
 
     data = tiny_qwen2_vl()
     model = read_any(data, media_inputs({"image_size": (56, 84), "text_tokens": 6}))

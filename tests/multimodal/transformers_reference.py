@@ -86,7 +86,9 @@ def llava(config: dict, images: int, image_tokens: int, text_tokens: int, image_
     if image_size is None:
         kwargs["pixel_values"] = meta(images, 3, v.image_size, v.image_size)
     else:
-        from transformers.models.llava_next.modeling_llava_next import image_size_to_num_patches
+        from transformers.models.llava_next.modeling_llava_next import (
+            image_size_to_num_patches,
+        )
 
         tiles = image_size_to_num_patches(image_size, model.config.image_grid_pinpoints, v.image_size)
         kwargs["pixel_values"] = meta(images, tiles, 3, v.image_size, v.image_size)
