@@ -88,3 +88,6 @@ register_alias("qwen2_vl_text", "qwen2", classes={"Qwen2VLTextModel": "none"})
 register_alias("qwen2_5_vl_text", "qwen2", classes={"Qwen2_5_VLTextModel": "none"})
 register_alias("qwen3_vl_text", "qwen3", classes={"Qwen3VLTextModel": "none"})
 register_alias("qwen3_vl_moe_text", "qwen3_moe", classes={"Qwen3VLMoeTextModel": "none"})
+# The thinkers' text towers of Qwen2.5-Omni and Qwen3-Omni: Qwen2's and Qwen3-MoE's decoders, bare text models.
+register_alias("qwen2_5_omni_text", "qwen2", classes={"Qwen2_5OmniThinkerTextModel": "none"})
+register_alias("qwen3_omni_moe_text", "qwen3_moe", classes={"Qwen3OmniMoeThinkerTextModel": "none"})

@@ -155,7 +155,9 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
     fields["head"] = "lm"  # the wrapper's generating class ends in its LM head (a text tower's bare class has none)
     note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — text_config read "
             f"as {text_type} ({next(iter(family.classes))}), keys it leaves out at that class's defaults, with the "
-            "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted")
+            "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted here "
+            "(`python -m engine flops --config FILE` and the layer builder's multimodal upload count the whole "
+            "model where its family is read: docs/multimodal.md)")
     fields["notes"] = (note,) + tuple(fields.get("notes", ()))
     for listed in ("unused_keys", "ignored_keys"):  # the file's own keys, not the defaults filled in
         fields[listed] = tuple(k for k in fields.get(listed, ()) if k in text)
