@@ -85,9 +85,10 @@ def read_cogvideox(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     size = _size(inputs, standard, SPATIAL * p, f"the VAE's factor {SPATIAL} × the patch {p}")
     frames = inputs.frames or frames_default
     f_latent = latent_frames(frames)
-    if p_t and f_latent % p_t:
-        raise InputError("frames", f"{frames} frames make {f_latent} latent frames, not a multiple of the temporal "
-                                   f"patch {p_t}")
+    padded = ""
+    if p_t and f_latent % p_t:  # CogVideoXPipeline pads the latent frames to a multiple of the temporal patch
+        padded = f" ({f_latent} padded to {f_latent + p_t - f_latent % p_t}, as CogVideoXPipeline pads them)"
+        f_latent += p_t - f_latent % p_t
     m = max_text if inputs.text_tokens is None else inputs.text_tokens
     if m < 1 or (not rotary and m != max_text):
         raise InputError("text_tokens", f"{m}: this CogVideoX adds a position table of {max_text} text positions, so "
@@ -124,7 +125,7 @@ def read_cogvideox(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     return ReadModel("cogvideox", "CogVideoXTransformer3DModel", (stage.build(shape, seq),),
                      {"image_size": f"{size[0]}x{size[1]}", "frames": frames, "latent": [f_latent, h, w],
                       "video_tokens": n, "text_tokens": m}, None,
-                     (f"one denoiser pass over {n} video tokens ({f_latent} latent frames of {per_frame} patches) and "
+                     (f"one denoiser pass over {n} video tokens ({f_latent} latent frames{padded} of {per_frame} patches) and "
                       f"{m} text tokens",), tuple(unused))
 
 

@@ -30,6 +30,16 @@ def test_cogvideox_matches_diffusers(name, size, frames, tokens):
     _check(name, size, frames, tokens)
 
 
+def test_cogvideox15_pads_latent_frames_as_its_pipeline():
+    """81 frames (CogVideoX 1.5's standard) are (81 − 1)/4 + 1 = 21 latent frames; CogVideoXPipeline pads them to 22,
+    a multiple of the temporal patch 2: the transformer's run on 22 latent frames (85 frames' worth)."""
+    from tests.multimodal.diffusers_reference import video
+
+    ours = engine_count(config("cogvideox1.5-5b.transformer"), image_size=(128, 128), frames=81, text_tokens=226)
+    assert (ours.params, ours.forward_flop) == video(config("cogvideox1.5-5b.transformer"), (128, 128), 85, 226)
+    assert ours.inputs["latent"][0] == 22
+
+
 @pytest.mark.parametrize("name", ("cogvideox-5b.transformer",))
 def test_cogvideox_rotary_takes_any_text_length(name):
     _check(name, (128, 128), 9, 40)
