@@ -16,7 +16,8 @@ from engine.multimodal.model import ReadModel
 FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders",
                   "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video",
                   "engine.multimodal.hunyuan", "engine.multimodal.unet3d", "engine.multimodal.vision_towers",
-                  "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl")
+                  "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl",
+                  "engine.multimodal.mistral")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

@@ -164,3 +164,32 @@ def qwen_vl(config: dict, grids: list[tuple[int, int, int]], text_tokens: int, v
               f"{key}_grid_thw": torch.tensor([list(g) for g in grids]),
               "position_ids": torch.zeros(axes, 1, tokens, dtype=torch.long, device="meta")}
     return measure(model, kwargs)
+
+
+def mistral3(config: dict, images: int, size: tuple[int, int], input_tokens: int) -> tuple[int, int]:
+    """Mistral3ForConditionalGeneration on ``images`` images the processor made ``size`` (H', W') pixels (pixel values
+    on meta, ``image_sizes`` on the CPU), ``input_tokens`` ids in all (image tokens, row ends and the prompt)."""
+    import types
+
+    import torch
+    from transformers.models.mistral3 import modeling_mistral3
+
+    model = build(config)
+    # the tokens per image (a split of the features) are computed from image_sizes moved to the features' device:
+    # kept on the CPU, where their values are (the split changes no product)
+    cpu = types.SimpleNamespace(**{k: getattr(torch, k) for k in dir(torch) if not k.startswith("__")})
+    cpu.as_tensor = lambda data, device=None, **kw: torch.as_tensor(data, **kw)
+    saved, modeling_mistral3.torch = modeling_mistral3.torch, cpu
+    try:
+        return measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(images, 3, *size),
+                               "image_sizes": torch.tensor([list(size)] * images)})
+    finally:
+        modeling_mistral3.torch = saved
+
+
+def pixtral_tower(config: dict, images: int, size: tuple[int, int]) -> tuple[int, int]:
+    """PixtralVisionModel on ``images`` images of ``size`` (image sizes on the CPU)."""
+    import torch
+
+    model = build({k: v for k, v in config.items() if k != "architectures"}, "PixtralVisionModel")
+    return measure(model, {"pixel_values": meta(images, 3, *size), "image_sizes": torch.tensor([list(size)] * images)})
