@@ -25,7 +25,7 @@ CLASSES = ("UNet2DConditionModel", "UNet3DConditionModel", "AutoencoderKL", "Aut
 MODEL_TYPES = ("clip_text_model", "clip_vision_model", "clip", "siglip_vision_model", "siglip", "llava",
                "llava_next", "qwen2_vl", "qwen2_5_vl", "qwen3_vl", "qwen3_vl_moe", "qwen3_5", "qwen3_5_moe",
                "gemma3", "paligemma", "idefics3", "smolvlm", "mllama", "llama4", "mistral3", "pixtral", "internvl",
-               "whisper", "voxtral")
+               "whisper", "voxtral", "voxtral_encoder")
 """The transformers model types the readers count, with their sub-configurations' types (added below)."""
 
 _MISSING = "__required__"

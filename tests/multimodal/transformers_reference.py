@@ -42,6 +42,8 @@ def build(config: dict, class_name: str | None = None):
         token = getattr(model.config, "image_token_id", None)
         if token is None:
             token = getattr(model.config, "image_token_index", None)
+        if token is None:
+            token = getattr(model.config, "audio_token_id", None)
         pair = "video_features" in inspect.signature(inner.get_placeholder_mask).parameters
 
         def mask(input_ids, inputs_embeds, *args, **kwargs):
@@ -193,3 +195,25 @@ def pixtral_tower(config: dict, images: int, size: tuple[int, int]) -> tuple[int
 
     model = build({k: v for k, v in config.items() if k != "architectures"}, "PixtralVisionModel")
     return measure(model, {"pixel_values": meta(images, 3, *size), "image_sizes": torch.tensor([list(size)] * images)})
+
+
+def whisper(config: dict, windows: int, decoder_tokens: int) -> tuple[int, int]:
+    """WhisperForConditionalGeneration on ``windows`` 30-s windows of mel frames (a batch of them: each window runs
+    alone) and ``decoder_tokens`` decoder ids each."""
+    import torch
+
+    model = build(config)
+    c = model.config
+    dtype = model.model.encoder.conv1.weight.dtype  # a file's torch_dtype (float16) builds the model in it
+    return measure(model, {"input_features": meta(windows, c.num_mel_bins, 2 * c.max_source_positions).to(dtype),
+                           "decoder_input_ids": torch.zeros(windows, decoder_tokens, dtype=torch.long,
+                                                            device="meta")})
+
+
+def voxtral(config: dict, windows: int, audio_tokens: int, text_tokens: int) -> tuple[int, int]:
+    """VoxtralForConditionalGeneration on ``windows`` 30-s windows of mel frames and ``audio_tokens`` +
+    ``text_tokens`` ids (the audio placeholders: zeros, as ``audio_token_id`` 0 is set here)."""
+    model = build(config | {"audio_token_id": 0})
+    c = model.config.audio_config
+    return measure(model, {"input_ids": ids(audio_tokens + text_tokens),
+                           "input_features": meta(windows, c.num_mel_bins, 2 * c.max_source_positions)})
