@@ -17,7 +17,8 @@ FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.mul
                   "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video",
                   "engine.multimodal.hunyuan", "engine.multimodal.unet3d", "engine.multimodal.vision_towers",
                   "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl",
-                  "engine.multimodal.mistral", "engine.multimodal.audio")
+                  "engine.multimodal.mistral", "engine.multimodal.audio",
+                  "engine.multimodal.idefics")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

@@ -217,3 +217,31 @@ def voxtral(config: dict, windows: int, audio_tokens: int, text_tokens: int) -> 
     c = model.config.audio_config
     return measure(model, {"input_ids": ids(audio_tokens + text_tokens),
                            "input_features": meta(windows, c.num_mel_bins, 2 * c.max_source_positions)})
+
+
+def idefics3(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
+    """Idefics3ForConditionalGeneration / SmolVLMForConditionalGeneration on one sample's ``tiles`` tiles of the
+    tower's size and ``input_tokens`` ids. Their ``get_image_features`` drops all-zero padding tiles and builds each
+    tile's patch mask from the pixel values (data the meta device lacks): replaced here by the same modules run on
+    every tile — the patch convolution, the position table, the encoder, the post-layernorm, the connector — and the
+    merge of the image features into the embeddings (a masked scatter: no FLOP) by the embeddings as they are."""
+    import torch
+    from transformers.modeling_outputs import BaseModelOutputWithPooling
+
+    model = build(config)
+    inner = model.model
+    vm = inner.vision_model
+
+    def image_features(pixel_values, pixel_attention_mask=None, **kwargs):
+        b, n, c, h, w = pixel_values.shape
+        embeds = vm.embeddings.patch_embedding(pixel_values.view(b * n, c, h, w)).flatten(2).transpose(1, 2)
+        positions = torch.arange(embeds.shape[1], device=embeds.device).unsqueeze(0).expand(b * n, -1)
+        hidden = vm.encoder(inputs_embeds=embeds + vm.embeddings.position_embedding(positions)).last_hidden_state
+        features = inner.connector(vm.post_layernorm(hidden))
+        return BaseModelOutputWithPooling(last_hidden_state=hidden,
+                                          pooler_output=[features.reshape(-1, features.shape[-1])])
+
+    inner.get_image_features = image_features
+    inner.inputs_merger = lambda input_ids, inputs_embeds, image_hidden_states: inputs_embeds
+    size = model.config.vision_config.image_size
+    return measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(1, tiles, 3, size, size)})
