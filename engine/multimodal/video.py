@@ -46,6 +46,10 @@ first)."""
 WAN_TEXT_TOKENS = 512
 
 
+COGVIDEOX15_SIZE = (768, 1360)
+"""CogVideoX 1.5's standard video size (THUDM/CogVideoX1.5-5B's model card: 1360 × 768)."""
+
+
 def latent_frames(frames: int) -> int:
     """F' = (F − 1)/4 + 1; F must be 1 more than a multiple of 4 (the pipelines' rule)."""
     if (frames - 1) % TEMPORAL:
@@ -79,6 +83,8 @@ def read_cogvideox(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     affine = c.flag("norm_elementwise_affine")
     max_text = c.size("max_text_seq_length")
     standard = (c.size("sample_height") * SPATIAL, c.size("sample_width") * SPATIAL)
+    if p_t:  # CogVideoX 1.5's sample size (300 × 8 = 2,400 px square) is not a size it is used at:
+        standard = COGVIDEOX15_SIZE  # the model card's 768 × 1360
     frames_default = c.size("sample_frames")
     c.require("temporal_compression_ratio", lambda v: v == TEMPORAL, f"the video VAE compresses time {TEMPORAL}×")
     unused = c.finish()
