@@ -245,3 +245,11 @@ def idefics3(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
     inner.inputs_merger = lambda input_ids, inputs_embeds, image_hidden_states: inputs_embeds
     size = model.config.vision_config.image_size
     return measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(1, tiles, 3, size, size)})
+
+
+def internvl(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
+    """InternVLForConditionalGeneration on one sample's ``tiles`` tiles and ``input_tokens`` ids."""
+    model = build(config)
+    size = model.config.vision_config.image_size
+    size = size[0] if isinstance(size, (list, tuple)) else size
+    return measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(tiles, 3, size, size)})
