@@ -28,8 +28,8 @@ from typing import Literal
 from engine.errors import InputError
 from engine.method2.formats import FORMAT_BY_KEY, PEAK_KEYS
 from engine.method2.hardware_db import Chip, HardwareDB, Peaks
+from engine.records.partial_dates import parse_partial_date
 from engine.results import Result
-from engine.trends.partial_dates import parse_partial_date
 
 HardwareClass = Literal["data_center", "workstation_consumer"]
 HARDWARE_CLASSES: tuple[str, ...] = ("data_center", "workstation_consumer")

@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
+from engine.records.epoch_rows import HardwareRow, parse_flop
 from engine.results import Result
-from engine.trends.epoch_csv import HardwareRow, parse_flop
 
 REPORTS_PATH = shipped_file("utilization_reports.csv")
 MIN_REPORTS = 3

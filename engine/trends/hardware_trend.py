@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from engine.errors import InputError, quoted
 from engine.method2.formats import PEAK_KEYS, peak_unit
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.trends.partial_dates import parse_partial_date
+from engine.records.partial_dates import parse_partial_date
 from engine.results import Result
 from engine.trends.fit import LogLinearFit, log_linear_fit_fields
 

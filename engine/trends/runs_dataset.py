@@ -22,7 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, parse_input
-from engine.trends.partial_dates import PartialDate, parse_partial_date
+from engine.records.partial_dates import PartialDate, parse_partial_date
 
 DATASET_PATH = shipped_file("training_runs.csv")
 
