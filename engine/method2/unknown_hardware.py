@@ -45,11 +45,6 @@ Z90 = 1.6448536269514722
 """Standard normal 95th percentile: ±Z90·s holds 90% of a normal spread."""
 
 
-def class_of(chip: Chip) -> str:
-    """'data_center' or 'workstation_consumer' for a chip (its ``segment``)."""
-    return "data_center" if chip.segment == "data_center" else "workstation_consumer"
-
-
 def default_key_for_year(year: int) -> str:
     """What an unknown chip of ``year`` is assumed to have trained in: FP32 before tensor cores (to
     2016), FP16 tensor in the V100/T4/Turing years (2017–2019), BF16 tensor from the A100/TPU era (2020)."""
