@@ -15,8 +15,9 @@ import time
 import zlib
 from pathlib import Path
 
+from ui.navigation import PAGE_NAMES as PAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
 
 
 def pack(text: str) -> str:

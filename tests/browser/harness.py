@@ -11,11 +11,14 @@ import time
 import urllib.request
 from pathlib import Path
 
+from ui.navigation import PAGES as NAVIGATION
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = {"layer_builder": "", "hardware": "hardware", "precision": "precision", "trends": "trends", "plan": "plan"}
+PAGES = {p.name: p.url_path for p in NAVIGATION}
+"""Page name → its path on the server (``ui/navigation.py``: the one list of pages)."""
 
 
 def free_port() -> int:

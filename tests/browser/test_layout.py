@@ -6,6 +6,7 @@ import pytest
 
 from tests.browser.harness import metric_value, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING, REPORTED_A100, REPORTED_A100_VALUES, flop, percentile
+from ui.navigation import PAGES
 
 CUT_OFF = """() => {
   const main = document.querySelector('[data-testid=stMain]');
@@ -27,7 +28,7 @@ def open_page(browser, url, width, height):
     return context, page
 
 
-@pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
+@pytest.mark.parametrize("path", [p.url_path for p in PAGES])
 def test_no_label_is_cut_off_at_1440(server, browser, path):
     context, page = open_page(browser, f"{server}/{path}", 1440, 900)
     assert page.evaluate(CUT_OFF) == []
@@ -85,7 +86,7 @@ def test_hardware_ranges_give_a_90_percent_interval_that_stays_in_view(server, b
     context.close()
 
 
-@pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
+@pytest.mark.parametrize("path", [p.url_path for p in PAGES])
 def test_nothing_is_wider_than_a_phone(server, browser, path):
     context, page = open_page(browser, f"{server}/{path}", 390, 844)
     overflow = page.evaluate("""() => [...document.querySelectorAll(
