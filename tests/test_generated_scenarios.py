@@ -19,7 +19,7 @@ from tests.app.page_run import INTERNALS
 from tests.scenario_strategy import SCENARIOS
 
 BUDGET_CPU_S = 2.0
-"""A page run's budget (``tests/app/page_run.MAX_RUN_S``, wall seconds): the engine's share must fit well inside."""
+"""A page run's budget (``tests/app/page_run.MAX_RUN_CPU_S``, CPU seconds): the engine's share fits well inside."""
 
 
 def check_message(exc: InputError) -> None:

@@ -1,7 +1,7 @@
 """Generated share links through the real pages (AppTest): thousands of scenarios drawn from the schema
 (``tests/scenario_strategy.py``: blocks, repeats, ranges, a hardware run, a plan), as a fresh user opening each
 link would see them. No page run may show an exception element, internal wording or live user markup, or take
-more than 2 s of wall time (``page_run.MAX_RUN_S``); a refused link gives the one notice naming its field.
+more than 2 s of CPU time (``page_run.MAX_RUN_CPU_S``); a refused link gives the one notice naming its field.
 
 Which runs: a link that opens runs on all five pages (each computes something else from it); a refused one ends
 the same way on every page (``state.init`` refuses it before any page code runs), so it runs on one page, the
