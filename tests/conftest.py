@@ -78,17 +78,20 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def server():
-    """A Streamlit server of this checkout on a free loopback port, shared by the browser tests (each
-    test opens its own browser context, so its own Streamlit session)."""
+    """The one Streamlit server of this checkout (per test process) on a free loopback port, shared by every
+    browser test (each opens its own browser context, so its own Streamlit session). Its Hugging Face Hub is a
+    local one on 127.0.0.1 (``tests/llm/test_hub.py``), so the panel's download by model id never leaves the
+    machine."""
     from tests.browser.harness import streamlit_server
+    from tests.llm.test_hub import local_hub
 
-    with streamlit_server() as url:
+    with local_hub() as hub, streamlit_server(env={"HF_ENDPOINT": hub}) as url:
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium_path):
-    """Debian's Chromium, headless, driven by Playwright, for one test module."""
+    """Debian's Chromium, headless, driven by Playwright, once per test process."""
     from tests.browser.harness import CHROMIUM_ARGS
 
     sync_api = pytest.importorskip("playwright.sync_api")

@@ -30,11 +30,12 @@ def free_port() -> int:
 @contextlib.contextmanager
 def streamlit_server(timeout_s: float = 60.0, root: Path = ROOT,
                      flags: tuple[str, ...] = ("--server.headless", "true", "--server.fileWatcherType", "none"),
-                     with_process: bool = False):
+                     with_process: bool = False, env: dict[str, str] | None = None):
     """A server of the checkout at ``root`` (``streamlit run app.py`` there, as the README starts it, with
-    ``flags``); yields its URL, or (URL, process) with ``with_process``."""
+    ``flags`` and ``env`` added to this process's environment); yields its URL, or (URL, process) with
+    ``with_process``."""
     port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py",
                              "--server.port", str(port), "--server.address", "127.0.0.1", *flags],
                             cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)

@@ -1,37 +1,15 @@
 """The transformer config panel in a real browser: a config.json file upload, a model picked from the
-library, a download by model id from a local Hub on 127.0.0.1, and a config uploaded as a scenario.
+library, a download by model id from the shared server's local Hub on 127.0.0.1 (``tests/conftest.py``), and a
+config uploaded as a scenario.
 Any exception element fails the test."""
 from __future__ import annotations
 
 import json
-import os
-
-import pytest
 
 from engine.llm.library import library_model
-from tests.browser.harness import (
-    metric_value,
-    streamlit_server,
-    wait_for_app,
-)
-from tests.llm.test_hub import local_hub
+from tests.browser.harness import metric_value, wait_for_app
 
 PANEL = "Transformers: build from a Hugging Face config.json"
-
-
-@pytest.fixture(scope="module")
-def server():
-    with local_hub() as hub:
-        previous = os.environ.get("HF_ENDPOINT")
-        os.environ["HF_ENDPOINT"] = hub  # the server below inherits it: its Hub is the local one
-        try:
-            with streamlit_server() as url:
-                yield url
-        finally:
-            if previous is None:
-                os.environ.pop("HF_ENDPOINT", None)
-            else:
-                os.environ["HF_ENDPOINT"] = previous
 
 
 def open_panel(browser, server):
