@@ -1,17 +1,40 @@
-"""Shared fixtures: the reference data folder and the optional external tools.
+"""Shared fixtures: the reference data folder and the optional external tools; the tiers' markers.
 
 Without torch or Chromium the tests that need them skip, except where CI sets
 FLOPSCOPE_REQUIRE_TORCH=1 / FLOPSCOPE_REQUIRE_BROWSER=1: then a missing tool is a failure.
+
+Tiers (``pytest.ini``): ``browser`` (Chromium against the shared server), ``pages`` (the pages through Streamlit's
+AppTest), ``reference`` (PyTorch, transformers and ONNX exports as the external counters); each test is marked
+here from what it uses, so ``-m "not browser and not pages and not reference"`` is the fast loop (README).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
 
 import pytest
 from hypothesis import settings
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cache_compiled_modules() -> None:
+    """Where the environment forbids writing bytecode (``PYTHONDONTWRITEBYTECODE``, as on this project's shared
+    machines), every Python process of the run (servers, worker pools, CLI processes) would compile the project's
+    sources again (~0.7 s of CPU each): this run's processes cache them under ``.pytest_cache/pycache`` instead,
+    outside the source folders."""
+    if not sys.dont_write_bytecode:
+        return
+    prefix = str(ROOT / ".pytest_cache" / "pycache")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
+
+
+_cache_compiled_modules()
 
 # Property tests explore new random inputs on every local run; CI (FLOPSCOPE_HYPOTHESIS=ci) replays a
 # fixed seed so a landing is not decided by luck. ``python -m pytest`` alone keeps exploring.
@@ -36,7 +59,6 @@ def _scan_streamlit_components_once() -> None:
 
 _scan_streamlit_components_once()
 
-ROOT = Path(__file__).resolve().parents[1]
 SHARED = ROOT.parent / "shared"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
@@ -99,3 +121,39 @@ def browser(chromium_path):
         b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
         yield b
         b.close()
+
+
+TIER_FIXTURES = {"browser": {"server", "browser", "chromium_path"}, "reference": {"torch", "exported"}}
+TIER_SOURCES = {"pages": re.compile(r"\bAppTest\b|tests\.app\.page_run"),
+                "reference": re.compile(r"importorskip\(\"(?:torch|transformers)\"\)|hf_reference|torch_nets")}
+"""What marks a test's tier: a fixture it uses, or what its module's source uses."""
+
+
+def pytest_collection_modifyitems(config, items):
+    module_tiers: dict[Path, set[str]] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        if path not in module_tiers:
+            text = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
+            module_tiers[path] = {tier for tier, pattern in TIER_SOURCES.items() if pattern.search(text)}
+            if path.is_relative_to(ROOT / "tests" / "browser"):
+                module_tiers[path].add("browser")
+        fixtures = set(getattr(item, "fixturenames", ()))
+        for tier in module_tiers[path] | {tier for tier, names in TIER_FIXTURES.items() if fixtures & names}:
+            item.add_marker(tier)
+
+
+def pytest_sessionstart(session):
+    """CI's FLOPSCOPE_REQUIRE_TORCH=1: the external counters must be importable, or the run stops here (a module
+    that imports them with ``importorskip`` would otherwise be skipped whole)."""
+    if _required("FLOPSCOPE_REQUIRE_TORCH"):
+        missing = [name for name in ("torch", "transformers", "onnx", "onnxscript") if not _importable(name)]
+        if missing:
+            raise pytest.UsageError(f"FLOPSCOPE_REQUIRE_TORCH=1 and {', '.join(missing)} cannot be imported: "
+                                    "pip install -r requirements-dev.txt")
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None
