@@ -92,7 +92,8 @@ rows), then the record of runs (which recomputes method 2 per row). A floor impo
 
 def test_the_record_floors_import_only_downward():
     graph = import_graph("engine")
-    floor = {m: i for m in graph for i, package in enumerate(RECORD_FLOORS) if m == package or m.startswith(package + ".")}
+    floor = {m: i for m in graph for i, package in enumerate(RECORD_FLOORS)
+             if m == package or m.startswith(package + ".")}
     upward = {(m, dep) for m, deps in graph.items() if m in floor for dep in deps if floor.get(dep, -1) > floor[m]}
     assert upward == set()
 

@@ -6,8 +6,8 @@ Around the year asked for, y, the points launched within ``WINDOW_YEARS`` of y +
 least squares, log10 P(t) = a + b·(t − t̄); the chips on or above that line (the faster half: the
 training parts notable runs used, not the inference cards of the same year) lie above it by their
 mean residual r̄, and the estimate is a + b·(y + 0.5 − t̄) + r̄ (at most the window's fastest
-chip): a trend, not a plain mean of whatever launched that year. A year more than ``HOLD_YEARS`` past the class's newest chip is read
-at that point (the trend is not extended further).
+chip): a trend, not a plain mean of whatever launched that year. A year more than ``HOLD_YEARS`` past the
+class's newest chip is read at that point (the trend is not extended further).
 Where the window holds fewer than ``MIN_POINTS`` chips, the nearest ``MIN_POINTS`` by date are
 used. The spread is the residual standard deviation s of all the window's chips (in orders of
 magnitude): a 90% band P × 10^(±1.645·s).
@@ -79,8 +79,9 @@ class YearPeak(Result):
         label = CLASS_LABELS[self.hardware_class]
         held = (f" (held at {self.held_at:.1f}, a year past the newest such chip)" if self.held_at else "")
         return (f"unknown hardware: {self.peak_key} trend of the faster {self.n_faster} of {self.n_chips} {label} "
-                f"launched {int(self.window[0])}–{int(self.window[1])}, at {self.year}{held}: {self.peak_flop_per_s:.3g} "
-                f"(90% band {self.low_flop_per_s:.3g}–{self.high_flop_per_s:.3g}, ×{10 ** (Z90 * self.spread_oom):.2g})")
+                f"launched {int(self.window[0])}–{int(self.window[1])}, at {self.year}{held}: "
+                f"{self.peak_flop_per_s:.3g} (90% band {self.low_flop_per_s:.3g}–{self.high_flop_per_s:.3g}, "
+                f"×{10 ** (Z90 * self.spread_oom):.2g})")
 
 
 def _points(db: HardwareDB, key: str, hardware_class: str, exclude: frozenset[str]) -> list[tuple[float, float, str]]:

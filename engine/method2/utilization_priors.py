@@ -79,7 +79,8 @@ class UtilizationPrior(Result):
     def preset(self, origin: str) -> UtilizationPreset:
         """The group's median as a utilization preset, with its runs as the source."""
         return UtilizationPreset(
-            id=f"{origin.lower()}-{_SLUGS[self.generation]}-{_SLUGS[self.scale]}", label=f"{origin}: {self.generation}, {self.scale}: median {100 * self.median:.0f}% (n={self.n})",
+            id=f"{origin.lower()}-{_SLUGS[self.generation]}-{_SLUGS[self.scale]}",
+            label=f"{origin}: {self.generation}, {self.scale}: median {100 * self.median:.0f}% (n={self.n})",
             utilization=self.median, applies_to=f"runs on {self.generation}, {self.scale}",
             source=(f"median of {self.n} reported utilizations ({', '.join(self.runs[:8])}"
                     f"{', …' if self.n > 8 else ''}); spread {100 * self.p25:.0f}–{100 * self.p75:.0f}% "

@@ -18,9 +18,10 @@ import time
 from streamlit.testing.v1 import AppTest
 
 from tests.app.markup import live_markup
-from ui.navigation import PAGE_NAMES as PAGES
+from ui.navigation import PAGE_NAMES
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
+PAGES = PAGE_NAMES
 ENTRIES = ("app", "direct")
 MAX_RUN_CPU_S = 2.0
 """The time budget of one page run, in CPU seconds of the test process."""

@@ -1,5 +1,6 @@
 """GoogLeNet (Szegedy et al. 2015; torchvision's, no auxiliary heads) as a layer list: not a preset, a net the
-kinds must count exactly (pools that round up, ``ceil_mode``) against its torch.nn twin (tests/method1/torch_nets.py)."""
+kinds must count exactly (pools that round up, ``ceil_mode``) against its torch.nn twin
+(tests/method1/torch_nets.py)."""
 from __future__ import annotations
 
 from engine.method1.vision_nets import BN, RELU, conv, head

@@ -35,8 +35,10 @@ def page_lists(path) -> list[int]:
 
 def test_the_page_finder_sees_a_written_list(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text('A = ("layer_builder", "hardware", "plan", "trends")\nB = {"pages/trends.py": 1, "pages/plan.py": 2, '
-                      '"pages/hardware.py": 3, "pages/precision.py": 4}\nC = ("hardware", "plan", "trends")\n')
+    module.write_text('A = ("layer_builder", "hardware", "plan", "trends")\n'
+                      'B = {"pages/trends.py": 1, "pages/plan.py": 2, "pages/hardware.py": 3, '
+                      '"pages/precision.py": 4}\n'
+                      'C = ("hardware", "plan", "trends")\n')
     assert page_lists(module) == [1, 2]
 
 
