@@ -12,7 +12,8 @@ once with a fixed seed and replayed (``tests/generated_inputs.py``).
 
 The page runs go to a pool of worker processes (one per core this test process has, at most 4: the cores shared
 out among pytest-xdist's workers; ``FLOPSCOPE_TEST_WORKERS`` overrides), each a fresh Python with the pages
-imported once. ``FLOPSCOPE_GENERATED=draw`` draws new links instead, and prints the failing ones.
+imported once; with one core each (``-n 2`` on 2 cores), in the test process itself. ``FLOPSCOPE_GENERATED=draw``
+draws new links instead, and prints the failing ones.
 """
 from __future__ import annotations
 
@@ -82,8 +83,22 @@ def workers() -> int:
 
 @pytest.fixture(scope="module")
 def pool():
+    """Worker processes for the page runs; with one core to this test process (pytest-xdist's workers share the
+    machine's), the runs stay in this process, which already runs pages."""
+    if workers() == 1:
+        _warm()
+        yield InProcess()
+        return
     with ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("spawn"), initializer=_warm) as p:
         yield p
+
+
+class InProcess:
+    """``ProcessPoolExecutor.map`` in this process."""
+
+    @staticmethod
+    def map(fn, runs, chunksize=1):
+        return map(fn, runs)
 
 
 @pytest.fixture(scope="module")
