@@ -244,7 +244,7 @@ class HardwareDB(BaseModel):
     def unknown_chip_message(self, name: str, year: int | None = None) -> str:
         """'unknown chip 'X'; …' with the nearest ids by name and, given a year, by launch date."""
         index = self._index()
-        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic: a 300,000-character cell took 15 s
+        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic in the length (docs/performance.md)
         close = difflib.get_close_matches(key, list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
