@@ -59,9 +59,31 @@ def _scan_streamlit_components_once() -> None:
 
 _scan_streamlit_components_once()
 
+
+def _app_tests_wait_out_a_busy_machine() -> None:
+    """Every AppTest run waits ``page_run.APP_TIMEOUT_S`` before calling the script hung, whatever timeout the test
+    gave (60 or 120 s, written as guards when the machine was quiet): under load a run's wall time grows
+    many-fold; its cost is held in CPU seconds (``page_run.MAX_RUN_CPU_S``)."""
+    try:
+        from streamlit.testing.v1 import AppTest
+    except ImportError:
+        return
+    from tests.app.page_run import APP_TIMEOUT_S
+
+    run = AppTest._run
+    if getattr(run, "patient", False):
+        return
+
+    def patient_run(self, widget_state=None, timeout=None):
+        return run(self, widget_state, max(self.default_timeout if timeout is None else timeout, APP_TIMEOUT_S))
+
+    patient_run.patient = True
+    AppTest._run = patient_run
+
 SHARED = ROOT.parent / "shared"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+_app_tests_wait_out_a_busy_machine()
 
 
 def _required(name: str) -> bool:
@@ -113,14 +135,37 @@ def server():
 
 @pytest.fixture(scope="session")
 def browser(chromium_path):
-    """Debian's Chromium, headless, driven by Playwright, once per test process."""
+    """Debian's Chromium, headless, driven by Playwright, once per test process; each context it opens waits up
+    to ``harness.WAIT_MS`` for a step (a hang guard: a busy machine slows every step)."""
     from tests.browser.harness import CHROMIUM_ARGS
 
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
+        yield PatientBrowser(b)
         b.close()
+
+
+class PatientBrowser:
+    """A Playwright browser whose new contexts and pages wait ``harness.WAIT_MS`` by default (Playwright's own
+    default is 30 s), for the waits a test does not time itself."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        from tests.browser.harness import WAIT_MS
+
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(WAIT_MS)
+        context.set_default_navigation_timeout(WAIT_MS)
+        return context
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
 
 
 TIER_FIXTURES = {"browser": {"server", "browser", "chromium_path"}, "reference": {"torch", "exported"}}

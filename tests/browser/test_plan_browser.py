@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from engine.presets import presets
 from engine.share_link import encode
-from tests.browser.harness import ARTIFACTS, metric_value, wait_for_app
+from tests.browser.harness import ARTIFACTS, WAIT_MS, metric_value, wait_for_app
 from tests.plan import qwen3_30b_scenario
 
 
@@ -26,7 +26,7 @@ def _changed(page, label: str, before: str) -> str:
     """The metric ``label`` once it no longer shows ``before``, the page drawn again with no exception."""
     page.wait_for_function(
         "([label, before]) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
-        "m.innerText.includes(label) && !m.innerText.includes(before))", arg=[label, before], timeout=30_000)
+        "m.innerText.includes(label) && !m.innerText.includes(before))", arg=[label, before], timeout=WAIT_MS)
     wait_for_app(page)
     _no_exception(page)
     return metric_value(page, label)
@@ -41,7 +41,7 @@ def test_plan_flow_in_the_browser(server, browser):
     tp = page.get_by_label("Tensor parallel t", exact=True)
     tp.fill("5")
     tp.press("Enter")
-    page.get_by_text("does not divide the 32 attention heads").first.wait_for(timeout=30_000)
+    page.get_by_text("does not divide the 32 attention heads").first.wait_for(timeout=WAIT_MS)
     _no_exception(page)
 
     tp.fill("8")
@@ -86,14 +86,14 @@ def test_context_parallelism_in_the_browser(server, browser):
     cp = page.get_by_label("Context parallel c", exact=True)
     cp.fill("3")
     cp.press("Enter")
-    page.get_by_text("does not split into 2 × cp = 6").first.wait_for(timeout=30_000)
+    page.get_by_text("does not split into 2 × cp = 6").first.wait_for(timeout=WAIT_MS)
     _no_exception(page)
     cp.fill("2")
     cp.press("Enter")
     page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m => "
         "m.innerText.includes('Predicted MFU') && m.innerText.includes(want))",
-        arg=f"{100 * kernel.mfu:.1f}%", timeout=30_000)
+        arg=f"{100 * kernel.mfu:.1f}%", timeout=WAIT_MS)
     wait_for_app(page)
     _no_exception(page)
     assert page.get_by_text("does not split").count() == 0
@@ -107,7 +107,7 @@ def test_expert_capacity_factor_in_the_browser(server, browser):
     from engine.plan.layout import PlanInputs
     scenario = qwen3_30b_scenario(PlanInputs())
     # a 51-layer scenario: a slower first run
-    context, page = _open(browser, server, f"?s={encode(scenario)}", timeout_ms=180_000)
+    context, page = _open(browser, server, f"?s={encode(scenario)}", timeout_ms=WAIT_MS)
     before = metric_value(page, "Predicted MFU")
     capacity = page.get_by_label("Expert capacity factor", exact=True)
     capacity.fill("2")
@@ -121,7 +121,7 @@ def test_published_runs_with_the_long_context_check_in_the_browser(server, brows
     # the expander lists the validation tables and the long-context check: 9 runs, 4K to 1M positions
     context, page = _open(browser, server, width=1440)
     page.get_by_text("How good is the step-time model? Published runs").click()
-    page.get_by_text("Long context, a check").first.wait_for(timeout=30_000)
+    page.get_by_text("Long context, a check").first.wait_for(timeout=WAIT_MS)
     _no_exception(page)
     assert page.get_by_text("the model overestimates the step beyond 8K positions").count() == 1
     context.close()
@@ -132,7 +132,7 @@ def test_token_dispatcher_on_a_mixture_of_experts_in_the_browser(server, browser
     # instead of one copy per remote expert, so the predicted MFU rises; no exception at any point
     from engine.plan.layout import DISPATCHERS, Layout, PlanInputs
     scenario = qwen3_30b_scenario(PlanInputs(layout=Layout(dp=16, ep=16, global_batch=1024)))
-    context, page = _open(browser, server, f"?s={encode(scenario)}", timeout_ms=180_000)
+    context, page = _open(browser, server, f"?s={encode(scenario)}", timeout_ms=WAIT_MS)
     before = metric_value(page, "Predicted MFU")
     page.locator("[data-testid='stSelectbox']", has_text="Token dispatcher").first.locator("input").click()
     page.get_by_role("option", name=DISPATCHERS["flex"]).first.click()
@@ -161,6 +161,6 @@ def test_fp8_plan_counts_its_casts_in_the_browser(server, browser):
     page.get_by_role("option", name="fp8", exact=True).first.click()
     assert _changed(page, "Predicted MFU", before) == f"{100 * fp8.mfu:.1f}%"
     page.get_by_text("FP8: the linear layers run in the format, their inputs and gradients cast into it",
-                     exact=False).first.wait_for(timeout=30_000)
+                     exact=False).first.wait_for(timeout=WAIT_MS)
     _no_exception(page)
     context.close()
