@@ -34,6 +34,8 @@ class OpCost:
     bytes: int = 0
     bias_flop: int = 0
     masked_flop: int = 0
+    gemm: tuple[int, int, int, int] | None = None
+    """A matrix product's (batch, M, N, K)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,7 +77,7 @@ def _gemm(b: int, m: int, k: int, n: int, sig: OpSignature, a_i: int, b_i: int, 
     if bias_i is not None and has_tensor(sig, bias_i):
         traffic += size(dims(sig, bias_i)) * _bpe(sig, bias_i)
         bias_flop = b * m * n
-    return OpCost(2 * b * m * n * k, family, first_float_format(sig), int(traffic), bias_flop)
+    return OpCost(2 * b * m * n * k, family, first_float_format(sig), int(traffic), bias_flop, gemm=(b, m, n, k))
 
 
 @formula("aten::mm", family=MATRIX)

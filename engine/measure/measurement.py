@@ -1,0 +1,273 @@
+"""One trace measured: ``measure_trace(file)`` → ``TraceMeasurement`` (the steps' time split, the whole trace as
+HTA splits it, the operator table with FLOP and roofline, HFU / MFU, host-side signs, bottlenecks, and the
+figures a plan can be calibrated with).
+
+Steps: ``step="all"`` (default) keeps every profiled step, the operator table then covers the whole trace;
+``step=N`` keeps ``ProfilerStep#N`` and the operators whose host-side call starts inside its host window. A trace
+without ``ProfilerStep`` annotations is measured as one step, "whole trace" (said in the notes). A trace with no
+GPU events is a CPU trace: its operators and their FLOP are reported with their host time, said.
+"""
+from __future__ import annotations
+
+from bisect import bisect_left
+from dataclasses import dataclass, field
+
+from engine.errors import InputError
+from engine.measure.bottlenecks import Bottleneck, bottlenecks
+from engine.measure.calibration import Calibration, calibration
+from engine.measure.chip_match import ChipMatch, match_chip
+from engine.measure.host_signs import HostSigns, host_signs, sync_calls
+from engine.measure.kernel_kinds import COMPUTE, compute_family
+from engine.measure.op_join import join_ops
+from engine.measure.ops_table import OpRow, UnattributedKernel, build_ops
+from engine.measure.timeline import (StepWindow, WholeTrace, classify, step_times, step_windows, whole_trace_times)
+from engine.measure.trace_stream import DEFAULT_MAX_BYTES, read_trace, source_name
+from engine.measure.trace_tables import TraceTables
+from engine.measure.utilization import ModelFlop, Utilization, utilization
+from engine.results import Result
+
+SAME_STREAM_OVERLAP_US = 1.0
+"""Kernels on one stream run one after another; an overlap above this says the trace's clock is off."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepMeasure(Result):
+    """One profiled step (ms; FLOP): the GPU-side split (``timeline``), the FLOP its operators executed
+    (``op_flop``), computation by kind of arithmetic (``computation_by_family_ms``: each family's share of the
+    computation kernels' summed time, applied to the computation time), and its host-side signs."""
+
+    name: str
+    total_ms: float | None
+    busy_ms: float | None
+    computation_ms: float | None
+    exposed_comm_ms: float | None
+    exposed_memcpy_ms: float | None
+    idle_ms: float | None
+    comm_ms: float | None
+    memcpy_ms: float | None
+    op_flop: float
+    host_ms: float | None = None
+    computation_by_family_ms: dict = field(default_factory=dict)
+    host: HostSigns | None = None
+    hfu: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceMeasurement(Result):
+    """A trace measured (see the module docstring). ``device``: the GPU's name in the trace; ``chip``: the
+    database chip it was matched to (None: unknown, name it); ``unattributed_kernel_time_us``: GPU time whose
+    FLOP the trace cannot tell, its kernels named in ``unattributed_kernels``."""
+
+    file: str
+    device: str | None
+    chip: str | None
+    chip_name: str | None
+    chip_match: str
+    rank: int | None
+    world_size: int | None
+    gpu: bool
+    steps: list[StepMeasure]
+    whole_trace: WholeTrace | None
+    ops: list[OpRow]
+    unattributed_kernel_time_us: float
+    unattributed_kernels: list[UnattributedKernel]
+    utilization: Utilization
+    bottlenecks: list[Bottleneck]
+    calibration: Calibration
+    notes: list[str]
+    events: int
+    ops_left_out: int = 0
+
+    json_fields = ("file", "device", "chip", "chip_name", "chip_match", "rank", "world_size", "gpu", "steps",
+                   "whole_trace", "ops", "unattributed_kernel_time_us", "unattributed_kernels", "hfu", "mfu",
+                   "utilization", "bottlenecks", "calibration", "notes", "events", "ops_left_out")
+
+    @property
+    def hfu(self) -> float | None:
+        return self.utilization.hfu
+
+    @property
+    def mfu(self) -> float | None:
+        return self.utilization.mfu
+
+
+def read_tables(source, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict, TraceTables]:
+    """The trace's top-level fields and its kept events (``trace_tables``)."""
+    tables = TraceTables()
+    meta = read_trace(source, tables.add, max_bytes=max_bytes)
+    return meta, tables
+
+
+def _check(name: str, t: TraceTables) -> list[str]:
+    """The trace's own faults: negative durations refuse it; a stream whose kernels overlap is noted."""
+    if t.negative:
+        first = t.negative[0]
+        raise InputError(name, f"{len(t.negative):,} GPU events have a negative duration (first: "
+                               f"{first[0][:60]!r}, {first[2]:g} µs): the trace is corrupt")
+    notes = []
+    by_stream: dict[int, list[tuple[float, float]]] = {}
+    for g in range(len(t.g_ts)):
+        if t.g_kind[g] == 0:
+            by_stream.setdefault(t.g_stream[g], []).append((t.g_ts[g], t.g_ts[g] + t.g_dur[g]))
+    overlapping = 0
+    for spans in by_stream.values():
+        spans.sort()
+        reach = float("-inf")
+        for s, e in spans:
+            if s < reach - SAME_STREAM_OVERLAP_US:
+                overlapping += 1
+            reach = max(reach, e)
+    if overlapping:
+        notes.append(f"{overlapping:,} kernels start more than {SAME_STREAM_OVERLAP_US:g} µs before the previous "
+                     "kernel on their stream ends: the trace's clock is suspect; busy time counts their union once")
+    if t.malformed:
+        notes.append(f"{t.malformed:,} events without a numeric start or duration were left out")
+    return notes
+
+
+def measure_trace(source, *, step: str | int = "all", chip: str | None = None, model: ModelFlop | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES, tables: tuple[dict, TraceTables] | None = None,
+                  db=None) -> TraceMeasurement:
+    """Measure the trace in ``source`` (a path, bytes or a binary file; see the module docstring). ``chip``
+    overrides the device's name; ``model`` gives MFU."""
+    name = source_name(source)
+    meta, t = tables if tables is not None else read_tables(source, max_bytes)
+    if t.events == 0 or (not t.has_gpu and not len(t.o_ts)):
+        raise InputError(name, "no events with a start and a duration: an empty trace (was the profiler's "
+                               "schedule active when it was exported?)")
+    notes = _check(name, t)
+    match = match_chip(meta, chip, db)
+    if match.chip is None and t.has_gpu:
+        notes.append(f"unknown chip ({match.how}): HFU, MFU and the roofline need it — pass --chip or choose it")
+    join = join_ops(t)
+    classes = classify(t)
+    windows = step_windows(t)
+    if step != "all":
+        wanted = [w for w in windows if str(w.number) == str(step)]
+        if not wanted:
+            known = ", ".join(str(w.number) for w in windows[:12]) or "none"
+            raise InputError("--step", f"{name} has no ProfilerStep#{step} (its steps: {known})")
+        windows = wanted
+    if not windows:
+        notes.append("no ProfilerStep annotation: the whole trace is measured as one step (profile with "
+                     "torch.profiler.schedule and call prof.step() each iteration to get steps)")
+    if not t.has_gpu:
+        notes.append("no GPU events: a CPU trace — its operators and their FLOP are reported with their host time")
+
+    order = sorted(range(len(t.g_ts)), key=t.g_ts.__getitem__)
+    starts = [t.g_ts[g] for g in order]
+    o_order = sorted(range(len(t.o_ts)), key=t.o_ts.__getitem__)
+    o_starts = [t.o_ts[k] for k in o_order]
+    syncs = sync_calls(t)
+
+    def gpu_events(w: StepWindow) -> list[int]:
+        if w.gpu_start is not None:
+            return order[bisect_left(starts, w.gpu_start):bisect_left(starts, w.gpu_end)]
+        if w.cpu_start is None:
+            return list(order)
+        return [g for g in order if (j := join.launch_of_kernel[g]) >= 0 and w.cpu_start <= t.r_ts[j] < w.cpu_end]
+
+    def op_calls(w: StepWindow | None) -> list[int]:
+        if w is None or w.cpu_start is None:
+            return list(range(len(t.o_ts)))
+        return o_order[bisect_left(o_starts, w.cpu_start):bisect_left(o_starts, w.cpu_end)]
+
+    selection = windows or [StepWindow("whole trace", -1, None, None, None, None)]
+    all_calls = op_calls(None) if step == "all" else op_calls(selection[0])
+    step_events = None
+    if windows:
+        step_events = set()
+        for w in windows:
+            step_events.update(gpu_events(w))
+    ops = build_ops(t, join, all_calls, match, classes, step_events)
+    notes.extend(ops.shape_problems)
+    family_of_call = {}
+    for k in all_calls:
+        r = join.row[k]
+        if r >= 0 and r not in family_of_call:
+            from engine.measure.op_flop import FORMULAS
+            f = FORMULAS.get(t.sigs[t.o_sig[r]].name) if join.counted[r] else None
+            family_of_call[r] = f.family if f else ("normalisation" if "norm" in t.sigs[t.o_sig[r]].name
+                                                    else "element-wise & other")
+    steps: list[StepMeasure] = []
+    flop_total = 0.0
+    time_total = 0.0
+    for w in selection:
+        calls = op_calls(w) if w.number >= 0 else all_calls
+        op_flop = float(sum(ops.flop_by_call.get(k, 0) for k in calls))
+        host_ms = (w.cpu_end - w.cpu_start) / 1000 if w.cpu_start is not None else None
+        times = step_times(t, gpu_events(w), classes) if t.has_gpu else None
+        if times is None:
+            if t.has_gpu:
+                notes.append(f"{w.name}: no GPU events inside it")
+            total_s = host_ms / 1000 if host_ms is not None else sum(t.o_dur[k] for k in calls
+                                                                      if join.parent[k] < 0) / 1e6
+            steps.append(StepMeasure(w.name, total_s * 1000 if not t.has_gpu else None, None, None, None, None,
+                                     None, None, None, op_flop, host_ms))
+            if not t.has_gpu:
+                flop_total += op_flop
+                time_total += total_s
+            continue
+        events = gpu_events(w)
+        fam: dict[str, float] = {}
+        for g in events:
+            if classes[g] != COMPUTE:
+                continue
+            r = join.kernel_row[g]
+            family = family_of_call.get(r) if r >= 0 else None
+            if family is None:
+                family = compute_family(t.names[t.g_name[g]])
+            fam[family] = fam.get(family, 0.0) + t.g_dur[g]
+        summed = sum(fam.values()) or 1.0
+        by_family = {k: times.computation_us * v / summed / 1000 for k, v in sorted(fam.items(), key=lambda kv: -kv[1])}
+        signs = host_signs(t, events, times.merged, join.launch_of_kernel,
+                           (w.cpu_start, w.cpu_end) if w.cpu_start is not None else None, syncs)
+        steps.append(StepMeasure(w.name, times.total_us / 1000, times.busy_us / 1000, times.computation_us / 1000,
+                                 times.exposed_comm_us / 1000, times.exposed_memcpy_us / 1000, times.idle_us / 1000,
+                                 times.comm_us / 1000, times.memcpy_us / 1000, op_flop, host_ms, by_family, signs))
+        flop_total += op_flop
+        time_total += times.total_us / 1e6
+    measured = [s for s in steps if (s.total_ms if t.has_gpu else s.total_ms) is not None]
+    n = max(1, len(measured))
+    flop_by_peak: dict[str, tuple[float, float]] = {}
+    for row in ops.rows:
+        if row.flop_per_call and row.peak_key:
+            peak = match.peak(_precision_of(row.peak_key), True)
+            if peak is not None:
+                f, _ = flop_by_peak.get(row.peak_key, (0.0, peak.peak_flop_per_s))
+                flop_by_peak[row.peak_key] = (f + row.flop_per_call * row.calls, peak.peak_flop_per_s)
+    util = utilization(time_total / n, flop_total / n, flop_by_peak, match, model)
+    steps = [_with_hfu(s, util) for s in steps]
+    info = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
+    rank = info.get("rank") if type(info.get("rank")) is int else None
+    world = info.get("world_size") if type(info.get("world_size")) is int else None
+    whole = whole_trace_times(t)
+    cal = calibration(steps, ops.rows, match, util)
+    result = TraceMeasurement(
+        file=name, device=match.device or None, chip=match.chip.id if match.chip else None,
+        chip_name=match.chip.name if match.chip else None, chip_match=match.how, rank=rank, world_size=world,
+        gpu=t.has_gpu, steps=steps, whole_trace=whole, ops=ops.rows,
+        unattributed_kernel_time_us=ops.unattributed_us, unattributed_kernels=ops.unattributed, utilization=util,
+        bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out)
+    return _with_bottlenecks(result)
+
+
+def _precision_of(peak_key: str) -> str:
+    from engine.method2.formats import FORMAT_BY_KEY
+    return FORMAT_BY_KEY[peak_key].precision
+
+
+def _with_hfu(s: StepMeasure, util: Utilization) -> StepMeasure:
+    if util.peak_flop_per_s is None or not s.total_ms:
+        return s
+    from dataclasses import replace
+    return replace(s, hfu=s.op_flop / (s.total_ms / 1000 * util.peak_flop_per_s))
+
+
+def _with_bottlenecks(m: TraceMeasurement) -> TraceMeasurement:
+    from dataclasses import replace
+    return replace(m, bottlenecks=bottlenecks(m))
+
+
+def chip_match_of(meta: dict, chip: str | None = None) -> ChipMatch:
+    return match_chip(meta, chip)
