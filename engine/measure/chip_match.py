@@ -17,6 +17,7 @@ from engine.errors import InputError
 from engine.method2.formats import FORMAT_BY_KEY
 from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
 from engine.method2.precision import FormatPeak, select_format_peak
+from engine.results import Result
 
 _SUFFIXES = (re.compile(r"\s+VF$", re.IGNORECASE),)
 _NAMES = (
@@ -60,7 +61,7 @@ each of its two dies as a device: ``share`` is the device's part of the package'
 
 
 @dataclass(frozen=True, slots=True)
-class ChipMatch:
+class ChipMatch(Result):
     """The database chip a device is (``chip``), its share of the chip's peaks (one die of two: 0.5), and how
     it was matched (``how``); ``chip`` None for an unknown device."""
 

@@ -77,6 +77,8 @@ class TraceMeasurement(Result):
     notes: list[str]
     events: int
     ops_left_out: int = 0
+    first_event_us: float | None = None
+    """The trace clock's time of its first GPU event (or operator): how ranks' clocks are compared."""
 
     json_fields = ("file", "device", "chip", "chip_name", "chip_match", "rank", "world_size", "gpu", "steps",
                    "whole_trace", "ops", "unattributed_kernel_time_us", "unattributed_kernels", "hfu", "mfu",
@@ -91,7 +93,7 @@ class TraceMeasurement(Result):
         return self.utilization.mfu
 
 
-def read_tables(source, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict, TraceTables]:
+def _read_tables(source, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict, TraceTables]:
     """The trace's top-level fields and its kept events (``trace_tables``)."""
     tables = TraceTables()
     meta = read_trace(source, tables.add, max_bytes=max_bytes)
@@ -131,7 +133,7 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
     """Measure the trace in ``source`` (a path, bytes or a binary file; see the module docstring). ``chip``
     overrides the device's name; ``model`` gives MFU."""
     name = source_name(source)
-    meta, t = tables if tables is not None else read_tables(source, max_bytes)
+    meta, t = tables if tables is not None else _read_tables(source, max_bytes)
     if t.events == 0 or (not t.has_gpu and not len(t.o_ts)):
         raise InputError(name, "no events with a start and a duration: an empty trace (was the profiler's "
                                "schedule active when it was exported?)")
@@ -248,7 +250,8 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
         chip_name=match.chip.name if match.chip else None, chip_match=match.how, rank=rank, world_size=world,
         gpu=t.has_gpu, steps=steps, whole_trace=whole, ops=ops.rows,
         unattributed_kernel_time_us=ops.unattributed_us, unattributed_kernels=ops.unattributed, utilization=util,
-        bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out)
+        bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out,
+        first_event_us=t.first_ts if t.has_gpu else (min(t.o_ts) if len(t.o_ts) else None))
     return _with_bottlenecks(result)
 
 

@@ -20,12 +20,13 @@ from dataclasses import dataclass
 from engine.measure.op_shapes import (ShapeError, concrete, dims, dtype_of, first_float_format, has_tensor,
                                       int_list, size)
 from engine.measure.trace_tables import OpSignature
+from engine.results import Result
 
 MATRIX, ATTENTION, CONVOLUTION = "matrix products", "attention", "convolution"
 
 
 @dataclass(frozen=True, slots=True)
-class OpCost:
+class OpCost(Result):
     """One call's arithmetic and traffic (see the module docstring)."""
 
     flop: int

@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 from engine.measure.op_flop import FORMULAS
 from engine.measure.trace_tables import TraceTables
+from engine.results import Result
 
 _DISPATCHER = re.compile(r"^[A-Za-z_]\w*::[\w.]+$")
 _NOT_OPS = ("autograd::", "torch::", "profiler::")
@@ -30,8 +31,8 @@ def is_dispatcher_op(name: str) -> bool:
     return bool(_DISPATCHER.match(name)) and not name.startswith(_NOT_OPS)
 
 
-@dataclass
-class OpJoin:
+@dataclass(frozen=True, slots=True)
+class OpJoin(Result):
     """For each operator call: its parent, whether it counts FLOP (``counted``), the call whose row its kernels
     join (``row``, -1: none); for each GPU event: its row call (-1: none) via its launch."""
 

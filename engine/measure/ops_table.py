@@ -65,8 +65,10 @@ class UnattributedKernel(Result):
     why: str
 
 
-@dataclass
-class OpsResult:
+@dataclass(frozen=True, slots=True)
+class OpsResult(Result):
+    """The table's rows, the FLOP of each counted call, the unattributed GPU work, and shapes that did not fit."""
+
     rows: list[OpRow]
     flop_by_call: dict[int, int]
     unattributed: list[UnattributedKernel]

@@ -17,7 +17,6 @@ non-compute = span − compute − idle.
 from __future__ import annotations
 
 import math
-from array import array
 from dataclasses import dataclass
 
 from engine.measure import intervals as iv
@@ -27,7 +26,7 @@ from engine.results import Result
 
 
 @dataclass(frozen=True, slots=True)
-class StepWindow:
+class StepWindow(Result):
     """A profiled step: its number, the host-side window and (when recorded) the GPU-side one, in µs."""
 
     name: str
@@ -57,7 +56,7 @@ def step_windows(t: TraceTables) -> list[StepWindow]:
 
 
 @dataclass(frozen=True, slots=True)
-class StepTimes:
+class StepTimes(Result):
     """A step's GPU time split (µs): what the module docstring defines; ``events`` the GPU events counted."""
 
     total_us: float
@@ -72,18 +71,6 @@ class StepTimes:
     start_us: float
     end_us: float
     merged: tuple
-
-
-def step_event_indices(t: TraceTables, window: StepWindow, launch_of_kernel: array) -> list[int]:
-    """The GPU events of a step: starting inside the GPU-side window, else launched inside the host-side one."""
-    g_ts = t.g_ts
-    if window.gpu_start is not None:
-        lo, hi = window.gpu_start, window.gpu_end
-        return [g for g in range(len(g_ts)) if lo <= g_ts[g] < hi]
-    if window.cpu_start is None:
-        return []
-    lo, hi, r_ts = window.cpu_start, window.cpu_end, t.r_ts
-    return [g for g in range(len(g_ts)) if (j := launch_of_kernel[g]) >= 0 and lo <= r_ts[j] < hi]
 
 
 def step_times(t: TraceTables, indices: list[int], classes: list[str]) -> StepTimes | None:

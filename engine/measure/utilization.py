@@ -53,12 +53,14 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
             raise InputError("--seq", "the trace's sequence length (tokens per sequence) is needed with --config")
         from pathlib import Path
 
-        from engine.api import estimate_config
+        from engine.errors import parse_input
+        from engine.llm.config import load_hf_config_text
+        from engine.llm.estimate import TransformerRun, estimate_transformer
         path = Path(config)
         if not path.is_file():
             raise InputError("--config", f"{quoted(config)}: no such file")
-        estimate = estimate_config(path.read_text(encoding="utf-8", errors="replace"), tokens=batch * seq,
-                                   seq_len=seq)
+        run = parse_input(TransformerRun, {"tokens": batch * seq, "seq_len": seq}, source="run")
+        estimate = estimate_transformer(load_hf_config_text(path.read_text(encoding="utf-8", errors="replace")), run)
         return ModelFlop(float(estimate.training.training_flop),
                          f"{path.name}: training FLOP of {batch} × {seq} tokens (FLOPscope's count)")
     from engine.scenario import load_scenario_text
