@@ -56,6 +56,28 @@ def _open(source) -> BinaryIO:
     raise InputError("trace", f"a file path or bytes is needed, not {type(source).__name__}")
 
 
+def _size(source) -> int | None:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source)
+    if isinstance(source, (str, Path)):
+        try:
+            return Path(source).stat().st_size
+        except OSError:
+            return None
+    size = getattr(source, "size", None)
+    return size if isinstance(size, int) else None
+
+
+def over_bound(name: str, size: float, max_bytes: int, unzipped: bool = False) -> str:
+    """Why a file over the bound is refused, and (under the tool's own bound: the dashboard's) how to run the
+    command line on it, which streams a trace of any size."""
+    what = f"{'over ' if unzipped else ''}{size / 1e9:.1f} GB{' once unzipped' if unzipped else ''}"
+    if max_bytes < DEFAULT_MAX_BYTES:
+        return (f"{what}, over the {max_bytes / 2**20:,.0f} MB this reads here; run it on your machine: "
+                f"python -m engine trace {name} (the command line streams traces of any size)")
+    return f"{what}, over the {max_bytes / 2**30:.3g} GiB bound"
+
+
 class _Text:
     """The file's text, block by block (gunzipped when it is gzip), counted against ``max_bytes``."""
 
@@ -66,6 +88,9 @@ class _Text:
         head = self.raw.read(2)
         self.raw.seek(0) if hasattr(self.raw, "seek") else None
         self.gz = head == b"\x1f\x8b"
+        size = _size(source)
+        if size is not None and size > max_bytes:
+            raise InputError(self.name, over_bound(self.name, size, max_bytes))
         self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb") if self.gz else self.raw
         self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
         self.read_bytes = 0
@@ -84,8 +109,7 @@ class _Text:
             raise InputError(self.name, f"cannot be read ({exc.strerror or type(exc).__name__})") from None
         self.read_bytes += len(data)
         if self.read_bytes > self.max_bytes:
-            raise InputError(self.name, f"more than {self.max_bytes / 2**30:.3g} GiB of trace text"
-                                        f"{' once unzipped' if self.gz else ''}: over this tool's bound")
+            raise InputError(self.name, over_bound(self.name, self.read_bytes, self.max_bytes, unzipped=self.gz))
         if self.first:
             self.first = False
             if data[:3] == b"\xef\xbb\xbf":

@@ -112,8 +112,8 @@ def utilization(step_time_s: float, executed: float, flop_by_peak: dict[str, tup
     label = None
     if chip.chip is not None and total > 0:
         peak = effective_peak_flop_per_s([(f / total, p) for f, p in flop_by_peak.values()], "work")
-        label = " + ".join(f"{k} {100 * f / total:.0f}%" for k, (f, _) in
-                           sorted(flop_by_peak.items(), key=lambda kv: -kv[1][0]))
+        shown = [(k, f) for k, (f, _) in sorted(flop_by_peak.items(), key=lambda kv: -kv[1][0]) if f / total >= 0.005]
+        label = " + ".join(f"{k} {100 * f / total:.0f}%" for k, f in shown) if len(shown) > 1 else shown[0][0]
     source = None
     if chip.chip is not None:
         link = chip.chip.source[0] if chip.chip.source else ""
@@ -125,10 +125,16 @@ def utilization(step_time_s: float, executed: float, flop_by_peak: dict[str, tup
     gap = None
     if model is not None and model.flop_per_step > 0 and executed > 0:
         diff = (executed - model.flop_per_step) / model.flop_per_step
-        gap = (f"the trace executed {100 * abs(diff):.1f}% {'more' if diff > 0 else 'fewer'} FLOP than the model "
-               f"counts ({executed:.4g} vs {model.flop_per_step:.4g} per step)"
-               + (": recomputation, padding or a larger model" if diff > 0.02 else
-                  ": frozen layers, skipped work or a smaller model" if diff < -0.02 else ""))
+        ratio = executed / model.flop_per_step
+        if abs(diff) < 1e-9:
+            gap = f"the trace executed the model's FLOP exactly ({executed:.4g} per step)"
+        else:
+            why = (": recomputation (activation checkpointing), padding or a larger model" if diff > 0.02 else
+                   ": about a third — a forward pass only (inference, or no backward in the trace)"
+                   if 0.28 <= ratio <= 0.4 else
+                   ": frozen layers, skipped work or a smaller model" if diff < -0.02 else "")
+            gap = (f"the trace executed {100 * abs(diff):.1f}% {'more' if diff > 0 else 'fewer'} FLOP than the model "
+                   f"counts ({executed:.4g} vs {model.flop_per_step:.4g} per step){why}")
     formula = "HFU = executed FLOP per step ÷ (step time × peak); MFU = model FLOP per step ÷ (step time × peak)"
     return Utilization(step_time_s, executed, model.flop_per_step if model else None, model.source if model else None,
                        peak, label, source, hfu, mfu, formula,
