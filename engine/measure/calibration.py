@@ -45,6 +45,8 @@ class Calibration(Result):
     exposed_comm_us: float | None = None
     idle_us: float | None = None
     step_time_us: float | None = None
+    bandwidth_bytes_per_s: float | None = None
+    """The chip's memory bandwidth (the roofline's slope)."""
 
 
 def calibration(steps, rows, chip: ChipMatch, util) -> Calibration:
@@ -78,7 +80,8 @@ def calibration(steps, rows, chip: ChipMatch, util) -> Calibration:
         memory_bandwidth_efficiency=(mem_bytes / (mem_time / 1e6)) / bw if mem_time and bw else None,
         exposed_comm_us=sum(s.exposed_comm_ms for s in timed) * 1000 / n_steps if timed else None,
         idle_us=sum(s.idle_ms for s in timed) * 1000 / n_steps if timed else None,
-        step_time_us=sum(s.total_ms for s in timed) * 1000 / n_steps if timed else None)
+        step_time_us=sum(s.total_ms for s in timed) * 1000 / n_steps if timed else None,
+        bandwidth_bytes_per_s=bw)
 
 
 def _precision(peak_key: str) -> str:
