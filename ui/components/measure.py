@@ -37,7 +37,7 @@ def trace_source():
     upload = left.file_uploader("Profiler trace (.json, .json.gz)", type=["json", "gz"], key="measure_upload",
                                 help="torch.profiler with record_shapes=True; export_chrome_trace or "
                                      "tensorboard_trace_handler writes it")
-    if right.button("Open the bundled example", key="measure_example_button", width="stretch"):
+    if right.button("Open the example", key="measure_example_button", width="stretch"):
         st.session_state[EXAMPLE] = True
     if upload is not None:
         st.session_state[EXAMPLE] = False
@@ -127,9 +127,9 @@ def results(result: dict, *, shared: bool = False) -> None:
     if bars and bars[0]["y"]:
         import plotly.graph_objects as go
         fig = go.Figure([go.Bar(**t) for t in bars])
-        fig.update_layout(barmode="stack", height=120 + 28 * len(bars[0]["y"]), xaxis_title="ms",
-                          legend={"orientation": "h", "y": -0.35})
-        show_chart(fig, "Where each step's time went (GPU side)",
+        fig.update_layout(barmode="stack", height=230 + 28 * len(bars[0]["y"]),
+                          legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+        show_chart(fig, "Where each step's time went (GPU side, ms)",
                    "Computation split by kind of arithmetic; exposed communication and copies are those not "
                    "hidden under computation; idle is the GPU waiting.")
     whole = result.get("whole_trace")
@@ -140,8 +140,7 @@ def results(result: dict, *, shared: bool = False) -> None:
     lines = bottleneck_lines(result)
     if lines:
         st.markdown("**Bottlenecks, and what to try**")
-        for line in lines:
-            say("markdown", f"- {line}")
+        st.markdown("\n".join(f"- {plain(line)}" for line in lines))
     st.markdown("**Operators** (one row per name and shape; the heaviest by kernel time)")
     st.dataframe(op_table(result), hide_index=True, width="stretch", height=320)
     roof = roofline(result) if not shared else None

@@ -50,7 +50,7 @@ def headline_metrics(result: dict) -> list[tuple[str, str, str | None]]:
         ("Step time", "—" if step_ms is None else f"{step_ms:,.3f} ms",
          "GPU-side ProfilerStep window: first kernel's start to the last one's end" if result.get("gpu", True)
          else "host-side ProfilerStep window (a CPU trace)"),
-        ("Executed per step", "—" if flop is None else format_flop(flop),
+        ("FLOP per step", "—" if flop is None else format_flop(flop, ""),
          "FLOP of the step's operators from their recorded shapes (FlopCounterMode's convention)"),
         ("HFU", _pct(result.get("hfu")), "executed FLOP per step ÷ (step time × dense peak"
                                          + (f", {peak})" if peak else ")")),
