@@ -19,6 +19,7 @@ GPU_KINDS = {"kernel": 0, "gpu_memcpy": 1, "gpu_memset": 2}
 RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "hip_runtime"})
 SYNC_NAMES = frozenset({"Event Sync", "Context Sync"})
 """Device-wide synchronisations that HTA counts with the GPU's events although their stream is -1."""
+_NUMBERS = (int, float)
 MAX_DIM = 2**62
 """A shape's size above this is not a real tensor: the operator's FLOP are not counted (said)."""
 
@@ -124,7 +125,7 @@ class TraceTables:
 
     def sig_id(self, name: str, args: dict) -> int:
         dims, types, concrete = args.get("Input Dims"), args.get("Input type"), args.get("Concrete Inputs")
-        key = (name, repr(dims), repr(types), repr(concrete)) if dims is not None else (name,)
+        key = (name, repr((dims, types, concrete))) if dims is not None else (name,)
         i = self._sig_ids.get(key)
         if i is None:
             i = self._sig_ids[key] = len(self.sigs)
@@ -139,18 +140,29 @@ class TraceTables:
         if e.get("ph") != "X":
             return
         cat = e.get("cat")
+        if cat == "python_function":
+            return
         ts, dur = e.get("ts"), e.get("dur")
-        if not isinstance(ts, (int, float)) or not isinstance(dur, (int, float)) or isinstance(ts, bool) \
-                or not math.isfinite(ts) or not math.isfinite(dur):
+        if type(ts) not in _NUMBERS or type(dur) not in _NUMBERS or not math.isfinite(ts) or not math.isfinite(dur):
             self.malformed += 1
             return
         name = e.get("name")
-        if not isinstance(name, str):
+        if type(name) is not str:
             name = str(name)
         args = e.get("args")
-        if not isinstance(args, dict):
+        if type(args) is not dict:
             args = {}
-        if cat != "Trace" and isinstance(cat, str):
+        if cat == "cpu_op":
+            if "stream" in args or "correlation" in args or name.startswith("ProfilerStep"):
+                self._hta(name, ts, dur, args)
+            if "DataLoader" in name:
+                self.loader.append((float(ts), float(max(dur, 0.0))))
+            self.o_ts.append(ts)
+            self.o_dur.append(dur if dur > 0 else 0.0)
+            self.o_thread.append(self.thread_id((e.get("pid"), e.get("tid"))))
+            self.o_sig.append(self.sig_id(name, args))
+            return
+        if cat != "Trace" and type(cat) is str:
             self._hta(name, ts, dur, args)
         kind = GPU_KINDS.get(cat)
         if kind is not None:
@@ -170,27 +182,22 @@ class TraceTables:
             if ts + dur > self.last_ts:
                 self.last_ts = ts + dur
             return
-        if "DataLoader" in name and cat in ("user_annotation", "cpu_op"):
-            self.loader.append((float(ts), float(max(dur, 0.0))))
-        if cat == "cpu_op":
-            self.o_ts.append(ts)
-            self.o_dur.append(max(dur, 0.0))
-            self.o_thread.append(self.thread_id((e.get("pid"), e.get("tid"))))
-            self.o_sig.append(self.sig_id(name, args))
-            return
         if cat in RUNTIME_CATS:
             corr = args.get("correlation")
             self.r_ts.append(ts)
-            self.r_dur.append(max(dur, 0.0))
+            self.r_dur.append(dur if dur > 0 else 0.0)
             self.r_thread.append(self.thread_id((e.get("pid"), e.get("tid"))))
             self.r_corr.append(corr if type(corr) is int else -1)
             self.r_name.append(self.name_id(name))
             return
-        if cat in ("user_annotation", "gpu_user_annotation") and name.startswith("ProfilerStep"):
-            number = _step_number(name)
-            if number is not None:
-                self.steps.append(StepMark(name, number, float(ts), float(max(dur, 0.0)),
-                                           cat == "gpu_user_annotation"))
+        if cat == "user_annotation" or cat == "gpu_user_annotation":
+            if "DataLoader" in name and cat == "user_annotation":
+                self.loader.append((float(ts), float(max(dur, 0.0))))
+            if name.startswith("ProfilerStep"):
+                number = _step_number(name)
+                if number is not None:
+                    self.steps.append(StepMark(name, number, float(ts), float(max(dur, 0.0)),
+                                               cat == "gpu_user_annotation"))
 
     def _hta(self, name: str, ts: float, dur: float, args: dict) -> None:
         """HTA 0.5.0's reading (``hta.common.trace``): an event with an integer stream other than -1 is GPU work
