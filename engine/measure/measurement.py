@@ -18,6 +18,7 @@ from engine.measure.calibration import Calibration, calibration
 from engine.measure.chip_match import ChipMatch, match_chip
 from engine.measure.host_signs import HostSigns, host_signs, sync_calls
 from engine.measure.kernel_kinds import COMPUTE, compute_family
+from engine.measure.op_flop import FORMULAS
 from engine.measure.op_join import join_ops
 from engine.measure.ops_table import OpRow, UnattributedKernel, build_ops
 from engine.measure.timeline import (StepWindow, WholeTrace, classify, step_times, step_windows, whole_trace_times)
@@ -156,70 +157,105 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
     if not t.has_gpu:
         notes.append("no GPU events: a CPU trace — its operators and their FLOP are reported with their host time")
 
-    order = sorted(range(len(t.g_ts)), key=t.g_ts.__getitem__)
-    starts = [t.g_ts[g] for g in order]
-    o_order = sorted(range(len(t.o_ts)), key=t.o_ts.__getitem__)
-    o_starts = [t.o_ts[k] for k in o_order]
+    import numpy as np
+
+    n_ops = len(t.o_ts)
+    g_start = np.frombuffer(t.g_ts, dtype=np.float64) if t.has_gpu else np.zeros(0)
+    g_order = np.argsort(g_start, kind="stable")
+    g_sorted = g_start[g_order]
+    o_start = np.frombuffer(t.o_ts, dtype=np.float64) if n_ops else np.zeros(0)
+    o_order = np.argsort(o_start, kind="stable")
+    o_sorted = o_start[o_order]
+    o_sig = np.frombuffer(t.o_sig, dtype=np.int64) if n_ops else np.zeros(0, np.int64)
+    counted = (np.frombuffer(join.counted, dtype=np.int8) if n_ops else np.zeros(0, np.int8)).astype(bool)
     syncs = sync_calls(t)
 
     def gpu_events(w: StepWindow) -> list[int]:
         if w.gpu_start is not None:
-            return order[bisect_left(starts, w.gpu_start):bisect_left(starts, w.gpu_end)]
+            lo, hi = np.searchsorted(g_sorted, [w.gpu_start, w.gpu_end], side="left")
+            return g_order[lo:hi].tolist()
         if w.cpu_start is None:
-            return list(order)
-        return [g for g in order if (j := join.launch_of_kernel[g]) >= 0 and w.cpu_start <= t.r_ts[j] < w.cpu_end]
+            return g_order.tolist()
+        return [g for g in g_order.tolist()
+                if (j := join.launch_of_kernel[g]) >= 0 and w.cpu_start <= t.r_ts[j] < w.cpu_end]
 
-    def op_calls(w: StepWindow | None) -> list[int]:
+    def op_calls(w: StepWindow | None):
+        """The operator calls whose host-side start is in the step's host window (all: None)."""
         if w is None or w.cpu_start is None:
-            return list(range(len(t.o_ts)))
-        return o_order[bisect_left(o_starts, w.cpu_start):bisect_left(o_starts, w.cpu_end)]
+            return None
+        lo, hi = np.searchsorted(o_sorted, [w.cpu_start, w.cpu_end], side="left")
+        return o_order[lo:hi]
+
+    def mask(calls) -> object:
+        if calls is None:
+            return None
+        out = np.zeros(n_ops, dtype=bool)
+        out[calls] = True
+        return out
 
     selection = windows or [StepWindow("whole trace", -1, None, None, None, None)]
-    all_calls = op_calls(None) if step == "all" else op_calls(selection[0])
+    chosen = None if step == "all" else op_calls(selection[0])
     step_events = None
-    if windows:
-        step_events = set()
+    if windows and t.has_gpu:
+        step_events = np.zeros(len(t.g_ts), dtype=bool)
         for w in windows:
-            step_events.update(gpu_events(w))
-    ops = build_ops(t, join, all_calls, match, classes, step_events)
+            step_events[gpu_events(w)] = True
+    ops = build_ops(t, join, mask(chosen), match, classes, step_events)
     notes.extend(ops.shape_problems)
-    family_of_call = {}
-    for k in all_calls:
-        r = join.row[k]
-        if r >= 0 and r not in family_of_call:
-            from engine.measure.op_flop import FORMULAS
-            f = FORMULAS.get(t.sigs[t.o_sig[r]].name) if join.counted[r] else None
-            family_of_call[r] = f.family if f else ("normalisation" if "norm" in t.sigs[t.o_sig[r]].name
-                                                    else "element-wise & other")
+
+    def flop_of(calls) -> float:
+        """The FLOP of the counted calls among ``calls`` (all: None), summed exactly (Python integers)."""
+        sigs = o_sig[counted] if calls is None else o_sig[calls][counted[calls]]
+        per_sig = np.bincount(sigs, minlength=len(t.sigs))
+        return float(sum(int(per_sig[s]) * f for s, f in ops.flop_of_sig.items()))
+
+    family_of_call: dict[int, str] = {}
+    family_of_sig: dict[int, str] = {}
+
+    def family(call: int) -> str:
+        f = family_of_call.get(call)
+        if f is None:
+            s = t.o_sig[call]
+            f = family_of_sig.get(s)
+            if f is None:
+                name = t.sigs[s].name
+                formula = FORMULAS.get(name)
+                f = formula.family if formula is not None else ("normalisation" if "norm" in name
+                                                                else "element-wise & other")
+                family_of_sig[s] = f
+            family_of_call[call] = f
+        return f
+
     steps: list[StepMeasure] = []
     flop_total = 0.0
     time_total = 0.0
     for w in selection:
-        calls = op_calls(w) if w.number >= 0 else all_calls
-        op_flop = float(sum(ops.flop_by_call.get(k, 0) for k in calls))
+        calls = op_calls(w) if w.number >= 0 else chosen
+        op_flop = flop_of(calls)
         host_ms = (w.cpu_end - w.cpu_start) / 1000 if w.cpu_start is not None else None
-        times = step_times(t, gpu_events(w), classes) if t.has_gpu else None
+        events = gpu_events(w) if t.has_gpu else []
+        times = step_times(t, events, classes) if t.has_gpu else None
         if times is None:
             if t.has_gpu:
                 notes.append(f"{w.name}: no GPU events inside it")
-            total_s = host_ms / 1000 if host_ms is not None else sum(t.o_dur[k] for k in calls
-                                                                      if join.parent[k] < 0) / 1e6
+            if host_ms is not None:
+                total_s = host_ms / 1000
+            else:
+                parent = np.frombuffer(join.parent, dtype=np.int64) if n_ops else np.zeros(0, np.int64)
+                total_s = float(np.frombuffer(t.o_dur, dtype=np.float64)[parent < 0].sum()) / 1e6 if n_ops else 0.0
             steps.append(StepMeasure(w.name, total_s * 1000 if not t.has_gpu else None, None, None, None, None,
                                      None, None, None, op_flop, host_ms))
             if not t.has_gpu:
                 flop_total += op_flop
                 time_total += total_s
             continue
-        events = gpu_events(w)
         fam: dict[str, float] = {}
         for g in events:
             if classes[g] != COMPUTE:
                 continue
             r = join.kernel_row[g]
-            family = family_of_call.get(r) if r >= 0 else None
-            if family is None:
-                family = compute_family(t.names[t.g_name[g]])
-            fam[family] = fam.get(family, 0.0) + t.g_dur[g]
+            f = family(r) if r >= 0 else compute_family(t.names[t.g_name[g]])
+            fam[f] = fam.get(f, 0.0) + t.g_dur[g]
         summed = sum(fam.values()) or 1.0
         by_family = {k: times.computation_us * v / summed / 1000 for k, v in sorted(fam.items(), key=lambda kv: -kv[1])}
         signs = host_signs(t, events, times.merged, join.launch_of_kernel,

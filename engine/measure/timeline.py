@@ -16,7 +16,6 @@ non-compute = span − compute − idle.
 """
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 
 from engine.measure import intervals as iv
@@ -121,49 +120,50 @@ class WholeTrace(Result):
     last_step_left_out: bool
 
 
-def _hta_merge(rows: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    """HTA's ``merge_kernel_intervals``: sorted by start, a row opens a new group when it starts after every
-    earlier row's end; a group is (its first start, its latest end)."""
-    rows = sorted(rows, key=lambda r: r[0])
-    groups: list[list[int]] = []
-    reach = -math.inf
-    for s, e in rows:
-        if not groups or s > reach:
-            groups.append([s, e])
-        else:
-            groups[-1][1] = max(groups[-1][1], e)
-        reach = max(reach, e)
-    return [(s, e) for s, e in groups]
+def _hta_merge_length(starts, ends) -> tuple[float, float, float]:
+    """HTA's ``merge_kernel_intervals`` over rows (start, end), in numpy: sorted by start, a row opens a new group
+    when it starts after every earlier row's end; a group is (its first start, its latest end). Returns (first
+    start, last group's end, Σ group end − group start)."""
+    import numpy as np
+
+    order = np.argsort(starts, kind="stable")
+    s, e = starts[order], ends[order]
+    reach = np.maximum.accumulate(e)
+    opens = np.empty(len(s), dtype=bool)
+    opens[0] = True
+    opens[1:] = s[1:] > reach[:-1]
+    first = np.nonzero(opens)[0]
+    group_end = np.maximum.reduceat(e, first)
+    return float(s[0]), float(group_end[-1]), float((group_end - s[first]).sum())
 
 
 def whole_trace_times(t: TraceTables) -> WholeTrace | None:
     """HTA's temporal breakdown of this trace (None when it has no GPU events)."""
+    import numpy as np
+
     n = len(t.h_ts)
     if not n:
         return None
-    keep = range(n)
+    ts = np.frombuffer(t.h_ts, dtype=np.float64)
+    dur = np.frombuffer(t.h_dur, dtype=np.float64)
+    keep = np.ones(n, dtype=bool)
     filtered = len(t.hta_step_names) > 1
     if filtered:
         last = t.hta_last_step_start
-        early = {c for c, ts in zip(t.c_corr, t.c_ts) if ts < last}
-        keep = [i for i in range(n) if (t.h_corr[i] in early if t.h_gpu_side[i] else t.h_ts[i] < last)]
-    rows, compute_rows = [], []
-    kind_cache: dict[int, str] = {}
-    for i in keep:
-        s = math.ceil(t.h_ts[i])
-        e = math.floor(t.h_ts[i] + t.h_dur[i])
-        rows.append((s, e))
-        name_id = t.h_name[i]
-        kind = kind_cache.get(name_id)
-        if kind is None:
-            kind = kind_cache[name_id] = hta_class(t.names[name_id])
-        if kind == "COMPUTATION":
-            compute_rows.append((s, e))
-    if not rows:
+        c_corr = np.frombuffer(t.c_corr, dtype=np.int64) if len(t.c_corr) else np.zeros(0, np.int64)
+        c_ts = np.frombuffer(t.c_ts, dtype=np.float64) if len(t.c_ts) else np.zeros(0)
+        early = np.unique(c_corr[c_ts < last])
+        gpu_side = np.frombuffer(t.h_gpu_side, dtype=np.int8).astype(bool)
+        keep = np.where(gpu_side, np.isin(np.frombuffer(t.h_corr, dtype=np.int64), early), ts < last)
+    if not keep.any():
         return None
-    merged = _hta_merge(rows)
-    span = merged[-1][1] - merged[0][0]
-    run = sum(e - s for s, e in merged)
-    compute = sum(e - s for s, e in _hta_merge(compute_rows)) if compute_rows else 0
+    starts = np.ceil(ts[keep])
+    ends = np.floor(ts[keep] + dur[keep])
+    kinds: dict[int, bool] = {}
+    compute = np.array([kinds.setdefault(i, hta_class(t.names[i]) == "COMPUTATION")
+                        for i in np.frombuffer(t.h_name, dtype=np.int64)[keep].tolist()], dtype=bool)
+    first, last_end, run = _hta_merge_length(starts, ends)
+    span = last_end - first
+    busy_compute = _hta_merge_length(starts[compute], ends[compute])[2] if compute.any() else 0.0
     idle = span - run
-    return WholeTrace(float(span), float(idle), float(compute), float(span - compute - idle), len(rows), filtered)
+    return WholeTrace(span, idle, busy_compute, span - busy_compute - idle, int(keep.sum()), filtered)
