@@ -31,6 +31,7 @@ TRACES = ROOT.parent / "shared" / "data" / "traces"
 _OURS = """
 import json, sys, time
 sys.path.insert(0, {root!r})
+import numpy  # imported before the clock starts, as HTA's pandas and numpy are
 from engine.measure.measurement import measure_trace
 t0, c0 = time.perf_counter(), time.process_time()
 m = measure_trace({path!r})
@@ -59,7 +60,10 @@ print(json.dumps({{"wall_s": wall, "cpu_s": cpu, "peak_rss_mb": peak, "idle_us":
 
 
 def _run(code: str) -> dict:
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT, check=True)
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    if out.returncode:
+        lines = out.stderr.strip().splitlines()
+        return {"failed": lines[-1][:200] if lines else f"exit {out.returncode}"}
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -72,13 +76,14 @@ def side_by_side(repeat: int) -> list[dict]:
     rows = []
     for path in files:
         ours = [_run(_OURS.format(root=str(ROOT), path=str(path))) for _ in range(repeat)]
-        try:
-            hta = [_run(_HTA.format(path=str(path))) for _ in range(repeat)]
-        except subprocess.CalledProcessError:
-            hta = []
+        hta = [_run(_HTA.format(path=str(path))) for _ in range(repeat)]
+        failed = next((r["failed"] for r in hta if "failed" in r), None)
+        hta = [] if failed else hta
         row = {"file": str(path.relative_to(TRACES)), "mb_gz": round(path.stat().st_size / 1e6, 3),
                "events": ours[0]["events"], "ours_cpu_s": _median(ours, "cpu_s"), "ours_wall_s": _median(ours, "wall_s"),
                "ours_peak_rss_mb": _median(ours, "peak_rss_mb")}
+        if failed:
+            row["hta_failed"] = failed
         if hta:
             row.update({"hta_cpu_s": _median(hta, "cpu_s"), "hta_wall_s": _median(hta, "wall_s"),
                         "hta_peak_rss_mb": _median(hta, "peak_rss_mb"),
