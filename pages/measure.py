@@ -14,12 +14,13 @@ page_header("Measure a run",
             "joined to its kernels; HFU and MFU against the chip's dense peak; a roofline; the bottlenecks.")
 
 db = shipped_data(load_hardware_db)
-source = trace_source()
+summary = shared_summary()
+source = trace_source(shared=summary is not None)
 chip, model = options(db)
 if source is not None:
     result = measured(source, chip, model)
     if result is not None:
         results(result)
-elif (summary := shared_summary()) is not None:
+elif summary is not None:
     results(summary, shared=True)
 state.sync_link()

@@ -50,9 +50,7 @@ def _example_step():
 
 
 def test_example_breakdown_and_hfu():
-    at = page()
-    at.button(key="measure_example_button").click().run()
-    assert not at.exception, [e.value for e in at.exception]
+    at = page()  # the bundled example, until a trace is uploaded
     step_ms, flop = _example_step()
     assert metric(at, "Step time") == f"{step_ms:,.3f} ms"
     assert metric(at, "HFU") == f"{100 * flop / (step_ms / 1e3 * H100_BF16):.1f}%"
@@ -66,7 +64,6 @@ def test_example_breakdown_and_hfu():
 
 def test_a_chip_chosen_replaces_the_device_name():
     at = page()
-    at.button(key="measure_example_button").click().run()
     at.selectbox(key="measure_chip").set_value("nvidia-a100-sxm4-80gb").run()
     step_ms, flop = _example_step()
     assert metric(at, "HFU") == f"{100 * flop / (step_ms / 1e3 * 312e12):.1f}%"  # A100 BF16 dense, datasheet
