@@ -5,7 +5,13 @@ from __future__ import annotations
 from engine.method2.hardware_db import load_hardware_db
 from ui import state
 from ui.boundary import shipped_data
-from ui.components.measure import measured, options, results, shared_summary, trace_source
+from ui.components.measure import (
+    measured,
+    options,
+    results,
+    shared_summary,
+    trace_source,
+)
 from ui.widgets import page_header
 
 page_header("Measure a run",

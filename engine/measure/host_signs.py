@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from bisect import bisect_left
 from dataclasses import dataclass
+from itertools import pairwise
 
 from engine.measure.trace_tables import TraceTables
 from engine.results import Result
@@ -50,7 +51,7 @@ def host_signs(t: TraceTables, events: list[int], merged: tuple, launch_of_kerne
     starts = sorted((g_ts[g], g) for g in events)
     keys = [s for s, _ in starts]
     idle = 0.0
-    for a, b in zip(merged, merged[1:]):
+    for a, b in pairwise(merged):
         gap_open, gap_close = a[1], b[0]
         i = bisect_left(keys, gap_close)
         if i < len(starts):

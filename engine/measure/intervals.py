@@ -19,8 +19,7 @@ def merge(intervals: Iterable[Interval]) -> list[Interval]:
     for start, end in items[1:]:
         last = out[-1]
         if start <= last[1]:
-            if end > last[1]:
-                last[1] = end
+            last[1] = max(last[1], end)
         else:
             out.append([start, end])
     return [(s, e) for s, e in out]

@@ -9,7 +9,6 @@ GPU events is a CPU trace: its operators and their FLOP are reported with their 
 """
 from __future__ import annotations
 
-from bisect import bisect_left
 from dataclasses import dataclass, field
 
 from engine.errors import InputError
@@ -21,7 +20,14 @@ from engine.measure.kernel_kinds import COMPUTE, compute_family
 from engine.measure.op_flop import FORMULAS
 from engine.measure.op_join import join_ops
 from engine.measure.ops_table import OpRow, UnattributedKernel, build_ops
-from engine.measure.timeline import (StepWindow, WholeTrace, classify, step_times, step_windows, whole_trace_times)
+from engine.measure.timeline import (
+    StepWindow,
+    WholeTrace,
+    classify,
+    step_times,
+    step_windows,
+    whole_trace_times,
+)
 from engine.measure.trace_stream import DEFAULT_MAX_BYTES, read_trace, source_name
 from engine.measure.trace_tables import TraceTables
 from engine.measure.utilization import ModelFlop, Utilization, utilization
@@ -265,7 +271,7 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
                                  times.comm_us / 1000, times.memcpy_us / 1000, op_flop, host_ms, by_family, signs))
         flop_total += op_flop
         time_total += times.total_us / 1e6
-    measured = [s for s in steps if (s.total_ms if t.has_gpu else s.total_ms) is not None]
+    measured = [s for s in steps if s.total_ms is not None]
     n = max(1, len(measured))
     flop_by_peak: dict[str, tuple[float, float]] = {}
     for row in ops.rows:

@@ -17,8 +17,16 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.measure.op_shapes import (ShapeError, concrete, dims, dtype_of, first_float_format, has_tensor,
-                                      int_list, size)
+from engine.measure.op_shapes import (
+    ShapeError,
+    concrete,
+    dims,
+    dtype_of,
+    first_float_format,
+    has_tensor,
+    int_list,
+    size,
+)
 from engine.measure.trace_tables import OpSignature
 from engine.results import Result
 

@@ -190,8 +190,8 @@ def build_ops(t: TraceTables, join: OpJoin, selection, chip: ChipMatch, classes:
         elif cost is None:
             for n, us in per_names.items():
                 if looks_like_matrix_product(n):
-                    key = (n, f"a matrix-product kernel under {sig.name}, which has no FLOP formula "
-                              "(FlopCounterMode counts it as 0 too)")
+                    key = (n, (f"a matrix-product kernel under {sig.name}, which has no FLOP formula "
+                               "(FlopCounterMode counts it as 0 too)"))
                     unattributed[key] = unattributed.get(key, 0.0) + us
         rows.append(OpRow(
             name=sig.name, input_dims=_dims_json(sig.dims), dtype=fmt, calls=n_calls, flop_per_call=flop,

@@ -52,13 +52,13 @@ def headline(result: dict) -> list[tuple[str, str]]:
         items.append(("model vs trace", u["gap"]))
     w = result.get("whole_trace")
     if w:
-        items.append(("whole trace (HTA)", f"span {w['span_us'] / 1e3:,.3f} ms · idle {w['idle_us'] / 1e3:,.3f} · "
-                                           f"compute {w['compute_us'] / 1e3:,.3f} · non-compute "
-                                           f"{w['non_compute_us'] / 1e3:,.3f} ms"))
+        items.append(("whole trace (HTA)", (f"span {w['span_us'] / 1e3:,.3f} ms · idle {w['idle_us'] / 1e3:,.3f} · "
+                                            f"compute {w['compute_us'] / 1e3:,.3f} · non-compute "
+                                            f"{w['non_compute_us'] / 1e3:,.3f} ms")))
     if result.get("spread"):
         sp = result["spread"]
-        items.append(("ranks", f"{len(result['ranks'])}; step {_ms(sp['step_ms_min'])}–{_ms(sp['step_ms_max'])} ms "
-                               f"(spread {_pct(sp['spread'])}; the slowest rank sets the step)"))
+        items.append(("ranks", (f"{len(result['ranks'])}; step {_ms(sp['step_ms_min'])}–{_ms(sp['step_ms_max'])} ms "
+                                f"(spread {_pct(sp['spread'])}; the slowest rank sets the step)")))
     items.append(("unattributed GPU time", f"{result['unattributed_kernel_time_us']:,.1f} µs (FLOP unknown)"))
     return items
 

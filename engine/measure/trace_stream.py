@@ -126,7 +126,7 @@ class _Text:
     def close(self) -> None:
         try:
             self.raw.close()
-        except Exception:
+        except OSError:  # closing what was read: nothing to report
             pass
 
 

@@ -177,10 +177,8 @@ class TraceTables:
             self.g_name.append(self.name_id(name))
             self.g_stream.append(stream if type(stream) is int else -1)
             self.g_corr.append(corr if type(corr) is int else -1)
-            if ts < self.first_ts:
-                self.first_ts = ts
-            if ts + dur > self.last_ts:
-                self.last_ts = ts + dur
+            self.first_ts = min(self.first_ts, ts)
+            self.last_ts = max(self.last_ts, ts + dur)
             return
         if cat in RUNTIME_CATS:
             corr = args.get("correlation")
@@ -224,8 +222,7 @@ class TraceTables:
                 self.c_ts.append(ts)
             if "ProfilerStep" in name:
                 self.hta_step_names.add(name)
-                if ts > self.hta_last_step_start:
-                    self.hta_last_step_start = ts
+                self.hta_last_step_start = max(self.hta_last_step_start, ts)
 
     @property
     def has_gpu(self) -> bool:

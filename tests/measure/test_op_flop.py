@@ -63,7 +63,7 @@ def test_convolution_forward_and_backward(torch):
         real = f(torch.empty(x, device="meta"), torch.empty(w, device="meta"), stride=stride, padding=pad,
                  dilation=dil, groups=groups)
         assert list(out) == list(real.shape)
-        s = lambda v: str(list(v))  # noqa: E731
+        s = lambda v: str(list(v))
         cost = op_cost(sig("aten::convolution", [x, w, [c_out], [], [], [], [], [], []],
                            [BF, BF, BF, "ScalarList", "ScalarList", "ScalarList", "Scalar", "ScalarList", "Scalar"],
                            ["", "", "", s(stride), s(pad), s(dil), "False", s([0] * nd), str(groups)]))

@@ -10,7 +10,12 @@ import pytest
 from engine.errors import InputError
 from engine.measure.example import EXAMPLE_TRACE
 from engine.measure.measurement import measure_trace
-from engine.measure.summary_link import MAX_LINK_CHARS, decode_summary, encode_summary, summary_of
+from engine.measure.summary_link import (
+    MAX_LINK_CHARS,
+    decode_summary,
+    encode_summary,
+    summary_of,
+)
 
 
 def test_round_trip_keeps_the_figures_not_the_trace():

@@ -7,10 +7,21 @@ import json
 import streamlit as st
 
 from engine.errors import InputError
-from engine.measure.summary_link import QUERY_KEY, decode_summary, encode_summary, summary_of
+from engine.measure.summary_link import (
+    QUERY_KEY,
+    decode_summary,
+    encode_summary,
+    summary_of,
+)
 from ui.charts import decades, show_chart
 from ui.text import plain
-from ui.views.measure import bottleneck_lines, headline_metrics, op_table, roofline, step_bar
+from ui.views.measure import (
+    bottleneck_lines,
+    headline_metrics,
+    op_table,
+    roofline,
+    step_bar,
+)
 from ui.widgets import metric_row, say, show_error
 
 UPLOAD_MB = 20

@@ -54,8 +54,7 @@ def headline_metrics(result: dict) -> list[tuple[str, str, str | None]]:
          "FLOP of the step's operators from their recorded shapes (FlopCounterMode's convention)"),
         ("HFU", _pct(result.get("hfu")), "executed FLOP per step ÷ (step time × dense peak"
                                          + (f", {peak})" if peak else ")")),
-        ("MFU", _pct(result.get("mfu")), "the model's FLOP per step ÷ (step time × dense peak); give the model "
-                                         "below"),
+        ("MFU", _pct(result.get("mfu")), "the model's FLOP per step ÷ (step time × dense peak); give the model below"),
     ]
 
 
