@@ -31,5 +31,6 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("precision", "Precision & tensor cores", ":material/tune:"),
     PageEntry("trends", "Historical trends", ":material/trending_up:"),
     PageEntry("plan", "Plan a run", ":material/calendar_month:"),
+    PageEntry("measure", "Measure a run", ":material/monitoring:"),
 )
 PAGE_NAMES: tuple[str, ...] = tuple(p.name for p in PAGES)

@@ -18,11 +18,11 @@ ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
 PAGES = {p.name: p.url_path for p in NAVIGATION}
+"""Page name → its path on the server (``ui/navigation.py``: the one list of pages)."""
 WAIT_MS = 240_000
 """How long a browser test waits for the app to show something: a guard against a hang, not a budget. A machine
 busy with other work (another suite beside this one) slows each step several-fold; what a step costs is held in
 CPU seconds elsewhere (``tests/app/page_run.py``)."""
-"""Page name → its path on the server (``ui/navigation.py``: the one list of pages)."""
 
 
 def free_port() -> int:

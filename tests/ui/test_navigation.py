@@ -35,10 +35,9 @@ def page_lists(path) -> list[int]:
 
 def test_the_page_finder_sees_a_written_list(tmp_path):
     module = tmp_path / "m.py"
-    module.write_text('A = ("layer_builder", "hardware", "plan", "trends")\n'
-                      'B = {"pages/trends.py": 1, "pages/plan.py": 2, "pages/hardware.py": 3, '
-                      '"pages/precision.py": 4}\n'
-                      'C = ("hardware", "plan", "trends")\n')
+    every, all_but_one, three = PAGE_FILES, PAGE_FILES[1:], PAGE_FILES[:3]
+    module.write_text(f"A = {tuple(every)!r}\nB = {dict.fromkeys(f'pages/{p}.py' for p in all_but_one)!r}\n"
+                      f"C = {tuple(three)!r}\n")
     assert page_lists(module) == [1, 2]
 
 
