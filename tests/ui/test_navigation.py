@@ -34,10 +34,11 @@ def page_lists(path) -> list[int]:
 
 
 def test_the_page_finder_sees_a_written_list(tmp_path):
+    # all pages but one as names (line 1), every page as files keying a dict (line 2), all but two (line 3: not a list)
     module = tmp_path / "m.py"
-    every, all_but_one, three = PAGE_FILES, PAGE_FILES[1:], PAGE_FILES[:3]
-    module.write_text(f"A = {tuple(every)!r}\nB = {dict.fromkeys(f'pages/{p}.py' for p in all_but_one)!r}\n"
-                      f"C = {tuple(three)!r}\n")
+    module.write_text(f"A = {tuple(PAGE_FILES[:-1])!r}\n"
+                      f"B = {dict.fromkeys(f'pages/{n}.py' for n in PAGE_FILES)!r}\n"
+                      f"C = {tuple(PAGE_FILES[:-2])!r}\n")
     assert page_lists(module) == [1, 2]
 
 
