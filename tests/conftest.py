@@ -24,7 +24,7 @@ ROOT = Path(__file__).resolve().parents[1]
 def _cache_compiled_modules() -> None:
     """Where the environment forbids writing bytecode (``PYTHONDONTWRITEBYTECODE``, as on this project's shared
     machines), every Python process of the run (servers, worker pools, CLI processes) would compile the project's
-    sources again (~0.7 s of CPU each): this run's processes cache them under ``.pytest_cache/pycache`` instead,
+    sources again (0.2-0.7 s of CPU each): this run's processes cache them under ``.pytest_cache/pycache`` instead,
     outside the source folders."""
     if not sys.dont_write_bytecode:
         return
@@ -40,7 +40,6 @@ _cache_compiled_modules()
 # fixed seed so a landing is not decided by luck. ``python -m pytest`` alone keeps exploring.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("FLOPSCOPE_HYPOTHESIS", "default"))
-
 
 
 def _scan_streamlit_components_once() -> None:
@@ -79,6 +78,7 @@ def _app_tests_wait_out_a_busy_machine() -> None:
 
     patient_run.patient = True
     AppTest._run = patient_run
+
 
 SHARED = ROOT.parent / "shared"
 if str(ROOT) not in sys.path:
