@@ -361,6 +361,20 @@ def reconcile_text(result: dict) -> str:
                             rows, right=(0, 4, 5, 6)), "", pairs(items)])
 
 
+def measurement_text(result: dict) -> str:
+    """``trace`` and ``profile``: the steps' split, the heaviest operators, the headline (HFU, MFU, peak and its
+    source), the bottlenecks with what to try, and the notes."""
+    from engine.measure.report import OP_HEADERS, STEP_HEADERS, headline, op_rows, step_rows
+
+    out = [table(STEP_HEADERS, step_rows(result), right=(1, 2, 3, 4, 5, 6)), ""]
+    if result["ops"]:
+        out += [table(OP_HEADERS, op_rows(result), right=(3, 4, 5, 6)), ""]
+    out.append(pairs(headline(result)))
+    out += [f"- {b['finding']}: try {b['remedy']}" for b in result["bottlenecks"]]
+    out += [f"note: {n}" for n in result["notes"]]
+    return "\n".join(out)
+
+
 def _media(name: str, result: dict) -> str:
     from engine.cli import media_text
 
@@ -372,5 +386,6 @@ TEXT: dict[str, Callable[[object], str]] = {
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
     "diffusion": lambda r: _media("pipeline_text", r), "vlm": lambda r: _media("vlm_step_text", r),
+    "trace": measurement_text, "profile": measurement_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""
