@@ -370,6 +370,7 @@ class LearnedValues(LayerBase):
 
 
 MEDIA_KINDS: tuple[type[LayerBase], ...] = (GroupNorm, ConditioningDense, AttentionCore, TokensToGrid, GatedUnit,
-                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, AttentionPool, MergeTokens,
+                                            StreamDense, SequenceSlice, TextTokens, ContextTokens, AttentionPool,
+                                            MergeTokens,
                                             LearnedValues)
 """Registered in ``engine.method1.kinds``."""

@@ -1,5 +1,6 @@
 """Typed reads of a diffusers ``config.json`` that fill what the file leaves out with the class's own defaults
-(``library_keys.json``, derived from diffusers and transformers: ``tools/derive_multimodal_keys.py``) and remember what was read.
+(``library_keys.json``, derived from diffusers and transformers: ``tools/derive_multimodal_keys.py``) and remember
+what was read.
 When the reading is done, a key the class takes and the reader did not read is refused by name (it may change the
 count); a key the class does not take is inert (diffusers passes it to nobody) and listed as not used.
 """
@@ -34,7 +35,8 @@ scalings, rotary and sinusoidal position settings, numeric casts)."""
 
 TRANSFORMERS_NEUTRAL = frozenset(NEUTRAL_KEYS) | frozenset({
     "chunk_size_feed_forward", "id2label", "label2id", "problem_type", "is_encoder_decoder", "output_hidden_states",
-    "return_dict", "image_token_index", "image_token_id", "video_token_id", "video_token_index", "vision_start_token_id",
+    "return_dict", "image_token_index", "image_token_id", "video_token_id", "video_token_index",
+    "vision_start_token_id",
     "vision_end_token_id", "boi_token_index", "eoi_token_index", "image_seq_length_", "audio_token_id",
     "audio_token_index", "vision_token_id", "image_end_token_id", "image_start_token_id", "image_context_token_id",
     "projection_dim_", "logit_scale_init_value", "dtype", "tokenizer_class", "use_return_dict"})
@@ -43,14 +45,15 @@ the language models' ones (``engine.llm.families.keys.NEUTRAL_KEYS``)."""
 
 
 @functools.cache
-def _keys_file() -> dict:
+def keys_file() -> dict:
+    """The derived keys and defaults (``library_keys.json``)."""
     return json.loads(KEYS_FILE.read_text(encoding="utf-8"))
 
 
 def class_keys(library: str = "diffusers") -> dict[str, dict]:
     """diffusers class (or transformers ``model_type``) → {key → its default (the ``required`` marker when it has
     none, the ``factory`` marker when the library makes it)}."""
-    return _keys_file()["classes" if library == "diffusers" else "model_types"]
+    return keys_file()["classes" if library == "diffusers" else "model_types"]
 
 
 class ConfigReader:
@@ -73,9 +76,9 @@ class ConfigReader:
         if key in self.data:
             return self.data[key]
         default = self.defaults.get(key)
-        if default == _keys_file()["required"]:
+        if default == keys_file()["required"]:
             raise self.error(key, f"missing ({self.owner} has no default for it)")
-        return None if default == _keys_file()["factory"] else default
+        return None if default == keys_file()["factory"] else default
 
     def size(self, key: str, value=None, *, allow_none: bool = False, zero: bool = False):
         """A whole number from 1 (or 0 with ``zero``) to 10⁹."""

@@ -104,7 +104,8 @@ def modulation(width: int, units: int, *, bias: bool = True, input_grad: bool = 
 
 
 PUSH, POP = "push", "pop"
-"""Markers in a flat list of layers: keep the flow here as a skip; concatenate the last kept skip (U-Nets, HunyuanDiT)."""
+"""Markers in a flat list of layers: keep the flow here as a skip; concatenate the last kept skip (U-Nets,
+HunyuanDiT)."""
 
 
 def nest(ops: list) -> list:

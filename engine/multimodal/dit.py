@@ -77,7 +77,8 @@ def pixart_layers(c: ConfigReader, s: dict, tokens: int) -> tuple[list, int]:
     layers.append(ConditioningDense(in_features=d, units=6 * d, input_grad=True, name="adaln_single linear"))
     width = context
     if caption is not None:
-        layers += [ConditioningDense(in_features=caption, units=d, positions=tokens, joins_flow=False, name="caption_projection 1"),
+        layers += [ConditioningDense(in_features=caption, units=d, positions=tokens, joins_flow=False,
+                                     name="caption_projection 1"),
                    ConditioningDense(in_features=d, units=d, positions=tokens, input_grad=True,
                                      joins_flow=False, name="caption_projection 2")]
         width = d
@@ -112,7 +113,8 @@ def dit_layers(c: ConfigReader, s: dict) -> list:
                                   *self_attention(d, s["heads"], s["head"], qkv_bias=s["bias"])], name="attn1"),
                    Residual(body=[LayerNorm(affine=s["affine"]),
                                   *feed_forward(d, 4 * d, s["act"], gated=False)], name="ff")]
-    layers += [ConditioningDense(in_features=256, units=d, reused=True, joins_flow=False, name="block 0's timestep_embedder again"),
+    layers += [ConditioningDense(in_features=256, units=d, reused=True, joins_flow=False,
+                                 name="block 0's timestep_embedder again"),
                ConditioningDense(in_features=d, units=d, reused=True, input_grad=True,
                                  joins_flow=False, name="block 0's timestep_embedder again"),
                ConditioningDense(in_features=d, units=2 * d, input_grad=True, name="proj_out_1"),

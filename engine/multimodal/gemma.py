@@ -57,8 +57,9 @@ def read_gemma3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     stage = StageBuilder("vlm")
     stage.add("vision", [Each(count=images, layers=tower_layers(v, vision_type), name="each image")])
     stage.add("projector", [Each(count=images, split=True, name="each image's tokens", layers=[
-        TokensToGrid(grid=[side, side], name="patch grid"), AvgPool2d(kernel_size=k, stride=k, name=f"{k}x{k} average pool"),
-        ToTokens(), RMSNorm(name="mm_soft_emb_norm"), Dense(units=text.d_model, bias=False, name="mm_input_projection")])])
+        TokensToGrid(grid=[side, side], name="patch grid"),
+        AvgPool2d(kernel_size=k, stride=k, name=f"{k}x{k} average pool"), ToTokens(), RMSNorm(name="mm_soft_emb_norm"),
+        Dense(units=text.d_model, bias=False, name="mm_input_projection")])])
     stage.add("language_model", language_layers(text, images * per_image, t))
     return ReadModel("gemma3", "Gemma3ForConditionalGeneration",
                      (stage.build([v["image"], v["image"], v["channels"]]),),

@@ -98,8 +98,10 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                  *time_embedding(256, d, name="timestep_embedder")]
     if extra:
         ops.append(LearnedValues(count=d, name="style_embedder"))
-    ops += [ConditioningDense(in_features=extra_in, units=4 * d, input_grad=True, joins_flow=False, name="extra_embedder linear_1"),
-            ConditioningDense(in_features=4 * d, units=d, input_grad=True, joins_flow=False, name="extra_embedder linear_2"),
+    ops += [ConditioningDense(in_features=extra_in, units=4 * d, input_grad=True, joins_flow=False,
+                              name="extra_embedder linear_1"),
+            ConditioningDense(in_features=4 * d, units=d, input_grad=True, joins_flow=False,
+                              name="extra_embedder linear_2"),
             Conv2d(filters=d, kernel_size=patch, stride=patch, name="patch embedding"), ToTokens()]
     for layer in range(layers):
         if layer > layers // 2:  # the mirror block's output joins: [x, skip] → LayerNorm(2d) → 2d → d

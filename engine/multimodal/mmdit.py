@@ -115,7 +115,8 @@ def read_sd3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     norm = "rms_norm" if qk_norm else "none"
     out: list = [*time_embedding(256, d, name="timestep_embedder"),
                  ConditioningDense(in_features=pooled, units=d, joins_flow=False, name="text_embedder linear_1"),
-                 ConditioningDense(in_features=d, units=d, input_grad=True, joins_flow=False, name="text_embedder linear_2"),
+                 ConditioningDense(in_features=d, units=d, input_grad=True, joins_flow=False,
+                                   name="text_embedder linear_2"),
                  Conv2d(filters=d, kernel_size=patch, stride=patch, name="patch embedding"), ToTokens(),
                  ContextTokens(tokens=m, in_features=joint, name="context_embedder")]
     for i in range(layers):

@@ -115,8 +115,9 @@ def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "ma
                                             "frozen_vision": "the vision tower frozen; projector and language "
                                                              "model train",
                                             "projector": "only the projector trains",
-                                            "lora": f"the vision tower frozen; the projector and rank-{recipe.lora_rank} "
-                                                    f"adapters on {', '.join(recipe.lora_targets)} train"}[recipe.recipe],
+                                            "lora": f"the vision tower frozen; the projector and rank-"
+                                                    f"{recipe.lora_rank} adapters on "
+                                                    f"{', '.join(recipe.lora_targets)} train"}[recipe.recipe],
              "backward counted layer by layer: frozen layers pass input gradients only where something before "
              "them trains")
     return StepCompute(recipe.recipe, result.forward_flop, result.backward_flop,

@@ -1,4 +1,5 @@
-"""diffusers' ``UNet3DConditionModel`` (ModelScope text-to-video), read from its ``unet/config.json``: Stable Diffusion's
+"""diffusers' ``UNet3DConditionModel`` (ModelScope text-to-video), read from its ``unet/config.json``: Stable
+Diffusion's
 U-Net run on every frame of a latent video [F, H, W, C], with layers across the frames after each of its own.
 
 Per frame, as the image U-Net (``engine.multimodal.unet``): ResNet blocks (the time embedding's projection run once
@@ -140,7 +141,8 @@ def read_unet3d(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
             ops += [resnet(ch, out, time, groups, act, frames=frames), temporal_conv(out, groups)]
             ch = out
             if kind.startswith("CrossAttn"):
-                ops += [spatial_transformer(ch, ch // heads[level], heads[level], (frames, h, w), groups, context, text),
+                ops += [spatial_transformer(ch, ch // heads[level], heads[level], (frames, h, w), groups, context,
+                                            text),
                         temporal_transformer(ch, ch // heads[level], heads[level], (frames, h, w), groups)]
         if i < n - 1:
             h, w = 2 * h, 2 * w

@@ -104,7 +104,8 @@ def read_cogvideox(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     per_frame = (h // p) * (w // p)
     n = per_frame * (f_latent // (p_t or 1))
     out: list = [ConditioningDense(in_features=d, units=time, joins_flow=False, name="time_embedding linear_1"),
-                 ConditioningDense(in_features=time, units=time, input_grad=True, joins_flow=False, name="time_embedding linear_2")]
+                 ConditioningDense(in_features=time, units=time, input_grad=True, joins_flow=False,
+                                   name="time_embedding linear_2")]
     if p_t:  # CogVideoX 1.5: p_t × p × p latent values per token, by a linear (biased whatever patch_bias says)
         out += [Dense(units=d, name="patch embedding")]
         shape, seq = [p_t * p * p * c_in], n
@@ -131,7 +132,8 @@ def read_cogvideox(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     return ReadModel("cogvideox", "CogVideoXTransformer3DModel", (stage.build(shape, seq),),
                      {"image_size": f"{size[0]}x{size[1]}", "frames": frames, "latent": [f_latent, h, w],
                       "video_tokens": n, "text_tokens": m}, None,
-                     (f"one denoiser pass over {n} video tokens ({f_latent} latent frames{padded} of {per_frame} patches) and "
+                     (f"one denoiser pass over {n} video tokens ({f_latent} latent frames{padded} of {per_frame} "
+                      "patches) and "
                       f"{m} text tokens",), tuple(unused))
 
 
@@ -164,7 +166,8 @@ def read_wan(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     n = (f_latent // p_t) * (h // p_h) * (w // p_w)
     out: list = [*time_embedding(freq, d, name="time_embedder"),
                  ConditioningDense(in_features=d, units=6 * d, input_grad=True, name="time_proj"),
-                 ConditioningDense(in_features=text, units=d, positions=m, joins_flow=False, name="text_embedder linear_1"),
+                 ConditioningDense(in_features=text, units=d, positions=m, joins_flow=False,
+                                   name="text_embedder linear_1"),
                  ConditioningDense(in_features=d, units=d, positions=m, input_grad=True,
                                    joins_flow=False, name="text_embedder linear_2"),
                  Conv3d(filters=d, kernel_size=[p_t, p_h, p_w], stride=[p_t, p_h, p_w], name="patch_embedding"),

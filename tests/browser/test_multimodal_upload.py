@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from tests.browser.harness import metric_value, wait_for_app
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
 from tests.multimodal.configs_lib import CONFIGS, config
 
 PANEL = "Multimodal and diffusion models"
@@ -53,14 +53,15 @@ def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
 
     context, page = _open(browser, server)
     _upload(page, _as_config_json(tmp_path, "llava-1.5-7b"))
-    page.get_by_text("config.json: training step per example").wait_for(timeout=60_000)
+    page.get_by_text("config.json: training step per example").wait_for(timeout=WAIT_MS)
     healthy(page)
     expected = estimate_multimodal(config("llava-1.5-7b"))
     assert page.get_by_text("576 image tokens reach the language model").count() == 1
-    assert _panel_metric(page, "Trainable parameters") == f"{expected.params - expected.params_by_component['vision']:,}"
+    trainable = expected.params - expected.params_by_component["vision"]
+    assert _panel_metric(page, "Trainable parameters") == f"{trainable:,}"
     page.get_by_role("button", name="Load into the layer builder").click()
     wait_for_app(page)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=60_000)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
     assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,062,902,784
@@ -73,7 +74,7 @@ def test_a_diffusion_pipeline_gives_its_sampling_compute(server, browser, tmp_pa
 
     context, page = _open(browser, server)
     _upload(page, _as_config_json(tmp_path, "sd-1.5.unet", "sd-1.5.text_encoder", "sd-1.5.vae"))
-    page.get_by_text("Diffusion pipeline: sampling and training").wait_for(timeout=60_000)
+    page.get_by_text("Diffusion pipeline: sampling and training").wait_for(timeout=WAIT_MS)
     healthy(page)
     expected = estimate_pipeline(config("sd-1.5.unet"), [config("sd-1.5.text_encoder")], config("sd-1.5.vae"),
                                  steps=50, guidance=True)
@@ -92,6 +93,6 @@ def test_a_bad_file_gives_one_message(server, browser, tmp_path):
     bad.write_text('{"model_type": "llava", "text_config": "llama"}')
     context, page = _open(browser, server)
     _upload(page, [bad])
-    page.get_by_text("that file was not used").wait_for(timeout=60_000)
+    page.get_by_text("that file was not used").wait_for(timeout=WAIT_MS)
     healthy(page)
     context.close()

@@ -159,7 +159,9 @@ def hunyuan_dit(config: dict, size: tuple[int, int]) -> tuple[int, int]:
 
     model = build(config)
     cfg = model.config
-    ones = lambda n: torch.ones(1, n, dtype=torch.long, device="meta")
+    def ones(n):
+        return torch.ones(1, n, dtype=torch.long, device="meta")
+
     return measure(model, lambda m: m(
         meta(1, cfg.in_channels, size[0] // 8, size[1] // 8), timestep=torch.tensor([10], device="meta"),
         encoder_hidden_states=meta(1, cfg.text_len, cfg.cross_attention_dim), text_embedding_mask=ones(cfg.text_len),

@@ -12,17 +12,17 @@ pytest.importorskip("transformers")
 
 
 def test_the_derived_file_is_current():
-    from engine.multimodal.config_reader import _keys_file
+    from engine.multimodal.config_reader import keys_file
     from tools.derive_multimodal_keys import derive
 
-    assert _keys_file() == json.loads(json.dumps(derive())), \
+    assert keys_file() == json.loads(json.dumps(derive())), \
         "engine/multimodal/library_keys.json is stale: python -m tools.derive_multimodal_keys"
 
 
 def test_every_registered_family_has_its_keys():
-    from engine.multimodal.config_reader import _keys_file
+    from engine.multimodal.config_reader import keys_file
     from engine.multimodal.registry import diffusers_classes, transformers_types
 
-    keys = _keys_file()
+    keys = keys_file()
     assert set(diffusers_classes()) <= set(keys["classes"])
     assert set(transformers_types()) <= set(keys["model_types"])

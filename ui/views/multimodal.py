@@ -119,7 +119,8 @@ def pipeline_rows(p) -> list[dict]:
     """A pipeline's sampling and training figures, each with what it counts."""
     passes = 2 if p.guidance else 1
     return [
-        {"figure": "denoiser forward (one pass)", "FLOP": format_flop(p.denoiser_forward_flop), "counts": "at the inputs"},
+        {"figure": "denoiser forward (one pass)", "FLOP": format_flop(p.denoiser_forward_flop),
+         "counts": "at the inputs"},
         {"figure": "text encoders", "FLOP": format_flop(p.text_encoder_flop),
          "counts": "CLIP over 77 tokens; T5 over the rest of the conditioning"},
         {"figure": "VAE decode", "FLOP": format_flop(p.vae_decoder_flop), "counts": "latent → image"},
