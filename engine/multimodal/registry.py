@@ -18,7 +18,8 @@ FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.mul
                   "engine.multimodal.hunyuan", "engine.multimodal.unet3d", "engine.multimodal.vision_towers",
                   "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl",
                   "engine.multimodal.mistral", "engine.multimodal.audio",
-                  "engine.multimodal.idefics", "engine.multimodal.internvl")
+                  "engine.multimodal.idefics", "engine.multimodal.internvl",
+                  "engine.multimodal.llama4")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

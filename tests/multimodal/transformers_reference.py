@@ -253,3 +253,16 @@ def internvl(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
     size = model.config.vision_config.image_size
     size = size[0] if isinstance(size, (list, tuple)) else size
     return measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(tiles, 3, size, size)})
+
+
+def llama4(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
+    """Llama4ForConditionalGeneration on one sample's ``tiles`` tiles and ``input_tokens`` ids, less the products of
+    the experts a token is not routed to (transformers' Llama4TextMoe runs every expert on every token:
+    ``tests/llm/hf_reference.idle_expert_flop``, as for the language model alone)."""
+    from tests.llm.hf_reference import idle_expert_flop
+
+    model = build(config)
+    size = model.config.vision_config.image_size
+    params, flop = measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(tiles, 3, size, size)})
+    text = model.config.text_config.to_dict() | {"model_type": "llama4_text"}
+    return params, flop - idle_expert_flop(text, input_tokens)
