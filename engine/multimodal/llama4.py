@@ -22,7 +22,6 @@ transformers' idle-expert products off its count, ``tests/llm/hf_reference.idle_
 """
 from __future__ import annotations
 
-import math
 
 from engine.errors import InputError
 from engine.method1.blocks import Each
