@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import InputError, quoted
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
+from engine.importers.onnx_tensors import DATA_FIELDS, stored_array, strip_external
 from engine.method1.architecture import MAX_ELEMENTS
 from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
 from engine.method1.ops import prod
@@ -40,6 +41,8 @@ MAX_ONNX_BYTES = 2_000_000_000
 """Protobuf's own limit on one message (a graph with its weights inside)."""
 MAX_NODES = 200_000
 """Most nodes a graph may have (a 7B-parameter decoder exports to ~10⁴); more is refused before any is read."""
+MAX_SMALL_VALUES = 4096
+"""Largest sparse initializer made dense with its values (shape arithmetic's size: ``onnx_values.MAX_VALUES``)."""
 MAX_DIM = 10**9
 """Upper bound of one dimension's size given by the user (as every size in the layer kinds)."""
 KNOWN_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft", "ai.onnx.ml"})
@@ -63,6 +66,8 @@ def _onnx():
 def read_onnx(data: bytes, source: str = "model"):
     """The bytes of an ``.onnx`` file as a ``ModelProto`` whose weights keep their shapes but not their values.
 
+    No tensor of it names a file any more (``onnx_tensors.strip_external``: a file beside the server is never
+    read, whatever the graph says); sparse initializers are dense-shaped initializers (``_sparse_to_dense``).
     One ``InputError`` naming ``source`` for anything that is not a usable ONNX graph."""
     onnx = _onnx()
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -82,30 +87,86 @@ def read_onnx(data: bytes, source: str = "model"):
         raise InputError(source, "not an ONNX model: it has no graph nodes")
     if len(model.graph.node) > MAX_NODES:
         raise InputError(source, f"{len(model.graph.node):,} nodes: at most {MAX_NODES:,} are read")
+    outside = strip_external(model, onnx)  # first: nothing below may reach for a file
+    sparse = _sparse_to_dense(model, onnx)
     for tensor in model.graph.initializer:  # only shapes are needed: drop the values (fast inference, less memory)
         if any(d < 0 for d in tensor.dims):
             raise InputError(f"initializer {quoted(tensor.name)}", f"a negative dimension in {list(tensor.dims)[:8]}: "
                                                                     "the file is damaged or was edited")
-        _drop_values(tensor, onnx)
+        _drop_values(tensor)
+    _mark(model, outside, sparse)
     return model
 
 
-def _drop_values(tensor, onnx) -> None:
+MARKS = ("flopscope.tensors_stored_outside", "flopscope.sparse_initializers")
+"""What ``read_onnx`` found, kept in the model's ``metadata_props`` for ``count_onnx`` (any such entry the
+file itself carried is removed first)."""
+
+
+def _mark(model, outside: int, sparse: int) -> None:
+    kept = [p for p in model.metadata_props if p.key not in MARKS]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    for key, value in zip(MARKS, (outside, sparse)):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, str(value)
+
+
+def _marked(model, key: str) -> int:
+    return next((int(p.value) for p in model.metadata_props if p.key == key), 0)
+
+
+def _drop_values(tensor) -> None:
     if tensor.data_type in CONSTANT_TYPES or prod(tensor.dims) <= 64:
         return  # small and integer tensors stay: shape inference reads shapes out of them
-    for name in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
+    for name in DATA_FIELDS:
         tensor.ClearField(name)
-    if tensor.data_location != onnx.TensorProto.EXTERNAL:
-        tensor.data_location = onnx.TensorProto.EXTERNAL
-        del tensor.external_data[:]
-        entry = tensor.external_data.add()
-        entry.key, entry.value = "location", "values-not-read"
+
+
+def _sparse_to_dense(model, onnx) -> int:
+    """Each sparse initializer (``SparseTensorProto``: ``values`` [NNZ], ``indices`` [NNZ] or [NNZ, rank], the
+    dense ``dims``) checked as onnx.checker checks it and replaced by an initializer of its dense shape (its
+    values where they are few and stored: shape arithmetic may read them). How many there were."""
+    import numpy as np
+
+    graph = model.graph
+    for s in graph.sparse_initializer:
+        where = f"sparse initializer {quoted(s.values.name)}"
+        dims, values, indices = [int(d) for d in s.dims], s.values, s.indices
+        if not s.values.name:
+            raise InputError("sparse initializer", "has no name (its values tensor names it)")
+        if any(d < 0 for d in dims) or any(d < 0 for d in values.dims) or any(d < 0 for d in indices.dims):
+            raise InputError(where, "a negative dimension: the file is damaged or was edited")
+        if len(values.dims) != 1:
+            raise InputError(where, f"its values must be one list (shape [NNZ]), not {list(values.dims)[:8]}")
+        nnz = values.dims[0]
+        if nnz > prod(dims):
+            raise InputError(where, f"{nnz:,} stored values for a tensor of {prod(dims):,}")
+        if list(indices.dims) not in ([nnz], [nnz, len(dims)]):
+            raise InputError(where, f"indices of shape {list(indices.dims)[:8]}: expected [{nnz}] or "
+                                    f"[{nnz}, {len(dims)}]")
+        dense = onnx.TensorProto(name=values.name, data_type=values.data_type, dims=dims)
+        stored, at = stored_array(values, MAX_SMALL_VALUES), stored_array(indices, 2 * MAX_SMALL_VALUES)
+        if stored is not None and at is not None and prod(dims) <= MAX_SMALL_VALUES:
+            flat = at.reshape(-1) if at.ndim == 1 else (np.ravel_multi_index(at.T, dims) if nnz else at[:, 0])
+            if len(flat) and (flat.min() < 0 or flat.max() >= prod(dims)):
+                raise InputError(where, "an index outside the tensor")
+            array = np.zeros(prod(dims), dtype=stored.dtype)
+            array[flat] = stored
+            try:
+                dense = onnx.numpy_helper.from_array(array.reshape(dims), values.name)
+            except Exception:  # a type numpy_helper cannot write back: its shape only
+                pass
+        graph.initializer.append(dense)
+    count = len(graph.sparse_initializer)
+    del graph.sparse_initializer[:]
+    return count
 
 
 def has_external_data(model) -> bool:
-    """True when the file named an external data file for its weights (counted from their shapes all the same)."""
-    return any(entry.key == "location" and entry.value != "values-not-read"
-               for t in model.graph.initializer for entry in t.external_data)
+    """True when the file named another file for some tensor's values (counted from their shapes all the same;
+    the other file is never read)."""
+    return _marked(model, MARKS[0]) > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -346,7 +407,11 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
     notes: list[str] = []
     external = has_external_data(model)
     if external:
-        notes.append("weights in an external data file: counted from their shapes in the graph")
+        n = _marked(model, MARKS[0])
+        notes.append(f"{n:,} tensor{'' if n == 1 else 's'} of the file keep{'s' if n == 1 else ''} "
+                     f"{'its' if n == 1 else 'their'} values in another file (external data): counted from the shapes in the graph; that file was not read")
+    if sparse := _marked(model, MARKS[1]):
+        notes.append(f"{sparse:,} sparse initializer{'' if sparse == 1 else 's'}: counted at {'its' if sparse == 1 else 'their'} dense size")
     shapes = _infer(model, onnx, notes)
     for name, shape in shapes.items():
         if shape is not None and prod(shape) > MAX_ELEMENTS:
