@@ -36,6 +36,7 @@ from engine.method1.architecture import MAX_ELEMENTS
 from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
 from engine.method1.ops import prod
 from engine.results import Result
+from engine.units import format_int
 
 MAX_ONNX_BYTES = 2_000_000_000
 """Protobuf's own limit on one message (a graph with its weights inside)."""
@@ -45,6 +46,11 @@ MAX_SMALL_VALUES = 4096
 """Largest sparse initializer made dense with its values (shape arithmetic's size: ``onnx_values.MAX_VALUES``)."""
 MAX_DIM = 10**9
 """Upper bound of one dimension's size given by the user (as every size in the layer kinds)."""
+MAX_DYNAMIC_DIMS = 64
+"""Most dynamic dimensions (distinct symbolic sizes) a graph may ask for: each is one number to give (an exported
+decoder with its cache asks for 2-4). More is refused at once, in one line: not thousands of inputs."""
+LISTED = 8
+"""Names listed in a message before '… and N more'."""
 KNOWN_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft", "ai.onnx.ml"})
 """Operator domains whose operators are read by ``op_type``; any other domain's nodes are listed as unknown."""
 ALIAS_OPS = frozenset({"Identity", "Cast", "Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten"})
@@ -93,6 +99,10 @@ def read_onnx(data: bytes, source: str = "model"):
         if any(d < 0 for d in tensor.dims):
             raise InputError(f"initializer {quoted(tensor.name)}", f"a negative dimension in {list(tensor.dims)[:8]}: "
                                                                     "the file is damaged or was edited")
+        if prod(tensor.dims) > MAX_ELEMENTS:
+            raise InputError(f"initializer {quoted(tensor.name)}", f"{format_int(prod(tensor.dims))} values: more "
+                                                                    f"than the {format_int(MAX_ELEMENTS)} this tool "
+                                                                    "accepts (the file is damaged or was edited)")
         _drop_values(tensor)
     _mark(model, outside, sparse)
     return model
@@ -188,7 +198,8 @@ def _graph_inputs(model):
 
 
 def dynamic_dims(model) -> list[DynamicDim]:
-    """The dimensions to ask for, each symbolic name once (an unnamed one is called ``input[axis]``)."""
+    """The dimensions to ask for, each symbolic name once (an unnamed one is called ``input[axis]``); more than
+    ``MAX_DYNAMIC_DIMS`` is one ``InputError`` (a few named, the rest counted)."""
     seen: dict[str, DynamicDim] = {}
     for value in _graph_inputs(model):
         if not value.type.HasField("tensor_type"):
@@ -198,7 +209,18 @@ def dynamic_dims(model) -> list[DynamicDim]:
                 continue
             name = dim.dim_param or f"{value.name}[{axis}]"
             seen.setdefault(name, DynamicDim(name, value.name, axis))
+    if len(seen) > MAX_DYNAMIC_DIMS:
+        raise InputError("dimensions", f"the graph's inputs have {len(seen):,} dynamic dimensions "
+                                       f"({listed(list(seen), len(seen))}): at most {MAX_DYNAMIC_DIMS} can be given; "
+                                       "export it with fixed sizes for most of them")
     return list(seen.values())
+
+
+def listed(names: list[str], total: int | None = None) -> str:
+    """a, b, … and 4,996 more: at most ``LISTED`` names, each cut short (a message stays one short line)."""
+    total = len(names) if total is None else total
+    shown = ", ".join(quoted(n)[1:-1] for n in names[:LISTED])
+    return shown + (f", … and {total - LISTED:,} more" if total > LISTED else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -316,13 +338,13 @@ def _check_dims(model, dims: Mapping[str, int]) -> dict[str, int]:
     known = {d.name for d in wanted}
     extra = [n for n in clean if n not in known]
     if extra:
-        listed = ", ".join(d.name for d in wanted) or "none"
-        raise InputError(f"dimension {quoted(extra[0])}", f"the graph has no such dynamic dimension (it has: "
-                                                           f"{listed})")
+        has = listed([d.name for d in wanted]) or "none"
+        raise InputError(f"dimension {quoted(extra[0])}", f"the graph has no such dynamic dimension (it has: {has})")
     missing = [d for d in wanted if d.name not in clean]
     if missing:
-        listed = ", ".join(f"{d.name} ({d.where})" for d in missing)
-        raise InputError("dimensions", f"give a size for each dynamic dimension: {listed}")
+        shown = ", ".join(f"{quoted(d.name)[1:-1]} ({d.where})" for d in missing[:LISTED])
+        more = f", … and {len(missing) - LISTED:,} more" if len(missing) > LISTED else ""
+        raise InputError("dimensions", f"give a size for each dynamic dimension: {shown}{more}")
     return clean
 
 
@@ -342,8 +364,8 @@ def _set_dims(model, dims: Mapping[str, int]) -> list[dict]:
                                                                 f"{MAX_DIM:,}")
             shape.append(dim.dim_value)
         if prod(shape) > MAX_ELEMENTS:
-            raise InputError(f"input {quoted(value.name)}", f"{prod(shape):.3g} values: more than the "
-                                                            f"{MAX_ELEMENTS:.0e} this tool accepts")
+            raise InputError(f"input {quoted(value.name)}", f"{format_int(prod(shape))} values: more than the "
+                                                            f"{format_int(MAX_ELEMENTS)} this tool accepts")
         inputs.append({"name": value.name[:200], "shape": shape})
     return inputs
 
@@ -415,8 +437,9 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
     shapes = _infer(model, onnx, notes)
     for name, shape in shapes.items():
         if shape is not None and prod(shape) > MAX_ELEMENTS:
-            raise InputError(f"value {quoted(name)}", f"{prod(shape):.3g} values: more than the {MAX_ELEMENTS:.0e} "
-                                                      "this tool accepts (check the dimensions given)")
+            raise InputError(f"value {quoted(name)}", f"{format_int(prod(shape))} values: more than the "
+                                                      f"{format_int(MAX_ELEMENTS)} this tool accepts (check the "
+                                                      "dimensions given)")
     inits = {t.name: t for t in model.graph.initializer}
     alias: dict[str, str] = {}
     seen: set[str] = set()
