@@ -30,8 +30,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.errors import InputError, quoted
+from engine.importers.onnx_budget import INFER_S_PER_NODE, Budget
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
-from engine.importers.onnx_tensors import DATA_FIELDS, stored_array, strip_external
+from engine.importers.onnx_tensors import stored_array, strip_external
+from engine.importers.onnx_wire import graph_bytes
 from engine.method1.architecture import MAX_ELEMENTS
 from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
 from engine.method1.ops import prod
@@ -69,7 +71,7 @@ def _onnx():
     return onnx
 
 
-def read_onnx(data: bytes, source: str = "model"):
+def read_onnx(data: bytes, source: str = "model", *, max_nodes: int = MAX_NODES, budget: Budget | None = None):
     """The bytes of an ``.onnx`` file as a ``ModelProto`` whose weights keep their shapes but not their values.
 
     No tensor of it names a file any more (``onnx_tensors.strip_external``: a file beside the server is never
@@ -84,18 +86,27 @@ def read_onnx(data: bytes, source: str = "model"):
     if not data:
         raise InputError(source, "the file is empty")
     model = onnx.ModelProto()
-    try:
-        model.ParseFromString(bytes(data))
+    try:  # the graph without its weights' values, its nodes counted before any is parsed
+        model.ParseFromString(graph_bytes(data, max_nodes, source))
+    except InputError:
+        raise
     except Exception:  # google.protobuf.message.DecodeError, RuntimeWarning on some builds
         raise InputError(source, "not an ONNX model: the file could not be read as an ONNX protobuf (truncated, "
                                  "or another format)") from None
     if not model.HasField("graph") or not model.graph.node:
         raise InputError(source, "not an ONNX model: it has no graph nodes")
-    if len(model.graph.node) > MAX_NODES:
-        raise InputError(source, f"{len(model.graph.node):,} nodes: at most {MAX_NODES:,} are read")
-    outside = strip_external(model, onnx)  # first: nothing below may reach for a file
+    budget = budget or Budget(None, source)
+
+    def visit(nodes: int) -> None:  # subgraphs and functions included
+        if nodes > max_nodes:
+            raise InputError(source, f"more than {max_nodes:,} nodes (its subgraphs and functions included): at "
+                                     f"most {max_nodes:,} are read")
+        budget.check(0, "reading", nodes)
+
+    outside = strip_external(model, onnx, visit)  # first: nothing below may reach for a file
+    _check_opsets(model)
     sparse = _sparse_to_dense(model, onnx)
-    for tensor in model.graph.initializer:  # only shapes are needed: drop the values (fast inference, less memory)
+    for tensor in model.graph.initializer:  # (their large values were left out: ``onnx_wire``)
         if any(d < 0 for d in tensor.dims):
             raise InputError(f"initializer {quoted(tensor.name)}", f"a negative dimension in {list(tensor.dims)[:8]}: "
                                                                     "the file is damaged or was edited")
@@ -103,9 +114,52 @@ def read_onnx(data: bytes, source: str = "model"):
             raise InputError(f"initializer {quoted(tensor.name)}", f"{format_int(prod(tensor.dims))} values: more "
                                                                     f"than the {format_int(MAX_ELEMENTS)} this tool "
                                                                     "accepts (the file is damaged or was edited)")
-        _drop_values(tensor)
+    _check_structure(model, budget)
     _mark(model, outside, sparse)
     return model
+
+
+def _check_opsets(model) -> None:
+    """Each operator domain imported once (a file holding two models joined lists ``''`` twice)."""
+    seen: dict[str, int] = {}
+    for opset in model.opset_import:
+        domain = "" if opset.domain == "ai.onnx" else opset.domain
+        if domain in seen:
+            raise InputError(f"opset_import {quoted(opset.domain)}", f"the domain is imported twice (versions "
+                                                                    f"{seen[domain]} and {opset.version}): two models "
+                                                                    "joined into one file? Export the model again")
+        seen[domain] = opset.version
+
+
+def _check_structure(model, budget: Budget) -> None:
+    """onnx.checker's structural rules on the main graph, each refusal naming the name or the node: every graph
+    input and initializer named once, and every value written once (by one node, never over a graph input or
+    an initializer: the graph is in single static assignment)."""
+    graph = model.graph
+    writer: dict[str, str] = {}
+    for value in graph.input:
+        if value.name in writer:
+            raise InputError(f"graph input {quoted(value.name)}", "listed twice (a value has one name; two models "
+                                                                  "joined into one file?)")
+        writer[value.name] = f"graph input {quoted(value.name)}"
+    initializers: set[str] = set()
+    for tensor in graph.initializer:
+        if tensor.name in initializers:
+            raise InputError(f"initializer {quoted(tensor.name)}", "given twice (a value has one name; two models "
+                                                                   "joined into one file?)")
+        initializers.add(tensor.name)
+        writer.setdefault(tensor.name, f"initializer {quoted(tensor.name)}")  # an input may name its default
+    total = len(graph.node)
+    for n, node in enumerate(graph.node):
+        budget.check(n, "checking", total)
+        here = f"node {quoted(node.name or n)}"
+        for name in node.output:
+            if not name:
+                continue
+            if name in writer:
+                raise InputError(here, f"{node.op_type[:40]} writes {quoted(name)}, which {writer[name]} already "
+                                       "writes: each value is written once (onnx.checker refuses this graph)")
+            writer[name] = f"node {quoted(node.name or n)} ({node.op_type[:40]})"
 
 
 MARKS = ("flopscope.tensors_stored_outside", "flopscope.sparse_initializers")
@@ -124,13 +178,6 @@ def _mark(model, outside: int, sparse: int) -> None:
 
 def _marked(model, key: str) -> int:
     return next((int(p.value) for p in model.metadata_props if p.key == key), 0)
-
-
-def _drop_values(tensor) -> None:
-    if tensor.data_type in CONSTANT_TYPES or prod(tensor.dims) <= 64:
-        return  # small and integer tensors stay: shape inference reads shapes out of them
-    for name in DATA_FIELDS:
-        tensor.ClearField(name)
 
 
 def _sparse_to_dense(model, onnx) -> int:
@@ -397,7 +444,7 @@ def _shapes(model) -> dict[str, tuple[int, ...] | None]:
     return out
 
 
-def _infer(model, onnx, notes: list[str]) -> dict:
+def _infer(model, onnx, notes: list[str], budget: Budget) -> dict:
     """Every value's shape with the sizes given: the whole graph's shape inference, then node by node with the
     graph's shape arithmetic evaluated (``onnx_values``), which reaches what the first could not."""
     from engine.importers.onnx_values import shapes_node_by_node
@@ -406,6 +453,7 @@ def _infer(model, onnx, notes: list[str]) -> dict:
     for value in model.graph.output:
         if value.type.HasField("tensor_type"):
             value.type.tensor_type.ClearField("shape")
+    budget.ahead(INFER_S_PER_NODE * len(model.graph.node), "shape inference", len(model.graph.node))
     try:
         # no data propagation: onnx's materialises every value it propagates, whatever its size (a Range of 10⁷
         # positions cast to float took 1.4 GB and 1.7 s); the node-by-node pass below evaluates the same shape
@@ -416,13 +464,19 @@ def _infer(model, onnx, notes: list[str]) -> dict:
         notes.append(f"whole-graph shape inference stopped ({type(exc).__name__}); shapes from node-by-node "
                      "inference only")
         shapes = _shapes(model)
-    shapes.update(shapes_node_by_node(model, onnx))
+    written = [name for node in model.graph.node for name in node.output if name]
+    if all(name in shapes for name in written):
+        return shapes  # every value's shape is known: nothing left for the node-by-node pass
+    shapes.update(shapes_node_by_node(model, onnx, budget))
     return shapes
 
 
-def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "model") -> OnnxCount:
-    """Count a graph read by ``read_onnx``, with a size for each of ``dynamic_dims(model)``."""
+def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "model",
+               budget: Budget | None = None) -> OnnxCount:
+    """Count a graph read by ``read_onnx``, with a size for each of ``dynamic_dims(model)``; within ``budget``
+    where given (``onnx_budget``: one ``InputError`` past it)."""
     onnx = _onnx()
+    budget = budget or Budget(None, source)
     clean = _check_dims(model, dims or {})
     inputs = _set_dims(model, clean)
     _check_order(model)
@@ -434,7 +488,7 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
                      f"{'its' if n == 1 else 'their'} values in another file (external data): counted from the shapes in the graph; that file was not read")
     if sparse := _marked(model, MARKS[1]):
         notes.append(f"{sparse:,} sparse initializer{'' if sparse == 1 else 's'}: counted at {'its' if sparse == 1 else 'their'} dense size")
-    shapes = _infer(model, onnx, notes)
+    shapes = _infer(model, onnx, notes, budget)
     for name, shape in shapes.items():
         if shape is not None and prod(shape) > MAX_ELEMENTS:
             raise InputError(f"value {quoted(name)}", f"{format_int(prod(shape))} values: more than the "
@@ -447,7 +501,9 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
     unknown: Counter = Counter()
     uncounted: Counter = Counter()
     free = params = state = constants = macs = extra = 0
-    for node in model.graph.node:
+    total = len(model.graph.node)
+    for done, node in enumerate(model.graph.node):
+        budget.check(done, "the count", total)
         op, domain = node.op_type, node.domain
         label = op if domain in ("", "ai.onnx") else f"{domain}.{op}"
         roots = [alias.get(name, name) for name in node.input]

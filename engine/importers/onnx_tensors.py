@@ -58,13 +58,17 @@ def tensors(owner) -> Iterator:
             yield from _attribute_tensors(attr)
 
 
-def strip_external(model, onnx) -> int:
+def strip_external(model, onnx, visit=None) -> int:
     """Clear every reference to a file outside the model, everywhere in it; how many tensors named one.
 
-    A cleared tensor has no values (``stored_array`` gives None): its type and shape stay."""
+    A cleared tensor has no values (``stored_array`` gives None): its type and shape stay. ``visit(nodes)`` is
+    called with the count of nodes walked so far, after each graph or function (a bound on them all)."""
     EXTERNAL = onnx.TensorProto.EXTERNAL
-    found = 0
+    found = nodes = 0
     for owner in containers(model):
+        nodes += len(owner.node)
+        if visit is not None:
+            visit(nodes)
         for t in tensors(owner):
             if t.data_location == EXTERNAL or len(t.external_data):
                 found += 1

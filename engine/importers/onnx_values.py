@@ -148,7 +148,7 @@ EVALUATED = frozenset({
     "ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"})
 
 
-def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
+def shapes_node_by_node(model, onnx, budget=None) -> dict[str, tuple[int, ...]]:
     """Every value's shape that can be told, in one pass over the nodes in order: a node whose output is a
     small tensor of shape arithmetic is evaluated (its value then known to the nodes after it), any other
     node's output types come from its operator's own inference function (``infer_node_outputs``) given its
@@ -186,7 +186,10 @@ def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
             return default if found is None else found
 
     lookup = Shapes()
-    for node in graph.node:
+    total = len(graph.node)
+    for done, node in enumerate(graph.node):
+        if budget is not None:
+            budget.check(done, "shape inference", total)
         domain = node.domain or ""
         if node.op_type in EVALUATED and domain in ("", "ai.onnx") and len(node.output) == 1:
             args = [values.get(name) if name else None for name in node.input]

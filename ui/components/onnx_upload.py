@@ -6,7 +6,7 @@ import streamlit as st
 from engine.errors import InputError
 from ui import state
 from ui.text import plain
-from ui.views.onnx_import import default_size, dimension_label, import_scenario, summary_lines
+from ui.views.onnx_import import default_size, dimension_label, import_scenario, summary_lines, upload_dims
 from ui.widgets import show_error
 
 READ = "onnx_read"
@@ -20,11 +20,9 @@ HELP = ("Export with torch.onnx.export (or any exporter) and upload the .onnx fi
 
 def _dims(upload):
     """The graph's dynamic dimensions, read once per uploaded file."""
-    from engine.importers.onnx_graph import dynamic_dims, read_onnx
-
     known = st.session_state.get(READ)
     if known is None or known[0] != upload.file_id:
-        known = st.session_state[READ] = (upload.file_id, dynamic_dims(read_onnx(upload.getvalue(), "upload")))
+        known = st.session_state[READ] = (upload.file_id, upload_dims(upload.getbuffer()))
     return known[1]
 
 
@@ -57,7 +55,7 @@ def onnx_upload() -> None:
         if st.button("Count the graph and load its rows", disabled=bool(missing), key="onnx_count"):
             try:
                 with st.spinner("Counting every node of the graph…"):
-                    scenario, counted, before = import_scenario(upload.getvalue(), upload.name,
+                    scenario, counted, before = import_scenario(upload.getbuffer(), upload.name,
                                                                 {k: int(v) for k, v in sizes.items()})
             except InputError as exc:
                 show_error(exc, "the file was not used")
