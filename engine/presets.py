@@ -1,13 +1,15 @@
 """Preset scenarios, each with its source: Epoch AI's worked example and published training runs."""
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import lru_cache, partial
 
 from pydantic import BaseModel, ConfigDict
 
 from engine.llm.presets import GPT3_175B_CONFIG, LLAMA2_7B_CONFIG, transformer_scenario
 from engine.method1 import vision_nets as nets
+from engine.errors import InputError, quoted
 from engine.scenario import Scenario
+from engine.shipped import ShippedDataError
 
 OPENAI_APPENDIX = "https://openai.com/index/ai-and-compute/#appendixmethods"
 
@@ -165,7 +167,7 @@ _PRESETS: list[dict] = [
                  "positions; 300B tokens = 146,484,375 sequences of 2,048. The paper's 3.14e23 FLOP is 6·N·D; "
                  "the block count (every attention layer counted dense, though GPT-3 alternates dense and "
                  "banded sparse ones) adds attention over the context and the output layer: 3.23e23, +2.8%.",
-        "scenario": transformer_scenario(GPT3_175B_CONFIG, "GPT-3 175B", 300e9),
+        "scenario": partial(transformer_scenario, GPT3_175B_CONFIG, "GPT-3 175B", 300e9),
     },
     {
         "id": "llama2-7b",
@@ -175,7 +177,7 @@ _PRESETS: list[dict] = [
         "notes": "32 blocks, d_model 4,096, 32 heads, SwiGLU 11,008, RMSNorm, untied head, vocabulary 32,000; "
                  "2.0T tokens in sequences of 4,096. 6,738,415,616 parameters; 6·N·D = 8.09e22, the block count "
                  "9.22e22 (+14%: attention over 4,096 positions).",
-        "scenario": transformer_scenario(LLAMA2_7B_CONFIG, "Llama 2 7B", 2e12),
+        "scenario": partial(transformer_scenario, LLAMA2_7B_CONFIG, "Llama 2 7B", 2e12),
     },
 ]
 
@@ -279,6 +281,37 @@ _PRESETS += [
 
 
 @lru_cache(maxsize=1)
+def _built() -> tuple[dict[str, Preset], dict[str, ShippedDataError]]:
+    """(presets by id, validated; the ids left out because a shipped file their scenario is read with is broken).
+    A scenario written as a function (a language model read from its config: ``config_keys.json``) is built here,
+    on first use, not when the module is imported: a broken data file leaves out those presets, never the page."""
+    built, left_out = {}, {}
+    for p in _PRESETS:
+        if callable(p["scenario"]):
+            try:
+                p = {**p, "scenario": p["scenario"]()}
+            except ShippedDataError as exc:
+                left_out[p["id"]] = exc
+                continue
+        built[p["id"]] = Preset.model_validate(p)
+    return built, left_out
+
+
 def presets() -> dict[str, Preset]:
-    """Every preset by id, validated."""
-    return {p["id"]: Preset.model_validate(p) for p in _PRESETS}
+    """Every preset by id, validated (those whose data file is broken left out: ``unavailable_presets``)."""
+    return _built()[0]
+
+
+def unavailable_presets() -> dict[str, ShippedDataError]:
+    """The presets left out, each with the broken data file's error."""
+    return _built()[1]
+
+
+def preset(preset_id: str) -> Preset:
+    """The preset ``preset_id``: an ``InputError`` naming the known ones, or the broken file's error."""
+    found = presets().get(preset_id)
+    if found is None:
+        if preset_id in unavailable_presets():
+            raise unavailable_presets()[preset_id]
+        raise InputError("preset", f"unknown id {quoted(preset_id)}; `python -m engine presets` lists them")
+    return found

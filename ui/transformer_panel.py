@@ -11,11 +11,13 @@ from engine.llm.estimate import TransformerRun, estimate_transformer
 from engine.llm.hub import fetch_config_text
 from engine.llm.library import library_model, library_models
 from engine.scenario import check_page_size, parse_scenario
+from engine.shipped import ShippedDataError
 from engine.units import format_flop
 from ui import state
 from ui.components.fine_tune import apply_fine_tune, fine_tune_panel
 from ui.views.finetune import language_model_run
 from ui.text import plain
+from ui.boundary import shipped_part
 from ui.widgets import show_error
 
 ESTIMATE = "hf_estimate"
@@ -74,53 +76,62 @@ def _config_source(source: str):
 
 def transformer_panel() -> bool:
     """The panel; True when a config was refused in this run (the page then shows no totals)."""
-    refused = False
     with st.expander("Transformers: build from a Hugging Face config.json, compare 6ND, PaLM and Megatron-LM"):
-        source = st.radio("Config from", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="hf_source")
+        with shipped_part("The transformer panel"):  # models.json, config_keys.json
+            return _panel()
+    return False
+
+
+def _panel() -> bool:
+    """The panel's inside; True when a config was refused in this run."""
+    refused = False
+    source = st.radio("Config from", list(SOURCES), format_func=SOURCES.get, horizontal=True, key="hf_source")
+    try:
+        picked = _config_source(source)
+    except ShippedDataError:
+        raise
+    except InputError as exc:
+        show_error(exc)
+        picked = None
+    lenient = st.checkbox("Count a config with keys transformers reads and this reader does not (they are "
+                          "listed, and may change the count)", key="hf_lenient", disabled=source == "library")
+    c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
+    st.session_state.setdefault("hf_tokens", float(library_models()[0].training_tokens or 2e12))
+    tokens = c1.number_input("Training tokens D", min_value=0.0, format="%.4e", key="hf_tokens")
+    seq = c2.number_input("Sequence length T (0 = the config's context)", min_value=0, step=1, value=0,
+                          key="hf_seq")
+    decoder_seq = c3.number_input("Decoder length (T5/BART; 0 = T)", min_value=0, step=1, value=0,
+                                  key="hf_decoder_seq")
+    choice = fine_tune_panel(None, key="hf_ft")
+    if c4.button("Build the layers from this config", width="stretch", disabled=picked is None):
+        config_data, name = picked
         try:
-            picked = _config_source(source)
+            if isinstance(config_data, dict):
+                config = read_hf_config(config_data, source="config")
+            else:
+                config = load_hf_config_text(config_data, source="config", lenient=lenient)
+            run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None,
+                                               "decoder_seq_len": decoder_seq or None,
+                                               **language_model_run(choice)})
+            with st.spinner("Counting every layer of the model…"):  # large models take a moment
+                estimate = estimate_transformer(config, run)
+            data = config.scenario_data(tokens, seq or None, name=f"{name} ({config.architecture_name})",
+                                        decoder_seq_len=decoder_seq or None)
+            data["layers"] = apply_fine_tune(data["layers"], choice, language_model=True)
+            scenario = parse_scenario(data) if data["layers"] is not None else None
+            if scenario is not None:  # 10,000 blocks count here once, but would slow every page run after
+                check_page_size(scenario.layers, cli="python -m engine transformer --config FILE")
         except InputError as exc:
             show_error(exc)
-            picked = None
-        lenient = st.checkbox("Count a config with keys transformers reads and this reader does not (they are "
-                              "listed, and may change the count)", key="hf_lenient", disabled=source == "library")
-        c1, c2, c3, c4 = st.columns(4, vertical_alignment="bottom")
-        st.session_state.setdefault("hf_tokens", float(library_models()[0].training_tokens or 2e12))
-        tokens = c1.number_input("Training tokens D", min_value=0.0, format="%.4e", key="hf_tokens")
-        seq = c2.number_input("Sequence length T (0 = the config's context)", min_value=0, step=1, value=0,
-                              key="hf_seq")
-        decoder_seq = c3.number_input("Decoder length (T5/BART; 0 = T)", min_value=0, step=1, value=0,
-                                      key="hf_decoder_seq")
-        choice = fine_tune_panel(None, key="hf_ft")
-        if c4.button("Build the layers from this config", width="stretch", disabled=picked is None):
-            config_data, name = picked
-            try:
-                if isinstance(config_data, dict):
-                    config = read_hf_config(config_data, source="config")
-                else:
-                    config = load_hf_config_text(config_data, source="config", lenient=lenient)
-                run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq or None,
-                                                   "decoder_seq_len": decoder_seq or None,
-                                                   **language_model_run(choice)})
-                with st.spinner("Counting every layer of the model…"):  # large models take a moment
-                    estimate = estimate_transformer(config, run)
-                data = config.scenario_data(tokens, seq or None, name=f"{name} ({config.architecture_name})",
-                                            decoder_seq_len=decoder_seq or None)
-                data["layers"] = apply_fine_tune(data["layers"], choice, language_model=True)
-                scenario = parse_scenario(data) if data["layers"] is not None else None
-                if scenario is not None:  # 10,000 blocks count here once, but would slow every page run after
-                    check_page_size(scenario.layers, cli="python -m engine transformer --config FILE")
-            except InputError as exc:
-                show_error(exc)
-                st.session_state.pop(ESTIMATE, None)  # the previous model's figures do not stand beside the error
-                refused = True
-            else:
-                if scenario is None:  # the fine-tune choice was refused (shown)
-                    return True
-                st.session_state[ESTIMATE] = estimate.as_dict()
-                state.replace(scenario)
-                st.rerun()
-        _show(st.session_state.get(ESTIMATE))
+            st.session_state.pop(ESTIMATE, None)  # the previous model's figures do not stand beside the error
+            refused = True
+        else:
+            if scenario is None:  # the fine-tune choice was refused (shown)
+                return True
+            st.session_state[ESTIMATE] = estimate.as_dict()
+            state.replace(scenario)
+            st.rerun()
+    _show(st.session_state.get(ESTIMATE))
     return refused
 
 

@@ -11,10 +11,10 @@ a default guessed from another family.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 from engine.errors import InputError, json_type, quoted
+from engine.shipped import read_shipped_json
 from engine.llm.decoder_families import DECODER_FAMILIES, shared_class_families
 from engine.llm.encoder_families import ENCODER_FAMILIES
 from engine.llm.state_space_families import STATE_SPACE_FAMILIES
@@ -477,7 +477,7 @@ def multimodal_wrappers() -> dict[str, dict]:
 
 @functools.cache
 def _wrappers_file() -> dict:
-    return json.loads(WRAPPERS_FILE.read_text(encoding="utf-8"))
+    return read_shipped_json(WRAPPERS_FILE, {"wrappers": dict, "text_defaults": dict})
 
 
 def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str,

@@ -16,6 +16,7 @@ from types import MappingProxyType
 from typing import NamedTuple
 
 from engine.errors import InputError
+from engine.shipped import read_shipped_json
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_pytorch_tanh": "gelu",
                "gelu_python": "gelu", "quick_gelu": "gelu", "relu": "relu", "silu": "silu", "swish": "silu",
@@ -54,14 +55,14 @@ KEYS_FILE = Path(__file__).with_name("config_keys.json")
 def modelling_keys() -> dict[str, dict[str, list[str]]]:
     """``model_type`` → {config key → the transformers classes/functions that read it}: the keys each family's
     modelling code reads, derived from transformers' source (``tools/derive_config_keys.py``)."""
-    return json.loads(KEYS_FILE.read_text())["families"]
+    return _keys_file()["families"]
 
 
 @functools.cache
 def key_aliases() -> dict[str, dict[str, str]]:
     """``model_type`` → {other name → the key it sets}: the config class's ``attribute_map`` (GPT-2 reads
     ``hidden_size`` as ``n_embd``), from ``config_keys.json``."""
-    return json.loads(KEYS_FILE.read_text()).get("aliases", {})
+    return _keys_file()["aliases"]
 
 
 def _resolve_aliases(data: dict, model_type: str, source: str) -> tuple[dict, dict[str, str], list[str]]:
@@ -88,7 +89,12 @@ def _resolve_aliases(data: dict, model_type: str, source: str) -> tuple[dict, di
 @functools.cache
 def transformers_model_types() -> frozenset[str]:
     """Every ``model_type`` the pinned transformers defines (``CONFIG_MAPPING``), from ``config_keys.json``."""
-    return frozenset(json.loads(KEYS_FILE.read_text())["model_types"])
+    return frozenset(_keys_file()["model_types"])
+
+
+@functools.cache
+def _keys_file() -> dict:
+    return read_shipped_json(KEYS_FILE, {"families": dict, "aliases": dict, "model_types": list})
 
 
 class Keys:

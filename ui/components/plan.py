@@ -18,6 +18,7 @@ from engine.plan.published_runs import comparison
 from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop
 from ui import state
+from ui.boundary import shipped_part
 from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
@@ -113,6 +114,11 @@ def _save(scenario, inputs: PlanInputs, batch: int) -> None:
 def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     """The layout form, then memory per chip, step time and MFU, where the step goes, the best layouts."""
     st.subheader("Memory per chip and step time")
+    with shipped_part("Memory and step time"):  # interconnects.json
+        _memory_and_time(scenario, model, db, tokens)
+
+
+def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
     st.caption(view.model_caption(plain(scenario.name), model))
     saved = scenario.plan or PlanInputs()
     data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
@@ -228,7 +234,8 @@ def _published() -> pd.DataFrame:
 
 
 def published_runs() -> None:
-    with st.expander("How good is the step-time model? Published runs"):
+    with st.expander("How good is the step-time model? Published runs"), \
+            shipped_part("The comparison with published runs"):  # config_keys.json, interconnects.json
         st.dataframe(_published(), hide_index=True)
         st.caption("MFU counts the model's FLOP only; HFU adds recomputation (Megatron-LM's \"% of peak\"). The "
                    f"kernel efficiency ({DEFAULT_KERNEL_EFFICIENCY}) is the model's one free assumption.")
