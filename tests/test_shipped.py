@@ -28,7 +28,7 @@ def test_every_data_file_that_ships_is_read_through_the_guarded_reader():
             continue
         for call in (".read_text(", ".read_bytes(", "open("):
             for line in text.splitlines():
-                if call in line and any(name.split(".")[0] in line for name in ("KEYS_FILE", "LIBRARY_FILE",
+                if call in line and any(name.split(".")[0] in line for name in ("KEYS_FILE", "LIBRARY_FILE", "PATH)",
                                                                               "WRAPPERS_FILE", "PUE_PATH",
                                                                               "GRID_PATH", "PATH.")):
                     raise AssertionError(f"{module.relative_to(ROOT)} reads a data file directly: {line.strip()}")

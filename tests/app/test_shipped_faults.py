@@ -23,6 +23,7 @@ NEEDS = {
     "pue.csv": {"hardware": ADDS},  # the list of data centres: the database's default PUE instead
     "grid_intensity.csv": {"hardware": ADDS},
     "interconnects.json": {"plan": PART},  # memory and step time; the published runs' comparison
+    "published_runs.json": {"plan": PART},  # the published runs' comparison
 }
 """What each file's fault does to each page: the page stops with one line (``PAGE``); one part shows one line in
 its place and the rest of the page works (``PART``); a part warns and works with less (``ADDS``); absent: nothing."""

@@ -23,6 +23,7 @@ NEEDED_BY = {
     "grid_intensity.csv": [("hardware", "--chip", "a100", "--count", "8", "--days", "1", "--place", "fr")],
     "interconnects.json": [("plan", "--model", "llama2-7b", "--chip", "h100", "--chips", "8", "--tp", "8",
                                    "--global-batch", "64")],
+    "published_runs.json": [("memory", "--model", "narayanan-1-7b")],
 }
 """Commands that read each file."""
 assert set(NEEDED_BY) == set(SHIPPED_FILES)
