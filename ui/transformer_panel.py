@@ -14,6 +14,8 @@ from engine.scenario import check_page_size, parse_scenario
 from engine.shipped import ShippedDataError
 from engine.units import format_flop
 from ui import state
+from ui.components.upload_limit import limited_uploader
+from ui.views import uploads
 from ui.components.fine_tune import apply_fine_tune, fine_tune_panel
 from ui.views.finetune import language_model_run
 from ui.views.transformer import UNKNOWN, config_identity, own_tokens, required_tokens, tokens_caption
@@ -44,14 +46,12 @@ def _config_source(source: str):
                 model.training_tokens_source)
     if source == "paste":
         c1, c2 = st.columns([3, 2])
-        upload = c2.file_uploader("or upload config.json", type=["json"], key="hf_upload",
-                                  help=f"A Hugging Face config.json (at most {MAX_CONFIG_BYTES // 1000:,} kB); "
-                                       "it replaces the pasted text.")
+        upload = limited_uploader("or upload config.json", uploads.CONFIG, type=["json"], key="hf_upload",
+                                  help="A Hugging Face config.json; it replaces the pasted text.", where=c2)
         if upload is not None:  # the text box steps aside: what is counted is the file
             c1.caption(plain(f"Counting the uploaded file {upload.name} ({upload.size:,} bytes); remove it to "
                              "paste a config.json instead."))
-            if upload.size > MAX_CONFIG_BYTES:
-                raise InputError("upload", f"larger than {MAX_CONFIG_BYTES:,} bytes")
+            uploads.CONFIG.check(upload.size)
             return upload.getvalue(), upload.name, config_identity("upload", upload.file_id), None, None
         text = c1.text_area("config.json text", value=EXAMPLE, height=150, key="hf_text",
                             max_chars=MAX_CONFIG_BYTES)
