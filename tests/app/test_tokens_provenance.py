@@ -134,3 +134,17 @@ def test_a_pasted_config_starts_blank_and_an_edited_one_forgets_its_d():
     assert at.number_input(key="hf_tokens").value is None  # another config: the D typed for the first is gone
     at.radio(key="hf_source").set_value("library").run()
     assert at.number_input(key="hf_tokens").value == 1.28e11  # back to BERT: its own count again
+
+
+def test_an_uploaded_config_starts_blank_and_a_second_upload_forgets_the_first_ones_d():
+    at = app()
+    assert at.number_input(key="hf_tokens").value == 1.28e11  # BERT, the library's first entry
+    at.radio(key="hf_source").set_value("paste").run()
+    config = library_model("qwen3-0.6b").config
+    at.file_uploader(key="hf_upload").upload("config.json", json.dumps(config).encode(), "application/json").run()
+    assert at.number_input(key="hf_tokens").value is None
+    assert not [t for t in at.text_area if t.key == "hf_text"]  # the pre-filled example is not shown beside it
+    at.number_input(key="hf_tokens").set_value(36e12).run()
+    at.file_uploader(key="hf_upload").upload("other.json", json.dumps({**config, "num_hidden_layers": 4}).encode(),
+                                             "application/json").run()
+    assert at.number_input(key="hf_tokens").value is None
