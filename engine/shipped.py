@@ -112,8 +112,9 @@ def read_shipped_json(path: Path, tables: dict[str, type]) -> dict:
     for key, kind in tables.items():
         value = data.get(key)
         if not isinstance(value, kind):
-            raise ShippedDataError(name, f"its '{key}' is {'missing' if value is None else 'a JSON ' + _json_type(value)}"
-                                         f" where {'a list' if kind is list else 'an object'} belongs")
+            found = "missing" if value is None else "a JSON " + _json_type(value)
+            raise ShippedDataError(name, f"its '{key}' is {found} where {'a list' if kind is list else 'an object'} "
+                                         "belongs")
         if kind in (list, dict) and not value:
             raise empty_table(name, f"its '{key}' table is empty")
     return data

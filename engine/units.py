@@ -29,7 +29,8 @@ def flop_to_pfs_days(flop: float) -> float:
 def format_int(n: int, digits: int = 3, exact_below: int = 10**12, *, keep_zeros: bool = False) -> str:
     """A count or size of any magnitude as text, in integer arithmetic only (a float overflows past ~1.8e308:
     ``f"{10**400:.3g}"`` raises): exact with thousands separators below ``exact_below`` ('1,234,567'), else
-    ``digits`` significant digits (half to even, as Python formats a float), as FLOP are shown ('1.13e16', '1e360'; '1.00e11' with ``keep_zeros``)."""
+    ``digits`` significant digits (half to even, as Python formats a float), as FLOP are shown ('1.13e16', '1e360';
+    '1.00e11' with ``keep_zeros``)."""
     n = int(n)
     if n < 0:
         return "-" + format_int(-n, digits, exact_below, keep_zeros=keep_zeros)

@@ -97,7 +97,7 @@ def test_hub_model_ids_naming_files_are_refused_before_any_request(served, monke
     monkeypatch.delenv("HF_ENDPOINT", raising=False)
     refused = [SECRET, f"./{SECRET}", f"file://{SECRET}", "/proc/self/environ", f"@{SECRET}", f"{{{SECRET}}}",
                f"$(cat {SECRET})", f"../{SECRET}", f"owner/../../{SECRET}", f"owner/{SECRET}?x=1", f"owner/{SECRET}#",
-               f"owner/./{SECRET}", f"owner/..", f"/owner/{SECRET}"]
+               f"owner/./{SECRET}", "owner/..", f"/owner/{SECRET}"]
     with watching("secret") as opened:
         for name in refused:
             with pytest.raises(InputError, match="model_id"):

@@ -68,8 +68,10 @@ def _flops(args):
     if args.onnx is not None:
         scenario, counted = _onnx(args)
     elif args.preset is not None:
-        from engine.presets import preset  # the presets build dozens of architectures: only when asked
+        from engine.presets import preset, preset_ids  # only the preset asked for is built
 
+        if args.preset not in preset_ids():
+            raise InputError("preset", f"unknown id {quoted(args.preset)}; `python -m engine presets` lists them")
         scenario = preset(args.preset).scenario
     else:
         scenario = load_scenario_text(read_text_file(args.file), source=args.file)

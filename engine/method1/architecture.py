@@ -293,7 +293,8 @@ class Walker:
         """The row where a block's inputs meet (``add``, ``concat``, ``multiply``): 0 MACs, full extras;
         ``grads``: which inputs need a gradient (the output does when any does)."""
         if prod(out.shape) > MAX_ELEMENTS:
-            raise InputError(path, f"the merged output {out.describe()} has more than {format_int(MAX_ELEMENTS)} values")
+            raise InputError(path, f"the merged output {out.describe()} has more than {format_int(MAX_ELEMENTS)} "
+                                   "values")
         flop = extra_flop if self.full else 0
         merge = "add" if layer.type == "residual" else layer.merge
         grads = grads or []

@@ -10,11 +10,11 @@ from streamlit.testing.v1 import AppTest
 from engine.shipped import SHIPPED_FILES
 from tests.conftest import ROOT
 from tests.shipped_faults import PAGE_FAULTS, broken_copy, forget, reason_in, use
+from ui.navigation import PAGE_NAMES as PAGES
 
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
 PAGE, PART, ADDS = "page", "part", "adds"
 NEEDS = {
-    "hardware_db.json": {"hardware": PAGE, "precision": PAGE, "trends": PAGE, "plan": PAGE},
+    "hardware_db.json": {"hardware": PAGE, "precision": PAGE, "trends": PAGE, "plan": PAGE, "measure": PAGE},
     "training_runs.csv": {"trends": PAGE},
     "utilization_reports.csv": {"hardware": ADDS},  # the presets from reported runs
     "config_keys.json": {"layer_builder": ADDS, "plan": PART},  # two presets; the published runs' comparison

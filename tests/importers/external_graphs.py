@@ -167,7 +167,8 @@ def scan_body(loc, **where):
         [helper.make_node("Constant", [], ["c"], value=_shape_tensor("sc", loc, **where)),
          helper.make_node("Add", ["state_in", "c"], ["state_out"]),
          helper.make_node("Identity", ["elem"], ["elem_out"])],
-        "body", [_vi("state_in", [2], I64), _vi("elem", [], I64)], [_vi("state_out", [2], I64), _vi("elem_out", [], I64)])
+        "body", [_vi("state_in", [2], I64), _vi("elem", [], I64)],
+        [_vi("state_out", [2], I64), _vi("elem_out", [], I64)])
     inits = [helper.make_tensor("zero2", I64, [2], [0, 0]), helper.make_tensor("seq", I64, [1], [0])]
     scan = helper.make_node("Scan", ["zero2", "seq"], ["shape", "seq_out"], body=body, num_scan_inputs=1,
                             name="/scan/Scan")

@@ -185,7 +185,8 @@ def test_a_million_nodes_is_refused_quickly():
         if not size:
             break
     data = b"\x3a" + bytes(length) + graph  # ModelProto.graph (field 7)
-    assert _one_line(lambda: read_onnx(data, "big.onnx")) == "big.onnx: more than 200,000 nodes: at most 200,000 are read"
+    assert _one_line(lambda: read_onnx(data, "big.onnx")) == ("big.onnx: more than 200,000 nodes: at most 200,000 "
+                                                              "are read")
 
 
 def test_an_initializer_with_a_negative_dimension_is_named():
@@ -280,8 +281,8 @@ def test_five_thousand_symbolic_dimensions_are_one_short_line():
     wide = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [f"d{i}" for i in range(5_000)])],
                   [_vi("y", None)])
     message = _one_line(lambda: dynamic_dims(read_onnx(wide.SerializeToString())))
-    assert message.startswith("dimensions: the graph's inputs have 5,000 dynamic dimensions (d0, d1, d2, d3, d4, d5, d6, d7, "
-                              "… and 4,992 more): at most 64 can be given")
+    assert message.startswith("dimensions: the graph's inputs have 5,000 dynamic dimensions (d0, d1, d2, d3, d4, d5, "
+                              "d6, d7, … and 4,992 more): at most 64 can be given")
     assert "… and 4,992 more" in message and len(message) < 300
     assert _one_line(lambda: _count(wide, {"d0": 1})) == message
     fits = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [f"d{i}" for i in range(MAX_DYNAMIC_DIMS)])],

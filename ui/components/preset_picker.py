@@ -18,7 +18,8 @@ def preset_picker() -> None:
     with st.container(border=True):
         if left_out := unavailable_presets():  # their scenario is read with a broken data file
             exc = next(iter(left_out.values()))
-            st.warning(plain(shipped_data_message(exc, f"Loading {len(left_out)} of the presets ({', '.join(left_out)})")),
+            what = f"Loading {len(left_out)} of the presets ({', '.join(left_out)})"
+            st.warning(plain(shipped_data_message(exc, what)),
                        icon=":material/warning:")
         cols = st.columns([4, 1, 1], vertical_alignment="bottom")
         chosen = cols[0].selectbox("Start from a preset", list(presets()), format_func=lambda i: presets()[i].title,
