@@ -123,11 +123,16 @@ def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
     data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
     try:
         inputs = parse_input(PlanInputs, data)
+    except InputError as exc:  # a layout the scenario cannot hold: the link keeps the last one that was valid
+        show_error(exc, "fix the layout to see memory and time; until then the share link keeps the last valid "
+                        "layout, not this one.")
+        return
+    _save(scenario, inputs, batch)  # the layout as entered goes into the link, even one this model cannot run
+    try:
         settings = settings_for(inputs, tokens)
         plan = plan_run(model, inputs.layout, inputs.options, settings)
-        _save(scenario, inputs, batch)
     except InputError as exc:
-        show_error(exc, "fix the layout to see memory and time.")
+        show_error(exc, "fix the layout to see memory and time (the share link keeps this layout).")
         return
     layout, options = inputs.layout, inputs.options
     mem, step, chip = plan.memory, plan.step, plan.chip
