@@ -1,4 +1,4 @@
-"""``transformer (CONFIG.json | --config CONFIG.json | --model ID) [--tokens D] [--seq-len T] [--decoder-seq-len T_dec]``:
+"""``transformer (CONFIG.json | --config CONFIG.json | --model ID) [--tokens D] [--seq-len T] [...]``:
 a language model's training FLOP, by the detailed count and by the published formulas. ``--model`` picks a
 config from the shipped library (``--list-models`` prints them), whose published training tokens are
 the default D."""
