@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 
 from engine.errors import InputError, quoted
 from engine.importers.onnx_budget import INFER_S_PER_NODE, Budget
+from engine.importers.onnx_exporter import Provenance, fx_node
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
 from engine.importers.onnx_tensors import stored_array, strip_external
 from engine.importers.onnx_wire import graph_bytes
@@ -495,6 +496,8 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
                                                       f"{format_int(MAX_ELEMENTS)} this tool accepts (check the "
                                                       "dimensions given)")
     inits = {t.name: t for t in model.graph.initializer}
+    provenance = Provenance.of(model, inits)
+    counted_params: dict[str, int] = {}
     alias: dict[str, str] = {}
     seen: set[str] = set()
     rows: list[Counted] = []
@@ -515,19 +518,35 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
                     constants += prod(inits[name].dims)
             continue
         node_params = 0
+        fx = fx_node(node) if provenance.dynamo else None
         for i, name in enumerate(roots):
             tensor = inits.get(name)
-            if tensor is None or name in seen:
+            if tensor is None:
                 continue
-            seen.add(name)
             n = prod(tensor.dims)
-            if i in STATE_INPUTS.get(op, ()):
-                state += n
-            elif (tensor.data_type in CONSTANT_TYPES or i in CONSTANT_INPUTS.get(op, ())
-                  or (n <= 1 and i not in SCALAR_WEIGHTS.get(op, ()))):
-                constants += n
-            else:
+            if i in STATE_INPUTS.get(op, ()) or (tensor.data_type in CONSTANT_TYPES or i in CONSTANT_INPUTS.get(op, ())
+                                                 or (n <= 1 and i not in SCALAR_WEIGHTS.get(op, ()))):
+                if name not in seen:
+                    seen.add(name)
+                    if i in STATE_INPUTS.get(op, ()):
+                        state += n
+                    else:
+                        constants += n
+                continue
+            if name in seen and not provenance.dynamo:
+                provenance.read(node, name)  # counted once; who else reads it goes into the notes
+                continue
+            kind, _ = provenance.kind(node, fx, name, roots)
+            if kind == "param":
                 node_params += n
+                counted_params[name] = n
+            elif name not in seen:
+                state += n if kind == "state" else 0
+                constants += n if kind == "constant" else 0
+            seen.add(name)
+        folded_params, folded_state = provenance.batch_norm_folded(node, fx)
+        node_params += folded_params
+        state += folded_state
         node_macs = node_extra = 0
         cost = COSTS.get(op) if domain in KNOWN_DOMAINS else None
         if cost is None:
@@ -557,6 +576,7 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
         params += node_params
         macs += node_macs
         extra += node_extra
+    notes += provenance.notes(counted_params)
     aliased = set(alias.values())  # once: rebuilt per initializer it made 30,000 Identity nodes take 33 s
     unused = [n for n in inits if n not in seen and n not in aliased]
     if unused:
