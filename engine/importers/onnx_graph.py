@@ -137,6 +137,11 @@ def _check_structure(model, budget: Budget) -> None:
     input and initializer named once, and every value written once (by one node, never over a graph input or
     an initializer: the graph is in single static assignment)."""
     graph = model.graph
+    texts = [model.producer_name, model.producer_version, graph.name]
+    texts += [v.name for v in (*graph.input, *graph.output)] + [t.name for t in graph.initializer]
+    texts += [p.domain for p in model.opset_import]
+    if not all(isinstance(t, str) for t in texts):
+        raise InputError("model", "not an ONNX model: a name in it is not UTF-8 text (the file is damaged)")
     writer: dict[str, str] = {}
     for value in graph.input:
         if value.name in writer:
@@ -153,6 +158,8 @@ def _check_structure(model, budget: Budget) -> None:
     total = len(graph.node)
     for n, node in enumerate(graph.node):
         budget.check(n, "checking", total)
+        if not all(isinstance(t, str) for t in (node.name, node.op_type, node.domain, *node.input, *node.output)):
+            raise InputError(f"node {n:,}", "a name in it is not UTF-8 text: the file is damaged or not ONNX")
         here = f"node {quoted(node.name or n)}"
         for name in node.output:
             if not name:

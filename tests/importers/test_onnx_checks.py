@@ -126,3 +126,11 @@ def test_a_sparse_and_a_dense_initializer_of_one_name():
     w = helper.make_tensor("w", F, [4, 4], [0.5] * 16)
     model = _model([helper.make_node("MatMul", ["x", "w"], ["y"])], [_vi("x", [1, 4])], [w], [sparse])
     assert _refusal(model.SerializeToString()).startswith("initializer 'w': given twice")
+
+
+def test_a_name_that_is_not_utf8_is_one_line():
+    """Found by the CLI fuzz (tests/cli/test_fuzz.py): protobuf hands a string field of invalid UTF-8 back as
+    bytes, and a node name of them was 'internal: an unexpected TypeError'."""
+    model = _model([_relu(name="r")], [_vi("x", [1, 4])])
+    data = model.SerializeToString().replace(b"\x01r", b"\x01\xaf")
+    assert _refusal(data) == "node 0: a name in it is not UTF-8 text: the file is damaged or not ONNX"
