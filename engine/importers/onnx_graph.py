@@ -31,9 +31,10 @@ from dataclasses import dataclass, field
 
 from engine.errors import InputError, quoted
 from engine.importers.onnx_budget import INFER_S_PER_NODE, Budget
+from engine.importers.onnx_checks import check_opsets, check_structure, sparse_to_dense
 from engine.importers.onnx_exporter import Provenance, fx_node
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
-from engine.importers.onnx_tensors import stored_array, strip_external
+from engine.importers.onnx_tensors import strip_external
 from engine.importers.onnx_wire import graph_bytes
 from engine.method1.architecture import MAX_ELEMENTS
 from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
@@ -45,8 +46,6 @@ MAX_ONNX_BYTES = 2_000_000_000
 """Protobuf's own limit on one message (a graph with its weights inside)."""
 MAX_NODES = 200_000
 """Most nodes a graph may have (a 7B-parameter decoder exports to ~10⁴); more is refused before any is read."""
-MAX_SMALL_VALUES = 4096
-"""Largest sparse initializer made dense with its values (shape arithmetic's size: ``onnx_values.MAX_VALUES``)."""
 MAX_DIM = 10**9
 """Upper bound of one dimension's size given by the user (as every size in the layer kinds)."""
 MAX_DYNAMIC_DIMS = 64
@@ -76,7 +75,7 @@ def read_onnx(data: bytes, source: str = "model", *, max_nodes: int = MAX_NODES,
     """The bytes of an ``.onnx`` file as a ``ModelProto`` whose weights keep their shapes but not their values.
 
     No tensor of it names a file any more (``onnx_tensors.strip_external``: a file beside the server is never
-    read, whatever the graph says); sparse initializers are dense-shaped initializers (``_sparse_to_dense``).
+    read, whatever the graph says); sparse initializers are dense-shaped initializers (``onnx_checks.sparse_to_dense``).
     One ``InputError`` naming ``source`` for anything that is not a usable ONNX graph."""
     onnx = _onnx()
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -105,8 +104,8 @@ def read_onnx(data: bytes, source: str = "model", *, max_nodes: int = MAX_NODES,
         budget.check(0, "reading", nodes)
 
     outside = strip_external(model, onnx, visit)  # first: nothing below may reach for a file
-    _check_opsets(model)
-    sparse = _sparse_to_dense(model, onnx)
+    check_opsets(model)
+    sparse = sparse_to_dense(model, onnx)
     for tensor in model.graph.initializer:  # (their large values were left out: ``onnx_wire``)
         if any(d < 0 for d in tensor.dims):
             raise InputError(f"initializer {quoted(tensor.name)}", f"a negative dimension in {list(tensor.dims)[:8]}: "
@@ -115,59 +114,9 @@ def read_onnx(data: bytes, source: str = "model", *, max_nodes: int = MAX_NODES,
             raise InputError(f"initializer {quoted(tensor.name)}", f"{format_int(prod(tensor.dims))} values: more "
                                                                     f"than the {format_int(MAX_ELEMENTS)} this tool "
                                                                     "accepts (the file is damaged or was edited)")
-    _check_structure(model, budget)
+    check_structure(model, budget)
     _mark(model, outside, sparse)
     return model
-
-
-def _check_opsets(model) -> None:
-    """Each operator domain imported once (a file holding two models joined lists ``''`` twice)."""
-    seen: dict[str, int] = {}
-    for opset in model.opset_import:
-        domain = "" if opset.domain == "ai.onnx" else opset.domain
-        if domain in seen:
-            raise InputError(f"opset_import {quoted(opset.domain)}", f"the domain is imported twice (versions "
-                                                                    f"{seen[domain]} and {opset.version}): two models "
-                                                                    "joined into one file? Export the model again")
-        seen[domain] = opset.version
-
-
-def _check_structure(model, budget: Budget) -> None:
-    """onnx.checker's structural rules on the main graph, each refusal naming the name or the node: every graph
-    input and initializer named once, and every value written once (by one node, never over a graph input or
-    an initializer: the graph is in single static assignment)."""
-    graph = model.graph
-    texts = [model.producer_name, model.producer_version, graph.name]
-    texts += [v.name for v in (*graph.input, *graph.output)] + [t.name for t in graph.initializer]
-    texts += [p.domain for p in model.opset_import]
-    if not all(isinstance(t, str) for t in texts):
-        raise InputError("model", "not an ONNX model: a name in it is not UTF-8 text (the file is damaged)")
-    writer: dict[str, str] = {}
-    for value in graph.input:
-        if value.name in writer:
-            raise InputError(f"graph input {quoted(value.name)}", "listed twice (a value has one name; two models "
-                                                                  "joined into one file?)")
-        writer[value.name] = f"graph input {quoted(value.name)}"
-    initializers: set[str] = set()
-    for tensor in graph.initializer:
-        if tensor.name in initializers:
-            raise InputError(f"initializer {quoted(tensor.name)}", "given twice (a value has one name; two models "
-                                                                   "joined into one file?)")
-        initializers.add(tensor.name)
-        writer.setdefault(tensor.name, f"initializer {quoted(tensor.name)}")  # an input may name its default
-    total = len(graph.node)
-    for n, node in enumerate(graph.node):
-        budget.check(n, "checking", total)
-        if not all(isinstance(t, str) for t in (node.name, node.op_type, node.domain, *node.input, *node.output)):
-            raise InputError(f"node {n:,}", "a name in it is not UTF-8 text: the file is damaged or not ONNX")
-        here = f"node {quoted(node.name or n)}"
-        for name in node.output:
-            if not name:
-                continue
-            if name in writer:
-                raise InputError(here, f"{node.op_type[:40]} writes {quoted(name)}, which {writer[name]} already "
-                                       "writes: each value is written once (onnx.checker refuses this graph)")
-            writer[name] = f"node {quoted(node.name or n)} ({node.op_type[:40]})"
 
 
 MARKS = ("flopscope.tensors_stored_outside", "flopscope.sparse_initializers")
@@ -186,46 +135,6 @@ def _mark(model, outside: int, sparse: int) -> None:
 
 def _marked(model, key: str) -> int:
     return next((int(p.value) for p in model.metadata_props if p.key == key), 0)
-
-
-def _sparse_to_dense(model, onnx) -> int:
-    """Each sparse initializer (``SparseTensorProto``: ``values`` [NNZ], ``indices`` [NNZ] or [NNZ, rank], the
-    dense ``dims``) checked as onnx.checker checks it and replaced by an initializer of its dense shape (its
-    values where they are few and stored: shape arithmetic may read them). How many there were."""
-    import numpy as np
-
-    graph = model.graph
-    for s in graph.sparse_initializer:
-        where = f"sparse initializer {quoted(s.values.name)}"
-        dims, values, indices = [int(d) for d in s.dims], s.values, s.indices
-        if not s.values.name:
-            raise InputError("sparse initializer", "has no name (its values tensor names it)")
-        if any(d < 0 for d in dims) or any(d < 0 for d in values.dims) or any(d < 0 for d in indices.dims):
-            raise InputError(where, "a negative dimension: the file is damaged or was edited")
-        if len(values.dims) != 1:
-            raise InputError(where, f"its values must be one list (shape [NNZ]), not {list(values.dims)[:8]}")
-        nnz = values.dims[0]
-        if nnz > prod(dims):
-            raise InputError(where, f"{nnz:,} stored values for a tensor of {prod(dims):,}")
-        if list(indices.dims) not in ([nnz], [nnz, len(dims)]):
-            raise InputError(where, f"indices of shape {list(indices.dims)[:8]}: expected [{nnz}] or "
-                                    f"[{nnz}, {len(dims)}]")
-        dense = onnx.TensorProto(name=values.name, data_type=values.data_type, dims=dims)
-        stored, at = stored_array(values, MAX_SMALL_VALUES), stored_array(indices, 2 * MAX_SMALL_VALUES)
-        if stored is not None and at is not None and prod(dims) <= MAX_SMALL_VALUES:
-            flat = at.reshape(-1) if at.ndim == 1 else (np.ravel_multi_index(at.T, dims) if nnz else at[:, 0])
-            if len(flat) and (flat.min() < 0 or flat.max() >= prod(dims)):
-                raise InputError(where, "an index outside the tensor")
-            array = np.zeros(prod(dims), dtype=stored.dtype)
-            array[flat] = stored
-            try:
-                dense = onnx.numpy_helper.from_array(array.reshape(dims), values.name)
-            except Exception:  # a type numpy_helper cannot write back: its shape only
-                pass
-        graph.initializer.append(dense)
-    count = len(graph.sparse_initializer)
-    del graph.sparse_initializer[:]
-    return count
 
 
 def has_external_data(model) -> bool:
