@@ -67,6 +67,10 @@ def json_type(value: object) -> str:
 class InputError(ValueError):
     """Bad user input: ``field`` names what is wrong, ``reason`` says why."""
 
+    installation = False
+    """True for a fault of the installation (``engine.shipped.ShippedDataError``): passed on unchanged by the
+    validation path, never put under the user's field."""
+
     def __init__(self, field: str, reason: str):
         self.field = one_line(field)
         self.reason = one_line(reason)
@@ -234,6 +238,10 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     errors = exc.errors(include_url=False)
     if not errors:
         return InputError(prefix or "input", "invalid")
+    for error in errors:  # a broken data file found while validating: the installation's fault, as it is
+        cause = (error.get("ctx") or {}).get("error")
+        if isinstance(cause, InputError) and cause.installation:
+            return cause
     first = errors[0]
     loc = tuple(first.get("loc", ()))
     key_error = bool(loc) and loc[-1] == "[key]"

@@ -17,6 +17,7 @@ from engine.errors import InputError, json_type, parse_input
 from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
+from engine.units import format_int
 from engine.plan.layout import PlanInputs
 from engine.plan.model import PlanModel, plan_model
 
@@ -112,7 +113,7 @@ def check_page_size(layers: object, limit: int = MAX_PAGE_LAYERS, cli: str = "py
     the message offers ``cli``, the command that counts such a model."""
     count = expanded_count(layers)
     if count > limit:
-        shown = f"{count:,}" if count < 10**12 else f"about {count:.2e}"
+        shown = format_int(count) if count < 10**12 else f"about {format_int(count)}"
         raise InputError("layers", f"{shown} layers once blocks and repeats are expanded: the dashboard opens at "
                                    f"most {limit:,} (larger models: {cli})")
 

@@ -8,10 +8,10 @@ multimodal checkpoint's language model is read from its ``text_config``.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 from engine.errors import InputError, json_type, quoted
+from engine.shipped import read_shipped_json
 from engine.llm.families.keys import (
     Keys,
     check_unknown,
@@ -103,7 +103,7 @@ def multimodal_wrappers() -> dict[str, dict]:
 
 @functools.cache
 def wrappers_file() -> dict:
-    return json.loads(WRAPPERS_FILE.read_text(encoding="utf-8"))
+    return read_shipped_json(WRAPPERS_FILE, {"wrappers": dict, "text_defaults": dict})
 
 
 def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str,
