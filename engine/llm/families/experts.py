@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import Keys, nested_done, nested_keys, whole_defaults
+from engine.llm.families.keys import Keys, nested_done, whole_defaults
 from engine.llm.families.parts import (
     decoder_fields,
     dense_mlp,
@@ -197,7 +197,7 @@ def _dbrx(c: Keys) -> dict:
     E gated experts (w1, v1: d→F; w2: F→d; activation ``ffn_act_fn.name``), k per token; an untied LM head
     (transformers refuses a tied one)."""
     c.neutral("num_key_value_heads")  # DbrxConfig sets it from attn_config.kv_n_heads whatever the file says
-    attn, ffn = nested_keys(c, "attn_config"), nested_keys(c, "ffn_config")
+    attn, ffn = c.nested("attn_config"), c.nested("ffn_config")
     attn.neutral("attn_pdrop", "clip_qkv", "rope_theta")
     if attn.data.get("rope_theta") is None:  # DbrxAttention reads attn_config.rope_theta, which has no default
         raise attn.error("rope_theta", "missing (transformers' DbrxAttention cannot be built without it)")
