@@ -325,7 +325,7 @@ def _check_mixer(b: TransformerBlock) -> None:
     if m.kind != "attention":
         if m.kind == "latent" and m.head_gate and m.gate:
             raise InputError("mixer.head_gate", "a gate per head is modelled beside no other output gate")
-        if m.kind == "latent" and b.norms.sub_norms:
+        if b.norms.sub_norms:
             raise InputError("norms.sub_norms", "modelled on plain self-attention with a dense feed-forward")
         return
     moe = ff is not None and ff.experts is not None
@@ -333,7 +333,8 @@ def _check_mixer(b: TransformerBlock) -> None:
         raise InputError("norms.sub_norms", "modelled on plain self-attention with a dense feed-forward")
     if m.differential and moe:
         raise InputError("mixer.differential", "modelled on plain self-attention with a dense feed-forward")
-    if m.value_size is not None and (b.cross_attention_length or b.shared_block is not None or b.lora is not None):
+    if m.value_size is not None and (b.cross_attention_length or b.shared_block is not None or b.lora is not None
+                                     or b.norms.sub_norms):
         raise InputError("mixer.value_size", "a value size of its own is modelled on plain self-attention")
     if (m.kv_shared or m.values_from_keys) and b.cross_attention_length:
         raise InputError("mixer.kv_source", "shared or key-derived values are modelled for plain self-attention")
@@ -403,8 +404,8 @@ def _check_lora(b: TransformerBlock) -> None:
     if kind == "gated_deltanet" and m.decay == "channel":
         raise InputError("lora", "LoRA on a layer of Kimi Delta Attention (Kimi Linear) is not modelled; fine-tune "
                                  "the last blocks or all of it instead")
-    if kind == "attention" and (m.attention_experts or (ff is not None and ff.experts is not None
-                                                        and ff.experts.output_bias)):
+    if (kind == "attention" and m.attention_experts) or (ff is not None and ff.experts is not None
+                                                         and ff.experts.output_bias):
         raise InputError("lora", "LoRA on JetMoE's expert projections is not modelled; fine-tune the last blocks or "
                                  "in full instead")
     if b.shared_block is not None:
