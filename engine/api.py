@@ -1,12 +1,13 @@
-"""The Python API: four calls, each taking plain Python data (or JSON text) and returning a result.
+"""The Python API: five calls, each taking plain Python data (or JSON text, or a file) and returning a result.
 
-    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout
+    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, measure_trace
 
 - ``estimate_scenario(scenario)`` — method 1: C = F × (1 + r) × examples × epochs (+ optimizer) from layers.
 - ``estimate_config(config, tokens)`` — a language model's ``config.json``: parameters, forward FLOP per
   sequence, training FLOP for D tokens, and the 6ND / PaLM / Megatron formulas beside the count.
 - ``estimate_hardware(run)`` — method 2: C = chips × time × peak × utilization, with cost, energy, CO₂.
 - ``plan_layout(model, layout, chip=…)`` — memory per chip, step time and MFU of a parallel layout.
+- ``measure_trace(trace)`` — a PyTorch profiler trace: time split, operators' FLOP and roofline, HFU / MFU.
 
 Every input goes through the same validation as the dashboard, the CLI, files and links: a bad value raises
 ``engine.InputError`` whose ``str`` is one line naming the field. Results have ``as_dict()`` (JSON-ready).
@@ -17,7 +18,7 @@ from collections.abc import Mapping
 
 from engine.errors import InputError, parse_input
 
-__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout"]
+__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace"]
 
 
 def _scenario(scenario):
@@ -71,11 +72,13 @@ def estimate_hardware(run: Mapping):
 
 
 def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens: float | None = None,
-         options: Mapping | None = None, seq_len: int | None = None):
+                options: Mapping | None = None, seq_len: int | None = None, settings: Mapping | None = None):
     """Memory per chip, step time, MFU and wall-clock of ``layout`` (``dp``, ``tp``, ``pp``, ``ep``,
     ``micro_batch``, ``global_batch`` …) for ``model``: a scenario with layers (``Scenario``/dict/text with a
     ``layers`` list) or a language model's ``config.json`` (a dict with ``model_type``). ``options``: optimizer,
-    precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time → ``Plan``."""
+    precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time. ``settings``: the
+    rest of ``PlanSettings`` (a mixture of experts' dispatcher and overlap, the step model, the kernel model's
+    ``calibration``…) → ``Plan``."""
     from engine.plan.layout import Layout, MemoryOptions
     from engine.plan.model import plan_model
     from engine.plan.run_plan import PlanSettings, plan_run
@@ -88,9 +91,34 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
         planned = scenario.plan_model(seq_len)
         if tokens is None:
             tokens = scenario.tokens()
-    settings = {"chip": chip} if tokens is None else {"chip": chip, "tokens": tokens}
+    if settings is not None and not isinstance(settings, Mapping):
+        raise InputError("settings", "expected a mapping such as {'dispatcher': 'flex'}")
+    settings = {**(settings or {}), "chip": chip} | ({} if tokens is None else {"tokens": tokens})
     if not isinstance(layout, Mapping):
         raise InputError("layout", "expected a mapping such as {'dp': 8, 'global_batch': 64}")
     return plan_run(planned, parse_input(Layout, dict(layout), source="layout"),
                     parse_input(MemoryOptions, dict(options or {}), source="options"),
                     parse_input(PlanSettings, settings, source="plan"))
+
+
+def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, model_flop: float | None = None,
+                  scenario=None, preset: str | None = None, config: str | None = None, batch: int | None = None,
+                  seq: int | None = None):
+    """A PyTorch profiler trace measured (``engine.measure``): ``trace`` a path to a ``.json`` / ``.json.gz`` file
+    or to a folder of one trace per rank, or the file's bytes. Each step's time split (TraceLens's), the whole
+    trace's (HTA's), the operators' FLOP (FlopCounterMode's formulas on the recorded shapes) joined to their
+    kernels with a roofline, HFU, and MFU when a model is given (``model_flop`` per step; or ``scenario`` (a file
+    path, or its JSON text as bytes), ``preset`` or ``config`` (a config.json path) with ``batch`` [and ``seq``])
+    → ``TraceMeasurement`` (``RunMeasurement`` for a folder)."""
+    from pathlib import Path
+
+    from engine.measure.measurement import measure_trace as measure
+    from engine.measure.ranks import measure_path
+    from engine.measure.utilization import model_flop as resolve
+
+    text = scenario if isinstance(scenario, (bytes, bytearray)) else None
+    model = resolve(flop=model_flop, scenario=None if text else scenario, scenario_text=text, preset=preset,
+                    config=config, batch=batch, seq=seq)
+    if isinstance(trace, (str, Path)):
+        return measure_path(trace, step=step, chip=chip, model=model)
+    return measure(trace, step=step, chip=chip, model=model)

@@ -13,7 +13,14 @@ import json
 import zlib
 
 from engine.errors import InputError
-from engine.scenario import MAX_PAGE_LAYERS, MAX_SCENARIO_BYTES, SCENARIO_VERSION, VERSIONS, Scenario, load_scenario_text
+from engine.scenario import (
+    MAX_PAGE_LAYERS,
+    MAX_SCENARIO_BYTES,
+    SCENARIO_VERSION,
+    VERSIONS,
+    Scenario,
+    load_scenario_text,
+)
 
 MAX_LINK_CHARS = 16_000
 QUERY_KEY = "s"

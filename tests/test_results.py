@@ -31,7 +31,10 @@ INPUTS = {
     "Chip", "HardwareDB", "HardwareRun", "Interconnect", "Layout", "MemoryOptions", "PlanInputs", "RunPoint",
     "Scenario", "TrainingRun", "TransformerConfig", "TransformerRun", "TrendQuery", "UtilizationPreset",
     "UtilizationReport", "LibraryModel", "GridPlace", "ProviderPue",
+    "MeasureSummary",  # a measurement's summary read back from a share link (engine/measure/summary_link.py)
     "PlanSettings",  # the CLI's flags, the API's "settings" and a saved plan's (run_plan.settings_for) alike
+    "KernelCalibration",  # the kernel model's efficiencies, inside PlanSettings
+    "PublishedRun", "PublishedFigure",  # published_runs.json, a shipped file read through parse_input
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`
     "Loaded",

@@ -29,7 +29,6 @@ _TENSOR_PAIRS: tuple[tuple[str, str], ...] = tuple(
 ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
 Segment = Literal["data_center", "workstation", "consumer"]
 """Market class: data-centre accelerators vs workstation (Quadro/RTX A) and consumer (GeForce/Radeon) cards."""
-SEGMENTS: tuple[str, ...] = ("data_center", "workstation", "consumer")
 PeakKey = Literal["fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
                   "fp6_tensor", "fp4_tensor", "int8"]
 
@@ -68,6 +67,28 @@ Peaks = create_model("Peaks", __base__=_PeaksBase, __module__=__name__,
                      **{key: (PositiveFinite | None, None) for key in PEAK_KEYS})
 
 
+KernelFormat = Literal["fp8", "fp6", "fp4"]
+
+
+class KernelFigures(BaseModel):
+    """What the kernel step-time model (``engine.plan.kernel``) needs of a chip beyond its dense peaks and memory
+    bandwidth: the multiprocessors a GEMM's output tiles are spread over (NVIDIA SMs, AMD compute units), and a
+    format's GEMM rate where it was measured (relative to the model's rate at that format's dense peak)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    multiprocessors: int = Field(ge=1, le=100_000, strict=True)
+    source: str = Field(min_length=1, max_length=400, description="where the multiprocessor count is printed")
+    format_rates: dict[KernelFormat, Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]] = Field(
+        default_factory=dict)
+    format_rates_source: str | None = Field(None, min_length=1, max_length=600)
+
+    @model_validator(mode="after")
+    def _rates_sourced(self):
+        if self.format_rates and not self.format_rates_source:
+            raise ValueError("format_rates need a format_rates_source (the measurement)")
+        return self
+
+
 class Chip(BaseModel):
     """One chip: identity, memory, power, dense peaks per format, an indicative price, sources.
 
@@ -97,6 +118,14 @@ class Chip(BaseModel):
     source: list[Annotated[str, Field(min_length=1, max_length=400)]] = Field(default_factory=list,
                                                                              max_length=10)
     notes: str = Field("", max_length=2000)
+    kernel: KernelFigures | None = Field(None, description="the kernel step-time model's figures (multiprocessors, "
+                                                           "measured format rates), with their sources")
+
+    @model_validator(mode="after")
+    def _kernel_has_its_inputs(self):
+        if self.kernel is not None and (self.memory_bandwidth_gb_s is None or self.peaks.get("bf16_tensor") is None):
+            raise ValueError("kernel figures need the chip's memory bandwidth and its dense BF16 tensor peak")
+        return self
 
     @model_validator(mode="after")
     def _default_format_is_a_peak(self):
@@ -245,7 +274,7 @@ class HardwareDB(BaseModel):
     def unknown_chip_message(self, name: str, year: int | None = None) -> str:
         """'unknown chip 'X'; …' with the nearest ids by name and, given a year, by launch date."""
         index = self._index()
-        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic: a 300,000-character cell took 15 s
+        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic in the length (docs/performance.md)
         close = difflib.get_close_matches(key, list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
@@ -291,9 +320,3 @@ def _load(path_text: str) -> HardwareDB:
 def load_hardware_db(path: str | Path | None = None) -> HardwareDB:
     """The validated hardware database (``hardware_db.json`` at the repository root by default), cached."""
     return _load(str(Path(path).resolve() if path is not None else HARDWARE_DB_PATH))
-
-
-def get_chip(name: str, db: HardwareDB | None = None) -> Chip:
-    """A database chip by id or alias; ``InputError('chip', "unknown chip 'x'; …")`` otherwise."""
-    return (db or load_hardware_db()).chip(name)
-

@@ -68,7 +68,8 @@ def test_a_block_frozen_with_a_layer_inside_it_trained():
     ({"type": "dense", "units": 4, "lora": {"rank": 0}}, "rank"),
     ({"type": "dense", "units": 4, "lora": {"rank": 2, "extra": 1}}, "extra"),
     (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["x"]}}), "targets"),
-    (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["experts"]}}), "lora.targets"),
+    (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["experts"]}}),
+     "lora.targets"),
     (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["gate"]}}), "lora.targets"),
     ({"type": "dense", "units": 4, "trainable": "maybe"}, "trainable"),
 ])

@@ -38,7 +38,8 @@ def test_fine_tune_replaces_earlier_choices():
     lora = fine_tune(layers, "lora", rank=3)
     assert [layer.get("lora") for layer in lora] == [{"rank": 3}, None, {"rank": 3}]
     assert all(layer["trainable"] is False for layer in lora)
-    stack = [{"type": "embedding", "vocab_size": 10, "dim": 8}] + [flat_block({"type": "transformer_block", "heads": 2})] * 3 \
+    stack = [{"type": "embedding", "vocab_size": 10, "dim": 8}] \
+        + [flat_block({"type": "transformer_block", "heads": 2})] * 3 \
         + [{"type": "lm_head", "vocab_size": 10}]
     last = fine_tune(stack, "last", blocks=1)
     assert [layer.get("trainable") for layer in last] == [False, False, False, None, None]

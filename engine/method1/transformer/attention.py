@@ -61,7 +61,8 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
     if not m.kv_shared:  # a layer sharing an earlier layer's keys and values reads them ("k", "v": seeds)
         parts.append(kv)
     if m.qk_norm == "each_head":  # a γ per head and channel (no β): H·Q and H_kv·Q parameters
-        extra = layer_norm_cost(q, q, True, False)[2] if block.norms.kind == "layernorm" else rms_norm_cost(q, q, True)[2]
+        layer_norm = block.norms.kind == "layernorm"
+        extra = layer_norm_cost(q, q, True, False)[2] if layer_norm else rms_norm_cost(q, q, True)[2]
         parts.append(Part(f"{label} q/k norms", (h + h_kv) * q, 0, (length * h + memory * h_kv) * extra,
                           None, "none", ("q", "k"), ("q", "k")))
     elif m.qk_norm != "none":
@@ -100,7 +101,8 @@ def attention(block, label: str, d: int, length: int, memory: int, half: bool,
         parts.append(Part(f"{label} output gate", 0, 0, (gate_flop + 1) * length * h * q, None,
                           "none", ("a", "og"), ("a",)))
     if m.head_gate:  # LFM3: g = x·W_g (d→H), each head's output × sigmoid(g)
-        parts += [linear(f"{label} head gate projection", d, h, False, length, src=(read,), dst=("hg",), role="head gate"),
+        parts += [linear(f"{label} head gate projection", d, h, False, length, src=(read,), dst=("hg",),
+                         role="head gate"),
                   Part(f"{label} head gate", 0, 0, gate_flop * length * h + length * h * v, None,
                        "none", ("a", "hg"), ("a",))]
     if m.attention_experts:

@@ -39,7 +39,8 @@ SEQUENTIAL_PRE_NORM = ("mamba", "mamba2", "gated_deltanet", "short_conv", "light
 class HyperConnections(BaseModel):
     """DeepSeek-V4's manifold-constrained hyper-connections: N residual streams of d mixed around each sub-layer
     (weights N·d → (2+N)·N, comb × streams N²·d per position); ``independent`` (HY-V4): weights N·d → 2·N (pre and
-    post, no comb matrix, no Sinkhorn), the streams added back as they are (``engine.method1.transformer.compressed``)."""
+    post, no comb matrix, no Sinkhorn), the streams added back as they are
+    (``engine.method1.transformer.compressed``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     streams: Size = Field(description="N residual streams.")
@@ -79,11 +80,10 @@ class TransformerBlock(LayerBase):
     norms: BlockNorms = Field(BlockNorms(), description="The block's norms: kind and place.")
     parallel: bool = Field(False, description="Mixer and feed-forward read the same input (GPT-J, GPT-NeoX, PaLM).")
     cross_attention_length: Size | None = Field(None, description="M encoder positions for cross-attention.")
-    idle_cross_attention: Size | None = Field(None, description="C: the block holds a cross-attention over an encoder "
-                                                                "memory of width C that it does not run (Whisper's and "
-                                                                "TrOCR's decoders as causal LMs, without an encoder): "
-                                                                "q and output d→d, k and v C→d, its norm; parameters, no "
-                                                                "FLOP.")
+    idle_cross_attention: Size | None = Field(None, description=(
+        "C: the block holds a cross-attention over an encoder memory of width C that it does not run (Whisper's and "
+        "TrOCR's decoders as causal LMs, without an encoder): q and output d→d, k and v C→d, its norm; parameters, "
+        "no FLOP."))
     residual_scales: bool = Field(False, description="Residual adds α·residual + β·output (MiniMax): 2 products per "
                                                      "element more in the full convention.")
     hyper: HyperConnections | None = Field(None, description="DeepSeek-V4's (or HY-V4's independent) "
@@ -200,7 +200,8 @@ class TransformerBlock(LayerBase):
             parts = self._sequential(mixer_rows, d, length, read)
         if self.input_convolution is not None:
             if d % self.input_convolution.groups:
-                raise ShapeError(f"the input convolution's {self.input_convolution.groups} groups do not divide d = {d}")
+                raise ShapeError(f"the input convolution's {self.input_convolution.groups} groups do not divide "
+                                 f"d = {d}")
             conv, conv_norm = extras.input_convolution(self, d, length)
             parts = [conv] + parts + [conv_norm]
         parts = adapted(self, parts, d, length)

@@ -171,7 +171,8 @@ def block_from_flat(flat: dict) -> dict:
     if hyper.get("streams") is not None:
         out["hyper"] = hyper
     else:
-        left.update({old: hyper[new] for old, new in HYPER.items() if new in hyper and hyper[new] != FLAT_DEFAULTS[old]})
+        left.update({old: hyper[new] for old, new in HYPER.items()
+                     if new in hyper and hyper[new] != FLAT_DEFAULTS[old]})
     if isinstance(flat.get("shared_block"), dict):
         left.pop("shared_block")
         use = dict(flat["shared_block"])

@@ -218,7 +218,8 @@ def gated_deltanet(m, d: int, length: int, read: str = "h") -> list[Part]:
     (``deltanet_macs``; A and Δ's bias: 2·H parameters), the gated RMS norm per head (norm(y)·γ·SiLU(z): d_v
     parameters), out projection I→d (+ the residual add). Symbols: H = ``ssm_heads`` value heads of
     d_v = I/H, G = ``ssm_groups`` key heads of d_k = ``ssm_state_size``, K the convolution's width, Q the
-    chunk length; ``ssm_decay="channel"``: Kimi Delta Attention (``kimi_delta``). Qwen3.5's ``Qwen3_5GatedDeltaNet`` splits the in projections (q, k, v apart from z; β apart from
+    chunk length; ``ssm_decay="channel"``: Kimi Delta Attention (``kimi_delta``). Qwen3.5's ``Qwen3_5GatedDeltaNet``
+    splits the in projections (q, k, v apart from z; β apart from
     a): the same widths, parameters and products."""
     if m.decay == "channel":
         return kimi_delta(m, d, length, read)
@@ -256,7 +257,8 @@ def short_conv(m, d: int, length: int, read: str = "h") -> list[Part]:
     channels, zero-padded by K − 1 on both sides as ``nn.Conv1d`` computes it (d·K·(L + K − 1)
     multiply-accumulates, as Mamba's), the output gate C·(conv) (element-wise), out projection d→d (+ the residual
     add). ``ssm_bias``: biases on the in and out projections, ``ssm_conv_bias``: on the convolution (LFM2's
-    ``conv_bias`` sets all three). No state, no scan: ``full`` adds the two gates' products (2·L·d) and the bias adds."""
+    ``conv_bias`` sets all three). No state, no scan: ``full`` adds the two gates' products (2·L·d) and the bias
+    adds."""
     k = m.conv_kernel
     conv_bias = 1 if m.conv_bias else 0
     return [
