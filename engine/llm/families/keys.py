@@ -176,6 +176,15 @@ class Keys:
         """Keys this family has that change neither parameters nor FLOP."""
         self.used.update(keys)
 
+    def nested(self, key: str) -> Keys:
+        """The typed reads of a nested object (DBRX's ``attn_config``), its source named ``config.<key>``."""
+        value = self.get(key, {})
+        if not isinstance(value, dict):
+            raise self.error(key, "expected an object")
+        sub = Keys(value, f"{self.source}.{key}", self.lenient)
+        sub.model_type = self.model_type
+        return sub
+
 
 def check_unknown(c: Keys, data: dict, family_neutral, lenient: bool,
                    model_type: str | None = None) -> tuple[list[str], list[str]]:
@@ -199,16 +208,6 @@ def check_unknown(c: Keys, data: dict, family_neutral, lenient: bool,
                               + ("…" if len(read) > 4 else "") + ")" if len(read) > 1 else "")
                            + "; read the file leniently to count without it")
     return read, unused
-
-
-def nested_keys(c: Keys, key: str) -> Keys:
-    """The typed reads of a nested object (DBRX's ``attn_config``), its source named ``config.<key>``."""
-    value = c.get(key, {})
-    if not isinstance(value, dict):
-        raise c.error(key, "expected an object")
-    sub = Keys(value, f"{c.source}.{key}", c.lenient)
-    sub.model_type = c.model_type
-    return sub
 
 
 def nested_done(c: Keys, sub: Keys, key: str) -> None:

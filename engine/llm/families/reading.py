@@ -97,7 +97,8 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
 @functools.cache
 def multimodal_wrappers() -> dict[str, dict]:
     """``model_type`` of a multimodal checkpoint → {``text_model_type``, ``tie_word_embeddings``}: its language
-    model's family and the wrapper's default tie, derived from transformers (``tools/derive_multimodal_wrappers.py``)."""
+    model's family and the wrapper's default tie, derived from transformers
+    (``tools/derive_multimodal_wrappers.py``)."""
     return wrappers_file()["wrappers"]
 
 
@@ -134,7 +135,8 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
     if tie is not None:
         inner["tie_word_embeddings"] = tie
     fields, key_of = read_family(inner, f"{source}.text_config", lenient)
-    note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — text_config read "
+    note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — "
+            "text_config read "
             f"as {text_type} ({next(iter(family.classes))}), keys it leaves out at that class's defaults, with the "
             "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted")
     fields["notes"] = (note,) + tuple(fields.get("notes", ()))
