@@ -31,6 +31,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 
 from engine.method1.ops import prod
+from engine.results import Result
 
 FX_KEY = "pkg.torch.onnx.fx_node"
 SCOPES_KEY = "pkg.torch.onnx.name_scopes"
@@ -47,7 +48,7 @@ def placeholder(name: str, kind: str = "p") -> str:
 
 
 @dataclass(frozen=True, slots=True)
-class FxNode:
+class FxNode(Result):
     target: str
     params: tuple[str, ...]
     buffers: tuple[str, ...]
