@@ -73,7 +73,8 @@ def encoder_sizes(c: ConfigReader, prefix: str = "encoder_") -> dict:
 
 def encoder_layers(v: dict) -> list:
     """One 30-s window through the encoder: [2·P, M] mel frames → [P, d]."""
-    block = TransformerBlock(heads=v["heads"], ff_size=v["ff"], activation=v["act"], causal=False, key_bias=False)
+    block = TransformerBlock(mixer={"heads": v["heads"], "causal": False, "key_bias": False},
+                             feed_forward={"size": v["ff"], "activation": v["act"]})
     return [Conv1d(filters=v["d"], kernel_size=3, padding=1, name="conv1"), Activation(function="gelu"),
             Conv1d(filters=v["d"], kernel_size=3, stride=2, padding=1, name="conv2"), Activation(function="gelu"),
             PositionEmbedding(max_positions=v["positions"], frozen=True, name="embed_positions"),
@@ -103,7 +104,8 @@ def read_whisper(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
         raise InputError("text_tokens", f"{t:,} decoder tokens: Whisper's decoder holds 1 to {targets:,} positions "
                                         "(max_target_positions) per 30-second window")
     p = v["positions"]
-    block = TransformerBlock(heads=heads, ff_size=ff, activation=v["act"], key_bias=False, cross_attention_length=p)
+    block = TransformerBlock(mixer={"heads": heads, "key_bias": False},
+                             feed_forward={"size": ff, "activation": v["act"]}, cross_attention_length=p)
     decoder = [DecoderInput(length=t, vocab_size=vocab, name="decoder embed_tokens"),
                PositionEmbedding(max_positions=targets, name="decoder embed_positions"), *[block] * layers,
                LayerNorm(name="decoder layer_norm")]

@@ -9,13 +9,13 @@ from __future__ import annotations
 import functools
 import json
 import math
-from pathlib import Path
 
 from engine.errors import InputError, json_type, quoted
 from engine.llm.families.keys import NEUTRAL_KEYS
 from engine.method1.layers import MAX_SIZE
+from engine.shipped import module_file, read_shipped_json
 
-KEYS_FILE = Path(__file__).with_name("library_keys.json")
+KEYS_FILE = module_file("library_keys.json")
 
 NEUTRAL = frozenset({"_class_name", "_diffusers_version", "_name_or_path", "_use_default_values", "dropout",
                      "attention_dropout", "norm_eps", "eps", "layer_norm_eps", "act_fn", "resnet_act_fn",
@@ -47,7 +47,7 @@ the language models' ones (``engine.llm.families.keys.NEUTRAL_KEYS``)."""
 @functools.cache
 def keys_file() -> dict:
     """The derived keys and defaults (``library_keys.json``)."""
-    return json.loads(KEYS_FILE.read_text(encoding="utf-8"))
+    return read_shipped_json(KEYS_FILE, {"classes": dict, "model_types": dict})
 
 
 def class_keys(library: str = "diffusers") -> dict[str, dict]:

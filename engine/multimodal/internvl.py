@@ -116,9 +116,10 @@ def read_internvl(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     if strategy == "full" and (n + 1) % k:
         raise c.error("vision_feature_select_strategy", "\"full\" keeps the class token: n + 1 tokens do not shuffle")
     norm_layer = RMSNorm if norm == "rms_norm" else LayerNorm
-    block = TransformerBlock(heads=heads, ff_size=ff, activation=ACTIVATIONS[act], causal=False,
-                             norm="rmsnorm" if norm == "rms_norm" else "layernorm", qkv_bias=bias, out_bias=True,
-                             qk_norm="width" if qk_norm else "none")
+    block = TransformerBlock(mixer={"heads": heads, "causal": False, "qkv_bias": bias, "out_bias": True,
+                                    "qk_norm": "width" if qk_norm else "none"},
+                             feed_forward={"size": ff, "activation": ACTIVATIONS[act]},
+                             norms={"kind": "rmsnorm" if norm == "rms_norm" else "layernorm"})
     tower = [Conv2d(filters=d, kernel_size=patch, stride=patch, name="patch_embeddings"), ToTokens(),
              ClassToken(name="cls_token")]
     if positions:

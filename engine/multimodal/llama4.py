@@ -111,7 +111,8 @@ def read_llama4(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     markup = h * w + 3 if h * w > 1 else 3
     n = side * side
     per_tile = n // k
-    block = TransformerBlock(heads=heads, ff_size=ff, activation=ACTIVATIONS[act], causal=False)
+    block = TransformerBlock(mixer={"heads": heads, "causal": False},
+                             feed_forward={"size": ff, "activation": ACTIVATIONS[act]})
     tower = [Conv2d(filters=d, kernel_size=patch, stride=patch, bias=False, name="patch_embedding (unfold + linear)"),
              ToTokens(), ClassToken(name="class_embedding"),
              PositionEmbedding(max_positions=n + 1, name="positional_embedding_vlm"), LayerNorm(name="layernorm_pre"),

@@ -64,8 +64,9 @@ def processed_size(inputs: MediaInputs, longest: int, multiple: int) -> tuple[in
 
 def pixtral_layers(v: dict, images: int, grid: tuple[int, int]) -> list:
     """The tower over ``images`` images of ``grid`` patches each, joined into one sequence."""
-    block = TransformerBlock(heads=v["heads"], ff_size=v["ff"], activation=v["act"], gated=True, causal=False,
-                             norm="rmsnorm", qkv_bias=False, out_bias=False, ff_bias=False)
+    block = TransformerBlock(mixer={"heads": v["heads"], "causal": False, "qkv_bias": False, "out_bias": False},
+                             feed_forward={"size": v["ff"], "activation": v["act"], "gated": True, "bias": False},
+                             norms={"kind": "rmsnorm"})
     return [Each(count=images, name="each image's patches", layers=[
                 Conv2d(filters=v["d"], kernel_size=v["patch"], stride=v["patch"], bias=False, name="patch_conv"),
                 ToTokens()]),

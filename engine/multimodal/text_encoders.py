@@ -38,7 +38,8 @@ def clip_text_layers(t: dict, tokens: int, projection: bool) -> list:
     """The text transformer over ``tokens`` tokens (+ the pooled token's projection)."""
     if t["d"] % t["heads"]:
         raise InputError("num_attention_heads", f"{t['heads']} heads do not divide hidden_size {t['d']}")
-    block = TransformerBlock(heads=t["heads"], ff_size=t["ff"], activation=t["act"], causal=True)
+    block = TransformerBlock(mixer={"heads": t["heads"], "causal": True},
+                             feed_forward={"size": t["ff"], "activation": t["act"]})
     layers = [Embedding(vocab_size=t["vocab"], dim=t["d"]), PositionEmbedding(max_positions=t["positions"]),
               *[block] * t["layers"], LayerNorm(name="final_layer_norm")]
     if projection:

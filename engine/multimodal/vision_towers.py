@@ -43,7 +43,8 @@ def vit_sizes(c: ConfigReader) -> dict:
 
 def encoder_block(v: dict) -> TransformerBlock:
     """A pre-norm ViT layer: LayerNorm, biased q, k, v, out (non-causal), LayerNorm, fc1, act, fc2."""
-    return TransformerBlock(heads=v["heads"], ff_size=v["ff"], activation=v["act"], causal=False)
+    return TransformerBlock(mixer={"heads": v["heads"], "causal": False},
+                            feed_forward={"size": v["ff"], "activation": v["act"]})
 
 
 def patches(v: dict) -> int:
