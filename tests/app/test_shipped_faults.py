@@ -24,7 +24,7 @@ NEEDS = {
     "grid_intensity.csv": {"hardware": ADDS},
     "interconnects.json": {"plan": PART},  # memory and step time; the published runs' comparison
     "published_runs.json": {"plan": PART},  # the published runs' comparison
-    "library_keys.json": {},  # read only when a multimodal or diffusers config is counted (tests/cli/test_shipped_cli.py)
+    "library_keys.json": {},  # read only when a multimodal or diffusers config is counted (test_shipped_cli.py)
 }
 """What each file's fault does to each page: the page stops with one line (``PAGE``); one part shows one line in
 its place and the rest of the page works (``PART``); a part warns and works with less (``ADDS``); absent: nothing."""
