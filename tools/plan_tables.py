@@ -1,12 +1,16 @@
-"""The published-run tables of docs/plan.md, written from the data and the planner:
-``python -m tools.plan_tables [--write]`` prints them (or rewrites each table in docs/plan.md in place, found by
-its first case). tests/plan check that docs/plan.md holds every line."""
+"""The published-run tables of docs/plan.md and the planner's errors by regime (engine/plan/model_error.json),
+written from the data and the planner: ``python -m tools.plan_tables [--write]`` prints the tables (or rewrites
+each table in docs/plan.md in place, found by its first case, and model_error.json). tests/plan check that
+docs/plan.md holds every line and that model_error.json is a fresh comparison's."""
 from __future__ import annotations
 
 import sys
 from pathlib import Path
 
-from engine.plan.published import comparisons, markdown_table
+import json
+
+from engine.plan.published import comparisons, markdown_table, model_error_data
+from engine.plan.uncertainty import PATH as MODEL_ERROR
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "plan.md"
 TABLES = (("narayanan-2021",), ("korthikanti-2022",), ("nemo-24.07", "bridge-moe"), ("bridge-moe-releases",),
@@ -41,6 +45,7 @@ def rewrite(text: str) -> str:
 if __name__ == "__main__":
     if "--write" in sys.argv:
         DOCS.write_text(rewrite(DOCS.read_text(encoding="utf-8")), encoding="utf-8")
+        MODEL_ERROR.write_text(json.dumps(model_error_data(), indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
     else:
         for sets, table in tables().items():
             print(f"\n{' + '.join(sets)}\n" + "\n".join(table))

@@ -22,6 +22,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
 from engine.optimizers import OptimizerId
+from engine.plan.frameworks import framework
 from engine.plan.model import PlanModel
 
 MAX_CHIPS = 10_000_000
@@ -39,7 +40,19 @@ Precision = Literal["bf16", "fp16", "fp32", "fp8", "fp6", "fp4"]
 """fp8/fp6/fp4 are the matrix multiplications' format (FP8; MXFP6; MXFP4/NVFP4): weights, gradients and
 activations stay 16-bit, as in FP8 and FP4 training recipes."""
 PRECISIONS: tuple[str, ...] = get_args(Precision)
-Recompute = Literal["none", "selective", "full"]
+Recompute = Literal["none", "selective", "ops", "alternate", "full"]
+RECOMPUTE: dict[str, str] = {
+    "none": "none",
+    "selective": "selective (the attention core: Korthikanti et al. 2022)",
+    "ops": "op-level (every other matrix product and the element-wise work: torchtitan's selective op)",
+    "alternate": "every other block in full (torchtitan's selective layer)",
+    "full": "full (each block's input kept)",
+}
+Attention = Literal["fused", "stored"]
+ATTENTION: dict[str, str] = {
+    "fused": "fused (FlashAttention, cuDNN, SDPA: no s × s scores kept)",
+    "stored": "scores stored (an unfused softmax: Megatron-LM 2021–22)",
+}
 PipelineSplit = Literal["even", "embedding_loss", "balanced"]
 PIPELINE_SPLITS: dict[str, str] = {
     "even": "equal blocks per stage (p × v divides the blocks)",
@@ -172,18 +185,14 @@ class Layout(BaseModel):
             raise InputError("ep", f"{self.ep} does not divide the model's {model.experts} expert(s)")
 
 
-Convention = Literal["deepspeed", "megatron", "fsdp"]
-CONVENTIONS: dict[str, str] = {
-    "deepspeed": "DeepSpeed ZeRO 0–3 (16-bit weights and gradients: 16 B/param with Adam)",
-    "megatron": "Megatron-LM (FP32 gradients: 18 B/param with Adam; ZeRO 1 = distributed optimizer, 6 + 12/d)",
-    "fsdp": "PyTorch FSDP (FP32 sharded parameters and gradients; ZeRO 3 = FULL_SHARD, 2 = SHARD_GRAD_OP)",
-}
-"""How a framework keeps the model states (``engine.plan.memory``)."""
+Convention = Literal["deepspeed", "megatron", "megatron-2021", "fsdp", "torchtitan", "composer"]
+"""The run's framework (``engine.plan.frameworks``): how it keeps the model states and what it runs and overlaps."""
 
 
 class MemoryOptions(BaseModel):
-    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding), activation recomputation, and the
-    framework's convention for the model states."""
+    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding), activation recomputation, the framework
+    (``convention``), whether its element-wise work is compiled (``torch.compile``), and whether attention keeps its
+    scores."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     optimizer: OptimizerId = "adam"
@@ -191,15 +200,17 @@ class MemoryOptions(BaseModel):
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Recompute = "none"
     convention: Convention = "deepspeed"
+    compiled: bool = Field(False, description="torch.compile over each block (PyTorch frameworks): element-wise "
+                                              "work fused")
+    attention: Attention = "fused"
+    tp_overlap: bool = Field(False, description="tensor-parallel collectives overlapped with the matrix products "
+                                                "(torchtitan's AsyncTP, Transformer Engine's tp_comm_overlap)")
 
     @model_validator(mode="after")
     def _stage_exists(self):
-        if self.convention == "megatron" and self.zero > 1:
-            raise InputError("zero", f"Megatron-LM's distributed optimizer shards the optimizer states only "
-                                     f"(ZeRO 1); stage {self.zero} needs the DeepSpeed or FSDP convention")
-        if self.convention == "fsdp" and self.zero == 1:
-            raise InputError("zero", "FSDP shards gradients with the optimizer states (SHARD_GRAD_OP = ZeRO 2) "
-                                     "or everything (FULL_SHARD = ZeRO 3); it has no stage 1")
+        refusal = framework(self.convention).refusal(self.zero)
+        if refusal:
+            raise InputError("zero", refusal)
         return self
 
 

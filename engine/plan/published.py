@@ -14,11 +14,14 @@ Published figures (``published.metric``), turned into a step time where they are
 - ``nemo_llama2_model_tflops_per_gpu``: NeMo's model TFLOP/s per GPU through its Llama 2 FLOP formula
   L·h²·(12 + 12·G/H + 18·F/h + 12·s/h + 6·V/(L·h)) per token (nemo/utils/flops_formulas.py): step = B·s·F_token
   / (TFLOP/s × GPUs);
+- ``mfu_step``: a published MFU turned into a step: 3 × forward FLOP × B ÷ (MFU × the dense peak × GPUs), the model
+  FLOP as FLOPscope counts them (an assumption the run lists);
 - ``mfu``, ``hfu``: a utilization, compared as a utilization (the constant-efficiency model's check).
 """
 from __future__ import annotations
 
 import json
+import math
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
@@ -38,7 +41,7 @@ from engine.shipped import read_shipped_text
 
 PATH = Path(__file__).with_name("published_runs.json")
 Metric = Literal["step_s", "tokens_per_s_per_gpu", "megatron_share_of_peak", "nemo_llama2_model_tflops_per_gpu",
-                 "mfu", "hfu"]
+                 "mfu_step", "mfu", "hfu"]
 UTILIZATION_METRICS = frozenset({"mfu", "hfu"})
 Role = Literal["calibration", "validation", "check"]
 Text = Annotated[str, Field(min_length=1, max_length=1200)]
@@ -87,7 +90,7 @@ class PublishedRun(BaseModel):
         for path in self.assumed:
             head, _, field = path.partition(".")
             known = {"layout": Layout.model_fields, "options": MemoryOptions.model_fields}.get(head)
-            if head == "settings" and field:
+            if (head == "settings" and field) or path in ("chip", "model", "seq_len"):
                 continue
             if known is None or field not in known:
                 raise ValueError(f"assumed field {path!r} is not a field of the run")
@@ -142,13 +145,15 @@ def published_step_s(run: PublishedRun) -> float | None:
         return value
     if metric == "tokens_per_s_per_gpu":
         return b * s / (value * gpus)
+    peak = load_hardware_db().chip(run.chip).peaks.get("fp16_tensor" if run.options.precision == "fp16"
+                                                     else "bf16_tensor")
     if metric == "megatron_share_of_peak":
-        c = run_config(run)
-        layers, h, vocab = c["n_layer"], c["n_embd"], c["vocab_size"]
+        m = run_model(run.id)
+        layers, h, vocab = m.blocks, m.d_model, m.vocab
         flop = 96 * b * s * layers * h * h * (1 + s / (6 * h) + vocab / (16 * layers * h))
-        peak = load_hardware_db().chip(run.chip).peaks.get("fp16_tensor" if run.options.precision == "fp16"
-                                                         else "bf16_tensor")
         return flop / (gpus * peak * value)
+    if metric == "mfu_step":
+        return 3 * run_model(run.id).forward_flop * b / (value * peak * gpus)
     if metric == "nemo_llama2_model_tflops_per_gpu":
         return b * s * _nemo_llama2_flop_per_token(run_config(run), s) / (value * 1e12 * gpus)
     return None
@@ -248,3 +253,28 @@ def markdown_table(*set_names: str) -> list[str]:
         lines.append(f"| {c.case} | {c.run.source.split(' — ')[0]} | {c.published:.2f} | {c.predicted:.2f} | "
                      f"{c.step_model} | {100 * c.error:+.1f}% | {before} |")
     return lines
+
+
+def regime(run: PublishedRun, step_model: str) -> dict:
+    """A run's regime (``engine.plan.uncertainty``): its framework, chip architecture, experts, long context."""
+    chip = load_hardware_db().chip(run.chip)
+    model = run_model(run.id)
+    return {"step_model": step_model, "framework": run.options.convention,
+            "architecture": chip.kernel.architecture if chip.kernel else "none", "experts": model.experts > 1,
+            "long_context": run.seq_len >= 16384}
+
+
+def model_error_data() -> dict:
+    """``model_error.json``: each validation run's regime and error, r = ln(published ÷ predicted), for the model
+    that timed it and for the constant-efficiency model beside it."""
+    runs = []
+    for c in comparisons(role="validation"):
+        if c.run.published.metric in UTILIZATION_METRICS:
+            continue
+        runs.append({"id": c.run.id, **regime(c.run, c.step_model), "log_error": math.log(c.published / c.predicted)})
+        if c.previous is not None:
+            runs.append({"id": c.run.id, **regime(c.run, "constant-efficiency model"),
+                         "log_error": math.log(c.published / c.previous)})
+    return {"description": ("The planner's error on each VALIDATION run of published_runs.json, r = ln(published step ÷ "
+                            "predicted step), with the run's regime; written by python -m tools.plan_tables --write, read "
+                            "by engine/plan/uncertainty.py."), "runs": runs}

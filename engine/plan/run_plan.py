@@ -13,7 +13,7 @@ from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.kernel.block import ExpertSettings
-from engine.plan.kernel.calibration import DEFAULT_CALIBRATION, KernelCalibration
+from engine.plan.kernel.calibration import KernelCalibration
 from engine.plan.kernel.chip import FORMAT_BYTES, kernel_chips
 from engine.plan.kernel.step import KernelStep, kernel_step_for
 from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions, PlanInputs
@@ -28,6 +28,8 @@ from engine.plan.step_time import (
     step_time,
 )
 from engine.plan.thresholds import compare
+from engine.plan.uncertainty import LONG_CONTEXT as LONG_CONTEXT_ERROR
+from engine.plan.uncertainty import Interval, Regime, interval
 from engine.results import Result, to_json
 
 MAX_TOKENS = 1e18
@@ -49,7 +51,9 @@ class PlanSettings(BaseModel):
     step_model: Literal["kernel", "constant"] = Field(
         "kernel", description="kernel: the kernel model where it applies (else the constant-efficiency model); "
                               "constant: the constant-efficiency model at kernel_efficiency")
-    calibration: KernelCalibration = Field(DEFAULT_CALIBRATION, description="The kernel model's efficiencies.")
+    calibration: KernelCalibration | None = Field(
+        None, description="The kernel model's efficiencies (a measured trace's, say); default: the framework's, fitted "
+                          "on its published runs.")
 
     @property
     def experts(self) -> ExpertSettings:
@@ -83,6 +87,8 @@ class Plan(Result):
     tokens: float | None
     kernel: KernelStep | None = None
     """The kernel model's step (``engine.plan.kernel``) where it applies."""
+    interval: Interval | None = None
+    """The step's 90% range from the model's error on published runs of its regime (``engine.plan.uncertainty``)."""
 
     @property
     def training_flop(self) -> float | None:
@@ -108,12 +114,19 @@ class Plan(Result):
             if self.tokens is not None and self.step is not None:
                 out["kernel_model"]["wall_clock_days"] = (self.tokens / self.step.tokens_per_step * k.step_s
                                                           / 86_400)
+        if self.step is not None and self.tokens is not None:
+            out.update(wall_clock_days=self.step.wall_clock_s(self.tokens) / 86_400,
+                       training_flop=self.training_flop,
+                       thresholds=[{"key": s.threshold.key, "ratio": s.ratio, "above": s.above,
+                                    "sentence": s.sentence(), "source": s.threshold.source}
+                                   for s in compare(self.training_flop)])
+        if self.interval is not None and self.step is not None:
+            iv, step_s = self.interval, self.step.step_s
+            out["interval"] = {"level": iv.level, "step_s": [iv.low_s, iv.high_s], "runs": iv.runs,
+                               "basis": iv.basis,
+                               "mfu": list(iv.inverse(self.step.mfu, step_s)) if self.step.mfu is not None else None}
             if self.tokens is not None:
-                out.update(wall_clock_days=self.step.wall_clock_s(self.tokens) / 86_400,
-                           training_flop=self.training_flop,
-                           thresholds=[{"key": s.threshold.key, "ratio": s.ratio, "above": s.above,
-                                        "sentence": s.sentence(), "source": s.threshold.source}
-                                       for s in compare(self.training_flop)])
+                out["interval"]["wall_clock_days"] = list(iv.scaled(out["wall_clock_days"], step_s))
         return out
 
 
@@ -189,14 +202,28 @@ def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:
     return chip, settings.interconnect or interconnect_for(chip.id)
 
 
+def step_interval(model: PlanModel, options: MemoryOptions, chip: Chip, step: StepTime,
+                  settings: PlanSettings) -> Interval | None:
+    """The step's 90% range: the calibration's own where it carries one (a measured trace's), else the published
+    runs' of the plan's regime (``engine.plan.uncertainty``)."""
+    cal = settings.calibration
+    if cal is not None and cal.error_range is not None and step.model == KERNEL_MODEL:
+        low, high = cal.error_range
+        return Interval(step.step_s * (1 + low), step.step_s * (1 + high), 0, cal.source)
+    regime = Regime(step.model, options.convention, chip.kernel.architecture if chip.kernel else "none",
+                    model.experts > 1, model.seq_len >= LONG_CONTEXT_ERROR)
+    return interval(regime, step.step_s)
+
+
 def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings: PlanSettings) -> Plan:
-    """Memory per chip always; the step time when the layout has a global batch."""
+    """Memory per chip always; the step time, with its 90% range, when the layout has a global batch."""
     chip, link = resolve_chip(settings)
     memory = memory_per_chip(model, layout, options, chip.memory_gb * GB)
-    step = kernel = None
+    step = kernel = span = None
     if layout.global_batch is not None:
         step, kernel = plan_step(model, layout, options, chip, link, settings)
-    return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
+        span = step_interval(model, options, chip, step, settings)
+    return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel, span)
 
 
 @dataclass(frozen=True, slots=True)

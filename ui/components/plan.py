@@ -10,7 +10,8 @@ from engine.errors import InputError, parse_input
 from engine.method1.training import TrainingSetup
 from engine.optimizers import OPTIMIZERS
 from engine.plan.interconnects import interconnects
-from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, DISPATCHERS, PRECISIONS, PlanInputs
+from engine.plan.frameworks import CONVENTIONS
+from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, DISPATCHERS, PRECISIONS, PlanInputs
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
