@@ -7,7 +7,8 @@ each framework's best values and its calibration errors; the values are then wri
 Free numbers, by framework (what its calibration runs can tell apart):
 - torchtitan (eager FSDP2 on A100): the element-wise traffic of eager PyTorch and a time per block and micro-batch
   outside the kernels;
-- Composer (FSDP on A100, its Triton FlashAttention of 2023): the attention kernel's rate, the element-wise traffic
+- Composer (FSDP on A100, its Triton FlashAttention of 2023): its attention kernel's rate as a share of
+  FlashAttention-2's published one, the element-wise traffic
   and the host's time per block (its small models, 125M–3B, are where the GPU waits for it);
 - DeepSpeed (MT-NLG: Megatron's kernels in DeepSpeed's pipeline engine): a time per micro-batch and stage.
 """
@@ -21,7 +22,7 @@ from engine.plan.published import plan_for, published_runs, published_step_s
 GRIDS: dict[str, dict[str, list[float]]] = {
     "torchtitan": {"elementwise_traffic": [1 + 0.5 * i for i in range(19)],
                    "block_overhead_s": [50e-6 * i for i in range(25)]},
-    "composer": {"attention": [0.2 + 0.05 * i for i in range(9)],
+    "composer": {"attention_rate_scale": [0.3 + 0.05 * i for i in range(15)],
                  "elementwise_traffic": [1 + 0.5 * i for i in range(7)],
                  "host_block_s": [0.5e-3 * i for i in range(21)]},
     "deepspeed": {"microbatch_overhead_s": [2.5e-3 * i for i in range(41)]},
@@ -30,11 +31,8 @@ GRIDS: dict[str, dict[str, list[float]]] = {
 
 
 def calibration(values: dict[str, float]) -> dict:
-    """The ``KernelCalibration`` fields for grid ``values`` (``attention`` is the attention class's rate)."""
-    out = {k: v for k, v in values.items() if k != "attention"}
-    if "attention" in values:
-        out["gemm_efficiency_by_class"] = {"attention": values["attention"]}
-    return out
+    """The ``KernelCalibration`` fields for grid ``values``."""
+    return dict(values)
 
 
 def errors(framework_id: str, values: dict[str, float]) -> list[float]:

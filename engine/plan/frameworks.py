@@ -88,6 +88,12 @@ class Framework(Result):
     """The kernel model's efficiencies for this framework (fitted on its calibration runs: docs/plan.md)."""
     zero_names: dict[int, str] = field(default_factory=dict)
     """What the framework calls its stages (FSDP: 2 SHARD_GRAD_OP, 3 FULL_SHARD)."""
+    pipeline: bool = True
+    """It has pipeline parallelism (plain FSDP and Composer have none)."""
+    pipeline_split: str = "even"
+    """How it splits the blocks over pipeline stages by default (``Layout.pipeline_split``): Megatron evenly
+    (p·v must divide them), DeepSpeed by ``partition_uniform`` (balanced), torchtitan with the embedding and the
+    output weighted as a block each."""
 
     def overlaps_dp(self, zero: int) -> bool:
         return self.overlap_dp == "always" or (self.overlap_dp == "zero3" and zero == 3)
@@ -118,9 +124,9 @@ FITTED: dict[str, KernelCalibration] = {
         source="fitted on torchtitan's 2024-04-18 runs (Llama 2 13B and 70B on 64 A100, eager; python -m "
                "tools.fit_frameworks): median 1.0%, worst −7.9%"),
     "composer": KernelCalibration(
-        gemm_efficiency_by_class={"attention": 0.45}, elementwise_traffic=2.5,
+        attention_rate_scale=0.7, elementwise_traffic=2.5,
         source="fitted on llm-foundry's 2023-05-03 runs (MPT 125M–70B on A100 80 and 40 GB; its Triton "
-               "FlashAttention): median 3.4%, worst −25.5%"),
+               "FlashAttention at 0.7 of FlashAttention-2's rate): median 3.2%, worst −21.9%"),
     "deepspeed": KernelCalibration(
         microbatch_overhead_s=0.0475, source="fitted on MT-NLG 530B's three runs (Megatron's kernels in DeepSpeed's "
                                              "pipeline engine, Smith et al. 2022): median 0.9%, worst −3.1%"),
@@ -134,7 +140,7 @@ FITTED["fsdp"] = FITTED["torchtitan"]
 FSDP_STAGES = {2: "SHARD_GRAD_OP", 3: "FULL_SHARD"}
 register(Framework("deepspeed", "DeepSpeed ZeRO 0–3 (16-bit weights and gradients: 16 B/param with Adam)",
                    "deepspeed", (0, 1, 2, 3), "zero3", False, 2, CUDNN_FUSED, eager=False,
-                   calibration=FITTED["deepspeed"]))
+                   calibration=FITTED["deepspeed"], pipeline_split="balanced"))
 register(Framework("megatron", "Megatron-LM / NeMo (FP32 gradients: 18 B/param with Adam; ZeRO 1 = distributed "
                                "optimizer, 6 + 12/d; ZeRO 3 = Megatron FSDP)", "megatron", (0, 1, 3), "always", True,
                    2, CUDNN_FUSED, eager=False, zero_names={1: "the distributed optimizer", 3: "Megatron FSDP"}))
@@ -143,13 +149,13 @@ register(Framework("megatron-2021", "Megatron-LM 2021–22 (its published A100 r
                    False, 2, CUDNN_FUSED, eager=False, zero_names={1: "the distributed optimizer"}))
 register(Framework("fsdp", "PyTorch FSDP (FP32 sharded parameters and gradients; ZeRO 3 = FULL_SHARD, "
                            "2 = SHARD_GRAD_OP)", "fsdp", (0, 2, 3), "always", True, 4, FLASH_ATTENTION_2, eager=True,
-                   calibration=FITTED["fsdp"], zero_names=FSDP_STAGES))
+                   calibration=FITTED["fsdp"], zero_names=FSDP_STAGES, pipeline=False))
 register(Framework("torchtitan", "torchtitan (FSDP2 per block, optional torch.compile; FP32 gradient reduction)",
                    "fsdp", (0, 2, 3), "always", True, 4, FLASH_ATTENTION_2, eager=True,
-                   calibration=FITTED["torchtitan"], zero_names=FSDP_STAGES))
+                   calibration=FITTED["torchtitan"], zero_names=FSDP_STAGES, pipeline_split="torchtitan"))
 register(Framework("composer", "MosaicML Composer / llm-foundry (FSDP, FlashAttention; FP32 gradient reduction)",
                    "fsdp", (0, 2, 3), "always", False, 4, FLASH_ATTENTION_2, eager=True,
-                   calibration=FITTED["composer"], zero_names=FSDP_STAGES))
+                   calibration=FITTED["composer"], zero_names=FSDP_STAGES, pipeline=False))
 
 CONVENTIONS: dict[str, str] = {f.id: f.label for f in FRAMEWORKS.values()}
 """What the Plan page and the CLI offer, by id."""

@@ -45,7 +45,7 @@ from dataclasses import dataclass
 from engine.errors import InputError
 from engine.optimizers import OPTIMIZERS
 from engine.plan.frameworks import framework
-from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.layout import Layout, MemoryOptions, check_framework
 from engine.plan.model import PlanModel
 from engine.results import Result
 
@@ -157,20 +157,22 @@ def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, f
 def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> float:
     """Activation bytes on the first pipeline stage for micro-batches of ``micro_batch`` sequences."""
     scale = activation_bytes_per_value(options) / 2
-    in_flight = min(layout.micro_batches, layout.pp) if layout.global_batch else layout.pp
+    m = layout.micro_batches if layout.global_batch else layout.pp
     interleave = 1 + (layout.pp - 1) / (layout.pp * layout.virtual_stages) if layout.virtual_stages > 1 else 1
     per_block = block_activation_bytes(model.seq_len, micro_batch, model.d_model, model.heads, layout.tp,
                                        options.recompute, layout.sequence_parallel,
                                        options.attention == "stored") if model.blocks else 0.0
-    first = sum(layout.stage_blocks(model.blocks)[0]) if model.blocks else 0
-    blocks = first * per_block * scale
     others = model.other_activation_values * micro_batch * activation_bytes_per_value(options) / layout.pp
-    return (blocks + others) * in_flight * interleave / layout.cp  # each context-parallel rank: s/c tokens
+    # 1F1B: rank r holds min(m, p − r) micro-batches of its blocks; the fullest rank counts (rank 0 when even)
+    ranks = [sum(chunks) for chunks in layout.stage_blocks(model.blocks)] if model.blocks else [0] * layout.pp
+    held = max((b * per_block * scale + others) * min(m, layout.pp - r) for r, b in enumerate(ranks))
+    return held * interleave / layout.cp  # each context-parallel rank: s/c tokens
 
 
 def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
                     chip_memory_bytes: float | None = None) -> Memory:
     """Weights, gradients, optimizer states and activations per chip (see the module's formulas)."""
+    check_framework(layout, options)
     layout.check_model(model)
     w, g, o = state_bytes_per_param(options)
     params, w_params, g_params, o_params = _state_shards(model, layout, options.zero)

@@ -36,6 +36,13 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import PlanModel, plan_model
 from engine.plan.run_plan import Plan, PlanSettings, plan_run
+from engine.plan.uncertainty import (
+    LONG_CONTEXT,
+    Interval,
+    Regime,
+    interval,
+    model_errors,
+)
 from engine.results import Result
 from engine.shipped import read_shipped_text
 
@@ -184,6 +191,15 @@ class Comparison(Result):
     step_model: str
     previous: float | None
     """The constant-efficiency model's figure (k = 0.7 of the format's peak), beside the kernel model's."""
+    held_out: Interval | None = None
+    """The 90% range a plan of the run would get from every OTHER validation run (its own error left out)."""
+
+    @property
+    def covered(self) -> bool | None:
+        """Whether the held-out range holds the published step (None without one)."""
+        if self.held_out is None:
+            return None
+        return self.held_out.low_s <= self.published <= self.held_out.high_s
 
     @property
     def case(self) -> str:
@@ -217,7 +233,9 @@ def compare(run: PublishedRun) -> Comparison:
     previous = None
     if step.model != "constant-efficiency model":
         previous = plan_for(run, step_model="constant", kernel_efficiency=0.7).step.step_s
-    return Comparison(run, published_step_s(run), step.step_s, step.model, previous)
+    others = tuple(r for r in model_errors() if r.id != run.id)
+    held_out = interval(Regime(**regime(run, step.model)), step.step_s, others)
+    return Comparison(run, published_step_s(run), step.step_s, step.model, previous, held_out)
 
 
 @lru_cache(maxsize=32)
@@ -246,12 +264,41 @@ def comparison_tables() -> dict:
 
 def markdown_table(*set_names: str) -> list[str]:
     """The sets' runs as docs/plan.md prints them, one line per run."""
-    lines = ["| Case | Source | Published step (s) | FLOPscope (s) | Model | Error | Constant-efficiency model (s) "
-             "| Its error |", "|---|---|---|---|---|---|---|---|"]
+    lines = [("| Case | Framework | Source | Role | Published step (s) | FLOPscope (s) | Model | Error | 90% range, "
+              "held out (s) | Constant-efficiency model (s) | Its error |"), "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in (c for name in set_names for c in comparisons(name)):
         before = "— | —" if c.previous is None else f"{c.previous:.2f} | {100 * c.previous_error:+.1f}%"
-        lines.append(f"| {c.case} | {c.run.source.split(' — ')[0]} | {c.published:.2f} | {c.predicted:.2f} | "
-                     f"{c.step_model} | {100 * c.error:+.1f}% | {before} |")
+        span = "—" if c.held_out is None else (f"{c.held_out.low_s:.2f}–{c.held_out.high_s:.2f}"
+                                                + ("" if c.covered else " ✗"))
+        lines.append(f"| {c.case} | {c.run.framework} | {c.run.source.split(' — ')[0]} | {c.run.role} | "
+                     f"{c.published:.2f} | {c.predicted:.2f} | {c.step_model} | {100 * c.error:+.1f}% | {span} | "
+                     f"{before} |")
+    return lines
+
+
+def framework_summary() -> dict[tuple[str, str], dict]:
+    """(framework, role) → ``summary`` of its timed runs and how many held-out ranges hold the published step; the
+    roles' totals under framework "all"."""
+    rows = [c for c in comparisons() if c.run.role != "check" and c.run.published.metric not in UTILIZATION_METRICS]
+    out = {}
+    for fw in [*dict.fromkeys(c.run.framework for c in rows), "all"]:
+        for role in ("calibration", "validation"):
+            chosen = tuple(c for c in rows if c.run.role == role and fw in ("all", c.run.framework))
+            if chosen:
+                out[fw, role] = {**summary(chosen), "within_20": sum(abs(c.error) <= 0.2 for c in chosen),
+                                 "covered": sum(bool(c.covered) for c in chosen)}
+    return out
+
+
+def summary_table() -> list[str]:
+    """``framework_summary`` as docs/plan.md prints it."""
+    lines = [("| Framework | Role | Runs | Median error | Worst | Within 20% | 90% range holds it (held out) | "
+              "Constant-efficiency model: median, worst |"), "|---|---|---|---|---|---|---|---|"]
+    for (fw, role), s in framework_summary().items():
+        before = (f"{100 * s['previous_median']:.1f}%, {100 * s['previous_worst']:+.1f}%"
+                  if "previous_median" in s else "—")
+        lines.append(f"| {fw} | {role} | {s['runs']} | {100 * s['median']:.1f}% | {100 * s['worst']:+.1f}% | "
+                     f"{s['within_20']} | {s['covered']} | {before} |")
     return lines
 
 
@@ -261,7 +308,7 @@ def regime(run: PublishedRun, step_model: str) -> dict:
     model = run_model(run.id)
     return {"step_model": step_model, "framework": run.options.convention,
             "architecture": chip.kernel.architecture if chip.kernel else "none", "experts": model.experts > 1,
-            "long_context": run.seq_len >= 16384}
+            "long_context": run.seq_len >= LONG_CONTEXT}
 
 
 def model_error_data() -> dict:

@@ -9,7 +9,11 @@ or a user's measured trace replace them (``PlanSettings.calibration``).
   matmul rate (about 86% of the A100's peak) because it also absorbs what the model does not list (launch gaps,
   unfused small kernels). ``gemm_efficiency_by_class`` replaces it for a class of GEMMs: ``linear`` (dense
   linear layers, the logits, the router), ``attention`` (the QKᵀ and AV products), ``experts`` (each expert's
-  GEMMs) — what a trace measures apart (matrix products, attention kernels, grouped GEMMs).
+  GEMMs) — what a trace measures apart (matrix products, attention kernels, grouped GEMMs); ``attention`` times
+  the products of attention with its scores stored.
+- ``attention_rate_scale``: a fused attention kernel's rate as a share of its published rate (the framework's
+  kernel on the chip's architecture, ``engine.plan.frameworks``): 1 takes the published rate; a trace's measured
+  rate ÷ the published one, or a framework's fit on its calibration runs, scales it on every chip alike.
 - η_mem (``memory_bandwidth_fraction``): streaming kernels reach about 85% of the HBM bandwidth.
 - η_net (``network_efficiency``): NCCL's all-reduce bus bandwidth on DGX A100 NVLink is about 230 of 300 GB/s
   (nccl-tests), 0.75 of the link.
@@ -44,6 +48,7 @@ class KernelCalibration(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     gemm_efficiency: Efficiency = 0.74
     gemm_efficiency_by_class: dict[ShapeClass, Efficiency] = Field(default_factory=dict)
+    attention_rate_scale: Annotated[float, Field(gt=0, le=2, allow_inf_nan=False)] = 1.0
     memory_bandwidth_fraction: Efficiency = 0.85
     network_efficiency: Efficiency = 0.75
     elementwise_traffic: Annotated[float, Field(ge=1, le=20, allow_inf_nan=False)] = 1.0

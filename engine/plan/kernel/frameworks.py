@@ -40,9 +40,9 @@ def behaviour(options, chip_id: str, architecture: str, experts: bool, sequence_
               cal: KernelCalibration) -> Behaviour:
     """The plan's framework behaviour: its options (framework, ZeRO stage, attention, compiled), the chip's
     architecture, a mixture of experts or not, the layout's sequence parallelism with ``tp`` ranks, and the
-    calibration in force (its attention rate where it gives one)."""
+    calibration in force (its scale of the attention kernel's published rate)."""
     fw = framework(options.convention)
-    rate = cal.gemm_efficiency_by_class.get("attention", fw.attention.rate[architecture])
+    rate = fw.attention.rate[architecture] * cal.attention_rate_scale
     fused = options.attention == "fused"
     eager = cal.elementwise_traffic if fw.eager and not options.compiled else 1.0
     fsdp_zero2 = fw.states == "fsdp" and options.zero == 2
