@@ -284,7 +284,11 @@ def plan_text(result: dict) -> str:
     layout = (f"d {lay['dp']} × t {lay['tp']} × p {lay['pp']}" + (f" × c {lay['cp']}" if lay["cp"] > 1 else "")
               + f" = {result['chips']:,} chips of {result['chip']} (e {lay['ep']}, micro-batch {lay['micro_batch']}, "
               f"global batch {lay['global_batch']}, v {lay['virtual_stages']}"
-              + (", sequence parallel)" if lay["sequence_parallel"] else ")"))
+              + (", sequence parallel" if lay["sequence_parallel"] else "")
+              + (f", pipeline split {lay.get('pipeline_split')}" if lay["pp"] > 1 else "")
+              + "".join(f", {name} stage {lay[key]} blocks" for name, key in (("first", "first_stage_blocks"),
+                                                                              ("last", "last_stage_blocks"))
+                        if lay.get(key) is not None) + ")")
     items = [("layout", layout),
              ("options", f"{opt['optimizer']}, {opt['precision']}, ZeRO {opt['zero']}, recomputation "
                          f"{opt['recompute']}, attention {opt.get('attention', 'fused')}, framework {opt['convention']}"
