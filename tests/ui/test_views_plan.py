@@ -71,7 +71,7 @@ def test_the_bill_and_the_hardware_run_of_a_plan():
     costs = costs_for_chip_hours(1000.0, h100, {"place": "fr"})
     span = Interval(1.8, 2.5, 30, "x")
     rows = {m[0]: m for m in view.bill_metrics(costs, 5.0, span, 2.0)}
-    assert rows["Chip-hours"][1:] == ("1,000", "5 days of the layout's chips", "90%: 900 – 1.25e+03")
+    assert rows["Chip-hours"][1:] == ("1,000", "5 days of the layout's chips", "90%: 900 – 1,250")
     assert rows["Cost"][1] == "3,000 USD" and rows["Cost"][3] == "90%: 2,700 USD – 3,750 USD"  # 3 USD/chip-hour
     plan = SimpleNamespace(step=_step(), interval=span, chip=h100, layout=Layout(dp=8, global_batch=64),
                            options=SimpleNamespace(precision="fp8"))
@@ -79,6 +79,9 @@ def test_the_bill_and_the_hardware_run_of_a_plan():
     days = 1e6 * 2 / 86_400
     assert (run["chip"], run["chip_count"], run["precision"], run["duration_unit"], run["place"]) == (
         "nvidia-h100-sxm", 8.0, "fp8", "days", "fr")
-    assert run["duration"] == days and (run["duration_low"], run["duration_high"]) == (days * 0.9, days * 1.25)
-    assert (run["utilization"], run["utilization_low"], run["utilization_high"]) == (0.4, 0.4 * 2 / 2.5,
-                                                                                   0.4 * 2 / 1.8)
+    # the point values only: days × utilization is the plan's FLOP, which independent ranges would widen
+    assert run["duration"] == days and run["utilization"] == 0.4
+    assert not {"duration_low", "duration_high", "utilization_low", "utilization_high"} & set(run)
+    assert view.carry_sentence(plan, days) == (
+        "From the Plan page: 8 × NVIDIA H100 SXM5 80 GB for 23.1 days (90%: 20.8 days – 28.9 days) in FP8, at the "
+        "predicted MFU of 40.0% as the utilization: method 2 then gives the plan's training compute.")

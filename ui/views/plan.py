@@ -93,12 +93,23 @@ def range_caption(interval) -> str:
             "from its calibration: a new run like these falls inside 9 times in 10 (docs/plan.md, \"Validation\").")
 
 
+def _amount(x: float) -> str:
+    """12,345 below a million; 1.23M, 4.56B above (a metric's width)."""
+    for scale, suffix in ((1e9, "B"), (1e6, "M")):
+        if x >= scale:
+            return f"{x / scale:.3g}{suffix}"
+    return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
+
+
 def bill_metrics(costs, days: float | None, interval=None, step_s: float | None = None) -> list[tuple]:
     """Chip-hours, cost, energy and CO₂ of the plan's wall-clock, each with the step's 90% range where given."""
     def ranged(value, text):
         if interval is None or value is None or not step_s:
             return None
         return _span(*interval.scaled(value, step_s), text)
+
+    def usd(x):
+        return f"{_amount(x)} USD"
 
     def mwh(kwh):
         return f"{kwh / 1000:,.3g} MWh"
@@ -107,9 +118,10 @@ def bill_metrics(costs, days: float | None, interval=None, step_s: float | None 
         return f"{kg / 1000:,.3g} t CO₂"
 
     return [
-        ("Chip-hours", f"{costs.chip_hours:,.4g}", f"{days:,.3g} days of the layout's chips" if days else None,
-         ranged(costs.chip_hours, lambda x: f"{x:,.3g}")),
-        ("Cost", costs.cost_text, costs.price_basis, ranged(costs.cost_usd, lambda x: f"{x:,.0f} USD")),
+        ("Chip-hours", _amount(costs.chip_hours), f"{days:,.3g} days of the layout's chips" if days else None,
+         ranged(costs.chip_hours, _amount)),
+        ("Cost", usd(costs.cost_usd) if costs.cost_usd is not None else costs.cost_text, costs.price_basis,
+         ranged(costs.cost_usd, usd)),
         ("Energy", mwh(costs.energy_kwh) if costs.energy_kwh is not None else "—", costs.tdp_basis,
          ranged(costs.energy_kwh, mwh)),
         ("CO₂", tonnes(costs.co2_kg) if costs.co2_kg is not None else "—", costs.grid_basis,
@@ -118,30 +130,29 @@ def bill_metrics(costs, days: float | None, interval=None, step_s: float | None 
 
 
 def bill_caption(costs) -> str:
-    return (f"Chip-hours = chips × wall-clock; cost = chip-hours × {costs.price_basis or 'no price'}; energy = "
-            f"chip-hours × {costs.tdp_basis or 'no TDP'} × PUE {costs.pue:g} ({costs.pue_basis}); CO₂ = energy × "
-            f"{1000 * costs.grid_kg_co2_per_kwh:.0f} g/kWh ({costs.grid_basis}). " + "; ".join(costs.notes) + ".")
+    return (f"Chip-hours = chips × wall-clock; cost = chip-hours × the price; energy = chip-hours × the TDP × PUE "
+            f"{costs.pue:g}; CO₂ = energy × {1000 * costs.grid_kg_co2_per_kwh:.0f} g/kWh; "
+            + "; ".join(costs.notes) + ".")
 
 
 def carry_run(plan, tokens: float, energy: dict) -> dict:
-    """The hardware page's run for this plan: its chip, chip count, wall-clock days (with the 90% range), format,
-    the predicted MFU as the utilization (with its range) and the place chosen (``energy``: place, provider and
-    typed figures) — method 2 on it gives the plan's training FLOP."""
-    step, iv, days = plan.step, plan.interval, plan.step.wall_clock_s(tokens) / 86_400
-    run = {"chip": plan.chip.id, "precision": plan.options.precision, "tensor_cores": True,
-           "chip_count": float(plan.layout.chips), "duration": days, "duration_unit": "days",
-           "utilization": step.mfu, **energy}
-    if iv is not None:
-        run.update(duration_low=days * iv.low_s / step.step_s, duration_high=days * iv.high_s / step.step_s)
-        low, high = iv.inverse(step.mfu, step.step_s)
-        run.update(utilization_low=low, utilization_high=min(1.0, high))
-    return run
+    """The hardware page's run for this plan: its chip, chip count, wall-clock days, format, the predicted MFU as
+    the utilization and the place chosen (``energy``: place, provider and typed figures) — method 2 on it gives
+    the plan's training FLOP. The step's range is not carried: days and utilization move together (their product
+    is the plan's FLOP), which method 2's independent ranges would double."""
+    days = plan.step.wall_clock_s(tokens) / 86_400
+    return {"chip": plan.chip.id, "precision": plan.options.precision, "tensor_cores": True,
+            "chip_count": float(plan.layout.chips), "duration": days, "duration_unit": "days",
+            "utilization": plan.step.mfu, **energy}
 
 
 def carry_sentence(plan, days: float) -> str:
-    return (f"From the Plan page: {plan.layout.chips:,} × {plan.chip.name} for {days:,.3g} days in "
-            f"{plan.options.precision.upper()}, at the predicted MFU of {100 * plan.step.mfu:.1f}% as the utilization"
-            + (" with its 90% range" if plan.interval is not None else "") + ".")
+    iv, step_s = plan.interval, plan.step.step_s
+    span = (f" (90%: {format_duration(days * 24 * iv.low_s / step_s)} – {format_duration(days * 24 * iv.high_s / step_s)})"
+            if iv is not None else "")
+    return (f"From the Plan page: {plan.layout.chips:,} × {plan.chip.name} for {format_duration(days * 24)}{span} in "
+            f"{plan.options.precision.upper()}, at the predicted MFU of {100 * plan.step.mfu:.1f}% as the "
+            "utilization: method 2 then gives the plan's training compute.")
 
 
 def step_parts(step) -> list[dict]:

@@ -24,9 +24,9 @@ def kernel_basis() -> str:
     """What the kernel model is and how far it is from published runs kept apart from its calibration."""
     s = framework_summary()
     v, c = s["all", "validation"], s["all", "calibration"]
-    frameworks = len({fw for fw, role in s if fw != "all"})
+    sources = ", ".join(dict.fromkeys(fw for fw, _ in s if fw != "all"))
     return (f"Kernel model: matrix products by shape, memory-bound kernels, collectives, pipeline schedule, as the "
-            f"plan's framework runs them; on {v['runs']} published runs of {frameworks} frameworks kept apart from its "
+            f"plan's framework runs them; on {v['runs']} published runs ({sources}) kept apart from its "
             f"calibration it is off by {100 * v['median']:.1f}% (median), {100 * abs(v['worst']):.0f}% at worst "
             f"({v['within_20']} within 20%); on its {c['runs']} calibration runs {100 * c['median']:.1f}%.")
 
