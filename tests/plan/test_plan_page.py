@@ -196,9 +196,9 @@ def test_ranges_the_bill_by_place_and_the_carry_over_to_the_hardware_page():
     # chip-hours = 8 chips × tokens / (64 × 4,096) steps × the step; cost at the H100's indicative 3 USD per hour;
     # energy at its 700 W TDP × PUE; CO₂ at the place's grid intensity (France, then Google's data centres)
     chip_hours = 8 * tokens / (64 * 4096) * step / 3600
-    assert metric(at, "Chip-hours") == f"{chip_hours:,.0f}"
+    assert metric(at, "Chip-hours") == f"{chip_hours / 1e3:.3g}k"
     h100 = load_hardware_db().chip("nvidia-h100-sxm")
-    assert metric(at, "Cost") == f"{chip_hours * h100.price_usd_per_hour:,.0f} USD"
+    assert metric(at, "Cost") == f"{chip_hours * h100.price_usd_per_hour / 1e3:.3g}k USD"
     at.selectbox(key="plan_place").set_value("fr").run()
     at.selectbox(key="plan_provider").set_value("google").run()
     kwh = chip_hours * h100.tdp_w / 1000 * provider_pues()["google"].pue

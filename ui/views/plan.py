@@ -94,9 +94,9 @@ def range_caption(interval) -> str:
 
 
 def _amount(x: float) -> str:
-    """12,345 below a million; 1.23M, 4.56B above (a metric's width)."""
-    for scale, suffix in ((1e9, "B"), (1e6, "M")):
-        if x >= scale:
+    """1,234 below ten thousand; 12.3k, 4.56M, 7.89B above (a metric's width)."""
+    for above, scale, suffix in ((1e9, 1e9, "B"), (1e6, 1e6, "M"), (1e4, 1e3, "k")):
+        if x >= above:
             return f"{x / scale:.3g}{suffix}"
     return f"{x:,.0f}" if x >= 100 else f"{x:.3g}"
 
