@@ -200,15 +200,14 @@ class FewestChips(Result):
 def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: float, micro_batch: int = 1,
                  max_tp: int = 8, sequence_parallel: bool = False) -> FewestChips | None:
     """The fewest chips whose memory holds the model at ``micro_batch``: over t dividing the heads (≤ max_tp; dividing
-    the key/value heads or a multiple of them),
-    p dividing the blocks, and, with ZeRO, the smallest d that shards the states enough (states = fixed +
+    the key/value heads or a multiple of them), p dividing the blocks where the framework has a pipeline, and, with ZeRO, the smallest d that shards the states enough (states = fixed +
     sharded/d, solved for d). None if no layout fits."""
     if not math.isfinite(chip_memory_bytes) or chip_memory_bytes <= 0:
         raise InputError("chip_memory", "must be a positive number of bytes")
     best: FewestChips | None = None
     kv = model.kv_heads or model.heads
     tps = [t for t in divisors(model.heads) if t <= max_tp and (kv % t == 0 or t % kv == 0)] if model.heads else [1]
-    pps = divisors(model.pipeline_units) if model.pipeline_units else [1]
+    pps = divisors(model.pipeline_units) if model.pipeline_units and framework(options.convention).pipeline else [1]
     for t in tps:
         for p in pps:
             if best is not None and t * p >= best.chips:

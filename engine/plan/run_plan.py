@@ -11,6 +11,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import InputError, parse_input
 from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
+from engine.plan.frameworks import framework
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.kernel.block import ExpertSettings
 from engine.plan.kernel.calibration import KernelCalibration
@@ -253,20 +254,22 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                   settings: PlanSettings, micro_batches: tuple[int, ...] = (1, 2, 4, 8, 16),
                   virtual_stages: tuple[int, ...] = (1, 2, 4), max_tp: int | None = None,
                   sequence_parallel: bool = False) -> list[SweepRow]:
-    """Every layout of ``chips`` chips (t dividing the heads, within a node unless ``max_tp``; p dividing the
-    blocks; d = chips/(t·p); b dividing B/d; v interleaving), with its memory and step time; the ones that
-    fit first, by MFU."""
+    """Every layout of ``chips`` chips (t dividing the heads and the key/value heads or a multiple of them, within
+    a node unless ``max_tp``; p dividing the blocks where the framework has a pipeline; d = chips/(t·p); b dividing
+    B/d; v interleaving), with its memory and step time; the ones that fit first, by MFU."""
     if isinstance(chips, bool) or not isinstance(chips, int) or not 1 <= chips <= MAX_CHIPS:
         raise InputError("chips", f"must be a whole number from 1 to {MAX_CHIPS:,}")
     chip, link = resolve_chip(settings)
     peak_for(chip, options.precision)  # one line naming the format the chip lacks, before the layouts
     capacity = chip.memory_gb * GB
     max_tp = max_tp or link.chips_per_node
-    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
+    kv = model.kv_heads or model.heads
+    tps = [t for t in divisors(model.heads) if t <= max_tp and (kv % t == 0 or t % kv == 0)] if model.heads else [1]
     units = model.pipeline_units or 1
+    stages = divisors(units) if framework(options.convention).pipeline else [1]
     rows: list[SweepRow] = []
     for t in tps:
-        for p in divisors(units):
+        for p in stages:
             if chips % (t * p):
                 continue
             d = chips // (t * p)

@@ -187,3 +187,19 @@ def test_a_calibration_is_one_input_for_every_efficiency():
     assert traced.step_s > base.step_s
     with pytest.raises(InputError, match="attention_rate_scale"):
         parse_input(KernelCalibration, {"attention_rate_scale": 0})
+
+
+def test_layout_searches_keep_to_what_the_framework_and_the_heads_allow():
+    """The sweep and the fewest-chips search offer no pipeline to a framework without one, and no t that neither
+    divides nor is a multiple of the key/value heads (96 heads, 8 key/value heads: t = 3 or 6 is refused)."""
+    from engine.plan.memory import fewest_chips
+    from engine.plan.run_plan import PlanSettings, sweep_layouts
+
+    model = synthetic_model(blocks=8, h=6144, heads=96, kv_heads=8, s=2048, f=24576, dense_params=4e9)
+    fsdp = MemoryOptions(convention="fsdp", zero=3)
+    rows = sweep_layouts(model, 16, 64, fsdp, PlanSettings(chip="nvidia-h100-sxm"))
+    assert rows and {r.layout.pp for r in rows} == {1} and {r.layout.tp for r in rows} <= {1, 2, 4, 8}
+    deepspeed = sweep_layouts(model, 16, 64, MemoryOptions(), PlanSettings(chip="nvidia-h100-sxm"))
+    assert max(r.layout.pp for r in deepspeed) > 1
+    best = fewest_chips(model, fsdp, 80e9)
+    assert best is not None and best.layout.pp == 1 and best.layout.tp in (1, 2, 4, 8)

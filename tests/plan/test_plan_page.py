@@ -221,3 +221,13 @@ def test_ranges_the_bill_by_place_and_the_carry_over_to_the_hardware_page():
     assert at.number_input(key="hw_duration").value == pytest.approx(days)
     assert any(i.value.replace("\\", "").startswith("From the Plan page: 8 × NVIDIA H100") for i in at.info), [
         i.value for i in at.info]
+
+
+def test_a_framework_without_a_pipeline_is_named_not_raised():
+    at = plan_page("llama2-7b")  # the first layout offered has two pipeline stages
+    at.selectbox(key="plan_convention").set_value("fsdp").run()
+    assert any(e.value.replace("\\", "").startswith("pp: PyTorch FSDP has no pipeline parallelism") for e in at.error)
+    at.number_input(key="plan_pp").set_value(1).run()
+    at.selectbox(key="plan_zero").set_value(3).run()
+    assert not at.exception and metric(at, "Fits") in ("yes", "no")
+    assert at.session_state["scenario"].plan.options.convention == "fsdp"
