@@ -35,6 +35,10 @@ INPUTS = {
     "PlanSettings",  # the CLI's flags, the API's "settings" and a saved plan's (run_plan.settings_for) alike
     "KernelCalibration",  # the kernel model's efficiencies, inside PlanSettings
     "PublishedRun", "PublishedFigure",  # published_runs.json, a shipped file read through parse_input
+    "RunError", "ModelError",  # model_error.json, a shipped file read through parse_input
+    "MediaInputs",  # a multimodal count's images, frames, seconds and text tokens (engine/multimodal/inputs.py)
+    # layer kinds and the architecture they make (the multimodal readers build them), validated inside Scenario
+    "Architecture", "Branches", "Residual", "TransformerBlock",
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     "Preset",  # a preset scenario with its source (engine/presets.py): a Scenario with a title, as read
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`

@@ -2,7 +2,7 @@
 ``diffusion`` (a pipeline's sampling and training compute) and ``vlm`` (a vision-language training step)."""
 from __future__ import annotations
 
-from engine.cli.text import pairs, table
+from engine.cli.text_layout import pairs, table
 from engine.units import format_count, format_flop
 
 

@@ -3,37 +3,12 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
+from engine.cli.media_text import model_count_text, pipeline_text, vlm_step_text
+from engine.cli.text_layout import pairs, shown, table
 from engine.units import (format_chip_hours, format_co2_kg, format_count, format_duration, format_energy_kwh,
                           format_flop, format_number, format_pf_days)
-
-
-def shown(value: object) -> str:
-    """A value for a terminal: each character that is not printable (an escape sequence, a carriage return or a
-    line break in a layer's name or a file's text) written as its escape, so that user text can neither move the
-    cursor, retitle the window nor start a line of its own."""
-    text = str(value)
-    return text if text.isprintable() else "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                                                   for c in text)
-
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> str:
-    """Columns padded to their widest cell; the columns in ``right`` (numbers) aligned right. Every cell ``shown``."""
-    cells = [[shown(h) for h in headers]] + [["" if c is None else shown(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def line(row):
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-
-    return "\n".join([line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]])
-
-
-def pairs(items: Iterable[tuple[str, object]]) -> str:
-    """'label   value' lines, labels padded to the longest (items with a None value are left out); values ``shown``."""
-    items = [(k, shown(v)) for k, v in items if v is not None]
-    width = max((len(k) for k, _ in items), default=0)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in items)
 
 
 def _layer_rows(layers: list[dict]) -> list[list[object]]:
@@ -48,8 +23,6 @@ def _layer_rows(layers: list[dict]) -> list[list[object]]:
 
 def flops_text(result: dict) -> str:
     if "flop_by_component" in result:  # flops --config: a model's count per component
-        from engine.cli.media_text import model_count_text
-
         return model_count_text(result)
     out = []
     if result.get("layers"):
@@ -288,20 +261,33 @@ def plan_text(result: dict) -> str:
     layout = (f"d {lay['dp']} × t {lay['tp']} × p {lay['pp']}" + (f" × c {lay['cp']}" if lay["cp"] > 1 else "")
               + f" = {result['chips']:,} chips of {result['chip']} (e {lay['ep']}, micro-batch {lay['micro_batch']}, "
               f"global batch {lay['global_batch']}, v {lay['virtual_stages']}"
-              + (", sequence parallel)" if lay["sequence_parallel"] else ")"))
+              + (", sequence parallel" if lay["sequence_parallel"] else "")
+              + (f", pipeline split {lay.get('pipeline_split')}" if lay["pp"] > 1 else "")
+              + "".join(f", {name} stage {lay[key]} blocks" for name, key in (("first", "first_stage_blocks"),
+                                                                              ("last", "last_stage_blocks"))
+                        if lay.get(key) is not None) + ")")
     items = [("layout", layout),
              ("options", f"{opt['optimizer']}, {opt['precision']}, ZeRO {opt['zero']}, recomputation "
-                         f"{opt['recompute']}, {opt['convention']} convention")] + memory_items(result)
+                         f"{opt['recompute']}, attention {opt.get('attention', 'fused')}, framework {opt['convention']}"
+                         + (" (compiled)" if opt.get("compiled") else ""))] + memory_items(result)
     out = [pairs(items)]
     if step:
         total = step["step_s"] or 1.0
         out += ["", table(["step part", "seconds", "share"],
                           [[name, f"{step[key]:.3g}", f"{100 * step[key] / total:.1f}%"]
                            for name, key in STEP_PARTS if step.get(key)], right=(1, 2))]
-        time_items = [("step time", f"{format_number(step['step_s'])} s ({step['model']})"),
-                      ("MFU / HFU", f"{_pct(step['mfu'])} / {_pct(step['hfu'])}"),
+        span = result.get("interval") or {}
+        step_range = (f"; 90% range {format_number(span['step_s'][0])}–{format_number(span['step_s'][1])} s"
+                      if span else "")
+        mfu_range = (f" (90% range {_pct(span['mfu'][0])}–{_pct(span['mfu'][1])})" if span.get("mfu") else "")
+        days_range = (f" (90% range {format_duration(24 * span['wall_clock_days'][0])}–"
+                      f"{format_duration(24 * span['wall_clock_days'][1])})" if span.get("wall_clock_days") else "")
+        time_items = [("step time", f"{format_number(step['step_s'])} s ({step['model']}{step_range})"),
+                      ("MFU / HFU", f"{_pct(step['mfu'])} / {_pct(step['hfu'])}{mfu_range}"),
                       ("wall-clock", f"{format_duration(24 * step['wall_clock_days'])} for "
-                                     f"{format_count(step['tokens'])} tokens" if step.get("wall_clock_days") else None),
+                                     f"{format_count(step['tokens'])} tokens{days_range}"
+                       if step.get("wall_clock_days") else None),
+                      ("range from", span.get("basis")),
                       ("training compute", format_flop(result["training_flop"]) if result.get("training_flop") else None)]
         out += ["", pairs(time_items)]
         out += [""] + [f"note: {n}" for n in step.get("notes", ())]
@@ -375,17 +361,11 @@ def measurement_text(result: dict) -> str:
     return "\n".join(out)
 
 
-def _media(name: str, result: dict) -> str:
-    from engine.cli import media_text
-
-    return getattr(media_text, name)(result)
-
-
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
-    "diffusion": lambda r: _media("pipeline_text", r), "vlm": lambda r: _media("vlm_step_text", r),
+    "diffusion": pipeline_text, "vlm": vlm_step_text,
     "trace": measurement_text, "profile": measurement_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

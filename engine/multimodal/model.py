@@ -19,8 +19,8 @@ from engine.method1.architecture import (
 from engine.results import Result
 
 
-@dataclass(frozen=True)
-class Component:
+@dataclass(frozen=True, slots=True)
+class Component(Result):
     """``name`` (vision, projector, language_model, text_encoder, denoiser, vae_encoder…): the top-level layers
     ``start`` ≤ i < ``end`` of its stage."""
 
@@ -29,8 +29,8 @@ class Component:
     end: int
 
 
-@dataclass(frozen=True)
-class Stage:
+@dataclass(frozen=True, slots=True)
+class Stage(Result):
     """One architecture run per example: its layers and where each component lies in them."""
 
     name: str
@@ -59,8 +59,8 @@ class StageBuilder:
         return Stage(self.name, arch, tuple(self.components))
 
 
-@dataclass(frozen=True)
-class ReadModel:
+@dataclass(frozen=True, slots=True)
+class ReadModel(Result):
     """What a reader made of a config: the family, the class it counts, its stages, the inputs used (each family's
     standard ones where the user gave none) and the image (or audio) tokens the language model receives."""
 

@@ -24,6 +24,8 @@ NEEDED_BY = {
     "interconnects.json": [("plan", "--model", "llama2-7b", "--chip", "h100", "--chips", "8", "--tp", "8",
                                    "--global-batch", "64")],
     "published_runs.json": [("memory", "--model", "narayanan-1-7b")],
+    "model_error.json": [("plan", "--model", "llama2-7b", "--chip", "h100", "--chips", "8", "--dp", "8",
+                          "--global-batch", "64")],
     "library_keys.json": [("flops", "--config", "{gemma}")],
 }
 """Commands that read each file."""

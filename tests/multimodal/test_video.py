@@ -68,6 +68,7 @@ def test_video_frames_are_checked():
         engine_count(config("wan2.1-t2v-1.3b.transformer"), frames=50)
     with pytest.raises(InputError, match="text_tokens: 100: this CogVideoX adds a position table of 226 text"):
         engine_count(config("cogvideox-2b.transformer"), text_tokens=100)
-    with pytest.raises(InputError, match="frames: 17 frames make 5 latent frames, not a multiple of the temporal "
-                                         "patch 2"):
-        engine_count(config("cogvideox1.5-5b.transformer"), frames=17)
+    padded = engine_count(config("cogvideox1.5-5b.transformer"), image_size=(128, 128), frames=17)
+    assert padded.inputs["latent"][0] == 6  # (17 − 1)/4 + 1 = 5 latent frames, padded to the temporal patch 2
+    assert padded.forward_flop == engine_count(config("cogvideox1.5-5b.transformer"), image_size=(128, 128),
+                                               frames=21).forward_flop  # 21 frames: 6 latent frames unpadded

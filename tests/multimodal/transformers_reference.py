@@ -7,6 +7,7 @@ product).
 """
 from __future__ import annotations
 
+import contextlib
 import copy
 import warnings
 
@@ -124,14 +125,17 @@ def _to_meta(x):
     return x.to("meta") if isinstance(x, torch.Tensor) else x
 
 
-def meta_vision_helpers(module) -> None:
+@contextlib.contextmanager
+def meta_vision_helpers(module):
     """Qwen-style vision towers compute positions, interpolation weights and window orders from ``grid_thw`` on
-    the CPU (the processor's metadata, passed as a CPU tensor): the tensors they index meta activations with are
-    moved to meta; the sequence boundaries (``cu_seqlens``) stay on the CPU, where the eager attention reads them
-    to split the heads' sequences."""
+    the CPU (the processor's metadata, passed as a CPU tensor): while the ``with`` lasts, the tensors they index meta
+    activations with are moved to meta; the sequence boundaries (``cu_seqlens``) stay on the CPU, where the eager
+    attention reads them to split the heads' sequences. Restored after (a model run on the CPU later, as
+    tests/multimodal/vlm_backward_reference.py's, needs them where they are)."""
+    saved = {}
     for name in ("get_vision_position_ids", "get_vision_interpolation_indices_and_weights", "get_vision_window_index"):
         original = getattr(module, name, None)
-        if original is None or getattr(original, "meta_aware", False):
+        if original is None:
             continue
 
         def wrapped(*args, _original=original, _name=name, **kwargs):
@@ -140,8 +144,13 @@ def meta_vision_helpers(module) -> None:
                 return _to_meta(out[0]), out[1]
             return tuple(_to_meta(o) for o in out) if isinstance(out, tuple) else _to_meta(out)
 
-        wrapped.meta_aware = True
+        saved[name] = original
         setattr(module, name, wrapped)
+    try:
+        yield
+    finally:
+        for name, original in saved.items():
+            setattr(module, name, original)
 
 
 def qwen_vl(config: dict, grids: list[tuple[int, int, int]], text_tokens: int, video: bool = False) -> tuple[int, int]:
@@ -153,7 +162,6 @@ def qwen_vl(config: dict, grids: list[tuple[int, int, int]], text_tokens: int, v
     import torch
 
     model = build(config)
-    meta_vision_helpers(sys.modules[type(model).__module__])
     v = model.config.vision_config
     merge = v.spatial_merge_size ** 2
     patches = sum(t * h * w for t, h, w in grids)
@@ -165,7 +173,8 @@ def qwen_vl(config: dict, grids: list[tuple[int, int, int]], text_tokens: int, v
               meta(patches, v.in_channels * v.temporal_patch_size * v.patch_size ** 2),
               f"{key}_grid_thw": torch.tensor([list(g) for g in grids]),
               "position_ids": torch.zeros(axes, 1, tokens, dtype=torch.long, device="meta")}
-    return measure(model, kwargs)
+    with meta_vision_helpers(sys.modules[type(model).__module__]):
+        return measure(model, kwargs)
 
 
 def mistral3(config: dict, images: int, size: tuple[int, int], input_tokens: int) -> tuple[int, int]:
