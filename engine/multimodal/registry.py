@@ -19,7 +19,7 @@ FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.mul
                   "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl",
                   "engine.multimodal.mistral", "engine.multimodal.audio",
                   "engine.multimodal.idefics", "engine.multimodal.internvl",
-                  "engine.multimodal.llama4")
+                  "engine.multimodal.llama4", "engine.multimodal.mllama")
 """The modules whose readers register here."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]

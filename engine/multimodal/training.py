@@ -99,6 +99,10 @@ def trained_architecture(stage: Stage, recipe: VlmRecipe) -> Architecture:
 
 def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "matmul") -> StepCompute:
     """Forward and backward of one example under ``recipe`` (a vision-language model's single stage)."""
+    if len(model.stages) > 1 and any(c.name == "vision" for c in model.stages[0].components):
+        raise InputError("config", f"{model.config_class}: its image reaches the language model through cross-"
+                                   "attention (a stage of its own), so no training recipe of towers is counted for it "
+                                   "yet; its forward pass is (flops --config)")
     if len(model.stages) != 1 or not {"vision", "language_model"} <= {c.name for c in model.stages[0].components}:
         raise InputError("config", f"{model.config_class} is not a vision-language model: no training recipe of "
                                    "towers applies (its training is counted as a language model's or a denoiser's)")

@@ -275,3 +275,21 @@ def llama4(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
     params, flop = measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(tiles, 3, size, size)})
     text = model.config.text_config.to_dict() | {"model_type": "llama4_text"}
     return params, flop - idle_expert_flop(text, input_tokens)
+
+
+def mllama(config: dict, images: int, input_tokens: int) -> tuple[int, int]:
+    """MllamaForConditionalGeneration on ``images`` images of ``max_num_tiles`` tiles each (as the processor pads
+    them) and ``input_tokens`` ids, less the vision mask's outer product (``_prepare_aspect_ratio_attention_mask``:
+    a [T·P', 1] × [1, T·P'] matmul per image that FlopCounterMode counts, 2·(T·P')² FLOP: mask set-up, not the
+    model's arithmetic)."""
+    import torch
+
+    model = build(config)
+    v = model.config.vision_config
+    tiles, n = v.max_num_tiles, (v.image_size // v.patch_size) ** 2 + 1
+    padded = -(-n // 8) * 8
+    kwargs = {"input_ids": ids(input_tokens), "pixel_values": meta(1, images, tiles, 3, v.image_size, v.image_size),
+              "aspect_ratio_ids": torch.ones(1, images, dtype=torch.long, device="meta"),
+              "aspect_ratio_mask": torch.ones(1, images, tiles, dtype=torch.long, device="meta")}
+    params, flop = measure(model, kwargs)
+    return params, flop - images * 2 * (tiles * padded) ** 2

@@ -67,3 +67,14 @@ def test_a_vlm_loads_with_its_image_tokens_in_the_sequence():
     planned = plan_model(scenario.architecture())
     assert planned.seq_len == 576 + 100 and planned.blocks == config("llava-1.5-7b")["text_config"].get(
         "num_hidden_layers", 32)
+
+
+def test_llama_3_2_vision_is_counted_without_a_recipe():
+    """Its image reaches the language model through cross-attention (a stage of its own): the page shows its count
+    per component and offers no training recipe (the engine refuses one in one line)."""
+    from engine.multimodal.inputs import media_inputs
+    from ui.views.multimodal import count_rows, is_vlm, read_parts_of
+
+    parts, errors = read_parts_of(_files("llama-3.2-11b-vision.constructed"), media_inputs({}))
+    assert not errors and not is_vlm(parts[0]) and parts[0].count.params == 10_670_220_835
+    assert {r["component"] for r in count_rows(parts)} >= {"vision", "projector", "language_model"}

@@ -144,7 +144,9 @@ def step_rows(step) -> list[dict]:
 
 
 def is_vlm(part: Part) -> bool:
-    return {"vision", "language_model"} <= set(part.count.params_by_component)
+    """A vision-language model whose training recipes are counted: one chain of towers (Llama 3.2 Vision's image
+    reaches its language model through cross-attention, a stage of its own: its forward pass only)."""
+    return {"vision", "language_model"} <= set(part.count.params_by_component) and len(part.model.stages) == 1
 
 
 def load_scenario(part: Part, recipe=None, examples: float = 1.0) -> Scenario:
