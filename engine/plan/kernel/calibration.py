@@ -15,12 +15,15 @@ or a user's measured trace replace them (``PlanSettings.calibration``).
   (nccl-tests), 0.75 of the link.
 - ``microbatch_overhead_s``: time a pipeline stage spends per micro-batch outside its kernels (host launches,
   synchronisation); ``step_overhead_s``: once a step. 0 by default: no published figure isolates them.
+- ``gemm_shapes``: matrix-product shapes measured on the chip (a trace: ``engine.plan.kernel.measured``); a GEMM of
+  a measured shape (either orientation of M and N) at the same dense peak takes 2·B·M·N·K ÷ its measured FLOP/s
+  instead of the model's rate. None by default.
 """
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 ShapeClass = Literal["linear", "attention", "experts"]
 SHAPE_CLASSES: tuple[str, ...] = ("linear", "attention", "experts")
@@ -29,6 +32,29 @@ Seconds = Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False)]
 
 DEFAULT_SOURCE = ("FLOPscope's defaults: η_max 0.74 fitted on Narayanan et al. 2021, Table 1 (A100s); 85% of HBM "
                   "bandwidth for streaming kernels; 75% of a link for NCCL collectives (nccl-tests)")
+
+
+Size = Annotated[int, Field(ge=1, le=2**62)]
+FlopRate = Annotated[float, Field(gt=0, le=1e21, allow_inf_nan=False)]
+PEAK_MATCH = 1e-9
+"""Relative difference under which a measured shape's peak is the plan chip's (same chip, same format)."""
+
+
+class MeasuredGemm(BaseModel):
+    """One matrix-product shape as measured: B × (M×K @ K×N), the FLOP/s its kernels reached, and the dense peak
+    of the chip and format it ran at."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    batch: Size = 1
+    m: Size
+    n: Size
+    k: Size
+    flop_per_s: FlopRate
+    peak_flop_per_s: FlopRate
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        return self.batch, min(self.m, self.n), max(self.m, self.n), self.k
 
 
 class KernelCalibration(BaseModel):
@@ -43,10 +69,24 @@ class KernelCalibration(BaseModel):
     microbatch_overhead_s: Seconds = 0.0
     step_overhead_s: Seconds = 0.0
     source: str = Field(DEFAULT_SOURCE, min_length=1, max_length=600)
+    gemm_shapes: tuple[MeasuredGemm, ...] = Field((), max_length=2000)
+    _shapes: dict = PrivateAttr(default_factory=dict)
+
+    def model_post_init(self, context) -> None:
+        self._shapes.update((g.key, g) for g in self.gemm_shapes)
 
     def gemm(self, shape_class: str = "linear") -> float:
         """η_max for a class of GEMMs: its own where given, else ``gemm_efficiency``."""
         return self.gemm_efficiency_by_class.get(shape_class, self.gemm_efficiency)
+
+    def measured_rate(self, m: int, n: int, k: int, batch: int, peak: float) -> float | None:
+        """The FLOP/s measured for this shape (M and N either way round) at this dense ``peak``, or None."""
+        if not self._shapes:
+            return None
+        g = self._shapes.get((batch, min(m, n), max(m, n), k))
+        if g is None or abs(g.peak_flop_per_s - peak) > PEAK_MATCH * peak:
+            return None
+        return g.flop_per_s
 
 
 DEFAULT_CALIBRATION = KernelCalibration()
