@@ -5,16 +5,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Sequence
 
-from engine.units import (
-    format_chip_hours,
-    format_co2_kg,
-    format_count,
-    format_duration,
-    format_energy_kwh,
-    format_flop,
-    format_number,
-    format_pf_days,
-)
+from engine.units import (format_chip_hours, format_co2_kg, format_count, format_duration, format_energy_kwh,
+                          format_flop, format_number, format_pf_days)
 
 
 def shown(value: object) -> str:
@@ -64,8 +56,8 @@ def flops_text(result: dict) -> str:
              ("forward / example", format_flop(result["forward_flop"])),
              ("MACs / example", f"{format_flop(result['macs'], 'MACs')} (1 MAC = 2 FLOP)")]
     if result.get("backward_flop") is not None and result.get("forward_flop"):
-        items.append(("backward / example", (f"{format_flop(result['backward_flop'])} "
-                                            f"(r = {result['backward_flop'] / result['forward_flop']:.3g})")))
+        items.append(("backward / example", f"{format_flop(result['backward_flop'])} "
+                                            f"(r = {result['backward_flop'] / result['forward_flop']:.3g})"))
     if result.get("trainable_params") is not None and result["trainable_params"] < result["params"]:
         items.append(("trainable", f"{result['trainable_params']:,} parameters (the rest frozen)"))
     g = result.get("onnx")
@@ -210,12 +202,12 @@ def transformer_text(result: dict) -> str:
                        format_count(m["training_tokens"]) if m["training_tokens"] else "—"]
                       for m in result["models"]], right=(3,))
     head = pairs([
-        ("model", (f"{result['model_type']} — {format_count(result['params'])} parameters "
-                  f"({format_count(result['non_embedding_params'])} non-embedding)")),
+        ("model", f"{result['model_type']} — {format_count(result['params'])} parameters "
+                  f"({format_count(result['non_embedding_params'])} non-embedding)"),
         ("tokens", f"{format_count(result['tokens'])}, sequence length {result['seq_len']:,}"),
         ("forward / token", format_flop(result["forward_flop_per_token"])),
-        ("training compute", (f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])} "
-                             f"(detailed count, {result['convention']} convention)")),
+        ("training compute", f"{format_flop(result['training_flop'])} = {format_pf_days(result['pfs_days'])} "
+                             f"(detailed count, {result['convention']} convention)"),
         ("fine-tune", (f"{result['fine_tune']['mode']}: {result['trainable_params']:,} trainable parameters; backward "
                        f"{format_flop(result['backward_flop_per_sequence'])} per sequence (r = "
                        f"{result['passes'] - 1:.3g}, counted layer by layer)")
@@ -294,8 +286,8 @@ def plan_text(result: dict) -> str:
               f"global batch {lay['global_batch']}, v {lay['virtual_stages']}"
               + (", sequence parallel)" if lay["sequence_parallel"] else ")"))
     items = [("layout", layout),
-             ("options", (f"{opt['optimizer']}, {opt['precision']}, ZeRO {opt['zero']}, recomputation "
-                         f"{opt['recompute']}, {opt['convention']} convention"))] + memory_items(result)
+             ("options", f"{opt['optimizer']}, {opt['precision']}, ZeRO {opt['zero']}, recomputation "
+                         f"{opt['recompute']}, {opt['convention']} convention")] + memory_items(result)
     out = [pairs(items)]
     if step:
         total = step["step_s"] or 1.0
@@ -344,11 +336,11 @@ def optimal_text(result: dict) -> str:
              ("source", result.get("source"))]
     aware = result.get("inference_aware")
     if aware:
-        items += [("inference-aware", (f"{format_count(aware['params'])} parameters on {format_count(aware['tokens'])} "
+        items += [("inference-aware", f"{format_count(aware['params'])} parameters on {format_count(aware['tokens'])} "
                                       f"tokens for {format_count(aware['inference_tokens'])} inference tokens "
-                                      f"(fit {aware['fit']})")),
-                  ("  lifetime compute", (f"{format_flop(aware['total_flop'])} (compute-optimal model: "
-                                         f"{format_flop(aware['compute_optimal_total_flop'])})")),
+                                      f"(fit {aware['fit']})"),
+                  ("  lifetime compute", f"{format_flop(aware['total_flop'])} (compute-optimal model: "
+                                         f"{format_flop(aware['compute_optimal_total_flop'])})"),
                   ("  source", aware.get("source"))]
     return "\n".join([pairs(items)] + [t["sentence"] for t in result.get("thresholds", ())])
 
@@ -362,7 +354,7 @@ def _cut(text: str, width: int) -> str:
 
 def priors_text(result: dict) -> str:
     out = []
-    for part in result.values():
+    for key, part in result.items():
         if not isinstance(part, dict) or "groups" not in part:
             continue
         rows = [[g["generation"], g["scale"], g["n"], _pct(g["median"]), f"{_pct(g['p25'])}–{_pct(g['p75'])}",
@@ -392,13 +384,7 @@ def reconcile_text(result: dict) -> str:
 def measurement_text(result: dict) -> str:
     """``trace`` and ``profile``: the steps' split, the heaviest operators, the headline (HFU, MFU, peak and its
     source), the bottlenecks with what to try, and the notes."""
-    from engine.measure.report import (
-        OP_HEADERS,
-        STEP_HEADERS,
-        headline,
-        op_rows,
-        step_rows,
-    )
+    from engine.measure.report import OP_HEADERS, STEP_HEADERS, headline, op_rows, step_rows
 
     out = [table(STEP_HEADERS, step_rows(result), right=(1, 2, 3, 4, 5, 6)), ""]
     if result["ops"]:

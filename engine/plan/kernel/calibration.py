@@ -70,10 +70,8 @@ class KernelCalibration(BaseModel):
     step_overhead_s: Seconds = 0.0
     source: str = Field(DEFAULT_SOURCE, min_length=1, max_length=600)
     gemm_shapes: tuple[MeasuredGemm, ...] = Field((), max_length=2000)
-    _shapes: dict = PrivateAttr(default_factory=dict)
-
-    def model_post_init(self, context) -> None:
-        self._shapes.update((g.key, g) for g in self.gemm_shapes)
+    _index: tuple = PrivateAttr(default=((), {}))
+    """(the ``gemm_shapes`` it was built from, the shapes by key): rebuilt when a copy holds other shapes."""
 
     def gemm(self, shape_class: str = "linear") -> float:
         """η_max for a class of GEMMs: its own where given, else ``gemm_efficiency``."""
@@ -81,9 +79,13 @@ class KernelCalibration(BaseModel):
 
     def measured_rate(self, m: int, n: int, k: int, batch: int, peak: float) -> float | None:
         """The FLOP/s measured for this shape (M and N either way round) at this dense ``peak``, or None."""
-        if not self._shapes:
+        if not self.gemm_shapes:
             return None
-        g = self._shapes.get((batch, min(m, n), max(m, n), k))
+        built_from, shapes = self._index
+        if built_from is not self.gemm_shapes:
+            shapes = {g.key: g for g in self.gemm_shapes}
+            self._index = (self.gemm_shapes, shapes)
+        g = shapes.get((batch, min(m, n), max(m, n), k))
         if g is None or abs(g.peak_flop_per_s - peak) > PEAK_MATCH * peak:
             return None
         return g.flop_per_s

@@ -101,7 +101,7 @@ def trace_calibration(measured, linear: KernelChip, core: KernelChip, file: str 
     if eta_mem is not None:
         parts.append(f"memory-bound work at {min(1.0, eta_mem):.3f} of the bandwidth")
     source = ("; ".join(parts) + "; the rest FLOPscope's defaults")[:600]
-    cal = base.model_copy(update={**update, "gemm_shapes": tuple(shapes[:2000]), "source": source})
-    cal = KernelCalibration.model_validate(cal.model_dump())  # validated, and its shape index built
+    cal = KernelCalibration.model_validate({**base.model_dump(), **update, "gemm_shapes": shapes[:2000],
+                                             "source": source})
     return TraceCalibration(cal, len(shapes), fitted, eta, min(1.0, eta_mem) if eta_mem is not None else None,
                             tuple(kept))
