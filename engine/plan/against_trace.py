@@ -87,6 +87,11 @@ def check_chip(measurement, chip) -> list[str]:
     return []
 
 
+def duration(seconds: float) -> str:
+    """'34.9 ms', '2.74 s': three significant figures in the unit that reads."""
+    return f"{seconds * 1e3:.3g} ms" if abs(seconds) < 1 else f"{seconds:,.3g} s"
+
+
 def _mean(values: list[float]) -> float:
     return sum(values) / len(values)
 
@@ -98,7 +103,7 @@ def _flop_sentence(ratio: float) -> str:
         why = "a smaller model, batch or sequence, frozen layers, or operators without recorded shapes?"
     else:
         why = "recomputation, a larger model, batch or sequence?"
-    return (f"the trace executed {ratio:.2f}× the plan's FLOP per chip per step — {why} The comparison holds only as "
+    return (f"the trace executed {ratio:.2g}× the plan's FLOP per chip per step — {why} The comparison holds only as "
             "far as the trace is this plan's run")
 
 
@@ -112,8 +117,8 @@ def _gap_sentence(planned: float, measured: float, parts: list[PartRow]) -> str:
         return f"the measured step is {abs(share):.0%} {direction} than planned"
     worst = max(rows, key=lambda r: abs(r.gap_s))
     sign = "+" if worst.gap_s >= 0 else "−"
-    return (f"the measured step is {abs(share):.0%} {direction} than planned ({measured * 1e3:,.3g} ms vs "
-            f"{planned * 1e3:,.3g} ms); the largest difference is {worst.part} ({sign}{abs(worst.gap_s) * 1e3:,.3g} ms)")
+    return (f"the measured step is {abs(share):.0%} {direction} than planned ({duration(measured)} vs "
+            f"{duration(planned)}); the largest difference is {worst.part} ({sign}{duration(abs(worst.gap_s))})")
 
 
 def plan_vs_trace(plan, measurement) -> PlanVsTrace:
