@@ -103,7 +103,7 @@ class TraceMeasurement(Result):
 def _read_tables(source, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict, TraceTables]:
     """The trace's top-level fields and its kept events (``trace_tables``)."""
     tables = TraceTables()
-    meta = read_trace(source, tables.add, max_bytes=max_bytes)
+    meta = read_trace(source, tables.add, max_bytes=max_bytes, on_batch=tables.add_events)
     return meta, tables
 
 
