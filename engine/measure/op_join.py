@@ -66,15 +66,16 @@ def join_ops(t: TraceTables) -> OpJoin:
     thread = np.concatenate([_np(t.o_thread, np.int64), _np(t.r_thread, np.int64)])
     start = np.concatenate([_np(t.o_ts, np.float64), _np(t.r_ts, np.float64)])
     longer = -np.concatenate([_np(t.o_dur, np.float64), _np(t.r_dur, np.float64)])
-    order = _array("q", np.lexsort((longer, start, thread)).astype(np.int64))
-    del start, longer
+    order = np.lexsort((longer, start, thread)).tolist()
+    del longer
     parent = array("l", [-1]) * n_ops
     launch_op = array("l", [-1]) * n_rt
     children = array("l", [0]) * n_ops
     walk = array("l")  # operators, parents before children
-    o_ts, o_dur, r_ts = t.o_ts, t.o_dur, t.r_ts
-    threads = _array("q", thread)
-    del thread
+    starts = start.tolist()  # operators, then launch calls (Python floats: the loop reads each many times)
+    ends = (_np(t.o_ts, np.float64) + _np(t.o_dur, np.float64)).tolist()
+    threads = thread.tolist()
+    del thread, start
     stack: list[int] = []
     current = None
     for k in order:
@@ -82,8 +83,8 @@ def join_ops(t: TraceTables) -> OpJoin:
         if th != current:
             stack.clear()
             current = th
-        ts = o_ts[k] if k < n_ops else r_ts[k - n_ops]
-        while stack and ts >= o_ts[stack[-1]] + o_dur[stack[-1]]:
+        ts = starts[k]
+        while stack and ts >= ends[stack[-1]]:
             stack.pop()
         top = stack[-1] if stack else -1
         if k >= n_ops:
@@ -94,7 +95,7 @@ def join_ops(t: TraceTables) -> OpJoin:
             children[top] += 1
         walk.append(k)
         stack.append(k)
-    del order, threads
+    del order, threads, starts, ends
     sigs, o_sig = t.sigs, t.o_sig
     counted = array("b", [0]) * n_ops
     row = array("l", [-1]) * n_ops
