@@ -107,3 +107,17 @@ def test_broken_json_is_the_same_one_line(monkeypatch):
             read_trace(cut.encode(), TraceTables().add, on_batch=on_batch)
         messages.append(str(err.value))
     assert messages[0] == messages[1] and "cut short" in messages[0]
+
+
+def test_the_nesting_walk_is_the_same_over_arrays(monkeypatch):
+    """Above ``LIST_EVENTS`` host events the operator walk reads compact arrays (a 1 GB trace's memory): the same
+    join as over lists."""
+    from engine.measure import op_join
+
+    tables = TraceTables()
+    read_trace(EXAMPLE_TRACE, tables.add, on_batch=tables.add_events)
+    lists = op_join.join_ops(tables)
+    monkeypatch.setattr(op_join, "LIST_EVENTS", 0)
+    arrays = op_join.join_ops(tables)
+    for name in ("parent", "counted", "row", "kernel_row", "launch_of_kernel", "launch_op"):
+        assert getattr(lists, name) == getattr(arrays, name), name
