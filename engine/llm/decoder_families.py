@@ -25,6 +25,7 @@ from engine.llm.family_parts import (
     _lm,
     _rms_swiglu,
     _shared_experts,
+    _full_layers_at,
     _windows,
 )
 from engine.llm.state_space_families import _whole_defaults
@@ -87,11 +88,9 @@ def _gpt_neo(c: Keys) -> dict:
     if isinstance(fields["layers"], int) and (len(kinds) != fields["layers"] or set(kinds) - {"global", "local"}):
         raise c.error("attention_types", f"expected {fields['layers']} layers of 'global' or 'local' in all")
     window = c.size("block.attention_window", "window_size", required=False, default=256)
-    full = kinds.count("global")
-    if full < len(kinds):
-        fields["block"]["attention_window"] = window
-        if full:
-            fields["first_layers"] = [{"layers": full, "block": dict(fields["block"], attention_window=None)}]
+    full = [i for i, kind in enumerate(kinds) if kind == "global"]
+    if len(full) < len(kinds):
+        fields = _full_layers_at(fields, window, full)
     return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
                      "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
@@ -780,12 +779,9 @@ def _layer_windows(c: Keys, fields: dict, default_types) -> dict:
     (``default_types(layers)``) rather than a period."""
     layers = _layer_count(fields)
     if c.data.get("layer_types") is None and c.data.get("sliding_window") is not None and layers:
-        full = default_types(layers).count("full_attention")
+        full = [i for i, kind in enumerate(default_types(layers)) if kind == "full_attention"]
         fields = _windows(c, fields, None)
-        if full:
-            block = fields["block"]
-            fields["first_layers"] = [{"layers": full, "block": dict(block, attention_window=None)}]
-        return fields
+        return _full_layers_at(fields, fields["block"]["attention_window"], full)
     return _windows(c, fields, None)
 
 
