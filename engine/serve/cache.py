@@ -30,7 +30,7 @@ from engine.serve.model_facts import CacheLayer, ModelFacts
 
 def cached_tokens(layer: CacheLayer, tokens: int) -> int:
     """Tokens whose keys and values ``layer`` keeps after ``tokens`` tokens: all, or the last W − 1."""
-    if layer.window is not None and tokens >= layer.window:
+    if layer.window is not None and layer.cache_window and tokens >= layer.window:
         return layer.window - 1
     return tokens
 

@@ -85,6 +85,8 @@ class ModelCounts:
     def __init__(self, facts: ModelFacts, memory: int = 1):
         self.facts = facts
         self.memory = memory
+        self._decode: dict[tuple[int, bool], int] = {}
+        self._prefill: dict[tuple[int, bool], int] = {}
 
     def _arch(self, length: int, **kw):
         if self.facts.encoder_decoder:
@@ -135,6 +137,12 @@ class ModelCounts:
     def prefill_flop(self, prompt: int, kernel: bool = False) -> int:
         """One prompt's prefill (logits at its last position). ``kernel``: attention over the unmasked causal
         pairs only."""
+        key = (prompt, kernel)
+        if key not in self._prefill:
+            self._prefill[key] = self._prefill_flop(prompt, kernel)
+        return self._prefill[key]
+
+    def _prefill_flop(self, prompt: int, kernel: bool) -> int:
         if self.facts.encoder_decoder:
             return evaluate(self.facts.architecture(prompt, 1, causal_half=kernel)).forward_flop
         total = 0
@@ -155,6 +163,12 @@ class ModelCounts:
     def decode_flop(self, context: int, absorbed: bool = False) -> int:
         """One decoded token with ``context`` tokens cached, as transformers computes it (``absorbed``: MLA with
         its up-projections absorbed, as vLLM and SGLang run it)."""
+        key = (context, absorbed)
+        if key not in self._decode:
+            self._decode[key] = self._decode_flop(context, absorbed)
+        return self._decode[key]
+
+    def _decode_flop(self, context: int, absorbed: bool) -> int:
         total = 0
         for poly in self.polys:
             keys = self._keys(poly, context)

@@ -13,10 +13,11 @@ G groups (Mamba-2's B/C groups; Gated DeltaNet's key heads), P = I/H head size o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from engine.errors import InputError
 from engine.llm.config import TransformerConfig
-from engine.method1.architecture import Architecture
+from engine.method1.architecture import Architecture, evaluate
 from engine.method1 import lightning, state_space
 from engine.method1.transformer import LMHead, TransformerBlock
 
@@ -93,11 +94,28 @@ class CacheLayer:
     state: int = 0
     cross_per_position: int = 0
     latent: tuple[int, int, int] | None = None
+    cache_window: bool = True
+    """The window caps the cache and the keys read (False: an engine running the layer as full attention)."""
     mla: tuple[int, int, int, int, int] | None = None   # (H, Q, R, V, c): MLA's sizes for its decode count
     mixer: MixerState | None = None
 
 
 @dataclass(frozen=True, slots=True)
+class WeightSplit:
+    """Parameters: ``total`` (all), ``active`` (one token's: k experts), the token ``table`` (read row by row), an
+    untied LM ``head`` (read whole every step; a tied head reads the table), the ``experts`` (routed, read as the
+    tokens of a step touch them) and the ``blocks`` (every other parameter: the blocks' linear layers, norms,
+    position tables)."""
+
+    total: int
+    active: int
+    table: int
+    head: int
+    experts: int
+    blocks: int
+
+
+@dataclass(frozen=True)
 class ModelFacts:
     """The serving view of one model: its decoder layers, parameters and how a decode step reads them."""
 
@@ -144,6 +162,14 @@ class ModelFacts:
         """Top-level positions of the LM head in ``arch``."""
         return [i for i, layer in enumerate(arch.layers) if isinstance(layer, LMHead)]
 
+    def without_windows(self) -> ModelFacts:
+        """The same model as an engine runs it without sliding windows (TensorRT-LLM without max_attention_window):
+        every layer keeps and reads the whole sequence."""
+        import dataclasses
+
+        layers = tuple(dataclasses.replace(layer, cache_window=False) for layer in self.layers)
+        return dataclasses.replace(self, layers=layers)
+
     def block_indices(self, arch: Architecture) -> list[int]:
         """Top-level positions of the decoder's blocks in ``arch``, in layer order (``layers[j]`` is at
         ``block_indices[j]``): the last ``len(layers)`` transformer blocks."""
@@ -154,6 +180,16 @@ class ModelFacts:
     def expert_params(self) -> int:
         """Parameters of every routed expert, all layers."""
         return sum(e * p for e, _, p in self.expert_layers)
+
+    @cached_property
+    def weights(self) -> WeightSplit:
+        """The parameters split by how serving stores and reads them."""
+        result = evaluate(self.architecture(1, 1 if self.encoder_decoder else None))
+        head = sum(row.params for row in result.rows if row.type == "lm_head")
+        table = self.token_table_params
+        blocks = max(result.params - table - head, 0)
+        return WeightSplit(result.params, result.active_params or result.params, table, head,
+                           min(self.expert_params, blocks), blocks)
 
 
 _MIXER_PARTS = {"mamba": state_space.mamba, "mamba2": state_space.mamba2, "gated_deltanet": state_space.gated_deltanet,
