@@ -26,7 +26,7 @@ from engine.serve.counts import ModelCounts
 from engine.serve.engines import Efficiency, efficiency, engine
 from engine.serve.formats import ACTIVATION_BYTES, FORMATS, Precision, WeightOnly
 from engine.serve.model_facts import ModelFacts
-from engine.serve.roofline import GB, Hardware, Roofline
+from engine.serve.roofline import GB, NO_LIMIT, Hardware, Roofline
 
 GIB = 2**30
 """An accelerator's memory as its vendor names it ("80GB" H100, "141GB" H200, "192GB" MI300X) counts binary
@@ -69,7 +69,7 @@ class ServeInputs(BaseModel):
     weights: WeightOnly | None = None
     kv_precision: Precision | None = Field(None, description="None: the precision's (FP8 and FP4 precisions keep "
                                                              "an FP8 cache, as TensorRT-LLM does).")
-    engine: str = Field("vllm", max_length=40)
+    engine: str = Field("tensorrt-llm", max_length=40)
     compute_efficiency: Fraction | None = None
     memory_efficiency: Fraction | None = None
     speculative: Speculative | None = None
@@ -110,7 +110,8 @@ class ServeEstimate(Result):
     prompt_tokens: int
     output_tokens: int
     batch: int
-    sequences_in_memory: int
+    sequences_in_memory: int | None
+    """None: nothing is cached (an encoder), memory does not bound the batch."""
     kv_cache_bytes_per_token: float
     kv_cache_bytes: float
     kv_cache_bytes_transformers: float
@@ -124,6 +125,7 @@ class ServeEstimate(Result):
     tpot_s: float
     output_tokens_per_s: float
     output_tokens_per_s_per_chip: float
+    prefill_tokens_per_s: float
     prefill: Phase
     decode_step: Phase
     efficiency: dict
@@ -138,7 +140,8 @@ class ServeEstimate(Result):
                    "output_tokens", "batch", "sequences_in_memory", "kv_cache_bytes_per_token", "kv_cache_bytes",
                    "kv_cache_bytes_transformers", "kv_cache_state_bytes", "weights_bytes", "prefill_flop",
                    "prefill_flop_kernel", "decode_flop_per_token", "decode_flop_per_token_engine", "ttft_s",
-                   "tpot_s", "output_tokens_per_s", "output_tokens_per_s_per_chip", "prefill", "decode_step",
+                   "tpot_s", "output_tokens_per_s", "output_tokens_per_s_per_chip", "prefill_tokens_per_s", "prefill",
+                   "decode_step",
                    "efficiency", "cost_per_million_output_tokens", "fleet", "speculative", "batch_sweep", "cache",
                    "notes")
 
@@ -227,6 +230,8 @@ def serve(facts: ModelFacts, inputs: ServeInputs, fitted: Efficiency | None = No
                                           f"{roof.kv_per_sequence(tokens) / GB:,.1f} GB of cache per chip; "
                                           f"{roof.free_memory / GB:,.1f} GB are left beside the weights")
     limit = min(fits, inputs.max_batch or eng.max_batch or fits)
+    if fits == NO_LIMIT:  # nothing cached: the sweep stops at the engine's usual largest batch
+        limit = min(limit, 4096)
     if inputs.batch is not None and inputs.batch > fits:
         raise InputError("batch", f"{inputs.batch:,} sequences of {tokens:,} tokens do not fit: each keeps "
                                   f"{roof.kv_per_sequence(tokens) / GB:.3g} GB of cache per chip and "
@@ -240,8 +245,8 @@ def serve(facts: ModelFacts, inputs: ServeInputs, fitted: Efficiency | None = No
         batch = inputs.batch
     elif output:
         batch = max(sweep, key=lambda row: row["output_tokens_per_s"])["batch"]
-    else:
-        batch = limit
+    else:  # the prefill alone: one prompt's
+        batch = 1
     ttft, tpot, rate = _throughput(roof, batch, prompt, output)
     cache = sequence_cache(facts, tokens, kv_bytes, ACTIVATION_BYTES, prompt if facts.encoder_decoder else 0,
                            hw.chips)
@@ -256,12 +261,14 @@ def serve(facts: ModelFacts, inputs: ServeInputs, fitted: Efficiency | None = No
     return ServeEstimate(
         model=facts.model_type, chip=chip.id, chips=hw.chips, engine=eng.id, precision=inputs.precision,
         weights=inputs.weights, kv_precision=inputs.kv_format, prompt_tokens=prompt, output_tokens=output,
-        batch=batch, sequences_in_memory=fits, kv_cache_bytes_per_token=cache.bytes_per_token,
+        batch=batch, sequences_in_memory=None if fits == NO_LIMIT else fits,
+        kv_cache_bytes_per_token=cache.bytes_per_token,
         kv_cache_bytes=cache.bytes, kv_cache_bytes_transformers=transformers_kv, kv_cache_state_bytes=cache.state_bytes,
         weights_bytes=roof.weight_memory, prefill_flop=counts.prefill_flop(prompt),
         prefill_flop_kernel=counts.prefill_flop(prompt, kernel=True), decode_flop_per_token=decode_mean,
         decode_flop_per_token_engine=decode_engine, ttft_s=ttft, tpot_s=tpot, output_tokens_per_s=rate,
-        output_tokens_per_s_per_chip=rate / hw.chips, prefill=prefill, decode_step=step,
+        output_tokens_per_s_per_chip=rate / hw.chips, prefill_tokens_per_s=batch * prompt / ttft, prefill=prefill,
+        decode_step=step,
         efficiency={"compute": eff.compute, "memory": eff.memory, "allreduce_s": eff.allreduce_s,
                     "source": "given" if inputs.compute_efficiency or inputs.memory_efficiency
                     else f"fitted on {eng.label}'s calibration rows (docs/serving.md)"},

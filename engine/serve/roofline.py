@@ -29,6 +29,8 @@ from engine.serve.formats import ACTIVATION_BYTES, block_weight_bytes, table_wei
 from engine.serve.model_facts import ModelFacts
 
 GB = 1e9
+NO_LIMIT = 10**12
+"""Sequences that fit when nothing is cached (an encoder): memory does not bound the batch."""
 
 
 @dataclass(frozen=True)
