@@ -19,6 +19,8 @@ from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
 from engine.plan.layout import PlanInputs
 from engine.plan.model import PlanModel, plan_model
+from engine.compress.compression import Compression
+from engine.serve.inputs import ServePlan
 
 SCENARIO_VERSION = 1
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days"}
@@ -70,6 +72,10 @@ class Scenario(BaseModel):
                                                            "utilization), and cost/energy inputs.")
     plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
                                                       "memory options.")
+    serve: ServePlan | None = Field(None, description="Serving a language model of the library: chip, formats, "
+                                                      "request, batch (the Serve page).")
+    compression: Compression | None = Field(None, description="A compression technique on the layers (the layer "
+                                                              "builder's Compress panel): before and after.")
 
     @model_validator(mode="before")
     @classmethod

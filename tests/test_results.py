@@ -31,6 +31,8 @@ INPUTS = {
     "Chip", "HardwareDB", "HardwareRun", "Interconnect", "Layout", "MemoryOptions", "PlanInputs", "RunPoint",
     "Scenario", "TrainingRun", "TransformerConfig", "TransformerRun", "TrendQuery", "UtilizationPreset",
     "UtilizationReport", "LibraryModel", "GridPlace", "ProviderPue",
+    "ServeInputs", "ServePlan", "Speculative", "Compression", "Pruning", "Distillation",  # engine.serve/compress
+    "MeasuredFactor",  # a row of engine/compress/factors.json, read as a file
     "PlanSettings",  # the CLI's flags, the API's "settings" and a saved plan's (run_plan.settings_for) alike
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`

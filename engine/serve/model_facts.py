@@ -13,9 +13,9 @@ G groups (Mamba-2's B/C groups; Gated DeltaNet's key heads), P = I/H head size o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from functools import cached_property
 
 from engine.errors import InputError
+from engine.results import Result
 from engine.llm.config import TransformerConfig
 from engine.method1.architecture import Architecture, evaluate
 from engine.method1 import lightning, state_space
@@ -26,7 +26,7 @@ STATE_MIXERS = ("mamba", "mamba2", "gated_deltanet", "short_conv", "lightning")
 
 
 @dataclass(frozen=True, slots=True)
-class MixerState:
+class MixerState(Result):
     """A state-space mixer's sizes, for its recurrent (decode) step and its state."""
 
     kind: str
@@ -76,7 +76,7 @@ class MixerState:
 
 
 @dataclass(frozen=True, slots=True)
-class CacheLayer:
+class CacheLayer(Result):
     """What one decoder layer keeps for a sequence.
 
     ``per_token``: elements per cached token (keys + values: H_kv·(Q + V); MLA: the latent c + the rotary key R,
@@ -101,7 +101,7 @@ class CacheLayer:
 
 
 @dataclass(frozen=True, slots=True)
-class WeightSplit:
+class WeightSplit(Result):
     """Parameters: ``total`` (all), ``active`` (one token's: k experts), the token ``table`` (read row by row), an
     untied LM ``head`` (read whole every step; a tied head reads the table), the ``experts`` (routed, read as the
     tokens of a step touch them) and the ``blocks`` (every other parameter: the blocks' linear layers, norms,
@@ -115,8 +115,8 @@ class WeightSplit:
     blocks: int
 
 
-@dataclass(frozen=True)
-class ModelFacts:
+@dataclass(frozen=True, slots=True)
+class ModelFacts(Result):
     """The serving view of one model: its decoder layers, parameters and how a decode step reads them."""
 
     config: TransformerConfig = field(repr=False)
@@ -131,6 +131,11 @@ class ModelFacts:
     tied_head: bool
     expert_layers: tuple[tuple[int, int, int], ...]
     """(E, k, parameters of one expert) per mixture-of-experts layer."""
+    weights: WeightSplit
+    """The parameters split by how serving stores and reads them."""
+
+    json_fields = ("model_type", "d_model", "vocab_size", "generative", "encoder_decoder", "context_length",
+                   "weights", "layers")
 
     @property
     def model_type(self) -> str:
@@ -181,15 +186,6 @@ class ModelFacts:
         """Parameters of every routed expert, all layers."""
         return sum(e * p for e, _, p in self.expert_layers)
 
-    @cached_property
-    def weights(self) -> WeightSplit:
-        """The parameters split by how serving stores and reads them."""
-        result = evaluate(self.architecture(1, 1 if self.encoder_decoder else None))
-        head = sum(row.params for row in result.rows if row.type == "lm_head")
-        table = self.token_table_params
-        blocks = max(result.params - table - head, 0)
-        return WeightSplit(result.params, result.active_params or result.params, table, head,
-                           min(self.expert_params, blocks), blocks)
 
 
 _MIXER_PARTS = {"mamba": state_space.mamba, "mamba2": state_space.mamba2, "gated_deltanet": state_space.gated_deltanet,
@@ -292,6 +288,13 @@ def model_facts(config: TransformerConfig) -> ModelFacts:
             n_ff = 3 if b.gated else 2
             experts.append((b.experts, b.active_experts, n_ff * d * (b.ff_size or 4 * d)))
     table = config.vocab_size * (config.embedding_size or config.tables_width or d)
+    result = evaluate(config.architecture(1, 1 if config.encoder is not None else None))
+    head = sum(row.params for row in result.rows if row.type == "lm_head")
+    blocks_params = max(result.params - table - head, 0)
+    expert_params = sum(e * p for e, _, p in experts)
+    weights = WeightSplit(result.params, result.active_params or result.params, table, head,
+                          min(expert_params, blocks_params), blocks_params)
     return ModelFacts(config=config, layers=layers, d_model=d, vocab_size=config.vocab_size, generative=generative,
                       encoder_decoder=config.encoder is not None, context_length=config.context_length,
-                      token_table_params=table, tied_head=config.tied_embeddings, expert_layers=tuple(experts))
+                      token_table_params=table, tied_head=config.tied_embeddings, expert_layers=tuple(experts),
+                      weights=weights)
