@@ -19,7 +19,7 @@ from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
 from engine.plan.layout import PlanInputs
 from engine.plan.model import PlanModel, plan_model
-from engine.compress.compression import Compression
+from engine.compress.inputs import Compression
 from engine.serve.inputs import ServePlan
 
 SCENARIO_VERSION = 1

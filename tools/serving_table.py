@@ -38,5 +38,5 @@ def table() -> str:
 
 if __name__ == "__main__":
     text = DOC.read_text(encoding="utf-8")
-    new = re.sub(f"{START}.*?{END}", lambda _: f"{START}\n{table()}\n{END}", text, flags=re.S)
+    new = re.sub(f"{START}.*?{END}", lambda _: f"{START}\n{table()}\n{END}", text, flags=re.DOTALL)
     DOC.write_text(new, encoding="utf-8")

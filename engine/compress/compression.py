@@ -21,18 +21,14 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Annotated, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.compress.factors import chosen, default
-from engine.compress.pruning import WIDTH_FIELDS, Pruning, pruned_layers
+from engine.compress.inputs import Compression
+from engine.compress.pruning import WIDTH_FIELDS, pruned_layers
 from engine.errors import InputError
 from engine.method1.architecture import evaluate
 from engine.results import Result
 
-Examples = Annotated[float, Field(ge=0, le=1e18, allow_inf_nan=False)]
-Factor = Annotated[float, Field(gt=0, le=100, allow_inf_nan=False)]
 FAKE_QUANT_FORWARD = 5
 """FLOP per fake-quantized element forward: divide by the scale, round, clamp (two comparisons), multiply back."""
 FAKE_QUANT_BACKWARD = 1
@@ -40,36 +36,6 @@ FAKE_QUANT_BACKWARD = 1
 SPARSE_KINDS = ("dense", "conv1d", "conv2d", "conv3d", "conv_transpose2d", "transformer_block")
 TRAIN_FORMATS = {"fp8": ("fp8_tensor", "fp8_training"), "mxfp8": ("fp8_tensor", "mxfp8_training"),
                  "nvfp4": ("fp4_tensor", "nvfp4_training")}
-
-
-class Compression(BaseModel):
-    """One technique and its settings."""
-
-    model_config = ConfigDict(extra="forbid", frozen=True)
-    technique: Literal["prune", "unstructured", "two_four", "qat", "ptq", "low_precision"]
-    pruning: Pruning | None = None
-    scoring_examples: Examples = Field(0, description="Examples scored for importance (forward + backward).")
-    fine_tune_examples: Examples = Field(0, description="Examples the pruned net is fine-tuned on.")
-    sparsity: Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)] | None = Field(
-        None, description="s: the share of weights zeroed (unstructured).")
-    layers: tuple[str, ...] | None = Field(None, max_length=10_000, description="Top-level layers (layers[i]) made "
-                                                                                "2:4 sparse (None: every eligible).")
-    chip: str | None = Field(None, max_length=120)
-    qat_steps: Examples = Field(0, description="QAT steps (0: the scenario's training steps).")
-    batch_size: Annotated[int, Field(ge=1, le=10**9)] | None = None
-    calibration_examples: Examples = 0
-    gptq: bool = False
-    train_format: Literal["fp8", "mxfp8", "nvfp4"] | None = None
-    factor: Factor | None = Field(None, description="A measured speed-up in place of the default row.")
-
-    @model_validator(mode="after")
-    def _complete(self):
-        need = {"prune": "pruning", "unstructured": "sparsity", "low_precision": "train_format"}.get(self.technique)
-        if need and getattr(self, need) is None:
-            raise InputError(need, f"give it for {self.technique}")
-        if self.technique == "two_four" and not self.chip:
-            raise InputError("chip", "2:4 sparsity's speed depends on the chip: name it")
-        return self
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,8 +112,8 @@ def _prune(data, scenario, before, spec: Compression) -> CompressionResult:
     ratio = before.forward_flop / after.forward_flop if after.forward_flop else None
     measured, source = chosen("structured_pruning_unsaturated", spec.factor)
     notes = [f"pruned: {', '.join(done[:8])}{' …' if len(done) > 8 else ''}",
-             "time: a GPU kept busy by large batches approaches the FLOP ratio; at small batch far less "
-             f"(measured {measured:g}× for {default('structured_pruning_unsaturated').flop_ratio:g}× fewer FLOP)"]
+             ("time: a GPU kept busy by large batches approaches the FLOP ratio; at small batch far less "
+              f"(measured {measured:g}× for {default('structured_pruning_unsaturated').flop_ratio:g}× fewer FLOP)")]
     return CompressionResult("prune", _column(before), _column(after, "pruned"), score + fine_tune,
                              dense + score + fine_tune, ratio, measured, source, tuple(notes),
                              {"pruned": layers})

@@ -25,6 +25,7 @@ keeps W − 1). The coefficients are read from the architecture at L = 1, 2, 3 a
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import pairwise
 from functools import cached_property
 
 from engine.method1.architecture import evaluate
@@ -199,7 +200,7 @@ class ModelCounts:
         breaks = sorted({start, start + steps} | {layer.window - 1 for layer in self.facts.layers
                                                   if layer.window and start < layer.window - 1 < start + steps})
         total = 0
-        for lo, hi in zip(breaks, breaks[1:]):
+        for lo, hi in pairwise(breaks):
             n = hi - lo
             first, last = self.decode_flop(lo, absorbed), self.decode_flop(hi - 1, absorbed)
             total += (first + last) * n // 2 if n > 1 else first

@@ -3,7 +3,7 @@ request, the engine, speculative decoding, price and traffic; ``ServePlan`` adds
 its share link keep it. Light on purpose: ``engine.scenario`` imports it."""
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 

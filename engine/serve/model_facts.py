@@ -15,11 +15,11 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from engine.errors import InputError
-from engine.results import Result
 from engine.llm.config import TransformerConfig
-from engine.method1.architecture import Architecture, evaluate
 from engine.method1 import lightning, state_space
+from engine.method1.architecture import Architecture, evaluate
 from engine.method1.transformer import LMHead, TransformerBlock
+from engine.results import Result
 
 STATE_MIXERS = ("mamba", "mamba2", "gated_deltanet", "short_conv", "lightning")
 """Mixers that keep a constant state per sequence instead of keys and values."""
@@ -266,7 +266,7 @@ def _cache_layer(index: int, block: TransformerBlock, d: int) -> CacheLayer:
     if not fields:
         fields = {"kind": "none", "label": "keeps nothing (a feed-forward layer)"}
     if block.cross_attention_length:
-        heads, kv_heads, q = block.attention_sizes(d)
+        _, kv_heads, q = block.attention_sizes(d)
         fields["cross_per_position"] = 2 * kv_heads * q
     return CacheLayer(index=index, **fields)
 

@@ -40,8 +40,8 @@ def serve_section(plan: ServePlan) -> list[str]:
         est = run_plan(plan)
     except InputError as exc:
         return lines + [f"- Not computed: {exc}"]
-    lines += [f"- Model: {plan.model}; {est.chips} × {est.chip} ({est.engine}); {est.precision}, weights "
-              f"{est.weights or est.precision}, KV cache {est.kv_precision}",
+    lines += [(f"- Model: {plan.model}; {est.chips} × {est.chip} ({est.engine}); {est.precision}, weights "
+               f"{est.weights or est.precision}, KV cache {est.kv_precision}"),
               f"- Request: {est.prompt_tokens:,} prompt + {est.output_tokens:,} output tokens, batch {est.batch:,}"]
     lines += [f"- {label}: {value}" for label, value in headline(est)]
     lines += [f"- Prefill: {format_flop(est.prefill_flop)} per prompt (FlopCounterMode's count; the kernels' causal "
