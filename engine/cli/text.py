@@ -395,9 +395,37 @@ def serve_text(result: dict) -> str:
                       pairs(items), *notes])
 
 
+def compress_text(result: dict) -> str:
+    if "teacher_flop" in result:  # distillation
+        items = [("mode", result["mode"]), ("teacher / token", format_flop(result["teacher_flop_per_token"])),
+                 ("student / token", format_flop(result["student_flop_per_token"])),
+                 ("teacher's forward passes", format_flop(result["teacher_flop"])),
+                 ("student's training", format_flop(result["student_training_flop"])),
+                 ("total", format_flop(result["total_flop"])),
+                 ("stored logits", _bytes(result["stored_logit_bytes"])),
+                 ("one-third rule", result["modification_sentence"])]
+        return pairs(items)
+    rows = [["parameters", f"{result['before']['params']:,.0f}", f"{result['after']['params']:,.0f}"],
+            ["forward FLOP / example", format_flop(result["before"]["forward_flop"]),
+             format_flop(result["after"]["forward_flop"])]]
+    if result["before"]["training_flop"] is not None:
+        after = result["after"]["training_flop"]
+        rows.append(["training FLOP", format_flop(result["before"]["training_flop"]),
+                     format_flop(after) if after is not None else "—"])
+    items = [("technique", result["technique"]),
+             ("extra compute", format_flop(result["extra_flop"]) if result["extra_flop"] else None),
+             ("whole schedule", format_flop(result["schedule_flop"]) if result["schedule_flop"] else None),
+             ("ideal speed-up", f"{result['ideal_speedup']:.3g}×" if result["ideal_speedup"] else None),
+             ("measured speed-up", f"{result['measured_speedup']:.3g}×" if result["measured_speedup"] else None),
+             ("source", result["speedup_source"])]
+    return "\n".join([table(["", "before", "after"], rows, right=(1, 2)), "", pairs(items),
+                      *[f"note: {n}" for n in result["notes"]]])
+
+
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text, "serve": serve_text,
+    "compress": compress_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""
