@@ -76,11 +76,13 @@ def estimate_hardware(run: Mapping):
 
 
 def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens: float | None = None,
-         options: Mapping | None = None, seq_len: int | None = None):
+                options: Mapping | None = None, seq_len: int | None = None, settings: Mapping | None = None):
     """Memory per chip, step time, MFU and wall-clock of ``layout`` (``dp``, ``tp``, ``pp``, ``ep``,
     ``micro_batch``, ``global_batch`` …) for ``model``: a scenario with layers (``Scenario``/dict/text with a
     ``layers`` list) or a language model's ``config.json`` (a dict with ``model_type``). ``options``: optimizer,
-    precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time → ``Plan``."""
+    precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time. ``settings``: the
+    rest of ``PlanSettings`` (a mixture of experts' dispatcher and overlap, the step model, the kernel model's
+    ``calibration``…) → ``Plan``."""
     from engine.plan.layout import Layout, MemoryOptions
     from engine.plan.model import plan_model
     from engine.plan.run_plan import PlanSettings, plan_run
@@ -93,7 +95,9 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
         planned = scenario.plan_model(seq_len)
         if tokens is None:
             tokens = scenario.tokens()
-    settings = {"chip": chip} if tokens is None else {"chip": chip, "tokens": tokens}
+    if settings is not None and not isinstance(settings, Mapping):
+        raise InputError("settings", "expected a mapping such as {'dispatcher': 'flex'}")
+    settings = {**(settings or {}), "chip": chip} | ({} if tokens is None else {"tokens": tokens})
     if not isinstance(layout, Mapping):
         raise InputError("layout", "expected a mapping such as {'dp': 8, 'global_batch': 64}")
     return plan_run(planned, parse_input(Layout, dict(layout), source="layout"),

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
-from engine.method1.blocks import check_nesting, expanded_count
+from engine.method1.blocks import NestedLayers, check_nesting, expanded_count
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
@@ -54,7 +54,7 @@ browser then draws a table and a bar per layer (100,000 layers took 7.3 s a run)
 100; the CLI takes files up to ``MAX_LAYERS``."""
 
 
-class Scenario(BaseModel):
+class Scenario(NestedLayers):
     """An estimate: the architecture (or a quick form), the training setup, the convention, and the
     hardware run for method 2."""
 
@@ -76,13 +76,6 @@ class Scenario(BaseModel):
                                                       "request, batch (the Serve page).")
     compression: Compression | None = Field(None, description="A compression technique on the layers (the layer "
                                                               "builder's Compress panel): before and after.")
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bounded_nesting(cls, data):
-        if isinstance(data, dict):
-            check_nesting(data.get("layers"))
-        return data
 
     @model_validator(mode="after")
     def _method1_inputs(self):

@@ -34,6 +34,8 @@ INPUTS = {
     "ServeInputs", "ServePlan", "Speculative", "Compression", "Pruning", "Distillation",  # engine.serve/compress
     "MeasuredFactor",  # a row of engine/compress/factors.json, read as a file
     "PlanSettings",  # the CLI's flags, the API's "settings" and a saved plan's (run_plan.settings_for) alike
+    "KernelCalibration",  # the kernel model's efficiencies, inside PlanSettings
+    "PublishedRun", "PublishedFigure",  # published_runs.json, a shipped file read through parse_input
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`
     "Loaded",

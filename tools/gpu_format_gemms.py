@@ -1,6 +1,6 @@
 """Time the dense linear layers of Llama 3 8B and 70B (b·s = 16,384 tokens) on a CUDA GPU in BF16 and in FP8
 (``torch._scaled_mm``, E4M3 with per-tensor scales, BF16 output) and the cast of an activation to FP8, and print
-JSON: a check on ``engine.plan.kernel_model``'s FP8 assumption (the linear layers at the FP8 dense peak with
+JSON: a check on ``engine.plan.kernel``'s FP8 assumption (the linear layers at the FP8 dense peak with
 the BF16 η), not used by it. CUDA events, median of 15 after 4 warm-ups.
 
     python tools/gpu_format_gemms.py > formats.json

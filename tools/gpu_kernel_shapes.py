@@ -1,5 +1,5 @@
 """Time the kernel model's GEMM and attention shapes on a CUDA GPU and print JSON (a check on
-``engine.plan.kernel_model.gemm_s``, not used by it): BF16 GEMMs by CUDA events (median of 15 after 4
+``engine.plan.kernel.gemm.gemm_s``, not used by it): BF16 GEMMs by CUDA events (median of 15 after 4
 warm-ups) — four dense shapes; each local expert's six GEMMs (FC1, FC2, their data and weight gradients) of
 GPT-OSS 120B, Qwen3 30B-A3B and Qwen3 235B-A22B alone ("one") and as a loop over the rank's local experts
 ("loop", as Transformer Engine's GroupedLinear runs them); PyTorch's fused causal attention, forward and

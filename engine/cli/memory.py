@@ -40,7 +40,7 @@ def load_model(args) -> Loaded:
     from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
     from engine.llm.library import library_models
     from engine.plan.model import plan_model
-    from engine.plan.published_runs import PUBLISHED_RUNS
+    from engine.plan.published import published_runs, run_config
     from engine.presets import presets
     from engine.scenario import load_scenario_text
 
@@ -55,9 +55,9 @@ def load_model(args) -> Loaded:
             config = load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES))
         return Loaded(plan_model(config.architecture(config.sequence_length(seq_len))))
     if args.model:
-        run = next((r for r in PUBLISHED_RUNS if r.key == args.model), None)
-        if run is not None:
-            config = read_hf_config(run.config)
+        run = next((r for r in published_runs().runs if r.id == args.model), None)
+        if run is not None:  # a published run's model (palm-540b, megatron-1t, …: engine/plan/published_runs.json)
+            config = read_hf_config(run_config(run))
             return Loaded(plan_model(config.architecture(seq_len or run.seq_len)))
         library = {m.id: m for m in library_models()}
         if args.model in library:  # a language model of the shipped library (transformer --list-models)
@@ -66,9 +66,10 @@ def load_model(args) -> Loaded:
                           library[args.model].training_tokens)
         found = presets().get(args.model)
         if found is None:
-            known = ", ".join([*presets(), *(r.key for r in PUBLISHED_RUNS)])
-            raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}, or a library "
-                                      "model (python -m engine transformer --list-models)")
+            known = ", ".join([*presets(), *(r.id for r in published_runs().runs if r.set == "constant-model")])
+            raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}, a published run's id "
+                                      "(engine/plan/published_runs.json), or a library model (python -m engine "
+                                      "transformer --list-models)")
         scenario = found.scenario
     else:
         scenario = load_scenario_text(read_text_file(args.scenario), source=args.scenario)

@@ -9,7 +9,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from engine.method1.conventions import MERGE_BACKWARD_FLOP_PER_ELEMENT, Convention
 from engine.errors import InputError
 from engine.method1.kinds import Layer
-from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, check_nesting
+from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, NestedLayers
 from engine.method1.ops import prod
 from engine.method1.layers import MAX_SIZE, Flow, ShapeError
 from engine.results import Result
@@ -48,19 +48,12 @@ class InputSpec(BaseModel):
         return Flow(tuple(self.shape), self.sequence_length)
 
 
-class Architecture(BaseModel):
+class Architecture(NestedLayers):
     """The input and the layers, in order."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     input: InputSpec
     layers: Annotated[list[Layer], Field(max_length=MAX_LAYERS)]
-
-    @model_validator(mode="before")
-    @classmethod
-    def _bounded_nesting(cls, data):
-        if isinstance(data, dict):
-            check_nesting(data.get("layers"))
-        return data
 
 
 @dataclass(slots=True)

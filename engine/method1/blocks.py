@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 
-from pydantic import Field
+from pydantic import BaseModel, Field, model_validator
 
 from engine.errors import InputError
 from engine.method1.conventions import MERGE_FLOP_PER_ELEMENT
@@ -252,3 +252,15 @@ def check_nesting(layers: object, field: str = "layers") -> None:
                 for b, branch in enumerate(branches):
                     if isinstance(branch, list):
                         stack.append((branch, f"{here}.branches[{b}]", depth + 1))
+
+
+class NestedLayers(BaseModel):
+    """A model holding a ``layers`` list (the architecture, the scenario): its nesting is bounded
+    (``check_nesting``) before any layer is validated."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _bounded_nesting(cls, data):
+        if isinstance(data, dict):
+            check_nesting(data.get("layers"))
+        return data

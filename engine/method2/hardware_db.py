@@ -68,6 +68,28 @@ Peaks = create_model("Peaks", __base__=_PeaksBase, __module__=__name__,
                      **{key: (PositiveFinite | None, None) for key in PEAK_KEYS})
 
 
+KernelFormat = Literal["fp8", "fp6", "fp4"]
+
+
+class KernelFigures(BaseModel):
+    """What the kernel step-time model (``engine.plan.kernel``) needs of a chip beyond its dense peaks and memory
+    bandwidth: the multiprocessors a GEMM's output tiles are spread over (NVIDIA SMs, AMD compute units), and a
+    format's GEMM rate where it was measured (relative to the model's rate at that format's dense peak)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    multiprocessors: int = Field(ge=1, le=100_000, strict=True)
+    source: str = Field(min_length=1, max_length=400, description="where the multiprocessor count is printed")
+    format_rates: dict[KernelFormat, Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]] = Field(
+        default_factory=dict)
+    format_rates_source: str | None = Field(None, min_length=1, max_length=600)
+
+    @model_validator(mode="after")
+    def _rates_sourced(self):
+        if self.format_rates and not self.format_rates_source:
+            raise ValueError("format_rates need a format_rates_source (the measurement)")
+        return self
+
+
 class Chip(BaseModel):
     """One chip: identity, memory, power, dense peaks per format, an indicative price, sources.
 
@@ -99,6 +121,14 @@ class Chip(BaseModel):
     source: list[Annotated[str, Field(min_length=1, max_length=400)]] = Field(default_factory=list,
                                                                              max_length=10)
     notes: str = Field("", max_length=2000)
+    kernel: KernelFigures | None = Field(None, description="the kernel step-time model's figures (multiprocessors, "
+                                                           "measured format rates), with their sources")
+
+    @model_validator(mode="after")
+    def _kernel_has_its_inputs(self):
+        if self.kernel is not None and (self.memory_bandwidth_gb_s is None or self.peaks.get("bf16_tensor") is None):
+            raise ValueError("kernel figures need the chip's memory bandwidth and its dense BF16 tensor peak")
+        return self
 
     @model_validator(mode="after")
     def _default_format_is_a_peak(self):

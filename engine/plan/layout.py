@@ -2,8 +2,17 @@
 
 Degrees (Narayanan et al. 2021): d data-parallel replicas, t tensor-parallel ranks per layer, p pipeline
 stages, c context-parallel ranks (each holds s/c of every sequence; Megatron-Core's context parallelism),
-e expert-parallel ranks (carved out of the data-parallel ones); chips n = d·t·p·c. A step processes the
+e expert-parallel ranks, each expert split over ``expert_tp`` ranks (Megatron-Core's expert tensor parallelism:
+t by default, 1 in NVIDIA's MoE recipes), carved out of the t·c·d ranks of a stage ("MoE parallel folding": e ×
+expert_tp divides t·c·d); chips n = d·t·p·c. A step processes the
 global batch B sequences in m = B / (d·b) micro-batches of b per replica.
+
+Pipeline split (``pipeline_split``): the p·v virtual stages (rank r holds stages r, r + p, …: Megatron's
+interleaving) take the blocks ``even``ly (p·v divides them), or ``embedding_loss`` — Megatron's
+``account_for_embedding_in_pipeline_split`` and ``account_for_loss_in_pipeline_split``: the embedding and the loss
+count as one block each, so p·v divides blocks + 2 and the first and last virtual stages hold one block fewer —,
+or ``balanced``: as evenly as they go, the first (blocks mod p·v) stages one more (DeepSpeed's uniform
+partition, ``partition_uniform``).
 """
 from __future__ import annotations
 
@@ -23,7 +32,7 @@ DEFAULT_KERNEL_EFFICIENCY = 0.7
 """Share of peak the kernels of a training step reach when not waiting on communication or the pipeline.
 Large 16-bit matrix multiplications run at about 70–90% of the dense peak; norms, softmax and element-wise
 kernels are bound by memory bandwidth and pull the average down. 0.7 is an assumption, not a measurement:
-the published-run table (``engine.plan.published_runs``) shows how far it is off for each run."""
+the published-run table (``engine.plan.published``) shows how far it is off for each run."""
 
 Degree = Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)]
 Precision = Literal["bf16", "fp16", "fp32", "fp8", "fp6", "fp4"]
@@ -31,6 +40,13 @@ Precision = Literal["bf16", "fp16", "fp32", "fp8", "fp6", "fp4"]
 activations stay 16-bit, as in FP8 and FP4 training recipes."""
 PRECISIONS: tuple[str, ...] = get_args(Precision)
 Recompute = Literal["none", "selective", "full"]
+PipelineSplit = Literal["even", "embedding_loss", "balanced"]
+PIPELINE_SPLITS: dict[str, str] = {
+    "even": "equal blocks per stage (p × v divides the blocks)",
+    "embedding_loss": "the embedding and the loss count as a block (Megatron's account_for_embedding/loss_in_"
+                      "pipeline_split)",
+    "balanced": "as even as the blocks go, the first stages one more (DeepSpeed's uniform partition)",
+}
 
 
 class Layout(BaseModel):
@@ -47,14 +63,19 @@ class Layout(BaseModel):
     global_batch: Annotated[int, Field(ge=1, le=MAX_BATCH, strict=True)] | None = None
     virtual_stages: Annotated[int, Field(ge=1, le=1000, strict=True)] = 1
     sequence_parallel: bool = False
+    pipeline_split: PipelineSplit = "even"
+    expert_tp: Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)] | None = Field(
+        None, description="ranks each expert is split over (Megatron's expert tensor parallelism; default t)")
 
     @model_validator(mode="after")
     def _consistent(self):
         if self.chips > MAX_CHIPS:
             raise InputError("dp", f"{self.product} = {self.chips:,} chips is more than the {MAX_CHIPS:,} this "
                                    "tool accepts")
-        if self.dp % self.ep:
-            raise InputError("ep", f"{self.ep} expert-parallel ranks do not divide dp = {self.dp}")
+        if (self.tp * self.cp * self.dp) % (self.ep * self.etp):
+            what = f"{self.ep} expert-parallel ranks" + (f" × expert_tp {self.etp}" if self.etp > 1 else "")
+            raise InputError("ep", f"{what} do not divide the tp × cp × dp = {self.tp * self.cp * self.dp} ranks "
+                                   "of a pipeline stage")
         if self.global_batch is not None:
             if self.micro_batch > self.global_batch:
                 raise InputError("micro_batch", f"{self.micro_batch} is larger than the global batch "
@@ -76,6 +97,31 @@ class Layout(BaseModel):
     @property
     def factors(self) -> str:
         return " × ".join(str(x) for x in (self.dp, self.tp, self.pp) + ((self.cp,) if self.cp > 1 else ()))
+
+    @property
+    def etp(self) -> int:
+        """Ranks each expert is split over: ``expert_tp``, else t (Megatron's default)."""
+        return self.expert_tp or self.tp
+
+    @property
+    def expert_data_parallel(self) -> int:
+        """Ranks holding the same experts: t·c·d / (e·expert_tp) (Megatron-Core's expert data parallelism)."""
+        return self.tp * self.cp * self.dp // (self.ep * self.etp)
+
+    def stage_blocks(self, units: int) -> tuple[tuple[int, ...], ...]:
+        """Blocks (``units``) per pipeline rank and model chunk, [rank][chunk], by ``pipeline_split``."""
+        p, v = self.pp, self.virtual_stages
+        n = p * v
+        if self.pipeline_split == "even":
+            counts = [units // n] * n
+        elif self.pipeline_split == "embedding_loss":
+            per = (units + 2) // n
+            counts = [per] * n
+            counts[0] -= 1
+            counts[-1] -= 1
+        else:
+            counts = [units // n + (1 if j < units % n else 0) for j in range(n)]
+        return tuple(tuple(counts[r + c * p] for c in range(v)) for r in range(p))
 
     @property
     def micro_batches(self) -> int:
@@ -107,10 +153,21 @@ class Layout(BaseModel):
                                        "key/value heads")
         units = model.pipeline_units
         stages = self.pp * self.virtual_stages
-        if stages > 1 and units % stages:
-            what = "transformer blocks" if model.blocks else "layers"
-            field = "pp" if self.virtual_stages == 1 else "virtual_stages"
-            raise InputError(field, f"pp × virtual stages = {stages} does not divide the {units} {what}")
+        what = "transformer blocks" if model.blocks else "layers"
+        field = "pp" if self.virtual_stages == 1 else "virtual_stages"
+        if self.pipeline_split == "embedding_loss":
+            if not model.blocks:
+                raise InputError("pipeline_split", "counting the embedding and the loss as blocks needs "
+                                                   "transformer blocks")
+            if (units + 2) % stages:
+                raise InputError(field, f"pp × virtual stages = {stages} does not divide the {units} {what} + the "
+                                        f"embedding and the loss = {units + 2}")
+        elif self.pipeline_split == "balanced":
+            if stages > units:
+                raise InputError(field, f"pp × virtual stages = {stages} is more than the {units} {what}")
+        elif stages > 1 and units % stages:
+            raise InputError(field, f"pp × virtual stages = {stages} does not divide the {units} {what} (or split "
+                                    "them unevenly: pipeline_split embedding_loss or balanced)")
         if self.ep > 1 and (model.experts <= 1 or model.experts % self.ep):
             raise InputError("ep", f"{self.ep} does not divide the model's {model.experts} expert(s)")
 

@@ -13,9 +13,11 @@ Fine-tuning (frozen layers, LoRA): gradients and optimizer states are kept for t
 only, Ψ_g = Ψ_o = Ψ · (trainable / all), spread over the chips as the weights are; the frozen weights keep
 their w bytes.
 
-Sharding: tensor (t) and pipeline (p) parallelism split the parameters, Ψ_chip = Ψ_dense/(t·p) +
-Ψ_experts/(t·p·e); ZeRO shards over the d data-parallel replicas (the experts' over d/e): stage 1 the
-optimizer states, stage 2 also the gradients, stage 3 (FSDP) also the weights.
+Sharding: tensor (t) and pipeline (p) parallelism split the dense parameters, expert parallelism (e) and expert
+tensor parallelism (t_e: t by default, 1 in NVIDIA's MoE recipes) the experts': Ψ_chip = Ψ_dense/(t·p) +
+Ψ_experts/(t_e·p·e); ZeRO shards over the d·c data-parallel ranks (the experts' over the t·c·d/(e·t_e) ranks
+holding the same experts): stage 1 the optimizer states, stage 2 also the gradients, stage 3 (FSDP) also the
+weights.
 
 Activations of one transformer block per micro-batch of b sequences (Korthikanti et al. 2022, "Reducing
 Activation Recomputation in Large Transformer Models", Table 2; 16-bit values, 1-byte dropout masks), with
@@ -26,7 +28,8 @@ s sequence length, h hidden size, a heads, t tensor-parallel ranks:
 - full (each block's input kept): 2·s·b·h (÷t with sequence parallelism).
 FP32 activations double these. Other layers keep their output values at the activation width (2 bytes,
 4 in FP32). With 1F1B pipelining the first stage holds min(m, p) micro-batches of its L/p blocks
-(Korthikanti eq. 5: L blocks' worth when m ≥ p); the interleaved schedule adds a factor 1 + (p−1)/(p·v).
+(Korthikanti eq. 5: L blocks' worth when m ≥ p; with an uneven split, the first stage's own blocks); the
+interleaved schedule adds a factor 1 + (p−1)/(p·v).
 Not counted: temporary buffers, the framework and allocator's reserve, communication buffers.
 """
 from __future__ import annotations
@@ -129,10 +132,10 @@ class Memory(Result):
 
 def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, float, float, float]:
     """(params per chip, weight, gradient, optimizer-state parameter counts per chip after ZeRO)."""
-    mp = layout.tp * layout.pp
-    dense, experts = model.dense_params / mp, model.expert_params / (mp * layout.ep)
+    dense = model.dense_params / (layout.tp * layout.pp)
+    experts = model.expert_params / (layout.etp * layout.pp * layout.ep)
     params = dense + experts
-    d_dense, d_expert = layout.dp * layout.cp, layout.dp * layout.cp // layout.ep  # states shard over d·c
+    d_dense, d_expert = layout.dp * layout.cp, layout.expert_data_parallel  # states shard over d·c, t·c·d/(e·t_e)
 
     def sharded(stage: int) -> float:
         return dense / d_dense + experts / d_expert if zero >= stage else params
@@ -147,7 +150,8 @@ def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, m
     interleave = 1 + (layout.pp - 1) / (layout.pp * layout.virtual_stages) if layout.virtual_stages > 1 else 1
     per_block = block_activation_bytes(model.seq_len, micro_batch, model.d_model, model.heads, layout.tp,
                                        options.recompute, layout.sequence_parallel) if model.blocks else 0.0
-    blocks = model.blocks / layout.pp * per_block * scale
+    first = sum(layout.stage_blocks(model.blocks)[0]) if model.blocks else 0
+    blocks = first * per_block * scale
     others = model.other_activation_values * micro_batch * activation_bytes_per_value(options) / layout.pp
     return (blocks + others) * in_flight * interleave / layout.cp  # each context-parallel rank: s/c tokens
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, replace
-from typing import Annotated
+from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
@@ -12,17 +12,19 @@ from engine.errors import InputError, parse_input
 from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
 from engine.plan.interconnects import Interconnect, interconnect_for
-from engine.plan.kernel_model import FORMAT_BYTES, KernelStep, kernel_step_for
-from engine.plan.kernel_moe import moe_kernel_step_for
+from engine.plan.kernel.block import ExpertSettings
+from engine.plan.kernel.calibration import DEFAULT_CALIBRATION, KernelCalibration
+from engine.plan.kernel.chip import FORMAT_BYTES, kernel_chips
+from engine.plan.kernel.step import KernelStep, kernel_step_for
 from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions, PlanInputs
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
 from engine.plan.step_time import (
-    CONSTANT_CP_NOTE,
-    CONSTANT_MODEL,
     DEFAULT_KERNEL_EFFICIENCY,
     KERNEL_MODEL,
     StepTime,
+    link_notes,
+    step_flop,
     step_time,
 )
 from engine.plan.thresholds import compare
@@ -44,6 +46,15 @@ class PlanSettings(BaseModel):
     capacity_factor: CapacityFactor = 1.0
     dispatcher: Dispatcher = "alltoall"
     overlap_a2a: bool = False
+    step_model: Literal["kernel", "constant"] = Field(
+        "kernel", description="kernel: the kernel model where it applies (else the constant-efficiency model); "
+                              "constant: the constant-efficiency model at kernel_efficiency")
+    calibration: KernelCalibration = Field(DEFAULT_CALIBRATION, description="The kernel model's efficiencies.")
+
+    @property
+    def experts(self) -> ExpertSettings:
+        """How a mixture of experts runs: capacity factor, dispatcher, all-to-all overlap."""
+        return ExpertSettings(self.capacity_factor, self.dispatcher, self.overlap_a2a)
 
 
 def settings_for(saved: PlanInputs, tokens: float | None = None) -> PlanSettings:
@@ -71,7 +82,7 @@ class Plan(Result):
     step: StepTime | None
     tokens: float | None
     kernel: KernelStep | None = None
-    """The kernel model's step (``engine.plan.kernel_model``) where it applies."""
+    """The kernel model's step (``engine.plan.kernel``) where it applies."""
 
     @property
     def training_flop(self) -> float | None:
@@ -93,7 +104,7 @@ class Plan(Result):
                                    "memory_bound_s": k.memory_bound_s, "tp_comm_s": k.tp_comm_s,
                                    "bubble_s": k.bubble_s, "pp_comm_s": k.pp_comm_s, "dp_comm_s": k.dp_comm_s,
                                    "optimizer_s": k.optimizer_s, "ep_comm_s": k.ep_comm_s,
-                                   "cp_comm_s": k.cp_comm_s}
+                                   "cp_comm_s": k.cp_comm_s, "overhead_s": k.overhead_s}
             if self.tokens is not None and self.step is not None:
                 out["kernel_model"]["wall_clock_days"] = (self.tokens / self.step.tokens_per_step * k.step_s
                                                           / 86_400)
@@ -128,7 +139,7 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
         note += (f"; experts: each local expert's matrix products by their shape, {dispatch} {hidden}, "
                  f"{routing} — on NVIDIA's published H100 runs (Megatron Bridge, 2025–26 "
                  "releases) this model is 18–30% fast for GPT-OSS 120B, 23–57% fast for Qwen3 30B-A3B "
-                 "(by layout and release) and within 6% for Qwen3 235B-A22B: budget small-expert models with margin")
+                 "(by layout and release) and within 8% for Qwen3 235B-A22B: budget small-expert models with margin")
     if model is not None and model.seq_len >= LONG_CONTEXT:
         note += ("; long context: its attention is timed as matrix products with their score traffic, not as a "
                  "fused kernel, and on NVIDIA's published Llama 2 7B runs on H100 it overestimates the step by 21% at "
@@ -137,37 +148,38 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
 
 
 LONG_CONTEXT = 16384
-"""Sequence length from which a kernel-model plan's note quotes the long-context check
-(``validation_h100.long_sequence_table``)."""
+"""Sequence length from which a kernel-model plan's note quotes the long-context check (docs/plan.md)."""
 
 
 def constant_note(kernel_efficiency: float) -> str:
+    """What the constant-efficiency model assumed, and where the kernel model would apply instead."""
+    chips = [load_hardware_db().chip(c) for c in kernel_chips()]
+    names = ", ".join(dict.fromkeys((c.aliases or [c.name])[0] for c in chips))
     return (f"Step time from the constant-efficiency model (kernels at {kernel_efficiency:g} of peak): the kernel "
             "model covers stacks of identical transformer blocks (dense or mixture of experts, no latent attention) in "
-            "16-bit, FP8, FP6 or FP4 formats on A100, H100/H200, B200/GB200, B300/GB300 and AMD MI300X/MI325X/MI355X "
-            "(ZeRO 2–3 for dense blocks)")
+            f"16-bit, FP8, FP6 or FP4 formats on the chips with kernel figures ({names}); ZeRO 2–3 for dense blocks")
 
 
-def calibrated_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, peak: float,
-                    link: Interconnect, settings: PlanSettings) -> tuple[StepTime, KernelStep | None]:
-    """The step from the kernel model where it applies (``kernel_step_for``; a mixture of experts:
-    ``moe_kernel_step_for`` with the settings' capacity factor, dispatcher and all-to-all overlap): compute =
-    GEMMs + memory-bound operations + optimizer step, the communication and bubble its own; elsewhere the
-    constant-efficiency model's at the settings' kernel efficiency. Either carries a note naming the model that
-    produced it."""
-    step = step_time(model, layout, options, peak, link, settings.kernel_efficiency)
-    kernel = (kernel_step_for(model, layout, options, chip.id, link)
-              or moe_kernel_step_for(model, layout, options, chip.id, link, settings.capacity_factor,
-                                     settings.dispatcher, settings.overlap_a2a))
+def plan_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, link: Interconnect,
+              settings: PlanSettings) -> tuple[StepTime, KernelStep | None]:
+    """The step from ONE model: the kernel model where it applies and is asked for (``kernel_step_for``, with the
+    settings' experts and calibration), else the constant-efficiency model at the settings' kernel efficiency.
+    Either carries a note naming the model that produced it."""
+    layout.check_model(model)
+    peak = peak_for(chip, options.precision)
+    kernel = (kernel_step_for(model, layout, options, chip.id, link, settings.experts, settings.calibration)
+              if settings.step_model == "kernel" else None)
     if kernel is None:
-        return (replace(step, notes=step.notes + (constant_note(settings.kernel_efficiency),), model=CONSTANT_MODEL),
-                None)
-    return replace(step, compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s,
-                   bubble_s=kernel.bubble_s, tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s,
-                   dp_comm_s=kernel.dp_comm_s, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                   notes=(tuple(n for n in step.notes if n != CONSTANT_CP_NOTE)
-                          + (kernel_note(model, settings, options.precision),)),
-                   model=KERNEL_MODEL), kernel
+        step = step_time(model, layout, options, peak, link, settings.kernel_efficiency)
+        return replace(step, notes=step.notes + (constant_note(settings.kernel_efficiency),)), None
+    model_flop, hardware_flop = step_flop(model, layout, options)
+    notes = link_notes(link, layout) + (kernel_note(model, settings, options.precision),)
+    return StepTime(compute_s=kernel.gemm_s + kernel.memory_bound_s + kernel.optimizer_s, bubble_s=kernel.bubble_s,
+                    tp_comm_s=kernel.tp_comm_s, pp_comm_s=kernel.pp_comm_s, dp_comm_s=kernel.dp_comm_s,
+                    model_flop_per_step=model_flop, hardware_flop_per_step=hardware_flop, chips=layout.chips,
+                    peak_flop_per_s=peak, tokens_per_step=float(layout.global_batch * model.tokens_per_example),
+                    notes=notes, model=KERNEL_MODEL, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
+                    overhead_s=kernel.overhead_s), kernel
 
 
 def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:
@@ -183,8 +195,7 @@ def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings:
     memory = memory_per_chip(model, layout, options, chip.memory_gb * GB)
     step = kernel = None
     if layout.global_batch is not None:
-        step, kernel = calibrated_step(model, layout, options, chip, peak_for(chip, options.precision), link,
-                                       settings)
+        step, kernel = plan_step(model, layout, options, chip, link, settings)
     return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
 
 
@@ -214,7 +225,7 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
     if isinstance(chips, bool) or not isinstance(chips, int) or not 1 <= chips <= MAX_CHIPS:
         raise InputError("chips", f"must be a whole number from 1 to {MAX_CHIPS:,}")
     chip, link = resolve_chip(settings)
-    peak = peak_for(chip, options.precision)
+    peak_for(chip, options.precision)  # one line naming the format the chip lacks, before the layouts
     capacity = chip.memory_gb * GB
     max_tp = max_tp or link.chips_per_node
     tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
@@ -234,7 +245,7 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                     layout = Layout(dp=d, tp=t, pp=p, micro_batch=b, global_batch=global_batch,
                                     virtual_stages=v, sequence_parallel=sequence_parallel and t > 1)
                     memory = memory_per_chip(model, layout, options, capacity)
-                    step, _ = calibrated_step(model, layout, options, chip, peak, link, settings)
+                    step, _ = plan_step(model, layout, options, chip, link, settings)
                     rows.append(SweepRow(layout, memory, step))
     rows.sort(key=lambda r: (not r.memory.fits, -r.step.mfu if r.step.mfu is not None and math.isfinite(r.step.mfu)
                               else 0))

@@ -19,7 +19,7 @@ when its span (t; t·d; t·d·p) fits in a node.
 Context parallelism (c ranks, each s/c of every sequence): the compute splits over n = d·t·p·c chips, the
 tensor-parallel activations are s/c long, the gradients are reduced over d·c.
 Not modelled: expert parallelism's all-to-all, context parallelism's key/value exchange, latency of small
-messages (the kernel model, ``engine.plan.kernel_model``, has both exchanges).
+messages (the kernel model, ``engine.plan.kernel``, has both exchanges).
 
 MFU = model FLOP per step (F·(1 + r)·B, no recomputation) / (step time × n × P) (Chowdhery et al. 2022, App. B).
 A model without compute and without parameters to exchange (a lone ``flatten``) has a step time of 0: its MFU
@@ -65,11 +65,13 @@ class StepTime(Result):
     """Expert parallelism's all-to-all (kernel model)."""
     cp_comm_s: float = 0.0
     """Context parallelism's key/value ring, where attention does not hide it (kernel model)."""
+    overhead_s: float = 0.0
+    """Time outside the kernels (the kernel model's calibration: per micro-batch and per step)."""
 
     @property
     def step_s(self) -> float:
         return (self.compute_s + self.bubble_s + self.tp_comm_s + self.pp_comm_s + self.dp_comm_s + self.ep_comm_s
-                + self.cp_comm_s)
+                + self.cp_comm_s + self.overhead_s)
 
     def _utilization(self, flop: float) -> float | None:
         capacity = self.step_s * self.chips * self.peak_flop_per_s
@@ -101,7 +103,8 @@ class StepTime(Result):
     def as_dict(self, tokens: float | None = None) -> dict:
         out = {"model": self.model, "step_s": self.step_s, "compute_s": self.compute_s, "bubble_s": self.bubble_s,
                "tp_comm_s": self.tp_comm_s, "pp_comm_s": self.pp_comm_s, "dp_comm_s": self.dp_comm_s,
-               "ep_comm_s": self.ep_comm_s, "cp_comm_s": self.cp_comm_s, "bubble_fraction": self.bubble_fraction, "mfu": self.mfu, "hfu": self.hfu,
+               "ep_comm_s": self.ep_comm_s, "cp_comm_s": self.cp_comm_s, "overhead_s": self.overhead_s,
+               "bubble_fraction": self.bubble_fraction, "mfu": self.mfu, "hfu": self.hfu,
                "model_flop_per_step": self.model_flop_per_step,
                "hardware_flop_per_step": self.hardware_flop_per_step, "chips": self.chips,
                "peak_flop_per_s": self.peak_flop_per_s, "tokens_per_step": self.tokens_per_step,
@@ -120,7 +123,27 @@ def ring_all_reduce_s(bytes_: float, n: int, bandwidth: float) -> float:
 
 CONSTANT_CP_NOTE = ("context parallelism: the constant-efficiency model splits the compute c ways and reduces "
                     "the gradients over d·c; its key/value exchange is not counted")
-"""Said of this model's figures only: the kernel model counts the key/value exchange (``kernel_model``)."""
+"""Said of this model's figures only: the kernel model counts the key/value exchange (``engine.plan.kernel``)."""
+
+
+def step_flop(model: PlanModel, layout: Layout, options: MemoryOptions,
+              backward_ratio: float = DEFAULT_BACKWARD_RATIO) -> tuple[float, float]:
+    """(model FLOP, hardware FLOP) per step: F·(1 + r)·B, plus recomputation's (full: F·B; selective: the
+    attention core's)."""
+    batch = layout.global_batch
+    model_flop = model.forward_flop * (1 + backward_ratio) * batch
+    extra = {"none": 0.0, "selective": model.attention_core_flop, "full": model.forward_flop}[options.recompute]
+    return model_flop, model_flop + extra * batch
+
+
+def link_notes(link: Interconnect, layout: Layout) -> tuple[str, ...]:
+    """A note where a group of the layout spans nodes and the link has no figure between nodes."""
+    t, d, p, cp = layout.tp, layout.dp, layout.pp, layout.cp
+    spans = ((t, t > 1), (t * d * p * cp, p > 1), (t * d * cp, d > 1))
+    if any(used and link.bandwidth(span)[1] for span, used in spans):
+        return (f"{link.system}: no published bandwidth between nodes; the within-node figure is used, so "
+                "communication between nodes is underestimated",)
+    return ()
 
 
 def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flop_per_s: float,
@@ -138,28 +161,24 @@ def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flo
         layout.micro_batches
     batch = layout.global_batch
     n = layout.chips
-    model_flop = model.forward_flop * (1 + backward_ratio) * batch
-    extra = {"none": 0.0, "selective": model.attention_core_flop, "full": model.forward_flop}[options.recompute]
-    hardware_flop = model_flop + extra * batch
+    model_flop, hardware_flop = step_flop(model, layout, options, backward_ratio)
     compute = hardware_flop / (n * peak_flop_per_s * kernel_efficiency)
     bubble = compute * (p - 1) / (v * m)
     notes: list[str] = []
 
     cp = layout.cp
     act_bytes = model.seq_len // cp * b * model.d_model * activation_bytes_per_value(options)
-    tp_bw, stand_in_tp = link.bandwidth(t)
+    tp_bw, _ = link.bandwidth(t)
     per_block = 6 if options.recompute == "full" else 4
     tp_comm = (model.blocks / p) * m * per_block * ring_all_reduce_s(act_bytes, t, tp_bw) if model.blocks else 0.0
-    pp_bw, stand_in_pp = link.bandwidth(t * d * p * cp)
+    pp_bw, _ = link.bandwidth(t * d * p * cp)
     pp_comm = 2 * v * m * act_bytes / pp_bw if p > 1 else 0.0
-    dp_bw, stand_in_dp = link.bandwidth(t * d * cp)
+    dp_bw, _ = link.bandwidth(t * d * cp)
     grad_bytes = 4 if options.precision == "fp32" else 2
     params_chip = model.dense_params / (t * p) + model.expert_params / (t * p * layout.ep)
     dp_comm = ring_all_reduce_s(params_chip * grad_bytes, d * cp, dp_bw) * (1.5 if options.zero == 3 else 1.0)
     if cp > 1:
         notes.append(CONSTANT_CP_NOTE)
-    if (stand_in_tp and t > 1) or (stand_in_pp and p > 1) or (stand_in_dp and d > 1):
-        notes.append(f"{link.system}: no published bandwidth between nodes; the within-node figure is used, "
-                     "so communication between nodes is underestimated")
+    notes.extend(link_notes(link, layout))
     return StepTime(compute, bubble, tp_comm, pp_comm, dp_comm, model_flop, hardware_flop, n, peak_flop_per_s,
                     float(batch * model.tokens_per_example), tuple(notes))

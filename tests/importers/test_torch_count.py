@@ -22,6 +22,7 @@ def _by_scope(rows) -> dict[str, tuple[int, int]]:
     return {k: tuple(v) for k, v in out.items() if any(v)}
 
 
+@pytest.mark.external_check("counted")
 @pytest.mark.parametrize("name,shape,dtype", [("resnet50", [1, 3, 64, 64], "float"),
                                               ("vit", [1, 3, 64, 64], "float"),
                                               ("lstm", [1, 12], "long")])

@@ -1,4 +1,4 @@
-"""Small configs of the decoder families of ``engine.llm.decoder_families`` added for issue 21's second round
+"""Small configs of the decoder families of ``engine.llm.families`` added for issue 21's second round
 (Helium, Seed-OSS, GLM, CWM, FlexOlmo, Nemotron, Persimmon, and the
 types transformers builds with another family's classes: EXAONE 3, InternLM3, IQuest-Coder → Llama;
 Param2-MoE, Sarvam-MoE → GLM-4.5 MoE; Sarvam-MLA → DeepSeek-V3). Each switches the options its reader knows;

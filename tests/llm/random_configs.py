@@ -62,7 +62,7 @@ def defaults(model_type: str) -> dict:
 def read_keys(model_type: str) -> frozenset[str] | None:
     """The keys transformers' modelling code reads for this family, under every name they go by (None: the
     family is not in config_keys.json; then every key counts as read)."""
-    from engine.llm.family_parts import key_aliases, modelling_keys
+    from engine.llm.families.keys import key_aliases, modelling_keys
 
     reads = modelling_keys().get(model_type)
     if reads is None:

@@ -40,10 +40,10 @@ def _wrappers():
 
 
 def test_the_derived_file_is_current():
-    from engine.llm.families import _wrappers_file
+    from engine.llm.families import wrappers_file
     from tools.derive_multimodal_wrappers import derive
 
-    assert _wrappers_file() == json.loads(json.dumps(derive())), \
+    assert wrappers_file() == json.loads(json.dumps(derive())), \
         "engine/llm/multimodal_wrappers.json is stale: python -m tools.derive_multimodal_wrappers"
 
 

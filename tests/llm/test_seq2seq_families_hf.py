@@ -1,4 +1,4 @@
-"""The encoder–decoder families of ``engine.llm.seq2seq_families`` against transformers itself (the class in
+"""The encoder–decoder families (``engine.llm.families.t5``, ``bart``) against transformers itself (the class in
 ``architectures``, head included, built on the meta device: Σ numel, FlopCounterMode of one forward pass),
 with encoder and decoder lengths apart (cross-attention reads the encoder's M positions); and what each
 family refuses, by name."""

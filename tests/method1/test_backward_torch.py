@@ -123,6 +123,7 @@ def test_multi_head_attention(torch):
         assert (result.forward_flop, result.backward_flop) == (forward, backward), (h, w, up, tr)
 
 
+@pytest.mark.external_check("embedding")
 def test_embedding_takes_no_gradient_into_token_ids(torch):
     """Token ids are integers: PyTorch refuses them a gradient, and the embedding's own backward (a scatter-add)
     counts no multiply-accumulates. So the first dense layer after a frozen table has no input gradient."""

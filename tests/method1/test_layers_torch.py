@@ -53,6 +53,7 @@ def _compare(torch, module, x, input_shape, layer, steps=None, out_perm=None):
     return True
 
 
+@pytest.mark.external_check("dense")
 def test_dense(torch):
     rng = random.Random(1)
     for _ in range(CASES):
@@ -74,6 +75,7 @@ def test_dense_per_position_is_nn_linear_on_the_last_axis(torch):
         assert _compare(torch, torch.nn.Linear(n, m, bias=bias), x, [h, w, n], layer)
 
 
+@pytest.mark.external_check("max_pool2d", "avg_pool2d")
 @pytest.mark.parametrize("kind", ["max_pool2d", "avg_pool2d"])
 def test_pooling_with_and_without_ceil_mode(torch, kind):
     """The output size, PyTorch's rule for ceil_mode included (a last window that would start in the padding
@@ -114,6 +116,7 @@ def test_googlenet_pools_need_no_padding_trick(torch):
     assert [r.output_shape[:2] for r in result.rows] == sizes == [[56, 56], [28, 28], [14, 14], [7, 7]]
 
 
+@pytest.mark.external_check("conv1d", "conv2d", "conv3d")
 @pytest.mark.parametrize("kind", ["conv1d", "conv2d", "conv3d"])
 def test_conv(torch, kind):
     dims = int(kind[4])
@@ -146,6 +149,7 @@ def test_conv_scalar_arguments(torch):
                     out_perm=[1, 2, 0])
 
 
+@pytest.mark.external_check("conv_transpose2d")
 def test_conv_transpose2d(torch):
     rng = random.Random(7)
     agreed = 0
@@ -166,6 +170,7 @@ def test_conv_transpose2d(torch):
     assert agreed > CASES // 2
 
 
+@pytest.mark.external_check("rnn", "gru", "lstm")
 @pytest.mark.parametrize("kind", ["rnn", "gru", "lstm"])
 def test_recurrent(torch, kind):
     rng = random.Random(("rnn", "gru", "lstm").index(kind))  # hash() of a str changes per process
@@ -192,6 +197,7 @@ def test_lstm_counts_zero_on_cpu_but_not_on_meta(torch):
     assert _engine([8], {"type": "lstm", "units": 4}, 5).rows[0].forward_flop == meta_flop
 
 
+@pytest.mark.external_check("multi_head_attention")
 def test_multi_head_attention(torch):
     rng = random.Random(3)
     for _ in range(CASES):
@@ -204,6 +210,7 @@ def test_multi_head_attention(torch):
         assert (row.params, row.forward_flop, row.output_shape) == (params, flop, out_shape[1:])
 
 
+@pytest.mark.external_check("layer_norm", "activation", "dropout")
 def test_transformer_encoder_layer_stack(torch):
     """A whole post-norm encoder layer: MHA + 2 dense + norms + activation, matmul convention."""
     w, h, ff, length = 64, 4, 256, 10
@@ -217,6 +224,7 @@ def test_transformer_encoder_layer_stack(torch):
     assert (result.params, result.forward_flop) == (params, flop)
 
 
+@pytest.mark.external_check("self_attention")
 def test_self_attention(torch):
     """One head: q, k (W → D) and v (W → N) projections, softmax(q·kᵀ/√D)·v, as three nn.Linear and two
     matmuls; FlopCounterMode counts the projections and the two products."""

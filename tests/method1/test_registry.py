@@ -1,24 +1,67 @@
-"""Every kind in the registry is checked against an external counter: a new kind fails here until a test
-compares it with PyTorch (or, for the parts of language models, until a published model that the
-transformers cross-check builds uses it)."""
+"""The kinds' registry refuses what is not registered: every layer kind defined anywhere in the engine (found by
+walking ``LayerBase``'s subclasses once every engine module is imported, not from a hand list) is in the tagged
+union, and every kind is checked against an external counter — a test marked ``external_check("<type>")`` that
+compares it with PyTorch, or, for the parts of language models, a published model (or a small config switching
+each option a reader knows) that the transformers cross-check builds."""
 from __future__ import annotations
 
+import ast
+import importlib
 import inspect
+import pkgutil
 from pathlib import Path
 
 import pytest
 
-from engine.method1.kinds import KIND_BY_TYPE
+import engine
+from engine.method1.kinds import KIND_BY_TYPE, LAYER_KINDS
+from engine.method1.layers import LayerBase
 
 TESTS = Path(__file__).resolve().parents[1]
-_TORCH_MARKERS = ("FlopCounterMode", "torch_nets", "hf_reference", "(torch)", "(torch,", ", torch)", ", torch,")
 
 
-def _torch_test_sources() -> list[str]:
-    """The text of every test module that compares with PyTorch (it uses the counter, the twins or the
-    ``torch`` fixture)."""
-    texts = (p.read_text(encoding="utf-8") for p in TESTS.rglob("test_*.py"))
-    return [t for t in texts if any(marker in t for marker in _TORCH_MARKERS)]
+def defined_kinds() -> set[type[LayerBase]]:
+    """Every concrete layer kind the engine defines: the subclasses of ``LayerBase`` with a ``type`` tag, every
+    engine module imported first."""
+    for module in pkgutil.walk_packages(engine.__path__, "engine."):
+        if module.name != "engine.__main__":
+            importlib.import_module(module.name)
+    found, todo = set(), [LayerBase]
+    while todo:
+        for sub in todo.pop().__subclasses__():
+            todo.append(sub)
+            tag = sub.model_fields.get("type")
+            if tag is not None and isinstance(tag.default, str):
+                found.add(sub)
+    return found
+
+
+def externally_checked() -> dict[str, list[str]]:
+    """``type`` → the tests marked ``@pytest.mark.external_check(...)`` with it, read from every test module."""
+    out: dict[str, list[str]] = {}
+    for path in TESTS.rglob("test_*.py"):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.FunctionDef):
+                continue
+            for mark in node.decorator_list:
+                if isinstance(mark, ast.Call) and ast.unparse(mark.func) == "pytest.mark.external_check":
+                    for arg in mark.args:
+                        out.setdefault(arg.value, []).append(f"{path.relative_to(TESTS)}::{node.name}")
+    return out
+
+
+def test_every_defined_kind_is_registered():
+    """A kind class written and left out of its module's kinds tuple (``BASIC_KINDS``, ``VISION_KINDS``…) is
+    not in the scenario's tagged union: no file, link or form could use it."""
+    missing = {k.__name__ for k in defined_kinds()} - {k.__name__ for k in LAYER_KINDS}
+    assert not missing, f"layer kinds defined and not registered: {sorted(missing)}"
+    assert len(KIND_BY_TYPE) == len(LAYER_KINDS), "two kinds share a type tag"
+
+
+def test_the_external_check_marks_name_real_kinds():
+    marked = externally_checked()
+    assert marked, "no test is marked external_check"
+    assert set(marked) <= set(KIND_BY_TYPE), f"marks naming no kind: {sorted(set(marked) - set(KIND_BY_TYPE))}"
 
 
 def _kinds_in(layers) -> set[str]:
@@ -45,9 +88,7 @@ def _kinds_of(configs) -> set[str]:
 
 
 def test_every_kind_has_an_external_check():
-    sources = _torch_test_sources()
-    named = {k for k in KIND_BY_TYPE if any(f'"{k}"' in s or f"'{k}'" in s for s in sources)}
-    rest = set(KIND_BY_TYPE) - named
+    rest = set(KIND_BY_TYPE) - set(externally_checked())
     if rest:  # the parts of language models: checked through whole models built by transformers
         from engine.llm.library import library_models
 

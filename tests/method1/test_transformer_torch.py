@@ -131,6 +131,7 @@ def ref(torch):
     return _reference_classes(torch)
 
 
+@pytest.mark.external_check("transformer_block")
 @pytest.mark.parametrize("norm_first", [True, False])
 def test_pytorch_encoder_layer(torch, norm_first):
     """nn.TransformerEncoderLayer: a non-causal (encoder) block with biases, pre- or post-norm."""

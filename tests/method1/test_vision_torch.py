@@ -35,6 +35,7 @@ def _meta(torch, *shape):
     return torch.empty(1, *shape, device="meta")
 
 
+@pytest.mark.external_check("channel_split")
 def test_channel_split_is_torch_chunk(torch):
     rng = random.Random(1)
     compared = raised = 0
@@ -55,6 +56,7 @@ def test_channel_split_is_torch_chunk(torch):
     assert compared > CASES // 2 and raised > 3
 
 
+@pytest.mark.external_check("channel_shuffle")
 def test_channel_shuffle(torch):
     from tests.method1.torch_nets import channel_shuffle
 
@@ -71,6 +73,7 @@ def test_channel_shuffle(torch):
         evaluated([4, 4, 8], [{"type": "channel_shuffle", "groups": 3}])
 
 
+@pytest.mark.external_check("layer_scale")
 def test_layer_scale(torch):
     rng = random.Random(3)
     for _ in range(CASES):
@@ -89,6 +92,7 @@ def test_layer_scale(torch):
     assert (full.params, full.forward_flop) == (3, 5 * 7 * 3)  # γ per channel, one multiply per element
 
 
+@pytest.mark.external_check("stochastic_depth")
 def test_stochastic_depth_counts_nothing_in_training_either(torch):
     from tests.method1.torch_nets import StochasticDepth
 
@@ -99,6 +103,7 @@ def test_stochastic_depth_counts_nothing_in_training_either(torch):
     assert full.forward_flop == 4 * 4 * 8  # the training-time mask multiply, as dropout
 
 
+@pytest.mark.external_check("window_attention")
 def test_window_attention(torch):
     from tests.method1.torch_nets import ShiftedWindowAttention
 
@@ -132,6 +137,7 @@ def test_window_attention_full_convention():
     assert small == 2 * (n * 4 * c * c + 2 * n * n * c) + n * 5 * c + 6 * heads * n * n
 
 
+@pytest.mark.external_check("patch_merging")
 def test_patch_merging(torch):
     from tests.method1.torch_nets import PatchMerging
 

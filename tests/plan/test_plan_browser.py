@@ -63,7 +63,7 @@ def test_framework_convention_and_the_kernel_model_in_the_browser(browser):
     # Llama 2 7B on 8 H100s (d 8, B 64): Megatron's FP32 gradients add 2 B × 6.74e9 = 13.5 GB per chip; the
     # plan's step and MFU come from the kernel model
     from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
     scenario = presets()["llama2-7b"].scenario
     kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(),
@@ -84,7 +84,7 @@ def test_context_parallelism_in_the_browser(browser):
     # Llama 2 7B on 8 H100s (d 8, B 64), then c = 3 (4,096 tokens do not split into 6 chunks: named), then
     # c = 2: 16 chips, each holding half of every sequence; MFU from the kernel model with cp = 2
     from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
     scenario = presets()["llama2-7b"].scenario
     kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, cp=2, global_batch=64), MemoryOptions(),
@@ -161,7 +161,7 @@ def test_fp8_plan_counts_its_casts_in_the_browser(browser):
     # Llama 2 7B on 8 H100s (d 8, B 64), switched to FP8: the step comes from the kernel model with the casts
     # into FP8 (its MFU against the FP8 peak), and the note under the step's parts says they are counted
     from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import kernel_step_for
+    from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
     scenario = presets()["llama2-7b"].scenario
     fp8 = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(precision="fp8"),

@@ -9,35 +9,43 @@ import pytest
 
 from engine.cli import main
 from engine.errors import InputError, parse_input
-from engine.plan.kernel_model import ETA_NETWORK, H100, gemm_s
-from engine.plan.kernel_moe import moe_step_s
-from engine.plan.layout import PlanInputs
-from engine.plan.run_plan import PlanSettings, plan_run
-from engine.plan.validation_h100 import OUTSIDE, plan_for, plan_model_of
-from tests.plan import moe_plan_page
+from engine.plan.kernel.block import ExpertSettings
+from engine.plan.kernel.calibration import DEFAULT_CALIBRATION
+from engine.plan.kernel.chip import kernel_chip
+from engine.plan.kernel.gemm import gemm_s
+from engine.plan.layout import Layout, PlanInputs
+from engine.plan.published import plan_for, run_config
+from engine.plan.run_plan import PlanSettings
+from tests.plan import kernel, moe_plan_page, published_run, synthetic_model
 
-QWEN3_30B = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B")).config
-ARGS = dict(layers=1, h=512, heads=8, kv_heads=8, head_dim=64, s=1024, vocab=0, dense_params=1e6,
-            expert_params=1e6, experts=4, top_k=2, f=1024, p=1, d=2, ep=2, b=1, global_batch=2)
+QWEN3_30B = run_config(published_run("Qwen3 30B"))
+MODEL = synthetic_model(blocks=1, h=512, heads=8, head_dim=64, s=1024, dense_params=1e6, expert_params=1e6,
+                        experts=4, top_k=2, f=1024, gated=True)
+LAYOUT = Layout(dp=2, ep=2, global_batch=2)
 
 
 def test_the_busiest_rank_takes_c_times_the_mean():
-    even, busy = moe_step_s(H100, **ARGS), moe_step_s(H100, imbalance=1.25, **ARGS)
-    # all-to-all: 4 per block, each 1,024 × 2 × 512 × 2 bytes × 1/2 over NVLink, × 1.25 for the busiest rank
-    assert busy["all_to_all_s"] == pytest.approx(1.25 * 4 * 1024 * 2 * 512 * 2 / 2 / (450e9 * ETA_NETWORK))
-    assert busy["all_to_all_s"] == pytest.approx(1.25 * even["all_to_all_s"])
+    even = kernel(MODEL, LAYOUT)
+    busy = kernel(MODEL, LAYOUT, experts=ExpertSettings(capacity_factor=1.25))
+    # all-to-all: 4 per block, each 1,024 × 2 × 512 × 2 bytes × 1/2 over NVLink (450 GB/s at 75%), × 1.25 for the
+    # busiest rank
+    assert busy.ep_comm_s == pytest.approx(1.25 * 4 * 1024 * 2 * 512 * 2 / 2 / (450e9 * 0.75))
+    assert busy.ep_comm_s == pytest.approx(1.25 * even.ep_comm_s)
     # expert GEMMs: 2 local experts of ⌈1.25 × 1,024⌉ = 1,280 tokens instead of 1,024 (FC1 gated: 2f)
+    h100 = kernel_chip("nvidia-h100-sxm")
+
+    def g(m, n, k):
+        return gemm_s(h100, DEFAULT_CALIBRATION, m, n, k)
+
     def experts(m):
-        return 2 * (gemm_s(H100, m, 2048, 512) + gemm_s(H100, m, 512, 1024) + gemm_s(H100, m, 512, 2048)
-                    + gemm_s(H100, 512, 2048, m) + gemm_s(H100, m, 1024, 512) + gemm_s(H100, 1024, 512, m))
-    assert busy["gemm_s"] - even["gemm_s"] == pytest.approx(experts(math.ceil(1.25 * 1024)) - experts(1024))
+        return 2 * (g(m, 2048, 512) + g(m, 512, 1024) + g(m, 512, 2048) + g(512, 2048, m) + g(m, 1024, 512)
+                    + g(1024, 512, m))
+    assert busy.gemm_s - even.gemm_s == pytest.approx(experts(math.ceil(1.25 * 1024)) - experts(1024))
 
 
 def test_a_plan_with_an_unbalanced_router_is_slower_and_says_so():
-    run = next(r for r in OUTSIDE if r.label.startswith("GPT-OSS"))
-    even = plan_for(run)
-    busy = plan_run(plan_model_of(run), even.layout, even.options,
-                    PlanSettings(chip="nvidia-h100-sxm", capacity_factor=1.25))
+    run = published_run("GPT-OSS")
+    even, busy = plan_for(run), plan_for(run, capacity_factor=1.25)
     assert busy.step.ep_comm_s == pytest.approx(1.25 * even.step.ep_comm_s)
     assert busy.step.step_s > even.step.step_s
     assert any("1.25× the mean tokens" in n for n in busy.step.notes)

@@ -12,9 +12,10 @@ from engine.llm.config import read_hf_config
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.memory import memory_per_chip
 from engine.plan.model import plan_model
-from engine.plan.validation_h100 import OUTSIDE
+from engine.plan.published import run_config
+from tests.plan import published_run
 
-LLAMA3_8B = next(r for r in OUTSIDE if r.label.startswith("Llama 3 8B")).config
+LLAMA3_8B = run_config(published_run("Llama 3 8B, 8 H100"))
 
 
 def llama3_8b(seq: int = 8192):

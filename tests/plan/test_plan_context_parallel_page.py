@@ -6,7 +6,7 @@ import pytest
 from streamlit.testing.v1 import AppTest
 
 from engine.plan.interconnects import interconnect_for
-from engine.plan.kernel_model import kernel_step_for
+from engine.plan.kernel.step import kernel_step_for
 from engine.plan.layout import Layout, MemoryOptions
 from engine.presets import presets
 from tests.conftest import ROOT

@@ -10,19 +10,18 @@ import pytest
 from engine.cli import main
 from engine.errors import InputError, parse_input
 from engine.plan.layout import Layout, MemoryOptions, PlanInputs
+from engine.plan.published import run_config
 from engine.plan.run_plan import PlanSettings, plan_run
-from engine.plan.validation_h100 import OUTSIDE, plan_model_of
 from engine.report import markdown_report
-from tests.plan import moe_plan_page
+from tests.plan import kernel, moe_plan_page, published_run, run_model
 
-QWEN3_30B_RUN = next(r for r in OUTSIDE if r.label.startswith("Qwen3 30B"))
-QWEN3_30B = QWEN3_30B_RUN.config
+QWEN3_30B = run_config(published_run("Qwen3 30B"))
 # Qwen3 30B-A3B on 16 H100s in two nodes, e 16 (Megatron Bridge's H100 recipe layout): 8 of 16 ranks elsewhere
 TWO_NODES = Layout(dp=16, ep=16, global_batch=1024)
 
 
 def _plan(dispatcher: str):
-    return plan_run(plan_model_of(QWEN3_30B_RUN), TWO_NODES, MemoryOptions(convention="megatron"),
+    return plan_run(run_model("Qwen3 30B"), TWO_NODES, MemoryOptions(convention="megatron"),
                     PlanSettings(chip="nvidia-h100-sxm", dispatcher=dispatcher))
 
 
@@ -40,7 +39,7 @@ def test_flex_sends_a_token_once_to_the_other_node():
 
 def test_one_node_is_the_same_either_way():
     layout = Layout(dp=8, ep=8, global_batch=64)
-    model = plan_model_of(QWEN3_30B_RUN)
+    model = run_model("Qwen3 30B")
     steps = [plan_run(model, layout, MemoryOptions(), PlanSettings(chip="nvidia-h100-sxm", dispatcher=d)).step.step_s
              for d in ("alltoall", "flex")]
     assert steps[0] == pytest.approx(steps[1])
@@ -95,27 +94,22 @@ def test_the_page_offers_it_on_a_mixture_of_experts_and_the_link_and_report_keep
 
 
 def test_overlapping_the_all_to_all_hides_what_the_compute_covers():
-    from engine.plan.interconnects import interconnect_for
-    from engine.plan.kernel_model import H100
-    from engine.plan.kernel_moe import moe_step_s
+    from dataclasses import replace
 
-    model = plan_model_of(QWEN3_30B_RUN)
-    link = interconnect_for("nvidia-h100-sxm")
-    args = dict(layers=model.blocks, h=model.d_model, heads=model.heads, kv_heads=model.kv_heads,
-                head_dim=model.attention_width // model.heads, s=4096, vocab=0,
-                dense_params=model.dense_params, expert_params=model.expert_params, experts=model.experts,
-                top_k=model.active_experts, f=model.ff_size, p=1, d=16, ep=16, b=1, global_batch=1024,
-                intra_gb_s=link.intra_gb_s, inter_gb_s=link.inter_gb_s, chips_per_node=8)
-    exposed, hidden = moe_step_s(H100, **args), moe_step_s(H100, overlap_a2a=True, **args)
+    from engine.plan.kernel.block import ExpertSettings
+
+    model = replace(run_model("Qwen3 30B"), vocab=0)
+    options = MemoryOptions(convention="megatron")
+    exposed = kernel(model, TWO_NODES, options)
+    hidden = kernel(model, TWO_NODES, options, experts=ExpertSettings(overlap_a2a=True))
     # per block and micro-batch (m = 1,024 / 16 = 64 of them, 48 blocks): the exposed all-to-all is
     # max(0, all-to-all − (forward + backward GEMMs)); with no logits (vocab 0) gemm_s is m·L·(fwd + bwd)
     per = 64 * model.blocks
-    a2a, gemms = exposed["all_to_all_s"] / per, exposed["gemm_s"] / per
-    assert hidden["all_to_all_s"] == pytest.approx(per * max(0.0, a2a - gemms))
-    assert 0 < hidden["all_to_all_s"] < exposed["all_to_all_s"]  # the scale-out all-to-all outlasts the GEMMs
-    plan = plan_run(model, TWO_NODES, MemoryOptions(convention="megatron"),
-                    PlanSettings(chip="nvidia-h100-sxm", overlap_a2a=True))
-    assert plan.step.ep_comm_s == pytest.approx(hidden["all_to_all_s"])
+    a2a, gemms = exposed.ep_comm_s / per, exposed.gemm_s / per
+    assert hidden.ep_comm_s == pytest.approx(per * max(0.0, a2a - gemms))
+    assert 0 < hidden.ep_comm_s < exposed.ep_comm_s  # the scale-out all-to-all outlasts the GEMMs
+    plan = plan_run(run_model("Qwen3 30B"), TWO_NODES, options, PlanSettings(chip="nvidia-h100-sxm", overlap_a2a=True))
+    assert plan.step.ep_comm_s == pytest.approx(hidden.ep_comm_s)
     assert "moe_a2a_overlap" in plan.step.notes[-1]
 
 

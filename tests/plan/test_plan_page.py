@@ -131,8 +131,8 @@ def test_the_framework_convention_changes_the_model_states(llama):
 
 
 def test_the_kernel_model_step_is_shown_with_its_validation():
-    from engine.plan.kernel_model import kernel_step_for
     from engine.plan.interconnects import interconnect_for
+    from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
     at = plan_page("llama2-7b")
     kernel = kernel_step_for(plan_model(read_hf_config(LLAMA2_7B_CONFIG).architecture(4096)),

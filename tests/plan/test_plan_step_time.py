@@ -9,7 +9,7 @@ from engine.llm.presets import GPT3_175B_CONFIG
 from engine.plan.interconnects import Interconnect, interconnect_for, interconnects
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import plan_model
-from engine.plan.published_runs import PUBLISHED_RUNS, comparison
+from engine.plan.published import comparisons
 from engine.plan.step_time import ring_all_reduce_s, step_time
 
 LINK = Interconnect(chips_per_node=8, intra_gb_s=300, inter_gb_s=25)
@@ -85,21 +85,28 @@ PUBLISHED_TOLERANCE_POINTS = 15.0
 """The model's worst error on the table below (13 points, Megatron 18.4B) is within this."""
 
 
-@pytest.mark.parametrize("row", comparison(), ids=[r.key for r in PUBLISHED_RUNS])
+@pytest.mark.parametrize("row", comparisons("constant-model"), ids=lambda c: c.run.id)
 def test_prediction_vs_published_runs(row):
     # PaLM 540B: 46.2% MFU (Chowdhery et al. 2022, Table 3); Megatron-LM: 43–52% of peak (Narayanan et al.
     # 2021, Table 1). Errors at kernel efficiency 0.7: PaLM −0.1, 18.4B +12.8, 145.6B +10.5, 529.6B +4.6,
     # 1T +4.8 points.
-    assert abs(row["error_points"]) <= PUBLISHED_TOLERANCE_POINTS, row
+    assert row.step_model == "constant-efficiency model"
+    assert abs(100 * row.error) <= PUBLISHED_TOLERANCE_POINTS, row
 
 
 def test_published_models_have_the_published_sizes():
-    sizes = {r.key: r.model().params for r in PUBLISHED_RUNS}
+    sizes = {c.run.id: _params(c.run) for c in comparisons("constant-model")}
     assert sizes["palm-540b"] == pytest.approx(540.35e9, rel=1e-3)  # PaLM Table 1: 540.35B
     assert sizes["megatron-1t"] == pytest.approx(1008e9, rel=1e-3)  # Narayanan Table 1: 1008.0B
     assert sizes["megatron-146b"] == pytest.approx(145.6e9, rel=1e-3)
     assert sizes["megatron-530b"] == pytest.approx(529.6e9, rel=1e-3)
     assert sizes["megatron-18b"] == pytest.approx(18.4e9, rel=3e-3)
+
+
+def _params(run) -> int:
+    from engine.plan.published import run_config
+
+    return plan_model(read_hf_config(run_config(run)).architecture(run.seq_len)).params
 
 
 def test_a_model_without_compute_has_no_mfu_not_a_division_by_zero():

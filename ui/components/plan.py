@@ -14,7 +14,6 @@ from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, DISPATCHE
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
 from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
-from engine.plan.published_runs import comparison
 from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop
 from ui import state
@@ -22,7 +21,7 @@ from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
 from ui.views import plan as view
-from ui.views.step_models import chips_rows, h100_rows, kernel_basis, long_context_rows, validation_rows
+from ui.views.step_models import chips_rows, h100_rows, kernel_basis, long_context_rows, published_rows, validation_rows
 from ui.widgets import metric_row, show_error
 
 
@@ -224,7 +223,7 @@ def thresholds(training_flop: float | None, frozen: bool = False) -> None:
 
 @st.cache_data(show_spinner=False)
 def _published() -> pd.DataFrame:
-    return pd.DataFrame(view.published_rows(comparison()))
+    return pd.DataFrame(published_rows())
 
 
 def published_runs() -> None:

@@ -132,9 +132,3 @@ def threshold_lines(training_flop: float) -> list[tuple[bool, str]]:
 def modification_line(training_flop: float) -> str:
     return (f"Modifying a model: above {format_flop(modification_threshold(training_flop))} (one third of this "
             f"run) the modifier becomes a provider. {MODIFICATION_SOURCE}")
-
-
-def published_rows(comparison) -> list[dict]:
-    return [{"run": r["run"], "reported": r["metric"], "published": f"{100 * r['published']:.1f}%",
-             "predicted": f"{100 * r['predicted']:.1f}%", "error (points)": f"{r['error_points']:+.1f}",
-             "source": r["source"]} for r in comparison]

@@ -1,27 +1,40 @@
-"""The plan page's kernel-model figures and its validation table, as rows and labels."""
+"""The plan page's kernel-model figures and its published-run tables, as rows and labels
+(``engine.plan.published``: each run compared through the planner)."""
 from __future__ import annotations
 
-from engine.plan.validation import summary, table
-from engine.plan.validation_chips import chips_table
-from engine.plan.validation_h100 import h100_table, long_sequence_table, validation_set_summary
+from engine.plan.published import comparisons, summary
 from engine.units import format_duration
+
+VALIDATION_A100 = "korthikanti-2022"
+H100_SETS = ("nemo-24.07", "bridge-moe")
+LONG_CONTEXT = "nemo-long-context"
+CHIPS = "bridge-chips"
+CONSTANT_MODEL = "constant-model"
+
+
+def _source(c) -> str:
+    return c.run.source.split(" — ")[0]
+
+
+def h100_comparisons():
+    return tuple(c for name in H100_SETS for c in comparisons(name))
 
 
 def kernel_basis() -> str:
     """What the kernel model is and how far it is from measured runs (its validation set)."""
-    s, every = summary("validation"), validation_set_summary()
+    s = summary(comparisons(VALIDATION_A100))
+    every = summary(comparisons(VALIDATION_A100) + h100_comparisons())
     return (f"Kernel model: matrix products by shape, memory-bound kernels, collectives, pipeline schedule; on "
             f"{s['runs']} measured Megatron-LM runs it is off by {100 * s['median']:.1f}% (median), "
-            f"{100 * s['worst']:.1f}% at worst; with NVIDIA's published H100 runs ({every['runs']} in all) "
+            f"{100 * abs(s['worst']):.1f}% at worst; with NVIDIA's published H100 runs ({every['runs']} in all) "
             f"{100 * every['median']:.1f}% (median), {100 * abs(every['worst']):.0f}% at worst.")
 
 
 def kernel_metrics(kernel, tokens_per_step: float, tokens: float | None) -> list[tuple[str, str, str | None]]:
     """Metric rows for the kernel model's step: its time, MFU and wall-clock."""
-    s = summary("validation")
+    s = summary(comparisons(VALIDATION_A100))
     basis = (f"GEMMs by shape, memory-bound kernels, collectives, schedule; measured Megatron-LM runs on A100s "
-             f"(22B–1T): median error "
-             f"{100 * s['median']:.1f}%, worst {100 * s['worst']:.1f}%")
+             f"(22B–1T): median error {100 * s['median']:.1f}%, worst {100 * abs(s['worst']):.1f}%")
     rows = [("Step time, kernel model", format_duration(kernel.step_s / 3600), basis),
             ("MFU, kernel model", f"{100 * kernel.mfu:.1f}%", "model FLOP ÷ (step × chips × peak)")]
     if tokens:
@@ -30,34 +43,40 @@ def kernel_metrics(kernel, tokens_per_step: float, tokens: float | None) -> list
     return rows
 
 
-def validation_rows(which: str = "validation") -> list[dict]:
-    """Case, error, published and predicted step time, the previous model's, source — the table in
+def validation_rows(set_name: str = VALIDATION_A100) -> list[dict]:
+    """Case, error, published and predicted step time, the constant-efficiency model's, source — the table in
     docs/plan.md (the error first: it stays in view on a narrow page)."""
-    return [{"case": r.case, "error": f"{100 * r.error:+.1f}%", "published step (s)": round(r.published_s, 2),
-             "kernel model (s)": round(r.predicted_s, 2), "constant-efficiency model (s)": round(r.previous_s, 2),
-             "its error": f"{100 * r.previous_error:+.1f}%", "source": r.source.split(" — ")[0]}
-            for r in table(which)]
+    return [{"case": c.case, "error": f"{100 * c.error:+.1f}%", "published step (s)": round(c.published, 2),
+             "kernel model (s)": round(c.predicted, 2), "constant-efficiency model (s)": round(c.previous, 2),
+             "its error": f"{100 * c.previous_error:+.1f}%", "source": _source(c)}
+            for c in comparisons(set_name)]
 
 
 def h100_rows() -> list[dict]:
     """NVIDIA's published H100 runs: error, published and predicted step time, the model that predicted it."""
-    return [{"case": r.case, "error": f"{100 * r.error:+.1f}%", "published step (s)": round(r.published_s, 2),
-             "FLOPscope (s)": round(r.plan_s, 2), "model": r.step_model, "source": r.source.split(" — ")[0]}
-            for r in h100_table()]
+    return [{"case": c.case, "error": f"{100 * c.error:+.1f}%", "published step (s)": round(c.published, 2),
+             "FLOPscope (s)": round(c.predicted, 2), "model": c.step_model, "source": _source(c)}
+            for c in h100_comparisons()]
 
 
 def long_context_rows() -> list[dict]:
     """NeMo's long-sequence Llama 2 7B runs on H100 (a check kept apart from validation): error, published step
     (from NeMo's FLOP formula), the kernel model's."""
-    return [{"case": r.case, "error": f"{100 * r.error:+.1f}%", "published step (s)": round(r.published_s, 2),
-             "FLOPscope (s)": round(r.plan_s, 2)} for r in long_sequence_table()]
+    return [{"case": c.case, "error": f"{100 * c.error:+.1f}%", "published step (s)": round(c.published, 2),
+             "FLOPscope (s)": round(c.predicted, 2)} for c in comparisons(LONG_CONTEXT)]
 
 
 def chips_rows() -> list[dict]:
     """Published runs on H100, B200, GB200 and GB300 in FP8 and NVFP4 and with fully sharded data parallelism:
-    error, published and predicted step time, the model, and the constant-efficiency model plans used before."""
-    return [{"case": r.case, "error": f"{100 * r.error:+.1f}%", "published step (s)": round(r.published_s, 2),
-             "FLOPscope (s)": round(r.predicted_s, 2), "model": r.model,
-             "constant-efficiency model (s)": None if r.previous_s is None else round(r.previous_s, 2),
-             "source": r.source.split(" — ")[0]}
-            for r in chips_table()]
+    error, published and predicted step time, the model, and the constant-efficiency model's."""
+    return [{"case": c.case, "error": f"{100 * c.error:+.1f}%", "published step (s)": round(c.published, 2),
+             "FLOPscope (s)": round(c.predicted, 2), "model": c.step_model,
+             "constant-efficiency model (s)": None if c.previous is None else round(c.previous, 2),
+             "source": _source(c)} for c in comparisons(CHIPS)]
+
+
+def published_rows() -> list[dict]:
+    """The constant-efficiency model against published utilizations (MFU, or HFU with recomputation)."""
+    return [{"run": c.case, "reported": c.run.published.metric.upper(), "published": f"{100 * c.published:.1f}%",
+             "predicted": f"{100 * c.predicted:.1f}%", "error (points)": f"{100 * c.error:+.1f}",
+             "source": c.run.source} for c in comparisons(CONSTANT_MODEL)]

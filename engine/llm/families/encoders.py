@@ -1,67 +1,16 @@
-"""More encoder-only families (BERT's descendants), read with the shared pieces of ``engine.llm.families``.
-
-XLM-RoBERTa and CamemBERT are RoBERTa's modelling code under another name; DistilBERT, MPNet and
-ELECTRA differ in keys, position tables, relative position buckets, embedding width and heads.
+"""Encoders beyond BERT's layout: DeBERTa (disentangled attention), ESM, RemBERT, MobileBERT (bottleneck blocks),
+Nomic BERT, EuroBERT, GTE and Jina v3 (rotary post-norm), ModernBERT (encoder and decoder).
 """
 from __future__ import annotations
 
 import json
 
-from engine.llm.family_parts import MAX_LAYERS, Family, Keys, _bert, _decoder, _learned_positions, _rms_swiglu
+from engine.llm.families.keys import MAX_LAYERS, Keys
+from engine.llm.families.parts import decoder_fields, learned_position_rows, llama_block
+from engine.llm.families.registry import register
 
 
-def _distilbert(c: Keys) -> dict:
-    """distilbert: BERT's post-norm encoder block without token types or pooler (``dim``, ``n_layers``,
-    ``n_heads``, ``hidden_dim``); the position table is a parameter even when sinusoidal (frozen)."""
-    c.neutral("sinusoidal_pos_embds", "qa_dropout", "seq_classif_dropout", "tie_weights_")
-    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder is not modelled")
-    fields = {"layers": c.size("layers", "n_layers"), "d_model": c.size("d_model", "dim"),
-              "vocab_size": c.size("vocab_size", "vocab_size"),
-              "context_length": c.size("context_length", "max_position_embeddings", required=False),
-              "block": {"heads": c.size("block.heads", "n_heads"), "ff_size": c.size("block.ff_size", "hidden_dim"),
-                        "activation": c.activation("activation", default="gelu"), "causal": False,
-                        "norm_position": "post"}}
-    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
-                     "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
-
-
-def _mpnet(c: Keys) -> dict:
-    """mpnet: BERT's block and masked-LM head, no token types, a learned position table and a relative
-    position bias (``relative_attention_num_buckets`` × H) shared by the layers."""
-    c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder is not modelled")
-    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
-                      norm_position="post")
-    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
-                     "relative_buckets": c.size("relative_buckets", "relative_attention_num_buckets",
-                                                required=False, default=32),
-                     "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
-
-
-def _electra(c: Keys) -> dict:
-    """electra: BERT's encoder with tables of width ``embedding_size`` E and, when E ≠ d, a projection E→d;
-    the discriminator head (d→d, activation, d→1) or the generator's masked-LM head (d→E, GELU,
-    LayerNorm, tied decoder with a bias)."""
-    c.neutral("summary_type", "summary_use_proj", "summary_activation", "summary_last_dropout")
-    fields = _bert(c)
-    width = c.size("tables_width", "embedding_size", required=False, default=128)
-    if width != fields["d_model"]:
-        fields["tables_width"] = width
-    return fields
-
-
-def _roformer(c: Keys) -> dict:
-    """roformer: BERT's post-norm blocks and masked-LM head with rotary positions in place of the position table
-    (``rotary_value``: the values rotated too, element-wise); token and token-type tables of width
-    ``embedding_size`` E projected E→d when E ≠ d, and the head's dense d→E, as ELECTRA's; the rotary positions
-    read a sinusoidal table of ``max_position_embeddings`` rows × d/H, a parameter that never trains. No pooler."""
-    c.neutral("rotary_value")
-    fields = _bert(c)
-    width = c.size("tables_width", "embedding_size", required=False, default=fields["d_model"])
-    if width != fields["d_model"]:
-        fields["tables_width"] = width
-    return fields | {"rotary_table": fields.pop("learned_positions"), "learned_positions": None}
-
-
+@register("nomic_bert", {"NomicBertForMaskedLM": "mlm", "NomicBertModel": "none"})
 def _nomic_bert(c: Keys) -> dict:
     """nomic_bert: BERT's post-norm blocks (LayerNorms with β) with rotary positions (no position table), q, k, v
     and output projections without biases (H·Q wide, Q = ``head_dim``, else d/H) and a gated feed-forward without
@@ -69,37 +18,25 @@ def _nomic_bert(c: Keys) -> dict:
     NomicBertModel has no pooler (its ``add_pooling_layer`` defaults to false)."""
     c.require("tie_word_embeddings", lambda v: v is True, "an untied masked-LM decoder: transformers then keeps a "
                                                           "second, unused output bias; not modelled")
-    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="silu"), causal=False,
+    fields = decoder_fields(c, gqa=False, activation=c.activation("hidden_act", default="silu"), causal=False,
                       norm_position="post", gated=True, qkv_bias=False, out_bias=False, ff_bias=False)
     fields["block"]["head_size"] = c.size("block.head_size", "head_dim", required=False)
     return fields | {"token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
                      "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
 
 
+@register("eurobert", {"EuroBertForMaskedLM": "lm", "EuroBertModel": "none"})
 def _eurobert(c: Keys) -> dict:
     """eurobert: Llama's layout without the causal mask — RMSNorm pre-norm blocks, SwiGLU, rotary, grouped-query
     attention (``num_key_value_heads``, ``head_dim``), ``attention_bias`` on q/k/v/o, ``mlp_bias`` on the
     feed-forward and on the masked-LM head (d→V, tied by ``tie_word_embeddings``), a final norm."""
     c.neutral("classifier_pooling")
-    fields = _decoder(c, **_rms_swiglu(c, causal=False))
+    fields = decoder_fields(c, **llama_block(c, causal=False))
     fields["block"]["ff_bias"] = c.flag("mlp_bias", False)
     return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False), "head_bias": fields["block"]["ff_bias"]}
 
 
-def _bert_generation(c: Keys) -> dict:
-    """bert-generation: BERT's post-norm blocks (causal with ``is_decoder``, the same count) over word and learned
-    position tables and a LayerNorm (no token types); BertGenerationDecoder's head is the tied decoder d→V with a
-    bias, no transform; BertGenerationEncoder has no pooler. Cross-attention (``add_cross_attention``) is refused."""
-    c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
-    c.require("is_encoder_decoder", lambda v: v is False, "BertGeneration inside an encoder-decoder is not modelled")
-    c.require("tie_word_embeddings", lambda v: v is True, "an untied decoder: transformers then keeps a second, "
-                                                          "unused output bias; not modelled")
-    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"),
-                      causal=c.flag("is_decoder", False), norm_position="post")
-    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
-                     "embedding_norm": True, "tied_embeddings": True, "head_bias": True, "final_norm": False}
-
-
+@register("esm", {"EsmForMaskedLM": "mlm", "EsmModel": "pooler"})
 def _esm(c: Keys) -> dict:
     """esm (ESM-1b, ESM-2): pre-norm blocks (LayerNorm before attention and before the feed-forward, biased q, k, v,
     output and feed-forward, GELU), ``emb_layer_norm_after`` as the final LayerNorm (always built and run), a token
@@ -124,13 +61,14 @@ def _esm(c: Keys) -> dict:
     if kind not in ("absolute", "rotary"):
         raise c.error("position_embedding_type", f"{json.dumps(kind)[:40]} is not supported (ESM builds a learned "
                                                  "table for \"absolute\" and rotary positions for \"rotary\")")
-    fields = _decoder(c, gqa=False, activation="gelu", causal=c.flag("is_decoder", False), norm_position="pre")
-    learned = _learned_positions(c, fields, "max_position_embeddings") if kind == "absolute" else None
+    fields = decoder_fields(c, gqa=False, activation="gelu", causal=c.flag("is_decoder", False), norm_position="pre")
+    learned = learned_position_rows(c, fields, "max_position_embeddings") if kind == "absolute" else None
     return fields | {"learned_positions": learned, "embedding_norm": c.flag("emb_layer_norm_before", False),
                      "final_norm": True, "tied_embeddings": c.flag("tie_word_embeddings", True),
                      "contact_head": True}
 
 
+@register("rembert", {"RemBertForMaskedLM": "mlm", "RemBertForCausalLM": "mlm", "RemBertModel": "pooler"})
 def _rembert(c: Keys) -> dict:
     """rembert: BERT's post-norm blocks over decoupled embeddings — word, learned position and token-type tables of
     width ``input_embedding_size`` E and their LayerNorm, always projected E→d (biased ``embedding_hidden_mapping_in``,
@@ -141,9 +79,9 @@ def _rembert(c: Keys) -> dict:
     # embedding_size: only waives the attention's check that H divides d (TransformerConfig refuses H ∤ d by name)
     c.neutral("classifier_dropout_prob", "tie_word_embeddings", "embedding_size")
     c.require("add_cross_attention", lambda v: v is False, "cross-attention needs the encoder's length")
-    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"),
+    fields = decoder_fields(c, gqa=False, activation=c.activation("hidden_act", default="gelu"),
                       causal=c.flag("is_decoder", False), norm_position="post")
-    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+    return fields | {"learned_positions": learned_position_rows(c, fields, "max_position_embeddings"),
                      "token_types": c.size("token_types", "type_vocab_size", required=False, default=2) or None,
                      "tables_width": c.size("tables_width", "input_embedding_size", required=False, default=256),
                      "head_width": c.size("head_width", "output_embedding_size", required=False, default=1664),
@@ -158,13 +96,14 @@ def _rotary_post_norm(c: Keys, **block) -> dict:
     if "head_dim" in c.data and c.data["head_dim"] is None:
         raise c.error("head_dim", "null (the attention reads getattr(config, \"head_dim\", d/H): transformers "
                                   "fails; leave it out for d/H)")
-    fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
+    fields = decoder_fields(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
                       norm_position="post", **block)
     fields["block"]["head_size"] = c.size("block.head_size", "head_dim", required=False)
     return fields | {"token_types": c.size("token_types", "type_vocab_size", required=False, default=1) or None,
                      "embedding_norm": True, "final_norm": False, "head_activation": "gelu"}
 
 
+@register("gte", {"GteForMaskedLM": "mlm", "GteModel": "none"})
 def _gte(c: Keys) -> dict:
     """gte (GTE embedding encoders, transformers' native port): JinaEmbeddingsV3's post-norm rotary blocks with a
     gated feed-forward (``hidden_act``(gate)·up, gate and up d→F without bias, down F→d with one: block
@@ -175,6 +114,8 @@ def _gte(c: Keys) -> dict:
         {"tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 
+@register("jina_embeddings_v3", {"JinaEmbeddingsV3ForMaskedLM": "mlm",
+                                                       "JinaEmbeddingsV3Model": "pooler"})
 def _jina_embeddings_v3(c: Keys) -> dict:
     """jina_embeddings_v3 (transformers' native JinaEmbeddingsV3, XLM-RoBERTa's tables without the position table):
     post-norm rotary blocks with BERT's feed-forward (biased fc1 d→F, ``hidden_act``, fc2 F→d). Its task LoRA
@@ -190,6 +131,7 @@ def _jina_embeddings_v3(c: Keys) -> dict:
     return _rotary_post_norm(c) | {"tied_embeddings": True}
 
 
+@register("mobilebert", {"MobileBertForMaskedLM": "mlm", "MobileBertModel": "none"})
 def _mobilebert(c: Keys) -> dict:
     """mobilebert: a token table of width ``embedding_size`` E, each position's embedding and its two neighbours'
     (``trigram_input``) projected 3E→d (E→d without; E = d: built, not run), learned positions and token types d
@@ -211,7 +153,7 @@ def _mobilebert(c: Keys) -> dict:
     if norm not in ("no_norm", "layer_norm"):
         raise c.error("normalization_type", f"{json.dumps(norm)[:40]}: transformers knows \"no_norm\" and "
                                             "\"layer_norm\" only")
-    fields = _decoder(c, gqa=False, activation=activation, causal=False, norm_position="post")
+    fields = decoder_fields(c, gqa=False, activation=activation, causal=False, norm_position="post")
     d, heads = fields["d_model"], fields["block"]["heads"]
     bottleneck = c.flag("use_bottleneck", True)
     width = c.size(None, "intra_bottleneck_size", required=False, default=128) if bottleneck else d
@@ -243,46 +185,14 @@ def _mobilebert(c: Keys) -> dict:
     fields["block"]["head_size"] = width // heads if isinstance(width, int) and isinstance(heads, int) and heads \
         else None
     pooler = c.flag("classifier_activation", True) and c.cls == "MobileBertModel"
-    return fields | {"learned_positions": _learned_positions(c, fields, "max_position_embeddings"),
+    return fields | {"learned_positions": learned_position_rows(c, fields, "max_position_embeddings"),
                      "token_types": types, "embedding_norm": False, "tied_embeddings": True, "final_norm": False,
                      "pooler": pooler,
                      "mobilebert": {"token_width": token_width, "trigram": c.flag("trigram_input", True),
                                     "norm": norm, "block": block}}
 
 
-def _bert_pre_norm(embedding_norm: bool, token_types: int = 2):
-    """A BERT reader for pre-norm blocks ending in a final LayerNorm (RoBERTa-PreLayerNorm, XLM-RoBERTa-XL,
-    Megatron-BERT), with or without the LayerNorm on the embeddings; ``token_types``: the default table rows."""
-    def read(c: Keys) -> dict:
-        fields = _bert(c, token_types)
-        fields["block"]["norm_position"] = "pre"
-        return fields | {"embedding_norm": embedding_norm, "final_norm": True}
-    return read
-
-
-def _ernie(c: Keys) -> dict:
-    """ernie: BERT's layout; ERNIE 3.0's task-type table (``use_task_id``) is not modelled."""
-    c.require("use_task_id", lambda v: v is False, "a task-type table added to the embeddings is not modelled")
-    c.neutral("task_type_vocab_size")
-    return _bert(c)
-
-
-def _albert(c: Keys) -> dict:
-    """albert: BERT's post-norm blocks; tables of width ``embedding_size`` E always projected E→d (a biased
-    ``embedding_hidden_mapping_in``, even when E = d); ``num_hidden_layers`` L runs of ``num_hidden_groups`` G
-    shared groups of ``inner_group_num`` blocks (layer i runs group ⌊i / (L/G)⌋): G·inner blocks of weights,
-    L·inner blocks of FLOP; the masked-LM head maps d→E (activation, LayerNorm, tied decoder with a bias)."""
-    c.neutral("classifier_dropout_prob")
-    fields = _bert(c)
-    fields["tables_width"] = c.size("tables_width", "embedding_size", required=False, default=128)
-    groups = c.size("shared_groups", "num_hidden_groups", required=False, default=1)
-    if isinstance(groups, int) and isinstance(fields["layers"], int) and groups > fields["layers"]:
-        raise c.error("num_hidden_groups", f"{groups} groups for {fields['layers']} layers: groups no layer runs "
-                                           "are not modelled")
-    return fields | {"shared_groups": groups,
-                     "group_blocks": c.size("group_blocks", "inner_group_num", required=False, default=1)}
-
-
+@register("modernbert", {"ModernBertForMaskedLM": "mlm", "ModernBertModel": "none"})
 def _modernbert(c: Keys) -> dict:
     """modernbert: rotary positions (no table), one LayerNorm on the embeddings, pre-norm blocks (the first
     without an attention norm) with a fused q/k/v projection, a GeGLU feed-forward (``Wi`` d→2F, ``Wo`` F→d),
@@ -295,7 +205,7 @@ def _modernbert(c: Keys) -> dict:
               "local_rope_theta", "classifier_pooling", "classifier_dropout", "sparse_prediction",
               "sparse_pred_ignore_index", "reference_compile", "repad_logits_with_grad", "deterministic_flash_attn",
               "initializer_cutoff_factor", "mlp_dropout", "norm_eps")
-    fields = _decoder(c, gqa=False, activation=c.activation("hidden_activation", default="gelu"), causal=False,
+    fields = decoder_fields(c, gqa=False, activation=c.activation("hidden_activation", default="gelu"), causal=False,
                       gated=True, norm_bias=c.flag("norm_bias", False), qkv_bias=c.flag("attention_bias", False),
                       ff_bias=c.flag("mlp_bias", False))
     fields["block"]["out_bias"] = fields["block"]["qkv_bias"]
@@ -307,6 +217,8 @@ def _modernbert(c: Keys) -> dict:
                      "decoder_bias": c.flag("decoder_bias", True)}
 
 
+@register("modernbert-decoder", {"ModernBertDecoderForCausalLM": "mlm",
+                                                       "ModernBertDecoderModel": "none"})
 def _modernbert_decoder(c: Keys) -> dict:
     """modernbert-decoder: ModernBERT's layout with causal attention (q, k, v apart: the same weights as fused)
     and its head (dense, activation, LayerNorm, tied decoder) on every position. ``layer_types`` (else every
@@ -374,7 +286,7 @@ def _deberta(version: int):
         if version == 1:
             c.require("talking_head", lambda v: v is False, "talking-head projections H→H over the L×L scores "
                                                             "are not modelled")
-        fields = _decoder(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
+        fields = decoder_fields(c, gqa=False, activation=c.activation("hidden_act", default="gelu"), causal=False,
                           norm_position="post")
         d, heads = fields["d_model"], fields["block"]["heads"]
         if version == 2:
@@ -393,7 +305,7 @@ def _deberta(version: int):
                 raise c.error("legacy", f"false with embedding_size {width} ≠ hidden_size {d}: the head multiplies "
                                         "d-wide states by the E-wide token table (transformers fails)")
         positions = c.flag("position_biased_input", True)
-        learned = _learned_positions(c, fields, "max_position_embeddings") if positions else None
+        learned = learned_position_rows(c, fields, "max_position_embeddings") if positions else None
         fields |= {"learned_positions": learned,
                    "token_types": c.size("token_types", "type_vocab_size", required=False, default=0) or None,
                    "embedding_norm": True, "tied_embeddings": True, "final_norm": False}
@@ -426,7 +338,7 @@ def _deberta(version: int):
             return fields
         span = c.size(None, "max_relative_positions", required=False, default=-1)
         if span < 1:
-            span = _learned_positions(c, fields, "max_position_embeddings")
+            span = learned_position_rows(c, fields, "max_position_embeddings")
         shared = False
         if version == 2:
             buckets = c.size(None, "position_buckets", required=False, default=-1)
@@ -442,38 +354,5 @@ def _deberta(version: int):
     return read
 
 
-def _bert_classes(prefix: str) -> dict[str, str]:
-    """``{prefix}ForMaskedLM`` → masked-LM head, ``{prefix}Model`` → the pooler."""
-    return {f"{prefix}ForMaskedLM": "mlm", f"{prefix}Model": "pooler"}
-
-
-ENCODER_FAMILIES: dict[str, Family] = {
-    "xlm-roberta": Family(_bert, {"XLMRobertaForMaskedLM": "mlm", "XLMRobertaModel": "pooler"}),
-    "camembert": Family(_bert, {"CamembertForMaskedLM": "mlm", "CamembertModel": "pooler"}),
-    "distilbert": Family(_distilbert, {"DistilBertForMaskedLM": "mlm", "DistilBertModel": "none"}),
-    "mpnet": Family(_mpnet, {"MPNetForMaskedLM": "mlm", "MPNetModel": "pooler"}),
-    "electra": Family(_electra, {"ElectraForPreTraining": "discriminator", "ElectraForMaskedLM": "mlm",
-                                 "ElectraModel": "none"}),
-    "albert": Family(_albert, {"AlbertForMaskedLM": "mlm", "AlbertModel": "pooler"}),
-    "modernbert": Family(_modernbert, {"ModernBertForMaskedLM": "mlm", "ModernBertModel": "none"}),
-    "modernbert-decoder": Family(_modernbert_decoder, {"ModernBertDecoderForCausalLM": "mlm",
-                                                       "ModernBertDecoderModel": "none"}),
-    "data2vec-text": Family(_bert, _bert_classes("Data2VecText")),
-    "roberta-prelayernorm": Family(_bert_pre_norm(True), _bert_classes("RobertaPreLayerNorm")),
-    "xlm-roberta-xl": Family(_bert_pre_norm(False, token_types=1), _bert_classes("XLMRobertaXL")),
-    "megatron-bert": Family(_bert_pre_norm(False), _bert_classes("MegatronBert")),
-    "ernie": Family(_ernie, _bert_classes("Ernie")),
-    "roformer": Family(_roformer, {"RoFormerForMaskedLM": "mlm", "RoFormerModel": "none"}),
-    "nomic_bert": Family(_nomic_bert, {"NomicBertForMaskedLM": "mlm", "NomicBertModel": "none"}),
-    "eurobert": Family(_eurobert, {"EuroBertForMaskedLM": "lm", "EuroBertModel": "none"}),
-    "bert-generation": Family(_bert_generation, {"BertGenerationDecoder": "lm", "BertGenerationEncoder": "none"}),
-    "deberta": Family(_deberta(1), {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"}),
-    "deberta-v2": Family(_deberta(2), {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"}),
-    "esm": Family(_esm, {"EsmForMaskedLM": "mlm", "EsmModel": "pooler"}),
-    "rembert": Family(_rembert, {"RemBertForMaskedLM": "mlm", "RemBertForCausalLM": "mlm", "RemBertModel": "pooler"}),
-    "mobilebert": Family(_mobilebert, {"MobileBertForMaskedLM": "mlm", "MobileBertModel": "none"}),
-    "gte": Family(_gte, {"GteForMaskedLM": "mlm", "GteModel": "none"}),
-    "jina_embeddings_v3": Family(_jina_embeddings_v3, {"JinaEmbeddingsV3ForMaskedLM": "mlm",
-                                                       "JinaEmbeddingsV3Model": "pooler"}),
-}
-"""``model_type`` → reader, for the families of this module (merged into ``FAMILIES``)."""
+register("deberta", {"DebertaForMaskedLM": "mlm", "DebertaModel": "none"})(_deberta(1))
+register("deberta-v2", {"DebertaV2ForMaskedLM": "mlm", "DebertaV2Model": "none"})(_deberta(2))
