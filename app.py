@@ -17,6 +17,7 @@ pages = [
     st.Page("pages/precision.py", title="Precision & tensor cores", icon=":material/tune:"),
     st.Page("pages/trends.py", title="Historical trends", icon=":material/trending_up:"),
     st.Page("pages/plan.py", title="Plan a run", icon=":material/calendar_month:"),
+    st.Page("pages/measure.py", title="Measure a run", icon=":material/monitoring:"),
     st.Page("pages/serve.py", title="Serve a model", icon=":material/bolt:"),
 ]
 run_page(st.navigation(pages))  # a last-resort boundary: one sentence instead of a traceback

@@ -7,6 +7,7 @@ The public API (imported on first use, so ``import engine`` stays light; docs/ap
     estimate_config(config_json_dict, tokens=2e12).training.training_flop  # a language model
     estimate_hardware({"chip": "nvidia-h100-sxm", ...}).training_flop  # method 2
     plan_layout(config_json_dict, {"dp": 8, "tp": 8, "global_batch": 512})    # memory, step time, MFU
+    measure_trace("rank0.pt.trace.json.gz").hfu                        # a profiler trace measured
 
 Lower-level names (``Scenario``, ``estimate_method1``, ``HardwareRun`` …) are exported too.
 
@@ -22,8 +23,9 @@ from engine.errors import InputError, parse_input
 
 _LAZY = {
     "estimate_scenario": "engine.api", "estimate_config": "engine.api", "estimate_hardware": "engine.api",
-    "plan_layout": "engine.api", "serve_model": "engine.api", "compress_scenario": "engine.api",
-    "distill_models": "engine.api",
+    "plan_layout": "engine.api", "measure_trace": "engine.api",
+    "measurement_markdown": "engine.measure.report",
+    "serve_model": "engine.api", "compress_scenario": "engine.api", "distill_models": "engine.api",
     "Scenario": "engine.scenario", "parse_scenario": "engine.scenario", "load_scenario_text": "engine.scenario",
     "estimate_method1": "engine.method1.estimate", "Method1Estimate": "engine.method1.estimate",
     "HardwareRun": "engine.method2.run", "estimate_method2": "engine.method2.run",

@@ -1,12 +1,14 @@
-"""The Python API: four calls, each taking plain Python data (or JSON text) and returning a result.
+"""The Python API: eight calls, each taking plain Python data (or JSON text, or a file) and returning a result.
 
-    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout
+    from engine import (estimate_scenario, estimate_config, estimate_hardware, plan_layout, measure_trace,
+                        serve_model, compress_scenario, distill_models)
 
 - ``estimate_scenario(scenario)`` — method 1: C = F × (1 + r) × examples × epochs (+ optimizer) from layers.
 - ``estimate_config(config, tokens)`` — a language model's ``config.json``: parameters, forward FLOP per
   sequence, training FLOP for D tokens, and the 6ND / PaLM / Megatron formulas beside the count.
 - ``estimate_hardware(run)`` — method 2: C = chips × time × peak × utilization, with cost, energy, CO₂.
 - ``plan_layout(model, layout, chip=…)`` — memory per chip, step time and MFU of a parallel layout.
+- ``measure_trace(trace)`` — a PyTorch profiler trace: time split, operators' FLOP and roofline, HFU / MFU.
 - ``serve_model(config, chip=…, prompt_tokens=…, output_tokens=…)`` — serving: KV cache, prefill/decode FLOP, TTFT,
   TPOT, tokens/s, the batch and the sequences that fit.
 - ``compress_scenario(scenario, technique=…, …)`` — pruning, sparsity, QAT/PTQ, low-precision training: before/after.
@@ -21,8 +23,8 @@ from collections.abc import Mapping
 
 from engine.errors import InputError, parse_input
 
-__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "serve_model",
-           "compress_scenario", "distill_models"]
+__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
+           "serve_model", "compress_scenario", "distill_models"]
 
 
 def _scenario(scenario):
@@ -103,6 +105,29 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
     return plan_run(planned, parse_input(Layout, dict(layout), source="layout"),
                     parse_input(MemoryOptions, dict(options or {}), source="options"),
                     parse_input(PlanSettings, settings, source="plan"))
+
+
+def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, model_flop: float | None = None,
+                  scenario=None, preset: str | None = None, config: str | None = None, batch: int | None = None,
+                  seq: int | None = None):
+    """A PyTorch profiler trace measured (``engine.measure``): ``trace`` a path to a ``.json`` / ``.json.gz`` file
+    or to a folder of one trace per rank, or the file's bytes. Each step's time split (TraceLens's), the whole
+    trace's (HTA's), the operators' FLOP (FlopCounterMode's formulas on the recorded shapes) joined to their
+    kernels with a roofline, HFU, and MFU when a model is given (``model_flop`` per step; or ``scenario`` (a file
+    path, or its JSON text as bytes), ``preset`` or ``config`` (a config.json path) with ``batch`` [and ``seq``])
+    → ``TraceMeasurement`` (``RunMeasurement`` for a folder)."""
+    from pathlib import Path
+
+    from engine.measure.measurement import measure_trace as measure
+    from engine.measure.ranks import measure_path
+    from engine.measure.utilization import model_flop as resolve
+
+    text = scenario if isinstance(scenario, (bytes, bytearray)) else None
+    model = resolve(flop=model_flop, scenario=None if text else scenario, scenario_text=text, preset=preset,
+                    config=config, batch=batch, seq=seq)
+    if isinstance(trace, (str, Path)):
+        return measure_path(trace, step=step, chip=chip, model=model)
+    return measure(trace, step=step, chip=chip, model=model)
 
 
 def serve_model(config, *, chip: str = "nvidia-h100-sxm", prompt_tokens: int, output_tokens: int, **settings):

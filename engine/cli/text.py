@@ -357,6 +357,20 @@ def reconcile_text(result: dict) -> str:
                             rows, right=(0, 4, 5, 6)), "", pairs(items)])
 
 
+def measurement_text(result: dict) -> str:
+    """``trace`` and ``profile``: the steps' split, the heaviest operators, the headline (HFU, MFU, peak and its
+    source), the bottlenecks with what to try, and the notes."""
+    from engine.measure.report import OP_HEADERS, STEP_HEADERS, headline, op_rows, step_rows
+
+    out = [table(STEP_HEADERS, step_rows(result), right=(1, 2, 3, 4, 5, 6)), ""]
+    if result["ops"]:
+        out += [table(OP_HEADERS, op_rows(result), right=(3, 4, 5, 6)), ""]
+    out.append(pairs(headline(result)))
+    out += [f"- {b['finding']}: try {b['remedy']}" for b in result["bottlenecks"]]
+    out += [f"note: {n}" for n in result["notes"]]
+    return "\n".join(out)
+
+
 def _bytes(value: float | None) -> str | None:
     if value is None:
         return None
@@ -425,7 +439,7 @@ def compress_text(result: dict) -> str:
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
-    "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text, "serve": serve_text,
-    "compress": compress_text,
+    "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
+    "trace": measurement_text, "profile": measurement_text, "serve": serve_text, "compress": compress_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

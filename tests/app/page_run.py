@@ -20,7 +20,7 @@ from streamlit.testing.v1 import AppTest
 from tests.app.markup import live_markup
 
 ROOT = __import__("pathlib").Path(__file__).resolve().parents[2]
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan", "serve")
+PAGES = ("layer_builder", "hardware", "precision", "trends", "plan", "measure", "serve")
 ENTRIES = ("app", "direct")
 MAX_RUN_S = float(os.environ.get("FLOPSCOPE_PAGE_BUDGET_S") or 2.0)
 """The time budget of one page run, in wall seconds (the issue's "no page run over 2 s on this machine")."""

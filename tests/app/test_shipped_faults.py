@@ -9,8 +9,8 @@ from engine.shipped import ROOT_FILES
 from tests.conftest import ROOT
 from tests.shipped_faults import FAULTS, broken_copy, reason_in, use
 
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
-NEEDS = {"hardware_db.json": {"hardware", "precision", "trends", "plan"},
+PAGES = ("layer_builder", "hardware", "precision", "trends", "plan", "measure")
+NEEDS = {"hardware_db.json": {"hardware", "precision", "trends", "plan", "measure"},
          "training_runs.csv": {"trends"},
          "utilization_reports.csv": set()}
 ADDS_TO = {"utilization_reports.csv": {"hardware"}}

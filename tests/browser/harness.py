@@ -15,7 +15,8 @@ ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = {"layer_builder": "", "hardware": "hardware", "precision": "precision", "trends": "trends", "plan": "plan", "serve": "serve"}
+PAGES = {"layer_builder": "", "hardware": "hardware", "precision": "precision", "trends": "trends", "plan": "plan",
+         "measure": "measure", "serve": "serve"}
 
 
 def free_port() -> int:

@@ -1,0 +1,318 @@
+"""One trace measured: ``measure_trace(file)`` → ``TraceMeasurement`` (the steps' time split, the whole trace as
+HTA splits it, the operator table with FLOP and roofline, HFU / MFU, host-side signs, bottlenecks, and the
+figures a plan can be calibrated with).
+
+Steps: ``step="all"`` (default) keeps every profiled step, the operator table then covers the whole trace;
+``step=N`` keeps ``ProfilerStep#N`` and the operators whose host-side call starts inside its host window. A trace
+without ``ProfilerStep`` annotations is measured as one step, "whole trace" (said in the notes). A trace with no
+GPU events is a CPU trace: its operators and their FLOP are reported with their host time, said.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from engine.errors import InputError
+from engine.measure.bottlenecks import Bottleneck, bottlenecks
+from engine.measure.calibration import Calibration, calibration
+from engine.measure.chip_match import ChipMatch, match_chip
+from engine.measure.host_signs import HostSigns, host_signs, sync_calls
+from engine.measure.kernel_kinds import COMPUTE, compute_family
+from engine.measure.op_flop import FORMULAS
+from engine.measure.op_join import join_ops
+from engine.measure.ops_table import OpRow, UnattributedKernel, build_ops
+from engine.measure.timeline import (
+    StepWindow,
+    WholeTrace,
+    classify,
+    step_times,
+    step_windows,
+    whole_trace_times,
+)
+from engine.measure.trace_stream import DEFAULT_MAX_BYTES, read_trace, source_name
+from engine.measure.trace_tables import TraceTables
+from engine.measure.utilization import ModelFlop, Utilization, utilization
+from engine.results import Result
+
+SAME_STREAM_OVERLAP_US = 1.0
+"""Kernels on one stream run one after another; an overlap above this says the trace's clock is off."""
+
+
+@dataclass(frozen=True, slots=True)
+class StepMeasure(Result):
+    """One profiled step (ms; FLOP): the GPU-side split (``timeline``), the FLOP its operators executed
+    (``op_flop``), computation by kind of arithmetic (``computation_by_family_ms``: each family's share of the
+    computation kernels' summed time, applied to the computation time), and its host-side signs."""
+
+    name: str
+    total_ms: float | None
+    busy_ms: float | None
+    computation_ms: float | None
+    exposed_comm_ms: float | None
+    exposed_memcpy_ms: float | None
+    idle_ms: float | None
+    comm_ms: float | None
+    memcpy_ms: float | None
+    op_flop: float
+    host_ms: float | None = None
+    computation_by_family_ms: dict = field(default_factory=dict)
+    host: HostSigns | None = None
+    hfu: float | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class TraceMeasurement(Result):
+    """A trace measured (see the module docstring). ``device``: the GPU's name in the trace; ``chip``: the
+    database chip it was matched to (None: unknown, name it); ``unattributed_kernel_time_us``: GPU time whose
+    FLOP the trace cannot tell, its kernels named in ``unattributed_kernels``."""
+
+    file: str
+    device: str | None
+    chip: str | None
+    chip_name: str | None
+    chip_match: str
+    rank: int | None
+    world_size: int | None
+    gpu: bool
+    steps: list[StepMeasure]
+    whole_trace: WholeTrace | None
+    ops: list[OpRow]
+    unattributed_kernel_time_us: float
+    unattributed_kernels: list[UnattributedKernel]
+    utilization: Utilization
+    bottlenecks: list[Bottleneck]
+    calibration: Calibration
+    notes: list[str]
+    events: int
+    ops_left_out: int = 0
+    first_event_us: float | None = None
+    """The trace clock's time of its first GPU event (or operator): how ranks' clocks are compared."""
+
+    json_fields = ("file", "device", "chip", "chip_name", "chip_match", "rank", "world_size", "gpu", "steps",
+                   "whole_trace", "ops", "unattributed_kernel_time_us", "unattributed_kernels", "hfu", "mfu",
+                   "utilization", "bottlenecks", "calibration", "notes", "events", "ops_left_out")
+
+    @property
+    def hfu(self) -> float | None:
+        return self.utilization.hfu
+
+    @property
+    def mfu(self) -> float | None:
+        return self.utilization.mfu
+
+
+def _read_tables(source, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict, TraceTables]:
+    """The trace's top-level fields and its kept events (``trace_tables``)."""
+    tables = TraceTables()
+    meta = read_trace(source, tables.add, max_bytes=max_bytes)
+    return meta, tables
+
+
+def _check(name: str, t: TraceTables) -> list[str]:
+    """The trace's own faults: negative durations refuse it; a stream whose kernels overlap is noted."""
+    if t.negative:
+        first = t.negative[0]
+        raise InputError(name, f"{len(t.negative):,} GPU events have a negative duration (first: "
+                               f"{first[0][:60]!r}, {first[2]:g} µs): the trace is corrupt")
+    notes = []
+    by_stream: dict[int, list[tuple[float, float]]] = {}
+    for g in range(len(t.g_ts)):
+        if t.g_kind[g] == 0:
+            by_stream.setdefault(t.g_stream[g], []).append((t.g_ts[g], t.g_ts[g] + t.g_dur[g]))
+    overlapping = 0
+    for spans in by_stream.values():
+        spans.sort()
+        reach = float("-inf")
+        for s, e in spans:
+            if s < reach - SAME_STREAM_OVERLAP_US:
+                overlapping += 1
+            reach = max(reach, e)
+    if overlapping:
+        notes.append(f"{overlapping:,} kernels start more than {SAME_STREAM_OVERLAP_US:g} µs before the previous "
+                     "kernel on their stream ends: the trace's clock is suspect; busy time counts their union once")
+    if t.malformed:
+        notes.append(f"{t.malformed:,} events without a numeric start or duration were left out")
+    return notes
+
+
+def measure_trace(source, *, step: str | int = "all", chip: str | None = None, model: ModelFlop | None = None,
+                  max_bytes: int = DEFAULT_MAX_BYTES, tables: tuple[dict, TraceTables] | None = None,
+                  db=None) -> TraceMeasurement:
+    """Measure the trace in ``source`` (a path, bytes or a binary file; see the module docstring). ``chip``
+    overrides the device's name; ``model`` gives MFU."""
+    name = source_name(source)
+    meta, t = tables if tables is not None else _read_tables(source, max_bytes)
+    if t.events == 0 or (not t.has_gpu and not len(t.o_ts)):
+        raise InputError(name, "no events with a start and a duration: an empty trace (was the profiler's "
+                               "schedule active when it was exported?)")
+    notes = _check(name, t)
+    match = match_chip(meta, chip, db)
+    if match.chip is None and t.has_gpu:
+        notes.append(f"unknown chip ({match.how}): HFU, MFU and the roofline need it — pass --chip or choose it")
+    join = join_ops(t)
+    classes = classify(t)
+    windows = step_windows(t)
+    if step != "all":
+        wanted = [w for w in windows if str(w.number) == str(step)]
+        if not wanted:
+            known = ", ".join(str(w.number) for w in windows[:12]) or "none"
+            raise InputError("--step", f"{name} has no ProfilerStep#{step} (its steps: {known})")
+        windows = wanted
+    if not windows:
+        notes.append("no ProfilerStep annotation: the whole trace is measured as one step (profile with "
+                     "torch.profiler.schedule and call prof.step() each iteration to get steps)")
+    if not t.has_gpu:
+        notes.append("no GPU events: a CPU trace — its operators and their FLOP are reported with their host time")
+
+    import numpy as np
+
+    n_ops = len(t.o_ts)
+    g_start = np.frombuffer(t.g_ts, dtype=np.float64) if t.has_gpu else np.zeros(0)
+    g_order = np.argsort(g_start, kind="stable")
+    g_sorted = g_start[g_order]
+    o_start = np.frombuffer(t.o_ts, dtype=np.float64) if n_ops else np.zeros(0)
+    o_order = np.argsort(o_start, kind="stable")
+    o_sorted = o_start[o_order]
+    o_sig = np.frombuffer(t.o_sig, dtype=np.int64) if n_ops else np.zeros(0, np.int64)
+    counted = (np.frombuffer(join.counted, dtype=np.int8) if n_ops else np.zeros(0, np.int8)).astype(bool)
+    syncs = sync_calls(t)
+
+    def gpu_events(w: StepWindow) -> list[int]:
+        if w.gpu_start is not None:
+            lo, hi = np.searchsorted(g_sorted, [w.gpu_start, w.gpu_end], side="left")
+            return g_order[lo:hi].tolist()
+        if w.cpu_start is None:
+            return g_order.tolist()
+        return [g for g in g_order.tolist()
+                if (j := join.launch_of_kernel[g]) >= 0 and w.cpu_start <= t.r_ts[j] < w.cpu_end]
+
+    def op_calls(w: StepWindow | None):
+        """The operator calls whose host-side start is in the step's host window (all: None)."""
+        if w is None or w.cpu_start is None:
+            return None
+        lo, hi = np.searchsorted(o_sorted, [w.cpu_start, w.cpu_end], side="left")
+        return o_order[lo:hi]
+
+    def mask(calls) -> object:
+        if calls is None:
+            return None
+        out = np.zeros(n_ops, dtype=bool)
+        out[calls] = True
+        return out
+
+    selection = windows or [StepWindow("whole trace", -1, None, None, None, None)]
+    chosen = None if step == "all" else op_calls(selection[0])
+    step_events = None
+    if windows and t.has_gpu:
+        step_events = np.zeros(len(t.g_ts), dtype=bool)
+        for w in windows:
+            step_events[gpu_events(w)] = True
+    ops = build_ops(t, join, mask(chosen), match, classes, step_events)
+    notes.extend(ops.shape_problems)
+
+    def flop_of(calls) -> float:
+        """The FLOP of the counted calls among ``calls`` (all: None), summed exactly (Python integers)."""
+        sigs = o_sig[counted] if calls is None else o_sig[calls][counted[calls]]
+        per_sig = np.bincount(sigs, minlength=len(t.sigs))
+        return float(sum(int(per_sig[s]) * f for s, f in ops.flop_of_sig.items()))
+
+    family_of_call: dict[int, str] = {}
+    family_of_sig: dict[int, str] = {}
+
+    def family(call: int) -> str:
+        f = family_of_call.get(call)
+        if f is None:
+            s = t.o_sig[call]
+            f = family_of_sig.get(s)
+            if f is None:
+                name = t.sigs[s].name
+                formula = FORMULAS.get(name)
+                f = formula.family if formula is not None else ("normalisation" if "norm" in name
+                                                                else "element-wise & other")
+                family_of_sig[s] = f
+            family_of_call[call] = f
+        return f
+
+    steps: list[StepMeasure] = []
+    flop_total = 0.0
+    time_total = 0.0
+    for w in selection:
+        calls = op_calls(w) if w.number >= 0 else chosen
+        op_flop = flop_of(calls)
+        host_ms = (w.cpu_end - w.cpu_start) / 1000 if w.cpu_start is not None else None
+        events = gpu_events(w) if t.has_gpu else []
+        times = step_times(t, events, classes) if t.has_gpu else None
+        if times is None:
+            if t.has_gpu:
+                notes.append(f"{w.name}: no GPU events inside it")
+            if host_ms is not None:
+                total_s = host_ms / 1000
+            else:
+                parent = np.frombuffer(join.parent, dtype=np.int64) if n_ops else np.zeros(0, np.int64)
+                total_s = float(np.frombuffer(t.o_dur, dtype=np.float64)[parent < 0].sum()) / 1e6 if n_ops else 0.0
+            steps.append(StepMeasure(w.name, total_s * 1000 if not t.has_gpu else None, None, None, None, None,
+                                     None, None, None, op_flop, host_ms))
+            if not t.has_gpu:
+                flop_total += op_flop
+                time_total += total_s
+            continue
+        fam: dict[str, float] = {}
+        for g in events:
+            if classes[g] != COMPUTE:
+                continue
+            r = join.kernel_row[g]
+            f = family(r) if r >= 0 else compute_family(t.names[t.g_name[g]])
+            fam[f] = fam.get(f, 0.0) + t.g_dur[g]
+        summed = sum(fam.values()) or 1.0
+        by_family = {k: times.computation_us * v / summed / 1000 for k, v in sorted(fam.items(), key=lambda kv: -kv[1])}
+        signs = host_signs(t, events, times.merged, join.launch_of_kernel,
+                           (w.cpu_start, w.cpu_end) if w.cpu_start is not None else None, syncs)
+        steps.append(StepMeasure(w.name, times.total_us / 1000, times.busy_us / 1000, times.computation_us / 1000,
+                                 times.exposed_comm_us / 1000, times.exposed_memcpy_us / 1000, times.idle_us / 1000,
+                                 times.comm_us / 1000, times.memcpy_us / 1000, op_flop, host_ms, by_family, signs))
+        flop_total += op_flop
+        time_total += times.total_us / 1e6
+    measured = [s for s in steps if s.total_ms is not None]
+    n = max(1, len(measured))
+    flop_by_peak: dict[str, tuple[float, float]] = {}
+    for row in ops.rows:
+        if row.flop_per_call and row.peak_key:
+            peak = match.peak(_precision_of(row.peak_key), True)
+            if peak is not None:
+                f, _ = flop_by_peak.get(row.peak_key, (0.0, peak.peak_flop_per_s))
+                flop_by_peak[row.peak_key] = (f + row.flop_per_call * row.calls, peak.peak_flop_per_s)
+    util = utilization(time_total / n, flop_total / n, flop_by_peak, match, model)
+    steps = [_with_hfu(s, util) for s in steps]
+    info = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
+    rank = info.get("rank") if type(info.get("rank")) is int else None
+    world = info.get("world_size") if type(info.get("world_size")) is int else None
+    whole = whole_trace_times(t)
+    cal = calibration(steps, ops.rows, match, util)
+    result = TraceMeasurement(
+        file=name, device=match.device or None, chip=match.chip.id if match.chip else None,
+        chip_name=match.chip.name if match.chip else None, chip_match=match.how, rank=rank, world_size=world,
+        gpu=t.has_gpu, steps=steps, whole_trace=whole, ops=ops.rows,
+        unattributed_kernel_time_us=ops.unattributed_us, unattributed_kernels=ops.unattributed, utilization=util,
+        bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out,
+        first_event_us=t.first_ts if t.has_gpu else (min(t.o_ts) if len(t.o_ts) else None))
+    return _with_bottlenecks(result)
+
+
+def _precision_of(peak_key: str) -> str:
+    from engine.method2.formats import FORMAT_BY_KEY
+    return FORMAT_BY_KEY[peak_key].precision
+
+
+def _with_hfu(s: StepMeasure, util: Utilization) -> StepMeasure:
+    if util.peak_flop_per_s is None or not s.total_ms:
+        return s
+    from dataclasses import replace
+    return replace(s, hfu=s.op_flop / (s.total_ms / 1000 * util.peak_flop_per_s))
+
+
+def _with_bottlenecks(m: TraceMeasurement) -> TraceMeasurement:
+    from dataclasses import replace
+    return replace(m, bottlenecks=bottlenecks(m))
+
+
+def chip_match_of(meta: dict, chip: str | None = None) -> ChipMatch:
+    return match_chip(meta, chip)

@@ -1,0 +1,140 @@
+"""Operators joined to their GPU work: which operator's call each kernel belongs to, and which calls count FLOP.
+
+1. Nesting: on each host thread, an operator (or a launch call) that starts before another ends is inside it
+   (events sorted by thread, start, longer first; TraceLens's ``build_host_call_stack_tree``).
+2. Counting: walking down from the outermost operator, the first one with a FLOP formula (``op_flop.FORMULAS``)
+   counts, and nothing beneath it counts again — as FlopCounterMode sees one dispatched operator
+   (``aten::convolution``, not the ``aten::_convolution`` and ``cudnn_convolution`` it calls). A composite
+   operator (``leaf_only``: ``aten::linear``, ``aten::matmul``…) counts only when the trace shows no operator
+   beneath it.
+3. Kernels: a kernel (memcpy, memset) names its launch call by ``correlation``; the launch sits inside the
+   operator that made it. Its row is the counted operator above it if any, else the innermost dispatcher
+   operator (``aten::relu`` → its ``aten::clamp_min``), else none (GPU work no operator launched).
+
+Sorting and the correlation join run in numpy over the trace's arrays (no Python object per event), so a trace of
+millions of operators joins in bounded memory.
+"""
+from __future__ import annotations
+
+import re
+from array import array
+from dataclasses import dataclass
+
+from engine.measure.op_flop import FORMULAS
+from engine.measure.trace_tables import TraceTables
+from engine.results import Result
+
+_DISPATCHER = re.compile(r"^[A-Za-z_]\w*::[\w.]+$")
+_NOT_OPS = ("autograd::", "torch::", "profiler::")
+
+
+def is_dispatcher_op(name: str) -> bool:
+    """``aten::mm``, ``c10d::allreduce_``, ``vllm::rms_norm``: an operator of PyTorch's dispatcher (not an
+    autograd node or an annotation)."""
+    return bool(_DISPATCHER.match(name)) and not name.startswith(_NOT_OPS)
+
+
+@dataclass(frozen=True, slots=True)
+class OpJoin(Result):
+    """For each operator call: its parent, whether it counts FLOP (``counted``), the call whose row its kernels
+    join (``row``, -1: none); for each GPU event: its row call (-1: none) and its launch call (-1: none)."""
+
+    parent: array
+    counted: array
+    row: array
+    kernel_row: array
+    launch_of_kernel: array
+    launch_op: array
+
+
+def _np(values: array, dtype):
+    import numpy as np
+
+    return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
+
+
+def _array(kind: str, values) -> array:
+    out = array(kind)
+    out.frombytes(values.tobytes())
+    return out
+
+
+def join_ops(t: TraceTables) -> OpJoin:
+    import numpy as np
+
+    n_ops, n_rt = len(t.o_ts), len(t.r_ts)
+    thread = np.concatenate([_np(t.o_thread, np.int64), _np(t.r_thread, np.int64)])
+    start = np.concatenate([_np(t.o_ts, np.float64), _np(t.r_ts, np.float64)])
+    longer = -np.concatenate([_np(t.o_dur, np.float64), _np(t.r_dur, np.float64)])
+    order = _array("q", np.lexsort((longer, start, thread)).astype(np.int64))
+    del start, longer
+    parent = array("l", [-1]) * n_ops
+    launch_op = array("l", [-1]) * n_rt
+    children = array("l", [0]) * n_ops
+    walk = array("l")  # operators, parents before children
+    o_ts, o_dur, r_ts = t.o_ts, t.o_dur, t.r_ts
+    threads = _array("q", thread)
+    del thread
+    stack: list[int] = []
+    current = None
+    for k in order:
+        th = threads[k]
+        if th != current:
+            stack.clear()
+            current = th
+        ts = o_ts[k] if k < n_ops else r_ts[k - n_ops]
+        while stack and ts >= o_ts[stack[-1]] + o_dur[stack[-1]]:
+            stack.pop()
+        top = stack[-1] if stack else -1
+        if k >= n_ops:
+            launch_op[k - n_ops] = top
+            continue
+        parent[k] = top
+        if top >= 0:
+            children[top] += 1
+        walk.append(k)
+        stack.append(k)
+    del order, threads
+    sigs, o_sig = t.sigs, t.o_sig
+    counted = array("b", [0]) * n_ops
+    row = array("l", [-1]) * n_ops
+    under = array("l", [-1]) * n_ops  # the counted call above (or self), -1: none
+    kind_of_sig: dict[int, int] = {}  # 0 nothing, 1 formula, 2 leaf-only formula, 3 dispatcher operator
+    for k in walk:
+        p = parent[k]
+        above = under[p] if p >= 0 else -1
+        if above >= 0:
+            under[k] = above
+            row[k] = above
+            continue
+        s = o_sig[k]
+        kind = kind_of_sig.get(s)
+        if kind is None:
+            name = sigs[s].name
+            f = FORMULAS.get(name)
+            kind = kind_of_sig[s] = (2 if f.leaf_only else 1) if f is not None else 3 if is_dispatcher_op(name) else 0
+        if kind == 1 or (kind == 2 and children[k] == 0):
+            counted[k] = 1
+            under[k] = k
+            row[k] = k
+        elif kind:
+            row[k] = k
+        else:
+            row[k] = row[p] if p >= 0 else -1
+    del walk, under
+    # kernels → launches by correlation id (sorted ids, binary search)
+    r_corr = _np(t.r_corr, np.int64)
+    g_corr = _np(t.g_corr, np.int64)
+    by_corr = np.argsort(r_corr, kind="stable")
+    sorted_corr = r_corr[by_corr]
+    at = np.searchsorted(sorted_corr, g_corr)
+    inside = np.minimum(at, max(len(sorted_corr) - 1, 0))
+    found = (g_corr >= 0) & (at < len(sorted_corr))
+    if len(sorted_corr):
+        found &= sorted_corr[inside] == g_corr
+    launch = np.where(found, by_corr[inside] if len(by_corr) else -1, -1).astype(np.int64)
+    ops_of_launch = _np(launch_op, np.int64)
+    rows = _np(row, np.int64)
+    op = np.where(launch >= 0, ops_of_launch[np.maximum(launch, 0)] if n_rt else -1, -1)
+    kernel_row = np.where(op >= 0, rows[np.maximum(op, 0)] if n_ops else -1, -1).astype(np.int64)
+    return OpJoin(parent, counted, row, _array("l", kernel_row), _array("l", launch), launch_op)

@@ -1,0 +1,297 @@
+"""A profiler trace read as a stream: the top-level fields (``deviceProperties``, ``distributedInfo``…) and one
+event at a time, in bounded memory, whatever order the file puts them in.
+
+A PyTorch profiler / Kineto trace is Chrome-trace JSON: an object whose ``traceEvents`` array holds the events
+(or, in Chrome's "array format", the bare array). Traces run to 1 GB, so the file is never held whole: it is read
+in blocks of ``BLOCK_CHARS`` characters (gunzipped on the fly when it starts with gzip's magic bytes), and each
+value is decoded by the standard library's C scanner (``json.JSONDecoder.raw_decode``) where it starts in the
+block; a value cut by the block's end is decoded again once the next block is in. Memory is one block plus the
+largest single event (at most ``MAX_VALUE_CHARS``). Every failure is one ``InputError`` naming the file.
+"""
+from __future__ import annotations
+
+import codecs
+import gzip
+import io
+import json
+import re
+import zlib
+from collections.abc import Callable
+from pathlib import Path
+from typing import BinaryIO
+
+from engine.errors import InputError
+
+BLOCK_CHARS = 1 << 20
+"""Characters read per block (1 Mi)."""
+MAX_VALUE_CHARS = 64 << 20
+"""The largest single value (one event, or one top-level field) accepted: 64 Mi characters."""
+DEFAULT_MAX_BYTES = 4 << 30
+"""Uncompressed bytes read at most (4 GiB) unless the caller sets its own bound (the dashboard's is smaller)."""
+_WS = " \t\n\r"
+_DECODER = json.JSONDecoder()
+
+
+def source_name(source) -> str:
+    """The file's name for messages: a path's name, an upload's ``name``, else 'trace'."""
+    if isinstance(source, (str, Path)):
+        return Path(source).name[:120] or "trace"
+    return str(getattr(source, "name", "") or "trace")[:120]
+
+
+def _open(source) -> BinaryIO:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return io.BytesIO(bytes(source))
+    if isinstance(source, (str, Path)):
+        path = Path(source)
+        if not path.is_file():
+            raise InputError(source_name(source), "no such file" if not path.exists() else "not a file")
+        try:
+            return open(path, "rb")
+        except OSError as exc:
+            raise InputError(source_name(source), f"cannot be read ({exc.strerror or type(exc).__name__})") from None
+    if hasattr(source, "read"):
+        if hasattr(source, "seek"):
+            source.seek(0)
+        return source
+    raise InputError("trace", f"a file path or bytes is needed, not {type(source).__name__}")
+
+
+def _size(source) -> int | None:
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        return len(source)
+    if isinstance(source, (str, Path)):
+        try:
+            return Path(source).stat().st_size
+        except OSError:
+            return None
+    size = getattr(source, "size", None)
+    return size if isinstance(size, int) else None
+
+
+def over_bound(name: str, size: float, max_bytes: int, unzipped: bool = False) -> str:
+    """Why a file over the bound is refused, and (under the tool's own bound: the dashboard's) how to run the
+    command line on it, which streams a trace of any size."""
+    what = f"{'over ' if unzipped else ''}{size / 1e9:.1f} GB{' once unzipped' if unzipped else ''}"
+    if max_bytes < DEFAULT_MAX_BYTES:
+        return (f"{what}, over the {max_bytes / 2**20:,.0f} MB this reads here; run it on your machine: "
+                f"python -m engine trace {name} (the command line streams traces of any size)")
+    return f"{what}, over the {max_bytes / 2**30:.3g} GiB bound"
+
+
+class _Text:
+    """The file's text, block by block (gunzipped when it is gzip), counted against ``max_bytes``."""
+
+    def __init__(self, source, max_bytes: int):
+        self.name = source_name(source)
+        self.raw = _open(source)
+        self.max_bytes = max_bytes
+        head = self.raw.read(2)
+        self.raw.seek(0) if hasattr(self.raw, "seek") else None
+        self.gz = head == b"\x1f\x8b"
+        size = _size(source)
+        if size is not None and size > max_bytes:
+            raise InputError(self.name, over_bound(self.name, size, max_bytes))
+        self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb") if self.gz else self.raw
+        self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
+        self.read_bytes = 0
+        self.first = True
+
+    def block(self) -> str:
+        """The next block of text ('' at the end)."""
+        want = BLOCK_CHARS
+        try:
+            data = self.stream.read(want)
+        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
+            cut = isinstance(exc, EOFError)
+            raise InputError(self.name, "the .gz file is cut short (truncated): download or copy it again" if cut
+                             else "not a readable gzip file (corrupt)") from None
+        except OSError as exc:
+            raise InputError(self.name, f"cannot be read ({exc.strerror or type(exc).__name__})") from None
+        self.read_bytes += len(data)
+        if self.read_bytes > self.max_bytes:
+            raise InputError(self.name, over_bound(self.name, self.read_bytes, self.max_bytes, unzipped=self.gz))
+        if self.first:
+            self.first = False
+            if data[:3] == b"\xef\xbb\xbf":
+                data = data[3:]
+            if b"\x00" in data[:4096]:
+                raise InputError(self.name, "not a JSON trace (binary data; a profiler trace is JSON text, "
+                                            "optionally gzipped: *.pt.trace.json or *.json.gz)")
+        try:
+            return self.decoder.decode(data, final=not data)
+        except UnicodeDecodeError:
+            raise InputError(self.name, "not a JSON trace (not UTF-8 text)") from None
+
+    def close(self) -> None:
+        try:
+            self.raw.close()
+        except OSError:  # closing what was read: nothing to report
+            pass
+
+
+class _Reader:
+    """A cursor over the text: whitespace skipped, single characters and whole JSON values taken."""
+
+    def __init__(self, text: _Text):
+        self.text = text
+        self.buf = ""
+        self.pos = 0
+        self.eof = False
+
+    @property
+    def name(self) -> str:
+        return self.text.name
+
+    def _more(self) -> bool:
+        if self.eof:
+            return False
+        block = self.text.block()
+        if not block:
+            self.eof = True
+            return False
+        self.buf = self.buf[self.pos:] + block
+        self.pos = 0
+        return True
+
+    def peek(self) -> str:
+        """The next character that is not whitespace ('' at the end of the text)."""
+        while True:
+            buf, pos = self.buf, self.pos
+            n = len(buf)
+            while pos < n and buf[pos] in _WS:
+                pos += 1
+            self.pos = pos
+            if pos < n:
+                return buf[pos]
+            if not self._more():
+                return ""
+
+    def take(self, expected: str, where: str) -> None:
+        c = self.peek()
+        if c != expected:
+            self.fail(f"expected '{expected}' {where}, found {repr(c) if c else 'the end of the file'}")
+        self.pos += 1
+
+    def value(self):
+        """The JSON value that starts here (a number is taken only once a character after it is in)."""
+        while True:
+            self.peek()
+            try:
+                value, end = _DECODER.raw_decode(self.buf, self.pos)
+            except json.JSONDecodeError as exc:
+                if len(self.buf) - self.pos > MAX_VALUE_CHARS:
+                    self.fail(f"one value is over {MAX_VALUE_CHARS >> 20} Mi characters ({exc.msg.lower()})")
+                if self._more():
+                    continue
+                self.fail(f"cut short: {exc.msg.lower()}" if exc.pos >= len(self.buf) - 64 else
+                          f"not valid JSON ({exc.msg.lower()})")
+            except RecursionError:
+                self.fail("not valid JSON (nested too deeply)")
+            if end >= len(self.buf) and not self.eof and self._more():
+                continue
+            self.pos = end
+            return value
+
+    def fail(self, reason: str):
+        where = self.text.read_bytes
+        raise InputError(self.name, f"{reason} (near byte {where:,} of the "
+                                    f"{'unzipped ' if self.text.gz else ''}text)")
+
+
+def read_trace(source, on_event: Callable[[dict], None], *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+    """Stream the trace in ``source`` (a path, bytes or a binary file): ``on_event(event)`` for each element of
+    ``traceEvents`` that is an object, in file order; returns the other top-level fields (``deviceProperties``,
+    ``distributedInfo``…). A file that is not a JSON object holding a ``traceEvents`` array (or a bare array of
+    events) is an ``InputError`` naming the file."""
+    text = _Text(source, max_bytes)
+    reader = _Reader(text)
+    try:
+        return _read(reader, on_event)
+    finally:
+        text.close()
+
+
+def _read(r: _Reader, on_event) -> dict:
+    first = r.peek()
+    if first == "[":  # Chrome's array format: the events alone
+        _events(r, on_event)
+        return {}
+    if first != "{":
+        if first == "":
+            r.fail("empty file")
+        raise InputError(r.name, "not a JSON trace (a profiler trace is a JSON object with 'traceEvents'; "
+                                 f"this starts with {first!r})")
+    r.pos += 1
+    meta: dict = {}
+    seen_events = False
+    if r.peek() == "}":
+        r.pos += 1
+    else:
+        while True:
+            key = r.value()
+            if not isinstance(key, str):
+                r.fail("not valid JSON (an object key that is not text)")
+            r.take(":", f"after the key {key[:40]!r}")
+            if key == "traceEvents":
+                if r.peek() != "[":
+                    raise InputError(r.name, "'traceEvents' is not a list of events")
+                _events(r, on_event)
+                seen_events = True
+            else:
+                meta[key] = r.value()
+            c = r.peek()
+            if c == ",":
+                r.pos += 1
+                continue
+            if c == "}":
+                r.pos += 1
+                break
+            r.fail(f"expected ',' or '}}' after the field {key[:40]!r}, found "
+                   f"{repr(c) if c else 'the end of the file (cut short)'}")
+    if r.peek():
+        r.fail("text after the end of the trace object")
+    if not seen_events:
+        raise InputError(r.name, "no 'traceEvents' list: not a PyTorch profiler trace (export one with "
+                                 "prof.export_chrome_trace or tensorboard_trace_handler)")
+    return meta
+
+
+_SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
+
+
+def _events(r: _Reader, on_event) -> None:
+    """The events array, from its '[' to its ']': a tight loop (this is where a trace's time goes) — the C scanner
+    decodes an event where it starts, a compiled pattern takes the separator after it."""
+    r.take("[", "at the start of the events")
+    if r.peek() == "]":
+        r.pos += 1
+        return
+    scan, sep = _DECODER.scan_once, _SEPARATOR.match
+    while True:
+        buf, pos = r.buf, r.pos
+        try:
+            event, end = scan(buf, pos)
+        except (StopIteration, json.JSONDecodeError):
+            event = None
+        except RecursionError:
+            r.fail("not valid JSON (nested too deeply)")
+        if event is None:
+            if r.eof or not r._more():
+                r.value()  # at the end: says what is wrong where
+            r.peek()
+            continue
+        m = sep(buf, end)
+        if m is None or m.end() >= len(buf):
+            if not r.eof and r._more():  # the event, or what follows it, may continue in the next block
+                continue
+            if m is None:
+                r.pos = end
+                c = r.peek()
+                r.fail("expected ',' or ']' between events, found "
+                       f"{repr(c) if c else 'the end of the file (cut short)'}")
+        if type(event) is dict:
+            on_event(event)
+        r.pos = m.end()
+        if m.group(1) == "]":
+            return

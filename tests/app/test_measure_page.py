@@ -1,0 +1,92 @@
+"""The "Measure a run" page through AppTest: the bundled example's breakdown and HFU (worked out here from the
+trace's events), the chip choice, MFU from a given FLOP per step, and a shared summary link."""
+from __future__ import annotations
+
+import gzip
+import json
+
+import pytest
+from streamlit.testing.v1 import AppTest
+
+from engine.measure.example import EXAMPLE_TRACE
+from tests.conftest import ROOT
+from tests.reference import metric
+
+H100_BF16 = 989.4e12  # NVIDIA H100 SXM datasheet: BF16 1,979 TFLOP/s with sparsity → 989.4 dense
+
+
+def page() -> AppTest:
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    at.switch_page(str(ROOT / "pages" / "measure.py")).run()
+    assert not at.exception, [e.value for e in at.exception]
+    return at
+
+
+def _example_step():
+    """Step 1 of the example, from its events: the GPU window's span, and 2·M·N·K over its products plus the
+    attention's 4·B·H·S²·D (forward) and 10·B·H·S²·D (backward, five products)."""
+    doc = json.loads(gzip.decompress(EXAMPLE_TRACE.read_bytes()))
+    window = next(e for e in doc["traceEvents"] if e["cat"] == "gpu_user_annotation" and e["name"] == "ProfilerStep#1")
+    lo, hi = window["ts"], window["ts"] + window["dur"]
+    gpu = [e for e in doc["traceEvents"] if e["cat"] in ("kernel", "gpu_memcpy") and lo <= e["ts"] < hi]
+    span = max(e["ts"] + e["dur"] for e in gpu) - min(e["ts"] for e in gpu)
+    host = next(e for e in doc["traceEvents"] if e["cat"] == "user_annotation" and e["name"] == "ProfilerStep#1")
+    flop = 0
+    for e in doc["traceEvents"]:
+        if e["cat"] != "cpu_op" or not host["ts"] <= e["ts"] < host["ts"] + host["dur"]:
+            continue
+        d = e["args"].get("Input Dims")
+        if e["name"] == "aten::mm":
+            flop += 2 * d[0][0] * d[0][1] * d[1][1]
+        elif e["name"] == "aten::addmm":
+            flop += 2 * d[1][0] * d[1][1] * d[2][1]
+        elif e["name"] == "aten::_scaled_dot_product_flash_attention":
+            b, h, s, hd = d[0]
+            flop += 4 * b * h * s * s * hd
+        elif e["name"] == "aten::_scaled_dot_product_flash_attention_backward":
+            b, h, s, hd = d[1]
+            flop += 10 * b * h * s * s * hd
+    return span / 1000, flop
+
+
+def test_example_breakdown_and_hfu():
+    at = page()  # the bundled example, until a trace is uploaded
+    step_ms, flop = _example_step()
+    assert metric(at, "Step time") == f"{step_ms:,.3f} ms"
+    assert metric(at, "HFU") == f"{100 * flop / (step_ms / 1e3 * H100_BF16):.1f}%"
+    assert metric(at, "MFU") == "—"
+    text = " ".join(m.value for m in at.markdown)
+    assert "idle while the CPU launches" in text and "communication not hidden" in text
+    at.radio(key="measure_model").set_value("FLOP per step").run()
+    at.number_input(key="measure_flop").set_value(4e11).run()
+    assert metric(at, "MFU") == f"{100 * 4e11 / (step_ms / 1e3 * H100_BF16):.1f}%"
+
+
+def test_a_chip_chosen_replaces_the_device_name():
+    at = page()
+    at.selectbox(key="measure_chip").set_value("nvidia-a100-sxm4-80gb").run()
+    step_ms, flop = _example_step()
+    assert metric(at, "HFU") == f"{100 * flop / (step_ms / 1e3 * 312e12):.1f}%"  # A100 BF16 dense, datasheet
+
+
+def test_shared_summary_link_shows_the_figures_without_the_trace():
+    from engine.measure.measurement import measure_trace
+    from engine.measure.summary_link import encode_summary, summary_of
+
+    result = measure_trace(EXAMPLE_TRACE).as_dict()
+    token = encode_summary(summary_of(result))
+    at = AppTest.from_file(str(ROOT / "pages" / "measure.py"), default_timeout=60)
+    at.query_params["m"] = token
+    at.run()
+    assert not at.exception, [e.value for e in at.exception]
+    assert metric(at, "HFU") == f"{100 * result['hfu']:.1f}%"
+    assert any("the link carries its figures, not the trace" in i.value for i in at.info)
+
+
+@pytest.mark.parametrize("token", ["m1.garbage", "x" * 20_000, "m1." + "A" * 40, "s1.abc"])
+def test_a_bad_summary_link_is_one_line(token):
+    at = AppTest.from_file(str(ROOT / "pages" / "measure.py"), default_timeout=60)
+    at.query_params["m"] = token
+    at.run()
+    assert not at.exception
+    assert len(at.error) == 1 and at.error[0].value.replace("\\", "").startswith("link:")

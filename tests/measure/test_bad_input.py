@@ -1,0 +1,150 @@
+"""Bad traces: one line naming the file and the reason, never a traceback (engine and CLI alike)."""
+from __future__ import annotations
+
+import gzip
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from engine.errors import InputError
+from engine.measure.measurement import measure_trace
+from engine.measure.ranks import measure_folder
+from tests.conftest import ROOT
+from tools.synthetic_trace import TraceBuilder, example
+
+
+def _small(path, device="NVIDIA H100 80GB HBM3", **kw):
+    b = TraceBuilder(device, **kw)
+    b.op("aten::mm", 10, ((64, 32), (32, 16)), ("float", "float"))
+    b.launch("gemm_kernel", 5.0)
+    b.step_marks(1, b.cpu - 20, b.cpu + 5, b.gpu - 6, b.gpu + 1)
+    return b.write(path), b
+
+
+def _error(path, **kw) -> str:
+    with pytest.raises(InputError) as exc:
+        measure_trace(path, **kw)
+    text = str(exc.value)
+    assert "\n" not in text and text.startswith(path.name)
+    return text
+
+
+def test_not_json(tmp_path):
+    (tmp_path / "notes.json").write_text("hello, this is not a trace")
+    assert "not a JSON trace" in _error(tmp_path / "notes.json")
+    (tmp_path / "list.json").write_text('{"traceEvents": {}}')
+    assert "not a list of events" in _error(tmp_path / "list.json")
+    (tmp_path / "other.json").write_text('{"schemaVersion": 1}')
+    assert "no 'traceEvents'" in _error(tmp_path / "other.json")
+    (tmp_path / "binary.json").write_bytes(b"\x00\x01\x02" * 100)
+    assert "binary data" in _error(tmp_path / "binary.json")
+
+
+def test_truncated_gz(tmp_path):
+    data = gzip.compress(json.dumps(example(steps=1).document()).encode())
+    (tmp_path / "cut.json.gz").write_bytes(data[: len(data) // 2])
+    assert "cut short (truncated)" in _error(tmp_path / "cut.json.gz")
+
+
+def test_truncated_json(tmp_path):
+    text = json.dumps(example(steps=1).document())
+    (tmp_path / "cut.json").write_text(text[: len(text) // 2])
+    assert "cut short" in _error(tmp_path / "cut.json")
+
+
+def test_a_2_gb_file_over_the_bound_is_refused_before_reading(tmp_path):
+    path = tmp_path / "huge.pt.trace.json"
+    with open(path, "wb") as f:  # sparse: 2 GB on paper, nothing on disk
+        f.write(b'{"traceEvents": [')
+        f.truncate(2 * 10**9)
+    text = _error(path, max_bytes=200 * 2**20)
+    assert "2.0 GB" in text and "python -m engine trace" in text
+
+
+def test_cpu_only_trace_says_so_and_reports_operators(tmp_path):
+    path, _ = _small(tmp_path / "cpu.json", device=None)
+    doc = json.loads(path.read_text())
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e["cat"] in ("cpu_op", "user_annotation")]
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert not m.gpu and any("CPU trace" in n for n in m.notes)
+    assert [(r.name, r.flop_per_call) for r in m.ops] == [("aten::mm", 2 * 64 * 32 * 16)]
+
+
+def test_no_profiler_step_is_the_whole_trace(tmp_path):
+    path, _ = _small(tmp_path / "nostep.json")
+    doc = json.loads(path.read_text())
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if not e["name"].startswith("ProfilerStep")]
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert [s.name for s in m.steps] == ["whole trace"] and any("no ProfilerStep" in n for n in m.notes)
+    assert m.steps[0].op_flop == 2 * 64 * 32 * 16
+
+
+def test_unknown_device_asks_for_the_chip(tmp_path):
+    path, _ = _small(tmp_path / "odd.json", device="Mystery Accelerator 9000")
+    m = measure_trace(path)
+    assert m.chip is None and m.hfu is None and any("name the chip" in n for n in m.notes)
+    named = measure_trace(path, chip="nvidia-a100-sxm4-80gb")
+    assert named.chip == "nvidia-a100-sxm4-80gb" and named.hfu is not None
+    with pytest.raises(InputError, match="unknown chip"):
+        measure_trace(path, chip="nope-9000")
+
+
+def test_negative_kernel_time_is_refused_and_overlap_is_noted(tmp_path):
+    path, b = _small(tmp_path / "neg.json")
+    doc = b.document()
+    kernel = next(e for e in doc["traceEvents"] if e["cat"] == "kernel")
+    kernel["dur"] = -3.0
+    path.write_text(json.dumps(doc))
+    assert "negative duration" in _error(path)
+    kernel["dur"] = 5.0
+    doc["traceEvents"].append({**kernel, "ts": kernel["ts"] + 1.0, "args": {**kernel["args"], "correlation": 999}})
+    path.write_text(json.dumps(doc))
+    assert any("clock is suspect" in n for n in measure_trace(path).notes)
+
+
+def test_shapes_that_overflow_are_not_counted_and_said(tmp_path):
+    b = TraceBuilder()
+    b.op("aten::mm", 10, ((2**70, 32), (32, 16)), ("float", "float"))
+    b.launch("gemm_kernel", 5.0)
+    b.cpu += 10
+    b.op("aten::bmm", 10, ((4, 8), (8, 4)), ("float", "float"))
+    b.launch("gemm_kernel", 5.0)
+    path = b.write(tmp_path / "huge_shapes.json")
+    m = measure_trace(path)
+    assert all(r.flop_per_call is None for r in m.ops)
+    assert any(n.startswith("aten::mm: FLOP not counted") for n in m.notes)
+    assert any(n.startswith("aten::bmm: FLOP not counted") for n in m.notes)
+
+
+def test_ranks_whose_clocks_disagree_are_named(tmp_path):
+    _small(tmp_path / "rank0.json", rank=0, world=2)
+    _small(tmp_path / "rank1.json", rank=1, world=2, t0=1_700_000_000_000.0 + 3_600e6)
+    run = measure_folder(tmp_path)
+    assert len(run.ranks) == 2
+    assert any(n.startswith("rank1.json: its clock is 3,600 s off") for n in run.notes)
+
+
+def test_folder_of_mixed_files(tmp_path):
+    _small(tmp_path / "rank0.json", rank=0)
+    (tmp_path / "README.txt").write_text("notes")
+    with pytest.raises(InputError, match=r"^README\.txt: .*not a trace file"):
+        measure_folder(tmp_path)
+    (tmp_path / "README.txt").unlink()
+    _small(tmp_path / "again.json", rank=0)
+    with pytest.raises(InputError, match="rank 0 again"):
+        measure_folder(tmp_path)
+
+
+@pytest.mark.parametrize("args, words", [
+    (["trace", "missing.json"], "missing.json: no such file"),
+    (["trace", "{bad}", "--step", "x1"], "--step"),
+])
+def test_cli_one_line_exit_2(tmp_path, args, words):
+    out = subprocess.run([sys.executable, "-m", "engine", *args], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2 and words in out.stderr and len(out.stderr.strip().splitlines()) == 1
