@@ -54,6 +54,8 @@ def sliding_windows(c: Keys, fields: dict, period: int | None) -> dict:
     layers = fields["layers"]
     types = layer_kinds(c, "layer_types", layers, ("sliding_attention", "full_attention"))
     if types is None:
+        if period and not (isinstance(layers, int) and 1 <= layers <= MAX_LAYERS):
+            raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")  # before listing them
         full = [i for i in range(layers) if (i + 1) % period == 0] if period else []
     else:
         full = [i for i, kind in enumerate(types) if kind == "full_attention"]
