@@ -15,8 +15,9 @@ import time
 import zlib
 from pathlib import Path
 
+from ui.navigation import PAGE_NAMES as PAGES
+
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan")
 
 
 def pack(text: str) -> str:
@@ -56,7 +57,8 @@ def _sequence_doubling(copies: int) -> dict:
 
 
 CASES = {
-    "zero-compute": "1.eNodjEEKgDAMBP-y514ET_2K9BAkaqHGYqMoJX-39TjL7FTcfJZ4CPzgECVfCl9RNsoMP43BHBK9zWlUoW-fsSRSZYEFBz0pSpS13zgf81b-FD-058QdzD75aiLA",
+    "zero-compute": ("1.eNodjEEKgDAMBP-y514ET_2K9BAkaqHGYqMoJX-39TjL7FTcfJZ4CPzgECVfCl9RNsoMP43BHBK9zWlUoW-fsSRS"
+                     "ZYEFBz0pSpS13zgf81b-FD-058QdzD75aiLA"),
     "chip-count-high-1e308": pack_json({**SEED, "hardware": {**HW, "chip_count_high": 1e308}}),
     "sequence-concat-40": pack_json(_sequence_doubling(40)),
     "sequence-concat-100000": pack_json(_sequence_doubling(100_000)),

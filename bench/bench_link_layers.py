@@ -13,8 +13,10 @@ import sys
 import time
 from pathlib import Path
 
+from ui.navigation import PAGE_NAMES
+
 ROOT = Path(__file__).resolve().parents[1]
-PAGES = ("layer_builder", "hardware", "precision", "trends")
+PAGES = tuple(name for name in PAGE_NAMES if name != "plan")
 REPEAT = 3
 
 

@@ -6,7 +6,8 @@ layer builder; a value no other session uses) and times Enter → its own new to
 total"), then opens the hardware page from the sidebar and sets a chip count of its own, then goes back to
 the layer builder. Isolation: after every step the session must see ITS values — the total for its epochs
 (Epoch AI's worked example × epochs / 10) and, on the hardware page, its chips × 1 day × 312 TFLOP/s ×
-the median reported utilization of A100-generation runs (A100 BF16 dense) — never another session's; and no exception element anywhere.
+the median reported utilization of A100-generation runs (A100 BF16 dense) — never another session's; and no
+exception element anywhere.
 
 Reports per N the median and p95 of edit → total, failures, and the server's resident memory (VmRSS from
 /proc) before, after each N, and after ``RERUNS`` reruns of one session. ``--upload`` adds Epoch's
@@ -210,8 +211,9 @@ async def measure(sessions: tuple[int, ...], edits: int, rerun_count: int, with_
                     "first_load_s_max": round(max(loads), 1) if loads else None, "first_loads_done": len(loads),
                     "cpu_use": cpu_use,
                     "edits_done": len(times), "sessions_with_problems": sum(bool(r["problems"]) for r in runs),
-                    "problem_kinds": dict(collections.Counter(p.split(":")[0].split(" ")[0] + " " + p.split(": ")[1][:40]
-                                                              for r in runs for p in r["problems"])),
+                    "problem_kinds": dict(collections.Counter(
+                        p.split(":")[0].split(" ")[0] + " " + p.split(": ")[1][:40]
+                        for r in runs for p in r["problems"])),
                     "problems": [p for r in runs for p in r["problems"]][:10],
                     "rss_after_mb": round(rss_bytes(proc.pid) / 2**20)}
                 print(json.dumps({f"n{n}": result[f"n{n}"]}), flush=True)

@@ -49,7 +49,8 @@ def generated_epoch_csv(rows: int = 2_000, seed: int = 5) -> bytes:
         row.update({
             "Model": f"Model {i}", "Organization": f"Lab {i % 97}", "Publication date": date,
             "Domain": rng.choice(["Language", "Vision", "Games", "Multimodal,Language,Vision"]),
-            "Parameters": f"{10 ** rng.uniform(3, 12):.6e}", "Training compute (FLOP)": "" if flop is None else repr(flop),
+            "Parameters": f"{10 ** rng.uniform(3, 12):.6e}",
+            "Training compute (FLOP)": "" if flop is None else repr(flop),
             "Training compute notes": " ".join(rng.choices(words, k=60)),
             "Abstract": " ".join(rng.choices(words, k=250)), "Authors": ", ".join(f"A. Author{j}" for j in range(12)),
             "Link": f"https://arxiv.org/abs/{rng.randint(1000, 2500)}.{rng.randint(10000, 99999)}",

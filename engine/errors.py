@@ -274,10 +274,33 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     return InputError(field or "input", reason)
 
 
+@functools.cache
+def _field_keys(model: type[BaseModel]) -> dict[str, str]:
+    """The keys a field of ``model`` is read from (its name, and its alias, which wins) → the field's name."""
+    fields = model.model_fields
+    return {name: name for name in fields} | {info.alias: name for name, info in fields.items() if info.alias}
+
+
+def _holds_bool(raw: object) -> bool:
+    """Whether decoded JSON holds a ``true``/``false`` anywhere (a cheap walk: most inputs hold none)."""
+    stack = [raw]
+    while stack:
+        item = stack.pop()
+        if item is True or item is False:
+            return True
+        if isinstance(item, Mapping):
+            stack.extend(item.values())
+        elif isinstance(item, (list, tuple)):
+            stack.extend(item)
+    return False
+
+
 def bool_as_number(raw: object, value: object, path: str = "") -> str | None:
     """The path of the first ``true``/``false`` in ``raw`` (decoded JSON) that validation turned into a number
     in ``value`` (the model it became), or None. Pydantic's lax mode reads ``true`` as 1 for an int or float
     field; a JSON boolean is not a number. Walks ``raw`` and ``value`` side by side, iteratively."""
+    if not _holds_bool(raw):
+        return None
     stack: list[tuple[object, object, str]] = [(raw, value, path)]
     while stack:
         raw, value, path = stack.pop()
@@ -286,11 +309,10 @@ def bool_as_number(raw: object, value: object, path: str = "") -> str | None:
                 return path
         elif isinstance(raw, Mapping):
             if isinstance(value, BaseModel):
-                fields = type(value).model_fields
-                by_key = {(info.alias or name): name for name, info in fields.items()}
+                by_key = _field_keys(type(value))
                 for key, item in raw.items():
-                    name = by_key.get(key, key) if isinstance(key, str) else None
-                    if name in fields:
+                    name = by_key.get(key) if isinstance(key, str) else None
+                    if name is not None:
                         stack.append((item, getattr(value, name, None), f"{path}.{key}" if path else key))
             elif isinstance(value, Mapping):
                 for key, item in raw.items():

@@ -5,7 +5,6 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.llm.presets import GPT3_175B_CONFIG, LLAMA2_7B_CONFIG, transformer_scenario
 from engine.method1 import vision_nets as nets
 from engine.scenario import Scenario
 
@@ -165,7 +164,7 @@ _PRESETS: list[dict] = [
                  "positions; 300B tokens = 146,484,375 sequences of 2,048. The paper's 3.14e23 FLOP is 6·N·D; "
                  "the block count (every attention layer counted dense, though GPT-3 alternates dense and "
                  "banded sparse ones) adds attention over the context and the output layer: 3.23e23, +2.8%.",
-        "scenario": transformer_scenario(GPT3_175B_CONFIG, "GPT-3 175B", 300e9),
+        "scenario": lambda: _language_model("GPT3_175B_CONFIG", "GPT-3 175B", 300e9),
     },
     {
         "id": "llama2-7b",
@@ -175,7 +174,7 @@ _PRESETS: list[dict] = [
         "notes": "32 blocks, d_model 4,096, 32 heads, SwiGLU 11,008, RMSNorm, untied head, vocabulary 32,000; "
                  "2.0T tokens in sequences of 4,096. 6,738,415,616 parameters; 6·N·D = 8.09e22, the block count "
                  "9.22e22 (+14%: attention over 4,096 positions).",
-        "scenario": transformer_scenario(LLAMA2_7B_CONFIG, "Llama 2 7B", 2e12),
+        "scenario": lambda: _language_model("LLAMA2_7B_CONFIG", "Llama 2 7B", 2e12),
     },
 ]
 
@@ -187,11 +186,21 @@ PARITY = ("Parameters and matmul forward FLOP equal torchvision's model in eval 
           "FlopCounterMode on the meta device) exactly. ")
 
 
+def _language_model(config: str, name: str, tokens: float) -> dict:
+    """A published language model's scenario from its config (``engine.llm.presets``), read when asked for."""
+    from engine.llm import presets as llm
+
+    return llm.transformer_scenario(getattr(llm, config), name, tokens)
+
+
 def _vision(id_, title, source, notes, net, training) -> dict:
-    shape, layers = net
-    scenario = {"name": title.split(" (")[0], "input": {"shape": shape}, "layers": layers}
-    if training:
-        scenario["training"] = training
+    """A vision preset; ``net`` makes its (input shape, layers) when the preset is asked for."""
+
+    def scenario() -> dict:
+        shape, layers = net()
+        data = {"name": title.split(" (")[0], "input": {"shape": shape}, "layers": layers}
+        return {**data, "training": training} if training else data
+
     return {"id": id_, "title": title, "source": source, "notes": PARITY + notes, "scenario": scenario}
 
 
@@ -201,19 +210,19 @@ _PRESETS += [
             "https://arxiv.org/abs/1512.03385 ; " + TORCHVISION + "resnet.py",
             "224×224×3; 4 stages of 2 basic blocks (two 3×3 convolutions and a residual; a strided 1×1 "
             "projection where the shape changes). 90 epochs of ImageNet-1k (torchvision's recipe).",
-            nets.resnet((2, 2, 2, 2), bottleneck=False), {"epochs": 90, "examples": IMAGENET_IMAGES}),
+            lambda: nets.resnet((2, 2, 2, 2), bottleneck=False), {"epochs": 90, "examples": IMAGENET_IMAGES}),
     _vision("resnet50", "ResNet-50 (He et al. 2016)",
             "He et al. (2016), https://arxiv.org/abs/1512.03385 ; " + TORCHVISION + "resnet.py",
             "224×224×3; 3, 4, 6, 3 bottleneck blocks (1×1, 3×3 with the stride (v1.5), 1×1 to 4× the width), "
             "written as repeats. 4.09 G MACs. 90 epochs of ImageNet-1k (torchvision's recipe).",
-            nets.resnet((3, 4, 6, 3), bottleneck=True), {"epochs": 90, "examples": IMAGENET_IMAGES}),
+            lambda: nets.resnet((3, 4, 6, 3), bottleneck=True), {"epochs": 90, "examples": IMAGENET_IMAGES}),
     _vision("mobilenet_v2", "MobileNetV2 (Sandler et al. 2018)",
             "Sandler et al. (2018), 'MobileNetV2: Inverted Residuals and Linear Bottlenecks', "
             "https://arxiv.org/abs/1801.04381 ; " + TORCHVISION + "mobilenetv2.py",
             "224×224×3; inverted residuals (1×1 expansion ×6, 3×3 depthwise convolution (groups = channels), "
             "linear 1×1 projection; residual where stride 1 and widths equal), ReLU6. 300 epochs of ImageNet-1k "
             "(torchvision's recipe).",
-            nets.mobilenet_v2(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+            lambda: nets.mobilenet_v2(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
     _vision("efficientnet_b0", "EfficientNet-B0 (Tan & Le 2019)",
             "Tan & Le (2019), 'EfficientNet: Rethinking Model Scaling for CNNs', https://arxiv.org/abs/1905.11946 ; "
             + TORCHVISION + "efficientnet.py",
@@ -221,28 +230,29 @@ _PRESETS += [
             "multiplied into the block by broadcasting), SiLU; stochastic depth is the identity in eval mode. "
             "350 epochs of ImageNet-1k: the authors' TPU training script (tensorflow/tpu, "
             "models/official/efficientnet/main.py: 218,949 steps of 2,048 images).",
-            nets.efficientnet_b0(), {"epochs": 350, "examples": IMAGENET_IMAGES}),
+            lambda: nets.efficientnet_b0(), {"epochs": 350, "examples": IMAGENET_IMAGES}),
     _vision("inception_v3", "Inception-v3 (Szegedy et al. 2016), without the auxiliary classifier",
             "Szegedy et al. (2016), 'Rethinking the Inception Architecture for Computer Vision', "
             "https://arxiv.org/abs/1512.00567 ; " + TORCHVISION + "inception.py",
             "299×299×3; parallel branches merged by concatenation (Mixed_5b … Mixed_7c, the 7c/7b branches split "
             "again into 1×3 and 3×1), aux_logits off. 100 epochs (section 8: 50 replicas, batch 32, 100 epochs) "
             "of ImageNet-1k.",
-            nets.inception_v3(), {"epochs": 100, "examples": IMAGENET_IMAGES}),
+            lambda: nets.inception_v3(), {"epochs": 100, "examples": IMAGENET_IMAGES}),
     _vision("densenet121", "DenseNet-121 (Huang et al. 2017)",
             "Huang et al. (2017), 'Densely Connected Convolutional Networks', https://arxiv.org/abs/1608.06993 ; "
             + TORCHVISION + "densenet.py",
             "224×224×3; growth 32, blocks of 6, 12, 24, 16 layers, each layer's 32 new channels concatenated to "
             "its input (a branch beside the identity, repeated); transitions halve the channels. 90 epochs of "
             "ImageNet-1k, batch 256 (Huang et al., section 4.2).",
-            nets.densenet((6, 12, 24, 16)), {"epochs": 90, "examples": IMAGENET_IMAGES, "batch_size": 256}),
+            lambda: nets.densenet((6, 12, 24, 16)),
+            {"epochs": 90, "examples": IMAGENET_IMAGES, "batch_size": 256}),
     _vision("vit_b_16", "ViT-B/16 (Dosovitskiy et al. 2021)",
             "Dosovitskiy et al. (2021), 'An Image is Worth 16x16 Words', https://arxiv.org/abs/2010.11929 ; "
             + TORCHVISION + "vision_transformer.py",
             "224×224×3; a 16×16/16 patchify convolution → 196 tokens of 768, a class token (197), a learned "
             "position table, 12 pre-norm encoder blocks (attention and MLP 3,072, each a residual), the class "
             "token → 1,000 classes. 300 epochs of ImageNet-1k (Table 3; torchvision's recipe).",
-            nets.vit(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+            lambda: nets.vit(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
     _vision("unet", "U-Net (Ronneberger et al. 2015), padded convolutions, 512×512",
             "Ronneberger, Fischer, Brox (2015), 'U-Net: Convolutional Networks for Biomedical Image "
             "Segmentation', https://arxiv.org/abs/1505.04597",
@@ -250,7 +260,7 @@ _PRESETS += [
             "64…1,024 channels, 2×2 up-convolutions, skip concatenation, 1×1 to 2 classes; no batch norm, as in "
             "the paper. Training: the ISBI 2012 set's 30 images; the paper gives no epoch count, so 1 epoch "
             "here: set your own. Reference: the same net written in torch.nn (U-Net is not in torchvision).",
-            nets.unet(), {"epochs": 1, "examples": 30}),
+            lambda: nets.unet(), {"epochs": 1, "examples": 30}),
     _vision("shufflenet_v2_x1_0", "ShuffleNetV2 ×1.0 (Ma et al. 2018)",
             "Ma, Zhang, Zheng, Sun (2018), 'ShuffleNet V2: Practical Guidelines for Efficient CNN Architecture "
             "Design', https://arxiv.org/abs/1807.11164 ; " + TORCHVISION + "shufflenetv2.py",
@@ -258,7 +268,7 @@ _PRESETS += [
             "a channel split passes one half and convolves the other (1×1, 3×3 depthwise, 1×1), at stride 2 "
             "both branches convolve the whole input; 4, 8, 4 units of 116, 232, 464 channels, 1×1 to 1,024, "
             "global pooling. ImageNet-1k; the paper states no epoch count, so 1 epoch here: set your own.",
-            nets.shufflenet_v2(), {"epochs": 1, "examples": IMAGENET_IMAGES}),
+            lambda: nets.shufflenet_v2(), {"epochs": 1, "examples": IMAGENET_IMAGES}),
     _vision("swin_t", "Swin-T (Liu et al. 2021)",
             "Liu et al. (2021), 'Swin Transformer: Hierarchical Vision Transformer using Shifted Windows', "
             "https://arxiv.org/abs/2103.14030 ; " + TORCHVISION + "swin_transformer.py",
@@ -266,7 +276,7 @@ _PRESETS += [
             "inside 7×7 windows (shifted by 3 every other block; 3, 6, 12, 24 heads; relative position bias "
             "tables) and an MLP (4×), each a pre-norm residual with stochastic depth up to 0.2; patch merging "
             "between stages (2×2 → 4C → 2C). 300 epochs of ImageNet-1k (section 4.1).",
-            nets.swin(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+            lambda: nets.swin(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
     _vision("convnext_tiny", "ConvNeXt-T (Liu et al. 2022)",
             "Liu et al. (2022), 'A ConvNet for the 2020s', https://arxiv.org/abs/2201.03545 ; "
             + TORCHVISION + "convnext.py",
@@ -274,11 +284,29 @@ _PRESETS += [
             "depthwise convolution, layer norm, an MLP of 4× at every position, layer scale, stochastic depth up "
             "to 0.1, in a residual); a norm and a 2×2/2 convolution between stages. 300 epochs of ImageNet-1k "
             "(section 2 and appendix A.1).",
-            nets.convnext(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
+            lambda: nets.convnext(), {"epochs": 300, "examples": IMAGENET_IMAGES}),
 ]
+
+
+_BY_ID = {p["id"]: p for p in _PRESETS}
+if len(_BY_ID) != len(_PRESETS):
+    raise ValueError("two presets share an id")
+
+
+def preset_ids() -> tuple[str, ...]:
+    """Every preset's id, in order, without building any of them."""
+    return tuple(_BY_ID)
+
+
+@lru_cache(maxsize=None)
+def preset(preset_id: str) -> Preset:
+    """One preset, validated; only its own architecture is built (``KeyError`` for an unknown id)."""
+    entry = _BY_ID[preset_id]
+    scenario = entry["scenario"]
+    return Preset.model_validate({**entry, "scenario": scenario() if callable(scenario) else scenario})
 
 
 @lru_cache(maxsize=1)
 def presets() -> dict[str, Preset]:
     """Every preset by id, validated."""
-    return {p["id"]: Preset.model_validate(p) for p in _PRESETS}
+    return {preset_id: preset(preset_id) for preset_id in _BY_ID}

@@ -69,9 +69,9 @@ def to_json(value: Any) -> Any:
     if isinstance(value, Result):
         return value.as_dict()
     if isinstance(value, (list, tuple)):
-        return [to_json(v) for v in value]
+        return [v if type(v) in _PLAIN else to_json(v) for v in value]
     if isinstance(value, dict):
-        return {k: to_json(v) for k, v in value.items()}
+        return {k: v if type(v) in _PLAIN else to_json(v) for k, v in value.items()}
     if isinstance(value, BaseModel):
         return value.model_dump(mode="json")
     if isinstance(value, Exception):  # an InputError: its one line, 'field: reason'

@@ -48,10 +48,9 @@ def default_hardware_run() -> dict:
 
 MAX_SCENARIO_BYTES = 2_000_000
 MAX_PAGE_LAYERS = 2_000
-"""Most layers a link or an upload brings into the dashboard. Measured (bench/bench_link_layers.py, AppTest,
-median page run): 4 layers 0.5 s, 2,000 0.7 s, 5,000 ~1 s, 10,000 ~1.5 s, 20,000 ~5 s per page, and the
-browser then draws a table and a bar per layer (100,000 layers took 7.3 s a run). The largest preset has
-100; the CLI takes files up to ``MAX_LAYERS``."""
+"""Most layers a link or an upload brings into the dashboard: a page run stays well within its budget at this
+size (bench/bench_link_layers.py; figures in docs/performance.md). The largest preset has 100; the CLI takes
+files up to ``MAX_LAYERS``."""
 
 
 class Scenario(NestedLayers):

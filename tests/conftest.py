@@ -1,11 +1,16 @@
-"""Shared fixtures: the reference data folder and the optional external tools.
+"""Shared fixtures: the reference data folder and the optional external tools; the tiers' markers.
 
 Without torch or Chromium the tests that need them skip, except where CI sets
 FLOPSCOPE_REQUIRE_TORCH=1 / FLOPSCOPE_REQUIRE_BROWSER=1: then a missing tool is a failure.
+
+Tiers (``pytest.ini``): ``browser`` (Chromium against the shared server), ``pages`` (the pages through Streamlit's
+AppTest), ``reference`` (PyTorch, transformers and ONNX exports as the external counters); each test is marked
+here from what it uses, so ``-m "not browser and not pages and not reference"`` is the fast loop (README).
 """
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import sys
 from pathlib import Path
@@ -13,11 +18,28 @@ from pathlib import Path
 import pytest
 from hypothesis import settings
 
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _cache_compiled_modules() -> None:
+    """Where the environment forbids writing bytecode (``PYTHONDONTWRITEBYTECODE``, as on this project's shared
+    machines), every Python process of the run (servers, worker pools, CLI processes) would compile the project's
+    sources again (0.2-0.7 s of CPU each): this run's processes cache them under ``.pytest_cache/pycache`` instead,
+    outside the source folders."""
+    if not sys.dont_write_bytecode:
+        return
+    prefix = str(ROOT / ".pytest_cache" / "pycache")
+    os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    os.environ["PYTHONPYCACHEPREFIX"] = prefix
+    sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
+
+
+_cache_compiled_modules()
+
 # Property tests explore new random inputs on every local run; CI (FLOPSCOPE_HYPOTHESIS=ci) replays a
 # fixed seed so a landing is not decided by luck. ``python -m pytest`` alone keeps exploring.
 settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("FLOPSCOPE_HYPOTHESIS", "default"))
-
 
 
 def _scan_streamlit_components_once() -> None:
@@ -36,10 +58,32 @@ def _scan_streamlit_components_once() -> None:
 
 _scan_streamlit_components_once()
 
-ROOT = Path(__file__).resolve().parents[1]
+
+def _app_tests_wait_out_a_busy_machine() -> None:
+    """Every AppTest run waits ``page_run.APP_TIMEOUT_S`` before calling the script hung, whatever timeout the test
+    gave (60 or 120 s, written as guards when the machine was quiet): under load a run's wall time grows
+    many-fold; its cost is held in CPU seconds (``page_run.MAX_RUN_CPU_S``)."""
+    try:
+        from streamlit.testing.v1 import AppTest
+    except ImportError:
+        return
+    from tests.app.page_run import APP_TIMEOUT_S
+
+    run = AppTest._run
+    if getattr(run, "patient", False):
+        return
+
+    def patient_run(self, widget_state=None, timeout=None):
+        return run(self, widget_state, max(self.default_timeout if timeout is None else timeout, APP_TIMEOUT_S))
+
+    patient_run.patient = True
+    AppTest._run = patient_run
+
+
 SHARED = ROOT.parent / "shared"
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
+_app_tests_wait_out_a_busy_machine()
 
 
 def _required(name: str) -> bool:
@@ -78,21 +122,83 @@ def chromium_path() -> str:
 
 @pytest.fixture(scope="session")
 def server():
-    """A Streamlit server of this checkout on a free loopback port, shared by the browser tests (each
-    test opens its own browser context, so its own Streamlit session)."""
+    """The one Streamlit server of this checkout (per test process) on a free loopback port, shared by every
+    browser test (each opens its own browser context, so its own Streamlit session). Its Hugging Face Hub is a
+    local one on 127.0.0.1 (``tests/llm/test_hub.py``), so the panel's download by model id never leaves the
+    machine."""
     from tests.browser.harness import streamlit_server
+    from tests.llm.test_hub import local_hub
 
-    with streamlit_server() as url:
+    with local_hub() as hub, streamlit_server(env={"HF_ENDPOINT": hub}) as url:
         yield url
 
 
-@pytest.fixture(scope="module")
+@pytest.fixture(scope="session")
 def browser(chromium_path):
-    """Debian's Chromium, headless, driven by Playwright, for one test module."""
+    """Debian's Chromium, headless, driven by Playwright, once per test process; each context it opens waits up
+    to ``harness.WAIT_MS`` for a step (a hang guard: a busy machine slows every step)."""
     from tests.browser.harness import CHROMIUM_ARGS
 
     sync_api = pytest.importorskip("playwright.sync_api")
     with sync_api.sync_playwright() as p:
         b = p.chromium.launch(executable_path=chromium_path, headless=True, args=CHROMIUM_ARGS)
-        yield b
+        yield PatientBrowser(b)
         b.close()
+
+
+class PatientBrowser:
+    """A Playwright browser whose new contexts and pages wait ``harness.WAIT_MS`` by default (Playwright's own
+    default is 30 s), for the waits a test does not time itself."""
+
+    def __init__(self, browser):
+        self._browser = browser
+
+    def new_context(self, **options):
+        from tests.browser.harness import WAIT_MS
+
+        context = self._browser.new_context(**options)
+        context.set_default_timeout(WAIT_MS)
+        context.set_default_navigation_timeout(WAIT_MS)
+        return context
+
+    def new_page(self, **options):
+        return self.new_context(**options).new_page()
+
+    def __getattr__(self, name):
+        return getattr(self._browser, name)
+
+
+TIER_FIXTURES = {"browser": {"server", "browser", "chromium_path"}, "reference": {"torch", "exported"}}
+TIER_SOURCES = {"pages": re.compile(r"\bAppTest\b|tests\.app\.page_run"),
+                "reference": re.compile(r"importorskip\(\"(?:torch|transformers)\"\)|hf_reference|torch_nets")}
+"""What marks a test's tier: a fixture it uses, or what its module's source uses."""
+
+
+def pytest_collection_modifyitems(config, items):
+    module_tiers: dict[Path, set[str]] = {}
+    for item in items:
+        path = Path(str(item.fspath))
+        if path not in module_tiers:
+            text = path.read_text(encoding="utf-8") if path.suffix == ".py" else ""
+            module_tiers[path] = {tier for tier, pattern in TIER_SOURCES.items() if pattern.search(text)}
+            if path.is_relative_to(ROOT / "tests" / "browser"):
+                module_tiers[path].add("browser")
+        fixtures = set(getattr(item, "fixturenames", ()))
+        for tier in module_tiers[path] | {tier for tier, names in TIER_FIXTURES.items() if fixtures & names}:
+            item.add_marker(tier)
+
+
+def pytest_sessionstart(session):
+    """CI's FLOPSCOPE_REQUIRE_TORCH=1: the external counters must be importable, or the run stops here (a module
+    that imports them with ``importorskip`` would otherwise be skipped whole)."""
+    if _required("FLOPSCOPE_REQUIRE_TORCH"):
+        missing = [name for name in ("torch", "transformers", "onnx", "onnxscript") if not _importable(name)]
+        if missing:
+            raise pytest.UsageError(f"FLOPSCOPE_REQUIRE_TORCH=1 and {', '.join(missing)} cannot be imported: "
+                                    "pip install -r requirements-dev.txt")
+
+
+def _importable(name: str) -> bool:
+    import importlib.util
+
+    return importlib.util.find_spec(name) is not None

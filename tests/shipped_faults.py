@@ -37,6 +37,7 @@ def use(monkeypatch, name: str, path: Path) -> None:
     monkeypatch.setattr(module, attribute, path)
     hardware_db._load.cache_clear()
     utilization_priors._load.cache_clear()
+    runs_dataset._load.cache_clear()
 
 
 def reason_in(fault: str, name: str, text: str) -> bool:

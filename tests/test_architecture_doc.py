@@ -26,10 +26,12 @@ def test_every_path_in_the_table_exists():
 
 
 def test_every_name_in_the_table_is_defined_where_it_says():
-    named = {"COMMANDS": "engine/cli/__init__.py", "TEXT": "engine/cli/text.py", "FAMILIES": "engine/llm/families/registry.py",
+    named = {"COMMANDS": "engine/cli/__init__.py", "TEXT": "engine/cli/text.py",
+             "FAMILIES": "engine/llm/families/registry.py",
              "BASIC_KINDS": "engine/method1/layers.py", "VISION_KINDS": "engine/method1/vision.py",
-             "_LAZY": "engine/__init__.py", "PAGES": "tests/browser/harness.py",
-             "COSTS": "engine/importers/onnx_ops.py", "FREE": "engine/importers/onnx_ops.py"}
+             "_LAZY": "engine/__init__.py", "PAGES": "ui/navigation.py",
+             "COSTS": "engine/importers/onnx_ops.py", "FREE": "engine/importers/onnx_ops.py",
+             "GRAPHS": "tests/importers/test_onnx_ops.py"}
     text = "\n".join(_table())
     for name in re.findall(r"`([A-Z_][A-Z_]+)`", text):
         assert name in named, f"{name}: say in this test where it is defined"

@@ -85,6 +85,19 @@ def test_no_method_package_imports_what_sits_above_it(package):
     assert upward == set()
 
 
+RECORD_FLOORS = ("engine.records", "engine.method2", "engine.trends")
+"""Floors from the ground up: the parsers of published records, then method 2 (reported utilizations read Epoch
+rows), then the record of runs (which recomputes method 2 per row). A floor imports only its own and those below."""
+
+
+def test_the_record_floors_import_only_downward():
+    graph = import_graph("engine")
+    floor = {m: i for m in graph for i, package in enumerate(RECORD_FLOORS)
+             if m == package or m.startswith(package + ".")}
+    upward = {(m, dep) for m, deps in graph.items() if m in floor for dep in deps if floor.get(dep, -1) > floor[m]}
+    assert upward == set()
+
+
 @pytest.mark.parametrize("folder", ["engine", "ui/views"])
 def test_no_streamlit_below_the_components(folder):
     users = sorted(module_name(p) for p in (ROOT / folder).rglob("*.py")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import io
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
@@ -23,6 +22,7 @@ def layer_table_csv(est: Method1Estimate) -> str:
     """The layer table as CSV; a name a spreadsheet would run as a formula is neutralised (leading ')."""
     if est.architecture is None:
         return "index,type,part,name,output,params,macs,forward_flop\n"
+    import pandas as pd  # imported once a table is written, not with the page
     frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": spreadsheet_inert(r.name),
                            "output": r.output,
                            "params": r.params, "macs": r.macs, "forward_flop": r.forward_flop,

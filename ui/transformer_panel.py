@@ -2,7 +2,6 @@
 downloaded by model id; build the layers, and show the standard formulas beside them."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError, parse_input
@@ -125,6 +124,8 @@ def transformer_panel() -> bool:
 
 
 def _show(shown: dict | None) -> None:
+    import pandas as pd  # imported when a model is shown, not with the page
+
     if not shown:
         return
     for note in shown.get("notes") or ():

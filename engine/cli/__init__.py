@@ -74,13 +74,61 @@ def output_format(requested: str | None, stream=None) -> str:
 
 def render(command: str, result, fmt: str) -> str:
     """The result as the chosen format's text."""
-    plain = _finite(to_json(result))  # results and input models as dicts first, so no inf/NaN hides inside one
+    plain = to_json(result)  # results and input models as dicts first, so no inf/NaN hides inside one
     if fmt == "text":
         from engine.cli.text import TEXT
 
         if command in TEXT:
-            return TEXT[command](plain)
-    return json.dumps(plain, indent=2)
+            return TEXT[command](_finite(plain))
+    return json_text(plain)
+
+
+_SCALAR_TEXT = {bool: lambda v: "true" if v else "false", int: int.__repr__, str: json.encoder.encode_basestring_ascii,
+                type(None): lambda v: "null",
+                float: lambda v: float.__repr__(v) if math.isfinite(v) else "null"}
+_KEY_TEXT: dict[str, str] = {}
+"""Keys written before (results repeat theirs row after row)."""
+
+
+def json_text(value, indent: str = "") -> str:
+    """``json.dumps(_finite(value), indent=2)``, character for character (non-finite numbers as null), written
+    without the standard encoder's pure-Python indenting path: a 10,000-layer result in a fraction of its time."""
+    scalar = _SCALAR_TEXT.get(type(value))
+    if scalar is not None:
+        return scalar(value)
+    inner = indent + "  "
+    if isinstance(value, dict):
+        if not value:
+            return "{}"
+        items = []
+        for k, v in value.items():
+            key = _KEY_TEXT.get(k) if type(k) is str else None
+            if key is None:
+                key = _key_text(k)
+            scalar = _SCALAR_TEXT.get(type(v))
+            items.append(f"{inner}{key}: {scalar(v) if scalar is not None else json_text(v, inner)}")
+        return "{\n" + ",\n".join(items) + "\n" + indent + "}"
+    if isinstance(value, (list, tuple)):
+        if not value:
+            return "[]"
+        items = []
+        for v in value:
+            scalar = _SCALAR_TEXT.get(type(v))
+            items.append(inner + (scalar(v) if scalar is not None else json_text(v, inner)))
+        return "[\n" + ",\n".join(items) + "\n" + indent + "]"
+    if isinstance(value, (bool, int, float, str)) or value is None:  # subclasses (an IntEnum, a str Enum)
+        return json.dumps(_finite(value))
+    raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+
+
+def _key_text(key) -> str:
+    """A dict key as ``json.dumps`` writes it (strings; numbers, booleans and None as strings)."""
+    if isinstance(key, str):
+        text = json.encoder.encode_basestring_ascii(key)
+        if type(key) is str and len(_KEY_TEXT) < 10_000:
+            _KEY_TEXT[key] = text
+        return text
+    return json.dumps({key: 0})[1:-4]
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -68,12 +68,11 @@ def _flops(args):
     if args.onnx is not None:
         scenario, counted = _onnx(args)
     elif args.preset is not None:
-        from engine.presets import presets  # the presets build dozens of architectures: only when asked
+        from engine.presets import preset, preset_ids  # only the preset asked for is built
 
-        known = presets()
-        if args.preset not in known:
+        if args.preset not in preset_ids():
             raise InputError("preset", f"unknown id {quoted(args.preset)}; `python -m engine presets` lists them")
-        scenario = known[args.preset].scenario
+        scenario = preset(args.preset).scenario
     else:
         scenario = load_scenario_text(read_text_file(args.file), source=args.file)
     if args.convention:

@@ -95,5 +95,6 @@ def register(sub) -> None:
     p.add_argument("--lora-rank", type=int, default=None, metavar="R",
                    help="fine-tune LoRA adapters of rank R (every other weight frozen)")
     p.add_argument("--lora-targets", default=None, metavar="q,v,...",
-                   help="the projections LoRA adapts: q, k, v, o, gate, up, down, experts (default q,v)")
+                   help="the projections LoRA adapts: q, k, v, qkv (one adapter on the fused q/k/v projection, as "
+                        "PEFT's c_attn on GPT-2), o, gate, up, down, experts (default q,v)")
     p.set_defaults(run=_transformer)

@@ -60,13 +60,49 @@ def _y(node: Node) -> int:
     return prod(_need(node.outputs[0] if node.outputs else None))
 
 
+def _broadcast(shapes: Sequence[Shape | None]) -> Shape:
+    """The shape numpy's broadcasting gives ``shapes`` (ValueError where they do not broadcast)."""
+    shapes = [_need(s) for s in shapes]
+    rank = max((len(s) for s in shapes), default=0)
+    out = []
+    for axis in range(rank):
+        sizes = {s[axis - rank + len(s)] for s in shapes if axis - rank + len(s) >= 0} - {1}
+        if len(sizes) > 1:
+            raise ValueError("shapes do not broadcast")
+        out.append(sizes.pop() if sizes else 1)
+    return tuple(out)
+
+
+def _y_elementwise(node: Node) -> int:
+    """|Y| of an element-wise node: its output's shape, or (where shape inference does not know the operator:
+    onnxruntime's fused ones) its present inputs broadcast together."""
+    if node.outputs and node.outputs[0] is not None:
+        return prod(node.outputs[0])
+    return prod(_broadcast([shape for shape, given in zip(node.inputs, node.present) if given]))
+
+
 # ---------------------------------------------------------------- matrix products
 
+_MATMUL_INPUTS = {"QLinearMatMul": (0, 3)}
+"""Where A and B are for the quantised form (A, its scale and zero point, then B); the others: inputs 0 and 1."""
+
+
 def matmul(node: Node):
-    """MatMul (and its integer / quantised forms): |Y|·K, K the last axis of A."""
-    a = _need(node.input(0))
+    """MatMul (and its integer / quantised / fused forms): |Y|·K, K the last axis of A (the one before it where
+    FusedMatMul transposes A). |Y| from the output's shape, or from A's and B's where onnx cannot infer it."""
+    i, j = _MATMUL_INPUTS.get(node.op, (0, 1))
+    a = _need(node.input(i))
+    if len(a) >= 2 and node.attrs.get("transA", 0):
+        a = (*a[:-2], a[-1], a[-2])
     k = a[-1] if a else 1
-    return _y(node) * k, 0
+    if node.outputs and node.outputs[0] is not None:
+        return _y(node) * k, 0
+    b = _need(node.input(j))
+    if len(b) >= 2 and node.attrs.get("transB", 0):
+        b = (*b[:-2], b[-1], b[-2])
+    if len(a) < 2 or len(b) < 2:
+        raise ShapeUnknown
+    return prod(_broadcast([a[:-2], b[:-2]])) * a[-2] * b[-1] * k, 0
 
 
 def gemm(node: Node):
@@ -86,11 +122,17 @@ def gemm(node: Node):
     return y * k, extra
 
 
+_CONV_INPUTS = {"Conv": (1, 2), "ConvInteger": (1, None), "QLinearConv": (3, 8)}
+"""Where W and the bias are: QLinearConv's come after X's scale and zero point, ConvInteger has no bias (its
+inputs 2 and 3 are zero points)."""
+
+
 def conv(node: Node):
     """Conv: |Y|·(C/g)·∏k (W is [D, C/g, k…]); full: + |Y| for the bias."""
-    w = _need(node.input(1))
+    weight, bias = _CONV_INPUTS[node.op]
+    w = _need(node.input(weight))
     y = _y(node)
-    return y * prod(w[1:]), (y if node.has_input(2) else 0)
+    return y * prod(w[1:]), (y if bias is not None and node.has_input(bias) else 0)
 
 
 def conv_transpose(node: Node):
@@ -225,7 +267,7 @@ def resize(node: Node):
 
 def elementwise(per_value: int):
     def cost(node: Node):
-        return 0, per_value * _y(node)
+        return 0, per_value * _y_elementwise(node)
     cost.__doc__ = f"{per_value} FLOP per output value (full)"
     return cost
 

@@ -213,8 +213,12 @@ class Walker:
             raise InputError(path, f"more than {MAX_EVALUATIONS:,} layer evaluations (repeats whose copies keep "
                                    "changing shape count each copy)")
         trainable = self.trainable if layer.trainable is None else layer.trainable
-        key = (id(layer), flow, self.grad, trainable, self.memory_grad)
-        hit = self.costs.get(key)
+        key = (type(layer), *layer.__dict__.values(), flow, self.grad, trainable, self.memory_grad)
+        try:  # a layer of the same kind and fields as one met before, on the same input: costed once
+            hit = self.costs.get(key)
+        except TypeError:  # a field holds a list (kernel sizes, targets): the layer itself is the key
+            key = (id(layer), flow, self.grad, trainable, self.memory_grad)
+            hit = self.costs.get(key)
         if hit is None:
             try:
                 cost = layer.cost(flow)

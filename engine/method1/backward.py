@@ -17,16 +17,28 @@ from __future__ import annotations
 
 from typing import Annotated, Literal, NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from engine.errors import InputError
 from engine.method1.conventions import BACKWARD_EXTRA_FACTOR
 
 MAX_RANK = 10**6
 
-LoraTarget = Literal["q", "k", "v", "o", "gate", "up", "down", "experts"]
+LoraTarget = Literal["q", "k", "v", "qkv", "o", "gate", "up", "down", "experts"]
 LORA_TARGETS: tuple[str, ...] = LoraTarget.__args__
 DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 """What LoRA adapts when no targets are given (Hu et al. 2021 adapt W_q and W_v; peft's default)."""
+FUSED_QKV = "qkv"
+"""One adapter on the fused query-key-value projection, d → (H + 2·H_kv)·Q, as PEFT puts one on GPT-2's ``c_attn``
+(its only target for GPT-2), GPT-NeoX's, BLOOM's and Falcon's ``query_key_value``, Phi-3's ``qkv_proj``: r·(d + the
+q, k and v widths) parameters — not three adapters (q, k, v: r·(d + width) each)."""
+
+
+def lora_targets_overlap(targets: tuple[str, ...]) -> str:
+    """Why ``targets`` adapt a projection twice ('' when they do not): the fused q/k/v adapter with q, k or v."""
+    if FUSED_QKV in targets and set(targets) & {"q", "k", "v"}:
+        return "qkv is one adapter on the fused q/k/v projection: give it alone, or q, k and v as adapters of their own"
+    return ""
 
 
 class LoRA(BaseModel):
@@ -36,8 +48,15 @@ class LoRA(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     rank: Annotated[int, Field(ge=1, le=MAX_RANK, description="r, the adapter's rank.")]
     targets: tuple[LoraTarget, ...] | None = Field(
-        None, description="Transformer blocks: the projections adapted, of q, k, v, o, gate, up, down, experts "
-                          "(default q, v).")
+        None, description="Transformer blocks: the projections adapted, of q, k, v, qkv (one adapter on the fused "
+                          "q/k/v projection: GPT-2's c_attn), o, gate, up, down, experts (default q, v).")
+
+    @model_validator(mode="after")
+    def _once_each(self):
+        reason = lora_targets_overlap(self.targets or ())
+        if reason:
+            raise InputError("targets", reason)
+        return self
 
 
 def lora_cost(n_in: int, n_out: int, rank: int) -> tuple[int, int, int]:

@@ -4,7 +4,8 @@
 - ``last``: the last k blocks train, and every layer after them (the final norm, the head); every layer
   before them is frozen (embeddings included). Blocks are the top-level transformer blocks, residual and
   branch blocks, and each copy of a top-level repeat (a repeat cut by the boundary is split in two). A head
-  tied to the embedding table stays frozen with it (in PyTorch one tensor cannot be half trained).
+  tied to the embedding table keeps its weights frozen with it (in PyTorch one tensor cannot be half trained);
+  its own bias trains (BERT's masked-LM bias).
 - ``lora``: every weight frozen; adapters of rank r on every transformer block (on ``targets``) and, for
   nets that are not language models, on every dense layer (``lora_dense``).
 """
@@ -17,7 +18,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
-from engine.method1.backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget
+from engine.method1.backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget, lora_targets_overlap
 from engine.method1.transformer import TransformerBlock, lora_target_refusal
 
 BLOCK_TYPES = ("transformer_block", "residual", "branches")
@@ -42,6 +43,8 @@ class FineTune(BaseModel):
             raise InputError("rank", "give the LoRA rank")
         if self.mode == "lora" and not self.targets:
             raise InputError("targets", "give at least one projection to adapt")
+        if lora_targets_overlap(self.targets):
+            raise InputError("targets", lora_targets_overlap(self.targets))
         return self
 
 
@@ -120,9 +123,10 @@ def _tables_with_their_block(layers: list[dict]) -> list[dict]:
 
 
 def _untied(layer: dict) -> dict:
-    """A head tied to the (frozen) embedding table stays frozen with it."""
+    """A head tied to the (frozen) embedding table: its weights stay frozen with the table (one tensor in PyTorch
+    cannot be half trained), its own bias trains (BERT's masked-LM ``cls.predictions.bias``: V parameters)."""
     if layer.get("type") == "lm_head" and layer.get("tied"):
-        return dict(layer, trainable=False)
+        return dict(layer, table_frozen=True)
     return layer
 
 
@@ -155,6 +159,7 @@ def _blocks_within(layers: list[dict]):
 
 
 TARGET_NAMES = {"q": "a query projection", "k": "a key projection", "v": "a value projection",
+                "qkv": "a fused query-key-value projection",
                 "o": "an attention output projection", "gate": "a gated dense or shared feed-forward (gate projection)",
                 "up": "a dense or shared feed-forward (up projection)",
                 "down": "a dense or shared feed-forward (down projection)", "experts": "a mixture of experts"}
@@ -200,8 +205,8 @@ def _applies(target: str, block: dict) -> bool:
         return not moe or bool(block.get("shared_ff_size"))
     if block.get("mixer", "attention") != "attention":
         return False
-    if target in ("k", "v") and block.get("kv_source") is not None:
+    if target in ("k", "v", "qkv") and block.get("kv_source") is not None:
         return False  # the keys and values of an earlier layer: no projections of its own
-    if target == "v" and block.get("values_from_keys"):
+    if target in ("v", "qkv") and block.get("values_from_keys"):
         return False  # the values are the key projection's output
     return True

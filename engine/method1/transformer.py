@@ -100,6 +100,8 @@ class LMHead(LayerBase):
     bias: bool = False
     own_rows: Size | None = Field(None, description="A tied head whose d rows are the token table's E and d − E of its "
                                                     "own (MobileBERT): (d − E)·V parameters.")
+    table_frozen: bool = Field(False, description="A tied head whose token table is frozen (fine-tuning the last "
+                                                  "blocks): no weight gradient; its own bias still trains.")
     kind_label: ClassVar[str] = "LM head"
     formula: ClassVar[str] = r"2 \cdot d \cdot V \text{ per position}"
 
@@ -110,8 +112,19 @@ class LMHead(LayerBase):
             params = (self.vocab_size if self.bias else 0) + (self.own_rows or 0) * self.vocab_size
         return out, params, macs, extra
 
+    @model_validator(mode="after")
+    def _table(self):
+        if self.table_frozen and (not self.tied or self.own_rows):
+            raise InputError("table_frozen", "belongs to a head tied to the token table, without rows of its own")
+        return self
+
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
-        """A tied head has weights all the same (the embedding's table): trained when the head is."""
+        """A tied head has weights all the same (the embedding's table): trained when the head is, unless the table
+        is frozen (then only its bias trains: no weight gradient, V parameters)."""
+        if self.table_frozen:  # the input gradient where needed; the bias's gradient is a sum (full: extra)
+            out = grad_in or (trainable and cost.params > 0)
+            return Grad(cost.macs * int(grad_in), BACKWARD_EXTRA_FACTOR * cost.extra_flop if out else 0, out,
+                        cost.params if trainable else 0)
         return product_grad(cost.macs, cost.extra_flop, cost.params, grad_in, trainable, has_weights=True)
 
 
@@ -992,12 +1005,25 @@ FEED_FORWARD_TARGETS = ("gate", "up", "down", "experts")
 def lora_target_refusal(block: TransformerBlock, target: str) -> str:
     """Why LoRA target ``target`` names no projection of ``block`` ('' when it names one). A target is a
     projection's role (``transformer_parts.adapted``): q the query projection, k and v the key and value
-    projections, o the attention's output projection (self- and cross-attention), gate/up/down the dense or
+    projections, qkv the three as one fused projection (GPT-2's c_attn: one adapter), o the attention's output
+    projection (self- and cross-attention), gate/up/down the dense or
     shared feed-forward, experts every routed expert's. Latent attention (``kv_lora_rank``) adapts o (o_proj,
     H·V→d) and q where the queries are projected directly (q_proj, d→H·(Q+R)); its queries through the
     ``q_lora_rank`` bottleneck (q_a_proj, q_b_proj) and its keys and values (one latent, kv_a_proj_with_mqa and
     kv_b_proj, makes both) are no q, k or v projection, and PEFT's q_proj/k_proj/v_proj match none of them."""
     moe = block.experts > 1
+    if target == "qkv":
+        if block.mixer != "attention":
+            return f"this block's mixer ({block.mixer}) has no attention projections"
+        if block.kv_lora_rank is not None:
+            return ("latent attention has no fused q/k/v projection (its queries and its key-value latent are "
+                    "projections of their own); adapt q, o or the feed-forward")
+        if block.kv_source is not None or block.values_from_keys:
+            return "this layer has no value projection of its own (shared or key-derived values): no fused q/k/v"
+        if block.cross_attention_length or block.local_radius is not None or block.disentangled is not None:
+            return ("the fused q/k/v adapter is modelled on plain self-attention (a block with cross-attention or "
+                    "local attention: adapt q, k and v)")
+        return ""
     if target in ATTENTION_TARGETS:
         if block.mixer != "attention":
             return (f"this block's mixer ({block.mixer}) has no attention projections (its own projections are not "

@@ -459,13 +459,17 @@ def feed_forward(block, d: int, length: int, read: str = "h") -> list[Part]:
 def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
     """With ``lora``: each targeted projection frozen and followed by its adapter (a fused k/v projection
     with only one of them targeted is split in two rows). Targets: q, k, v, o (self- and cross-attention),
-    gate, up, down (the dense or shared feed-forward), experts (every routed expert's gate, up and down)."""
+    qkv (one adapter on the self-attention's fused q/k/v projection), gate, up, down (the dense or shared
+    feed-forward), experts (every routed expert's gate, up and down)."""
     targets = block.lora_targets
     if not targets:
         return parts
     r, k_active = block.lora.rank, block.active_experts
     out: list[Part] = []
     hit_targets: set[str] = set()
+    if "qkv" in targets:
+        parts = _fused_qkv_adapted(parts, r)
+        hit_targets.add("qkv")
     for p in parts:
         role = p.role
         n_in, n_out, positions = _shape_of(p)
@@ -506,6 +510,22 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
     if missed:  # TransformerBlock refuses these by name; never an adapter silently left out
         raise InputError("lora.targets", f"'{missed[0]}' names no projection of this block")
     return out
+
+
+def _fused_qkv_adapted(parts: list[Part], rank: int) -> list[Part]:
+    """One adapter beside the self-attention's q and k/v projections as one fused projection N → M_q + M_kv (PEFT's
+    ``c_attn`` on GPT-2): both frozen, A (N → r) and B (r → M_q + M_kv) at every position, its output added into q,
+    k and v (full: scale and add, 2·(M_q + M_kv) per position)."""
+    q = next(i for i, p in enumerate(parts) if p.role == "q" and p.name.startswith("attention q projection"))
+    kv = next(i for i, p in enumerate(parts) if p.role == "kv" and p.name.startswith("attention k/v projections"))
+    (n_in, q_out, positions), (_, kv_out, _) = parts[q].dims, parts[kv].dims
+    n_out = q_out + kv_out
+    params, a, b = lora_cost(n_in, n_out, rank)
+    dst = parts[q].dst + parts[kv].dst
+    adapter = Part("attention q/k/v LoRA (fused)", params, positions * (a + b), 2 * positions * n_out, None, "lora",
+                   parts[q].src, dst, dst, False, positions * a, "lora", (n_in, n_out, positions))
+    out = [p._replace(frozen=True) if i in (q, kv) else p for i, p in enumerate(parts)]
+    return out[:max(q, kv) + 1] + [adapter] + out[max(q, kv) + 1:]
 
 
 def input_convolution(block, d: int, length: int) -> tuple[Part, Part]:

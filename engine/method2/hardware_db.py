@@ -29,7 +29,6 @@ _TENSOR_PAIRS: tuple[tuple[str, str], ...] = tuple(
 ChipKind = Literal["gpu", "tpu", "cpu", "accelerator"]
 Segment = Literal["data_center", "workstation", "consumer"]
 """Market class: data-centre accelerators vs workstation (Quadro/RTX A) and consumer (GeForce/Radeon) cards."""
-SEGMENTS: tuple[str, ...] = ("data_center", "workstation", "consumer")
 PeakKey = Literal["fp64", "fp64_tensor", "fp32", "tf32_tensor", "fp16", "fp16_tensor", "bf16_tensor", "fp8_tensor",
                   "fp6_tensor", "fp4_tensor", "int8"]
 
@@ -277,7 +276,7 @@ class HardwareDB(BaseModel):
     def unknown_chip_message(self, name: str, year: int | None = None) -> str:
         """'unknown chip 'X'; …' with the nearest ids by name and, given a year, by launch date."""
         index = self._index()
-        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic: a 300,000-character cell took 15 s
+        key = _lookup_key(name)[:MATCHED_CHARS]  # difflib is quadratic in the length (docs/performance.md)
         close = difflib.get_close_matches(key, list(index), n=6, cutoff=0.6)
         ids = list(dict.fromkeys(index[c].id for c in close))[:3]
         hint = f" (did you mean {', '.join(ids)}?)" if ids else ""
@@ -323,9 +322,3 @@ def _load(path_text: str) -> HardwareDB:
 def load_hardware_db(path: str | Path | None = None) -> HardwareDB:
     """The validated hardware database (``hardware_db.json`` at the repository root by default), cached."""
     return _load(str(Path(path).resolve() if path is not None else HARDWARE_DB_PATH))
-
-
-def get_chip(name: str, db: HardwareDB | None = None) -> Chip:
-    """A database chip by id or alias; ``InputError('chip', "unknown chip 'x'; …")`` otherwise."""
-    return (db or load_hardware_db()).chip(name)
-

@@ -6,8 +6,8 @@ Around the year asked for, y, the points launched within ``WINDOW_YEARS`` of y +
 least squares, log10 P(t) = a + b·(t − t̄); the chips on or above that line (the faster half: the
 training parts notable runs used, not the inference cards of the same year) lie above it by their
 mean residual r̄, and the estimate is a + b·(y + 0.5 − t̄) + r̄ (at most the window's fastest
-chip): a trend, not a plain mean of whatever launched that year. A year more than ``HOLD_YEARS`` past the class's newest chip is read
-at that point (the trend is not extended further).
+chip): a trend, not a plain mean of whatever launched that year. A year more than ``HOLD_YEARS`` past the
+class's newest chip is read at that point (the trend is not extended further).
 Where the window holds fewer than ``MIN_POINTS`` chips, the nearest ``MIN_POINTS`` by date are
 used. The spread is the residual standard deviation s of all the window's chips (in orders of
 magnitude): a 90% band P × 10^(±1.645·s).
@@ -28,8 +28,8 @@ from typing import Literal
 from engine.errors import InputError
 from engine.method2.formats import FORMAT_BY_KEY, PEAK_KEYS
 from engine.method2.hardware_db import Chip, HardwareDB, Peaks
+from engine.records.partial_dates import parse_partial_date
 from engine.results import Result
-from engine.trends.partial_dates import parse_partial_date
 
 HardwareClass = Literal["data_center", "workstation_consumer"]
 HARDWARE_CLASSES: tuple[str, ...] = ("data_center", "workstation_consumer")
@@ -43,11 +43,6 @@ HOLD_YEARS = 1.0
 """A year more than this past the class's newest chip reads the trend there (no far extrapolation)."""
 Z90 = 1.6448536269514722
 """Standard normal 95th percentile: ±Z90·s holds 90% of a normal spread."""
-
-
-def class_of(chip: Chip) -> str:
-    """'data_center' or 'workstation_consumer' for a chip (its ``segment``)."""
-    return "data_center" if chip.segment == "data_center" else "workstation_consumer"
 
 
 def default_key_for_year(year: int) -> str:
@@ -84,8 +79,9 @@ class YearPeak(Result):
         label = CLASS_LABELS[self.hardware_class]
         held = (f" (held at {self.held_at:.1f}, a year past the newest such chip)" if self.held_at else "")
         return (f"unknown hardware: {self.peak_key} trend of the faster {self.n_faster} of {self.n_chips} {label} "
-                f"launched {int(self.window[0])}–{int(self.window[1])}, at {self.year}{held}: {self.peak_flop_per_s:.3g} "
-                f"(90% band {self.low_flop_per_s:.3g}–{self.high_flop_per_s:.3g}, ×{10 ** (Z90 * self.spread_oom):.2g})")
+                f"launched {int(self.window[0])}–{int(self.window[1])}, at {self.year}{held}: "
+                f"{self.peak_flop_per_s:.3g} (90% band {self.low_flop_per_s:.3g}–{self.high_flop_per_s:.3g}, "
+                f"×{10 ** (Z90 * self.spread_oom):.2g})")
 
 
 def _points(db: HardwareDB, key: str, hardware_class: str, exclude: frozenset[str]) -> list[tuple[float, float, str]]:

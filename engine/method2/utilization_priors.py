@@ -22,8 +22,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
+from engine.records.epoch_rows import HardwareRow, parse_flop
 from engine.results import Result
-from engine.trends.epoch_csv import HardwareRow, parse_flop
 
 REPORTS_PATH = shipped_file("utilization_reports.csv")
 MIN_REPORTS = 3
@@ -79,7 +79,8 @@ class UtilizationPrior(Result):
     def preset(self, origin: str) -> UtilizationPreset:
         """The group's median as a utilization preset, with its runs as the source."""
         return UtilizationPreset(
-            id=f"{origin.lower()}-{_SLUGS[self.generation]}-{_SLUGS[self.scale]}", label=f"{origin}: {self.generation}, {self.scale}: median {100 * self.median:.0f}% (n={self.n})",
+            id=f"{origin.lower()}-{_SLUGS[self.generation]}-{_SLUGS[self.scale]}",
+            label=f"{origin}: {self.generation}, {self.scale}: median {100 * self.median:.0f}% (n={self.n})",
             utilization=self.median, applies_to=f"runs on {self.generation}, {self.scale}",
             source=(f"median of {self.n} reported utilizations ({', '.join(self.runs[:8])}"
                     f"{', …' if self.n > 8 else ''}); spread {100 * self.p25:.0f}–{100 * self.p75:.0f}% "

@@ -17,12 +17,10 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Literal
 
 from engine.errors import InputError
 from engine.results import Result
 
-Rule = Literal["tokens-per-param", "hoffmann-approach3", "besiroglu-2024"]
 RULES: tuple[str, ...] = ("tokens-per-param", "hoffmann-approach3", "besiroglu-2024")
 TOKENS_PER_PARAM = 20.0
 TRAINING_FLOP_PER_PARAM_TOKEN = 6.0

@@ -123,17 +123,6 @@ def modification_threshold(original_flop: float | None, systemic_risk: bool = Fa
     return original_flop * MODIFICATION_FRACTION
 
 
-def nearest_sentence(flop: float, subject: str = "This run") -> str:
-    """The sentence for the threshold nearest to ``flop`` on a log scale: what a total is shown with."""
-    if not (flop > 0 and math.isfinite(flop)):
-        return f"{subject}: no finite positive compute to compare with the thresholds."
-    # on logs: a tiny total (utilization 1e-320) makes flop / threshold underflow to 0
-    standing = min(compare(flop), key=lambda s: abs(math.log10(flop) - math.log10(s.threshold.flop)))
-    if standing.ratio == 0:
-        return f"{subject} is far below every threshold."
-    return standing.sentence(subject)
-
-
 def every_sentence(flop: float, subject: str = "This run") -> str:
     """One sentence with the run's standing against every threshold: 'This run is 3.2× above the EU
     guidelines: … (10^23 FLOP), 32× below …, and 318× below the New York RAISE Act: … (10^26 FLOP).'"""

@@ -14,7 +14,6 @@ binary, not text, a line too long, the needed columns missing) raises
 from __future__ import annotations
 
 import csv
-import math
 import os
 import re
 from collections import Counter
@@ -23,8 +22,9 @@ from pathlib import Path
 
 from engine.errors import InputError
 from engine.json_text import wide_encoding
+from engine.records.epoch_rows import HardwareRow, parse_flop
+from engine.records.partial_dates import parse_partial_date
 from engine.results import Result
-from engine.trends.partial_dates import parse_partial_date
 from engine.trends.runs_dataset import RunPoint
 
 MAX_CSV_BYTES = 64 * 1024 * 1024
@@ -57,33 +57,6 @@ _NORMALIZED_ALIASES = {role: frozenset(re.sub(r"[^a-z0-9]", "", a) for a in name
                        for role, names in _ALIASES.items()}
 _REQUIRED = {"name": "'Model' (or 'System')", "date": "'Publication date'", "flop": "'Training compute (FLOP)'"}
 
-# decimal or scientific notation; thousands separators handled before this
-_FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
-_THOUSANDS_RE = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
-
-
-@dataclass(frozen=True, slots=True, kw_only=True)
-class HardwareRow(Result):
-    """A row's method-2 cells as written (text), for the reconciliation; ``flop`` may be empty.
-
-    The importer's output, not an input model: every cell is text kept as written (the reconciliation
-    parses the numbers and reports a bad one per row), so there is nothing to validate here."""
-
-    row: int
-    name: str
-    date: str
-    domain: str = ""
-    flop: str = ""
-    hardware: str
-    quantity: str
-    hours: str
-    utilization: str = ""
-    base_model: str = ""
-    time_notes: str = ""
-    compute_notes: str = ""
-    confidence: str = ""
-
-
 _ROW_CELLS = frozenset(f.name for f in fields(HardwareRow)) - {"row", "name"}
 """The cells a ``HardwareRow`` keeps (its name is given apart; the organization is not kept)."""
 
@@ -112,19 +85,6 @@ class EpochImport(Result):
 
 def _normalized(header: str) -> str:
     return re.sub(r"[^a-z0-9]", "", header.lower())
-
-
-def parse_flop(text: str) -> float:
-    """'3.14e+23', '3.14E23', '314,000,000' … → float; ``ValueError`` unless positive and finite."""
-    value = text.strip()
-    if _THOUSANDS_RE.fullmatch(value):
-        value = value.replace(",", "")
-    if not _FLOAT_RE.fullmatch(value):
-        raise ValueError(f"'{text[:40]}' is not a number")
-    number = float(value)
-    if not math.isfinite(number) or number <= 0:
-        raise ValueError(f"'{text[:40]}' is not a positive finite number")
-    return number
 
 
 def _decode(data: bytes) -> str:

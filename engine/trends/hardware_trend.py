@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from engine.errors import InputError, quoted
 from engine.method2.formats import PEAK_KEYS, peak_unit
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.trends.partial_dates import parse_partial_date
+from engine.records.partial_dates import parse_partial_date
 from engine.results import Result
 from engine.trends.fit import LogLinearFit, log_linear_fit_fields
 
@@ -70,17 +70,3 @@ def fit_hardware_trend(peak_key: str = "fp32", db: HardwareDB | None = None, inc
         raise InputError("peak_key", f"{peak_key}: {exc}") from None
     return HardwareTrend(peak_key=peak_key, unit=peak_unit(peak_key), include_cpus=include_cpus,
                          chips=[p.chip_id for p in points], **fields)
-
-
-def fit_hardware_trends(db: HardwareDB | None = None, include_cpus: bool = False,
-                        min_chips: int = 3, min_years: float = 3.0) -> dict[str, HardwareTrend]:
-    """``fit_hardware_trend`` for every number format with at least ``min_chips`` chips released over at least
-    ``min_years`` years, in ``PEAK_KEYS`` order (FP4's chips, all from 2024–25, would fit product tiers, not time)."""
-    db = db or load_hardware_db()
-    trends = {}
-    for key in PEAK_KEYS:
-        points = hardware_points(key, db, include_cpus)
-        if (len(points) >= max(min_chips, 2)
-                and points[-1].decimal_year - points[0].decimal_year >= min_years):
-            trends[key] = fit_hardware_trend(key, db, include_cpus)
-    return trends

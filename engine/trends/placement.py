@@ -16,8 +16,8 @@ import numpy as np
 from pydantic import BaseModel
 
 from engine.errors import InputError, PositiveFinite, parse_input
+from engine.records.partial_dates import decimal_year_of, parse_partial_date
 from engine.results import Result
-from engine.trends.partial_dates import decimal_year_of, parse_partial_date
 from engine.trends.fit import Runs, TrendQuery, as_frame, select_runs
 
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 import csv
 import io
 import math
+from functools import lru_cache
 from pathlib import Path
 from typing import Iterable, Literal
 
@@ -22,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, parse_input
-from engine.trends.partial_dates import PartialDate, parse_partial_date
+from engine.records.partial_dates import PartialDate, parse_partial_date
 
 DATASET_PATH = shipped_file("training_runs.csv")
 
@@ -135,10 +136,16 @@ def parse_training_runs(text: str, source: str = "training_runs.csv") -> list[Tr
 
 
 def load_training_runs(path: str | Path | None = None) -> list[TrainingRun]:
-    """The shipped dataset (or another file in its format), validated row by row."""
-    path = Path(path) if path is not None else DATASET_PATH
+    """The shipped dataset (or another file in its format), validated row by row; read once per file (as the
+    hardware database is), each caller getting its own list of the (frozen) runs."""
+    return list(_load(str(Path(path).resolve() if path is not None else DATASET_PATH)))
+
+
+@lru_cache(maxsize=8)
+def _load(path_text: str) -> tuple[TrainingRun, ...]:
+    path = Path(path_text)
     try:
-        return parse_training_runs(read_shipped_text(path), source=path.name)
+        return tuple(parse_training_runs(read_shipped_text(path), source=path.name))
     except csv.Error as exc:
         raise ShippedDataError(path.name, f"not a readable CSV ({exc})") from None
     except InputError as exc:

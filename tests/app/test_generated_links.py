@@ -1,17 +1,19 @@
 """Generated share links through the real pages (AppTest): thousands of scenarios drawn from the schema
 (``tests/scenario_strategy.py``: blocks, repeats, ranges, a hardware run, a plan), as a fresh user opening each
 link would see them. No page run may show an exception element, internal wording or live user markup, or take
-more than 2 s of wall time (``page_run.MAX_RUN_S``); a refused link gives the one notice naming its field.
+more than 2 s of CPU time (``page_run.MAX_RUN_CPU_S``); a refused link gives the one notice naming its field.
 
 Which runs: a link that opens runs on all five pages (each computes something else from it); a refused one ends
 the same way on every page (``state.init`` refuses it before any page code runs), so it runs on one page, the
 page and the entry (via app.py, or the page file) following the link's checksum. The links: ``HOSTILE_LINKS``
 from ``SCENARIOS`` (hostile values mixed in; most are refused) and ``WELL_FORMED_LINKS`` from ``WELL_FORMED``
-(right kinds and ranges; ~40% open, the rest are refused for inverted ranges, page size and the like).
+(right kinds and ranges; ~40% open, the rest are refused for inverted ranges, page size and the like), drawn
+once with a fixed seed and replayed (``tests/generated_inputs.py``).
 
-The page runs go to a pool of worker processes (one per core, at most 4; ``FLOPSCOPE_TEST_WORKERS`` overrides),
-each a fresh Python with the pages imported once. CI replays a fixed seed (FLOPSCOPE_HYPOTHESIS=ci); a local run
-draws new links each time and prints the failing ones.
+The page runs go to a pool of worker processes (one per core this test process has, at most 4: the cores shared
+out among pytest-xdist's workers; ``FLOPSCOPE_TEST_WORKERS`` overrides), each a fresh Python with the pages
+imported once; with one core each (``-n 2`` on 2 cores), in the test process itself. ``FLOPSCOPE_GENERATED=draw``
+draws new links instead, and prints the failing ones.
 """
 from __future__ import annotations
 
@@ -22,33 +24,17 @@ import zlib
 from concurrent.futures import ProcessPoolExecutor
 
 import pytest
-from hypothesis import HealthCheck, given, settings
 
 from engine.errors import InputError
 from engine.share_link import decode
 from tests.app.hostile_corpus import pack_json
 from tests.app.page_run import ENTRIES, PAGES, messages, page_problems, run_page
-from tests.scenario_strategy import SCENARIOS, WELL_FORMED
+from tests.generated_inputs import KINDS, generated
 
-HOSTILE_LINKS = 2000
-WELL_FORMED_LINKS = 1000
 CHUNK = 100
 """Links per test (a test's runs go to the pool together)."""
-STRATEGIES = {"hostile": (SCENARIOS, HOSTILE_LINKS), "well-formed": (WELL_FORMED, WELL_FORMED_LINKS)}
-
-
-def generate(kind: str) -> list[dict]:
-    """The links of ``kind``, drawn by hypothesis under the loaded profile (CI: a fixed seed)."""
-    strategy, count = STRATEGIES[kind]
-    drawn: list[dict] = []
-
-    @settings(max_examples=count, database=None, deadline=None, suppress_health_check=list(HealthCheck))
-    @given(strategy)
-    def draw(data):
-        drawn.append(data)
-
-    draw()
-    return drawn
+STRATEGIES = {"hostile": "hostile_links", "well-formed": "well_formed_links"}
+"""The tests' name for a kind → its inputs in ``tests/generated_inputs.py`` (2,000 and 1,000 links)."""
 
 
 def page_runs(data: dict) -> list[tuple[str, str, str, str | None]]:
@@ -91,30 +77,45 @@ def _warm() -> None:
 def workers() -> int:
     if os.environ.get("FLOPSCOPE_TEST_WORKERS"):
         return max(1, int(os.environ["FLOPSCOPE_TEST_WORKERS"]))
-    return max(1, min(4, len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1))
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
+    return max(1, min(4, cores // int(os.environ.get("PYTEST_XDIST_WORKER_COUNT") or 1)))
 
 
 @pytest.fixture(scope="module")
 def pool():
+    """Worker processes for the page runs; with one core to this test process (pytest-xdist's workers share the
+    machine's), the runs stay in this process, which already runs pages."""
+    if workers() == 1:
+        _warm()
+        yield InProcess()
+        return
     with ProcessPoolExecutor(workers(), mp_context=multiprocessing.get_context("spawn"), initializer=_warm) as p:
         yield p
 
 
+class InProcess:
+    """``ProcessPoolExecutor.map`` in this process."""
+
+    @staticmethod
+    def map(fn, runs, chunksize=1):
+        return map(fn, runs)
+
+
 @pytest.fixture(scope="module")
 def links() -> dict[str, list[dict]]:
-    """The links of each kind, drawn when a test first asks for them (``-k well-formed`` draws only those)."""
+    """The links of each kind, read when a test first asks for them (``-k well-formed`` reads only those)."""
     return {}
 
 
-CHUNKS = [(kind, start) for kind, (_, count) in STRATEGIES.items() for start in range(0, count, CHUNK)]
+CHUNKS = [(kind, start) for kind, name in STRATEGIES.items() for start in range(0, KINDS[name][1], CHUNK)]
 
 
 @pytest.mark.parametrize("kind, start", CHUNKS, ids=[f"{k}-{s}" for k, s in CHUNKS])
 def test_generated_links_on_the_pages(pool, links, kind, start):
     if kind not in links:
-        links[kind] = generate(kind)
+        links[kind] = generated(STRATEGIES[kind])
     cases = links[kind][start:start + CHUNK]
-    assert cases, f"hypothesis drew {len(links[kind])} {kind} links"
+    assert cases, f"{len(links[kind])} {kind} links"
     runs = [(data, run) for data in cases for run in page_runs(data)]
     failures, times = [], []
     for (data, (token, page, entry, refused)), (problems, wall, cpu) in zip(

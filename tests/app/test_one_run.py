@@ -9,6 +9,7 @@ from streamlit.testing.v1 import AppTest
 
 from tests.conftest import ROOT
 from tests.reference import REPORTED_A100, flop, metric
+from ui.navigation import PAGE_NAMES
 
 DAY_S = 86_400
 A100_BF16 = 312e12    # NVIDIA A100 datasheet: BF16 tensor 312 TFLOP/s dense
@@ -93,7 +94,7 @@ def _all_text(at: AppTest) -> str:
     return "\n".join(parts)
 
 
-@pytest.mark.parametrize("name", ["layer_builder", "hardware", "precision", "trends"])
+@pytest.mark.parametrize("name", PAGE_NAMES)
 def test_the_ui_names_the_source_never_a_seed(name):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
     if name != "layer_builder":

@@ -8,9 +8,9 @@ from streamlit.testing.v1 import AppTest
 from engine.shipped import ROOT_FILES
 from tests.conftest import ROOT
 from tests.shipped_faults import FAULTS, broken_copy, reason_in, use
+from ui.navigation import PAGE_NAMES as PAGES
 
-PAGES = ("layer_builder", "hardware", "precision", "trends", "plan", "measure")
-NEEDS = {"hardware_db.json": {"hardware", "precision", "trends", "plan", "measure"},
+NEEDS = {"hardware_db.json": set(PAGES) - {"layer_builder"},
          "training_runs.csv": {"trends"},
          "utilization_reports.csv": set()}
 ADDS_TO = {"utilization_reports.csv": {"hardware"}}

@@ -11,12 +11,18 @@ import time
 import urllib.request
 from pathlib import Path
 
+from ui.navigation import PAGES as NAVIGATION
+
 ROOT = Path(__file__).resolve().parents[2]
 ARTIFACTS = ROOT / "test-artifacts"
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
                  "--disable-background-networking", "--disable-component-update", "--disable-sync"]
-PAGES = {"layer_builder": "", "hardware": "hardware", "precision": "precision", "trends": "trends", "plan": "plan",
-         "measure": "measure", "serve": "serve"}
+PAGES = {p.name: p.url_path for p in NAVIGATION}
+"""Page name → its path on the server (``ui/navigation.py``: the one list of pages)."""
+WAIT_MS = 240_000
+"""How long a browser test waits for the app to show something: a guard against a hang, not a budget. A machine
+busy with other work (another suite beside this one) slows each step several-fold; what a step costs is held in
+CPU seconds elsewhere (``tests/app/page_run.py``)."""
 
 
 def free_port() -> int:
@@ -28,11 +34,12 @@ def free_port() -> int:
 @contextlib.contextmanager
 def streamlit_server(timeout_s: float = 60.0, root: Path = ROOT,
                      flags: tuple[str, ...] = ("--server.headless", "true", "--server.fileWatcherType", "none"),
-                     with_process: bool = False):
+                     with_process: bool = False, env: dict[str, str] | None = None):
     """A server of the checkout at ``root`` (``streamlit run app.py`` there, as the README starts it, with
-    ``flags``); yields its URL, or (URL, process) with ``with_process``."""
+    ``flags`` and ``env`` added to this process's environment); yields its URL, or (URL, process) with
+    ``with_process``."""
     port = free_port()
-    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false", **(env or {})}
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py",
                              "--server.port", str(port), "--server.address", "127.0.0.1", *flags],
                             cwd=root, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
@@ -98,7 +105,7 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
-def wait_for_app(page, timeout_ms: int = 60_000, debounce_ms: int = 250, quiet_ms: int = 150) -> None:
+def wait_for_app(page, timeout_ms: int = WAIT_MS, debounce_ms: int = 250, quiet_ms: int = 150) -> None:
     """Until the script has run and the page is drawn. ``debounce_ms`` first: a widget sends its value a
     moment after the key press or click (text fields debounce), so the run it starts is not missed."""
     page.wait_for_timeout(debounce_ms)

@@ -4,7 +4,7 @@ per example (frozen weights included), and the page's link opens every other pag
 Playwright; every step fails on an exception element."""
 from __future__ import annotations
 
-from tests.browser.harness import PAGES, metric_value, wait_for_app
+from tests.browser.harness import PAGES, WAIT_MS, metric_value, wait_for_app
 from tests.cli import cli
 
 BATCH, D_IN, HIDDEN, D_OUT = 4, 8, 16, 4
@@ -38,14 +38,14 @@ def test_a_counted_module_opens_in_the_dashboard_and_its_link_on_every_page(torc
     page.goto(server)
     wait_for_app(page)
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(saved))  # "Restore a scenario"
-    page.locator("[data-testid='stMetric']", has_text="Trainable parameters").wait_for(timeout=30_000)
+    page.locator("[data-testid='stMetric']", has_text="Trainable parameters").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
     assert metric_value(page, "Parameters") == f"{PARAMS:,}"
     assert metric_value(page, "Forward per example") == f"{FORWARD:,} FLOP"
     assert metric_value(page, "Backward per example") == f"{BACKWARD:,} FLOP"
     assert metric_value(page, "Trainable parameters") == f"{TRAINABLE:,}"
-    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
     query = page.evaluate("() => location.search")
     context.close()
 

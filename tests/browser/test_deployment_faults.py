@@ -6,7 +6,8 @@ from __future__ import annotations
 
 from tests.browser.harness import PAGES, metric_value, project_copy, streamlit_server, wait_for_app
 
-NEEDS_THE_DATABASE = ("hardware", "precision", "trends", "plan")
+NEEDS_THE_DATABASE = set(PAGES) - {"layer_builder"}
+"""Every page but the layer builder (which counts without it)."""
 
 
 def test_a_missing_hardware_database_in_the_browser(tmp_path, browser):

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import metric_value, wait_for_app
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
 from tests.browser.test_user_flows import settle
 from tests.reference import EPOCH_EXAMPLE_PARAMS
 
@@ -32,7 +32,7 @@ def test_lora_on_the_layer_list(server, page):
     settle(page)
     expander.get_by_role("button", name="Apply to the layers").click()
     page.wait_for_function("""() => [...document.querySelectorAll('[data-testid=stMetric]')].some(m =>
-        m.innerText.includes('Trainable parameters') && m.innerText.includes('2,128'))""", timeout=30_000)
+        m.innerText.includes('Trainable parameters') && m.innerText.includes('2,128'))""", timeout=WAIT_MS)
     settle(page)
     # an adapter of rank 8 on the dense layer 256 → 10: 8·(256 + 10) trainable parameters; its backward: A and B
     # weight gradients (2,128 MACs) and B's input gradient (80), nothing before it (all frozen): 2·2,208 FLOP
@@ -50,7 +50,7 @@ def test_freeze_one_layer_from_the_editor(server, page):
     settle(page)
     page.wait_for_function("""(n) => [...document.querySelectorAll('[data-testid=stMetric]')].some(m =>
         m.innerText.includes('Trainable parameters') && m.innerText.includes(n))""",
-                           arg=f"{EPOCH_EXAMPLE_PARAMS - CONV_PARAMS:,}", timeout=30_000)
+                           arg=f"{EPOCH_EXAMPLE_PARAMS - CONV_PARAMS:,}", timeout=WAIT_MS)
     settle(page)
     assert metric_value(page, "Trainable parameters") == f"{EPOCH_EXAMPLE_PARAMS - CONV_PARAMS:,}"
 
@@ -65,23 +65,23 @@ def test_last_blocks_of_a_language_model_then_the_one_third_rule(server, page):
     panel.get_by_text("the last k blocks (and what follows)").click()
     settle(page)
     panel.get_by_role("button", name="Build the layers from this config").click()
-    page.get_by_text("Fine-tune (last)").wait_for(timeout=120_000)
+    page.get_by_text("Fine-tune (last)").wait_for(timeout=WAIT_MS)
     settle(page)
     trainable = int(metric_value(page, "Trainable parameters").replace(",", ""))
     total = int(metric_value(page, "Parameters").replace(",", ""))
     assert 0 < trainable < total
     # the Plan page: the fine-tune's compute against a base model's training compute
     page.locator("[data-testid='stSidebarNav'] a[href$='/plan']").first.click()
-    page.wait_for_url("**/plan**", timeout=30_000)
+    page.wait_for_url("**/plan**", timeout=WAIT_MS)
     settle(page)
-    page.get_by_text("Modifying a model (a fine-tune)").wait_for(timeout=30_000)
+    page.get_by_text("Modifying a model (a fine-tune)").wait_for(timeout=WAIT_MS)
     field = page.get_by_role("spinbutton", name="The base model's training compute")
     field.fill("1e40")
     field.press("Enter")
-    page.get_by_text("below one third").first.wait_for(timeout=30_000)
+    page.get_by_text("below one third").first.wait_for(timeout=WAIT_MS)
     settle(page)
     field.fill("1")
     field.press("Enter")
-    page.get_by_text("above one third").first.wait_for(timeout=30_000)
+    page.get_by_text("above one third").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert page.get_by_text("European Commission, guidelines").count() >= 1

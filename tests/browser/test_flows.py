@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import ARTIFACTS, PAGES, metric_value, wait_for_app
+from tests.browser.harness import ARTIFACTS, PAGES, WAIT_MS, metric_value, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING, flop
 
 
@@ -34,7 +34,7 @@ def test_edit_updates_the_total_and_the_link_restores_it(server, browser):
     page.goto(server)
     wait_for_app(page)
     assert flop(metric_value(page, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
     before = page.evaluate("() => location.search")
     epochs = page.get_by_label("Epochs", exact=True)
     epochs.fill("20")
@@ -42,8 +42,8 @@ def test_edit_updates_the_total_and_the_link_restores_it(server, browser):
     expected = f"{2 * EPOCH_EXAMPLE_TRAINING:.2e}".replace("e+", "e") + " FLOP"
     page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
-        arg=expected, timeout=30_000)
-    page.wait_for_function("(before) => location.search !== before", arg=before, timeout=30_000)
+        arg=expected, timeout=WAIT_MS)
+    page.wait_for_function("(before) => location.search !== before", arg=before, timeout=WAIT_MS)
     link = page.url
     context.close()
 
@@ -75,7 +75,7 @@ def test_hostile_upload_shows_a_message(server, browser, tmp_path, body):
     page.goto(server)
     wait_for_app(page)
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(bad))
-    page.get_by_text("The file was not loaded").wait_for(timeout=30_000)
+    page.get_by_text("The file was not loaded").wait_for(timeout=WAIT_MS)
     assert page.get_by_text("layers[0].type").count() >= 1
     assert flop(metric_value(page, "Training compute")) == pytest.approx(EPOCH_EXAMPLE_TRAINING, rel=5e-3)
     context.close()
@@ -111,7 +111,7 @@ def test_hostile_epoch_csv_upload_shows_a_message(server, browser, tmp_path):
     wait_for_app(page)
     page.get_by_text("Add Epoch AI's data").click()
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(bad))
-    page.get_by_text("the file was not used").wait_for(timeout=30_000)
+    page.get_by_text("the file was not used").wait_for(timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
 
@@ -134,7 +134,7 @@ def test_epoch_csv_upload_reconciles_rows_with_their_hardware(server, browser, t
     wait_for_app(page)
     page.get_by_text("Add Epoch AI's data").click()
     page.locator("[data-testid='stFileUploaderDropzoneInput']").first.set_input_files(str(path))
-    page.get_by_text("Median ratio (method 2 ÷ reported)").wait_for(timeout=30_000)
+    page.get_by_text("Median ratio (method 2 ÷ reported)").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
     assert metric_value(page, "Median ratio (method 2 ÷ reported)") == "2"   # median of 1, 2, 10
     assert metric_value(page, "Within 2×") == "67%" and metric_value(page, "Within 3×") == "67%"
@@ -150,7 +150,7 @@ def _choose(page, label: str, text: str) -> None:
     box = page.get_by_label(label)
     box.click()
     page.keyboard.type(text)
-    page.get_by_role("option").filter(has_text=text).first.wait_for(timeout=30_000)
+    page.get_by_role("option").filter(has_text=text).first.wait_for(timeout=WAIT_MS)
     page.keyboard.press("Enter")
     wait_for_app(page)
 
@@ -177,16 +177,16 @@ def test_resnet50_link_edit_inside_a_repeat_and_wrap_unwrap(server, browser):
     want = f"{25_557_032 - 2 * (256 * 32 + 2 * 32 + 32 * 64 * 9):,}"
     page.wait_for_function(
         "(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')].some(e => e.innerText === want)",
-        arg=want, timeout=30_000)
+        arg=want, timeout=WAIT_MS)
     wait_for_app(page)
     _pick_layer(page, "#10  dense")
     _choose(page, "Wrap into a block", "branches (the identity")
     page.get_by_role("button", name="Wrap", exact=True).click()
     wait_for_app(page)
-    page.get_by_text("#10 · Parallel branches").first.wait_for(timeout=30_000)
+    page.get_by_text("#10 · Parallel branches").first.wait_for(timeout=WAIT_MS)
     page.get_by_role("button", name="Unwrap", exact=True).click()
     wait_for_app(page)
-    page.get_by_text("#10 · Fully connected").first.wait_for(timeout=30_000)
+    page.get_by_text("#10 · Fully connected").first.wait_for(timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     assert metric_value(page, "Parameters") == want  # wrapping in (identity ‖ dense) and back changed nothing
     context.close()

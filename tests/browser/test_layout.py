@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import metric_value, wait_for_app
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
 from tests.reference import EPOCH_EXAMPLE_TRAINING, REPORTED_A100, REPORTED_A100_VALUES, flop, percentile
+from ui.navigation import PAGES
 
 CUT_OFF = """() => {
   const main = document.querySelector('[data-testid=stMain]');
@@ -27,7 +28,7 @@ def open_page(browser, url, width, height):
     return context, page
 
 
-@pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
+@pytest.mark.parametrize("path", [p.url_path for p in PAGES])
 def test_no_label_is_cut_off_at_1440(server, browser, path):
     context, page = open_page(browser, f"{server}/{path}", 1440, 900)
     assert page.evaluate(CUT_OFF) == []
@@ -42,7 +43,7 @@ def test_the_total_stays_in_view_while_editing_the_epochs(server, browser):
     epochs.press("Enter")
     want = f"{2 * EPOCH_EXAMPLE_TRAINING:.2e}".replace("e+", "e") + " FLOP"
     bar = page.locator(".st-key-flop_summary")
-    bar.get_by_text(want).wait_for(timeout=30_000)
+    bar.get_by_text(want).wait_for(timeout=WAIT_MS)
     box = bar.bounding_box()
     assert box is not None and 0 <= box["y"] and box["y"] + box["height"] <= 900
     assert flop(metric_value(page, "Training compute")) == pytest.approx(2 * EPOCH_EXAMPLE_TRAINING, rel=5e-3)
@@ -60,7 +61,7 @@ def test_hardware_ranges_give_a_90_percent_interval_that_stays_in_view(server, b
         box.fill(value)
         box.press("Enter")
         wait_for_app(page)
-    page.get_by_text("90% interval").first.wait_for(timeout=30_000)
+    page.get_by_text("90% interval").first.wait_for(timeout=WAIT_MS)
     # 8 A100s × 1 day × 312 TFLOP/s (datasheet, BF16 dense) × the reported-runs median; chips log-normal with
     # [6, 12] as 90%, utilization with the reported runs' 5th–95th percentiles
     z = 1.6448536269514722
@@ -85,7 +86,7 @@ def test_hardware_ranges_give_a_90_percent_interval_that_stays_in_view(server, b
     context.close()
 
 
-@pytest.mark.parametrize("path", ["", "hardware", "precision", "trends"])
+@pytest.mark.parametrize("path", [p.url_path for p in PAGES])
 def test_nothing_is_wider_than_a_phone(server, browser, path):
     context, page = open_page(browser, f"{server}/{path}", 390, 844)
     overflow = page.evaluate("""() => [...document.querySelectorAll(

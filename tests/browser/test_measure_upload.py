@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import csv
 
-from tests.browser.harness import metric_value, wait_for_app
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
 
 H100_BF16 = 989.4e12  # NVIDIA H100 SXM datasheet: BF16 1,979 TFLOP/s with sparsity → 989.4 dense
 BERT = "tracelens/h100/gaunernst_bert-small-uncased__1016001"
@@ -37,12 +37,12 @@ def test_upload_a_trace_see_the_breakdown_and_hfu(server, browser, shared_dir):
     wait_for_app(page)
     healthy(page)
     assert page.get_by_text("python -m engine trace TRACE.json.gz").count() == 1  # the bound's line, visible
-    page.get_by_text("Where each step's time went").wait_for(timeout=60_000)  # the bundled example first
+    page.get_by_text("Where each step's time went").wait_for(timeout=WAIT_MS)  # the bundled example first
     assert page.get_by_text("the page shows the bundled example").count() == 1
     page.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(traces / f"{BERT}.json.gz"))
     want = f"{total_ms:,.3f} ms"
     page.wait_for_function("(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
-                           ".some(e => e.innerText === want)", arg=want, timeout=60_000)
+                           ".some(e => e.innerText === want)", arg=want, timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
     assert metric_value(page, "Step time") == want

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.browser.harness import metric_value, wait_for_app
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
 
 onnx = pytest.importorskip("onnx")
 from onnx import TensorProto, helper  # noqa: E402
@@ -45,7 +45,7 @@ def test_upload_a_graph_give_its_sizes_and_load_its_rows(server, browser, tmp_pa
     context, page = _open(browser, server)
     page.locator("[data-testid='stExpander']", has_text="Import an exported model").locator(
         "[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(_graph(tmp_path / "mlp.onnx")))
-    page.get_by_text("sequence (input 'x', axis 1)").wait_for(timeout=30_000)
+    page.get_by_text("sequence (input 'x', axis 1)").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
     assert page.get_by_role("button", name="Count the graph and load its rows").is_disabled()  # no sequence yet
@@ -56,13 +56,13 @@ def test_upload_a_graph_give_its_sizes_and_load_its_rows(server, browser, tmp_pa
     wait_for_app(page)
     page.get_by_role("button", name="Count the graph and load its rows").click()
     wait_for_app(page)
-    page.get_by_text("mlp.onnx: 3 nodes").wait_for(timeout=30_000)
+    page.get_by_text("mlp.onnx: 3 nodes").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
     assert int(metric_value(page, "Parameters").replace(",", "")) == 2 * D * H
     assert page.get_by_text(f"{2 * SEQ * 2 * D * H:,} matmul FLOP").count() == 1  # 2·T·(16·32 + 32·16)
     assert page.get_by_text("/mlp/fc1/MatMul").count() >= 1
-    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)  # the link carries the rows
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)  # the link carries the rows
     context.close()
 
 
@@ -72,7 +72,7 @@ def test_a_file_of_zeros_gives_one_message(server, browser, tmp_path):
     context, page = _open(browser, server)
     page.locator("[data-testid='stExpander']", has_text="Import an exported model").locator(
         "[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(zeros))
-    page.get_by_text("not an ONNX model").wait_for(timeout=30_000)
+    page.get_by_text("not an ONNX model").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
     context.close()

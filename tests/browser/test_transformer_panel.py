@@ -1,37 +1,15 @@
 """The transformer config panel in a real browser: a config.json file upload, a model picked from the
-library, a download by model id from a local Hub on 127.0.0.1, and a config uploaded as a scenario.
+library, a download by model id from the shared server's local Hub on 127.0.0.1 (``tests/conftest.py``), and a
+config uploaded as a scenario.
 Any exception element fails the test."""
 from __future__ import annotations
 
 import json
-import os
-
-import pytest
 
 from engine.llm.library import library_model
-from tests.browser.harness import (
-    metric_value,
-    streamlit_server,
-    wait_for_app,
-)
-from tests.llm.test_hub import local_hub
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
 
 PANEL = "Transformers: build from a Hugging Face config.json"
-
-
-@pytest.fixture(scope="module")
-def server():
-    with local_hub() as hub:
-        previous = os.environ.get("HF_ENDPOINT")
-        os.environ["HF_ENDPOINT"] = hub  # the server below inherits it: its Hub is the local one
-        try:
-            with streamlit_server() as url:
-                yield url
-        finally:
-            if previous is None:
-                os.environ.pop("HF_ENDPOINT", None)
-            else:
-                os.environ["HF_ENDPOINT"] = previous
 
 
 def open_panel(browser, server):
@@ -46,7 +24,7 @@ def open_panel(browser, server):
 
 def build_and_check(page, panel, params: int) -> None:
     panel.get_by_role("button", name="Build the layers from this config").click()
-    page.get_by_text("As built from the config").wait_for(timeout=60_000)
+    page.get_by_text("As built from the config").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
     assert page.locator("[data-testid='stException']").count() == 0
     assert metric_value(page, "Parameters") == f"{params:,}"
@@ -73,7 +51,7 @@ def test_pick_a_model_from_the_library(server, browser):
         choice.fill("Mistral 7B (v0.1)")
         option = page.get_by_role("option", name=wanted)
         try:  # under load the filtered list can be redrawn between finding the option and clicking it
-            option.wait_for(timeout=30_000)
+            option.wait_for(timeout=WAIT_MS)
             option.click(timeout=10_000)
         except Exception:
             if attempt == 2:
@@ -96,13 +74,13 @@ def test_load_by_model_id_from_a_local_hub(server, browser):
     box.press("Enter")
     wait_for_app(page)
     panel.get_by_role("button", name="Download config.json").click()
-    page.get_by_text("Downloaded config.json of Qwen/Qwen3-0.6B").wait_for(timeout=30_000)
+    page.get_by_text("Downloaded config.json of Qwen/Qwen3-0.6B").wait_for(timeout=WAIT_MS)
     build_and_check(page, panel, 596_049_920)
     box.fill("no/such-model")
     box.press("Enter")
     wait_for_app(page)
     panel.get_by_role("button", name="Download config.json").click()
-    page.get_by_text("no config.json for 'no/such-model' on the Hub").wait_for(timeout=30_000)
+    page.get_by_text("no config.json for 'no/such-model' on the Hub").wait_for(timeout=WAIT_MS)
     exceptions = page.locator("[data-testid='stException']")
     assert exceptions.count() == 0, exceptions.first.inner_text()
     context.close()
@@ -118,7 +96,7 @@ def test_a_config_uploaded_as_a_scenario_points_to_the_panel(server, browser, tm
     # the scenario uploader by its label (the page has others: the panel's config.json, an ONNX graph)
     page.locator("[data-testid='stFileUploader']", has_text="Restore a scenario") \
         .locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
-    page.get_by_text("this is a Hugging Face config.json, not a FLOPscope scenario").wait_for(timeout=30_000)
+    page.get_by_text("this is a Hugging Face config.json, not a FLOPscope scenario").wait_for(timeout=WAIT_MS)
     assert page.locator("[data-testid='stException']").count() == 0
     context.close()
 
@@ -133,7 +111,7 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     wait_for_app(page)
     panel.get_by_role("button", name="Build the layers from this config").click()
     error = page.locator("[data-testid='stAlertContentError']", has_text="config.hidden_size")
-    error.wait_for(timeout=30_000)
+    error.wait_for(timeout=WAIT_MS)
     assert len(error.inner_text().strip().splitlines()) == 1
     assert page.locator("[data-testid='stException']").count() == 0
     # embedding_size: read by transformers' BERT, not by the reader: refused, then left out when lenient;
@@ -143,10 +121,10 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     wait_for_app(page)
     panel.get_by_role("button", name="Build the layers from this config").click()
     page.locator("[data-testid='stAlertContentError']", has_text="config.embedding_size: transformers'") \
-        .wait_for(timeout=30_000)
+        .wait_for(timeout=WAIT_MS)
     # no totals beside the refusal (the default scenario's metrics were on the page before it)
     page.locator("[data-testid='stAlertContentInfo']", has_text="No totals while the config above is refused") \
-        .wait_for(timeout=30_000)
+        .wait_for(timeout=WAIT_MS)
     wait_for_app(page)  # the run over: elements past the notice stay on screen, stale, until the script ends
     assert page.locator("[data-testid='stMetric']", has_text="Training compute").count() == 0
     assert page.locator("[data-testid='stMetric']", has_text="Parameters").count() == 0

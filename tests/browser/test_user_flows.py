@@ -11,7 +11,7 @@ import pytest
 from engine.method1.kinds import KIND_BY_TYPE
 from engine.presets import presets
 from tests.app.hostile_corpus import pack_json
-from tests.browser.harness import PAGES, metric_value, wait_for_app
+from tests.browser.harness import PAGES, WAIT_MS, metric_value, wait_for_app
 from tests.reference import (
     EPOCH_EXAMPLE_PARAMS,
     EPOCH_EXAMPLE_TRAINING,
@@ -80,7 +80,7 @@ def metric_changes(page, label: str, before: str) -> str:
         """([label, before]) => [...document.querySelectorAll('[data-testid=stMetric]')]
               .some(m => m.innerText.includes(label) &&
                          m.querySelector('[data-testid=stMetricValue]').innerText.trim() !== before)""",
-        arg=[label, before], timeout=30_000)
+        arg=[label, before], timeout=WAIT_MS)
     settle(page)
     return metric_value(page, label)
 
@@ -154,7 +154,7 @@ def test_every_preset_then_edit_a_number(server, page, preset_id):
     choose(page, "Start from a preset", preset.title)
     click(page, "Load preset")
     page.wait_for_function("(name) => [...document.querySelectorAll('input')].some(i => i.value === name)",
-                           arg=preset.scenario.name, timeout=30_000)  # the preset's name is in its field
+                           arg=preset.scenario.name, timeout=WAIT_MS)  # the preset's name is in its field
     settle(page)
     before = metric_value(page, "Training compute")
     epochs = float(page.get_by_label("Epochs", exact=True).input_value())
@@ -172,12 +172,12 @@ def test_add_move_duplicate_and_delete_layers(server, page):
     choose(page, "Layer (blocks", "#3 dense")
     click(page, "Duplicate")  # a second dense 10 → 10 after the first: + 10·10 + 10
     assert int(metric_changes(page, "Parameters", seed).replace(",", "")) == EPOCH_EXAMPLE_PARAMS + 110
-    page.get_by_text("#4 · ").first.wait_for(timeout=30_000)  # the copy is selected
+    page.get_by_text("#4 · ").first.wait_for(timeout=WAIT_MS)  # the copy is selected
     click(page, "↑ Move up")
-    page.get_by_text("#3 · ").first.wait_for(timeout=30_000)
+    page.get_by_text("#3 · ").first.wait_for(timeout=WAIT_MS)
     assert int(metric_value(page, "Parameters").replace(",", "")) == EPOCH_EXAMPLE_PARAMS + 110
     click(page, "↓ Move down")
-    page.get_by_text("#4 · ").first.wait_for(timeout=30_000)
+    page.get_by_text("#4 · ").first.wait_for(timeout=WAIT_MS)
     click(page, "Delete")
     assert int(metric_changes(page, "Parameters", f"{EPOCH_EXAMPLE_PARAMS + 110:,}").replace(",", "")) == \
         EPOCH_EXAMPLE_PARAMS
@@ -191,7 +191,7 @@ def test_each_page_through_the_navigation(server, page):
         if not slug:
             continue
         page.locator(f"[data-testid='stSidebarNav'] a[href$='/{slug}']").first.click()
-        page.wait_for_url(f"**/{slug}**", timeout=30_000)
+        page.wait_for_url(f"**/{slug}**", timeout=WAIT_MS)
         settle(page)
 
 
@@ -201,7 +201,7 @@ def test_a_hardware_edit_travels_by_link_into_a_fresh_context(server, browser, p
     before = metric_value(page, "Training compute")
     type_number(page, "Number of chips", 16)
     expected = metric_changes(page, "Training compute", before)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=30_000)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
     link = page.url
     fresh = browser.new_context(viewport={"width": 1400, "height": 2200})
     other = fresh.new_page()
@@ -257,7 +257,7 @@ def test_download_then_upload_restores_the_scenario(server, browser, page, tmp_p
     other.wait_for_function("(want) => [...document.querySelectorAll('[data-testid=stMetricValue]')]"
                             ".some(e => e.innerText.trim().endsWith(' FLOP') &&"
                             "           Math.abs(parseFloat(e.innerText) / want - 1) < 0.005)",
-                            arg=expected, timeout=30_000)
+                            arg=expected, timeout=WAIT_MS)
     healthy(other)
     fresh.close()
 
@@ -273,10 +273,10 @@ def test_epoch_csv_upload_then_a_refused_one_keeps_the_first(server, page, tmp_p
     page.get_by_text("Add Epoch AI's data").click()
     uploader = page.locator("[data-testid='stFileUploaderDropzoneInput']").first
     uploader.set_input_files(str(good))
-    page.get_by_text("3 runs imported").wait_for(timeout=30_000)
+    page.get_by_text("3 runs imported").wait_for(timeout=WAIT_MS)
     settle(page)
     uploader.set_input_files(str(bad))
-    page.get_by_text("no usable runs").wait_for(timeout=30_000)
+    page.get_by_text("no usable runs").wait_for(timeout=WAIT_MS)
     settle(page)
     assert page.get_by_text("the earlier import (3 runs from good.csv) is kept").count() >= 1
     page.get_by_text("the uploaded Epoch CSV").click()
@@ -292,7 +292,7 @@ def test_add_the_swin_and_convnext_kinds_to_a_preset(server, page):
     choose(page, "Start from a preset", preset.title)
     click(page, "Load preset")
     base = f"{28_288_354:,}"  # torchvision's Swin-T
-    page.wait_for_function("(v) => document.body.innerText.includes(v)", arg=base, timeout=30_000)
+    page.wait_for_function("(v) => document.body.innerText.includes(v)", arg=base, timeout=WAIT_MS)
     settle(page)
     assert metric_value(page, "Parameters") == base
     page.get_by_label("Layer (blocks").first.click()

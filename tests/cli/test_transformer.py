@@ -173,3 +173,27 @@ def test_remote_code_model_type_on_a_supported_class_is_read_with_a_note():
     assert data["unused_keys"] == ["moe_layer_freq"] and data["ignored_keys"] == []
     text = run("transformer", "--config", path, "--tokens", "15.5e12", "--seq-len", "4096", "--format", "text").stdout
     assert re.search(r"^read as +model_type 'kimi_k2' is not a family of its own here", text, re.M)
+
+
+def test_gpt2_lora_on_the_fused_c_attn(tmp_path):
+    """PEFT's only LoRA target for GPT-2 is c_attn, the fused q/k/v projection (768 → 2,304): one adapter of rank r
+    per block, r·(768 + 2,304) parameters (tests/llm/test_backward_hf.py: equal to peft's own count)."""
+    out = run("transformer", "--config", write(tmp_path, GPT2, "config.json"), "--tokens", "1B", "--lora-rank", "8",
+              "--lora-targets", "qkv")
+    assert out.returncode == 0, out.stderr
+    data = json.loads(out.stdout)
+    assert data["trainable_params"] == 12 * 8 * (768 + 3 * 768) == 294_912
+    assert data["fine_tune"]["targets"] == ["qkv"]
+    both = run("transformer", "--config", write(tmp_path, GPT2, "config.json"), "--tokens", "1B", "--lora-rank", "8",
+               "--lora-targets", "qkv,q")
+    assert both.returncode == 2 and both.stderr.count("\n") == 1 and "qkv is one adapter" in both.stderr
+
+
+def test_bert_last_block_trains_the_masked_lm_bias():
+    """bert-base-uncased, the last block trained: the block (4·(768² + 768) + 2·768·3,072 + 3,072 + 768 + 4·768 =
+    7,087,872), the MLM transform (768² + 768 + 2·768 = 592,128) and the decoder's own bias (V = 30,522); the decoder
+    weight is the frozen token table."""
+    out = run("transformer", "--model", "bert-base-uncased", "--tokens", "1B", "--seq-len", "128",
+              "--trainable-last", "1")
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["trainable_params"] == 7_087_872 + 592_128 + 30_522

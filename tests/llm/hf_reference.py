@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import inspect
+import json
 import sys
 import warnings
 
@@ -191,8 +192,19 @@ def _meta_packed_sequences() -> None:
 
 def counts(config: dict, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
     """(parameters, forward FLOP of one sequence of ``seq_len`` tokens) as transformers builds the model.
-    Encoder–decoder models: ``seq_len`` encoder tokens, ``decoder_seq_len`` (default ``seq_len``) decoder ones."""
-    return model_counts(build(config), seq_len, decoder_seq_len)
+    Encoder–decoder models: ``seq_len`` encoder tokens, ``decoder_seq_len`` (default ``seq_len``) decoder ones.
+    Built and counted once per test process for each (config, lengths): several tests ask about the same
+    published configs."""
+    try:
+        key = (json.dumps(config, sort_keys=True, allow_nan=True, default=repr), seq_len, decoder_seq_len)
+    except TypeError:  # keys of mixed types: counted without the cache
+        return model_counts(build(config), seq_len, decoder_seq_len)
+    if key not in _COUNTED:
+        _COUNTED[key] = model_counts(build(config), seq_len, decoder_seq_len)
+    return _COUNTED[key]
+
+
+_COUNTED: dict[tuple, tuple[int, int]] = {}
 
 
 def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:

@@ -1,8 +1,9 @@
 """Fine-tuning language models against Hugging Face ``transformers``: the model built from its config on the
 meta device (``tests/llm/hf_reference.py``), a real ``loss.backward()`` under ``FlopCounterMode``
 (``tests/method1/backward_reference.py``), and this engine's ``transformer`` estimate with the same choice:
-full training, the last N blocks (+ final norm and head; embeddings and a tied head frozen), LoRA adapters
-(built here as ``nn.Linear`` pairs) on chosen projections. Backward FLOP and trainable parameters, exactly.
+full training, the last N blocks (+ final norm and head; embeddings and a tied head's weights frozen, its own bias
+trained), LoRA adapters (built here as ``nn.Linear`` pairs, or by ``peft`` itself) on chosen projections. Backward
+FLOP and trainable parameters, exactly.
 
 GPT-2's q, k and v come from one fused projection (``c_attn``): adapters on some of them make the whole
 fused output need a gradient, so PyTorch computes all three gradients in the first block (docs/training.md);
@@ -127,8 +128,9 @@ def _reference(torch, family, mode, n=None, rank=None, targets=()):
             set_trainable(block, True)
         if family == "gpt2":
             set_trainable(model.transformer.ln_f, True)  # the head is the (frozen) token table
-        elif family == "bert":
-            set_trainable(model.cls.predictions.transform, True)  # the decoder is the tied token table
+        elif family == "bert":  # the decoder's weight is the (frozen) token table; its bias is its own and trains
+            set_trainable(model.cls.predictions.transform, True)
+            model.cls.predictions.bias.requires_grad_(True)
         else:
             set_trainable(model.model.norm, True)
             set_trainable(model.lm_head, True)
@@ -180,6 +182,37 @@ def test_lora(torch, family, targets, rank):
     ours, ours_trainable, estimate = _engine(family, lora_rank=rank, lora_targets=targets)
     assert (ours, ours_trainable) == (backward, trainable)
     assert estimate.training.trainable_params == trainable
+
+
+@pytest.mark.parametrize("rank", [1, 8])
+def test_gpt2_lora_on_c_attn_is_peft(torch, rank):
+    """PEFT's only LoRA target for GPT-2, ``c_attn`` (the fused q/k/v projection d → 3d): one adapter per block, A
+    d→r and B r→3d, r·4d parameters (not three adapters of r·2d): the engine's target ``qkv`` gives PEFT's own
+    trainable parameters, forward and backward FLOP (FlopCounterMode over ``get_peft_model``'s model)."""
+    peft = pytest.importorskip("peft")
+    model = build(GPT2)
+    with torch.device("meta"):
+        model = peft.get_peft_model(model, peft.LoraConfig(r=rank, target_modules=["c_attn"], lora_dropout=0.0))
+    trainable, total = model.get_nb_trainable_parameters()
+    assert trainable == GPT2["n_layer"] * rank * 4 * GPT2["n_embd"]  # r·(d + 3d) per block
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    forward, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    ours, ours_trainable, estimate = _engine("gpt2", lora_rank=rank, lora_targets=("qkv",))
+    assert (ours, ours_trainable, estimate.architecture.forward_flop, estimate.params) == (
+        backward, trainable, forward, total)
+
+
+def test_bert_last_blocks_train_the_masked_lm_bias(torch):
+    """Fine-tuning BERT's last block with its embeddings frozen: the masked-LM decoder's weight is the token table
+    (frozen with it), its bias ``cls.predictions.bias`` (V) is a parameter of its own and trains (it was counted
+    frozen: 30,522 parameters short for bert-base). Trained: the block (q, k, v, o: d² + d each; up and down:
+    2·d·F + F + d; two LayerNorms: 4d), the head's transform (d² + d and a LayerNorm, 2d) and the bias V."""
+    d, f, v = BERT["hidden_size"], BERT["intermediate_size"], BERT["vocab_size"]
+    block = 4 * (d * d + d) + 2 * d * f + f + d + 2 * 2 * d
+    _, trainable = _reference(torch, "bert", "last", n=1)
+    _, ours_trainable, _ = _engine("bert", trainable_last=1)
+    assert ours_trainable == trainable == block + d * d + d + 2 * d + v
 
 
 def test_gpt2_fused_qkv_with_some_targets_computes_every_gradient(torch):

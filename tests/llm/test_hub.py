@@ -21,6 +21,9 @@ QWEN3 = library_model("qwen3-0.6b").config
 QWEN3_PATH = "/Qwen/Qwen3-0.6B/resolve/main/config.json"
 RELEASE = threading.Event()
 """Set when the module's tests end: handlers that stall or drip stop then at the latest."""
+LATE_S = 2.0
+"""What a machine busy with other work may add past a deadline before the waiting thread runs again: the upper
+bounds below allow it (the waits they guard against are 30 to 200 s); the lower bounds are exact."""
 
 
 class _Hub(http.server.BaseHTTPRequestHandler):
@@ -178,12 +181,12 @@ def test_the_whole_download_has_one_deadline(hub, owner):
         fetch_config_text(model_id, endpoint=hub, timeout_s=1.5)
     elapsed = time.monotonic() - start
     if owner == "claims-huge-late":  # an unknown owner: an ordinary 404, quickly
-        assert "HTTP 404" in str(info.value) and elapsed < 1.5
+        assert "HTTP 404" in str(info.value) and elapsed < 1.5 + LATE_S
         return
     assert str(info.value).startswith(f"model_id: the Hugging Face Hub timed out: config.json of '{model_id}' "
                                       "did not arrive within 1.5 s")
     assert "\n" not in str(info.value)
-    assert 1.4 <= elapsed < 2.0, elapsed
+    assert 1.4 <= elapsed < 1.5 + LATE_S, elapsed
 
 
 @pytest.mark.parametrize("owner", ["flood", "claims-huge"])
@@ -194,7 +197,7 @@ def test_too_much_is_refused_at_the_cap(hub, owner):
     with pytest.raises(InputError, match=rf"^model_id: config.json of '{owner}/model' is larger than "
                                          r"1,000,000 bytes$"):
         fetch_config_text(f"{owner}/model", endpoint=hub, timeout_s=5)
-    assert time.monotonic() - start < 5
+    assert time.monotonic() - start < 5 + LATE_S
 
 
 @pytest.mark.parametrize("owner", ["away", "elsewhere", "query"])
@@ -249,7 +252,7 @@ def test_the_deadline_covers_the_name_lookup(slow_resolver):
     assert str(info.value) == ("model_id: the Hugging Face Hub timed out: config.json of 'Qwen/Qwen3-0.6B' did not "
                                "arrive within 1 s from http://hub.example.test; download it elsewhere and upload "
                                "it, or pick a model from the library")
-    assert 0.9 <= elapsed < 1.5, elapsed
+    assert 0.9 <= elapsed < 1.0 + LATE_S, elapsed
 
 
 def test_pending_lookups_are_bounded_and_each_download_keeps_its_deadline(slow_resolver):
@@ -261,7 +264,7 @@ def test_pending_lookups_are_bounded_and_each_download_keeps_its_deadline(slow_r
         start = time.monotonic()
         with pytest.raises(InputError, match=r"^model_id: the Hugging Face Hub timed out"):
             fetch_config_text("Qwen/Qwen3-0.6B", endpoint="http://hub.example.test", timeout_s=0.5)
-        assert time.monotonic() - start < 1.0
+        assert time.monotonic() - start < 0.5 + LATE_S
     assert len(slow_resolver) == hub_module.MAX_LOOKUPS
 
 

@@ -22,6 +22,6 @@ def hta():
         from hta.trace_analysis import TraceAnalysis
     except ImportError:
         if os.environ.get("CI") or os.environ.get("FLOPSCOPE_REQUIRE_TORCH"):
-            pytest.fail("HolisticTraceAnalysis is required here: pip install --no-deps holistictraceanalysis==0.5.0")
-        pytest.skip("HolisticTraceAnalysis not installed (pip install --no-deps holistictraceanalysis==0.5.0)")
+            pytest.fail("HolisticTraceAnalysis is required here: pip install -r requirements-dev.txt")
+        pytest.skip("HolisticTraceAnalysis not installed (pip install -r requirements-dev.txt)")
     return TraceAnalysis

@@ -173,7 +173,7 @@ def test_nesting_10000_deep_is_refused_quickly():
     layer: dict = CONV
     for _ in range(10_000):
         layer = {"type": "residual", "body": [layer]}
-    start = time.perf_counter()
+    start = time.process_time()  # CPU seconds: a busy machine does not lengthen them
     with pytest.raises(InputError) as info:
         parse_scenario({"input": {"shape": [8, 8, 4]}, "layers": [layer]})
     assert "nested more than 32 deep" in str(info.value)
@@ -182,15 +182,15 @@ def test_nesting_10000_deep_is_refused_quickly():
     with pytest.raises(InputError) as info:
         load_scenario_text(text)
     assert "\n" not in str(info.value)
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
 
 
 def test_repeats_of_a_shape_changing_block_are_bounded():
     dense = {"type": "branches", "branches": [[], [{"type": "conv2d", "filters": 1, "kernel_size": 1}]]}
-    start = time.perf_counter()
+    start = time.process_time()
     message = error_of([2, 2, 1], [{"type": "repeat", "times": 100_000, "layers": [dense, dense, dense]}])
     assert "layer evaluations" in message
-    assert time.perf_counter() - start < 60  # a guard against a hang, not a speed test (bench/ has those)
+    assert time.process_time() - start < 60  # a guard against a hang, not a speed test (bench/ has those)
 
 
 def test_nested_repeats_multiply():

@@ -53,7 +53,7 @@ def test_googlenet_needs_no_padding_trick(torch):
     """GoogLeNet (not a preset), written with pools that round up (ceil_mode), as torchvision writes it:
     exact against its torch.nn twin and torchvision's model card (6,624,904 parameters, 1.50 GFLOPS)."""
     from engine.method1.architecture import Architecture, evaluate
-    from engine.method1.vision_nets import googlenet
+    from tests.method1.googlenet import googlenet
     from tests.method1.torch_nets import GoogLeNet, count
 
     shape, layers = googlenet()

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from engine.errors import InputError, parse_input
-from engine.method2.hardware_db import Chip, HardwareDB, Peaks, get_chip, load_hardware_db
+from engine.method2.hardware_db import Chip, HardwareDB, Peaks, load_hardware_db
 
 ROOT = Path(__file__).resolve().parents[2]
 from tests.conftest import SHARED  # noqa: E402
@@ -82,11 +82,11 @@ def test_peak_invariants_are_enforced(peaks, needle):
 
 def test_formats_a_chip_lacks_are_absent(db):
     # Volta tensor cores are FP16-only; Ampere has no FP8; pre-Volta chips have no tensor cores.
-    v100 = get_chip("V100", db).peaks
+    v100 = db.chip("V100").peaks
     assert v100.bf16_tensor is None and v100.tf32_tensor is None and v100.fp8_tensor is None
-    assert get_chip("A100", db).peaks.fp8_tensor is None
+    assert db.chip("A100").peaks.fp8_tensor is None
     for name in ("GTX 580", "K80", "P100", "Titan X (Maxwell)"):
-        peaks = get_chip(name, db).peaks.available()
+        peaks = db.chip(name).peaks.available()
         assert not any(key.endswith("_tensor") for key in peaks), name
 
 
@@ -389,7 +389,7 @@ def test_lookup_by_id_name_or_alias(db, name, chip_id):
 
 def test_unknown_chip_is_an_input_error_naming_the_chip(db):
     with pytest.raises(InputError) as info:
-        get_chip("H1000", db)
+        db.chip("H1000")
     assert info.value.field == "chip"
     assert "unknown chip 'H1000'" in str(info.value)
     assert "nvidia-h100-sxm" in str(info.value)  # the nearest names are suggested

@@ -15,7 +15,7 @@ import pytest
 from engine.errors import InputError
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
 from engine.method2.run import estimate_method2, resolve_peak
-from engine.method2.unknown_hardware import Z90, class_of, year_peak
+from engine.method2.unknown_hardware import CLASS_SEGMENTS, Z90, year_peak
 
 SHARED = Path(__file__).resolve().parents[3] / "shared"
 
@@ -129,6 +129,11 @@ def _epoch_rows():
                 if r["Training hardware"] and r["Hardware quantity"] and r["Training time (hours)"]]
 
 
+def class_of(segment: str) -> str:
+    """The hardware class whose segments hold ``segment``."""
+    return next(name for name, segments in CLASS_SEGMENTS.items() if segment in segments)
+
+
 def test_leave_one_out_on_epochs_rows_with_known_chips(capsys):
     """Pretend each row's chip is unknown (left out of the fit; its launch year and class given) and
     compare the trend's peak with the chip's own, in the chip's default format."""
@@ -139,7 +144,7 @@ def test_leave_one_out_on_epochs_rows_with_known_chips(capsys):
         if chip is None:
             continue
         key = chip.default_format
-        found = year_peak(db, chip.release_year, key, class_of(chip), exclude={chip.id})
+        found = year_peak(db, chip.release_year, key, class_of(chip.segment), exclude={chip.id})
         assert chip.id not in found.chips
         ratios.append(found.peak_flop_per_s / chip.peaks.get(key))
     factors = [10 ** abs(math.log10(r)) for r in ratios]

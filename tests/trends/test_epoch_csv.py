@@ -5,8 +5,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from engine.trends.epoch_csv import EpochImport, parse_flop, read_epoch_csv
 from engine.errors import InputError
+from engine.trends.epoch_csv import EpochImport, read_epoch_csv
 
 
 def write(tmp_path, content: str | bytes, name: str = "models.csv"):
@@ -127,16 +127,6 @@ def test_missing_file_and_directory(tmp_path):
         read_epoch_csv(tmp_path)
 
 
-@pytest.mark.parametrize("text,value", [("3.14e+23", 3.14e23), ("3.14E23", 3.14e23), ("1,000,000", 1e6),
-                                        ("+2.5", 2.5), (".5", 0.5), ("7.", 7.0), (" 12 ", 12.0)])
-def test_parse_flop(text, value):
-    assert parse_flop(text) == value
-
-
-@pytest.mark.parametrize("text", ["", "nan", "inf", "-1", "0", "1e999", "0x10", "1_000", "1,00", "3e", "e5"])
-def test_parse_flop_refuses(text):
-    with pytest.raises(ValueError):
-        parse_flop(text)
 
 
 @settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,7 +11,7 @@ from pydantic import ValidationError
 
 from engine.trends.epoch_csv import read_epoch_csv
 from engine.errors import InputError
-from engine.trends.partial_dates import parse_partial_date
+from engine.records.partial_dates import parse_partial_date
 from engine.trends.runs_dataset import RunPoint
 from engine.trends.fit import (NAMED_WINDOWS, TrendQuery, fit_named_window, fit_trend, record_setters, select_runs,
                               top_k_per_year)

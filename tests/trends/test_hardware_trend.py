@@ -4,8 +4,23 @@ from __future__ import annotations
 import pytest
 
 from engine.errors import InputError
+from engine.method2.formats import PEAK_KEYS
 from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.trends.hardware_trend import fit_hardware_trend, fit_hardware_trends, hardware_points
+from engine.trends.hardware_trend import HardwareTrend, fit_hardware_trend, hardware_points
+
+
+def fit_hardware_trends(db: HardwareDB | None = None, include_cpus: bool = False,
+                        min_chips: int = 3, min_years: float = 3.0) -> dict[str, HardwareTrend]:
+    """``fit_hardware_trend`` for every number format with at least ``min_chips`` chips released over at least
+    ``min_years`` years, in ``PEAK_KEYS`` order (FP4's chips, all from 2024–25, would fit product tiers, not time)."""
+    db = db or load_hardware_db()
+    trends = {}
+    for key in PEAK_KEYS:
+        points = hardware_points(key, db, include_cpus)
+        if (len(points) >= max(min_chips, 2)
+                and points[-1].decimal_year - points[0].decimal_year >= min_years):
+            trends[key] = fit_hardware_trend(key, db, include_cpus)
+    return trends
 
 
 def chip(chip_id, released, kind="gpu", **peaks):

@@ -8,7 +8,7 @@ import pytest
 from engine.errors import InputError
 from engine.trends.placement import place_estimate
 from engine.trends.runs_dataset import RunPoint, load_training_runs
-from engine.trends.partial_dates import parse_partial_date
+from engine.records.partial_dates import parse_partial_date
 
 
 def run(name, when, flop, domain="Language"):

@@ -7,7 +7,7 @@ import math
 import pytest
 
 from engine.errors import InputError
-from engine.trends.partial_dates import parse_partial_date
+from engine.records.partial_dates import parse_partial_date
 from engine.trends.runs_dataset import COLUMNS, DATASET_PATH, load_training_runs, parse_training_runs, runs_frame
 from engine.trends.fit import NAMED_WINDOWS, fit_trend, select_runs
 

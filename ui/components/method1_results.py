@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError
@@ -113,6 +112,8 @@ def totals(area, line: ResultsLine, scenario, estimate, stale, withheld: bool = 
 
 def layer_table(area, scenario, estimate, stale) -> None:
     """Every layer's output, parameters, forward FLOP, MACs and share, with block subtotals; the chart."""
+    import pandas as pd  # here, after the totals are on screen: the first numbers do not wait for pandas
+
     with area:
         if estimate.error is not None:
             show_error(estimate.error)

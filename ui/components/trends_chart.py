@@ -9,7 +9,7 @@ import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import InputError
-from engine.trends.partial_dates import decimal_year_of
+from engine.records.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from ui import state
 from ui.charts import decades, show_chart

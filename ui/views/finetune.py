@@ -13,7 +13,8 @@ TRAINABLE_LABELS = {"inherit": "as the block around it (trainable at the top lev
                     "frozen": "frozen (no weight gradients)"}
 FINE_TUNE_LABELS = {"full": "full training (every weight)", "last": "the last k blocks (and what follows)",
                     "lora": "LoRA adapters (every other weight frozen)"}
-TARGET_LABELS = {"q": "q", "k": "k", "v": "v", "o": "o (attention output)", "gate": "gate", "up": "up",
+TARGET_LABELS = {"q": "q", "k": "k", "v": "v", "qkv": "qkv (one adapter on the fused q/k/v: GPT-2's c_attn)",
+                 "o": "o (attention output)", "gate": "gate", "up": "up",
                  "down": "down", "experts": "experts (every routed expert's gate, up, down)"}
 LORA_KINDS = ("dense", "transformer_block")
 """The kinds a LoRA adapter can be put on."""

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from engine.plan.published import comparisons, summary
-from engine.units import format_duration
 
 VALIDATION_A100 = "korthikanti-2022"
 H100_SETS = ("nemo-24.07", "bridge-moe")
@@ -28,19 +27,6 @@ def kernel_basis() -> str:
             f"{s['runs']} measured Megatron-LM runs it is off by {100 * s['median']:.1f}% (median), "
             f"{100 * abs(s['worst']):.1f}% at worst; with NVIDIA's published H100 runs ({every['runs']} in all) "
             f"{100 * every['median']:.1f}% (median), {100 * abs(every['worst']):.0f}% at worst.")
-
-
-def kernel_metrics(kernel, tokens_per_step: float, tokens: float | None) -> list[tuple[str, str, str | None]]:
-    """Metric rows for the kernel model's step: its time, MFU and wall-clock."""
-    s = summary(comparisons(VALIDATION_A100))
-    basis = (f"GEMMs by shape, memory-bound kernels, collectives, schedule; measured Megatron-LM runs on A100s "
-             f"(22B–1T): median error {100 * s['median']:.1f}%, worst {100 * abs(s['worst']):.1f}%")
-    rows = [("Step time, kernel model", format_duration(kernel.step_s / 3600), basis),
-            ("MFU, kernel model", f"{100 * kernel.mfu:.1f}%", "model FLOP ÷ (step × chips × peak)")]
-    if tokens:
-        rows.append(("Wall-clock, kernel model", format_duration(tokens / tokens_per_step * kernel.step_s / 3600),
-                     None))
-    return rows
 
 
 def validation_rows(set_name: str = VALIDATION_A100) -> list[dict]:

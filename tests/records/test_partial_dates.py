@@ -5,7 +5,7 @@ from datetime import date
 
 import pytest
 
-from engine.trends.partial_dates import decimal_year_of, parse_partial_date
+from engine.records.partial_dates import decimal_year_of, parse_partial_date
 
 
 @pytest.mark.parametrize("text,start,precision,iso", [

@@ -7,6 +7,7 @@ a run known only as "1992" sits at 1992.5, not on 1 January.
 from __future__ import annotations
 
 import calendar
+import functools
 import re
 from datetime import date
 from typing import Literal, NamedTuple
@@ -49,6 +50,7 @@ class PartialDate(NamedTuple):
         return {"year": text[:4], "month": text[:7], "day": text}[self.precision]
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_partial_date(text: str) -> PartialDate:
     """``'2012'``, ``'2012-09'``, ``'2012-09-30'`` (or with ``/``) → ``PartialDate``; ``ValueError`` if not."""
     match = _DATE_RE.fullmatch(text.strip())

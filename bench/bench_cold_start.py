@@ -1,0 +1,78 @@
+"""A cold start, as the first user meets it: ``streamlit run app.py`` launched, the layer builder opened in
+Chromium at once, and the seconds until its first number (the training compute) is on screen; the server's CPU
+seconds by then, and which heavy packages its process holds (onnx, torch, transformers: none should load before a
+user opens a graph or asks for them). Target: ≤ 4 s on a quiet 2-core machine. Wall clock, so run it quiet
+(``uptime``); ``--repeat N`` runs N cold starts (default 3) and prints each and the median.
+
+    python -m bench.bench_cold_start [--repeat N]
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.browser.harness import CHROMIUM_ARGS, ROOT, cpu_seconds, free_port
+
+HEAVY = ("onnx", "torch", "transformers", "plotly")
+"""Packages whose shared objects or modules in the server's memory map say they were imported."""
+
+
+def loaded(pid: int) -> dict[str, bool]:
+    """Whether each of ``HEAVY`` is in the server process's memory map (its compiled parts or site-packages)."""
+    maps = Path(f"/proc/{pid}/maps").read_text(errors="replace")
+    return {name: f"/site-packages/{name}/" in maps for name in HEAVY}
+
+
+def cold_start(chromium: str) -> dict:
+    from playwright.sync_api import sync_playwright
+
+    port = free_port()
+    env = {**os.environ, "STREAMLIT_BROWSER_GATHER_USAGE_STATS": "false"}
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.port", str(port),
+                             "--server.address", "127.0.0.1", "--server.headless", "true"],
+                            cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        with sync_playwright() as p:
+            browser = p.chromium.launch(executable_path=chromium, headless=True, args=CHROMIUM_ARGS)
+            page = browser.new_page()
+            deadline = time.monotonic() + 120
+            while True:  # the browser asks as soon as the port answers, as a user's reload would
+                try:
+                    page.goto(f"http://127.0.0.1:{port}", timeout=5_000)
+                    break
+                except Exception:
+                    if time.monotonic() > deadline:
+                        raise
+                    time.sleep(0.05)
+            page.locator("[data-testid='stMetric']", has_text="Training compute") \
+                .locator("[data-testid='stMetricValue']").first.wait_for(timeout=120_000)
+            seconds = time.perf_counter() - start
+            out = {"first_number_s": round(seconds, 2), "server_cpu_s": round(cpu_seconds(proc.pid), 2),
+                   "loaded": loaded(proc.pid)}
+            browser.close()
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(10)
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--repeat", type=int, default=3)
+    parser.add_argument("--chromium", default="/usr/bin/chromium")
+    args = parser.parse_args()
+    runs = [cold_start(args.chromium) for _ in range(args.repeat)]
+    print(json.dumps({"load_average_1min": os.getloadavg()[0], "runs": runs,
+                      "median_first_number_s": statistics.median(r["first_number_s"] for r in runs),
+                      "median_server_cpu_s": statistics.median(r["server_cpu_s"] for r in runs)}, indent=2))
+
+
+if __name__ == "__main__":
+    main()
