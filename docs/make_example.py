@@ -67,8 +67,10 @@ from engine.llm.library import library_model
 
 served = serve_model(library_model("llama-3.1-8b").config, chip="nvidia-h100-sxm", prompt_tokens=1000,
                      output_tokens=200, batch=32)
-print(f"KV cache: {served.kv_cache_bytes_per_token:,.0f} B per token, {served.kv_cache_bytes / 1e6:.1f} MB per sequence")
-print(f"TTFT {served.ttft_s * 1e3:.0f} ms, TPOT {served.tpot_s * 1e3:.2f} ms, {served.output_tokens_per_s:,.0f} tokens/s")"""),
+kv = served.kv_cache_bytes
+print(f"KV cache: {served.kv_cache_bytes_per_token:,.0f} B per token, {kv / 1e6:.1f} MB per sequence")
+print(f"TTFT {served.ttft_s * 1e3:.0f} ms, TPOT {served.tpot_s * 1e3:.2f} ms, "
+      f"{served.output_tokens_per_s:,.0f} tokens/s")"""),
 ("markdown", """## Compression before and after, with the measured speed-up
 
 The worked example with half its channels pruned (the dense head keeps its 10 outputs), and its source."""),

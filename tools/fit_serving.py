@@ -4,7 +4,8 @@ engine/serve/efficiencies.json (docs/serving.md). Run: python -m tools.fit_servi
 Each engine's rows depend on its own (compute, memory) efficiencies, and the weight-only factors on gpt-fast's int8
 and int4 rows. The all-reduce latency is not fitted (engine/serve/engines.py: ALLREDUCE_S, with its sources): the
 first fit took it from the only calibration rows with tensor parallelism, vLLM's at batches of thousands where it is
-not identifiable (104 µs, against 7 ms per token measured at batch 1 by the same engine) — docs/serving.md. Minimised: Σ log²(predicted / measured), by Nelder–Mead on the logarithms (bounded to (0, 1] for
+not identifiable (104 µs, against 7 ms per token measured at batch 1 by the same engine) — docs/serving.md.
+Minimised: Σ log²(predicted / measured), by Nelder–Mead on the logarithms (bounded to (0, 1] for
 efficiencies, [0, 1 ms] for the latency).
 """
 from __future__ import annotations

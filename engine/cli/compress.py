@@ -1,7 +1,8 @@
 """``compress (SCENARIO.json | --config FILE | --model ID) --technique prune|unstructured|two_four|qat|ptq|
 low_precision|distill …``: compression in method 1, before and after — structured pruning (--target channels|heads|
 ffn|blocks, --fraction f or --per-layer PATH=f,…), unstructured and 2:4 sparsity, QAT, PTQ, training in FP8/MXFP8/
-NVFP4, and distillation (--teacher, --student) — each with the measured speed-up and its source (docs/compression.md)."""
+NVFP4, and distillation (--teacher, --student) — each with the measured speed-up and its source
+(docs/compression.md)."""
 from __future__ import annotations
 
 from engine.errors import InputError, parse_input

@@ -240,7 +240,8 @@ def _ptq(data, scenario, before, spec: Compression) -> CompressionResult:
     notes = [f"{spec.calibration_examples:,.0f} calibration forward passes: {forward:.3g} FLOP"]
     if spec.gptq:
         notes.append(f"GPTQ: Hessians 2·N²·T and the column sweep 2·N²·M per layer: {gptq:.3g} FLOP")
-    return CompressionResult("ptq", _column(before), after, forward + gptq, (before.training_flop or 0) + forward + gptq,
+    return CompressionResult("ptq", _column(before), after, forward + gptq,
+                             (before.training_flop or 0) + forward + gptq,
                              None, None, "counted", tuple(notes))
 
 

@@ -14,7 +14,8 @@ def compression_section(data: dict, spec: Compression) -> list[str]:
         return lines + [f"- Not computed: {exc}"]
     lines += ["| | before | after |", "|---|---|---|",
               f"| parameters | {r.before.params:,.0f} | {r.after.params:,.0f} |",
-              f"| forward FLOP / example | {format_flop(r.before.forward_flop)} | {format_flop(r.after.forward_flop)} |"]
+              f"| forward FLOP / example | {format_flop(r.before.forward_flop)} | "
+              f"{format_flop(r.after.forward_flop)} |"]
     if r.before.training_flop is not None:
         lines.append(f"| training FLOP | {format_flop(r.before.training_flop)} | "
                      f"{format_flop(r.after.training_flop) if r.after.training_flop is not None else '—'} |")

@@ -65,7 +65,7 @@ def serve_reference(config: dict, prompt: int) -> ServeReference:
     import torch
     from torch.utils.flop_counter import FlopCounterMode
 
-    from engine.importers.torch_count import _meta_masks
+    from engine.importers.torch_count import _meta_masks  # noqa: PLC2701 (the counter's own meta masks)
 
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")

@@ -47,7 +47,8 @@ CASES = [  # (library id, config changes, attention kind)
     ("llama-4-scout-text", {"num_hidden_layers": 4}, "chunked layers (within the chunk), MoE"),
     ("whisper-base-decoder", {}, "decoder without logits_to_keep"),
     ("t5-small", {"num_layers": 2, "num_decoder_layers": 2}, "encoder-decoder: self + cross"),
-    ("bart-large-cnn", {"encoder_layers": 2, "decoder_layers": 2, "num_hidden_layers": 2}, "encoder-decoder, learned positions"),
+    ("bart-large-cnn", {"encoder_layers": 2, "decoder_layers": 2, "num_hidden_layers": 2},
+     "encoder-decoder, learned positions"),
 ]
 
 
