@@ -37,14 +37,14 @@ KNOWN_TYPES_LIMIT = 200
 behind a field path 32 blocks deep (the full list: ``python -m engine schema``)."""
 
 
-def unknown_type_reason(tag: object, known: list[str]) -> str:
+def unknown_type_reason(tag: object, known: list[str], noun: str = "type") -> str:
     """"unknown type 'dénse' (did you mean 'dense'?); known types: 'dense', 'conv1d', … (40 in all)"."""
     close = difflib.get_close_matches(str(tag), known, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(quoted(c) for c in close)}?)" if close else ""
     listing = ", ".join(quoted(k) for k in known)
     if len(listing) > KNOWN_TYPES_LIMIT:
         listing = listing[:listing.rfind(", ", 0, KNOWN_TYPES_LIMIT)] + f", … ({len(known)} in all)"
-    return f"unknown type {quoted(tag)}{hint}; known types: {listing}"
+    return f"unknown {noun} {quoted(tag)}{hint}; known {noun}s: {listing}"
 
 
 def json_type(value: object) -> str:
@@ -67,12 +67,17 @@ def json_type(value: object) -> str:
 class InputError(ValueError):
     """Bad user input: ``field`` names what is wrong, ``reason`` says why."""
 
+    installation = False
+    """True for a fault of the installation (``engine.shipped.ShippedDataError``): passed on unchanged by the
+    validation path, never put under the user's field."""
+
     def __init__(self, field: str, reason: str):
         self.field = one_line(field)
         self.reason = one_line(reason)
         super().__init__(f"{self.field}: {self.reason}" if self.field else self.reason)
 
 
+@functools.cache
 @functools.cache
 def union_tags(model: type[BaseModel]) -> frozenset[str]:
     """The tags of every tagged union inside ``model`` (e.g. the layer kinds), read from its schema."""
@@ -177,13 +182,31 @@ def _number(value) -> str:
     return f"{x:g}"
 
 
-def _loc_to_field(loc: tuple, tags: frozenset[str] = frozenset()) -> str:
+@functools.cache
+def kind_tags(model: type[BaseModel]) -> frozenset[str]:
+    """The ``kind`` constants of the parts inside ``model`` (a block's mixer kinds: the tags of a union tagged by
+    its members' ``kind``), read from its schema."""
+    found: set[str] = set()
+    try:
+        defs = model.model_json_schema().get("$defs", {})
+    except Exception:  # a model without a JSON schema has no parts to name
+        return frozenset()
+    for node in defs.values():
+        kind = (node.get("properties") or {}).get("kind")
+        if isinstance(kind, dict) and isinstance(kind.get("const"), str):
+            found.add(kind["const"])
+    return frozenset(found)
+
+
+def _loc_to_field(loc: tuple, tags: frozenset[str] = frozenset(), kinds: frozenset[str] = frozenset()) -> str:
     parts: list[str] = []
     for i, item in enumerate(loc):
         if isinstance(item, int):
             parts.append(f"[{item}]")
         elif item in tags and i and isinstance(loc[i - 1], int):
             continue  # pydantic puts the tag of a tagged union in the path: layers.0.dense.units
+        elif item in kinds and i:
+            continue  # and a part's kind: mixer.mamba.inner_size
         elif isinstance(item, str) and _UNION_MEMBER.match(item) and i:
             continue  # a union member's name (kernel_size.constrained-int): not something the user wrote
         else:
@@ -234,13 +257,18 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
     errors = exc.errors(include_url=False)
     if not errors:
         return InputError(prefix or "input", "invalid")
+    for error in errors:  # a broken data file found while validating: the installation's fault, as it is
+        cause = (error.get("ctx") or {}).get("error")
+        if isinstance(cause, InputError) and cause.installation:
+            return cause
     first = errors[0]
     loc = tuple(first.get("loc", ()))
     key_error = bool(loc) and loc[-1] == "[key]"
     if key_error:
         loc = loc[:-1]
     tags = union_tags(model) if model else frozenset()
-    field = _loc_to_field(loc, tags)
+    kinds = kind_tags(model) if model else frozenset()
+    field = _loc_to_field(loc, tags, kinds)
     cause = (first.get("ctx") or {}).get("error")
     if isinstance(cause, InputError):  # a cross-field check named its own field: keep it, under the path
         if not (field == cause.field or field.endswith("." + cause.field)):
@@ -253,7 +281,7 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
         field = f"{prefix}.{field}" if field and not field.startswith("[") else f"{prefix}{field}"
     reason = user_reason(first)
     if first.get("type") == "extra_forbidden" and loc and isinstance(loc[-1], str):
-        parent = _loc_to_field(loc[:-1], tags)  # the user's unknown name ends the field, cut to 40 characters
+        parent = _loc_to_field(loc[:-1], tags, kinds)  # the user's unknown name ends the field, cut to 40 characters
         parent = (f"{prefix}.{parent}" if parent and not parent.startswith("[") else f"{prefix}{parent}") \
             if prefix else parent
         name = quoted(loc[-1]).strip("'")
@@ -263,8 +291,11 @@ def from_validation_error(exc: ValidationError, prefix: str = "", *, model: type
         reason = f"{quoted(key)} is not allowed here ({reason})"
     if first.get("type") == "union_tag_invalid":  # an unknown ``type`` of a tagged union (a layer kind)
         ctx = first.get("ctx", {})
-        field = f"{field}.{ctx.get('discriminator', 'type').strip(chr(39))}"
-        reason = unknown_type_reason(ctx.get("tag"), re.findall(r"'([^']*)'", str(ctx.get("expected_tags", ""))))
+        tag_field = ctx.get("discriminator", "type").strip(chr(39))
+        tag_field = "kind" if tag_field.endswith("()") else tag_field  # a part's union, tagged by its kind
+        field = f"{field}.{tag_field}"
+        reason = unknown_type_reason(ctx.get("tag"), re.findall(r"'([^']*)'", str(ctx.get("expected_tags", ""))),
+                                     tag_field)
     elif first.get("type") == "union_tag_not_found":
         field = f"{field}.type" if field else "type"
         reason = "missing; every layer needs a 'type'"

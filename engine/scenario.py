@@ -9,7 +9,8 @@ from typing import Annotated, Literal
 from pydantic import ConfigDict, Field, model_validator
 
 from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
-from engine.method1.blocks import NestedLayers, check_nesting, expanded_count
+from engine.method1.blocks import BLOCK_LISTS, NestedLayers, check_nesting, expanded_count
+from engine.method1.transformer.migration import block_from_flat
 from engine.method1.estimate import Method1Estimate, estimate_method1
 from engine.method1.conventions import Convention
 from engine.json_text import parse_json_text
@@ -17,12 +18,16 @@ from engine.errors import InputError, json_type, parse_input
 from engine.method1.kinds import Layer
 from engine.method2.run import HardwareRun
 from engine.method1.training import QuickForm, TrainingSetup
+from engine.units import format_int
 from engine.plan.layout import PlanInputs
 from engine.plan.model import PlanModel, plan_model
 from engine.compress.inputs import Compression
 from engine.serve.inputs import ServePlan
 
-SCENARIO_VERSION = 1
+SCENARIO_VERSION = 2
+"""The version links and files carry: 2, transformer blocks in parts (``mixer``, ``feed_forward``, ``norms``); a
+scenario of version 1 (blocks of 92 fields side by side) opens through ``migrated``."""
+VERSIONS = (1, 2)
 DEFAULT_HARDWARE_RUN = {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1.0, "duration_unit": "days"}
 """What the hardware page starts from when a scenario has no hardware run yet; no format, so the chip's default
 (BF16 tensor on the A100) applies, and no utilization, so method 2's default does — the median of reported
@@ -58,7 +63,7 @@ class Scenario(NestedLayers):
     hardware run for method 2."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    version: Literal[1] = SCENARIO_VERSION
+    version: Literal[2] = SCENARIO_VERSION
     name: str = Field("", max_length=200)
     mode: Literal["layers", "quick"] = Field(
         "layers", description="Method 1 from the layer list, or from the quick form (connections / ops).")
@@ -75,6 +80,11 @@ class Scenario(NestedLayers):
                                                       "request, batch (the Serve page).")
     compression: Compression | None = Field(None, description="A compression technique on the layers (the layer "
                                                               "builder's Compress panel): before and after.")
+
+    @model_validator(mode="before")
+    @classmethod
+    def _current(cls, data):
+        return migrated(data)
 
     @model_validator(mode="after")
     def _method1_inputs(self):
@@ -118,22 +128,56 @@ def check_page_size(layers: object, limit: int = MAX_PAGE_LAYERS, cli: str = "py
     the message offers ``cli``, the command that counts such a model."""
     count = expanded_count(layers)
     if count > limit:
-        shown = f"{count:,}" if count < 10**12 else f"about {count:.2e}"
+        shown = format_int(count) if count < 10**12 else f"about {format_int(count)}"
         raise InputError("layers", f"{shown} layers once blocks and repeats are expanded: the dashboard opens at "
                                    f"most {limit:,} (larger models: {cli})")
+
+
+def migrated(data: object) -> object:
+    """The one migration: a scenario of an earlier version (decoded JSON) in the current shape. Version 1 → 2: every
+    transformer block in parts (``engine.method1.transformer.migration.block_from_flat``), blocks inside residuals,
+    branches and repeats included. Anything else is returned as it is (validation names what is wrong)."""
+    if not isinstance(data, dict) or data.get("version") != 1:
+        return data
+    check_nesting(data.get("layers"))  # bounded before the walk
+    data = {**data, "version": SCENARIO_VERSION}
+    if "layers" in data:
+        data["layers"] = _blocks_in_parts(data["layers"])
+    return data
+
+
+def _blocks_in_parts(layers: object) -> object:
+    if not isinstance(layers, list):
+        return layers
+    out = []
+    for layer in layers:
+        if isinstance(layer, dict) and layer.get("type") == "transformer_block":
+            layer = block_from_flat(layer)
+        elif isinstance(layer, dict):
+            layer = dict(layer)
+            for key in BLOCK_LISTS:
+                if isinstance(layer.get(key), list):
+                    layer[key] = _blocks_in_parts(layer[key])
+            if isinstance(layer.get("branches"), list):
+                layer["branches"] = [_blocks_in_parts(branch) for branch in layer["branches"]]
+        out.append(layer)
+    return out
 
 
 def parse_scenario(data: object, source: str = "scenario") -> Scenario:
     """Validate a decoded JSON object; errors become one-line ``InputError``s naming the field."""
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
-    return parse_input(Scenario, data)
+    return parse_input(Scenario, migrated(data))
 
 
-def load_scenario_text(text: str | bytes, source: str = "scenario", *, max_layers: int = MAX_LAYERS) -> Scenario:
+def load_scenario_text(text: str | bytes, source: str = "scenario", *, max_layers: int = MAX_LAYERS,
+                       version: int | None = None) -> Scenario:
     """Parse JSON text (a file, an upload, a link) into a ``Scenario``; more than ``max_layers`` layers are
-    refused before any of them is validated."""
+    refused before any of them is validated. ``version``: the version of a text that does not say (a link's)."""
     data = parse_json_text(text, source, MAX_SCENARIO_BYTES)
+    if version is not None and isinstance(data, dict) and "version" not in data:
+        data["version"] = version
     if isinstance(data, dict) and isinstance(data.get("layers"), list) and len(data["layers"]) > max_layers:
         raise InputError("layers", f"{len(data['layers']):,} layers: the dashboard opens at most {max_layers:,} "
                                    "(larger models: python -m engine flops FILE)")

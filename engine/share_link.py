@@ -1,6 +1,7 @@
 """The one conversion between a scenario and a share link (and the JSON file it downloads as).
 
-Token: ``<version>.`` + base64url(zlib(compact JSON)), no padding. Decoding is bounded at every
+Token: ``<version>.`` + base64url(zlib(compact JSON)), no padding; a link of version 1 opens through the scenario's
+migration (``engine.scenario.migrated``). Decoding is bounded at every
 step (link length, decompressed size) and ends in the same pydantic validation as a file: a
 crafted link can only ever produce a message. No pickle, no eval.
 """
@@ -12,7 +13,14 @@ import json
 import zlib
 
 from engine.errors import InputError
-from engine.scenario import MAX_PAGE_LAYERS, MAX_SCENARIO_BYTES, SCENARIO_VERSION, Scenario, load_scenario_text
+from engine.scenario import (
+    MAX_PAGE_LAYERS,
+    MAX_SCENARIO_BYTES,
+    SCENARIO_VERSION,
+    VERSIONS,
+    Scenario,
+    load_scenario_text,
+)
 
 MAX_LINK_CHARS = 16_000
 QUERY_KEY = "s"
@@ -43,8 +51,8 @@ def decode(token: str) -> Scenario:
     if len(token) > MAX_LINK_CHARS:
         raise InputError("link", f"too long ({len(token):,} characters; at most {MAX_LINK_CHARS:,})")
     version, _, body = token.partition(".")
-    if version != str(SCENARIO_VERSION) or not body:
-        raise InputError("link", f"not a FLOPscope link of version {SCENARIO_VERSION}")
+    if version not in [str(v) for v in VERSIONS] or not body:
+        raise InputError("link", f"not a FLOPscope link (versions {', '.join(str(v) for v in VERSIONS)})")
     try:
         packed = base64.urlsafe_b64decode(body + "=" * (-len(body) % 4))
         inflater = zlib.decompressobj()
@@ -58,4 +66,4 @@ def decode(token: str) -> Scenario:
         raise InputError("link", "truncated (the data ends early)")
     if inflater.unused_data:
         raise InputError("link", "damaged (bytes follow the data; was it edited?)")
-    return load_scenario_text(text, source="link", max_layers=MAX_PAGE_LAYERS)
+    return load_scenario_text(text, source="link", max_layers=MAX_PAGE_LAYERS, version=int(version))

@@ -26,8 +26,40 @@ def flop_to_pfs_days(flop: float) -> float:
     return flop / PFS_DAY_FLOP
 
 
+def format_int(n: int, digits: int = 3, exact_below: int = 10**12, *, keep_zeros: bool = False) -> str:
+    """A count or size of any magnitude as text, in integer arithmetic only (a float overflows past ~1.8e308:
+    ``f"{10**400:.3g}"`` raises): exact with thousands separators below ``exact_below`` ('1,234,567'), else
+    ``digits`` significant digits (half to even, as Python formats a float), as FLOP are shown ('1.13e16', '1e360';
+    '1.00e11' with ``keep_zeros``)."""
+    n = int(n)
+    if n < 0:
+        return "-" + format_int(-n, digits, exact_below, keep_zeros=keep_zeros)
+    if n < exact_below:
+        return f"{n:,}"
+    bits = n.bit_length()
+    if bits > 4_000_000:  # past 10^1,200,000 the exact exponent is not worth its cost
+        return f"about 1e{int((bits - 1) * LOG10_2):,}"
+    e = max(int((bits - 1) * LOG10_2) - 1, 0)  # at most the true exponent
+    while 10 ** (e + 1) <= n:
+        e += 1
+    scale = 10 ** max(e - digits + 1, 0)
+    lead, rest = divmod(n, scale)
+    if 2 * rest > scale or (2 * rest == scale and lead % 2):  # half to even, as float formatting rounds
+        lead += 1
+    if lead >= 10 ** digits:  # 9.995e16 → 1.00e17
+        lead, e = lead // 10, e + 1
+    text = str(lead)
+    mantissa = text[0] + "." + text[1:] if len(text) > 1 else text
+    return f"{mantissa if keep_zeros else mantissa.rstrip('0').rstrip('.')}e{e}"
+
+
+LOG10_2 = math.log10(2)
+
+
 def format_flop(value: float, unit: str = "FLOP", digits: int = 3) -> str:
-    """``1.13e+16`` style with the unit: '1.13e16 FLOP'."""
+    """``1.13e+16`` style with the unit: '1.13e16 FLOP' (an integer of any size through ``format_int``)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**4:
+        return f"{format_int(value, digits, exact_below=10**4, keep_zeros=True)} {unit}".strip()
     if value is None or not math.isfinite(value):
         return f"— {unit}".strip()
     if value == 0:
@@ -90,6 +122,8 @@ _SUFFIXES = ((1e12, "T"), (1e9, "B"), (1e6, "M"), (1e3, "k"))
 
 def format_count(value: float | None, unit: str = "", digits: int = 3) -> str:
     """A large count with a k/M/B/T suffix: 737,300 → '737k', 1.05e6 → '1.05M' (+ the unit)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**15:  # past a float's range too
+        return f"{format_int(value, digits, exact_below=0)} {unit}".strip()
     if value is None or not math.isfinite(value):
         return f"— {unit}".strip()
     for scale, suffix in _SUFFIXES:

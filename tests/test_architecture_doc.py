@@ -31,7 +31,8 @@ def test_every_name_in_the_table_is_defined_where_it_says():
              "BASIC_KINDS": "engine/method1/layers.py", "VISION_KINDS": "engine/method1/vision.py",
              "_LAZY": "engine/__init__.py", "PAGES": "ui/navigation.py",
              "COSTS": "engine/importers/onnx_ops.py", "FREE": "engine/importers/onnx_ops.py",
-             "GRAPHS": "tests/importers/test_onnx_ops.py"}
+             "GRAPHS": "tests/importers/test_onnx_ops.py",
+             "MIXERS": "engine/method1/transformer/mixers.py", "PART_STARTERS": "ui/layer_form.py"}
     text = "\n".join(_table())
     for name in re.findall(r"`([A-Z_][A-Z_]+)`", text):
         assert name in named, f"{name}: say in this test where it is defined"

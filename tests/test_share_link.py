@@ -26,7 +26,7 @@ def _token(raw: bytes) -> str:
 @pytest.mark.parametrize("token,needle", [
     ("", "empty"),
     ("garbage", "not a FLOPscope link"),
-    ("2.abc", "not a FLOPscope link"),
+    ("3.abc", "not a FLOPscope link"),
     ("1.!!!!", "truncated"),
     ("1." + "A" * 40, "damaged"),
     ("1." + "x" * (MAX_LINK_CHARS + 1), "too long"),

@@ -51,3 +51,28 @@ def test_time_amounts_take_the_noun_in_its_number():
     assert format_time_amount(1, "days") == "1 day" and format_time_amount(30, "days") == "30 days"
     assert format_time_amount(480, "chip_hours") == "480 chip-hours" and format_time_amount(1, "hours") == "1 hour"
     assert format_time_amount(20, "gpu_days") == "20 GPU-days"
+
+
+def test_format_int_never_goes_through_a_float():
+    """Counts past a float's range (~1.8e308) were ``OverflowError`` in ``f"{n:.3g}"``; the reference here is the
+    decimal module at 400 digits of precision, rounding half to even as Python formats a float."""
+    import decimal
+
+    from engine.units import format_count, format_int
+
+    def reference(n: int, digits: int = 3) -> str:
+        with decimal.localcontext() as ctx:
+            ctx.prec, ctx.rounding = digits, decimal.ROUND_HALF_EVEN
+            sign, lead, exponent = (+decimal.Decimal(n)).as_tuple()
+        text = "".join(map(str, lead))
+        exp = exponent + len(text) - 1
+        mantissa = (text[0] + "." + text[1:]).rstrip("0").rstrip(".")
+        return f"{mantissa}e{exp}"
+
+    for n in (10**360, 2**(62 * 17), 3 * 10**400 + 5 * 10**397, 99_950 * 10**300, 12_350 * 10**12, 10**12):
+        assert format_int(n) == reference(n), n
+    assert format_int(2**(62 * 17)) == "1.93e317" and format_int(10**360) == "1e360"
+    assert format_int(123_456_789) == "123,456,789" and format_int(-(10**400)) == "-1e400"
+    assert format_flop(10**400) == "1.00e400 FLOP" and format_count(10**400, "values") == "1e400 values"
+    for n in (12_345, 12_350, 12_250, 99_950, 10**15 + 5 * 10**12, 2**53 - 1):  # the float path's text, unchanged
+        assert format_flop(n) == format_flop(float(n)) and format_flop(n, digits=4) == format_flop(float(n), digits=4)

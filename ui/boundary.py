@@ -4,6 +4,7 @@ details go to the server log. Streamlit's own reruns and stops pass through (the
 from __future__ import annotations
 
 import logging
+from contextlib import contextmanager
 
 import streamlit as st
 
@@ -17,7 +18,8 @@ MESSAGE = ("Something unexpected went wrong on this page, so it could not finish
 
 
 def shipped_data_message(exc: ShippedDataError, needed_for: str = "This page") -> str:
-    """One line for a missing or corrupt shipped data file: which file, what is wrong, what still works."""
+    """One line for a missing or corrupt shipped data file: which file, what is wrong, what still works
+    (``needed_for``: what needs it, as the singular subject of 'needs')."""
     return (f"{needed_for} needs the data file {exc.name}, which ships with FLOPscope, and it cannot be used: "
             f"{exc.problem}. The pages that do not use it still work; whoever runs this server should restore "
             "the file from the repository.")
@@ -43,6 +45,17 @@ def optional_shipped_data(load, fallback, needed_for: str):
         LOG.error("shipped data file unusable: %s", exc)
         st.warning(plain(shipped_data_message(exc, needed_for)), icon=":material/warning:")
         return fallback
+
+
+@contextmanager
+def shipped_part(needed_for: str):
+    """A part of a page that needs a shipped data file (``with shipped_part("The transformer panel"):``): if the
+    file is unusable, one line in its place naming the file, and the rest of the page goes on."""
+    try:
+        yield
+    except ShippedDataError as exc:
+        LOG.error("shipped data file unusable in %s: %s", needed_for, exc)
+        st.error(plain(shipped_data_message(exc, needed_for)), icon=":material/error:")
 
 
 def run_page(page) -> None:

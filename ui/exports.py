@@ -10,9 +10,11 @@ from engine.errors import InputError
 from engine.safe_text import spreadsheet_inert
 from engine.method1.estimate import Method1Estimate
 from engine.report import markdown_report
-from engine.scenario import MAX_PAGE_LAYERS, MAX_SCENARIO_BYTES, Scenario, load_scenario_text
+from engine.scenario import MAX_PAGE_LAYERS, Scenario, load_scenario_text
 from engine.share_link import QUERY_KEY, encode, scenario_json
 from ui import state
+from ui.components.upload_limit import limited_uploader
+from ui.views import uploads
 from ui.widgets import show_error
 
 UPLOAD_SEEN = "upload_seen"
@@ -34,14 +36,13 @@ def layer_table_csv(est: Method1Estimate) -> str:
 
 def restore_upload(key: str = "scenario_upload") -> None:
     """A scenario JSON upload, size-limited and validated; a bad file gets a message, nothing is lost."""
-    upload = st.file_uploader("Restore a scenario (JSON)", type=["json"], key=key,
-                              help=f"A file downloaded from FLOPscope (at most {MAX_SCENARIO_BYTES // 1000:,} kB).")
+    upload = limited_uploader("Restore a scenario (JSON)", uploads.SCENARIO, type=["json"], key=key,
+                              help="A file downloaded from FLOPscope.")
     if upload is None or st.session_state.get(UPLOAD_SEEN) == upload.file_id:
         return
     st.session_state[UPLOAD_SEEN] = upload.file_id
     try:
-        if upload.size > MAX_SCENARIO_BYTES:
-            raise InputError("upload", f"larger than {MAX_SCENARIO_BYTES:,} bytes")
+        uploads.SCENARIO.check(upload.size)
         scenario = load_scenario_text(upload.getvalue(), source="upload", max_layers=MAX_PAGE_LAYERS)
     except InputError as exc:
         show_error(exc, "the file was not loaded; your current scenario is unchanged.")

@@ -9,7 +9,14 @@ from ui.text import plain
 
 
 def show_error(exc, then: str = "") -> None:
-    """An ``InputError`` as 'field: reason' (inert), and what happens next."""
+    """An ``InputError`` as 'field: reason' (inert), and what happens next; a broken shipped data file is said
+    to be the installation's fault, not the input's (``ui.boundary.shipped_data_message``)."""
+    from engine.shipped import ShippedDataError
+    from ui.boundary import shipped_data_message
+
+    if isinstance(exc, ShippedDataError):
+        st.error(plain(shipped_data_message(exc, "This step")))
+        return
     st.error(plain(f"{exc.field}: {exc.reason}") + (f" — {then}" if then else ""))
 
 

@@ -36,6 +36,17 @@ def read_text_file(path: str, field: str = "file", limit: int = MAX_SCENARIO_BYT
         raise InputError(field, f"'{path}' {_not_utf8(data, exc)}") from None
 
 
+def one_of(positional, option, name: str, missing: str | None):
+    """The value given either as a positional argument or as ``--name`` (``transformer FILE`` as ``flops FILE``
+    takes it, or ``--config FILE``); both is one line; neither is ``missing`` as one line, or None."""
+    if positional is not None and option is not None:
+        raise InputError("arguments", f"give the {name} once: as a positional argument or as --{name}, not both")
+    value = option if positional is None else positional
+    if value is None and missing is not None:
+        raise InputError(name, missing)
+    return value
+
+
 @contextmanager
 def naming_file(path: str | os.PathLike, field: str):
     """Errors about the whole file (``field``: not JSON, not a CSV, no usable rows…) name the file too;

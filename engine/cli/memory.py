@@ -41,7 +41,7 @@ def load_model(args) -> Loaded:
     from engine.llm.library import library_models
     from engine.plan.model import plan_model
     from engine.plan.published import published_runs, run_config
-    from engine.presets import presets
+    from engine.presets import presets, unavailable_presets
     from engine.scenario import load_scenario_text
 
     seq_len = _number(args.seq_len)
@@ -65,6 +65,8 @@ def load_model(args) -> Loaded:
             return Loaded(plan_model(config.architecture(config.sequence_length(seq_len))),
                           library[args.model].training_tokens)
         found = presets().get(args.model)
+        if found is None and args.model in unavailable_presets():
+            raise unavailable_presets()[args.model]
         if found is None:
             known = ", ".join([*presets(), *(r.id for r in published_runs().runs if r.set == "constant-model")])
             raise InputError("model", f"unknown model {quoted(args.model)}; known: {known}, a published run's id "

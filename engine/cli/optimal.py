@@ -1,14 +1,16 @@
-"""``optimal --flop C --rule {tokens-per-param,hoffmann-approach3,besiroglu-2024} [--inference-tokens D]``:
+"""``optimal C | --flop C --rule {tokens-per-param,hoffmann-approach3,besiroglu-2024} [--inference-tokens D]``:
 the compute-optimal parameters and tokens for a FLOP budget."""
 from __future__ import annotations
 
+from engine.cli.files import one_of
 from engine.cli.transformer import parse_count
 from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware
 from engine.plan.thresholds import compare
 
 
 def _optimal(args) -> dict:
-    flop = parse_count(args.flop, "flop")
+    flop = parse_count(one_of(args.budget, args.flop, "flop", "give the budget: optimal 1e24 (or --flop 1e24)"),
+                       "flop")
     out = compute_optimal(flop, args.rule).as_dict()
     if args.inference_tokens is not None:
         served = parse_count(args.inference_tokens, "inference_tokens")
@@ -27,7 +29,9 @@ def _optimal(args) -> dict:
 
 def register(sub) -> None:
     p = sub.add_parser("optimal", help="compute-optimal model size and tokens for a FLOP budget")
-    p.add_argument("--flop", required=True, help="training budget C in FLOP: 5.76e23, 1e24")
+    p.add_argument("budget", nargs="?", default=None, metavar="C",
+                   help="training budget C in FLOP: 5.76e23, 1e24 (as --flop)")
+    p.add_argument("--flop", default=None, help="training budget C in FLOP: 5.76e23, 1e24")
     p.add_argument("--rule", choices=RULES, default="tokens-per-param",
                    help="20 tokens per parameter, Hoffmann et al. 2022's approach-3 fit, or Besiroglu et al. "
                         "2024's refit")

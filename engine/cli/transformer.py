@@ -1,4 +1,4 @@
-"""``transformer (--config CONFIG.json | --model ID) [--tokens D] [--seq-len T] [--decoder-seq-len T_dec]``:
+"""``transformer (CONFIG.json | --config CONFIG.json | --model ID) [--tokens D] [--seq-len T] [...]``:
 a language model's training FLOP, by the detailed count and by the published formulas. ``--model`` picks a
 config from the shipped library (``--list-models`` prints them), whose published training tokens are
 the default D."""
@@ -8,7 +8,7 @@ import math
 import re
 
 
-from engine.cli.files import naming_file, read_text_file
+from engine.cli.files import naming_file, one_of, read_text_file
 from engine.method1.conventions import CONVENTIONS
 from engine.errors import InputError, parse_input, quoted
 from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
@@ -34,8 +34,10 @@ def _transformer(args):
     if args.list_models:
         return {"models": [{"id": m.id, "name": m.name, "family": m.family, "source": m.source,
                             "training_tokens": m.training_tokens} for m in library_models()]}
+    args.config = one_of(args.file, args.config, "config", None)
     if (args.config is None) == (args.model is None):
-        raise InputError("arguments", "give exactly one of --config FILE or --model ID (see --list-models)")
+        raise InputError("arguments", "give exactly one of a config FILE (or --config FILE) or --model ID (see "
+                                      "--list-models)")
     tokens = None
     if args.model is not None:
         model = library_model(args.model)
@@ -67,6 +69,7 @@ def _transformer(args):
 
 def register(sub) -> None:
     p = sub.add_parser("transformer", help="a language model's training FLOP from its Hugging Face config.json")
+    p.add_argument("file", nargs="?", default=None, metavar="FILE", help="a Hugging Face config.json (as --config)")
     p.add_argument("--config", default=None, help="a Hugging Face config.json of a supported model_type (docs/llm.md "
                                                   "lists them: decoders, encoders, encoder-decoders, state-space and "
                                                   "hybrid models); any other is refused by name")

@@ -30,11 +30,17 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 
 from engine.errors import InputError, quoted
+from engine.importers.onnx_budget import INFER_S_PER_NODE, Budget
+from engine.importers.onnx_checks import check_opsets, check_structure, sparse_to_dense
+from engine.importers.onnx_exporter import Provenance, fx_node
 from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
+from engine.importers.onnx_tensors import strip_external
+from engine.importers.onnx_wire import graph_bytes
 from engine.method1.architecture import MAX_ELEMENTS
 from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
 from engine.method1.ops import prod
 from engine.results import Result
+from engine.units import format_int
 
 MAX_ONNX_BYTES = 2_000_000_000
 """Protobuf's own limit on one message (a graph with its weights inside)."""
@@ -42,6 +48,11 @@ MAX_NODES = 200_000
 """Most nodes a graph may have (a 7B-parameter decoder exports to ~10⁴); more is refused before any is read."""
 MAX_DIM = 10**9
 """Upper bound of one dimension's size given by the user (as every size in the layer kinds)."""
+MAX_DYNAMIC_DIMS = 64
+"""Most dynamic dimensions (distinct symbolic sizes) a graph may ask for: each is one number to give (an exported
+decoder with its cache asks for 2-4). More is refused at once, in one line: not thousands of inputs."""
+LISTED = 8
+"""Names listed in a message before '… and N more'."""
 KNOWN_DOMAINS = frozenset({"", "ai.onnx", "com.microsoft", "ai.onnx.ml"})
 """Operator domains whose operators are read by ``op_type``; any other domain's nodes are listed as unknown."""
 ALIAS_OPS = frozenset({"Identity", "Cast", "Transpose", "Reshape", "Squeeze", "Unsqueeze", "Flatten"})
@@ -60,9 +71,11 @@ def _onnx():
     return onnx
 
 
-def read_onnx(data: bytes, source: str = "model"):
+def read_onnx(data: bytes, source: str = "model", *, max_nodes: int = MAX_NODES, budget: Budget | None = None):
     """The bytes of an ``.onnx`` file as a ``ModelProto`` whose weights keep their shapes but not their values.
 
+    No tensor of it names a file any more (``onnx_tensors.strip_external``: a file beside the server is never
+    read, whatever the graph says); sparse initializers are dense-shaped initializers (``onnx_checks.sparse_to_dense``).
     One ``InputError`` naming ``source`` for anything that is not a usable ONNX graph."""
     onnx = _onnx()
     if not isinstance(data, (bytes, bytearray, memoryview)):
@@ -73,39 +86,61 @@ def read_onnx(data: bytes, source: str = "model"):
     if not data:
         raise InputError(source, "the file is empty")
     model = onnx.ModelProto()
-    try:
-        model.ParseFromString(bytes(data))
+    try:  # the graph without its weights' values, its nodes counted before any is parsed
+        model.ParseFromString(graph_bytes(data, max_nodes, source))
+    except InputError:
+        raise
     except Exception:  # google.protobuf.message.DecodeError, RuntimeWarning on some builds
         raise InputError(source, "not an ONNX model: the file could not be read as an ONNX protobuf (truncated, "
                                  "or another format)") from None
     if not model.HasField("graph") or not model.graph.node:
         raise InputError(source, "not an ONNX model: it has no graph nodes")
-    if len(model.graph.node) > MAX_NODES:
-        raise InputError(source, f"{len(model.graph.node):,} nodes: at most {MAX_NODES:,} are read")
-    for tensor in model.graph.initializer:  # only shapes are needed: drop the values (fast inference, less memory)
+    budget = budget or Budget(None, source)
+
+    def visit(nodes: int) -> None:  # subgraphs and functions included
+        if nodes > max_nodes:
+            raise InputError(source, f"more than {max_nodes:,} nodes (its subgraphs and functions included): at "
+                                     f"most {max_nodes:,} are read")
+        budget.check(0, "reading", nodes)
+
+    outside = strip_external(model, onnx, visit)  # first: nothing below may reach for a file
+    check_opsets(model)
+    sparse = sparse_to_dense(model, onnx)
+    for tensor in model.graph.initializer:  # (their large values were left out: ``onnx_wire``)
         if any(d < 0 for d in tensor.dims):
             raise InputError(f"initializer {quoted(tensor.name)}", f"a negative dimension in {list(tensor.dims)[:8]}: "
                                                                     "the file is damaged or was edited")
-        _drop_values(tensor, onnx)
+        if prod(tensor.dims) > MAX_ELEMENTS:
+            raise InputError(f"initializer {quoted(tensor.name)}", f"{format_int(prod(tensor.dims))} values: more "
+                                                                    f"than the {format_int(MAX_ELEMENTS)} this tool "
+                                                                    "accepts (the file is damaged or was edited)")
+    check_structure(model, budget)
+    _mark(model, outside, sparse)
     return model
 
 
-def _drop_values(tensor, onnx) -> None:
-    if tensor.data_type in CONSTANT_TYPES or prod(tensor.dims) <= 64:
-        return  # small and integer tensors stay: shape inference reads shapes out of them
-    for name in ("raw_data", "float_data", "int32_data", "int64_data", "double_data", "uint64_data"):
-        tensor.ClearField(name)
-    if tensor.data_location != onnx.TensorProto.EXTERNAL:
-        tensor.data_location = onnx.TensorProto.EXTERNAL
-        del tensor.external_data[:]
-        entry = tensor.external_data.add()
-        entry.key, entry.value = "location", "values-not-read"
+MARKS = ("flopscope.tensors_stored_outside", "flopscope.sparse_initializers")
+"""What ``read_onnx`` found, kept in the model's ``metadata_props`` for ``count_onnx`` (any such entry the
+file itself carried is removed first)."""
+
+
+def _mark(model, outside: int, sparse: int) -> None:
+    kept = [p for p in model.metadata_props if p.key not in MARKS]
+    del model.metadata_props[:]
+    model.metadata_props.extend(kept)
+    for key, value in zip(MARKS, (outside, sparse)):
+        entry = model.metadata_props.add()
+        entry.key, entry.value = key, str(value)
+
+
+def _marked(model, key: str) -> int:
+    return next((int(p.value) for p in model.metadata_props if p.key == key), 0)
 
 
 def has_external_data(model) -> bool:
-    """True when the file named an external data file for its weights (counted from their shapes all the same)."""
-    return any(entry.key == "location" and entry.value != "values-not-read"
-               for t in model.graph.initializer for entry in t.external_data)
+    """True when the file named another file for some tensor's values (counted from their shapes all the same;
+    the other file is never read)."""
+    return _marked(model, MARKS[0]) > 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -127,7 +162,8 @@ def _graph_inputs(model):
 
 
 def dynamic_dims(model) -> list[DynamicDim]:
-    """The dimensions to ask for, each symbolic name once (an unnamed one is called ``input[axis]``)."""
+    """The dimensions to ask for, each symbolic name once (an unnamed one is called ``input[axis]``); more than
+    ``MAX_DYNAMIC_DIMS`` is one ``InputError`` (a few named, the rest counted)."""
     seen: dict[str, DynamicDim] = {}
     for value in _graph_inputs(model):
         if not value.type.HasField("tensor_type"):
@@ -137,7 +173,18 @@ def dynamic_dims(model) -> list[DynamicDim]:
                 continue
             name = dim.dim_param or f"{value.name}[{axis}]"
             seen.setdefault(name, DynamicDim(name, value.name, axis))
+    if len(seen) > MAX_DYNAMIC_DIMS:
+        raise InputError("dimensions", f"the graph's inputs have {len(seen):,} dynamic dimensions "
+                                       f"({listed(list(seen), len(seen))}): at most {MAX_DYNAMIC_DIMS} can be given; "
+                                       "export it with fixed sizes for most of them")
     return list(seen.values())
+
+
+def listed(names: list[str], total: int | None = None) -> str:
+    """a, b, … and 4,996 more: at most ``LISTED`` names, each cut short (a message stays one short line)."""
+    total = len(names) if total is None else total
+    shown = ", ".join(quoted(n)[1:-1] for n in names[:LISTED])
+    return shown + (f", … and {total - LISTED:,} more" if total > LISTED else "")
 
 
 @dataclass(frozen=True, slots=True)
@@ -255,13 +302,13 @@ def _check_dims(model, dims: Mapping[str, int]) -> dict[str, int]:
     known = {d.name for d in wanted}
     extra = [n for n in clean if n not in known]
     if extra:
-        listed = ", ".join(d.name for d in wanted) or "none"
-        raise InputError(f"dimension {quoted(extra[0])}", f"the graph has no such dynamic dimension (it has: "
-                                                           f"{listed})")
+        has = listed([d.name for d in wanted]) or "none"
+        raise InputError(f"dimension {quoted(extra[0])}", f"the graph has no such dynamic dimension (it has: {has})")
     missing = [d for d in wanted if d.name not in clean]
     if missing:
-        listed = ", ".join(f"{d.name} ({d.where})" for d in missing)
-        raise InputError("dimensions", f"give a size for each dynamic dimension: {listed}")
+        shown = ", ".join(f"{quoted(d.name)[1:-1]} ({d.where})" for d in missing[:LISTED])
+        more = f", … and {len(missing) - LISTED:,} more" if len(missing) > LISTED else ""
+        raise InputError("dimensions", f"give a size for each dynamic dimension: {shown}{more}")
     return clean
 
 
@@ -281,8 +328,8 @@ def _set_dims(model, dims: Mapping[str, int]) -> list[dict]:
                                                                 f"{MAX_DIM:,}")
             shape.append(dim.dim_value)
         if prod(shape) > MAX_ELEMENTS:
-            raise InputError(f"input {quoted(value.name)}", f"{prod(shape):.3g} values: more than the "
-                                                            f"{MAX_ELEMENTS:.0e} this tool accepts")
+            raise InputError(f"input {quoted(value.name)}", f"{format_int(prod(shape))} values: more than the "
+                                                            f"{format_int(MAX_ELEMENTS)} this tool accepts")
         inputs.append({"name": value.name[:200], "shape": shape})
     return inputs
 
@@ -314,7 +361,7 @@ def _shapes(model) -> dict[str, tuple[int, ...] | None]:
     return out
 
 
-def _infer(model, onnx, notes: list[str]) -> dict:
+def _infer(model, onnx, notes: list[str], budget: Budget) -> dict:
     """Every value's shape with the sizes given: the whole graph's shape inference, then node by node with the
     graph's shape arithmetic evaluated (``onnx_values``), which reaches what the first could not."""
     from engine.importers.onnx_values import shapes_node_by_node
@@ -323,6 +370,7 @@ def _infer(model, onnx, notes: list[str]) -> dict:
     for value in model.graph.output:
         if value.type.HasField("tensor_type"):
             value.type.tensor_type.ClearField("shape")
+    budget.ahead(INFER_S_PER_NODE * len(model.graph.node), "shape inference", len(model.graph.node))
     try:
         # no data propagation: onnx's materialises every value it propagates, whatever its size (a Range of 10⁷
         # positions cast to float took 1.4 GB and 1.7 s); the node-by-node pass below evaluates the same shape
@@ -333,33 +381,48 @@ def _infer(model, onnx, notes: list[str]) -> dict:
         notes.append(f"whole-graph shape inference stopped ({type(exc).__name__}); shapes from node-by-node "
                      "inference only")
         shapes = _shapes(model)
-    shapes.update(shapes_node_by_node(model, onnx))
+    written = [name for node in model.graph.node for name in node.output if name]
+    if all(name in shapes for name in written):
+        return shapes  # every value's shape is known: nothing left for the node-by-node pass
+    shapes.update(shapes_node_by_node(model, onnx, budget))
     return shapes
 
 
-def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "model") -> OnnxCount:
-    """Count a graph read by ``read_onnx``, with a size for each of ``dynamic_dims(model)``."""
+def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "model",
+               budget: Budget | None = None) -> OnnxCount:
+    """Count a graph read by ``read_onnx``, with a size for each of ``dynamic_dims(model)``; within ``budget``
+    where given (``onnx_budget``: one ``InputError`` past it)."""
     onnx = _onnx()
+    budget = budget or Budget(None, source)
     clean = _check_dims(model, dims or {})
     inputs = _set_dims(model, clean)
     _check_order(model)
     notes: list[str] = []
     external = has_external_data(model)
     if external:
-        notes.append("weights in an external data file: counted from their shapes in the graph")
-    shapes = _infer(model, onnx, notes)
+        n = _marked(model, MARKS[0])
+        notes.append(f"{n:,} tensor{'' if n == 1 else 's'} of the file keep{'s' if n == 1 else ''} "
+                     f"{'its' if n == 1 else 'their'} values in another file (external data): counted from the shapes in the graph; that file was not read")
+    if sparse := _marked(model, MARKS[1]):
+        notes.append(f"{sparse:,} sparse initializer{'' if sparse == 1 else 's'}: counted at {'its' if sparse == 1 else 'their'} dense size")
+    shapes = _infer(model, onnx, notes, budget)
     for name, shape in shapes.items():
         if shape is not None and prod(shape) > MAX_ELEMENTS:
-            raise InputError(f"value {quoted(name)}", f"{prod(shape):.3g} values: more than the {MAX_ELEMENTS:.0e} "
-                                                      "this tool accepts (check the dimensions given)")
+            raise InputError(f"value {quoted(name)}", f"{format_int(prod(shape))} values: more than the "
+                                                      f"{format_int(MAX_ELEMENTS)} this tool accepts (check the "
+                                                      "dimensions given)")
     inits = {t.name: t for t in model.graph.initializer}
+    provenance = Provenance.of(model, inits)
+    counted_params: dict[str, int] = {}
     alias: dict[str, str] = {}
     seen: set[str] = set()
     rows: list[Counted] = []
     unknown: Counter = Counter()
     uncounted: Counter = Counter()
     free = params = state = constants = macs = extra = 0
-    for node in model.graph.node:
+    total = len(model.graph.node)
+    for done, node in enumerate(model.graph.node):
+        budget.check(done, "the count", total)
         op, domain = node.op_type, node.domain
         label = op if domain in ("", "ai.onnx") else f"{domain}.{op}"
         roots = [alias.get(name, name) for name in node.input]
@@ -371,19 +434,35 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
                     constants += prod(inits[name].dims)
             continue
         node_params = 0
+        fx = fx_node(node) if provenance.dynamo else None
         for i, name in enumerate(roots):
             tensor = inits.get(name)
-            if tensor is None or name in seen:
+            if tensor is None:
                 continue
-            seen.add(name)
             n = prod(tensor.dims)
-            if i in STATE_INPUTS.get(op, ()):
-                state += n
-            elif (tensor.data_type in CONSTANT_TYPES or i in CONSTANT_INPUTS.get(op, ())
-                  or (n <= 1 and i not in SCALAR_WEIGHTS.get(op, ()))):
-                constants += n
-            else:
+            if i in STATE_INPUTS.get(op, ()) or (tensor.data_type in CONSTANT_TYPES or i in CONSTANT_INPUTS.get(op, ())
+                                                 or (n <= 1 and i not in SCALAR_WEIGHTS.get(op, ()))):
+                if name not in seen:
+                    seen.add(name)
+                    if i in STATE_INPUTS.get(op, ()):
+                        state += n
+                    else:
+                        constants += n
+                continue
+            if name in seen and not provenance.dynamo:
+                provenance.read(node, name)  # counted once; who else reads it goes into the notes
+                continue
+            kind, _ = provenance.kind(node, fx, name, roots)
+            if kind == "param":
                 node_params += n
+                counted_params[name] = n
+            elif name not in seen:
+                state += n if kind == "state" else 0
+                constants += n if kind == "constant" else 0
+            seen.add(name)
+        folded_params, folded_state = provenance.batch_norm_folded(node, fx)
+        node_params += folded_params
+        state += folded_state
         node_macs = node_extra = 0
         cost = COSTS.get(op) if domain in KNOWN_DOMAINS else None
         if cost is None:
@@ -413,6 +492,7 @@ def count_onnx(model, dims: Mapping[str, int] | None = None, source: str = "mode
         params += node_params
         macs += node_macs
         extra += node_extra
+    notes += provenance.notes(counted_params)
     aliased = set(alias.values())  # once: rebuilt per initializer it made 30,000 Identity nodes take 33 s
     unused = [n for n in inits if n not in seen and n not in aliased]
     if unused:

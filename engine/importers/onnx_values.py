@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import math
 
+from engine.importers.onnx_tensors import stored_array
+
 MAX_VALUES = 4096
 """Largest tensor evaluated (a shape, a position index, a small mask)."""
 
@@ -37,7 +39,7 @@ def _evaluate(node, args, attrs, shapes, values, np, onnx):
     op = node.op_type
     if op == "Constant":
         if "value" in attrs:
-            return onnx.numpy_helper.to_array(attrs["value"])
+            return stored_array(attrs["value"], MAX_VALUES)  # None where the file holds no values for it
         for key, dtype in (("value_int", np.int64), ("value_float", np.float32)):
             if key in attrs:
                 return np.array(attrs[key], dtype=dtype)
@@ -104,7 +106,10 @@ def _evaluate(node, args, attrs, shapes, values, np, onnx):
         shape = _ints(args[0])
         if not _fits(shape):  # (np.prod in int64 wrapped round past 2⁶³ and let such a shape through)
             return None
-        fill = onnx.numpy_helper.to_array(attrs["value"]).reshape(-1) if "value" in attrs else np.zeros(1, np.float32)
+        fill = stored_array(attrs["value"], MAX_VALUES) if "value" in attrs else np.zeros(1, np.float32)
+        if fill is None or fill.size != 1:
+            return None
+        fill = fill.reshape(-1)
         return np.full(shape, fill[0], dtype=fill.dtype)
     if op == "Range":  # ⌈(limit − start)/delta⌉ values, counted before any is made
         start, limit, delta = (float(a) for a in args[:3])
@@ -143,7 +148,7 @@ EVALUATED = frozenset({
     "ReduceProd", "ReduceSum", "ReduceMax", "ReduceMin"})
 
 
-def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
+def shapes_node_by_node(model, onnx, budget=None) -> dict[str, tuple[int, ...]]:
     """Every value's shape that can be told, in one pass over the nodes in order: a node whose output is a
     small tensor of shape arithmetic is evaluated (its value then known to the nodes after it), any other
     node's output types come from its operator's own inference function (``infer_node_outputs``) given its
@@ -159,11 +164,8 @@ def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
     values: dict = {}
     for t in graph.initializer:
         types[t.name] = onnx.helper.make_tensor_type_proto(t.data_type, list(t.dims))
-        if t.data_location != onnx.TensorProto.EXTERNAL and 0 < math.prod(t.dims) <= MAX_VALUES:
-            try:
-                values[t.name] = numpy_helper.to_array(t)
-            except Exception:  # stored values that do not match the shape: not used for shapes
-                continue
+        if 0 < math.prod(t.dims) and (array := stored_array(t, MAX_VALUES)) is not None:
+            values[t.name] = array
     shapes: dict[str, tuple[int, ...]] = {}
 
     def shape_of(name):
@@ -184,7 +186,10 @@ def shapes_node_by_node(model, onnx) -> dict[str, tuple[int, ...]]:
             return default if found is None else found
 
     lookup = Shapes()
-    for node in graph.node:
+    total = len(graph.node)
+    for done, node in enumerate(graph.node):
+        if budget is not None:
+            budget.check(done, "shape inference", total)
         domain = node.domain or ""
         if node.op_type in EVALUATED and domain in ("", "ai.onnx") and len(node.output) == 1:
             args = [values.get(name) if name else None for name in node.input]

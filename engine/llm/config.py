@@ -20,6 +20,7 @@ from engine.method1.architecture import Architecture, InputSpec
 from engine.method1.layers import Activation, Dense, Embedding, LayerNorm, Size
 from engine.method1.mobilebert import BottleneckBlock, MobileBertEmbeddings, NormKind
 from engine.method1.training import TrainingSetup
+from engine.method1.transformer.migration import block_from_flat, key_of_parts
 from engine.method1.transformer import (
     BlockActivation,
     ContactHead,
@@ -87,9 +88,49 @@ class EncoderStack(BaseModel):
 
 def _norm_layer(block: TransformerBlock):
     """The final norm, of the kind the blocks use."""
-    if block.norm == "layernorm":
-        return LayerNorm(affine=block.norm_affine, bias=block.norm_bias)
-    return RMSNorm(affine=block.norm_affine)
+    if block.norms.kind == "layernorm":
+        return LayerNorm(affine=block.norms.affine, bias=block.norms.bias)
+    return RMSNorm(affine=block.norms.affine)
+
+
+def _disentangled(block: TransformerBlock):
+    return getattr(block.mixer, "disentangled", None)
+
+
+def _streams(block: TransformerBlock) -> int | None:
+    return block.hyper.streams if block.hyper is not None else None
+
+
+def _heads(block: TransformerBlock) -> int:
+    """H of the block's attention (1 for the mixers without attention heads)."""
+    return block.mixer.heads if block.mixer.kind in ("attention", "latent", "compressed", "lightning") else 1
+
+
+def _activation(block: TransformerBlock) -> str:
+    """The feed-forward's activation (a head reusing it: BERT's, ELECTRA's)."""
+    return block.feed_forward.activation if block.feed_forward else "gelu"
+
+
+def _parts(data: object) -> object:
+    """A config's blocks in parts: the family readers write each block's fields by their flat names
+    (``engine.method1.transformer.migration``)."""
+    if not isinstance(data, dict):
+        return data
+    data = dict(data)
+    for owner in (data, data.get("encoder")):
+        if not isinstance(owner, dict):
+            continue
+        if owner is not data:
+            owner = data["encoder"] = dict(owner)
+        owner["block"] = block_from_flat(owner["block"]) if isinstance(owner.get("block"), dict) else owner.get(
+            "block")
+        if isinstance(owner.get("first_layers"), (list, tuple)):
+            owner["first_layers"] = [dict(g, block=block_from_flat(g["block"]))
+                                     if isinstance(g, dict) and isinstance(g.get("block"), dict) else g
+                                     for g in owner["first_layers"]]
+    if isinstance(data.get("mobilebert"), dict):
+        data["mobilebert"] = dict(data["mobilebert"])
+    return data
 
 
 class PerLayerInputs(BaseModel):
@@ -197,12 +238,18 @@ class TransformerConfig(BaseModel):
     notes: tuple[str, ...] = Field((), description="How the file was read where it is not plain (a model_type read "
                                                    "as the family its architectures class belongs to).")
 
+    @model_validator(mode="before")
+    @classmethod
+    def _blocks_in_parts(cls, data):
+        return _parts(data)
+
     @model_validator(mode="after")
     def _consistent(self):
         for name, block in self.named_blocks():
-            if block.head_size is None and self.d_model % block.heads:
-                raise InputError(f"{name}.heads", f"{block.heads} heads do not divide d_model {self.d_model} "
-                                                  "(give the head size)")
+            heads, size = getattr(block.mixer, "heads", 1), getattr(block.mixer, "head_size", 1)
+            if size is None and self.d_model % heads:
+                raise InputError(f"{name}.mixer.heads", f"{heads} heads do not divide d_model {self.d_model} "
+                                                        "(give the head size)")
         if sum(g.layers for g in self.first_layers) > self.layers:
             raise InputError("first_layers", f"more layers in the groups than the model's {self.layers}")
         placed = [i for g in self.first_layers for i in g.at or ()]
@@ -219,7 +266,7 @@ class TransformerConfig(BaseModel):
                                               "without first_layers")
         if self.group_blocks > 1 and self.shared_groups is None:
             raise InputError("group_blocks", "blocks per group need shared_groups")
-        if self.rotary_table and (self.encoder or self.block.head_size is not None):
+        if self.rotary_table and (self.encoder or getattr(self.block.mixer, "head_size", None) is not None):
             raise InputError("rotary_table", "a head-size-wide sinusoidal table is modelled for encoder-only models "
                                              "of head size d/H")
         if self.head_width and self.tied_embeddings:
@@ -242,33 +289,34 @@ class TransformerConfig(BaseModel):
                                            "none, its token table at most d wide under a masked-LM head")
         if self.tables_projection_first and not self.tables_width:
             raise InputError("tables_projection_first", "needs tables_width (tables narrower than d_model)")
-        spans = {b.disentangled.span for _, b in self.named_blocks() if b.disentangled is not None}
+        spans = {_disentangled(b).span for _, b in self.named_blocks() if _disentangled(b) is not None}
         if spans and (len(spans) > 1 or self.relative_table != 2 * spans.pop() or self.encoder):
             raise InputError("relative_table", "disentangled attention reads a relative table of 2S rows "
                                                "(S: the blocks' span, the same in every block), encoder-only")
-        if self.relative_table and not any(b.disentangled for _, b in self.named_blocks()):
+        if self.relative_table and not any(_disentangled(b) for _, b in self.named_blocks()):
             raise InputError("relative_table", "a relative table needs blocks with disentangled attention")
         sizes = {b.per_layer_input_size for _, b in self.named_blocks()}
         if self.per_layer_inputs is not None and (sizes != {self.per_layer_inputs.size} or self.encoder
                                                   or self.shared_groups is not None):
             raise InputError("per_layer_inputs", "per-layer embeddings feed every block of a decoder-only model: "
                                                  "each block's per_layer_input_size must be their size")
-        if any(b.kv_source is not None for _, b in self.named_blocks()):
+        if any(b.kv_shared for _, b in self.named_blocks()):
             if self.encoder or self.shared_groups is not None:
-                raise InputError("block.kv_source", "keys and values shared across layers are modelled in "
-                                                    "decoder-only models")
+                raise InputError("block.mixer.kv_source", "keys and values shared across layers are modelled in "
+                                                          "decoder-only models")
             blocks = self.decoder_blocks()
             for i, b in enumerate(blocks):
-                source = blocks[b.kv_source] if b.kv_source is not None and b.kv_source < i else None
-                if b.kv_source is not None and (source is None or source.kv_source is not None
-                                                or source.head_size != b.head_size):
-                    raise InputError("block.kv_source", f"layer {i} reads the keys and values of layer {b.kv_source}, "
-                                                        "which must be an earlier layer making its own, of the same "
-                                                        "head size")
-        if len({b.hyper_connections for _, b in self.named_blocks()}) > 1 or (
-                self.block.hyper_connections and (self.encoder or self.shared_groups is not None)):
-            raise InputError("block.hyper_connections", "hyper-connections run through every block of a decoder-only "
-                                                        "model: the same streams in each block")
+                source_at = b.mixer.kv_source if b.kv_shared else None
+                source = blocks[source_at] if source_at is not None and source_at < i else None
+                if source_at is not None and (source is None or source.kv_shared
+                                              or getattr(source.mixer, "head_size", None) != b.mixer.head_size):
+                    raise InputError("block.mixer.kv_source", f"layer {i} reads the keys and values of layer "
+                                                              f"{source_at}, which must be an earlier layer making its "
+                                                              "own, of the same head size")
+        if len({_streams(b) for _, b in self.named_blocks()}) > 1 or (
+                _streams(self.block) and (self.encoder or self.shared_groups is not None)):
+            raise InputError("block.hyper.streams", "hyper-connections run through every block of a decoder-only "
+                                                    "model: the same streams in each block")
         streams = {b.altup_inputs for _, b in self.named_blocks()}
         if streams != {self.altup_streams} or (self.altup_streams and (self.encoder or self.shared_groups)):
             raise InputError("altup_streams", "AltUp's streams run through every block of a decoder-only model: each "
@@ -303,7 +351,7 @@ class TransformerConfig(BaseModel):
         matrices = (2 if self.head == "lm" and not self.tied_embeddings else 1) + 2 * self.stack_token_tables \
             + self.decoder_token_table
         rows = (self.learned_positions or 0) + (self.token_types or 0)
-        rotary = (self.rotary_table or 0) * (self.d_model // self.block.heads)
+        rotary = (self.rotary_table or 0) * (self.d_model // _heads(self.block))
         ple = self.per_layer_inputs  # Gemma 4's per-layer table: V_p rows of layers·P
         per_layer = ple.vocab_size * self.layers * ple.size if ple is not None else 0
         if self.head == "mlm":  # RemBERT's output embedding
@@ -329,7 +377,7 @@ class TransformerConfig(BaseModel):
         if token_types:
             layers.append(TokenTypeEmbedding(types=token_types))
         if norm:  # a LayerNorm with β where the blocks' norms have one (ModernBERT's have none)
-            layers.append(LayerNorm(bias=self.block.norm_bias))
+            layers.append(LayerNorm(bias=self.block.norms.bias))
         if buckets:
             tables = tables or (depth if self.relative_bias_each_layer else 1)
             layers.append(RelativePositionBias(buckets=buckets, heads=heads, tables=tables))
@@ -378,7 +426,7 @@ class TransformerConfig(BaseModel):
             if self.stack_token_tables:  # the first table is the encoder's own; this one is `shared`
                 layers.append(SpareTokenTable(vocab_size=self.vocab_size))
             layers += self._stack_start(enc.learned_positions, None, enc.embedding_norm, enc.relative_buckets,
-                                        enc.block.heads, enc.layers, enc.relative_bias_tables)
+                                        _heads(enc.block), enc.layers, enc.relative_bias_tables)
             for group in enc.first_layers:
                 layers += [group.block] * group.layers
             layers += [enc.block] * (enc.layers - sum(g.layers for g in enc.first_layers))
@@ -391,15 +439,15 @@ class TransformerConfig(BaseModel):
         projection_first = self.tables_width and self.tables_projection_first
         layers += self._stack_start(self.learned_positions, self.token_types,
                                     self.embedding_norm and not projection_first, self.relative_buckets,
-                                    self.block.heads, self.layers)
+                                    _heads(self.block), self.layers)
         if projection_first:  # DeBERTa's embed_proj E→d (no bias), then the norm
             layers.append(Dense(units=self.d_model, bias=False))
             if self.embedding_norm:
-                layers.append(LayerNorm(bias=self.block.norm_bias))
+                layers.append(LayerNorm(bias=self.block.norms.bias))
         elif self.tables_width:  # ELECTRA's embeddings_project E→d
             layers.append(Dense(units=self.d_model))
         if self.rotary_table:  # RoFormer's embed_positions
-            layers.append(PositionEmbedding(max_positions=self.rotary_table, width=self.d_model // self.block.heads,
+            layers.append(PositionEmbedding(max_positions=self.rotary_table, width=self.d_model // _heads(self.block),
                                             frozen=True))
         if self.relative_table or self.relative_table_norm:
             layers.append(RelativePositionTable(rows=self.relative_table, norm=self.relative_table_norm))
@@ -412,13 +460,13 @@ class TransformerConfig(BaseModel):
         layers += self.decoder_blocks(memory)
         layers += [d.model_copy(update={"name": f"AltUp projection out of stream {i + 2}"})
                    for i, d in enumerate(altup)]  # back from the other streams; the streams' mean is no matmul
-        if self.block.hyper_connections:  # DeepSeek-V4: the streams collapsed into one before the final norm
-            layers.append(HyperHead(streams=self.block.hyper_connections))
-        final_norm = self.final_norm if self.final_norm is not None else self.block.norm_position != "post"
+        if _streams(self.block):  # DeepSeek-V4: the streams collapsed into one before the final norm
+            layers.append(HyperHead(streams=_streams(self.block)))
+        final_norm = self.final_norm if self.final_norm is not None else self.block.norms.position != "post"
         if final_norm:
             layers.append(_norm_layer(self.block))
         if self.contact_head:  # EsmModel's contact_head: held, run only by predict_contacts
-            layers.append(ContactHead(maps=self.layers * self.block.heads))
+            layers.append(ContactHead(maps=self.layers * _heads(self.block)))
         if self.embedding_size:  # OPT's project_out
             layers.append(Dense(units=self.embedding_size, bias=False))
         return Architecture(input=InputSpec(shape=[1], sequence_length=seq_len), layers=layers + self._head_layers())
@@ -431,13 +479,13 @@ class TransformerConfig(BaseModel):
                                  bias=self.head_bias))
         elif self.head == "mlm":  # BertLMPredictionHead: dense d→d (→E), activation, LayerNorm, decoder (+ bias)
             layers += [Dense(units=self.head_width or self.tables_width or self.d_model, bias=self.head_dense_bias),
-                       Activation(function=self.head_activation or self.block.activation),
-                       LayerNorm(bias=self.block.norm_bias),
+                       Activation(function=self.head_activation or _activation(self.block)),
+                       LayerNorm(bias=self.block.norms.bias),
                        LMHead(vocab_size=self.vocab_size, tied=self.tied_embeddings, bias=self.decoder_bias,
                               own_rows=(self.d_model - self.mobilebert.token_width or None)
                               if self.mobilebert is not None and self.tied_embeddings else None)]
         elif self.head == "discriminator":  # ElectraDiscriminatorPredictions: a real/replaced logit per position
-            layers += [Dense(units=self.d_model), Activation(function=self.block.activation), Dense(units=1)]
+            layers += [Dense(units=self.d_model), Activation(function=_activation(self.block)), Dense(units=1)]
         if self.pooler:
             layers.append(Pooler())
         return layers
@@ -475,7 +523,7 @@ def validate_transformer_config(data: object, source: str = "config",
     """Validate normalised fields; an error names the field, or the config key it came from (``key_of``)."""
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
-    return parse_input(TransformerConfig, data, source=source, key_of=key_of)
+    return parse_input(TransformerConfig, _parts(data), source=source, key_of=key_of)
 
 
 def read_hf_config(data: object, source: str = "config", lenient: bool = False) -> TransformerConfig:
@@ -487,7 +535,11 @@ def read_hf_config(data: object, source: str = "config", lenient: bool = False) 
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
     fields, key_of = read_family(data, source, lenient)
-    return validate_transformer_config(fields, source, key_of)
+    flat = {"block": fields.get("block"),
+            "encoder.block": (fields.get("encoder") or {}).get("block") if isinstance(fields.get("encoder"), dict)
+            else None}
+    return validate_transformer_config(fields, source, key_of_parts(key_of, {k: v for k, v in flat.items()
+                                                                            if isinstance(v, dict)}))
 
 
 def load_hf_config_text(text: str | bytes, source: str = "config", lenient: bool = False) -> TransformerConfig:

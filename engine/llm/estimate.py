@@ -122,7 +122,13 @@ class TransformerEstimate(Result):
 def with_causal_count(config: TransformerConfig, causal_count: str) -> TransformerConfig:
     """The same model with every causal block's attention counted ``causal_count`` (encoders keep theirs)."""
     def block(b):
-        return b.model_dump() | ({"causal_count": causal_count} if b.causal else {})
+        if b.mixer.kind == "compressed" and causal_count == "half":
+            raise InputError("causal_count", "DeepSeek-V4's attention is counted over every pair (its window and "
+                                             "indexer only mask): 'half' is not modelled")
+        data = b.model_dump()
+        if getattr(b.mixer, "causal", False):
+            data["mixer"] = data["mixer"] | {"causal_count": causal_count}
+        return data
 
     data = config.model_dump()
     data["block"] = block(config.block)
@@ -145,20 +151,21 @@ def estimate_transformer(config: TransformerConfig, run: TransformerRun) -> Tran
                          "fine-tuning part of a model whose layers share weights (ALBERT, Zamba's shared attention "
                          "blocks) is not modelled; train it in full")
     deberta = config.relative_table or config.relative_table_norm or any(
-        b.disentangled is not None or b.input_convolution is not None for _, b in config.named_blocks())
+        getattr(b.mixer, "disentangled", None) is not None or b.input_convolution is not None
+        for _, b in config.named_blocks())
     if tune.mode != "full" and deberta:
         raise InputError("fine-tune", "fine-tuning part of a DeBERTa model (its relative-position table is read by "
                                       "every layer, its q and k also project that table) is not modelled; train it "
                                       "in full")
-    if tune.mode == "lora" and any(b.ssm_decay == "channel" for _, b in config.named_blocks()):
+    if tune.mode == "lora" and any(getattr(b.mixer, "decay", None) == "channel" for _, b in config.named_blocks()):
         raise InputError("fine-tune", "LoRA on a model with Kimi Delta Attention (Kimi Linear: PEFT's q/k/v/o names "
                                       "also match its layers' q_proj, k_proj, v_proj and o_proj) is not modelled; "
                                       "fine-tune the last blocks or all of it instead")
-    if tune.mode == "lora" and any(b.mixer == "lightning" for _, b in config.named_blocks()):
+    if tune.mode == "lora" and any(b.mixer.kind == "lightning" for _, b in config.named_blocks()):
         raise InputError("fine-tune", "LoRA on a model with lightning attention (MiniMax: its layers' projections are "
                                       "qkv_proj, output_gate and out_proj) is not modelled; fine-tune the last blocks "
                                       "or in full instead")
-    if tune.mode == "lora" and any(b.mixer == "compressed" for _, b in config.named_blocks()):
+    if tune.mode == "lora" and any(b.mixer.kind == "compressed" for _, b in config.named_blocks()):
         raise InputError("fine-tune", "LoRA on a model with DeepSeek-V4's attention (its projections are q_a_proj, "
                                       "q_b_proj, kv_proj, o_a_proj, o_b_proj and the compressors') is not modelled; "
                                       "fine-tune the last blocks or in full instead")

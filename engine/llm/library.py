@@ -4,12 +4,12 @@ tokens with their source."""
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
 from engine.errors import InputError, parse_input, quoted
+from engine.shipped import read_shipped_json, shipped_data_error
 
 LIBRARY_FILE = Path(__file__).with_name("models.json")
 
@@ -35,8 +35,11 @@ class LibraryModel(BaseModel):
 
 @functools.cache
 def _models() -> tuple[LibraryModel, ...]:
-    data = json.loads(LIBRARY_FILE.read_text(encoding="utf-8"))
-    return tuple(parse_input(LibraryModel, entry) for entry in data["models"])
+    data = read_shipped_json(LIBRARY_FILE, {"models": list})
+    try:
+        return tuple(parse_input(LibraryModel, entry, source=f"models[{i}]") for i, entry in enumerate(data["models"]))
+    except InputError as exc:
+        raise shipped_data_error(LIBRARY_FILE, exc) from None
 
 
 def library_models() -> list[LibraryModel]:

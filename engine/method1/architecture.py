@@ -13,7 +13,7 @@ from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, NestedLayers
 from engine.method1.ops import prod
 from engine.method1.layers import MAX_SIZE, Flow, ShapeError
 from engine.results import Result
-from engine.units import FLOP_PER_MAC
+from engine.units import FLOP_PER_MAC, format_int
 
 __all__ = ["MAX_LAYERS", "Architecture", "ArchitectureResult", "BlockRow", "InputSpec", "LayerRow", "evaluate"]
 MAX_ELEMENTS = 10**15
@@ -43,8 +43,8 @@ class InputSpec(BaseModel):
         for d in self.shape:
             n *= d
         if n * (self.sequence_length or 1) > MAX_ELEMENTS:
-            raise InputError("input.shape", f"{n * (self.sequence_length or 1):.3g} values per example is "
-                                            f"more than the {MAX_ELEMENTS:.0e} this tool accepts")
+            raise InputError("input.shape", f"{format_int(n * (self.sequence_length or 1))} values per example "
+                                            f"is more than the {format_int(MAX_ELEMENTS)} this tool accepts")
         return Flow(tuple(self.shape), self.sequence_length)
 
 
@@ -227,7 +227,7 @@ class Walker:
             shape = cost.out.shape
             if prod(shape) > MAX_ELEMENTS:
                 raise InputError(path, f"{layer.type}: output {cost.out.describe()} has more than "
-                                       f"{MAX_ELEMENTS:.0e} values")
+                                       f"{format_int(MAX_ELEMENTS)} values")
             flop = FLOP_PER_MAC * cost.macs + (cost.extra_flop if self.full else 0)
             active = cost.params if cost.active_params is None else cost.active_params
             grad = layer.backward(flow, cost, self.grad, trainable, self.memory_grad)
@@ -269,8 +269,8 @@ class Walker:
         what, value = (("parameters", self.params) if self.params > MAX_COUNT else
                        ("forward FLOP per example", self.flop) if self.flop > MAX_COUNT else
                        ("backward FLOP per example", self.backward))
-        raise InputError(path, f"the {what} reach {value:.3g} here, more than the {MAX_COUNT:.3g} (2^63) a count "
-                               "can hold; check the sizes and the repeats' copies")
+        raise InputError(path, f"the {what} reach {format_int(value)} here, more than the {format_int(MAX_COUNT)} "
+                               "(2^63) a count can hold; check the sizes and the repeats' copies")
 
     def block(self, layer, flow: Flow, path: str, index: int, depth: int) -> Flow:
         """A block: its rows one level deeper, and its subtotal row (placed before its inner blocks')."""
@@ -297,7 +297,8 @@ class Walker:
         """The row where a block's inputs meet (``add``, ``concat``, ``multiply``): 0 MACs, full extras;
         ``grads``: which inputs need a gradient (the output does when any does)."""
         if prod(out.shape) > MAX_ELEMENTS:
-            raise InputError(path, f"the merged output {out.describe()} has more than {MAX_ELEMENTS:.0e} values")
+            raise InputError(path, f"the merged output {out.describe()} has more than {format_int(MAX_ELEMENTS)} "
+                                   "values")
         flop = extra_flop if self.full else 0
         merge = "add" if layer.type == "residual" else layer.merge
         grads = grads or []

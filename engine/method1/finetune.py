@@ -12,7 +12,6 @@
 from __future__ import annotations
 
 import copy
-from types import SimpleNamespace
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -97,7 +96,7 @@ def _kv_sources_trained(layers: list[dict], tune: FineTune) -> None:
     nothing before it training: a source left out of the last blocks trained, or the first layer under LoRA. Those
     are refused."""
     blocks = [layer for layer in layers if layer.get("type") == "transformer_block"]
-    sources = [(i, b.get("kv_source")) for i, b in enumerate(blocks) if b.get("kv_source") is not None]
+    sources = [(i, _mixer(b).get("kv_source")) for i, b in enumerate(blocks) if _mixer(b).get("kv_source") is not None]
     if not sources or tune.mode == "full":
         return
     first_trained = len(blocks) - min(tune.blocks or 0, len(blocks))
@@ -179,10 +178,11 @@ def _every_target_adapts(layers: list[dict], tune: FineTune) -> None:
 
 def _refuse_unmatched(layer: dict, targets: tuple[str, ...]) -> None:
     """One line naming a target meant for this block that names none of its projections (latent attention's k, v,
-    and q through the q_lora_rank bottleneck), before the block is built."""
-    fields = TransformerBlock.model_fields
-    block = SimpleNamespace(**{name: f.get_default(call_default_factory=True) for name, f in fields.items()} | {
-        k: v for k, v in layer.items() if k in fields})
+    and q through the q_lora_rank bottleneck), before the adapters are put on it."""
+    try:
+        block = TransformerBlock.model_validate({k: v for k, v in layer.items() if k != "lora"})
+    except (ValueError, TypeError):  # the block's own problem: its validation names it where it is built
+        return
     for target in targets:
         reason = lora_target_refusal(block, target)
         if reason:
@@ -194,19 +194,27 @@ def _applies(target: str, block: dict) -> bool:
     convolution layer of a hybrid), no feed-forward target in a block without one, no gate without a gated
     feed-forward, no experts in a dense block. Latent attention's k and v (and q through the q_lora_rank
     bottleneck) are meant for it: the block refuses them by name (``transformer.lora_target_refusal``)."""
-    moe = int(block.get("experts", 1)) > 1
-    if target in ("gate", "up", "down", "experts") and block.get("feed_forward") is False:
+    ff = block.get("feed_forward", {})
+    experts = (ff or {}).get("experts") or {}
+    moe = bool(experts)
+    if target in ("gate", "up", "down", "experts") and ff is None:
         return False
     if target == "experts":
         return moe
     if target == "gate":
-        return bool(block.get("gated")) and (not moe or bool(block.get("shared_ff_size")))
+        return bool(ff.get("gated")) and (not moe or bool(experts.get("shared_size")))
     if target in ("up", "down"):
-        return not moe or bool(block.get("shared_ff_size"))
-    if block.get("mixer", "attention") != "attention":
+        return not moe or bool(experts.get("shared_size"))
+    mixer = _mixer(block)
+    if mixer.get("kind", "attention") not in ("attention", "latent"):
         return False
-    if target in ("k", "v", "qkv") and block.get("kv_source") is not None:
+    if target in ("k", "v", "qkv") and mixer.get("kv_source") is not None:
         return False  # the keys and values of an earlier layer: no projections of its own
-    if target in ("v", "qkv") and block.get("values_from_keys"):
+    if target in ("v", "qkv") and mixer.get("values_from_keys"):
         return False  # the values are the key projection's output
     return True
+
+
+def _mixer(block: dict) -> dict:
+    mixer = block.get("mixer")
+    return mixer if isinstance(mixer, dict) else {}

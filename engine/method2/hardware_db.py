@@ -6,7 +6,6 @@ A user-defined ``Chip`` (a name and a few peaks) goes wherever a database chip g
 from __future__ import annotations
 
 import difflib
-import json
 import re
 from functools import lru_cache
 from pathlib import Path
@@ -15,7 +14,7 @@ from typing import Annotated, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, create_model, field_validator,
                       model_validator)
 
-from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
+from engine.shipped import read_shipped_json, shipped_data_error, shipped_file
 from engine.errors import InputError, PositiveFinite, parse_input, quoted
 from engine.method2.formats import PEAK_FORMATS, PEAK_KEYS, peak_unit  # noqa: F401 (peak_unit re-exported)
 
@@ -305,14 +304,7 @@ MATCHED_CHARS = 80
 @lru_cache(maxsize=8)
 def _load(path_text: str) -> HardwareDB:
     path = Path(path_text)
-    text = read_shipped_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ShippedDataError(path.name, f"not valid JSON ({exc.msg[:1].lower()}{exc.msg[1:]}: line "
-                                          f"{exc.lineno:,}, column {exc.colno:,}; cut short?)") from None
-    except RecursionError:
-        raise ShippedDataError(path.name, "not valid JSON (nested too deeply)") from None
+    data = read_shipped_json(path, {"chips": list})
     try:
         return parse_input(HardwareDB, data, source="hardware_db")
     except InputError as exc:

@@ -7,8 +7,6 @@ The world average stays the fallback when no place is chosen.
 """
 from __future__ import annotations
 
-import csv
-import io
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated, Literal
@@ -16,6 +14,7 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from engine.errors import InputError, from_validation_error, quoted
+from engine.shipped import read_shipped_rows, shipped_data_error
 
 GRID_PATH = Path(__file__).with_name("grid_intensity.csv")
 PUE_PATH = Path(__file__).with_name("pue.csv")
@@ -55,18 +54,15 @@ class ProviderPue(BaseModel):
 
 
 def _rows(path: Path, model):
-    try:
-        reader = csv.DictReader(io.StringIO(path.read_text(encoding="utf-8"), newline=""))
-        out = {}
-        for row in reader:
-            try:
-                item = model.model_validate(row)
-            except ValidationError as exc:
-                raise from_validation_error(exc, prefix=f"{path.name} line {reader.line_num}") from None
-            out[item.id] = item
-        return out
-    except (OSError, UnicodeDecodeError, csv.Error) as exc:
-        raise InputError(path.stem, f"cannot read '{path.name}' ({exc})") from None
+    """The shipped table's rows by id, each validated (``engine.shipped``: a broken file names itself)."""
+    out = {}
+    for line, row in read_shipped_rows(path, tuple(n for n, f in model.model_fields.items() if f.is_required())):
+        try:
+            item = model.model_validate(row)
+        except ValidationError as exc:
+            raise shipped_data_error(path, from_validation_error(exc, prefix=f"line {line}")) from None
+        out[item.id] = item
+    return out
 
 
 @lru_cache(maxsize=1)

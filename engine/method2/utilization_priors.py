@@ -8,8 +8,6 @@ preset: its median, with the runs it comes from as the source.
 """
 from __future__ import annotations
 
-import csv
-import io
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,7 +17,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
+from engine.shipped import read_shipped_rows, shipped_data_error, shipped_file
 from engine.errors import from_validation_error
 from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
 from engine.records.epoch_rows import HardwareRow, parse_flop
@@ -127,25 +125,14 @@ def summarise(reports: list[UtilizationReport], db: HardwareDB | None = None) ->
 @lru_cache(maxsize=2)
 def _load(path_text: str) -> tuple[UtilizationReport, ...]:
     path = Path(path_text)
-    reader = csv.DictReader(io.StringIO(read_shipped_text(path), newline=""))
-    try:
-        missing = [c for c in UtilizationReport.model_fields if c not in (reader.fieldnames or ())
-                   and UtilizationReport.model_fields[c].is_required()]
-        if missing:
-            raise ShippedDataError(path.name, f"missing column(s) {', '.join(missing)} (cut short?)")
-        reports = []
-        for row in reader:
-            if None in row:
-                raise ShippedDataError(path.name, "more cells than columns (unquoted comma?)",
-                                       field=f"{path.name} line {reader.line_num}")
-            try:
-                reports.append(UtilizationReport.model_validate(
-                    {**row, "chip_count": row.get("chip_count") or None, "kind": row.get("kind") or "language"}))
-            except ValidationError as exc:
-                raise shipped_data_error(path, from_validation_error(exc, prefix=f"line {reader.line_num}")) \
-                    from None
-    except csv.Error as exc:
-        raise ShippedDataError(path.name, f"not a readable CSV ({exc})") from None
+    required = tuple(c for c, f in UtilizationReport.model_fields.items() if f.is_required())
+    reports = []
+    for line, row in read_shipped_rows(path, required):
+        try:
+            reports.append(UtilizationReport.model_validate(
+                {**row, "chip_count": row.get("chip_count") or None, "kind": row.get("kind") or "language"}))
+        except ValidationError as exc:
+            raise shipped_data_error(path, from_validation_error(exc, prefix=f"line {line}")) from None
     return tuple(reports)
 
 

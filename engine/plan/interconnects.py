@@ -1,14 +1,14 @@
 """Chip-to-chip bandwidths (``interconnects.json``), per chip and per direction, each with its source."""
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import Annotated
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.errors import InputError, quoted
+from engine.errors import InputError, from_validation_error, quoted
+from engine.shipped import read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("interconnects.json")
 GB = 1e9
@@ -43,7 +43,10 @@ class _File(BaseModel):
 
 @lru_cache(maxsize=1)
 def interconnects() -> dict[str, Interconnect]:
-    data = _File.model_validate(json.loads(PATH.read_text(encoding="utf-8")))
+    try:
+        data = _File.model_validate(read_shipped_json(PATH, {"systems": list}))
+    except ValidationError as exc:
+        raise shipped_data_error(PATH, from_validation_error(exc)) from None
     return {s.chip: s for s in data.systems}
 
 

@@ -18,7 +18,6 @@ Published figures (``published.metric``), turned into a step time where they are
 """
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
@@ -27,14 +26,14 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import parse_input
+from engine.errors import InputError, parse_input
 from engine.llm.config import read_hf_config
 from engine.method2.hardware_db import load_hardware_db
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import PlanModel, plan_model
 from engine.plan.run_plan import Plan, PlanSettings, plan_run
 from engine.results import Result
-from engine.shipped import read_shipped_text
+from engine.shipped import read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("published_runs.json")
 Metric = Literal["step_s", "tokens_per_s_per_gpu", "megatron_share_of_peak", "nemo_llama2_model_tflops_per_gpu",
@@ -118,7 +117,11 @@ class PublishedRuns(BaseModel):
 @lru_cache(maxsize=1)
 def published_runs() -> PublishedRuns:
     """The file, validated."""
-    return parse_input(PublishedRuns, json.loads(read_shipped_text(PATH)), source="published_runs")
+    try:
+        return parse_input(PublishedRuns, read_shipped_json(PATH, {"models": dict, "runs": list}),
+                           source="published_runs")
+    except InputError as exc:
+        raise shipped_data_error(PATH, exc) from None
 
 
 def run_config(run: PublishedRun) -> dict:

@@ -21,7 +21,7 @@ from typing import Iterable, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.shipped import ShippedDataError, read_shipped_text, shipped_data_error, shipped_file
+from engine.shipped import ShippedDataError, empty_table, read_shipped_text, shipped_data_error, shipped_file
 from engine.errors import InputError, parse_input
 from engine.records.partial_dates import PartialDate, parse_partial_date
 
@@ -145,11 +145,14 @@ def load_training_runs(path: str | Path | None = None) -> list[TrainingRun]:
 def _load(path_text: str) -> tuple[TrainingRun, ...]:
     path = Path(path_text)
     try:
-        return tuple(parse_training_runs(read_shipped_text(path), source=path.name))
+        runs = tuple(parse_training_runs(read_shipped_text(path), source=path.name))
     except csv.Error as exc:
         raise ShippedDataError(path.name, f"not a readable CSV ({exc})") from None
     except InputError as exc:
         raise shipped_data_error(path, exc) from None
+    if not runs:
+        raise empty_table(path.name, "no rows under its header")
+    return runs
 
 
 def runs_frame(points: Iterable[RunPoint | TrainingRun]) -> pd.DataFrame:

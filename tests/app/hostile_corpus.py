@@ -125,8 +125,8 @@ def _truncated() -> list[Case]:
 def _wrong_version() -> list[Case]:
     body = pack_json(SEED).partition(".")[2]
     return [Case("wrong_version", "no-dot" if v is None else (v or "empty"), f"{v}.{body}" if v is not None else body, "notice")
-            for v in ("0", "2", "99", "v1", "", "1.1", "-1", "01", "１", "1 ", None)] + [
-        Case("wrong_version", "json-version-2", pack_json({**SEED, "version": 2}), "notice"),
+            for v in ("0", "3", "99", "v1", "", "1.1", "-1", "01", "１", "1 ", None)] + [
+        Case("wrong_version", "json-version-3", pack_json({**SEED, "version": 3}), "notice"),
         Case("wrong_version", "json-version-string", pack_json({**SEED, "version": "1"}), "notice"),
     ]
 

@@ -163,8 +163,8 @@ def test_sliding_window_edit_on_one_block_changes_only_its_attention_rows():
     at.selectbox(key="preset_choice").set_value("llama2-7b").run()
     next(b for b in at.button if b.label == "Load preset").click().run()
     layer_picker(at).set_value(1).run()
-    at.selectbox(key="layer1_causal_count").set_value("half").run()
-    at.number_input(key="layer1_attention_window").set_value(1024).run()
+    at.selectbox(key="layer1_mixer_attention_causal_count").set_value("half").run()
+    at.number_input(key="layer1_mixer_attention_window").set_value(1024).run()
     assert not at.exception and not at.error
     table = at.dataframe[0].value
     scores = table[table["layer"].str.startswith("attention scores QKᵀ")].set_index("path")["forward FLOP"]
@@ -215,3 +215,24 @@ def test_start_from_scratch_is_empty_and_the_first_layer_is_one_click():
     add_layer(at, "dense")  # a starter dense of 128 units: 784·128 + 128 parameters
     assert not at.exception
     assert metric(at, "Parameters") == f"{784 * 128 + 128:,}"
+
+
+def test_a_block_switched_to_a_mamba_mixer_counts_mambas_rows():
+    """Llama 2 7B preset, block #1's mixer switched to Mamba in the form (its starter sizes: I = 1,024, N = 16,
+    K = 4, R = 32) and the feed-forward switched off: block #1's rows are Mamba's — in projection d→2I (2·L·d·2I
+    FLOP), out projection I→d (2·L·I·d) — and no attention or feed-forward row; block #2 keeps its attention."""
+    at = app()
+    at.selectbox(key="preset_choice").set_value("llama2-7b").run()
+    next(b for b in at.button if b.label == "Load preset").click().run()
+    layer_picker(at).set_value(1).run()
+    at.selectbox(key="layer1_mixer_kind").set_value("mamba").run()
+    at.checkbox(key="layer1_feed_forward_on").uncheck().run()
+    assert not at.exception and not at.error
+    table = at.dataframe[0].value
+    one = table[table["path"] == "#1"].set_index("layer")["forward FLOP"]
+    d, length, inner = 4096, 4096, 1024
+    assert one[next(k for k in one.index if k.startswith("mamba in projection"))] == 2 * length * d * 2 * inner
+    assert one[next(k for k in one.index if k.startswith("mamba out projection"))] == 2 * length * inner * d
+    assert not any(k.startswith(("attention", "feed-forward")) for k in one.index)
+    two = table[table["path"] == "#2"]["layer"]
+    assert two.str.startswith("attention scores QKᵀ").any()

@@ -67,9 +67,13 @@ def test_encoder_only_model_becomes_the_scenario():
     assert at.number_input(key="hf_tokens").value == 1.28e11
 
 
-def paste(at: AppTest, config: dict | str) -> AppTest:
+def paste(at: AppTest, config: dict | str, tokens: float | None = 1e12) -> AppTest:
+    """The config pasted, then D entered (a pasted config has no published token count: the field is empty)."""
     at.radio(key="hf_source").set_value("paste").run()
     at.text_area(key="hf_text").set_value(config if isinstance(config, str) else json.dumps(config)).run()
+    assert at.number_input(key="hf_tokens").value is None
+    if tokens is not None:
+        at.number_input(key="hf_tokens").set_value(tokens).run()
     return at
 
 
@@ -153,6 +157,8 @@ def test_hub_download_from_a_local_server(monkeypatch):
         at.text_input(key="hf_hub_id").set_value("Qwen/Qwen3-0.6B").run()
         next(b for b in at.button if b.label == "Download config.json").click().run()
         assert not at.exception and not at.error
+        assert at.number_input(key="hf_tokens").value is None  # no published count for a downloaded config
+        at.number_input(key="hf_tokens").set_value(36e12).run()
         build(at)
     assert "parameters 596,049,920" in shown(at)  # Qwen3ForCausalLM from this config (transformers, meta)
 

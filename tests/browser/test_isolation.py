@@ -5,6 +5,7 @@ with values of its own, and sees only its own totals (Epoch AI's worked example 
 from __future__ import annotations
 
 import asyncio
+from concurrent.futures import ThreadPoolExecutor
 
 import pytest
 
@@ -36,6 +37,9 @@ def test_three_concurrent_users_see_only_their_own_values(server, chromium_path)
             finally:
                 await browser.close()
 
-    results = asyncio.run(run())
+    # a thread of its own: this worker may hold the synchronous Playwright of another browser test, whose
+    # event loop is running in the main thread (asyncio.run refuses to start a second loop there)
+    with ThreadPoolExecutor(1) as pool:
+        results = pool.submit(asyncio.run, run()).result()
     assert [r["problems"] for r in results] == [[]] * USERS
     assert [len(r["edit_s"]) for r in results] == [EDITS] * USERS

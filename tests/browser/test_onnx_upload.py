@@ -76,3 +76,39 @@ def test_a_file_of_zeros_gives_one_message(server, browser, tmp_path):
     wait_for_app(page)
     healthy(page)
     context.close()
+
+
+@pytest.fixture(scope="module")
+def exported_50_mb(torch, tmp_path_factory):
+    """The 51 MB file of today's default torch.onnx.export (tests/importers/big_export.py), made once per run."""
+    from tests.importers.big_export import export
+
+    path = tmp_path_factory.mktemp("big") / "convnet.onnx"
+    params = export(torch, path)
+    return path, params
+
+
+def test_a_50_mb_default_export_imports_with_its_limit_in_view(server, browser, exported_50_mb):
+    """What users have: torch.onnx.export's default output of a 12.8M-parameter conv net, weights inside (the issue:
+    a 46.7 MB ResNet-18 was refused at 20 MB, with a reason shown only on hover). The limit and why are text beside
+    the uploader; the file is counted: every parameter (Σ numel = D·K²·C + D per convolution + the head's) and
+    the MACs of the formula (tests/importers/big_export.py)."""
+    from tests.importers.big_export import conv_forward_macs, conv_params
+
+    path, params = exported_50_mb
+    assert path.stat().st_size > 50_000_000 and params == conv_params()
+    context, page = _open(browser, server)
+    panel = page.locator("[data-testid='stExpander']", has_text="Import an exported model")
+    assert panel.get_by_text("Files up to 110 MB: only the graph is read").is_visible()  # in view, not on hover
+    panel.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
+    button = page.get_by_role("button", name="Count the graph and load its rows")
+    button.wait_for(timeout=120_000)
+    wait_for_app(page)
+    healthy(page)
+    button.click()
+    page.get_by_text("convnet.onnx: ").first.wait_for(timeout=120_000)
+    wait_for_app(page)
+    healthy(page)
+    assert int(metric_value(page, "Parameters").replace(",", "")) == params
+    assert page.get_by_text(f"{2 * conv_forward_macs():,} matmul FLOP").count() == 1
+    context.close()

@@ -22,7 +22,17 @@ def open_panel(browser, server):
     return context, page, panel
 
 
-def build_and_check(page, panel, params: int) -> None:
+def enter_tokens(page, panel, tokens: str) -> None:
+    """D typed into its field (a config without a published token count leaves it empty)."""
+    box = panel.get_by_label("Training tokens D")
+    box.fill(tokens)
+    box.press("Enter")
+    wait_for_app(page)
+
+
+def build_and_check(page, panel, params: int, tokens: str | None = None) -> None:
+    if tokens is not None:
+        enter_tokens(page, panel, tokens)
     panel.get_by_role("button", name="Build the layers from this config").click()
     page.get_by_text("As built from the config").wait_for(timeout=WAIT_MS)
     wait_for_app(page)
@@ -36,9 +46,18 @@ def test_upload_a_config_json_file(server, browser, tmp_path):
     context, page, panel = open_panel(browser, server)
     panel.get_by_text("a config.json (paste or upload)").click()
     wait_for_app(page)
+    panel.get_by_text("config.json text").wait_for()  # the pre-filled example, before a file is given
     panel.locator("[data-testid='stFileUploaderDropzoneInput']").set_input_files(str(path))
     wait_for_app(page)
-    build_and_check(page, panel, 1_176_764_416)  # OlmoForCausalLM from this config (transformers, meta)
+    # the file is what is counted: the text box and its pre-filled example step aside, and D is blank (an uploaded
+    # config has no published count; the library's first model's D is not carried over)
+    panel.get_by_text("Counting the uploaded file config.json").wait_for(timeout=WAIT_MS)
+    assert panel.locator("textarea").count() == 0
+    assert panel.get_by_label("Training tokens D").input_value() == ""
+    panel.get_by_role("button", name="Build the layers from this config").click()
+    page.locator("[data-testid='stAlertContentError']", has_text="Training tokens D: unknown for this model") \
+        .wait_for(timeout=WAIT_MS)
+    build_and_check(page, panel, 1_176_764_416, tokens="3e12")  # OlmoForCausalLM (transformers, meta)
     context.close()
 
 
@@ -61,7 +80,8 @@ def test_pick_a_model_from_the_library(server, browser):
         wait_for_app(page)
         if panel.locator("[data-testid='stSelectbox']", has_text="Mistral 7B (v0.1)").count():
             break
-    build_and_check(page, panel, 7_241_732_096)
+    assert panel.get_by_label("Training tokens D").input_value() == ""  # Mistral published no token count
+    build_and_check(page, panel, 7_241_732_096, tokens="8e12")
     context.close()
 
 
@@ -75,7 +95,7 @@ def test_load_by_model_id_from_a_local_hub(server, browser):
     wait_for_app(page)
     panel.get_by_role("button", name="Download config.json").click()
     page.get_by_text("Downloaded config.json of Qwen/Qwen3-0.6B").wait_for(timeout=WAIT_MS)
-    build_and_check(page, panel, 596_049_920)
+    build_and_check(page, panel, 596_049_920, tokens="36e12")
     box.fill("no/such-model")
     box.press("Enter")
     wait_for_app(page)
@@ -130,7 +150,7 @@ def test_pasted_configs_hostile_then_lenient(server, browser):
     assert page.locator("[data-testid='stMetric']", has_text="Parameters").count() == 0
     panel.get_by_text("Count a config with keys transformers reads and this reader does not").click()
     wait_for_app(page)
-    build_and_check(page, panel, 109_514_298)
+    build_and_check(page, panel, 109_514_298, tokens="1.28e11")
     warning = page.locator("[data-testid='stAlertContentWarning']", has_text="Left out")
     assert "embedding_size" in warning.inner_text()
     unused = page.get_by_text("Not used (nothing transformers builds")
@@ -152,7 +172,7 @@ def test_pasted_multimodal_checkpoint_counts_its_language_model(server, browser)
     area.fill(json.dumps(GEMMA_3_4B))
     area.press("Control+Enter")
     wait_for_app(page)
-    build_and_check(page, panel, 3_880_263_168)
+    build_and_check(page, panel, 3_880_263_168, tokens="4e12")
     note = page.locator("[data-testid='stAlertContentInfo']", has_text="multimodal checkpoint")
     assert "not counted" in note.inner_text()
     context.close()

@@ -271,3 +271,79 @@ def test_the_issue_cases_exit_2_with_one_line(tmp_path):
         out = cli(*args)
         check(out, args[0])
         assert out.returncode == 2 and needle in out.stderr, (args, out.stderr)
+
+
+# --------------------------------------------------------------------------- flops --onnx (hostile graphs)
+
+@st.composite
+def hostile_onnx(draw) -> bytes:
+    """A small graph with one or more hostile constructs drawn: a tensor stored "outside" in any place a tensor can
+    sit (tests/importers/external_graphs.py), sizes past a float (axes of up to 2⁶², up to 60 of them), many symbolic
+    dimensions, a sparse initializer (valid or not), duplicated names, a long chain of nodes, nested Ifs, and the
+    bytes cut short or one byte flipped."""
+    from onnx import TensorProto, helper
+
+    from tests.importers import external_graphs as ext
+    from tests.importers import heavy_graphs
+
+    kind = draw(st.sampled_from(["external", "sizes", "symbolic", "sparse", "duplicate", "chain", "nested"]))
+    if kind == "external":
+        place = draw(st.sampled_from(sorted(ext.PLACES)))
+        location, where = ext.LOCATIONS[draw(st.sampled_from(sorted(ext.LOCATIONS)))]
+        data = ext.PLACES[place](location, **where).SerializeToString()
+    elif kind == "chain":
+        data = heavy_graphs.relu_chain(draw(st.integers(1, 3000)))
+    elif kind == "nested":
+        data = heavy_graphs.nested_subgraphs(draw(st.integers(1, 32)))
+    else:
+        dim = st.sampled_from([1, 3, 10**9, 2**31, 2**62, 0])
+        rank = draw(st.integers(1, 60))
+        shape = [draw(dim) for _ in range(rank)] if kind == "sizes" else (
+            [f"d{i}" for i in range(draw(st.integers(1, 200)))] if kind == "symbolic" else ["batch", 4])
+        nodes = [helper.make_node("Relu", ["x"], ["y"], name="/r/Relu")]
+        inputs = [helper.make_tensor_value_info("x", TensorProto.FLOAT, shape)]
+        inits, sparse = [], []
+        if kind == "sizes":
+            inits.append(TensorProto(name="w", data_type=TensorProto.FLOAT, dims=[draw(dim) for _ in range(rank)]))
+            nodes.append(helper.make_node("Add", ["y", "w"], ["z"], name="/a/Add"))
+        elif kind == "sparse":
+            nnz, k = draw(st.integers(0, 5)), draw(st.integers(0, 5))
+            values = TensorProto(name="s", data_type=TensorProto.INT64, dims=[nnz], int64_data=list(range(nnz)))
+            indices = TensorProto(name="s_i", data_type=TensorProto.INT64, dims=[k],
+                                  int64_data=[draw(st.integers(-3, 9)) for _ in range(k)])
+            sparse.append(helper.make_sparse_tensor(values, indices, [draw(st.integers(0, 6))]))
+            nodes.append(helper.make_node("Reshape", ["y", "s"], ["z"], name="/s/Reshape"))
+        elif kind == "duplicate":
+            which = draw(st.sampled_from(["input", "initializer", "output"]))
+            if which == "input":
+                inputs.append(inputs[0])
+            elif which == "initializer":
+                inits += [helper.make_tensor("w", TensorProto.FLOAT, [4], [1.0] * 4)] * 2
+            else:
+                nodes.append(helper.make_node("Sigmoid", ["x"], ["y"], name="/again/Sigmoid"))
+        graph = helper.make_graph(nodes, "g", inputs, [helper.make_tensor_value_info("y", TensorProto.FLOAT, None)],
+                                  initializer=inits, sparse_initializer=sparse)
+        data = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)]).SerializeToString()
+    damage = draw(st.sampled_from(["none", "none", "cut", "flip"]))
+    if damage == "cut":
+        data = data[: draw(st.integers(0, max(len(data) - 1, 0)))]
+    elif damage == "flip" and data:
+        at = draw(st.integers(0, len(data) - 1))
+        data = data[:at] + bytes([data[at] ^ draw(st.integers(1, 255))]) + data[at + 1:]
+    return data
+
+
+@FUZZ
+@given(data=hostile_onnx(), size=st.sampled_from(["1", "3", "1000000000"]))
+def test_flops_onnx_over_hostile_graphs(data, size):
+    """Exit 0 with finite figures, or 2 with one line (never a traceback, an OverflowError or a file read)."""
+    from engine.errors import InputError
+    from engine.importers.onnx_graph import dynamic_dims, read_onnx
+
+    try:
+        names = [d.name for d in dynamic_dims(read_onnx(data))]
+    except InputError:
+        names = []
+    with tempfile.TemporaryDirectory() as directory:
+        dims = [f"--dim={name}={size}" for name in names]
+        check(cli("flops", "--onnx", _file(directory, "m.onnx", data), *dims, "--format", "json"), "flops")

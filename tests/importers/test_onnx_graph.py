@@ -185,7 +185,8 @@ def test_a_million_nodes_is_refused_quickly():
         if not size:
             break
     data = b"\x3a" + bytes(length) + graph  # ModelProto.graph (field 7)
-    assert "1,000,000 nodes" in _one_line(lambda: read_onnx(data, "big.onnx"))
+    assert _one_line(lambda: read_onnx(data, "big.onnx")) == ("big.onnx: more than 200,000 nodes: at most 200,000 "
+                                                              "are read")
 
 
 def test_an_initializer_with_a_negative_dimension_is_named():
@@ -255,3 +256,39 @@ def test_rows_merge_by_scope_to_fit_a_limit_with_the_same_totals():
                                                ("/block2", "Add+MatMul")]
     assert sum(r.macs for r in merged) == sum(r.macs for r in rows) and sum(r.params for r in merged) == 18
     assert len(merge_scopes(rows, 1)) == 1
+
+
+def test_sizes_past_a_float_are_one_line_not_an_overflow():
+    """Each was ``OverflowError`` (``f"{prod(shape):.3g}"`` on an integer past 1.8e308): an input of 40 axes of 10⁹
+    (10³⁶⁰ values), a weight of 17 axes of 2⁶² (2¹⁰⁵⁴ ≈ 1.93e317), a Constant of the same, and 5,000 sizes given."""
+    wide = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [10**9] * 40)], [_vi("y", None)])
+    assert _one_line(lambda: _count(wide)) == "input 'x': 1e360 values: more than the 1e15 this tool accepts"
+    weight = TensorProto(name="w", data_type=F, dims=[2**62] * 17)
+    heavy = _model([helper.make_node("Add", ["x", "w"], ["y"])], [_vi("x", [1, 4])], [_vi("y", None)], [weight])
+    assert _one_line(lambda: _count(heavy)).startswith("initializer 'w': 1.93e317 values: more than the 1e15")
+    const = helper.make_node("Constant", [], ["c"], value=TensorProto(name="c", data_type=F, dims=[2**62] * 17))
+    constant = _model([const, helper.make_node("Add", ["x", "c"], ["y"])], [_vi("x", [1, 4])], [_vi("y", None)])
+    assert "1.93e317 values: more than the 1e15" in _one_line(lambda: _count(constant))
+    many = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [f"d{i}" for i in range(60)])], [_vi("y", None)])
+    assert "1e540 values" in _one_line(lambda: _count(many, {f"d{i}": 10**9 for i in range(60)}))
+
+
+def test_five_thousand_symbolic_dimensions_are_one_short_line():
+    """Once 5,000 number inputs in the dashboard and a 142,838-character message: now at most 64 are asked for, and
+    any message names at most 8 before '… and N more'."""
+    from engine.importers.onnx_graph import MAX_DYNAMIC_DIMS
+
+    wide = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [f"d{i}" for i in range(5_000)])],
+                  [_vi("y", None)])
+    message = _one_line(lambda: dynamic_dims(read_onnx(wide.SerializeToString())))
+    assert message.startswith("dimensions: the graph's inputs have 5,000 dynamic dimensions (d0, d1, d2, d3, d4, d5, "
+                              "d6, d7, … and 4,992 more): at most 64 can be given")
+    assert "… and 4,992 more" in message and len(message) < 300
+    assert _one_line(lambda: _count(wide, {"d0": 1})) == message
+    fits = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", [f"d{i}" for i in range(MAX_DYNAMIC_DIMS)])],
+                  [_vi("y", None)])
+    assert len(dynamic_dims(read_onnx(fits.SerializeToString()))) == MAX_DYNAMIC_DIMS == 64
+    missing = _one_line(lambda: _count(fits, {"d0": 1}))
+    assert "d1 (input 'x' axis 1)" in missing and "… and 55 more" in missing and len(missing) < 400
+    long_name = _model([helper.make_node("Relu", ["x"], ["y"])], [_vi("x", ["n" * 100_000])], [_vi("y", None)])
+    assert len(_one_line(lambda: _count(long_name))) < 300

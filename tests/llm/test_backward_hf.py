@@ -189,7 +189,7 @@ def test_gpt2_lora_on_c_attn_is_peft(torch, rank):
     """PEFT's only LoRA target for GPT-2, ``c_attn`` (the fused q/k/v projection d → 3d): one adapter per block, A
     d→r and B r→3d, r·4d parameters (not three adapters of r·2d): the engine's target ``qkv`` gives PEFT's own
     trainable parameters, forward and backward FLOP (FlopCounterMode over ``get_peft_model``'s model)."""
-    peft = pytest.importorskip("peft")
+    import peft  # requirements-dev.txt installs it: a missing peft is a failure, not a skip
     model = build(GPT2)
     with torch.device("meta"):
         model = peft.get_peft_model(model, peft.LoraConfig(r=rank, target_modules=["c_attn"], lora_dropout=0.0))

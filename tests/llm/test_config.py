@@ -174,7 +174,7 @@ def test_normalised_config_round_trips_and_validates_by_field():
     config = read_hf_config(MIXTRAL_8X7B)
     again = validate_transformer_config(json.loads(config.model_dump_json()))
     assert again == config
-    with pytest.raises(InputError, match=r"^config\.block\.heads: "):
+    with pytest.raises(InputError, match=r"^config\.block\.mixer\.heads: "):
         validate_transformer_config(config.model_dump() | {"d_model": 4095})
     assert "block" in TransformerConfig.model_json_schema()["properties"]
 

@@ -52,7 +52,7 @@ def test_hyper_connections_by_hand(rounds):
     length, layers = 6, 3
     arch = read_hf_config(V4 | {"hc_sinkhorn_iters": rounds}).architecture(length)
     plain = Architecture(input=arch.input, layers=[
-        layer.model_copy(update={"hyper_connections": None}) if isinstance(layer, TransformerBlock) else layer
+        layer.model_copy(update={"hyper": None}) if isinstance(layer, TransformerBlock) else layer
         for layer in arch.layers if not isinstance(layer, HyperHead)])
     width, out = N * D, (2 + N) * N
     matmul = 2 * layers * length * (width * out + N * N * D) + length * width * N

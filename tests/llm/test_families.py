@@ -684,9 +684,9 @@ def test_minicpm5_moe_defaults_and_inert_keys():
         return read_hf_config(MINICPM5_MOE | change).architecture(8).layers
 
     base = read_hf_config(MINICPM5_MOE).model_dump()
-    assert (base["block"]["head_size"], base["block"]["kv_heads"]) == (128, 2)
+    assert (base["block"]["mixer"]["head_size"], base["block"]["mixer"]["kv_heads"]) == (128, 2)
     nulls = read_hf_config(MINICPM5_MOE | {"head_dim": None, "num_key_value_heads": None}).model_dump()
-    assert (nulls["block"]["head_size"], nulls["block"]["kv_heads"]) == (64, None)  # 2048 / 32; None: H
+    assert (nulls["block"]["mixer"]["head_size"], nulls["block"]["mixer"]["kv_heads"]) == (64, None)  # 2048 / 32; None: H
     inert = {"routed_scaling_factor": 1.0, "n_group": 4, "topk_group": 2, "norm_topk_prob": False,
              "use_gated_attention": True, "use_qk_norm": True, "num_mtp_layers": 1,
              "architectures": ["MiniCPM5MoEForCausalLM"]}

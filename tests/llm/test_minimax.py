@@ -10,6 +10,7 @@ from engine.llm.config import read_hf_config
 from engine.llm.estimate import TransformerRun, estimate_transformer
 from engine.method1.architecture import Architecture, evaluate
 from engine.method1.transformer import TransformerBlock
+from tests.method1 import flat_block
 
 MINIMAX = {"model_type": "minimax", "architectures": ["MiniMaxForCausalLM"], "hidden_size": 64, "intermediate_size": 40,
            "num_hidden_layers": 4, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 128,
@@ -29,7 +30,7 @@ def test_lightning_and_softmax_layers_by_hand():
     each). Softmax: GQA q d→H·Q, k and v d→H_kv·Q, QKᵀ and AV (T²·Q per head), o. Both: router d→E, E experts
     of gate, up, down (k per token), two RMSNorms."""
     t = 10
-    assert [b.mixer for b in _blocks(MINIMAX, t)] == ["attention", "lightning"] * 2
+    assert [b.mixer.kind for b in _blocks(MINIMAX, t)] == ["attention", "lightning"] * 2
     lightning = 3 * D * H * Q + D * H * Q + H * Q * D + H * Q
     softmax = D * H * Q + 2 * D * KV * Q + H * Q * D
     moe = D * E + E * 3 * D * F + 2 * D
@@ -135,7 +136,7 @@ def test_lightning_blocks_of_one_over_a_billion_positions_in_closed_form():
     from engine.scenario import Scenario
     length, heads, d = 10**9, 1, 64
     scenario = Scenario.model_validate({"input": {"shape": [d], "sequence_length": length}, "layers": [
-        {"type": "transformer_block", "heads": heads, "mixer": "lightning", "lightning_block_size": 1}]})
+        flat_block({"type": "transformer_block", "heads": heads, "mixer": "lightning", "lightning_block_size": 1})]})
     rows = decode(encode(scenario)).method1().architecture.rows
     scores = next(r for r in rows if r.part == "lightning intra-block scores QKᵀ")
     assert scores.macs == heads * length * (d // heads)

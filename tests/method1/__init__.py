@@ -9,3 +9,11 @@ def evaluated(input_shape, layers: list[dict], steps=None, convention: str = "ma
     arch = Architecture.model_validate({"input": {"shape": input_shape, "sequence_length": steps},
                                         "layers": layers})
     return evaluate(arch, convention)
+
+
+def flat_block(fields: dict | None = None, **more) -> dict:
+    """A transformer block (JSON) written by the first shape's field names (``heads``, ``kv_heads``, ``gated``…),
+    in parts: the migration of links and files of version 1 (``engine.method1.transformer.migration``)."""
+    from engine.method1.transformer.migration import block_from_flat
+
+    return block_from_flat({"type": "transformer_block", **(fields or {}), **more})

@@ -6,7 +6,7 @@ import pytest
 
 from engine.errors import InputError
 from engine.scenario import parse_scenario
-from tests.method1 import evaluated
+from tests.method1 import evaluated, flat_block
 
 # 10 → 20 → relu → 30 → 5
 MLP = [{"type": "dense", "units": 20}, {"type": "activation"}, {"type": "dense", "units": 30},
@@ -67,9 +67,10 @@ def test_a_block_frozen_with_a_layer_inside_it_trained():
 @pytest.mark.parametrize("layer,field", [
     ({"type": "dense", "units": 4, "lora": {"rank": 0}}, "rank"),
     ({"type": "dense", "units": 4, "lora": {"rank": 2, "extra": 1}}, "extra"),
-    ({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["x"]}}, "targets"),
-    ({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["experts"]}}, "lora.targets"),
-    ({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["gate"]}}, "lora.targets"),
+    (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["x"]}}), "targets"),
+    (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["experts"]}}),
+     "lora.targets"),
+    (flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 2, "targets": ["gate"]}}), "lora.targets"),
     ({"type": "dense", "units": 4, "trainable": "maybe"}, "trainable"),
 ])
 def test_bad_trainability_is_named(layer, field):
@@ -90,7 +91,7 @@ def test_trainability_travels_by_link():
     scenario = parse_scenario({"input": {"shape": [8], "sequence_length": 4}, "layers": [
         {"type": "dense", "units": 8, "trainable": False},
         {"type": "residual", "trainable": False, "body": [{"type": "dense", "units": 8, "lora": {"rank": 2}}]},
-        {"type": "transformer_block", "heads": 2, "lora": {"rank": 4, "targets": ["k", "down"]}}],
+        flat_block({"type": "transformer_block", "heads": 2, "lora": {"rank": 4, "targets": ["k", "down"]}})],
         "training": {"examples": 10, "backward": "exact"}})
     back = decode(encode(scenario))
     assert back == scenario

@@ -1,7 +1,7 @@
 """The cases where PyTorch's counter or autograd does something special, as docs/training.md states them."""
 from __future__ import annotations
 
-from tests.method1 import evaluated
+from tests.method1 import evaluated, flat_block
 from tests.method1.backward_reference import forward_backward, set_trainable
 
 
@@ -61,8 +61,8 @@ def test_fused_attention_backward_counts_five_products(torch):
     shape = (b, h, length, q)
     product = 2 * h * length * length * q
     assert sdpa_backward_flop_count(shape, shape, shape, shape) == 5 * product
-    block = {"type": "transformer_block", "heads": h, "head_size": q, "ff_size": 8, "trainable": False,
-             "lora": {"rank": 1, "targets": ["q"]}}
+    block = flat_block({"type": "transformer_block", "heads": h, "head_size": q, "ff_size": 8, "trainable": False,
+             "lora": {"rank": 1, "targets": ["q"]}})
     rows = {row.part: row.backward_flop for row in evaluated([h * q], [block], length).rows}
     assert rows["attention scores QKᵀ"] == product  # dQ only
     assert rows["attention values AV"] == product  # dP only

@@ -12,8 +12,9 @@ D, H, KV, Q, HI, DI, L = 24, 4, 2, 6, 2, 8, 5
 
 
 def _block(**kw) -> TransformerBlock:
-    return TransformerBlock(type="transformer_block", heads=H, kv_heads=KV, head_size=Q, feed_forward=False,
-                            norm="rmsnorm", qk_norm="head", **kw)
+    """Attention alone (the mixer's fields in ``kw``), per-head QK norms, RMS norms."""
+    mixer = {"heads": H, "kv_heads": KV, "head_size": Q, "qk_norm": "head"} | kw
+    return TransformerBlock(mixer=mixer, feed_forward=None, norms={"kind": "rmsnorm"})
 
 
 def _rows(block: TransformerBlock) -> dict:
@@ -51,6 +52,6 @@ def test_indexer_has_no_backward():
 @pytest.mark.parametrize("kw", [{"indexer_heads": HI}, {"differential": True, "indexer_heads": HI,
                                                          "indexer_head_size": DI}])
 def test_indexer_refused_where_not_modelled(kw):
-    fields = {"type": "transformer_block", "heads": H, "kv_heads": KV, "head_size": Q, "feed_forward": False}
-    with pytest.raises(InputError, match="indexer_heads"):
-        parse_input(TransformerBlock, fields | kw)
+    fields = {"type": "transformer_block", "mixer": {"heads": H, "kv_heads": KV, "head_size": Q}, "feed_forward": None}
+    with pytest.raises(InputError, match=r"mixer\.indexer_heads: "):
+        parse_input(TransformerBlock, fields | {"mixer": fields["mixer"] | kw})

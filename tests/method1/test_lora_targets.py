@@ -14,9 +14,15 @@ from engine.method1.transformer import TransformerBlock
 from tests.method1 import evaluated
 
 D, H, Q, R, V, C, L = 32, 4, 6, 2, 5, 10, 7
-LATENT = {"type": "transformer_block", "heads": H, "head_size": Q, "kv_lora_rank": C, "rope_head_size": R,
-          "value_head_size": V, "causal": False, "feed_forward": False, "trainable": False}
+LATENT = {"type": "transformer_block", "mixer": {"kind": "latent", "heads": H, "head_size": Q, "kv_lora_rank": C,
+                                                 "rope_head_size": R, "value_head_size": V, "causal": False},
+          "feed_forward": None, "trainable": False}
 """Latent attention alone (no feed-forward), non-causal (L² query–key pairs), its queries projected directly."""
+
+
+def _query_latent(block: dict, rank: int) -> dict:
+    """The block with its queries through a rank-``rank`` latent (q_lora_rank)."""
+    return dict(block, mixer=dict(block["mixer"], q_lora_rank=rank))
 
 
 def _lora(block: dict, rank: int, *targets: str) -> dict:
@@ -51,9 +57,9 @@ def test_latent_attention_k_and_v_are_refused_by_name(target):
 
 def test_latent_attention_q_through_the_bottleneck_is_refused_by_name():
     with pytest.raises(InputError, match="^lora.targets: 'q': the queries go through the q_lora_rank bottleneck"):
-        parse_input(TransformerBlock, _lora(dict(LATENT, q_lora_rank=8), 2, "q"))
+        parse_input(TransformerBlock, _lora(_query_latent(LATENT, 8), 2, "q"))
     # o still adapts there: r·(H·V + d)
-    assert evaluated([D], [_lora(dict(LATENT, q_lora_rank=8), 2, "o")], L).trainable_params == 2 * (H * V + D)
+    assert evaluated([D], [_lora(_query_latent(LATENT, 8), 2, "o")], L).trainable_params == 2 * (H * V + D)
 
 
 def test_every_block_kind_adapts_each_target_or_refuses_it():

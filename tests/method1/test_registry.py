@@ -109,3 +109,16 @@ def test_every_kind_is_in_the_scenario_schema_and_documented():
     for kind_type, kind in KIND_BY_TYPE.items():
         assert f"'{kind_type}'" in schema, kind_type
         assert (inspect.getdoc(kind) or "").strip(), f"{kind_type} has no docstring"
+
+
+def test_every_mixer_kind_is_in_the_union():
+    """A mixer written in ``engine.method1.transformer.mixers`` (a model with a ``kind`` tag and rows) and left out
+    of ``MIXERS`` could be named in no file or link."""
+    import inspect as _inspect
+
+    from engine.method1.transformer import mixers
+
+    written = {cls for _, cls in _inspect.getmembers(mixers, _inspect.isclass)
+               if cls.__module__ == mixers.__name__ and "kind" in getattr(cls, "model_fields", {})
+               and hasattr(cls, "rows")}
+    assert written == set(mixers.MIXERS), sorted(c.__name__ for c in written ^ set(mixers.MIXERS))

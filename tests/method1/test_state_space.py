@@ -11,8 +11,9 @@ D, L, I, N, K, R = 24, 7, 48, 6, 4, 3
 
 
 def _block(**kw) -> TransformerBlock:
-    return TransformerBlock(type="transformer_block", heads=1, mixer="mamba", feed_forward=False, norm="rmsnorm",
-                            ssm_inner_size=I, ssm_state_size=N, ssm_conv_kernel=K, ssm_dt_rank=R, **kw)
+    """A Mamba block (the mixer's fields in ``kw``), no feed-forward, RMS norms."""
+    mixer = {"kind": "mamba", "inner_size": I, "state_size": N, "conv_kernel": K, "dt_rank": R} | kw
+    return TransformerBlock(mixer=mixer, feed_forward=None, norms={"kind": "rmsnorm"})
 
 
 def _rows(block: TransformerBlock) -> dict:
@@ -34,7 +35,7 @@ def test_selective_scan_full_convention_from_the_formula():
 
 
 def test_rows_params_from_the_formula():
-    rows = _rows(_block(ssm_bias=True, ssm_conv_bias=False))
+    rows = _rows(_block(bias=True, conv_bias=False))
     assert rows["mamba in projection"].params == D * 2 * I + 2 * I
     assert rows["mamba causal convolution"].params == I * K
     assert rows["mamba x projection (Δ, B, C)"].params == I * (R + 2 * N)
@@ -57,8 +58,8 @@ def test_convolution_counts_what_flop_counter_mode_sees(torch):
 def test_a_mamba_mixer_needs_its_sizes():
     from engine.errors import InputError, parse_input
 
-    with pytest.raises(InputError, match="ssm_inner_size"):
-        parse_input(TransformerBlock, {"type": "transformer_block", "heads": 1, "mixer": "mamba"})
+    with pytest.raises(InputError, match=r"^mixer\.inner_size: "):
+        parse_input(TransformerBlock, {"type": "transformer_block", "mixer": {"kind": "mamba"}})
 
 
 # ---------------------------------------------------------------- Mamba-2
@@ -67,16 +68,19 @@ H, P, G, Q = 6, 8, 2, 4  # heads, head size (I = H·P = 48), groups, chunk lengt
 
 
 def _block2(**kw) -> TransformerBlock:
-    sizes = {"ssm_inner_size": H * P, "ssm_state_size": N, "ssm_conv_kernel": K, "ssm_heads": H, "ssm_groups": G,
-             "ssm_chunk_size": Q}
-    return TransformerBlock(type="transformer_block", heads=1, mixer="mamba2", feed_forward=False, norm="rmsnorm",
-                            activation="silu", **(sizes | kw))
+    mixer = {"kind": "mamba2", "inner_size": H * P, "state_size": N, "conv_kernel": K, "heads": H, "groups": G,
+             "chunk_size": Q, "activation": "silu"} | kw
+    return TransformerBlock(mixer=mixer, feed_forward=None, norms={"kind": "rmsnorm"})
+
+
+def _with_mixer(block: TransformerBlock, **change) -> dict:
+    return block.model_dump() | {"mixer": block.mixer.model_dump() | change}
 
 
 def test_mamba2_params_from_the_formula():
     """in_proj d→2I+2GN+H, a conv over I+2GN channels (+ bias), Δ's bias, A and D (H each), the gated norm's γ (I),
-    out_proj I→d; biases on the projections with ``ssm_bias``."""
-    rows = _rows(_block2(ssm_bias=True))
+    out_proj I→d; biases on the projections with ``bias``."""
+    rows = _rows(_block2(bias=True))
     i = H * P
     assert rows["mamba2 in projection (z, x, B, C, Δ)"].params == D * (2 * i + 2 * G * N + H) + 2 * i + 2 * G * N + H
     assert rows["mamba2 causal convolution"].params == (i + 2 * G * N) * (K + 1)
@@ -121,12 +125,12 @@ def test_mamba2_scan_full_convention_from_the_formula():
 def test_a_mamba2_mixer_needs_whole_heads_and_groups():
     from engine.errors import InputError, parse_input
 
-    with pytest.raises(InputError, match="ssm_heads"):
-        parse_input(TransformerBlock, _block2().model_dump() | {"ssm_heads": 5})  # 5 does not divide I = 48
-    with pytest.raises(InputError, match="ssm_heads"):
-        parse_input(TransformerBlock, _block2().model_dump() | {"ssm_groups": 4})  # 4 groups do not divide 6 heads
-    with pytest.raises(InputError, match="ssm_chunk_size"):
-        parse_input(TransformerBlock, _block2().model_dump() | {"ssm_chunk_size": None})
+    with pytest.raises(InputError, match=r"^mixer\.heads: "):
+        parse_input(TransformerBlock, _with_mixer(_block2(), heads=5))  # 5 does not divide I = 48
+    with pytest.raises(InputError, match=r"^mixer\.heads: "):
+        parse_input(TransformerBlock, _with_mixer(_block2(), groups=4))  # 4 groups do not divide 6 heads
+    with pytest.raises(InputError, match=r"^mixer\.chunk_size: "):
+        parse_input(TransformerBlock, _with_mixer(_block2(), chunk_size=None))
 
 
 # ---------------------------------------------------------------- Gated DeltaNet (Qwen3-Next's linear attention)
@@ -135,10 +139,9 @@ HV, DV, HK, DK, C = 4, 6, 2, 5, 4  # value heads of d_v, key heads of d_k, chunk
 
 
 def _deltanet(**kw) -> TransformerBlock:
-    sizes = {"ssm_inner_size": HV * DV, "ssm_state_size": DK, "ssm_conv_kernel": K, "ssm_heads": HV,
-             "ssm_groups": HK, "ssm_chunk_size": C}
-    return TransformerBlock(type="transformer_block", heads=1, mixer="gated_deltanet", feed_forward=False,
-                            norm="rmsnorm", activation="silu", **(sizes | kw))
+    mixer = {"kind": "gated_deltanet", "inner_size": HV * DV, "state_size": DK, "conv_kernel": K, "heads": HV,
+             "groups": HK, "chunk_size": C, "activation": "silu"} | kw
+    return TransformerBlock(mixer=mixer, feed_forward=None, norms={"kind": "rmsnorm"})
 
 
 def test_gated_deltanet_params_from_the_formula():
@@ -202,24 +205,24 @@ def test_gated_delta_rule_backward_products_are_what_flop_counter_mode_sees(torc
 def test_a_gated_deltanet_mixer_needs_whole_heads():
     from engine.errors import InputError, parse_input
 
-    with pytest.raises(InputError, match="ssm_heads"):
-        parse_input(TransformerBlock, _deltanet().model_dump() | {"ssm_groups": 3})  # 3 key heads do not divide 4
-    with pytest.raises(InputError, match="ssm_chunk_size"):
-        parse_input(TransformerBlock, _deltanet().model_dump() | {"ssm_chunk_size": None})
+    with pytest.raises(InputError, match=r"^mixer\.heads: "):
+        parse_input(TransformerBlock, _with_mixer(_deltanet(), groups=3))  # 3 key heads do not divide 4
+    with pytest.raises(InputError, match=r"^mixer\.chunk_size: "):
+        parse_input(TransformerBlock, _with_mixer(_deltanet(), chunk_size=None))
 
 
 # ---------------------------------------------------------------- LFM2's gated short convolution
 
 def _short_conv(**kw) -> TransformerBlock:
-    return TransformerBlock(type="transformer_block", heads=1, mixer="short_conv", feed_forward=False, norm="rmsnorm",
-                            ssm_conv_kernel=K, **kw)
+    return TransformerBlock(mixer={"kind": "short_conv", "conv_kernel": K} | kw, feed_forward=None,
+                            norms={"kind": "rmsnorm"})
 
 
 @pytest.mark.parametrize("bias", [False, True])
 def test_short_conv_rows_from_the_formula(bias):
     """in projection d→3d, the depthwise convolution d·K (+ d), out projection d→d; matmul: 3d² and d² per position, the
     convolution over L + K − 1 outputs; full: the two gates (L·d each), the bias adds, the residual add."""
-    rows = _rows(_short_conv(ssm_bias=bias, ssm_conv_bias=bias))
+    rows = _rows(_short_conv(bias=bias, conv_bias=bias))
     assert rows["short conv in projection (B, C, x)"].params == 3 * D * D + (3 * D if bias else 0)
     assert rows["short conv causal convolution"].params == D * K + (D if bias else 0)
     assert rows["short conv out projection"].params == D * D + (D if bias else 0)
@@ -245,7 +248,7 @@ def test_short_conv_is_what_flop_counter_mode_sees_in_transformers(torch):
         mixer = transformers.models.lfm2.modeling_lfm2.Lfm2ShortConv(config, 0)
         x = torch.zeros(1, L, D, requires_grad=True)
     forward, backward = forward_backward(torch, mixer, x)
-    parts = [p for p in _short_conv(ssm_bias=True, ssm_conv_bias=True).cost(Flow((D,), L)).parts
+    parts = [p for p in _short_conv(bias=True, conv_bias=True).cost(Flow((D,), L)).parts
              if p.name.startswith("short conv")]
     macs = sum(p.macs for p in parts)
     assert 2 * macs == forward == 2 * (L * 4 * D * D + D * K * (L + K - 1))
@@ -255,5 +258,5 @@ def test_short_conv_is_what_flop_counter_mode_sees_in_transformers(torch):
 def test_a_short_conv_mixer_needs_its_kernel():
     from engine.errors import InputError, parse_input
 
-    with pytest.raises(InputError, match="ssm_conv_kernel"):
-        parse_input(TransformerBlock, {"type": "transformer_block", "heads": 1, "mixer": "short_conv"})
+    with pytest.raises(InputError, match=r"^mixer\.conv_kernel: "):
+        parse_input(TransformerBlock, {"type": "transformer_block", "mixer": {"kind": "short_conv"}})

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from engine.method1.architecture import Architecture, evaluate
 from engine.errors import InputError
 from engine.scenario import load_scenario_text, parse_scenario
-from tests.method1 import evaluated
+from tests.method1 import evaluated, flat_block
 
 
 def rows(d, length, layer: dict, convention="matmul"):
@@ -19,7 +19,7 @@ def rows(d, length, layer: dict, convention="matmul"):
 
 
 def test_rows_per_sub_layer_in_data_flow_order():
-    result = rows(16, 4, {"type": "transformer_block", "heads": 2, "gated": True})
+    result = rows(16, 4, {"type": "transformer_block", "mixer": {"heads": 2}, "feed_forward": {"gated": True}})
     assert [r.part for r in result.rows] == [
         "attention norm", "attention q projection", "attention k/v projections", "attention scores QKᵀ",
         "attention values AV", "attention output projection", "feed-forward norm", "feed-forward gate",
@@ -28,7 +28,7 @@ def test_rows_per_sub_layer_in_data_flow_order():
     assert all(r.output_shape == [4, 16] for r in result.rows)
     assert sum(r.params for r in result.rows) == result.params
     assert sum(r.forward_flop for r in result.rows) == result.forward_flop
-    post = rows(16, 4, {"type": "transformer_block", "heads": 2, "norm_position": "post"})
+    post = rows(16, 4, {"type": "transformer_block", "mixer": {"heads": 2}, "norms": {"position": "post"}})
     assert [r.part for r in post.rows][4:7] == ["attention output projection", "attention norm", "feed-forward up"]
 
 
@@ -38,8 +38,8 @@ def test_full_convention_extras_written_out():
     Per the conventions table: LayerNorm 5 + 2 per element; a bias add 1 per output; softmax 5 and
     1/√Q scaling 1 per score; GELU 5 per element; residual add 1 per element."""
     d, length, h, q, f = 8, 3, 2, 4, 16
-    full = {r.part: r.forward_flop for r in rows(d, length, {"type": "transformer_block", "heads": h,
-                                                             "ff_size": f}, "full").rows}
+    full = {r.part: r.forward_flop for r in rows(d, length, flat_block({"type": "transformer_block", "heads": h,
+                                                             "ff_size": f}), "full").rows}
     assert full["attention norm"] == full["feed-forward norm"] == 7 * length * d
     assert full["attention q projection"] == 2 * length * d * h * q + length * h * q
     assert full["attention k/v projections"] == 2 * length * d * 2 * h * q + length * 2 * h * q
@@ -54,8 +54,8 @@ def test_full_convention_gated_rmsnorm_and_experts_written_out():
     """SiLU 5 per element and the gating product 1; RMSNorm 3 + 1 per element; router softmax 5 per
     expert score; the k expert outputs weighted and summed: 2k − 1 per element."""
     d, length, f, e, k = 8, 5, 12, 4, 2
-    layer = {"type": "transformer_block", "heads": 2, "ff_size": f, "gated": True, "norm": "rmsnorm",
-             "activation": "silu", "ff_bias": False, "experts": e, "active_experts": k}
+    layer = flat_block({"type": "transformer_block", "heads": 2, "ff_size": f, "gated": True, "norm": "rmsnorm",
+             "activation": "silu", "ff_bias": False, "experts": e, "active_experts": k})
     full = {r.part: r for r in rows(d, length, layer, "full").rows}
     assert full["feed-forward norm"].forward_flop == 4 * length * d
     assert full["router"].forward_flop == 2 * length * d * e + 5 * length * e
@@ -69,8 +69,8 @@ def test_full_convention_gated_rmsnorm_and_experts_written_out():
 
 def test_causal_half_counts_the_triangle():
     d, length, h = 8, 6, 2
-    half = {r.part: r.forward_flop for r in rows(d, length, {"type": "transformer_block", "heads": h,
-                                                             "causal_count": "half"}, "full").rows}
+    half = {r.part: r.forward_flop for r in rows(d, length, flat_block({"type": "transformer_block", "heads": h,
+                                                             "causal_count": "half"}), "full").rows}
     pairs = length * (length + 1) // 2
     assert half["attention scores QKᵀ"] == 2 * h * pairs * (d // h) + 6 * h * pairs
 
@@ -85,7 +85,7 @@ def _mask_pairs(length, window=None):
 def test_sliding_window_counts_only_the_band_the_mask_keeps(length, window):
     d, h = 8, 2
     q = d // h
-    layer = {"type": "transformer_block", "heads": h, "causal_count": "half", "attention_window": window}
+    layer = flat_block({"type": "transformer_block", "heads": h, "causal_count": "half", "attention_window": window})
     got = {r.part: r.forward_flop for r in rows(d, length, layer, "full").rows}
     pairs = _mask_pairs(length, window)
     assert got["attention scores QKᵀ"] == 2 * h * pairs * q + 6 * h * pairs  # + scale and softmax per score
@@ -97,9 +97,9 @@ def test_sliding_window_counts_only_the_band_the_mask_keeps(length, window):
 
 def test_sliding_window_leaves_the_full_count_alone():
     """With ``causal_count`` full every L² score is counted (a dense masked kernel computes them all)."""
-    base = {"type": "transformer_block", "heads": 2}
+    base = {"type": "transformer_block", "mixer": {"heads": 2}}  # the block in parts, as version 2 writes it
     plain = rows(8, 10, base)
-    windowed = rows(8, 10, base | {"attention_window": 3})
+    windowed = rows(8, 10, base | {"mixer": {"heads": 2, "window": 3}})
     assert windowed.forward_flop == plain.forward_flop
     assert {r.part: r.forward_flop for r in windowed.rows}["attention scores QKᵀ"] == 2 * 2 * 10 * 10 * 4
 
@@ -128,22 +128,24 @@ def test_position_embedding_and_rms_norm():
 
 
 @pytest.mark.parametrize("layer,needle", [
-    ({"heads": 8, "kv_heads": 3}, "layers[0].kv_heads: kv_heads 3 must divide heads 8"),
-    ({"heads": 2, "experts": 2, "active_experts": 3}, "layers[0].active_experts: active_experts 3 is more than experts 2"),
-    ({"heads": 2, "causal": False, "causal_count": "half"}, "layers[0].causal_count: causal_count 'half' needs causal attention"),
-    ({"heads": 2, "causal": False, "attention_window": 4}, "layers[0].attention_window: a sliding window"),
-    ({"heads": 2, "attention_window": 0}, "layers[0].attention_window"),
-    ({"heads": 2, "shared_norm": True}, "layers[0].shared_norm: shared_norm needs parallel"),
+    ({"heads": 8, "kv_heads": 3}, "layers[0].mixer.kv_heads: kv_heads 3 must divide heads 8"),
+    ({"heads": 2, "experts": 2, "active_experts": 3},
+     "layers[0].feed_forward.experts.active: active_experts 3 is more than experts 2"),
+    ({"heads": 2, "causal": False, "causal_count": "half"},
+     "layers[0].mixer.causal_count: causal_count 'half' needs causal attention"),
+    ({"heads": 2, "causal": False, "attention_window": 4}, "layers[0].mixer.window: a sliding window"),
+    ({"heads": 2, "attention_window": 0}, "layers[0].mixer.window"),
+    ({"heads": 2, "shared_norm": True}, "layers[0].norms.shared: a shared norm needs parallel"),
     ({"heads": 2, "parallel": True, "cross_attention_length": 4}, "layers[0].parallel: parallel blocks"),
-    ({"heads": 0}, "layers[0].heads"),
-    ({"heads": 2, "ff_size": -1}, "layers[0].ff_size"),
-    ({"heads": 2, "norm": "batchnorm"}, "layers[0].norm"),
-    ({"heads": 2, "experts": 1.5}, "layers[0].experts"),
+    ({"heads": 0}, "layers[0].mixer.heads"),
+    ({"heads": 2, "ff_size": -1}, "layers[0].feed_forward.size"),
+    ({"heads": 2, "norm": "batchnorm"}, "layers[0].norms.kind"),
+    ({"heads": 2, "experts": 1.5}, "layers[0].feed_forward.experts.count"),
 ])
 def test_invalid_blocks_are_named(layer, needle):
     with pytest.raises(InputError) as info:
         parse_scenario({"input": {"shape": [8], "sequence_length": 4},
-                        "layers": [{"type": "transformer_block", **layer}]})
+                        "layers": [flat_block({"type": "transformer_block", **layer})]})
     assert needle in str(info.value) and str(info.value).startswith("layers[0]")
 
 
@@ -154,16 +156,16 @@ def test_invalid_blocks_are_named(layer, needle):
 ])
 def test_shape_errors(input_shape, steps, needle):
     arch = Architecture.model_validate({"input": {"shape": input_shape, "sequence_length": steps},
-                                        "layers": [{"type": "transformer_block", "heads": 5}]})
+                                        "layers": [flat_block({"type": "transformer_block", "heads": 5})]})
     with pytest.raises(InputError, match=r"^layers\[0\]: transformer_block: ") as info:
         evaluate(arch)
     assert needle in str(info.value)
 
 
 def test_a_2d_item_is_read_as_a_sequence():
-    a = rows(16, 1, {"type": "transformer_block", "heads": 2})
+    a = rows(16, 1, flat_block({"type": "transformer_block", "heads": 2}))
     b = evaluate(Architecture.model_validate({"input": {"shape": [1, 16]},
-                                              "layers": [{"type": "transformer_block", "heads": 2}]}))
+                                              "layers": [flat_block({"type": "transformer_block", "heads": 2})]}))
     assert a.forward_flop == b.forward_flop
 
 
@@ -183,7 +185,8 @@ transformer_layer = st.fixed_dictionaries(
 @given(st.lists(transformer_layer, max_size=4), st.lists(st.integers(-1, 30), max_size=3),
        st.one_of(st.none(), st.integers(-1, 12)), st.sampled_from(["matmul", "full"]))
 def test_random_transformer_specs_give_a_result_or_a_clear_error(layers, shape, steps, convention):
-    spec = {"input": {"shape": shape, "sequence_length": steps}, "layers": layers, "convention": convention}
+    spec = {"version": 1, "input": {"shape": shape, "sequence_length": steps}, "layers": layers,
+            "convention": convention}  # the first shape's field names, through the migration
     try:
         est = load_scenario_text(json.dumps(spec)).method1()
     except InputError as exc:
@@ -199,7 +202,7 @@ def test_random_transformer_specs_give_a_result_or_a_clear_error(layers, shape, 
 def test_shared_weights_block_runs_without_parameters_of_its_own(convention):
     """A block reusing an earlier block's weights (ALBERT): the same forward and backward FLOP as an unshared one
     (its weight gradients are computed at every use), no parameters, nothing trained of its own."""
-    block = {"type": "transformer_block", "heads": 2, "ff_size": 24, "causal": False, "norm_position": "post"}
+    block = flat_block({"type": "transformer_block", "heads": 2, "ff_size": 24, "causal": False, "norm_position": "post"})
     one = rows(16, 6, {"type": "dense", "units": 16}, convention)  # a trainable layer first: input gradients flow
     plain = evaluated([16], [{"type": "dense", "units": 16}, block], 6, convention)
     shared = evaluated([16], [{"type": "dense", "units": 16}, block | {"shared_weights": True}], 6, convention)
@@ -213,17 +216,17 @@ def test_shared_weights_block_runs_without_parameters_of_its_own(convention):
 def test_shared_weights_refuse_adapters():
     with pytest.raises(InputError, match="adapters on shared weights"):
         parse_scenario({"input": {"shape": [16], "sequence_length": 4},
-                        "layers": [{"type": "transformer_block", "heads": 2, "shared_weights": True,
-                                    "lora": {"rank": 2}}]})
+                        "layers": [flat_block({"type": "transformer_block", "heads": 2, "shared_weights": True,
+                                    "lora": {"rank": 2}})]})
 
 
 def test_block_without_attention_norm():
     """ModernBERT's first layer: no norm before attention (γ and β of d fewer), the same products; the attention
     reads the block's input, so with a trainable layer before it the backward pass is the same too."""
-    block = {"type": "transformer_block", "heads": 2, "ff_size": 24, "causal": False}
+    block = flat_block({"type": "transformer_block", "heads": 2, "ff_size": 24, "causal": False})
     dense = {"type": "dense", "units": 16}
     plain = evaluated([16], [dense, block], 6)
-    bare = evaluated([16], [dense, block | {"attention_norm": False}], 6)
+    bare = evaluated([16], [dense, block | {"norms": {"mixer_norm": False}}], 6)
     assert plain.params - bare.params == 2 * 16
     assert (bare.forward_flop, bare.backward_flop) == (plain.forward_flop, plain.backward_flop)
     assert "attention norm" not in [r.part for r in bare.rows]

@@ -15,7 +15,7 @@ import pytest
 
 from engine.method1.architecture import evaluate
 from engine.llm.config import read_hf_config
-from tests.method1 import evaluated
+from tests.method1 import evaluated, flat_block
 
 
 def _count(torch, module, *inputs):
@@ -28,7 +28,7 @@ def _count(torch, module, *inputs):
 
 
 def _block_result(d, length, block: dict):
-    return evaluated([d], [{"type": "transformer_block", **block}], length)
+    return evaluated([d], [flat_block({"type": "transformer_block", **block})], length)
 
 
 def _reference_classes(torch):

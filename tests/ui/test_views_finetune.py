@@ -14,6 +14,7 @@ from ui.views.finetune import (
     trainable_choice,
     with_trainability,
 )
+from tests.method1 import flat_block
 
 MLP = [{"type": "dense", "units": 20}, {"type": "activation"}, {"type": "dense", "units": 5}]
 
@@ -26,7 +27,7 @@ def test_trainability_choice_round_trip():
     # a LoRA adapter only where a kind takes one; a block's targets default to q, v
     assert with_trainability({"type": "dense", "units": 4}, "inherit", 8)["lora"] == {"rank": 8}
     assert with_trainability({"type": "conv2d"}, "inherit", 8).get("lora") is None
-    block = with_trainability({"type": "transformer_block", "heads": 2}, "inherit", 4, ())
+    block = with_trainability(flat_block({"type": "transformer_block", "heads": 2}), "inherit", 4, ())
     assert block["lora"] == {"rank": 4, "targets": ["q", "v"]}
     assert "lora" not in with_trainability(block, "inherit", 0)
 
@@ -37,7 +38,8 @@ def test_fine_tune_replaces_earlier_choices():
     lora = fine_tune(layers, "lora", rank=3)
     assert [layer.get("lora") for layer in lora] == [{"rank": 3}, None, {"rank": 3}]
     assert all(layer["trainable"] is False for layer in lora)
-    stack = [{"type": "embedding", "vocab_size": 10, "dim": 8}] + [{"type": "transformer_block", "heads": 2}] * 3 \
+    stack = [{"type": "embedding", "vocab_size": 10, "dim": 8}] \
+        + [flat_block({"type": "transformer_block", "heads": 2})] * 3 \
         + [{"type": "lm_head", "vocab_size": 10}]
     last = fine_tune(stack, "last", blocks=1)
     assert [layer.get("trainable") for layer in last] == [False, False, False, None, None]

@@ -1,8 +1,15 @@
 """The hardware page's PUE and grid inputs: a provider and a place from the sourced lists, or typed figures."""
 from __future__ import annotations
 
+import logging
+
+import streamlit as st
+
 from engine.method2.places import grid_places, provider_pues
+from engine.shipped import ShippedDataError
 from ui import state
+from ui.boundary import shipped_data_message
+from ui.text import plain
 from ui.views.places import (
     CUSTOM,
     energy_fields,
@@ -14,9 +21,23 @@ from ui.views.places import (
     provider_options,
 )
 
+LOG = logging.getLogger("flopscope")
+
 
 def energy_place_inputs(run: dict, defaults, pue_col, grid_col) -> dict:
-    """Provider (PUE) in ``pue_col``, place (grid CO₂ per kWh) in ``grid_col``; returns the run's four fields."""
+    """Provider (PUE) in ``pue_col``, place (grid CO₂ per kWh) in ``grid_col``; returns the run's four fields.
+    Without the lists (``pue.csv`` or ``grid_intensity.csv`` broken): one line, and the run's typed figures
+    (else the database's defaults) in place of a provider or a place."""
+    try:
+        return _energy_place_inputs(run, defaults, pue_col, grid_col)
+    except ShippedDataError as exc:
+        LOG.error("shipped data file unusable for the energy inputs: %s", exc)
+        st.warning(plain(shipped_data_message(exc, "The list of data centres and grids")) + " The database's "
+                   "default PUE and grid intensity are used instead.", icon=":material/warning:")
+        return energy_fields(CUSTOM, run.get("grid_kg_co2_per_kwh"), CUSTOM, run.get("pue"))
+
+
+def _energy_place_inputs(run: dict, defaults, pue_col, grid_col) -> dict:
     provider = pue_col.selectbox("Data centre (PUE)", provider_options(), format_func=provider_label,
                                  key=state.bind("hw_provider", provider_choice(run)))
     pue = None

@@ -36,7 +36,7 @@ def _utilization_presets(spec: dict, chips: float, db):
     those of an Epoch CSV uploaded on the trends page."""
     evidence, priors = optional_shipped_data(
         lambda: (default_for_run(spec.get("chip"), chips or None, db), prior_presets(db)), (None, []),
-        "The utilization presets from reported runs")
+        "The list of utilization presets from reported runs")
     presets = ([evidence.preset()] if evidence else []) + list(db.utilization_presets) + priors
     uploaded = state.epoch_import()
     if uploaded is not None:

@@ -45,6 +45,7 @@ def trace_source(shared: bool = False):
     upload_limit_line("a PyTorch profiler trace (.json or .json.gz, one rank)", UPLOAD_MB,
                       "python -m engine trace TRACE.json.gz")
     upload = st.file_uploader("Profiler trace (.json, .json.gz)", type=["json", "gz"], key="measure_upload",
+                              max_upload_size=UPLOAD_MB,  # the server takes more (an ONNX graph: 110 MB)
                               help="torch.profiler with record_shapes=True; export_chrome_trace or "
                                    "tensorboard_trace_handler writes it")
     if upload is not None:

@@ -5,26 +5,24 @@ import streamlit as st
 
 from engine.errors import InputError
 from ui import state
+from ui.components.upload_limit import limited_uploader
 from ui.text import plain
-from ui.views.onnx_import import default_size, dimension_label, import_scenario, summary_lines
+from ui.views import uploads
+from ui.views.onnx_import import default_size, dimension_label, import_scenario, summary_lines, upload_dims
 from ui.widgets import show_error
 
 READ = "onnx_read"
 SUMMARY = "onnx_summary"
 HELP = ("Export with torch.onnx.export (or any exporter) and upload the .onnx file; it is read, never run. "
         "A model whose weights live in an external data file (model.onnx.data) counts from the .onnx graph "
-        "alone: upload only that small file, every weight's shape is in it. Uploads are at most 20 MB: a larger "
-        "graph with its weights inside can be saved with external data (onnx.save(model, path, "
-        "save_as_external_data=True)) or counted with python -m engine flops --onnx FILE.")
+        "alone: upload only that small file, every weight's shape is in it (the external file is never read).")
 
 
 def _dims(upload):
     """The graph's dynamic dimensions, read once per uploaded file."""
-    from engine.importers.onnx_graph import dynamic_dims, read_onnx
-
     known = st.session_state.get(READ)
     if known is None or known[0] != upload.file_id:
-        known = st.session_state[READ] = (upload.file_id, dynamic_dims(read_onnx(upload.getvalue(), "upload")))
+        known = st.session_state[READ] = (upload.file_id, upload_dims(upload.getbuffer()))
     return known[1]
 
 
@@ -32,12 +30,13 @@ def onnx_upload() -> None:
     """Upload, the sizes of the dynamic dimensions, and "Count and load"; the rows replace the scenario."""
     with st.expander("Import an exported model (ONNX graph)"):
         st.caption(HELP)
-        upload = st.file_uploader("ONNX graph (.onnx)", type=["onnx"], key="onnx_upload")
+        upload = limited_uploader("ONNX graph (.onnx)", uploads.ONNX, type=["onnx"], key="onnx_upload")
         for line in st.session_state.get(SUMMARY, ()):
             st.caption(plain(line))
         if upload is None:
             return
         try:
+            uploads.ONNX.check(upload.size)
             dims = _dims(upload)
         except InputError as exc:
             show_error(exc, "the file was not used")
@@ -57,7 +56,7 @@ def onnx_upload() -> None:
         if st.button("Count the graph and load its rows", disabled=bool(missing), key="onnx_count"):
             try:
                 with st.spinner("Counting every node of the graph…"):
-                    scenario, counted, before = import_scenario(upload.getvalue(), upload.name,
+                    scenario, counted, before = import_scenario(upload.getbuffer(), upload.name,
                                                                 {k: int(v) for k, v in sizes.items()})
             except InputError as exc:
                 show_error(exc, "the file was not used")

@@ -17,6 +17,7 @@ from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, i
 from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop
 from ui import state
+from ui.boundary import shipped_part
 from ui.fragments import page_part
 from ui.components.fine_tune import modification_check
 from ui.text import plain
@@ -112,16 +113,26 @@ def _save(scenario, inputs: PlanInputs, batch: int) -> None:
 def memory_and_time(scenario, model, db, tokens: float | None) -> None:
     """The layout form, then memory per chip, step time and MFU, where the step goes, the best layouts."""
     st.subheader("Memory per chip and step time")
+    with shipped_part("Memory and step time"):  # interconnects.json
+        _memory_and_time(scenario, model, db, tokens)
+
+
+def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
     st.caption(view.model_caption(plain(scenario.name), model))
     saved = scenario.plan or PlanInputs()
     data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
     try:
         inputs = parse_input(PlanInputs, data)
+    except InputError as exc:  # a layout the scenario cannot hold: the link keeps the last one that was valid
+        show_error(exc, "fix the layout to see memory and time; until then the share link keeps the last valid "
+                        "layout, not this one.")
+        return
+    _save(scenario, inputs, batch)  # the layout as entered goes into the link, even one this model cannot run
+    try:
         settings = settings_for(inputs, tokens)
         plan = plan_run(model, inputs.layout, inputs.options, settings)
-        _save(scenario, inputs, batch)
     except InputError as exc:
-        show_error(exc, "fix the layout to see memory and time.")
+        show_error(exc, "fix the layout to see memory and time (the share link keeps this layout).")
         return
     layout, options = inputs.layout, inputs.options
     mem, step, chip = plan.memory, plan.step, plan.chip
@@ -227,7 +238,8 @@ def _published() -> pd.DataFrame:
 
 
 def published_runs() -> None:
-    with st.expander("How good is the step-time model? Published runs"):
+    with st.expander("How good is the step-time model? Published runs"), \
+            shipped_part("The comparison with published runs"):  # config_keys.json, interconnects.json
         st.dataframe(_published(), hide_index=True)
         st.caption("MFU counts the model's FLOP only; HFU adds recomputation (Megatron-LM's \"% of peak\"). The "
                    f"kernel efficiency ({DEFAULT_KERNEL_EFFICIENCY}) is the model's one free assumption.")

@@ -3,9 +3,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from engine.presets import presets
+from engine.presets import presets, unavailable_presets
 from engine.scenario import parse_scenario
 from ui import state
+from ui.boundary import shipped_data_message
+from ui.text import plain
 
 SCRATCH = {"name": "My model", "input": {"shape": [784]}, "layers": []}
 """From scratch: an input and nothing else (the training setup is asked for below)."""
@@ -14,6 +16,11 @@ SCRATCH = {"name": "My model", "input": {"shape": [784]}, "layers": []}
 def preset_picker() -> None:
     """Preset selectbox, "Load preset" and "Start from scratch"; loading replaces the session's scenario."""
     with st.container(border=True):
+        if left_out := unavailable_presets():  # their scenario is read with a broken data file
+            exc = next(iter(left_out.values()))
+            what = f"Loading {len(left_out)} of the presets ({', '.join(left_out)})"
+            st.warning(plain(shipped_data_message(exc, what)),
+                       icon=":material/warning:")
         cols = st.columns([4, 1, 1], vertical_alignment="bottom")
         chosen = cols[0].selectbox("Start from a preset", list(presets()), format_func=lambda i: presets()[i].title,
                                    key=state.bind("preset_choice", state.loaded_preset()),

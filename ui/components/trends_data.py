@@ -11,12 +11,13 @@ from engine.trends.epoch_csv import MAX_ROWS, EpochImport, read_epoch_csv
 from engine.trends.fit import NAMED_WINDOWS, TrendQuery, domains_of, select_runs
 from engine.trends.runs_dataset import load_training_runs, runs_table
 from ui import state
+from ui.components.upload_limit import limited_uploader
+from ui.views import uploads
 from ui.boundary import shipped_data
 from ui.views.trends import (DEFAULT_WINDOWS, FRONTIERS, both_caption, compact, default_window, fit_all, fit_queries,
                              import_sentence, pooled_runs, refusal_then, source_labels, year_span)
 from ui.widgets import say, show_error
 
-MAX_UPLOAD_BYTES = 20_000_000
 SEEN = "trends_epoch_seen"
 """The file id of the last upload read (a rerun does not read it again)."""
 REFUSED = "trends_epoch_refused"
@@ -33,8 +34,7 @@ def _read(upload) -> None:
     st.session_state.pop(REFUSED, None)
     progress = st.progress(0.0, text="Reading the file…")
     try:
-        if upload.size > MAX_UPLOAD_BYTES:
-            raise InputError("csv", f"larger than {MAX_UPLOAD_BYTES:,} bytes")
+        uploads.EPOCH_CSV.check(upload.size, "csv")
         progress.progress(0.3, text="Parsing and validating rows…")
         imported = read_epoch_csv(upload.getvalue()).require_runs()
         progress.progress(1.0, text="Done")
@@ -49,8 +49,8 @@ def epoch_upload():
     with st.expander("Add Epoch AI's data (upload their CSV download)"):
         st.caption("“Notable AI Models”, “All AI Models” or “Large-scale AI Models” from epoch.ai/data (CC BY 4.0). "
                    "Rows without a usable date or training compute are skipped and counted.")
-        upload = st.file_uploader("Epoch AI CSV", type=["csv"], key="trends_upload",
-                                  help=f"At most {MAX_UPLOAD_BYTES // 1_000_000} MB and {MAX_ROWS:,} rows.")
+        upload = limited_uploader("Epoch AI CSV", uploads.EPOCH_CSV, type=["csv"], key="trends_upload",
+                                  help=f"At most {MAX_ROWS:,} rows.")
         if upload is not None and st.session_state.get(SEEN) != upload.file_id:
             _read(upload)
         refused = st.session_state.get(REFUSED)

@@ -3,7 +3,8 @@ from a counted graph (its rows merged by name scope to the dashboard's limit), a
 counted and what was not."""
 from __future__ import annotations
 
-from engine.importers.onnx_graph import DynamicDim, OnnxCount, count_onnx, read_onnx
+from engine.importers.onnx_budget import DASHBOARD_BUDGET_S, DASHBOARD_MAX_NODES, Budget
+from engine.importers.onnx_graph import DynamicDim, OnnxCount, count_onnx, dynamic_dims, read_onnx
 from engine.scenario import MAX_PAGE_LAYERS, Scenario, parse_scenario
 from engine.share_link import MAX_LINK_CHARS, encode
 
@@ -18,13 +19,26 @@ def default_size(name: str) -> int | None:
     return 1 if "batch" in name.lower() else None
 
 
+def read_upload(data, source: str = "upload"):
+    """An uploaded graph read as the dashboard reads it: at most ``DASHBOARD_MAX_NODES`` nodes, within
+    ``DASHBOARD_BUDGET_S`` of CPU (``engine.importers.onnx_budget``)."""
+    budget = Budget(DASHBOARD_BUDGET_S, source)
+    return read_onnx(data, source, max_nodes=DASHBOARD_MAX_NODES, budget=budget), budget
+
+
+def upload_dims(data) -> list[DynamicDim]:
+    """The dynamic dimensions of an uploaded graph, read within the dashboard's bounds."""
+    return dynamic_dims(read_upload(data)[0])
+
+
 def import_scenario(data: bytes, file_name: str, sizes: dict[str, int],
                     limit: int = MAX_PAGE_LAYERS) -> tuple[Scenario, OnnxCount, int]:
     """(the scenario of the counted rows, the count, how many rows before merging).
 
     The rows are one example's (the run's figures ÷ the batch, ``counted.per_example``), merged by name scope to at most ``limit``, and further (halving) until the scenario's share
     link fits ``MAX_LINK_CHARS``: the link carries the counted rows, never the graph."""
-    counted = count_onnx(read_onnx(data, "upload"), sizes, source=file_name)
+    model, budget = read_upload(data)  # one budget for reading and counting
+    counted = count_onnx(model, sizes, source=file_name, budget=budget)
     limit = min(limit, max(len(counted.rows), 1))
     while True:
         scenario = parse_scenario(counted.scenario_data(file_name, limit), "upload")

@@ -172,7 +172,8 @@ def _whisper(c: Keys) -> dict:
               "begin_suppress_tokens")
     d = c.size("d_model", "d_model")
     context = c.size("context_length", "max_target_positions")
-    return {"layers": c.size("layers", "decoder_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+    return {"layers": c.size("layers", "decoder_layers"), "d_model": d,
+            "vocab_size": c.size("vocab_size", "vocab_size"),
             "context_length": context, "learned_positions": context,
             "block": {"heads": c.size("block.heads", "decoder_attention_heads"),
                       "ff_size": c.size("block.ff_size", "decoder_ffn_dim"),
@@ -192,7 +193,8 @@ def _trocr(c: Keys) -> dict:
     d = c.size("d_model", "d_model")
     context = c.size("context_length", "max_position_embeddings")
     learned = c.flag("use_learned_position_embeddings", True)
-    return {"layers": c.size("layers", "decoder_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+    return {"layers": c.size("layers", "decoder_layers"), "d_model": d,
+            "vocab_size": c.size("vocab_size", "vocab_size"),
             "context_length": context,
             "learned_positions": context + 2 if learned and isinstance(context, int) else None,
             "embedding_norm": c.flag("layernorm_embedding", True),
@@ -209,7 +211,8 @@ def _trocr(c: Keys) -> dict:
 def _xlm(c: Keys) -> dict:
     """xlm, flaubert: learned positions (P rows), a language table (``n_langs`` rows, read as a token-type table: added
     only when languages are given, no matmul) where n_langs > 1 and ``use_lang_emb``, an embedding LayerNorm;
-    BERT's post-norm blocks with biases (Flaubert's ``pre_norm`` refused: transformers cannot run it), feed-forward 4·d with GELU (``gelu_activation``) or ReLU, causal per ``causal`` (the same count); the LM head is a
+    BERT's post-norm blocks with biases (Flaubert's ``pre_norm`` refused: transformers cannot run it), feed-forward
+    4·d with GELU (``gelu_activation``) or ReLU, causal per ``causal`` (the same count); the LM head is a
     biased d→V tied to the token table. Adaptive softmax (``asm``) is refused."""
     c.require("asm", lambda v: v is False, "the adaptive-softmax output is not modelled")
     c.neutral("asm_cutoffs", "asm_div_value", "sinusoidal_embeddings", "is_encoder", "embed_init_std", "unk_index",

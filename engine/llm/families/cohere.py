@@ -45,7 +45,8 @@ def _cohere2(c: Keys) -> dict:
 
 COHERE_COMPASS_DEFAULTS = {"vocab_size": 256000, "hidden_size": 8192, "intermediate_size": 22528,
                            "num_hidden_layers": 40, "num_attention_heads": 64}
-"""CohereCompassTextConfig's defaults of the sizes the reader reads (a null one is refused, as the config class does)."""
+"""CohereCompassTextConfig's defaults of the sizes the reader reads (a null one is refused, as the config class
+does)."""
 
 
 @register("cohere_compass_text", lm_classes("CohereCompass", bare="CohereCompassTextModel"))
@@ -54,7 +55,8 @@ def _cohere_compass_text(c: Keys) -> dict:
     ``cohere_compass`` wrapper): Command R7B's block (``_cohere_common``: one LayerNorm without β feeding attention
     and MLP in parallel, SwiGLU, no QK norms; tied head by default); ``sliding_window`` on the layers ``layer_types``
     marks "sliding_attention" (absent: every layer full — ``sliding_window_pattern`` is not read). ``head_dim`` as
-    written (the config class sets ⌊d/H⌋ first, then the written key; null refused); a layer type whose ``rope_parameters`` entry is
+    written (the config class sets ⌊d/H⌋ first, then the written key; null refused); a layer type whose
+    ``rope_parameters`` entry is
     null runs without rotary positions (no parameters either way), a missing entry is refused (transformers cannot
     build it); ``pooling`` serves only the classification class. Absent sizes: CohereCompassTextConfig's
     defaults."""
@@ -92,7 +94,8 @@ def _cohere2_moe(c: Keys) -> dict:
     q/k/v/o; sparse layers ``num_experts`` of ``intermediate_size`` behind a router d→E without bias, k per token,
     and ``num_shared_experts`` × ``intermediate_size`` shared (summed with or averaged into the routed output: no
     matmul); dense layers (``mlp_layer_types``, absent: the first ``first_k_dense_replace``) an MLP of
-    ``prefix_dense_intermediate_size`` (null: ``intermediate_size``); windows by ``layer_types`` (absent: every ``sliding_window_pattern``-th
+    ``prefix_dense_intermediate_size`` (null: ``intermediate_size``); windows by ``layer_types`` (absent: every
+    ``sliding_window_pattern``-th
     layer full, counted from the first sparse one; ``prefix_dense_sliding_window_pattern`` among the dense ones).
     ``head_dim`` (default 128) must be written out."""
     c.neutral("logit_scale", "shared_expert_combination_strategy", "expert_selection_fn", "norm_topk_prob")

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import Keys, nested_done, nested_keys, whole_defaults
+from engine.llm.families.keys import Keys, nested_done, whole_defaults
 from engine.llm.families.parts import (
     decoder_fields,
     dense_mlp,
@@ -197,7 +197,7 @@ def _dbrx(c: Keys) -> dict:
     E gated experts (w1, v1: d→F; w2: F→d; activation ``ffn_act_fn.name``), k per token; an untied LM head
     (transformers refuses a tied one)."""
     c.neutral("num_key_value_heads")  # DbrxConfig sets it from attn_config.kv_n_heads whatever the file says
-    attn, ffn = nested_keys(c, "attn_config"), nested_keys(c, "ffn_config")
+    attn, ffn = c.nested("attn_config"), c.nested("ffn_config")
     attn.neutral("attn_pdrop", "clip_qkv", "rope_theta")
     if attn.data.get("rope_theta") is None:  # DbrxAttention reads attn_config.rope_theta, which has no default
         raise attn.error("rope_theta", "missing (transformers' DbrxAttention cannot be built without it)")
@@ -215,7 +215,8 @@ def _dbrx(c: Keys) -> dict:
               "d_model": c.size("d_model", "d_model", required=False, default=2048),
               "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32000),
               "context_length": c.size("context_length", "max_seq_len", required=False, default=2048),
-              "block": {"heads": heads, "kv_heads": attn.size("block.kv_heads", "kv_n_heads", required=False, default=1),
+              "block": {"heads": heads,
+                        "kv_heads": attn.size("block.kv_heads", "kv_n_heads", required=False, default=1),
                         "ff_size": ffn.size("block.ff_size", "ffn_hidden_size", required=False, default=3584),
                         "experts": ffn.size("block.experts", "moe_num_experts", required=False, default=4),
                         "active_experts": ffn.size("block.active_experts", "moe_top_k", required=False, default=1),
@@ -293,7 +294,8 @@ def _minicpm5_moe(c: Keys) -> dict:
     """minicpm5_moe (MiniCPM5-MoE): Llama's GQA attention whose q projection also makes a sigmoid output gate
     (``q_gate_proj`` d→2·H·Q, query and gate per head; gate × output per channel before o), ``attention_bias`` on
     all four projections; ``head_dim`` absent 128 (null: ⌊d/H⌋), ``num_key_value_heads`` absent 2 (null: H), as
-    MiniCPM5MoeConfig fills them (other absent sizes: its defaults too). DeepSeek-V3's experts: ``n_routed_experts`` of ``moe_intermediate_size``, k per
+    MiniCPM5MoeConfig fills them (other absent sizes: its defaults too). DeepSeek-V3's experts: ``n_routed_experts``
+    of ``moe_intermediate_size``, k per
     token, a router d→E without bias (its score correction a buffer), ``n_shared_experts`` × ``moe_intermediate_size``
     shared; dense layers (an MLP of ``intermediate_size``) where ``mlp_layer_types`` says (absent: the first
     ``first_k_dense_replace``, absent 1). ``use_gated_attention`` false is refused (transformers refuses it)."""

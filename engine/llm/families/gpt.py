@@ -1,4 +1,5 @@
-"""GPT's lineage: OpenAI GPT, GPT-2, GPT-J, GPT-Neo, GPT-NeoX, CodeGen, GPT-BigCode, StarCoder2, BioGPT, XGLM, OPT, BLOOM, MPT,
+"""GPT's lineage: OpenAI GPT, GPT-2, GPT-J, GPT-Neo, GPT-NeoX, CodeGen, GPT-BigCode, StarCoder2, BioGPT, XGLM, OPT,
+BLOOM, MPT,
 Persimmon and Nemotron — learned or rotary positions, LayerNorm, plain (ungated) feed-forwards, fused or
 parallel layouts.
 """

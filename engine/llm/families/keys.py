@@ -12,6 +12,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from engine.errors import InputError
+from engine.shipped import read_shipped_json
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_pytorch_tanh": "gelu",
                "gelu_python": "gelu", "quick_gelu": "gelu", "relu": "relu", "silu": "silu", "swish": "silu",
@@ -52,14 +53,14 @@ KEYS_FILE = Path(__file__).parents[1] / "config_keys.json"
 def modelling_keys() -> dict[str, dict[str, list[str]]]:
     """``model_type`` → {config key → the transformers classes/functions that read it}: the keys each family's
     modelling code reads, derived from transformers' source (``tools/derive_config_keys.py``)."""
-    return json.loads(KEYS_FILE.read_text())["families"]
+    return _keys_file()["families"]
 
 
 @functools.cache
 def key_aliases() -> dict[str, dict[str, str]]:
     """``model_type`` → {other name → the key it sets}: the config class's ``attribute_map`` (GPT-2 reads
     ``hidden_size`` as ``n_embd``), from ``config_keys.json``."""
-    return json.loads(KEYS_FILE.read_text()).get("aliases", {})
+    return _keys_file()["aliases"]
 
 
 def resolve_key_aliases(data: dict, model_type: str, source: str) -> tuple[dict, dict[str, str], list[str]]:
@@ -86,7 +87,12 @@ def resolve_key_aliases(data: dict, model_type: str, source: str) -> tuple[dict,
 @functools.cache
 def transformers_model_types() -> frozenset[str]:
     """Every ``model_type`` the pinned transformers defines (``CONFIG_MAPPING``), from ``config_keys.json``."""
-    return frozenset(json.loads(KEYS_FILE.read_text())["model_types"])
+    return frozenset(_keys_file()["model_types"])
+
+
+@functools.cache
+def _keys_file() -> dict:
+    return read_shipped_json(KEYS_FILE, {"families": dict, "aliases": dict, "model_types": list})
 
 
 class Keys:
@@ -170,6 +176,15 @@ class Keys:
         """Keys this family has that change neither parameters nor FLOP."""
         self.used.update(keys)
 
+    def nested(self, key: str) -> Keys:
+        """The typed reads of a nested object (DBRX's ``attn_config``), its source named ``config.<key>``."""
+        value = self.get(key, {})
+        if not isinstance(value, dict):
+            raise self.error(key, "expected an object")
+        sub = Keys(value, f"{self.source}.{key}", self.lenient)
+        sub.model_type = self.model_type
+        return sub
+
 
 def check_unknown(c: Keys, data: dict, family_neutral, lenient: bool,
                    model_type: str | None = None) -> tuple[list[str], list[str]]:
@@ -193,16 +208,6 @@ def check_unknown(c: Keys, data: dict, family_neutral, lenient: bool,
                               + ("…" if len(read) > 4 else "") + ")" if len(read) > 1 else "")
                            + "; read the file leniently to count without it")
     return read, unused
-
-
-def nested_keys(c: Keys, key: str) -> Keys:
-    """The typed reads of a nested object (DBRX's ``attn_config``), its source named ``config.<key>``."""
-    value = c.get(key, {})
-    if not isinstance(value, dict):
-        raise c.error(key, "expected an object")
-    sub = Keys(value, f"{c.source}.{key}", c.lenient)
-    sub.model_type = c.model_type
-    return sub
 
 
 def nested_done(c: Keys, sub: Keys, key: str) -> None:

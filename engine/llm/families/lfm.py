@@ -107,7 +107,8 @@ def _lfm2_mixers(c: Keys, types: list[str], d, block: dict, attention: dict | No
         elif attention is not None:
             c.neutral("sliding_window")
     else:
-        c.neutral("num_attention_heads", "num_key_value_heads", "head_dim", *(["sliding_window"] if attention is not None else []))
+        c.neutral("num_attention_heads", "num_key_value_heads", "head_dim",
+                  *(["sliding_window"] if attention is not None else []))
     return mixers
 
 
@@ -134,7 +135,8 @@ def _lfm2_ff_size(c: Keys):
     ff = int(multiplier * ff)
     ff = of * ((ff + of - 1) // of)
     if ff < 1:
-        raise c.error(key, f"the MLP width comes to {ff} after block_auto_adjust_ff_dim's adjustment; expected 1 or more")
+        raise c.error(key, f"the MLP width comes to {ff} after block_auto_adjust_ff_dim's adjustment; expected 1 or "
+                           "more")
     return ff
 
 

@@ -327,7 +327,8 @@ def _one_per_layer(c: Keys, key: str, default: int) -> int:
 def _hunyuan_v1_moe(c: Keys) -> dict:
     """hunyuan_v1_moe (Hunyuan-A13B): HunYuan's dense block with, on every layer, E experts of
     ``intermediate_size`` behind a router d→E without bias (``num_experts``), ``moe_topk`` per token (one number,
-    or the same for every layer), and a shared MLP of ``intermediate_size`` beside them. One expert (E = 1: a router d→1 still built) is refused by name."""
+    or the same for every layer), and a shared MLP of ``intermediate_size`` beside them. One expert (E = 1: a router
+    d→1 still built) is refused by name."""
     fields = _hunyuan_v1_dense(c)
     block = fields["block"]
     if isinstance(c.data.get("num_experts"), list):  # the router reads it by layer, the experts as one number

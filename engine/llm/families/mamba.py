@@ -44,7 +44,8 @@ def _mamba(c: Keys) -> dict:
              "ssm_state_size": c.size("block.ssm_state_size", "state_size"),
              "ssm_conv_kernel": c.size("block.ssm_conv_kernel", "conv_kernel"),
              "ssm_dt_rank": rank, "ssm_bias": c.flag("use_bias", False), "ssm_conv_bias": c.flag("use_conv_bias", True)}
-    return {"layers": c.size("layers", "num_hidden_layers"), "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size"),
+    return {"layers": c.size("layers", "num_hidden_layers"), "d_model": d,
+            "vocab_size": c.size("vocab_size", "vocab_size"),
             "block": block, "tied_embeddings": c.flag("tie_word_embeddings", True)}
 
 

@@ -118,7 +118,8 @@ MINIMAX_KINDS = {"full_attention": 1, "linear_attention": 0}
 
 @register("minimax", lm_classes("MiniMax"))
 def _minimax(c: Keys) -> dict:
-    """minimax (MiniMax-Text-01, MiniMax-M1): each layer softmax attention (Mixtral's: GQA, no biases, ``sliding_window``
+    """minimax (MiniMax-Text-01, MiniMax-M1): each layer softmax attention (Mixtral's: GQA, no biases,
+    ``sliding_window``
     W by mask only) or lightning attention (``engine.method1.lightning``: H heads of ``head_dim``, blocks of
     ``block_size``) by ``layer_types`` (absent: transformers' default, full on even layers, linear on odd ones),
     then E experts of ``intermediate_size``, k per token, behind a router without bias (Mixtral's). The residual

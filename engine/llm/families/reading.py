@@ -8,10 +8,10 @@ multimodal checkpoint's language model is read from its ``text_config``.
 from __future__ import annotations
 
 import functools
-import json
 from pathlib import Path
 
 from engine.errors import InputError, json_type, quoted
+from engine.shipped import read_shipped_json
 from engine.llm.families.keys import (
     Keys,
     check_unknown,
@@ -97,13 +97,14 @@ def read_family(data: dict, source: str, lenient: bool = False) -> tuple[dict, d
 @functools.cache
 def multimodal_wrappers() -> dict[str, dict]:
     """``model_type`` of a multimodal checkpoint → {``text_model_type``, ``tie_word_embeddings``}: its language
-    model's family and the wrapper's default tie, derived from transformers (``tools/derive_multimodal_wrappers.py``)."""
+    model's family and the wrapper's default tie, derived from transformers
+    (``tools/derive_multimodal_wrappers.py``)."""
     return wrappers_file()["wrappers"]
 
 
 @functools.cache
 def wrappers_file() -> dict:
-    return json.loads(WRAPPERS_FILE.read_text(encoding="utf-8"))
+    return read_shipped_json(WRAPPERS_FILE, {"wrappers": dict, "text_defaults": dict})
 
 
 def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str,
@@ -134,7 +135,8 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
     if tie is not None:
         inner["tie_word_embeddings"] = tie
     fields, key_of = read_family(inner, f"{source}.text_config", lenient)
-    note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — text_config read "
+    note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — "
+            "text_config read "
             f"as {text_type} ({next(iter(family.classes))}), keys it leaves out at that class's defaults, with the "
             "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted")
     fields["notes"] = (note,) + tuple(fields.get("notes", ()))

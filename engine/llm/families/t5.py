@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from engine.errors import quoted
-from engine.llm.families.keys import Keys, nested_done, nested_keys
+from engine.llm.families.keys import Keys, nested_done
 from engine.llm.families.parts import (
     count_sparse,
     gemma_fields,
@@ -151,7 +151,7 @@ def _gemma2_stack(c: Keys, key: str) -> tuple[Keys, dict]:
     (sandwich norms, GeGLU, head_dim, sliding windows on alternate layers)."""
     if c.data.get(key) is None:
         raise c.error(key, "missing (the stack's sizes)")
-    sub = nested_keys(c, key)
+    sub = c.nested(key)
     # is_decoder, cross_attention_hidden_size: T5GemmaConfig sets them per stack whatever the file says; the
     # stacks' tie_word_embeddings: the top-level one ties the head
     sub.neutral("is_decoder", "cross_attention_hidden_size", "tie_word_embeddings", "model_type", "dropout_rate",

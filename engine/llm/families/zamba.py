@@ -30,7 +30,8 @@ def _zamba2(c: Keys) -> dict:
     each use with its own adapters of rank ``adapter_rank`` beside gate/up (and q, k, v with
     ``use_shared_attention_adapter``) and its own projection d→d, added to the Mamba layer's input before its norm;
     a tied head by default (transformers ties the shared blocks only then: untied, each use has a copy of its block
-    of its own, with the adapters of every use of it, the others' idle). The derived keys Zamba2Config writes (``attention_head_dim``, ``mamba_headdim``,
+    of its own, with the adapters of every use of it, the others' idle). The derived keys Zamba2Config writes
+    (``attention_head_dim``, ``mamba_headdim``,
     ``hybrid_layer_ids`` …) are recomputed by it from these, hence inert."""
     c.neutral("time_step_min", "time_step_max", "time_step_floor", "use_mamba_kernels", "use_mem_eff_path",
               "use_conv_bias", "use_mem_rope", "num_logits_to_keep", "attention_hidden_size", "attention_head_dim",
@@ -58,7 +59,8 @@ def _zamba2(c: Keys) -> dict:
                          chunk_size="chunk_size", use_bias="add_bias_linear", use_conv_bias="use_conv_bias")
     block = {"heads": 1, "feed_forward": False, "norm": "rmsnorm", "activation": "silu", **mixer,
              "ssm_bias": bias, "ssm_conv_bias": True}
-    fields = {"layers": layers, "d_model": d, "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32000),
+    fields = {"layers": layers, "d_model": d,
+              "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32000),
               "context_length": 16384 if c.flag("use_long_context", False) else
               c.size("context_length", "max_position_embeddings", required=False, default=4096),
               "block": block, "tied_embeddings": c.flag("tie_word_embeddings", True)}

@@ -24,7 +24,7 @@ from __future__ import annotations
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.method1.layers import Part
 from engine.method1.ops import rms_norm_cost
-from engine.method1.transformer_parts import _linear
+from engine.method1.transformer.rows import linear
 
 
 def block_lengths(length: int, block: int) -> tuple[int, int, int, int]:
@@ -47,18 +47,18 @@ def lightning_full_flop(length: int, heads: int, head_size: int, block: int, act
             "gate": length * width * (ACTIVATION_FLOP["sigmoid"] + 1)}
 
 
-def lightning(block, d: int, length: int, read: str = "h") -> list[Part]:
+def lightning(m, d: int, length: int, read: str = "h") -> list[Part]:
     """The mixer's rows, wired as a data flow: ``read`` (the norm's output) → q, k, v → … → added into ``x``."""
-    h, _, q = block.attention_sizes(d)
+    h, _, q = m.attention_sizes(d)
     width = h * q
-    n, first, last, squares = block_lengths(length, block.lightning_block_size)
-    extra = lightning_full_flop(length, h, q, block.lightning_block_size, block.activation)
+    n, first, last, squares = block_lengths(length, m.block_size)
+    extra = lightning_full_flop(length, h, q, m.block_size, m.activation)
     # the element-wise work of the states and read-outs, shared out by the rows' positions
     states_extra = extra["states"] * (length - last) // length
     read_extra = extra["read-out"] * first // length
     norm = rms_norm_cost(length * width, width, True)
     parts = [
-        _linear("lightning q/k/v projection", d, 3 * width, False, length, extra_flop=extra["qkv"], src=(read,),
+        linear("lightning q/k/v projection", d, 3 * width, False, length, extra_flop=extra["qkv"], src=(read,),
                 dst=("q", "k", "v"), role="lightning qkv"),
         Part("lightning intra-block scores QKᵀ", 0, h * squares * q, extra["scores"], None, "product", ("q", "k"),
              ("s",)),
@@ -78,9 +78,9 @@ def lightning(block, d: int, length: int, read: str = "h") -> list[Part]:
         Part("lightning last block's state (read by nothing)", 0, h * last * q * q, extra["states"] - states_extra,
              None, "none", (), ("unread",)),
         Part("lightning output norm", width, 0, norm.extra_flop, None, "none", ("a",), ("n",)),
-        _linear("lightning output gate", d, width, False, length, extra_flop=extra["gate"], src=(read,), dst=("g",),
+        linear("lightning output gate", d, width, False, length, extra_flop=extra["gate"], src=(read,), dst=("g",),
                 role="lightning gate"),
-        _linear("lightning out projection", width, d, False, length, extra_flop=length * d, src=("n", "g"),
+        linear("lightning out projection", width, d, False, length, extra_flop=length * d, src=("n", "g"),
                 dst=("x",), also=("x",), role="lightning out"),  # + the residual add
     ]
     return parts

@@ -41,12 +41,12 @@ from __future__ import annotations
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.method1.layers import Part
 from engine.method1.ops import rms_norm_cost, softmax_and_scale_flop
-from engine.method1.transformer_parts import NO_GRAD, _linear
+from engine.method1.transformer.rows import NO_GRAD, linear
 
 
 def entries(block, length: int) -> int:
     """T: the compressed entries of a sequence of L positions (none on a sliding layer)."""
-    return length // block.compress_rate if block.compress_rate else 0
+    return length // block.mixer.compress_rate if block.mixer.compress_rate else 0
 
 
 def _rms(width: int, affine: bool) -> int:
@@ -66,8 +66,8 @@ def _compressor(label: str, d: int, length: int, rate: int, width: int, size: in
     """kv and gate projections d→w·D, then the pooling: params m·w·D (position bias) + D (the norm's gain)."""
     kv, gate, out = names
     count = length // rate
-    return [_linear(f"{label} kv projection", d, width * size, False, length, src=src, dst=(kv,), role="compressor"),
-            _linear(f"{label} gate projection", d, width * size, False, length, src=src, dst=(gate,),
+    return [linear(f"{label} kv projection", d, width * size, False, length, src=src, dst=(kv,), role="compressor"),
+            linear(f"{label} gate projection", d, width * size, False, length, src=src, dst=(gate,),
                     role="compressor"),
             Part(f"{label} pooling (softmax over each window) and norm", rate * width * size + size, 0,
                  _pool_flop(count, rate, width, size), None, "none", (kv, gate), (out,), (out,))]
@@ -75,22 +75,22 @@ def _compressor(label: str, d: int, length: int, rate: int, width: int, size: in
 
 def compressed_attention(block, d: int, length: int, read: str = "h") -> list[Part]:
     """The mixer's rows, wired as a data flow: ``read`` (the norm's output) → q, k (= v) → … → added into ``x``."""
-    h, _, q = block.attention_sizes(d)
-    cq, groups, rank = block.q_lora_rank, block.output_groups, block.output_rank
+    h, _, q = block.mixer.attention_sizes(d)
+    cq, groups, rank = block.mixer.q_lora_rank, block.mixer.output_groups, block.mixer.output_rank
     count = entries(block, length)
     keys = length + count
     parts = [
-        _linear("attention q down-projection", d, cq, False, length, src=(read,), dst=("qa",), role="q down"),
+        linear("attention q down-projection", d, cq, False, length, src=(read,), dst=("qa",), role="q down"),
         Part("attention q latent norm", cq, 0, length * _rms(cq, True), None, "none", ("qa",), ("qa",)),
-        _linear("attention q up-projection (each head normed, no gain)", cq, h * q, False, length,
+        linear("attention q up-projection (each head normed, no gain)", cq, h * q, False, length,
                 extra_flop=length * h * _rms(q, False), src=("qa",), dst=("q",), role="q up"),
-        _linear("attention key/value projection (one head; the keys are the values)", d, q, False, length,
+        linear("attention key/value projection (one head; the keys are the values)", d, q, False, length,
                 src=(read,), dst=("k",), role="kv"),
         Part("attention key/value norm", q, 0, length * _rms(q, True), None, "none", ("k",), ("k",)),
     ]
-    if block.compress_rate:
-        indexed = block.indexer_heads is not None
-        rows = _compressor("compressor", d, length, block.compress_rate, 2 if indexed else 1, q, (read,),
+    if block.mixer.compress_rate:
+        indexed = block.mixer.indexer_heads is not None
+        rows = _compressor("compressor", d, length, block.mixer.compress_rate, 2 if indexed else 1, q, (read,),
                            ("ck", "cg", "k"))
         if not count:  # fewer than m positions: no entry; the projections run and nothing reads them
             rows = [p._replace(op="none", src=(), dst=("unread",), also=()) for p in rows]
@@ -98,15 +98,15 @@ def compressed_attention(block, d: int, length: int, read: str = "h") -> list[Pa
         if indexed:
             parts += indexer(block, d, length, count)
     scores = h * length * keys
-    sinks = h if block.attention_sinks else 0
+    sinks = h if block.mixer.sinks else 0
     return parts + [
         Part("attention scores QKᵀ (sliding and compressed keys)", sinks, scores * q,
              softmax_and_scale_flop(scores) + (ACTIVATION_FLOP["softmax"] * h * length if sinks else 0), None,
              "product", ("q", "k"), ("s",)),
         Part("attention values AV", 0, scores * q, 0, None, "product", ("s", "k"), ("a",)),
-        _linear(f"attention grouped output projection ({groups} groups)", h * q, rank, False, length,
+        linear(f"attention grouped output projection ({groups} groups)", h * q, rank, False, length,
                 src=("a",), dst=("og",), role="o groups"),
-        _linear("attention output projection", groups * rank, d, False, length, extra_flop=length * d,
+        linear("attention output projection", groups * rank, d, False, length, extra_flop=length * d,
                 src=("og",), dst=("x",), also=("x",), role="o"),  # + the residual add
     ]
 
@@ -115,13 +115,13 @@ def indexer(block, d: int, length: int, count: int) -> list[Part]:
     """The lightning indexer of compressed sparse attention (``DeepseekV4Indexer``): its compressor (2·D_I wide),
     queries c_q→H_I·D_I, head weights d→H_I, the scores against the T compressed keys (ReLU, scaled, weighted by
     the heads and summed: element-wise). Its output is an index: no gradient, its weights never train."""
-    h_i, d_i, m = block.indexer_heads, block.indexer_head_size, block.compress_rate
+    h_i, d_i, m = block.mixer.indexer_heads, block.mixer.indexer_head_size, block.mixer.compress_rate
     src, own = (NO_GRAD,), {"frozen": True, "role": "indexer"}
     rows = _compressor("indexer compressor", d, length, m, 2, d_i, src, ("ik", "ig", "ik"))
     return [p._replace(**own) for p in rows] + [
-        _linear("indexer q projection", block.q_lora_rank, h_i * d_i, False, length, src=src,
+        linear("indexer q projection", block.mixer.q_lora_rank, h_i * d_i, False, length, src=src,
                 dst=("iq",))._replace(**own),
-        _linear("indexer head weights", d, h_i, False, length, extra_flop=length * h_i, src=src,
+        linear("indexer head weights", d, h_i, False, length, extra_flop=length * h_i, src=src,
                 dst=("iw",))._replace(**own),
         Part("indexer scores", 0, h_i * length * count * d_i, 4 * h_i * length * count, None, "product",
              ("iq", "ik"), ("is",), role="indexer"),  # ReLU, scale, × head weight, sum
@@ -132,8 +132,8 @@ def hyper_rows(block, label: str, d: int, length: int) -> tuple[Part, Part]:
     """A sub-layer's hyper-connection (N = ``hyper_connections``): (its weights, made before the sub-layer from the
     streams x; the mix after it, comb × the streams + post × the sub-layer's output "o", into x). The sub-layer's
     norm reads the collapse of x by the weights (``hc``)."""
-    n, rounds = block.hyper_connections, block.hyper_sinkhorn_iterations
-    if block.hyper_independent:
+    n, rounds = block.hyper.streams, block.hyper.sinkhorn_iterations
+    if block.hyper.independent:
         return _independent_hyper_rows(n, label, d, length)
     width, out = n * d, (2 + n) * n
     # gainless RMSNorm of the N·d streams, × scale + bias on the (2+N)·N weights, the sigmoids of pre and post
@@ -142,7 +142,7 @@ def hyper_rows(block, label: str, d: int, length: int) -> tuple[Part, Part]:
     extra = length * (_rms(width, False) + 2 * out + 2 * n * ACTIVATION_FLOP["sigmoid"] + 2 * n
                       + n * n * (ACTIVATION_FLOP["softmax"] + 1) + (2 * max(rounds, 1) - 1) * 2 * n * n
                       + (2 * n - 1) * d)
-    weights = _linear(f"{label} hyper-connection weights", width, out, False, length, extra_flop=extra, src=("x",),
+    weights = linear(f"{label} hyper-connection weights", width, out, False, length, extra_flop=extra, src=("x",),
                       dst=("hc",), role="hyper")
     weights = weights._replace(params=weights.params + out + 3)  # + the bias and the 3 scales
     # comb (N×N) × the N streams, + post × the output (N·d products) and the add
@@ -159,7 +159,7 @@ def _independent_hyper_rows(n: int, label: str, d: int, length: int) -> tuple[Pa
     # the inverse RMS of the N·d streams (square, sum, mean, ε, rsqrt), × it, × scale + bias on the 2N weights,
     # the sigmoids (+ ε; post × magnitude), the collapse: N·d products and (N − 1)·d adds
     extra = length * (2 * width + 2 + out + 2 * out + 2 * n * ACTIVATION_FLOP["sigmoid"] + 3 * n + (2 * n - 1) * d)
-    weights = _linear(f"{label} hyper-connection weights", width, out, False, length, extra_flop=extra, src=("x",),
+    weights = linear(f"{label} hyper-connection weights", width, out, False, length, extra_flop=extra, src=("x",),
                       dst=("hc",), role="hyper")
     weights = weights._replace(params=weights.params + out + 2)  # + the biases and the 2 scales
     # post × the output (N·d products) and the add into the N streams

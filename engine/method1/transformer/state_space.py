@@ -24,7 +24,7 @@ from __future__ import annotations
 from engine.method1.conventions import ACTIVATION_FLOP
 from engine.method1.layers import Part
 from engine.method1.ops import rms_norm_cost
-from engine.method1.transformer_parts import _linear
+from engine.method1.transformer.rows import linear
 
 SOFTPLUS_FLOP = 3
 """softplus(x) = log(1 + exp(x)): exp, add, log."""
@@ -37,26 +37,26 @@ def scan_full_flop(length: int, inner: int, state: int) -> int:
     return length * (6 * inner * state + 2 * inner + (silu + 1) * inner) + 2 * inner * state
 
 
-def mamba(block, d: int, length: int, read: str = "h") -> list[Part]:
+def mamba(m, d: int, length: int, read: str = "h") -> list[Part]:
     """The mixer's rows, wired as a data flow: ``read`` (the norm's output) → … → added into ``x``."""
-    i, n, k, r = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel, block.ssm_dt_rank
-    conv_params = i * k + (i if block.ssm_conv_bias else 0)
-    conv_extra = length * i * ((1 if block.ssm_conv_bias else 0) + ACTIVATION_FLOP["silu"])
+    i, n, k, r = m.inner_size, m.state_size, m.conv_kernel, m.dt_rank
+    conv_params = i * k + (i if m.conv_bias else 0)
+    conv_extra = length * i * ((1 if m.conv_bias else 0) + ACTIVATION_FLOP["silu"])
     norms = []
-    if block.ssm_norms:  # Jamba: RMSNorm(R) of Δ, RMSNorm(N) of B and of C, each with a gain
+    if m.norms:  # Jamba: RMSNorm(R) of Δ, RMSNorm(N) of B and of C, each with a gain
         norms = [Part("mamba Δ, B, C RMS norms", r + 2 * n, 0, sum(rms_norm_cost(length * w, w, True).extra_flop
                                                                    for w in (r, n, n)), None, "none", ("v",), ("v",))]
     return [
-        _linear("mamba in projection", d, 2 * i, block.ssm_bias, length, src=(read,), dst=("q",), role="in"),
+        linear("mamba in projection", d, 2 * i, m.bias, length, src=(read,), dst=("q",), role="in"),
         Part("mamba causal convolution", conv_params, i * k * (length + k - 1), conv_extra, None, "linear",
              ("q",), ("k",)),
-        _linear("mamba x projection (Δ, B, C)", i, r + 2 * n, False, length, src=("k",), dst=("v",), role="x"),
+        linear("mamba x projection (Δ, B, C)", i, r + 2 * n, False, length, src=("k",), dst=("v",), role="x"),
         *norms,
-        _linear("mamba Δ projection", r, i, True, length, extra_flop=length * i * SOFTPLUS_FLOP, src=("v",),
+        linear("mamba Δ projection", r, i, True, length, extra_flop=length * i * SOFTPLUS_FLOP, src=("v",),
                 dst=("s",), role="dt"),
         Part("mamba selective scan", i * n + i, length * i * n, scan_full_flop(length, i, n), None, "product",
              ("k", "s", "v"), ("a",)),
-        _linear("mamba out projection", i, d, block.ssm_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
+        linear("mamba out projection", i, d, m.bias, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add
     ]
 
@@ -95,28 +95,28 @@ def ssd_full_flop(length: int, heads: int, head_dim: int, state: int, chunk: int
             + 2 * heads * (count + 1) ** 2 + 2 * heads)
 
 
-def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
+def mamba2(m, d: int, length: int, read: str = "h") -> list[Part]:
     """Mamba-2's mixer (transformers' ``Mamba2Mixer`` without the CUDA kernels) as rows: in projection
     d→2I+2GN+H (z, x, B, C, Δ), the causal depthwise convolution over x, B and C (I+2GN channels, + bias, SiLU),
     the chunked scan's five products (``ssd_macs``; Δ's bias, A and D: 3·H parameters), the gated RMS norm over
     G groups (y·SiLU(z), normalised per group, × γ: I parameters; without ``ssm_gated_norm``, y·SiLU(z) alone), out
     projection I→d (``ssm_out_bias`` where it differs from the in projection's; + the residual add)."""
-    i, n, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
-    h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
+    i, n, k = m.inner_size, m.state_size, m.conv_kernel
+    h, g, q = m.heads, m.groups, m.chunk_size
     p = i // h
     channels = i + 2 * g * n
-    conv_params = channels * k + (channels if block.ssm_conv_bias else 0)
-    conv_extra = length * channels * ((1 if block.ssm_conv_bias else 0) + ACTIVATION_FLOP[block.activation])
+    conv_params = channels * k + (channels if m.conv_bias else 0)
+    conv_extra = length * channels * ((1 if m.conv_bias else 0) + ACTIVATION_FLOP[m.activation])
     scores, diagonal, states, passing, read_out = ssd_macs(length, h, p, n, q)
     gate = length * i * (ACTIVATION_FLOP["silu"] + 1)
-    if block.ssm_gated_norm:
+    if m.gated_norm:
         norm = Part("mamba2 gated RMS norm", i, 0, gate + rms_norm_cost(length * i, i, True).extra_flop, None, "none",
                     ("y", "q"), ("a",))
     else:  # Falcon-H1 without mamba_rms_norm: y·SiLU(z) alone
         norm = Part("mamba2 gate y·SiLU(z)", 0, 0, gate, None, "none", ("y", "q"), ("a",))
-    out_bias = block.ssm_bias if block.ssm_out_bias == "same" else block.ssm_out_bias == "bias"
+    out_bias = m.bias if m.out_bias == "same" else m.out_bias == "bias"
     return [
-        _linear("mamba2 in projection (z, x, B, C, Δ)", d, 2 * i + 2 * g * n + h, block.ssm_bias, length, src=(read,),
+        linear("mamba2 in projection (z, x, B, C, Δ)", d, 2 * i + 2 * g * n + h, m.bias, length, src=(read,),
                 dst=("q",), role="in"),
         Part("mamba2 causal convolution", conv_params, channels * k * (length + k - 1), conv_extra, None, "linear",
              ("q",), ("k",)),
@@ -128,7 +128,7 @@ def mamba2(block, d: int, length: int, read: str = "h") -> list[Part]:
         Part("mamba2 scan: read-out of the passed states", 0, read_out, 0, None, "product", ("k", "s"), ("y",),
              ("y",)),
         norm,
-        _linear("mamba2 out projection", i, d, out_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
+        linear("mamba2 out projection", i, d, out_bias, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add (beside attention: + the attention's output)
     ]
 
@@ -137,9 +137,10 @@ def falcon_h1_multipliers(block, d: int, length: int, read: str = "h") -> Part:
     """Falcon-H1's µP multipliers in one layer, element-wise (no parameters, no products; ``full`` only): the
     mixer's input (d) and its in projection's output (the µP vector over z, x, B, C, Δ: 2I + 2GN + H) and output
     (d), the attention's input (d), keys (H_kv·Q) and output (d), the MLP's gate (F) and output (d), per position."""
-    i, g, n, h = block.ssm_inner_size, block.ssm_groups, block.ssm_state_size, block.ssm_heads
-    _, h_kv, q = block.attention_sizes(d)
-    per_position = 5 * d + 2 * i + 2 * g * n + h + h_kv * q + (block.ff_size or 4 * d)
+    m = block.mixer.beside
+    i, g, n, h = m.inner_size, m.groups, m.state_size, m.heads
+    _, h_kv, q = block.mixer.attention_sizes(d)
+    per_position = 5 * d + 2 * i + 2 * g * n + h + h_kv * q + (block.feed_forward.size or 4 * d)
     return Part("µP multipliers (element-wise)", 0, 0, length * per_position, None, "none", (read,), (read,))
 
 
@@ -210,19 +211,20 @@ def _delta_state_parts(name: str, macs: dict) -> list[Part]:
     ]
 
 
-def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
+def gated_deltanet(m, d: int, length: int, read: str = "h") -> list[Part]:
     """Gated DeltaNet (Yang et al. 2024) as transformers' ``Qwen3NextGatedDeltaNet`` computes it without the
     CUDA kernels: in projections d→2·G·d_k + 2·I (q, k, v, z) and d→2·H (β, a), the causal depthwise
     convolution over q, k and v (2·G·d_k + I channels, no bias, SiLU), the chunked gated delta rule
     (``deltanet_macs``; A and Δ's bias: 2·H parameters), the gated RMS norm per head (norm(y)·γ·SiLU(z): d_v
     parameters), out projection I→d (+ the residual add). Symbols: H = ``ssm_heads`` value heads of
     d_v = I/H, G = ``ssm_groups`` key heads of d_k = ``ssm_state_size``, K the convolution's width, Q the
-    chunk length; ``ssm_decay="channel"``: Kimi Delta Attention (``kimi_delta``). Qwen3.5's ``Qwen3_5GatedDeltaNet`` splits the in projections (q, k, v apart from z; β apart from
+    chunk length; ``ssm_decay="channel"``: Kimi Delta Attention (``kimi_delta``). Qwen3.5's ``Qwen3_5GatedDeltaNet``
+    splits the in projections (q, k, v apart from z; β apart from
     a): the same widths, parameters and products."""
-    if block.ssm_decay == "channel":
-        return kimi_delta(block, d, length, read)
-    i, dk, k = block.ssm_inner_size, block.ssm_state_size, block.ssm_conv_kernel
-    h, g, q = block.ssm_heads, block.ssm_groups, block.ssm_chunk_size
+    if m.decay == "channel":
+        return kimi_delta(m, d, length, read)
+    i, dk, k = m.inner_size, m.state_size, m.conv_kernel
+    h, g, q = m.heads, m.groups, m.chunk_size
     dv = i // h
     channels = 2 * g * dk + i
     macs = deltanet_macs(length, h, dk, dv, q)
@@ -230,42 +232,43 @@ def gated_deltanet(block, d: int, length: int, read: str = "h") -> list[Part]:
     gated_norm = length * i * (ACTIVATION_FLOP["silu"] + 1) + rms_norm_cost(length * i, dv, True).extra_flop
     name = "gated deltanet"
     return [
-        _linear(f"{name} in projection (q, k, v, z)", d, 2 * g * dk + 2 * i, False, length, src=(read,),
+        linear(f"{name} in projection (q, k, v, z)", d, 2 * g * dk + 2 * i, False, length, src=(read,),
                 dst=("q",), role="in"),
-        _linear(f"{name} in projection (β, a)", d, 2 * h, False, length, extra_flop=full["gates"], src=(read,),
+        linear(f"{name} in projection (β, a)", d, 2 * h, False, length, extra_flop=full["gates"], src=(read,),
                 dst=("b",), role="in"),
         Part(f"{name} causal convolution", channels * k, channels * k * (length + k - 1),
-             length * channels * ACTIVATION_FLOP[block.activation], None, "linear", ("q",), ("k",)),
+             length * channels * ACTIVATION_FLOP[m.activation], None, "linear", ("q",), ("k",)),
         Part(f"{name} scan: k_β·kᵀ and q·kᵀ within chunks", 2 * h, macs["within"], full["chunked"], None,
              "product", ("k", "b"), ("w",)),
         Part(f"{name} scan: triangular solves (UT transform)", 0, 0, 0, None, "solve", ("w", "k"), ("u",),
              in_macs=deltanet_solve_backward_macs(length, h, dk, dv, q)),
         *_delta_state_parts(name, macs),
         Part(f"{name} gated RMS norm", dv, 0, gated_norm, None, "none", ("y", "q"), ("a",)),
-        _linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
+        linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add
     ]
 
 
 # ---------------------------------------------------------------- LFM2's gated short convolution
 
-def short_conv(block, d: int, length: int, read: str = "h") -> list[Part]:
+def short_conv(m, d: int, length: int, read: str = "h") -> list[Part]:
     """LFM2's gated short convolution (transformers' ``Lfm2ShortConv`` without the CUDA kernels): in projection
     d→3d (B, C, x), the input gate B·x (element-wise), the causal depthwise convolution of width K over the d
     channels, zero-padded by K − 1 on both sides as ``nn.Conv1d`` computes it (d·K·(L + K − 1)
     multiply-accumulates, as Mamba's), the output gate C·(conv) (element-wise), out projection d→d (+ the residual
     add). ``ssm_bias``: biases on the in and out projections, ``ssm_conv_bias``: on the convolution (LFM2's
-    ``conv_bias`` sets all three). No state, no scan: ``full`` adds the two gates' products (2·L·d) and the bias adds."""
-    k = block.ssm_conv_kernel
-    conv_bias = 1 if block.ssm_conv_bias else 0
+    ``conv_bias`` sets all three). No state, no scan: ``full`` adds the two gates' products (2·L·d) and the bias
+    adds."""
+    k = m.conv_kernel
+    conv_bias = 1 if m.conv_bias else 0
     return [
-        _linear("short conv in projection (B, C, x)", d, 3 * d, block.ssm_bias, length, src=(read,), dst=("q",),
+        linear("short conv in projection (B, C, x)", d, 3 * d, m.bias, length, src=(read,), dst=("q",),
                 role="in"),
         Part("short conv input gate B·x", 0, 0, length * d, None, "none", ("q",), ("g",)),
         Part("short conv causal convolution", d * k + conv_bias * d, d * k * (length + k - 1), conv_bias * length * d,
              None, "linear", ("g",), ("k",)),
         Part("short conv output gate C·conv", 0, 0, length * d, None, "none", ("k", "q"), ("a",)),
-        _linear("short conv out projection", d, d, block.ssm_bias, length, extra_flop=length * d, src=("a",),
+        linear("short conv out projection", d, d, m.bias, length, extra_flop=length * d, src=("a",),
                 dst=("x",), also=("x",), role="out"),  # + the residual add
     ]
 
@@ -303,7 +306,7 @@ def kimi_delta_full_flop(length: int, heads: int, head_dim: int, chunk: int) -> 
     return {"gates": gates, "chunked": chunked}
 
 
-def kimi_delta(block, d: int, length: int, read: str = "h") -> list[Part]:
+def kimi_delta(m, d: int, length: int, read: str = "h") -> list[Part]:
     """Kimi Delta Attention (Kimi Linear, 2025) as transformers' ``KimiLinearDeltaAttention`` computes it without
     the FLA kernels (``chunk_kimi_delta_attention``): q, k, v projections d→H·D each, the causal depthwise
     convolution over the three (3·H·D channels, no bias, the activation), a low-rank forget gate d→D→H·D with Δ's
@@ -311,7 +314,7 @@ def kimi_delta(block, d: int, length: int, read: str = "h") -> list[Part]:
     (``kimi_delta_macs``), a low-rank output gate d→D→H·D, the RMS norm per head gated by sigmoid(gate) (D
     parameters), out projection H·D→d (+ the residual add). Symbols: H = ``ssm_heads`` (= ``ssm_groups``),
     D = ``ssm_state_size``, K the convolution's width, Q the chunk length."""
-    h, dd, k, q = block.ssm_heads, block.ssm_state_size, block.ssm_conv_kernel, block.ssm_chunk_size
+    h, dd, k, q = m.heads, m.state_size, m.conv_kernel, m.chunk_size
     i = h * dd
     channels = 3 * i
     macs = kimi_delta_macs(length, h, dd, q)
@@ -319,21 +322,21 @@ def kimi_delta(block, d: int, length: int, read: str = "h") -> list[Part]:
     gated_norm = length * i * (ACTIVATION_FLOP["sigmoid"] + 1) + rms_norm_cost(length * i, dd, True).extra_flop
     name = "kimi delta attention"
     return [
-        _linear(f"{name} q, k, v projections", d, 3 * i, False, length, src=(read,), dst=("q",), role="in"),
+        linear(f"{name} q, k, v projections", d, 3 * i, False, length, src=(read,), dst=("q",), role="in"),
         Part(f"{name} causal convolution", channels * k, channels * k * (length + k - 1),
-             length * channels * ACTIVATION_FLOP[block.activation], None, "linear", ("q",), ("k",)),
-        _linear(f"{name} forget gate down", d, dd, False, length, src=(read,), dst=("f",), role="in"),
-        _linear(f"{name} forget gate up", dd, i, False, length, src=("f",), dst=("g",), role="in"),
+             length * channels * ACTIVATION_FLOP[m.activation], None, "linear", ("q",), ("k",)),
+        linear(f"{name} forget gate down", d, dd, False, length, src=(read,), dst=("f",), role="in"),
+        linear(f"{name} forget gate up", dd, i, False, length, src=("f",), dst=("g",), role="in"),
         Part(f"{name} forget gate: Δ bias and A", i + h, 0, full["gates"], None, "none", ("g",), ("g",)),
-        _linear(f"{name} β projection", d, h, False, length, src=(read,), dst=("b",), role="in"),
+        linear(f"{name} β projection", d, h, False, length, src=(read,), dst=("b",), role="in"),
         Part(f"{name} scan: decayed scores within chunks, UT inverse by substitution (element-wise)", 0, 0,
              full["chunked"], None, "none", ("k", "b", "g"), ("w",)),
         Part(f"{name} scan: UT products T·(β v), T·(β k decayed)", 0, macs["ut"], 0, None, "product",
              ("w", "k"), ("u",)),
         *_delta_state_parts(name, macs),
-        _linear(f"{name} output gate down", d, dd, False, length, src=(read,), dst=("e",), role="in"),
-        _linear(f"{name} output gate up", dd, i, False, length, src=("e",), dst=("z",), role="in"),
+        linear(f"{name} output gate down", d, dd, False, length, src=(read,), dst=("e",), role="in"),
+        linear(f"{name} output gate up", dd, i, False, length, src=("e",), dst=("z",), role="in"),
         Part(f"{name} gated RMS norm", dd, 0, gated_norm, None, "none", ("y", "z"), ("a",)),
-        _linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
+        linear(f"{name} out projection", i, d, False, length, extra_flop=length * d, src=("a",), dst=("x",),
                 also=("x",), role="out"),  # + the residual add
     ]

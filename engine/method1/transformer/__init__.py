@@ -1,0 +1,56 @@
+"""Transformer layer kinds: the block in parts (``block``: a ``mixers`` mixer, a ``feed_forward``, its ``norms`` and
+the block-wide fields; the rows of each part beside it: ``attention``, ``state_space``, ``lightning``,
+``compressed``, ``extras``, ``lora``), and the language model's other kinds (``model_layers``). ``migration`` opens a
+block written in the first, flat shape (links and files of version 1)."""
+from __future__ import annotations
+
+from engine.method1.transformer.block import (
+    HyperConnections,
+    SharedBlockUse,
+    TransformerBlock,
+)
+from engine.method1.transformer.extras import InputConvolution
+from engine.method1.transformer.feed_forward import Experts, FeedForward
+from engine.method1.transformer.lora import lora_target_refusal
+from engine.method1.transformer.mixers import (
+    MIXERS,
+    AttentionMixer,
+    BlockActivation,
+    CompressedAttentionMixer,
+    DisentangledAttention,
+    GatedDeltaNetMixer,
+    LatentAttentionMixer,
+    LightningMixer,
+    Mamba2Mixer,
+    MambaMixer,
+    NoMixer,
+    ShortConvMixer,
+)
+from engine.method1.transformer.model_layers import (
+    ContactHead,
+    DecoderInput,
+    HyperHead,
+    LMHead,
+    PerLayerEmbeddings,
+    Pooler,
+    PositionEmbedding,
+    RelativePositionBias,
+    RelativePositionTable,
+    RMSNorm,
+    SpareTokenTable,
+    TokenTypeEmbedding,
+)
+from engine.method1.transformer.norms import BlockNorms
+from engine.method1.transformer.rows import unmasked_pairs
+
+TRANSFORMER_KINDS = (TransformerBlock, RMSNorm, HyperHead, PositionEmbedding, LMHead, TokenTypeEmbedding,
+                     RelativePositionBias, DecoderInput, Pooler, SpareTokenTable, RelativePositionTable,
+                     PerLayerEmbeddings, ContactHead)
+"""Registered in ``engine.method1.kinds``."""
+
+__all__ = ["MIXERS", "TRANSFORMER_KINDS", "AttentionMixer", "BlockActivation", "BlockNorms", "CompressedAttentionMixer",
+           "ContactHead", "DecoderInput", "DisentangledAttention", "Experts", "FeedForward", "GatedDeltaNetMixer",
+           "HyperConnections", "HyperHead", "InputConvolution", "LMHead", "LatentAttentionMixer", "LightningMixer",
+           "Mamba2Mixer", "MambaMixer", "NoMixer", "PerLayerEmbeddings", "Pooler", "PositionEmbedding",
+           "RMSNorm", "RelativePositionBias", "RelativePositionTable", "SharedBlockUse", "ShortConvMixer",
+           "SpareTokenTable", "TokenTypeEmbedding", "TransformerBlock", "lora_target_refusal", "unmasked_pairs"]

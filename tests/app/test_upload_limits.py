@@ -1,0 +1,25 @@
+"""Every uploader's limit and its reason are written beside it as text (the issue: a 20 MB cap shown only as a red
+mark whose text appears on hover)."""
+from __future__ import annotations
+
+from streamlit.testing.v1 import AppTest
+
+from tests.conftest import ROOT
+from ui.views.uploads import UPLOADS
+
+
+def _captions(at) -> str:
+    return " ".join(c.value for c in at.caption).replace("\\", "")
+
+
+def test_each_uploader_says_its_limit_in_text_beside_it():
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=60).run()
+    text = _captions(at)
+    for limit in (UPLOADS["onnx"], UPLOADS["scenario"]):  # the layer builder's two uploaders
+        assert limit.text().replace("\\", "") in text, limit
+    assert "Files up to 110 MB: only the graph is read, the weights inside are skipped" in text
+    at.radio(key="hf_source").set_value("paste").run()
+    assert UPLOADS["config"].text() in _captions(at)
+    at.switch_page(str(ROOT / "pages" / "trends.py")).run()
+    assert UPLOADS["epoch_csv"].text() in _captions(at)
+    assert not at.exception
