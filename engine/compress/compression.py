@@ -150,9 +150,9 @@ def _unstructured(data, scenario, before, spec: Compression) -> CompressionResul
 
 
 def _chip(name: str):
-    from engine.method2.hardware_db import get_chip
+    from engine.method2.hardware_db import load_hardware_db
 
-    return get_chip(name)
+    return load_hardware_db().chip(name)
 
 
 def _two_four(data, scenario, before, spec: Compression) -> CompressionResult:

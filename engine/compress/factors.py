@@ -11,13 +11,13 @@ Defaults (``DEFAULTS``) name the row used where the engine needs a time factor; 
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from engine.errors import InputError, parse_input, quoted
+from engine.shipped import ShippedDataError, read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("factors.json")
 
@@ -48,12 +48,15 @@ class MeasuredFactor(BaseModel):
 
 @lru_cache(maxsize=1)
 def factors() -> dict[str, MeasuredFactor]:
-    data = json.loads(PATH.read_text(encoding="utf-8"))
+    data = read_shipped_json(PATH, {"factors": list})
     out: dict[str, MeasuredFactor] = {}
-    for row in data["factors"]:
-        factor = parse_input(MeasuredFactor, row, source="factors")
+    for i, row in enumerate(data["factors"]):
+        try:
+            factor = parse_input(MeasuredFactor, row, source=f"factors.json factors[{i}]")
+        except InputError as exc:
+            raise shipped_data_error(PATH, exc) from None
         if factor.id in out:
-            raise ValueError(f"factor {factor.id!r} is listed twice")
+            raise ShippedDataError(PATH.name, f"factor {factor.id!r} is listed twice")
         out[factor.id] = factor
     return out
 

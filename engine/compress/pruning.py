@@ -23,11 +23,14 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
+from engine.method1.transformer.migration import block_from_flat
 
 Fraction = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
 WIDTH_FIELDS = {"dense": "units", "conv1d": "filters", "conv2d": "filters", "conv3d": "filters",
                 "conv_transpose2d": "filters", "rnn": "units", "gru": "units", "lstm": "units"}
 BLOCK_TYPES = ("transformer_block", "residual", "branches")
+HEAD_MIXERS = ("attention", "latent", "lightning", "compressed")
+"""The mixers with query heads to prune."""
 
 
 class Pruning(BaseModel):
@@ -74,6 +77,8 @@ def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], 
         here = f"{path}[{i}]"
         layer = copy.deepcopy(layer)
         kind = layer.get("type") if isinstance(layer, dict) else None
+        if kind == "transformer_block":
+            layer = block_from_flat(layer)  # a block in the first (flat) shape, in parts
         if kind in ("residual", "repeat"):
             layer["layers"] = _prune_list(layer["layers"], f"{here}.layers", spec, widths, done)
         elif kind == "branches":
@@ -88,33 +93,46 @@ def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], 
             layer[name] = _keep(layer[name], share, spec.round_to)
             done.append(here)
         elif spec.target == "heads" and kind in ("transformer_block", "multi_head_attention"):
-            _prune_heads(layer, share, widths.get(here), spec.round_to)
-            done.append(here)
-        elif spec.target == "ffn" and kind == "transformer_block" and layer.get("feed_forward", True):
+            if _prune_heads(layer, share, widths.get(here), spec.round_to, here, spec.per_layer is not None):
+                done.append(here)
+        elif spec.target == "ffn" and kind == "transformer_block" and layer.get("feed_forward", {}) is not None:
             d = widths.get(here)
-            ff = layer.get("ff_size") or (4 * d if d else None)
+            ff_part = dict(layer.get("feed_forward") or {})
+            ff = ff_part.get("size") or (4 * d if d else None)
             if ff is None:
-                raise InputError(f"{here}.ff_size", "give the feed-forward size to prune it")
-            layer["ff_size"] = _keep(ff, share, spec.round_to)
+                raise InputError(f"{here}.feed_forward.size", "give the feed-forward size to prune it")
+            layer["feed_forward"] = ff_part | {"size": _keep(ff, share, spec.round_to)}
             done.append(here)
         out.append(layer)
     return out
 
 
-def _prune_heads(layer: dict, share: float, d: int | None, round_to: int) -> None:
-    heads = layer["heads"]
+def _prune_heads(layer: dict, share: float, d: int | None, round_to: int, here: str, named: bool) -> bool:
+    """Prune the heads of a multi-head attention layer or of a transformer block's mixer (in place); False for a
+    mixer without attention heads (a state-space or feed-forward-only block), refused where ``named``."""
     if layer["type"] == "multi_head_attention":
-        layer["heads"] = _keep(heads, share, 1)
-        return
-    kv = layer.get("kv_heads") or heads
-    if layer.get("head_size") is None:
+        layer["heads"] = _keep(layer["heads"], share, 1)
+        return True
+    mixer = dict(layer.get("mixer") or {})
+    kind = mixer.get("kind", "attention")
+    if kind not in HEAD_MIXERS:
+        if named:
+            raise InputError(f"{here}.mixer", f"a {kind} mixer has no attention heads to prune")
+        return False
+    heads = mixer["heads"]
+    kv = mixer.get("kv_heads") or heads
+    if mixer.get("head_size") is None:
         if not d or d % heads:
-            raise InputError("heads", "give the head size to prune heads")
-        layer["head_size"] = d // heads
-    if kv == heads:
-        layer["heads"] = layer["kv_heads"] = _keep(heads, share, 1)
+            raise InputError(f"{here}.mixer.heads", "give the head size to prune heads")
+        mixer["head_size"] = d // heads
+    if kind != "attention":  # latent, lightning, compressed: query heads only (no key/value heads of their own)
+        mixer["heads"] = _keep(heads, share, 1)
+    elif kv == heads:
+        mixer["heads"] = mixer["kv_heads"] = _keep(heads, share, 1)
     else:
-        layer["heads"] = kv * _keep(heads // kv, share, 1)
+        mixer["heads"] = kv * _keep(heads // kv, share, 1)
+    layer["mixer"] = mixer
+    return True
 
 
 def _prune_blocks(layers: list, fraction: float) -> tuple[list, list[str]]:

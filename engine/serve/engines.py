@@ -9,12 +9,12 @@ forward pass takes (a prefill longer than that runs in chunks, each reading the 
 """
 from __future__ import annotations
 
-import json
 from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
 from engine.errors import InputError, quoted
+from engine.shipped import ShippedDataError, read_shipped_json
 
 EFFICIENCIES = Path(__file__).with_name("efficiencies.json")
 ALLREDUCE_S = 20e-6
@@ -88,12 +88,20 @@ class Efficiency(NamedTuple):
 
 @lru_cache(maxsize=1)
 def _fitted() -> dict:
-    return json.loads(EFFICIENCIES.read_text(encoding="utf-8"))
+    return read_shipped_json(EFFICIENCIES, {"engines": dict, "weight_only": dict})
 
 
 def efficiency(engine_id: str) -> Efficiency:
     """The engine's fitted efficiencies (``efficiencies.json``)."""
     data = _fitted()
-    own = data["engines"][engine(engine_id).id]
-    only = data["weight_only"]
-    return Efficiency(own["compute"], own["memory"], ALLREDUCE_S, only["int8"], only["int4"])
+    name = engine(engine_id).id
+    try:
+        own, only = data["engines"][name], data["weight_only"]
+        fitted = Efficiency(float(own["compute"]), float(own["memory"]), ALLREDUCE_S, float(only["int8"]),
+                            float(only["int4"]))
+    except (KeyError, TypeError, ValueError) as exc:
+        raise ShippedDataError(EFFICIENCIES.name, f"no usable efficiencies for {name} ({type(exc).__name__}: "
+                                                  f"{str(exc)[:60]})") from None
+    if not all(0 < x < 100 for x in fitted[:2] + fitted[3:]):
+        raise ShippedDataError(EFFICIENCIES.name, f"the efficiencies of {name} are out of range")
+    return fitted

@@ -13,16 +13,19 @@ G groups (Mamba-2's B/C groups; Gated DeltaNet's key heads), P = I/H head size o
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from functools import lru_cache
 
 from engine.errors import InputError
 from engine.llm.config import TransformerConfig
-from engine.method1 import lightning, state_space
 from engine.method1.architecture import Architecture, evaluate
-from engine.method1.transformer import LMHead, TransformerBlock
+from engine.method1.transformer import LMHead, TransformerBlock, lightning, state_space
 from engine.results import Result
+from engine.shipped import ShippedDataError
 
 STATE_MIXERS = ("mamba", "mamba2", "gated_deltanet", "short_conv", "lightning")
 """Mixers that keep a constant state per sequence instead of keys and values."""
+KV_MIXERS = ("attention", "latent")
+"""Mixers that keep keys and values (or MLA's latent) per token."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -157,9 +160,9 @@ class ModelFacts(Result):
         out = {}
         length = arch.input.sequence_length or 1
         for i, layer in enumerate(arch.layers):
-            if isinstance(layer, TransformerBlock) and (layer.mixer in STATE_MIXERS or layer.ssm_beside):
-                kind = "mamba2" if layer.ssm_beside else layer.mixer
-                parts = _MIXER_PARTS[kind](layer, self.d_model, length)
+            if isinstance(layer, TransformerBlock) and (layer.mixer.kind in STATE_MIXERS or _beside(layer)):
+                mixer = _beside(layer) or layer.mixer
+                parts = _MIXER_PARTS[mixer.kind](mixer, self.d_model, length)
                 out[i] = 2 * sum(p.macs for p in parts)
         return out
 
@@ -192,30 +195,34 @@ _MIXER_PARTS = {"mamba": state_space.mamba, "mamba2": state_space.mamba2, "gated
                 "short_conv": state_space.short_conv, "lightning": lightning.lightning}
 
 
+def _beside(block: TransformerBlock):
+    """Falcon-H1's Mamba-2 mixer beside the attention (None: none)."""
+    return getattr(block.mixer, "beside", None)
+
+
 def _half(layer):
-    if isinstance(layer, TransformerBlock) and layer.causal and layer.mixer == "attention":
-        return layer.model_copy(update={"causal_count": "half"})
+    """A causal (plain or latent) attention block counted over its unmasked pairs."""
+    if isinstance(layer, TransformerBlock) and layer.mixer.kind in KV_MIXERS and layer.mixer.causal:
+        return layer.model_copy(update={"mixer": layer.mixer.model_copy(update={"causal_count": "half"})})
     return layer
 
 
 def _mixer(block: TransformerBlock, d: int) -> MixerState | None:
-    kind = block.mixer
-    if block.ssm_beside:
-        kind = "mamba2"
+    m = _beside(block) or block.mixer
+    kind = m.kind
     if kind == "mamba":
-        return MixerState("mamba", d, inner=block.ssm_inner_size, state=block.ssm_state_size,
-                          kernel=block.ssm_conv_kernel, dt_rank=block.ssm_dt_rank)
+        return MixerState("mamba", d, inner=m.inner_size, state=m.state_size, kernel=m.conv_kernel,
+                          dt_rank=m.dt_rank)
     if kind == "mamba2":
-        return MixerState("mamba2", d, inner=block.ssm_inner_size, state=block.ssm_state_size,
-                          kernel=block.ssm_conv_kernel, heads=block.ssm_heads, groups=block.ssm_groups)
+        return MixerState("mamba2", d, inner=m.inner_size, state=m.state_size, kernel=m.conv_kernel,
+                          heads=m.heads, groups=m.groups)
     if kind == "gated_deltanet":
-        channel = block.ssm_decay == "channel"
-        inner = block.ssm_heads * block.ssm_state_size if channel else block.ssm_inner_size
-        return MixerState("gated_deltanet", d, inner=inner, state=block.ssm_state_size,
-                          kernel=block.ssm_conv_kernel, heads=block.ssm_heads, groups=block.ssm_groups,
-                          channel_decay=channel)
+        channel = m.decay == "channel"
+        inner = m.heads * m.state_size if channel else m.inner_size
+        return MixerState("gated_deltanet", d, inner=inner, state=m.state_size, kernel=m.conv_kernel,
+                          heads=m.heads, groups=m.groups, channel_decay=channel)
     if kind == "short_conv":
-        return MixerState("short_conv", d, kernel=block.ssm_conv_kernel)
+        return MixerState("short_conv", d, kernel=m.conv_kernel)
     if kind == "lightning":
         heads, _, q = block.attention_sizes(d)
         return MixerState("lightning", d, heads=heads, head_size=q)
@@ -228,13 +235,14 @@ def _attention_cache(block: TransformerBlock, d: int) -> dict:
         return {"kind": "shared", "label": "reads an earlier layer's keys and values (keeps none)",
                 "window": block.attention_window}
     heads, kv_heads, q = block.attention_sizes(d)
-    if block.kv_lora_rank is not None:
-        c, r = block.kv_lora_rank, block.rope_head_size or 0
-        indexer = block.indexer_head_size if block.indexer_heads else 0
+    m = block.mixer
+    if m.kind == "latent":
+        c, r = m.kv_lora_rank, m.rope_head_size or 0
+        indexer = m.indexer_head_size if m.indexer_heads else 0
         label = f"latent {c} + rotary key {r}" + (f" + indexer key {indexer}" if indexer else "")
         return {"kind": "latent", "label": label, "per_token": c + r + indexer, "kv_heads": 1,
-                "latent": (c, r, indexer), "mla": (heads, q, r, block.value_head_size or q, c)}
-    v = block.value_size or q
+                "latent": (c, r, indexer), "mla": (heads, q, r, m.value_head_size or q, c)}
+    v = m.value_size or q
     kind = "sliding" if block.attention_window else "attention"
     label = f"{kv_heads} key/value head{'s' if kv_heads > 1 else ''} × ({q} + {v})"
     if block.attention_window:
@@ -244,12 +252,12 @@ def _attention_cache(block: TransformerBlock, d: int) -> dict:
 
 
 def _cache_layer(index: int, block: TransformerBlock, d: int) -> CacheLayer:
-    if block.mixer == "compressed":
+    if block.mixer.kind == "compressed":
         raise InputError("model", "DeepSeek-V4's compressed attention (its pooled keys and compressor buffers) is "
                                   "not modelled for serving")
     fields: dict = {}
     mixer = _mixer(block, d)
-    if block.mixer in ("attention",):
+    if block.mixer.kind in KV_MIXERS:
         fields = _attention_cache(block, d)
     if block.shared_block is not None:  # Zamba2: the shared attention block over [x, embeddings] (2d wide)
         fields = _attention_cache(block.shared_block.block, 2 * d)
@@ -271,6 +279,32 @@ def _cache_layer(index: int, block: TransformerBlock, d: int) -> CacheLayer:
     return CacheLayer(index=index, **fields)
 
 
+def is_generative(config: TransformerConfig) -> bool:
+    """Whether the model decodes tokens: an LM head over a causal decoder (a state-space mixer is causal by
+    construction) or an encoder–decoder."""
+    return config.head == "lm" and (config.encoder is not None or getattr(config.block.mixer, "causal", True))
+
+
+@lru_cache(maxsize=1)
+def generative_models() -> dict[str, str]:
+    """The library's language models that generate: id → label (an entry the reader refuses is not offered; a
+    broken shipped file is raised, never taken for an empty library)."""
+    from engine.llm.config import read_hf_config
+    from engine.llm.library import library_models
+
+    out = {}
+    for model in library_models():
+        try:
+            config = read_hf_config(model.config, source=f"model {model.id}")
+        except ShippedDataError:
+            raise
+        except InputError:
+            continue
+        if is_generative(config):
+            out[model.id] = model.label
+    return out
+
+
 def model_facts(config: TransformerConfig) -> ModelFacts:
     """The serving view of ``config`` (``InputError`` for a layer kind serving does not model)."""
     if config.mobilebert is not None:
@@ -278,7 +312,7 @@ def model_facts(config: TransformerConfig) -> ModelFacts:
     else:
         blocks = config.decoder_blocks(memory=1 if config.encoder else None)
     d = config.d_model
-    generative = config.head == "lm" and (config.encoder is not None or config.block.causal)
+    generative = is_generative(config)
     layers = tuple(_cache_layer(i, b, d) for i, b in enumerate(blocks)) if generative else ()
     if not generative:  # an encoder keeps no cache: nothing is decoded
         blocks = []

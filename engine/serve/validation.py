@@ -7,7 +7,6 @@ calibration or validation by the rule written in the file before any fit (docs/s
 """
 from __future__ import annotations
 
-import json
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
@@ -20,6 +19,7 @@ from engine.serve.counts import ModelCounts
 from engine.serve.engines import Efficiency
 from engine.serve.model_facts import ModelFacts, model_facts
 from engine.serve.plan import ServeInputs, serve
+from engine.shipped import read_shipped_json
 
 DATA = Path(__file__).with_name("measured_serving.json")
 ENGINE_IDS = {"TensorRT-LLM": "tensorrt-llm", "vLLM": "vllm", "PyTorch (gpt-fast, torchao)": "pytorch"}
@@ -27,7 +27,7 @@ ENGINE_IDS = {"TensorRT-LLM": "tensorrt-llm", "vLLM": "vllm", "PyTorch (gpt-fast
 
 @lru_cache(maxsize=1)
 def measured() -> dict:
-    return json.loads(DATA.read_text(encoding="utf-8"))
+    return read_shipped_json(DATA, {"rows": list, "sources": dict, "rule": str})
 
 
 @lru_cache(maxsize=64)

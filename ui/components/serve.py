@@ -9,7 +9,9 @@ import streamlit as st
 from engine.errors import InputError, parse_input
 from engine.serve.inputs import ServePlan
 from engine.serve.summary import headline, run_plan
+from engine.shipped import ShippedDataError
 from ui import state
+from ui.boundary import shipped_part
 from ui.charts import LOG_AXIS, show_chart
 from ui.views import serve as view
 from ui.widgets import metric_row, say, show_error
@@ -82,9 +84,11 @@ def results(area, plan: ServePlan | None) -> None:
     """The plan's figures, first on the page."""
     if plan is None:
         return
-    with area:
+    with area, shipped_part("The serving estimate"):
         try:
             est = run_plan(plan)
+        except ShippedDataError:
+            raise  # the installation's fault, named by shipped_part
         except InputError as exc:
             show_error(exc)
             return

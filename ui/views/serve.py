@@ -1,8 +1,6 @@
 """The Serve page's pure parts (no Streamlit): options, rows, the chart's traces (tests/ui/test_views_serve.py)."""
 from __future__ import annotations
 
-from functools import lru_cache
-
 from engine.units import format_flop, format_number
 
 PRECISIONS = {"bf16": "BF16", "fp16": "FP16", "fp8": "FP8 (weights and activations)",
@@ -11,21 +9,11 @@ WEIGHTS = {"": "as the precision", "int8": "INT8 weight-only", "int4": "INT4 wei
 KV = {"": "as the precision", "bf16": "BF16", "fp16": "FP16", "fp8": "FP8", "fp4": "FP4"}
 
 
-@lru_cache(maxsize=1)
 def model_options() -> dict[str, str]:
     """Library language models that generate (a causal LM head): id → label."""
-    from engine.llm.config import read_hf_config
-    from engine.llm.library import library_models
+    from engine.serve.model_facts import generative_models
 
-    out = {}
-    for model in library_models():
-        try:
-            config = read_hf_config(model.config, source=f"model {model.id}")
-        except Exception:  # noqa: BLE001 — a library entry the reader refuses is simply not offered
-            continue
-        if config.head == "lm" and (config.encoder is not None or config.block.causal):
-            out[model.id] = model.label
-    return out
+    return generative_models()
 
 
 def chip_options(db) -> dict[str, str]:
