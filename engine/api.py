@@ -80,12 +80,13 @@ def estimate_hardware(run: Mapping):
 def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens: float | None = None,
                 options: Mapping | None = None, seq_len: int | None = None, settings: Mapping | None = None):
     """Memory per chip, step time, MFU and wall-clock of ``layout`` (``dp``, ``tp``, ``pp``, ``ep``,
-    ``micro_batch``, ``global_batch`` …) for ``model``: a scenario with layers (``Scenario``/dict/text with a
+    ``micro_batch``, ``global_batch`` …; the framework's pipeline split unless ``pipeline_split`` is given) for
+    ``model``: a scenario with layers (``Scenario``/dict/text with a
     ``layers`` list) or a language model's ``config.json`` (a dict with ``model_type``). ``options``: optimizer,
     precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time. ``settings``: the
     rest of ``PlanSettings`` (a mixture of experts' dispatcher and overlap, the step model, the kernel model's
     ``calibration``…) → ``Plan``."""
-    from engine.plan.layout import Layout, MemoryOptions
+    from engine.plan.layout import Layout, MemoryOptions, with_framework_split
     from engine.plan.model import plan_model
     from engine.plan.run_plan import PlanSettings, plan_run
 
@@ -102,9 +103,11 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
     settings = {**(settings or {}), "chip": chip} | ({} if tokens is None else {"tokens": tokens})
     if not isinstance(layout, Mapping):
         raise InputError("layout", "expected a mapping such as {'dp': 8, 'global_batch': 64}")
-    return plan_run(planned, parse_input(Layout, dict(layout), source="layout"),
-                    parse_input(MemoryOptions, dict(options or {}), source="options"),
-                    parse_input(PlanSettings, settings, source="plan"))
+    if options is not None and not isinstance(options, Mapping):
+        raise InputError("options", "expected a mapping such as {'zero': 1}")
+    chosen = parse_input(MemoryOptions, dict(options or {}), source="options")
+    return plan_run(planned, parse_input(Layout, with_framework_split(dict(layout), chosen), source="layout"),
+                    chosen, parse_input(PlanSettings, settings, source="plan"))
 
 
 def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, model_flop: float | None = None,

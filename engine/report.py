@@ -125,8 +125,10 @@ def plan_section(scenario: Scenario) -> list[str]:
              f"- Layout: d {lay.dp} × t {lay.tp} × p {lay.pp}{f' × c {lay.cp}' if lay.cp > 1 else ''} = "
              f"{lay.chips:,} chips of `{saved.chip}`"
              f" (e {lay.ep}{', context parallel ' + str(lay.cp) if lay.cp > 1 else ''}, micro-batch {lay.micro_batch}, global batch {lay.global_batch}, v {lay.virtual_stages}"
-             f"{', sequence parallel' if lay.sequence_parallel else ''})",
-             f"- Optimizer {opt.optimizer}, {opt.precision}, ZeRO {opt.zero}, recomputation {opt.recompute}; "
+             f"{', sequence parallel' if lay.sequence_parallel else ''}, pipeline split {lay.pipeline_split})",
+             f"- Framework `{opt.convention}`; attention {opt.attention}"
+             + ("; torch.compile" if opt.compiled else "") + ("; tensor-parallel overlap" if opt.tp_overlap else "")
+             + f"; optimizer {opt.optimizer}, {opt.precision}, ZeRO {opt.zero}, recomputation {opt.recompute}; "
              f"kernel efficiency {saved.kernel_efficiency:g}"
              + (f"; expert capacity factor {saved.capacity_factor:g}" if saved.capacity_factor != 1 else "")
              + ("; DeepEP/HybridEP dispatcher" if saved.dispatcher == "flex" else "")
@@ -148,8 +150,15 @@ def plan_section(scenario: Scenario) -> list[str]:
                      + (f"**predicted MFU {100 * step.mfu:.1f}%**" if step.mfu is not None else NO_COMPUTE)
                      + f" — {step.model}")
         lines += [f"- {note}" for note in step.notes]
+        iv = plan.interval
+        if iv is not None:
+            mfu = (f"; MFU {100 * step.mfu * step.step_s / iv.high_s:.1f}% – {100 * step.mfu * step.step_s / iv.low_s:.1f}%"
+                   if step.mfu is not None else "")
+            lines.append(f"- 90% range: step {iv.low_s:.4g} – {iv.high_s:.4g} s{mfu} (from {iv.basis})")
         if plan.tokens:
-            lines.append(f"- Wall-clock for {plan.tokens:.4g} tokens: {step.wall_clock_s(plan.tokens) / 86_400:.4g} days")
+            days = step.wall_clock_s(plan.tokens) / 86_400
+            span = f" (90%: {days * iv.low_s / step.step_s:.4g} – {days * iv.high_s / step.step_s:.4g})" if iv else ""
+            lines.append(f"- Wall-clock for {plan.tokens:.4g} tokens: {days:.4g} days{span}")
     lines.append("- Formulas: Korthikanti et al. 2022 (activations), Rajbhandari et al. 2020 (ZeRO), Narayanan et al. "
                  "2021 (pipeline bubble); link bandwidths: " + plan.link.source)
     return lines

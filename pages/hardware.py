@@ -15,6 +15,7 @@ page_header("Hardware & time — method 2",
 
 db = shipped_data(load_hardware_db)
 summary = results_slot()[1]  # sticky: the total stays in view while editing
+state.carried_notice()
 form = run_form(state.hardware_run(), db)
 estimate, costs, entered = apply_run(state.get(), form, db)
 scenario = state.get()

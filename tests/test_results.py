@@ -37,6 +37,7 @@ INPUTS = {
     "PlanSettings",  # the CLI's flags, the API's "settings" and a saved plan's (run_plan.settings_for) alike
     "KernelCalibration",  # the kernel model's efficiencies, inside PlanSettings
     "PublishedRun", "PublishedFigure",  # published_runs.json, a shipped file read through parse_input
+    "RunError", "ModelError",  # model_error.json, a shipped file read through parse_input
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     "Preset",  # a preset scenario with its source (engine/presets.py): a Scenario with a title, as read
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`

@@ -162,6 +162,29 @@ def show_notice() -> None:
         st.rerun()
 
 
+CARRIED = "hardware_carried_from_plan"
+"""{'sentence': …, 'run': …}: the hardware run the Plan page carried over; the hardware page says so while its
+run is still that one."""
+
+
+def carry_to_hardware(run: dict, sentence: str) -> None:
+    """The Plan page's layout as the scenario's hardware run (chip, count, days, format, utilization, place):
+    the hardware page's widgets rebind to it."""
+    from engine.scenario import parse_scenario
+
+    scenario = parse_scenario({**get().model_dump(mode="json"), "hardware": run})
+    replace(scenario, loaded_preset())
+    st.session_state[CARRIED] = {"sentence": sentence, "run": scenario.hardware.model_dump(mode="json")}
+
+
+def carried_notice(where=st) -> None:
+    """The carried run's sentence, while the hardware run is the one carried."""
+    carried = st.session_state.get(CARRIED)
+    hardware = get().hardware
+    if carried and hardware is not None and hardware.model_dump(mode="json") == carried["run"]:
+        where.info(plain(carried["sentence"]))
+
+
 FIRST_RUN = "_hardware_run_first_shown"
 
 

@@ -1,5 +1,6 @@
 """The dashboard's few style rules (our own CSS, never user text): the sticky results bar, formulas
-that scroll instead of being cut off, labels that wrap instead of ending in '…', and a phone layout."""
+that scroll instead of being cut off, labels that wrap instead of ending in '…', and a phone layout (the Plan
+page's results before its inputs)."""
 from __future__ import annotations
 
 import streamlit as st
@@ -35,6 +36,9 @@ CSS = """
   .st-key-flop_summary { font-size: 0.9rem; }
   [data-testid="stMain"] { scroll-padding-top: 8rem; }
   .katex-display > .katex { font-size: 1em; }
+  /* the Plan page: its results before its inputs on a phone (the inputs stay first on a wide screen) */
+  .st-key-plan_io > [data-testid="stLayoutWrapper"]:has(> .st-key-plan_results),
+  .st-key-plan_io > .st-key-plan_results { order: -1; }
 }
 </style>
 """

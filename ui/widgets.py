@@ -30,14 +30,17 @@ def say(kind: str, text: str, where=st) -> None:
 PER_ROW = 4  # wider rows cut the values off
 
 
-def metric_row(items: list[tuple[str, str, str | None]]) -> None:
-    """Rows of metrics, at most ``PER_ROW`` each: (label, value with its unit, tooltip). Labels are the
-    page's own words; tooltips may quote the engine (chip names, price bases) and are made inert."""
+def metric_row(items: list[tuple]) -> None:
+    """Rows of metrics, at most ``PER_ROW`` each: (label, value with its unit, tooltip[, a line shown under the
+    value, such as its 90% range]). Labels are the page's own words; tooltips may quote the engine (chip names,
+    price bases) and are made inert."""
     for start in range(0, len(items), PER_ROW):
         chunk = items[start:start + PER_ROW]
-        for column, (label, value, help_text) in zip(st.columns(PER_ROW if len(items) > PER_ROW else len(chunk)),
-                                                      chunk):
-            column.metric(label, value, help=None if help_text is None else plain(help_text))
+        for column, (label, value, help_text, *under) in zip(
+                st.columns(PER_ROW if len(items) > PER_ROW else len(chunk)), chunk):
+            line = under[0] if under else None
+            column.metric(label, value, help=None if help_text is None else plain(help_text),
+                          delta=None if line is None else plain(line), delta_color="off", delta_arrow="off")
 
 
 def page_header(title: str, caption: str) -> None:

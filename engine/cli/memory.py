@@ -12,7 +12,8 @@ if TYPE_CHECKING:  # the engine modules are imported when a command runs: `pytho
     from engine.plan.layout import Layout, MemoryOptions, PlanInputs
     from engine.plan.model import PlanModel
 
-_INTS = ("dp", "tp", "pp", "ep", "cp", "micro_batch", "global_batch", "virtual_stages")
+_INTS = ("dp", "tp", "pp", "ep", "cp", "micro_batch", "global_batch", "virtual_stages", "expert_tp", "first_stage_blocks",
+         "last_stage_blocks")
 
 
 def _number(text: str | None):
@@ -84,23 +85,28 @@ def load_model(args) -> Loaded:
 
 def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, MemoryOptions]:
     """The layout and options the flags give, on top of a scenario's saved plan (flags win)."""
-    from engine.plan.layout import Layout, MemoryOptions
+    from engine.plan.layout import Layout, MemoryOptions, with_framework_split
 
+    options = saved.options.model_dump() if saved else {}
+    flags = {"optimizer": args.optimizer, "precision": args.precision.lower() if args.precision else None,
+             "zero": _number(args.zero), "recompute": args.recompute,
+             "convention": args.convention.lower() if args.convention else None,
+             "attention": args.attention, "compiled": True if args.compiled else None,
+             "tp_overlap": True if args.tp_overlap else None}
+    options.update({k: v for k, v in flags.items() if v is not None})
+    options = parse_input(MemoryOptions, options)
     data = saved.layout.model_dump() if saved else {}
     data.update({k: _number(getattr(args, k)) for k in _INTS if getattr(args, k, None) is not None})
     if args.sequence_parallel:
         data["sequence_parallel"] = True
-    layout = parse_input(Layout, data)
+    if args.pipeline_split:
+        data["pipeline_split"] = args.pipeline_split
+    layout = parse_input(Layout, with_framework_split(data, options))
     chips = _number(getattr(args, "chips", None))
     if chips is not None and (isinstance(chips, str) or chips != layout.chips):
         raise InputError("chips", f"{str(args.chips)[:40]} chips but {layout.product} = {layout.factors} = "
                                   f"{layout.chips:,}")
-    options = saved.options.model_dump() if saved else {}
-    flags = {"optimizer": args.optimizer, "precision": args.precision.lower() if args.precision else None,
-             "zero": _number(args.zero), "recompute": args.recompute,
-             "convention": args.convention.lower() if args.convention else None}
-    options.update({k: v for k, v in flags.items() if v is not None})
-    return layout, parse_input(MemoryOptions, options)
+    return layout, options
 
 
 def _memory(args) -> dict:
@@ -142,17 +148,33 @@ def add_layout_arguments(p) -> None:
                        ("--ep", "expert-parallel ranks e (divides d)"),
                        ("--micro-batch", "micro-batch b (sequences)"),
                        ("--global-batch", "global batch B (sequences per step)"),
-                       ("--virtual-stages", "interleaved virtual stages v per pipeline rank")):
+                       ("--virtual-stages", "interleaved virtual stages v per pipeline rank"),
+                       ("--expert-tp", "ranks each expert is split over (default t; 1 in NVIDIA's MoE recipes)"),
+                       ("--first-stage-blocks", ("blocks on the first pipeline rank (Megatron's --decoder-first-"
+                                                 "pipeline-num-layers; 0: the embedding alone)")),
+                       ("--last-stage-blocks", ("blocks on the last pipeline rank (Megatron's --decoder-last-"
+                                                "pipeline-num-layers; 0: the head alone)"))):
         p.add_argument(flag, dest=flag[2:].replace("-", "_"), default=None, help=text)
+    p.add_argument("--pipeline-split", dest="pipeline_split", default=None,
+                   help="the framework's by default: even (Megatron: p × v divides the blocks), embedding_loss "
+                        "(Megatron's account_for_embedding/loss_in_pipeline_split), balanced (DeepSpeed's uniform "
+                        "partition) or torchtitan (the embedding and the output weighted as a block each)")
     p.add_argument("--sequence-parallel", dest="sequence_parallel", action="store_true",
                    help="sequence parallelism with tensor parallelism (Korthikanti et al. 2022)")
     p.add_argument("--optimizer", help="adam (default; mixed precision: 16 B/param), adam-8bit, sgd-momentum, sgd")
     p.add_argument("--precision", help="bf16 (default), fp16, fp8, fp6 (MXFP6), fp4 (MXFP4/NVFP4) — 16-bit states — or fp32")
     p.add_argument("--zero", help="ZeRO stage 0 (default) to 3 (3 = FSDP full sharding)")
-    p.add_argument("--recompute", help="activation recomputation: none (default), selective, full")
-    p.add_argument("--convention", help="how the framework keeps the model states: deepspeed (default; ZeRO's "
-                   "16 B/param with Adam), megatron (FP32 gradients: 18 B/param; --zero 1 = distributed "
-                   "optimizer), fsdp (FP32 sharded parameters and gradients)")
+    p.add_argument("--recompute", help="activation recomputation: none (default), selective (the attention core), "
+                   "ops (every other matrix product: torchtitan's selective op), alternate (every other block), full")
+    p.add_argument("--convention", "--framework", dest="convention",
+                   help="the framework: deepspeed (default; ZeRO's 16 B/param with Adam), megatron (Megatron-LM / "
+                        "NeMo: FP32 gradients, 18 B/param; --zero 1 = distributed optimizer), megatron-2021, fsdp "
+                        "(PyTorch FSDP), torchtitan, composer (MosaicML)")
+    p.add_argument("--attention", default=None, help="fused (default: FlashAttention, cuDNN, SDPA) or stored (the "
+                                                     "s × s scores kept: an unfused softmax)")
+    p.add_argument("--compiled", action="store_true", help="torch.compile over each block (PyTorch frameworks)")
+    p.add_argument("--tp-overlap", dest="tp_overlap", action="store_true",
+                   help="tensor-parallel collectives overlapped with the products (AsyncTP, tp_comm_overlap)")
     p.add_argument("--chip", help="chip id or alias: fits / does not fit its memory")
     p.epilog = "Flags left out come from the scenario's saved plan (the dashboard's share link), if any."
 

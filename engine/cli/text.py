@@ -284,20 +284,33 @@ def plan_text(result: dict) -> str:
     layout = (f"d {lay['dp']} × t {lay['tp']} × p {lay['pp']}" + (f" × c {lay['cp']}" if lay["cp"] > 1 else "")
               + f" = {result['chips']:,} chips of {result['chip']} (e {lay['ep']}, micro-batch {lay['micro_batch']}, "
               f"global batch {lay['global_batch']}, v {lay['virtual_stages']}"
-              + (", sequence parallel)" if lay["sequence_parallel"] else ")"))
+              + (", sequence parallel" if lay["sequence_parallel"] else "")
+              + (f", pipeline split {lay.get('pipeline_split')}" if lay["pp"] > 1 else "")
+              + "".join(f", {name} stage {lay[key]} blocks" for name, key in (("first", "first_stage_blocks"),
+                                                                              ("last", "last_stage_blocks"))
+                        if lay.get(key) is not None) + ")")
     items = [("layout", layout),
              ("options", f"{opt['optimizer']}, {opt['precision']}, ZeRO {opt['zero']}, recomputation "
-                         f"{opt['recompute']}, {opt['convention']} convention")] + memory_items(result)
+                         f"{opt['recompute']}, attention {opt.get('attention', 'fused')}, framework {opt['convention']}"
+                         + (" (compiled)" if opt.get("compiled") else ""))] + memory_items(result)
     out = [pairs(items)]
     if step:
         total = step["step_s"] or 1.0
         out += ["", table(["step part", "seconds", "share"],
                           [[name, f"{step[key]:.3g}", f"{100 * step[key] / total:.1f}%"]
                            for name, key in STEP_PARTS if step.get(key)], right=(1, 2))]
-        time_items = [("step time", f"{format_number(step['step_s'])} s ({step['model']})"),
-                      ("MFU / HFU", f"{_pct(step['mfu'])} / {_pct(step['hfu'])}"),
+        span = result.get("interval") or {}
+        step_range = (f"; 90% range {format_number(span['step_s'][0])}–{format_number(span['step_s'][1])} s"
+                      if span else "")
+        mfu_range = (f" (90% range {_pct(span['mfu'][0])}–{_pct(span['mfu'][1])})" if span.get("mfu") else "")
+        days_range = (f" (90% range {format_duration(24 * span['wall_clock_days'][0])}–"
+                      f"{format_duration(24 * span['wall_clock_days'][1])})" if span.get("wall_clock_days") else "")
+        time_items = [("step time", f"{format_number(step['step_s'])} s ({step['model']}{step_range})"),
+                      ("MFU / HFU", f"{_pct(step['mfu'])} / {_pct(step['hfu'])}{mfu_range}"),
                       ("wall-clock", f"{format_duration(24 * step['wall_clock_days'])} for "
-                                     f"{format_count(step['tokens'])} tokens" if step.get("wall_clock_days") else None),
+                                     f"{format_count(step['tokens'])} tokens{days_range}"
+                       if step.get("wall_clock_days") else None),
+                      ("range from", span.get("basis")),
                       ("training compute", format_flop(result["training_flop"]) if result.get("training_flop") else None)]
         out += ["", pairs(time_items)]
         out += [""] + [f"note: {n}" for n in step.get("notes", ())]

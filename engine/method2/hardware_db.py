@@ -67,24 +67,29 @@ Peaks = create_model("Peaks", __base__=_PeaksBase, __module__=__name__,
 
 
 KernelFormat = Literal["fp8", "fp6", "fp4"]
+Architecture = Literal["ampere", "hopper", "blackwell", "cdna3", "cdna4"]
+
+
+MatmulFormat = Literal["bf16", "fp8", "fp6", "fp4"]
 
 
 class KernelFigures(BaseModel):
     """What the kernel step-time model (``engine.plan.kernel``) needs of a chip beyond its dense peaks and memory
-    bandwidth: the multiprocessors a GEMM's output tiles are spread over (NVIDIA SMs, AMD compute units), and a
-    format's GEMM rate where it was measured (relative to the model's rate at that format's dense peak)."""
+    bandwidth: the multiprocessors a GEMM's output tiles are spread over (NVIDIA SMs, AMD compute units), its
+    generation, and its maximum achievable matmul rate per format (a share of that format's dense peak, measured)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     multiprocessors: int = Field(ge=1, le=100_000, strict=True)
+    architecture: Architecture = Field(description="the chip's generation: which attention kernels and rates apply")
     source: str = Field(min_length=1, max_length=400, description="where the multiprocessor count is printed")
-    format_rates: dict[KernelFormat, Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]] = Field(
-        default_factory=dict)
-    format_rates_source: str | None = Field(None, min_length=1, max_length=600)
+    matmul_efficiency: dict[MatmulFormat, Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]] = Field(
+        description="maximum achievable matmul FLOP/s ÷ the format's dense peak (bf16 required)")
+    matmul_source: str = Field(min_length=1, max_length=700, description="where the matmul rates were measured")
 
     @model_validator(mode="after")
-    def _rates_sourced(self):
-        if self.format_rates and not self.format_rates_source:
-            raise ValueError("format_rates need a format_rates_source (the measurement)")
+    def _bf16_rate(self):
+        if "bf16" not in self.matmul_efficiency:
+            raise ValueError("matmul_efficiency needs the BF16 rate")
         return self
 
 

@@ -12,7 +12,12 @@ interleaving) take the blocks ``even``ly (p·v divides them), or ``embedding_los
 ``account_for_embedding_in_pipeline_split`` and ``account_for_loss_in_pipeline_split``: the embedding and the loss
 count as one block each, so p·v divides blocks + 2 and the first and last virtual stages hold one block fewer —,
 or ``balanced``: as evenly as they go, the first (blocks mod p·v) stages one more (DeepSpeed's uniform
-partition, ``partition_uniform``).
+partition, ``partition_uniform``), or ``torchtitan``: the embedding and the output count as one block each and the
+blocks + 2 go as evenly as they go, the first stages one more (torchtitan's ``generate_llm_fqn_per_model_part``
+with input and output weight 1). ``first_stage_blocks`` / ``last_stage_blocks`` (Megatron-LM's
+``--decoder-first-pipeline-num-layers`` / ``--decoder-last-pipeline-num-layers``, with the even split): pipeline rank
+0 / p − 1 holds that many blocks (0: the embedding, or the head, on a stage of its own), v chunks of them each, and
+the other ranks share the rest evenly — divisible as Megatron-Core requires it.
 """
 from __future__ import annotations
 
@@ -22,6 +27,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
 from engine.optimizers import OptimizerId
+from engine.plan.frameworks import framework
 from engine.plan.model import PlanModel
 
 MAX_CHIPS = 10_000_000
@@ -39,13 +45,26 @@ Precision = Literal["bf16", "fp16", "fp32", "fp8", "fp6", "fp4"]
 """fp8/fp6/fp4 are the matrix multiplications' format (FP8; MXFP6; MXFP4/NVFP4): weights, gradients and
 activations stay 16-bit, as in FP8 and FP4 training recipes."""
 PRECISIONS: tuple[str, ...] = get_args(Precision)
-Recompute = Literal["none", "selective", "full"]
-PipelineSplit = Literal["even", "embedding_loss", "balanced"]
+Recompute = Literal["none", "selective", "ops", "alternate", "full"]
+RECOMPUTE: dict[str, str] = {
+    "none": "none",
+    "selective": "selective (the attention core: Korthikanti et al. 2022)",
+    "ops": "op-level (every other matrix product and the element-wise work: torchtitan's selective op)",
+    "alternate": "every other block in full (torchtitan's selective layer)",
+    "full": "full (each block's input kept)",
+}
+Attention = Literal["fused", "stored"]
+ATTENTION: dict[str, str] = {
+    "fused": "fused (FlashAttention, cuDNN, SDPA: no s × s scores kept)",
+    "stored": "scores stored (an unfused softmax: Megatron-LM 2021–22)",
+}
+PipelineSplit = Literal["even", "embedding_loss", "balanced", "torchtitan"]
 PIPELINE_SPLITS: dict[str, str] = {
     "even": "equal blocks per stage (p × v divides the blocks)",
     "embedding_loss": "the embedding and the loss count as a block (Megatron's account_for_embedding/loss_in_"
                       "pipeline_split)",
     "balanced": "as even as the blocks go, the first stages one more (DeepSpeed's uniform partition)",
+    "torchtitan": "the embedding and the output count as a block, as even as they go (torchtitan's split)",
 }
 
 
@@ -66,6 +85,10 @@ class Layout(BaseModel):
     pipeline_split: PipelineSplit = "even"
     expert_tp: Annotated[int, Field(ge=1, le=MAX_DEGREE, strict=True)] | None = Field(
         None, description="ranks each expert is split over (Megatron's expert tensor parallelism; default t)")
+    first_stage_blocks: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] | None = Field(
+        None, description="blocks on the first pipeline rank (Megatron's --decoder-first-pipeline-num-layers)")
+    last_stage_blocks: Annotated[int, Field(ge=0, le=1_000_000, strict=True)] | None = Field(
+        None, description="blocks on the last pipeline rank (Megatron's --decoder-last-pipeline-num-layers)")
 
     @model_validator(mode="after")
     def _consistent(self):
@@ -112,11 +135,21 @@ class Layout(BaseModel):
         """Blocks (``units``) per pipeline rank and model chunk, [rank][chunk], by ``pipeline_split``."""
         p, v = self.pp, self.virtual_stages
         n = p * v
+        ends = {0: self.first_stage_blocks, p - 1: self.last_stage_blocks}
+        if any(x is not None for x in ends.values()) and p > 1:
+            fixed = {r: b for r, b in ends.items() if b is not None}
+            middle = p - len(fixed)
+            per = (units - sum(fixed.values())) // (middle * v) if middle else 0
+            return tuple(tuple([fixed[r] // v] * v if r in fixed else [per] * v) for r in range(p))
         if self.pipeline_split == "even":
             counts = [units // n] * n
         elif self.pipeline_split == "embedding_loss":
             per = (units + 2) // n
             counts = [per] * n
+            counts[0] -= 1
+            counts[-1] -= 1
+        elif self.pipeline_split == "torchtitan":
+            counts = [(units + 2) // n + (1 if j < (units + 2) % n else 0) for j in range(n)]
             counts[0] -= 1
             counts[-1] -= 1
         else:
@@ -155,11 +188,36 @@ class Layout(BaseModel):
         stages = self.pp * self.virtual_stages
         what = "transformer blocks" if model.blocks else "layers"
         field = "pp" if self.virtual_stages == 1 else "virtual_stages"
-        if self.pipeline_split == "embedding_loss":
+        ends = {"first_stage_blocks": self.first_stage_blocks, "last_stage_blocks": self.last_stage_blocks}
+        fixed = {k: b for k, b in ends.items() if b is not None}
+        if fixed:
+            name = next(iter(fixed))
+            if self.pp < 2:
+                raise InputError(name, "needs a pipeline (pp ≥ 2)")
+            if self.pipeline_split != "even":
+                raise InputError(name, f"sets the end stages of Megatron's even split, not of the "
+                                       f"{self.pipeline_split} split")
+            if not model.blocks:
+                raise InputError(name, "the first and last stages' blocks need transformer blocks")
+            for key, b in fixed.items():
+                if b % self.virtual_stages:
+                    raise InputError(key, f"{b} blocks do not split into the {self.virtual_stages} virtual stages "
+                                          "of the rank")
+            rest, middle = units - sum(fixed.values()), self.pp - len(fixed)
+            if rest < 0:
+                raise InputError(name, f"{sum(fixed.values())} blocks on the end stages, more than the model's "
+                                       f"{units}")
+            if (middle and (rest == 0 or rest % (middle * self.virtual_stages))) or (not middle and rest):
+                raise InputError(name, f"the other {rest} {what} do not split evenly over the {middle} middle "
+                                       f"pipeline ranks × {self.virtual_stages} virtual stages")
+        elif self.pipeline_split in ("embedding_loss", "torchtitan"):
             if not model.blocks:
                 raise InputError("pipeline_split", "counting the embedding and the loss as blocks needs "
                                                    "transformer blocks")
-            if (units + 2) % stages:
+            if self.pipeline_split == "torchtitan" and stages > units + 2:
+                raise InputError(field, f"pp × virtual stages = {stages} is more than the {units} {what} + the "
+                                        "embedding and the output")
+            if self.pipeline_split == "embedding_loss" and (units + 2) % stages:
                 raise InputError(field, f"pp × virtual stages = {stages} does not divide the {units} {what} + the "
                                         f"embedding and the loss = {units + 2}")
         elif self.pipeline_split == "balanced":
@@ -167,23 +225,34 @@ class Layout(BaseModel):
                 raise InputError(field, f"pp × virtual stages = {stages} is more than the {units} {what}")
         elif stages > 1 and units % stages:
             raise InputError(field, f"pp × virtual stages = {stages} does not divide the {units} {what} (or split "
-                                    "them unevenly: pipeline_split embedding_loss or balanced)")
+                                    "them unevenly: pipeline_split embedding_loss, balanced or torchtitan, or "
+                                    "first_stage_blocks / last_stage_blocks)")
         if self.ep > 1 and (model.experts <= 1 or model.experts % self.ep):
             raise InputError("ep", f"{self.ep} does not divide the model's {model.experts} expert(s)")
 
 
-Convention = Literal["deepspeed", "megatron", "fsdp"]
-CONVENTIONS: dict[str, str] = {
-    "deepspeed": "DeepSpeed ZeRO 0–3 (16-bit weights and gradients: 16 B/param with Adam)",
-    "megatron": "Megatron-LM (FP32 gradients: 18 B/param with Adam; ZeRO 1 = distributed optimizer, 6 + 12/d)",
-    "fsdp": "PyTorch FSDP (FP32 sharded parameters and gradients; ZeRO 3 = FULL_SHARD, 2 = SHARD_GRAD_OP)",
-}
-"""How a framework keeps the model states (``engine.plan.memory``)."""
+def with_framework_split(layout: dict, options: MemoryOptions) -> dict:
+    """A layout's fields with the framework's pipeline split where none is given (``Framework.pipeline_split``)."""
+    return layout if layout.get("pipeline_split") else {**layout, "pipeline_split": framework(
+        options.convention).pipeline_split}
+
+
+def check_framework(layout: Layout, options: MemoryOptions) -> None:
+    """What the run's framework cannot run: a pipeline where it has none (PyTorch FSDP, Composer)."""
+    fw = framework(options.convention)
+    if layout.pp > 1 and not fw.pipeline:
+        raise InputError("pp", f"{fw.label.split(' (')[0]} has no pipeline parallelism (torchtitan, DeepSpeed and "
+                               "Megatron-LM have)")
+
+
+Convention = Literal["deepspeed", "megatron", "megatron-2021", "fsdp", "torchtitan", "composer"]
+"""The run's framework (``engine.plan.frameworks``): how it keeps the model states and what it runs and overlaps."""
 
 
 class MemoryOptions(BaseModel):
-    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding), activation recomputation, and the
-    framework's convention for the model states."""
+    """Optimizer, number format, ZeRO stage (3 = FSDP full sharding), activation recomputation, the framework
+    (``convention``), whether its element-wise work is compiled (``torch.compile``), and whether attention keeps its
+    scores."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
     optimizer: OptimizerId = "adam"
@@ -191,15 +260,17 @@ class MemoryOptions(BaseModel):
     zero: Literal[0, 1, 2, 3] = 0
     recompute: Recompute = "none"
     convention: Convention = "deepspeed"
+    compiled: bool = Field(False, description="torch.compile over each block (PyTorch frameworks): element-wise "
+                                              "work fused")
+    attention: Attention = "fused"
+    tp_overlap: bool = Field(False, description="tensor-parallel collectives overlapped with the matrix products "
+                                                "(torchtitan's AsyncTP, Transformer Engine's tp_comm_overlap)")
 
     @model_validator(mode="after")
     def _stage_exists(self):
-        if self.convention == "megatron" and self.zero > 1:
-            raise InputError("zero", f"Megatron-LM's distributed optimizer shards the optimizer states only "
-                                     f"(ZeRO 1); stage {self.zero} needs the DeepSpeed or FSDP convention")
-        if self.convention == "fsdp" and self.zero == 1:
-            raise InputError("zero", "FSDP shards gradients with the optimizer states (SHARD_GRAD_OP = ZeRO 2) "
-                                     "or everything (FULL_SHARD = ZeRO 3); it has no stage 1")
+        refusal = framework(self.convention).refusal(self.zero)
+        if refusal:
+            raise InputError("zero", refusal)
         return self
 
 

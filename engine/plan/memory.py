@@ -23,8 +23,13 @@ Activations of one transformer block per micro-batch of b sequences (Korthikanti
 Activation Recomputation in Large Transformer Models", Table 2; 16-bit values, 1-byte dropout masks), with
 s sequence length, h hidden size, a heads, t tensor-parallel ranks:
 - none: s·b·h·(34 + 5·a·s/h); with t: s·b·h·(10 + 24/t + 5·a·s/(h·t)); with sequence parallelism:
-  s·b·h·(34 + 5·a·s/h)/t.
+  s·b·h·(34 + 5·a·s/h)/t. The 5·a·s/h term is the s × s scores, their softmax and dropout mask: kept only with
+  ``attention="stored"``; a fused attention kernel (FlashAttention, cuDNN, SDPA — the default) keeps the output
+  and one softmax statistic per row (Dao et al. 2022), counted as nothing beside 34.
 - selective (attention core recomputed): s·b·h·34 (÷t with sequence parallelism; 10 + 24/t without).
+- ops (op-level checkpointing: every other matrix product's output and the element-wise work recomputed, the
+  attention output kept): half of selective's, an approximation (no published accounting).
+- alternate (every other block in full): the mean of full's and none's.
 - full (each block's input kept): 2·s·b·h (÷t with sequence parallelism).
 FP32 activations double these. Other layers keep their output values at the activation width (2 bytes,
 4 in FP32). With 1F1B pipelining the first stage holds min(m, p) micro-batches of its L/p blocks
@@ -39,7 +44,8 @@ from dataclasses import dataclass
 
 from engine.errors import InputError
 from engine.optimizers import OPTIMIZERS
-from engine.plan.layout import Layout, MemoryOptions
+from engine.plan.frameworks import framework
+from engine.plan.layout import Layout, MemoryOptions, check_framework
 from engine.plan.model import PlanModel
 from engine.results import Result
 
@@ -59,13 +65,15 @@ def state_bytes_per_param(options: MemoryOptions) -> tuple[float, float, float]:
       reduced as FP32 main gradients (4 B) — as in Korthikanti et al. 2022's FP16 runs, whose measured
       parameter-and-optimizer memory is 18 B per parameter. (Keeping FP16 gradients beside an FP32 copy, the
       table's 20 B row, is not modelled.)
-    - fsdp (mixed precision: FP32 sharded parameters and gradients, 16-bit copies only while computing):
-      weights and gradients 4 B each, the optimizer's moments (K − 4) B.
+    - fsdp (PyTorch FSDP, torchtitan, Composer; mixed precision: FP32 sharded parameters and gradients, 16-bit
+      copies only while computing): weights and gradients 4 B each, the optimizer's moments (K − 4) B.
+    The framework's convention: ``engine.plan.frameworks`` (``Framework.states``).
     """
     w, g, o = STATE_BYTES[(options.optimizer, options.precision != "fp32")]
-    if options.precision == "fp32" or options.convention == "deepspeed":
+    states = framework(options.convention).states
+    if options.precision == "fp32" or states == "deepspeed":
         return w, g, o
-    if options.convention == "megatron":
+    if states == "megatron":
         return 2, 4, o
     return 4, 4, o - 4  # fsdp: the FP32 master is the sharded parameter itself
 
@@ -75,15 +83,18 @@ def activation_bytes_per_value(options: MemoryOptions) -> int:
 
 
 def block_activation_bytes(s: int, b: int, h: int, a: int, t: int = 1, recompute: str = "none",
-                           sequence_parallel: bool = False) -> float:
-    """Bytes one transformer block keeps for the backward pass, 16-bit (Korthikanti et al. 2022, Table 2)."""
+                           sequence_parallel: bool = False, stored_scores: bool = False) -> float:
+    """Bytes one transformer block keeps for the backward pass, 16-bit (Korthikanti et al. 2022, Table 2; the
+    scores only where ``stored_scores``)."""
     sbh = s * b * h
+    full = 2 * sbh / (t if sequence_parallel else 1)
     if recompute == "full":
-        return 2 * sbh / (t if sequence_parallel else 1)
-    attention = 5 * a * s / h if recompute == "none" else 0.0
-    if sequence_parallel:
-        return sbh * (34 + attention) / t
-    return sbh * (10 + 24 / t + attention / t)
+        return full
+    if recompute == "alternate":
+        return (full + block_activation_bytes(s, b, h, a, t, "none", sequence_parallel, stored_scores)) / 2
+    attention = 5 * a * s / h if recompute == "none" and stored_scores else 0.0
+    kept = sbh * (34 + attention) / t if sequence_parallel else sbh * (10 + 24 / t + attention / t)
+    return kept / 2 if recompute == "ops" else kept
 
 
 @dataclass(frozen=True, slots=True)
@@ -146,19 +157,22 @@ def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, f
 def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> float:
     """Activation bytes on the first pipeline stage for micro-batches of ``micro_batch`` sequences."""
     scale = activation_bytes_per_value(options) / 2
-    in_flight = min(layout.micro_batches, layout.pp) if layout.global_batch else layout.pp
+    m = layout.micro_batches if layout.global_batch else layout.pp
     interleave = 1 + (layout.pp - 1) / (layout.pp * layout.virtual_stages) if layout.virtual_stages > 1 else 1
     per_block = block_activation_bytes(model.seq_len, micro_batch, model.d_model, model.heads, layout.tp,
-                                       options.recompute, layout.sequence_parallel) if model.blocks else 0.0
-    first = sum(layout.stage_blocks(model.blocks)[0]) if model.blocks else 0
-    blocks = first * per_block * scale
+                                       options.recompute, layout.sequence_parallel,
+                                       options.attention == "stored") if model.blocks else 0.0
     others = model.other_activation_values * micro_batch * activation_bytes_per_value(options) / layout.pp
-    return (blocks + others) * in_flight * interleave / layout.cp  # each context-parallel rank: s/c tokens
+    # 1F1B: rank r holds min(m, p − r) micro-batches of its blocks; the fullest rank counts (rank 0 when even)
+    ranks = [sum(chunks) for chunks in layout.stage_blocks(model.blocks)] if model.blocks else [0] * layout.pp
+    held = max((b * per_block * scale + others) * min(m, layout.pp - r) for r, b in enumerate(ranks))
+    return held * interleave / layout.cp  # each context-parallel rank: s/c tokens
 
 
 def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
                     chip_memory_bytes: float | None = None) -> Memory:
     """Weights, gradients, optimizer states and activations per chip (see the module's formulas)."""
+    check_framework(layout, options)
     layout.check_model(model)
     w, g, o = state_bytes_per_param(options)
     params, w_params, g_params, o_params = _state_shards(model, layout, options.zero)
@@ -185,14 +199,16 @@ class FewestChips(Result):
 
 def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: float, micro_batch: int = 1,
                  max_tp: int = 8, sequence_parallel: bool = False) -> FewestChips | None:
-    """The fewest chips whose memory holds the model at ``micro_batch``: over t dividing the heads (≤ max_tp),
-    p dividing the blocks, and, with ZeRO, the smallest d that shards the states enough (states = fixed +
+    """The fewest chips whose memory holds the model at ``micro_batch``: over t dividing the heads (≤ max_tp; dividing
+    the key/value heads or a multiple of them), p dividing the blocks where the framework has a pipeline, and, with
+    ZeRO, the smallest d that shards the states enough (states = fixed +
     sharded/d, solved for d). None if no layout fits."""
     if not math.isfinite(chip_memory_bytes) or chip_memory_bytes <= 0:
         raise InputError("chip_memory", "must be a positive number of bytes")
     best: FewestChips | None = None
-    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
-    pps = divisors(model.pipeline_units) if model.pipeline_units else [1]
+    kv = model.kv_heads or model.heads
+    tps = [t for t in divisors(model.heads) if t <= max_tp and (kv % t == 0 or t % kv == 0)] if model.heads else [1]
+    pps = divisors(model.pipeline_units) if model.pipeline_units and framework(options.convention).pipeline else [1]
     for t in tps:
         for p in pps:
             if best is not None and t * p >= best.chips:

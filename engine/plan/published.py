@@ -14,10 +14,13 @@ Published figures (``published.metric``), turned into a step time where they are
 - ``nemo_llama2_model_tflops_per_gpu``: NeMo's model TFLOP/s per GPU through its Llama 2 FLOP formula
   L·h²·(12 + 12·G/H + 18·F/h + 12·s/h + 6·V/(L·h)) per token (nemo/utils/flops_formulas.py): step = B·s·F_token
   / (TFLOP/s × GPUs);
+- ``mfu_step``: a published MFU turned into a step: 3 × forward FLOP × B ÷ (MFU × the dense peak × GPUs), the model
+  FLOP as FLOPscope counts them (an assumption the run lists);
 - ``mfu``, ``hfu``: a utilization, compared as a utilization (the constant-efficiency model's check).
 """
 from __future__ import annotations
 
+import math
 import statistics
 from dataclasses import dataclass
 from functools import lru_cache
@@ -32,12 +35,19 @@ from engine.method2.hardware_db import load_hardware_db
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import PlanModel, plan_model
 from engine.plan.run_plan import Plan, PlanSettings, plan_run
+from engine.plan.uncertainty import (
+    LONG_CONTEXT,
+    Interval,
+    Regime,
+    interval,
+    model_errors,
+)
 from engine.results import Result
 from engine.shipped import read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("published_runs.json")
 Metric = Literal["step_s", "tokens_per_s_per_gpu", "megatron_share_of_peak", "nemo_llama2_model_tflops_per_gpu",
-                 "mfu", "hfu"]
+                 "mfu_step", "mfu", "hfu"]
 UTILIZATION_METRICS = frozenset({"mfu", "hfu"})
 Role = Literal["calibration", "validation", "check"]
 Text = Annotated[str, Field(min_length=1, max_length=1200)]
@@ -86,7 +96,7 @@ class PublishedRun(BaseModel):
         for path in self.assumed:
             head, _, field = path.partition(".")
             known = {"layout": Layout.model_fields, "options": MemoryOptions.model_fields}.get(head)
-            if head == "settings" and field:
+            if (head == "settings" and field) or path in ("chip", "model", "seq_len"):
                 continue
             if known is None or field not in known:
                 raise ValueError(f"assumed field {path!r} is not a field of the run")
@@ -145,13 +155,15 @@ def published_step_s(run: PublishedRun) -> float | None:
         return value
     if metric == "tokens_per_s_per_gpu":
         return b * s / (value * gpus)
+    peak = load_hardware_db().chip(run.chip).peaks.get("fp16_tensor" if run.options.precision == "fp16"
+                                                     else "bf16_tensor")
     if metric == "megatron_share_of_peak":
-        c = run_config(run)
-        layers, h, vocab = c["n_layer"], c["n_embd"], c["vocab_size"]
+        m = run_model(run.id)
+        layers, h, vocab = m.blocks, m.d_model, m.vocab
         flop = 96 * b * s * layers * h * h * (1 + s / (6 * h) + vocab / (16 * layers * h))
-        peak = load_hardware_db().chip(run.chip).peaks.get("fp16_tensor" if run.options.precision == "fp16"
-                                                         else "bf16_tensor")
         return flop / (gpus * peak * value)
+    if metric == "mfu_step":
+        return 3 * run_model(run.id).forward_flop * b / (value * peak * gpus)
     if metric == "nemo_llama2_model_tflops_per_gpu":
         return b * s * _nemo_llama2_flop_per_token(run_config(run), s) / (value * 1e12 * gpus)
     return None
@@ -182,6 +194,15 @@ class Comparison(Result):
     step_model: str
     previous: float | None
     """The constant-efficiency model's figure (k = 0.7 of the format's peak), beside the kernel model's."""
+    held_out: Interval | None = None
+    """The 90% range a plan of the run would get from every OTHER validation run (its own error left out)."""
+
+    @property
+    def covered(self) -> bool | None:
+        """Whether the held-out range holds the published step (None without one)."""
+        if self.held_out is None:
+            return None
+        return self.held_out.low_s <= self.published <= self.held_out.high_s
 
     @property
     def case(self) -> str:
@@ -215,7 +236,9 @@ def compare(run: PublishedRun) -> Comparison:
     previous = None
     if step.model != "constant-efficiency model":
         previous = plan_for(run, step_model="constant", kernel_efficiency=0.7).step.step_s
-    return Comparison(run, published_step_s(run), step.step_s, step.model, previous)
+    others = tuple(r for r in model_errors() if r.id != run.id)
+    held_out = interval(Regime(**regime(run, step.model)), step.step_s, others)
+    return Comparison(run, published_step_s(run), step.step_s, step.model, previous, held_out)
 
 
 @lru_cache(maxsize=32)
@@ -244,10 +267,65 @@ def comparison_tables() -> dict:
 
 def markdown_table(*set_names: str) -> list[str]:
     """The sets' runs as docs/plan.md prints them, one line per run."""
-    lines = ["| Case | Source | Published step (s) | FLOPscope (s) | Model | Error | Constant-efficiency model (s) "
-             "| Its error |", "|---|---|---|---|---|---|---|---|"]
+    lines = [("| Case | Framework | Source | Role | Published step (s) | FLOPscope (s) | Model | Error | 90% range, "
+              "held out (s) | Constant-efficiency model (s) | Its error |"),
+             "|---|---|---|---|---|---|---|---|---|---|---|"]
     for c in (c for name in set_names for c in comparisons(name)):
         before = "— | —" if c.previous is None else f"{c.previous:.2f} | {100 * c.previous_error:+.1f}%"
-        lines.append(f"| {c.case} | {c.run.source.split(' — ')[0]} | {c.published:.2f} | {c.predicted:.2f} | "
-                     f"{c.step_model} | {100 * c.error:+.1f}% | {before} |")
+        span = "—" if c.held_out is None else (f"{c.held_out.low_s:.2f}–{c.held_out.high_s:.2f}"
+                                                + ("" if c.covered else " ✗"))
+        lines.append(f"| {c.case} | {c.run.framework} | {c.run.source.split(' — ')[0]} | {c.run.role} | "
+                     f"{c.published:.2f} | {c.predicted:.2f} | {c.step_model} | {100 * c.error:+.1f}% | {span} | "
+                     f"{before} |")
     return lines
+
+
+def framework_summary() -> dict[tuple[str, str], dict]:
+    """(framework, role) → ``summary`` of its timed runs and how many held-out ranges hold the published step; the
+    roles' totals under framework "all"."""
+    rows = [c for c in comparisons() if c.run.role != "check" and c.run.published.metric not in UTILIZATION_METRICS]
+    out = {}
+    for fw in [*dict.fromkeys(c.run.framework for c in rows), "all"]:
+        for role in ("calibration", "validation"):
+            chosen = tuple(c for c in rows if c.run.role == role and fw in ("all", c.run.framework))
+            if chosen:
+                out[fw, role] = {**summary(chosen), "within_20": sum(abs(c.error) <= 0.2 for c in chosen),
+                                 "covered": sum(bool(c.covered) for c in chosen)}
+    return out
+
+
+def summary_table() -> list[str]:
+    """``framework_summary`` as docs/plan.md prints it."""
+    lines = [("| Framework | Role | Runs | Median error | Worst | Within 20% | 90% range holds it (held out) | "
+              "Constant-efficiency model: median, worst |"), "|---|---|---|---|---|---|---|---|"]
+    for (fw, role), s in framework_summary().items():
+        before = (f"{100 * s['previous_median']:.1f}%, {100 * s['previous_worst']:+.1f}%"
+                  if "previous_median" in s else "—")
+        lines.append(f"| {fw} | {role} | {s['runs']} | {100 * s['median']:.1f}% | {100 * s['worst']:+.1f}% | "
+                     f"{s['within_20']} | {s['covered']} | {before} |")
+    return lines
+
+
+def regime(run: PublishedRun, step_model: str) -> dict:
+    """A run's regime (``engine.plan.uncertainty``): its framework, chip architecture, experts, long context."""
+    chip = load_hardware_db().chip(run.chip)
+    model = run_model(run.id)
+    return {"step_model": step_model, "framework": run.options.convention,
+            "architecture": chip.kernel.architecture if chip.kernel else "none", "experts": model.experts > 1,
+            "long_context": run.seq_len >= LONG_CONTEXT}
+
+
+def model_error_data() -> dict:
+    """``model_error.json``: each validation run's regime and error, r = ln(published ÷ predicted), for the model
+    that timed it and for the constant-efficiency model beside it."""
+    runs = []
+    for c in comparisons(role="validation"):
+        if c.run.published.metric in UTILIZATION_METRICS:
+            continue
+        runs.append({"id": c.run.id, **regime(c.run, c.step_model), "log_error": math.log(c.published / c.predicted)})
+        if c.previous is not None:
+            runs.append({"id": c.run.id, **regime(c.run, "constant-efficiency model"),
+                         "log_error": math.log(c.published / c.previous)})
+    return {"description": ("The planner's error on each VALIDATION run of published_runs.json, r = ln(published "
+                            "step ÷ predicted step), with the run's regime; written by python -m tools.plan_tables "
+                            "--write, read by engine/plan/uncertainty.py."), "runs": runs}

@@ -11,12 +11,20 @@ from pydantic import BaseModel, ConfigDict, Field
 from engine.errors import InputError, parse_input
 from engine.method2.hardware_db import Chip, load_hardware_db
 from engine.method2.precision import select_format_peak
+from engine.plan.frameworks import framework
 from engine.plan.interconnects import Interconnect, interconnect_for
 from engine.plan.kernel.block import ExpertSettings
-from engine.plan.kernel.calibration import DEFAULT_CALIBRATION, KernelCalibration
+from engine.plan.kernel.calibration import KernelCalibration
 from engine.plan.kernel.chip import FORMAT_BYTES, kernel_chips
 from engine.plan.kernel.step import KernelStep, kernel_step_for
-from engine.plan.layout import MAX_CHIPS, CapacityFactor, Dispatcher, Layout, MemoryOptions, PlanInputs
+from engine.plan.layout import (
+    MAX_CHIPS,
+    CapacityFactor,
+    Dispatcher,
+    Layout,
+    MemoryOptions,
+    PlanInputs,
+)
 from engine.plan.memory import GB, Memory, divisors, memory_per_chip
 from engine.plan.model import PlanModel
 from engine.plan.step_time import (
@@ -28,6 +36,8 @@ from engine.plan.step_time import (
     step_time,
 )
 from engine.plan.thresholds import compare
+from engine.plan.uncertainty import LONG_CONTEXT as LONG_CONTEXT_ERROR
+from engine.plan.uncertainty import Interval, Regime, interval
 from engine.results import Result, to_json
 
 MAX_TOKENS = 1e18
@@ -49,7 +59,9 @@ class PlanSettings(BaseModel):
     step_model: Literal["kernel", "constant"] = Field(
         "kernel", description="kernel: the kernel model where it applies (else the constant-efficiency model); "
                               "constant: the constant-efficiency model at kernel_efficiency")
-    calibration: KernelCalibration = Field(DEFAULT_CALIBRATION, description="The kernel model's efficiencies.")
+    calibration: KernelCalibration | None = Field(
+        None, description="The kernel model's efficiencies (a measured trace's, say); default: the framework's, fitted "
+                          "on its published runs.")
 
     @property
     def experts(self) -> ExpertSettings:
@@ -83,6 +95,8 @@ class Plan(Result):
     tokens: float | None
     kernel: KernelStep | None = None
     """The kernel model's step (``engine.plan.kernel``) where it applies."""
+    interval: Interval | None = None
+    """The step's 90% range from the model's error on published runs of its regime (``engine.plan.uncertainty``)."""
 
     @property
     def training_flop(self) -> float | None:
@@ -108,12 +122,19 @@ class Plan(Result):
             if self.tokens is not None and self.step is not None:
                 out["kernel_model"]["wall_clock_days"] = (self.tokens / self.step.tokens_per_step * k.step_s
                                                           / 86_400)
+        if self.step is not None and self.tokens is not None:
+            out.update(wall_clock_days=self.step.wall_clock_s(self.tokens) / 86_400,
+                       training_flop=self.training_flop,
+                       thresholds=[{"key": s.threshold.key, "ratio": s.ratio, "above": s.above,
+                                    "sentence": s.sentence(), "source": s.threshold.source}
+                                   for s in compare(self.training_flop)])
+        if self.interval is not None and self.step is not None:
+            iv, step_s = self.interval, self.step.step_s
+            out["interval"] = {"level": iv.level, "step_s": [iv.low_s, iv.high_s], "runs": iv.runs,
+                               "basis": iv.basis,
+                               "mfu": list(iv.inverse(self.step.mfu, step_s)) if self.step.mfu is not None else None}
             if self.tokens is not None:
-                out.update(wall_clock_days=self.step.wall_clock_s(self.tokens) / 86_400,
-                           training_flop=self.training_flop,
-                           thresholds=[{"key": s.threshold.key, "ratio": s.ratio, "above": s.above,
-                                        "sentence": s.sentence(), "source": s.threshold.source}
-                                       for s in compare(self.training_flop)])
+                out["interval"]["wall_clock_days"] = list(iv.scaled(out["wall_clock_days"], step_s))
         return out
 
 
@@ -125,7 +146,8 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
     settings = settings or PlanSettings()
     capacity_factor, dispatcher, overlap_a2a = settings.capacity_factor, settings.dispatcher, settings.overlap_a2a
     note = ("Step time from the kernel model: each matrix product by its shape, memory-bound operations, the "
-            "collectives, the pipeline schedule and the optimizer step (checked against measured Megatron-LM runs)")
+            "collectives, the pipeline schedule and the optimizer step, as the plan's framework runs them (checked "
+            "against published runs of Megatron-LM, NeMo, torchtitan, llm-foundry and DeepSpeed)")
     if precision in FORMAT_BYTES:
         note += (f"; {precision.upper()}: the linear layers run in the format, their inputs and gradients cast into "
                  "it as memory traffic (Transformer Engine's cast-transpose, delayed scaling)")
@@ -138,12 +160,11 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
                   "measured on Qwen3 30B-A3B it hid about a third)" if overlap_a2a else "not overlapped")
         note += (f"; experts: each local expert's matrix products by their shape, {dispatch} {hidden}, "
                  f"{routing} — on NVIDIA's published H100 runs (Megatron Bridge, 2025–26 "
-                 "releases) this model is 18–30% fast for GPT-OSS 120B, 23–57% fast for Qwen3 30B-A3B "
+                 "releases) this model is 26–37% fast for GPT-OSS 120B, 36–64% fast for Qwen3 30B-A3B "
                  "(by layout and release) and within 8% for Qwen3 235B-A22B: budget small-expert models with margin")
     if model is not None and model.seq_len >= LONG_CONTEXT:
-        note += ("; long context: its attention is timed as matrix products with their score traffic, not as a "
-                 "fused kernel, and on NVIDIA's published Llama 2 7B runs on H100 it overestimates the step by 21% at "
-                 "16K positions to 51% at 512K — expect a shorter step")
+        note += ("; long context: on NVIDIA's published Llama 2 7B runs on H100 (fused attention, context "
+                 "parallelism) it underestimates the step by 16% at 16K positions to 30% at 1M — expect a longer step")
     return note
 
 
@@ -189,14 +210,28 @@ def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:
     return chip, settings.interconnect or interconnect_for(chip.id)
 
 
+def step_interval(model: PlanModel, options: MemoryOptions, chip: Chip, step: StepTime,
+                  settings: PlanSettings) -> Interval | None:
+    """The step's 90% range: the calibration's own where it carries one (a measured trace's), else the published
+    runs' of the plan's regime (``engine.plan.uncertainty``)."""
+    cal = settings.calibration
+    if cal is not None and cal.error_range is not None and step.model == KERNEL_MODEL:
+        low, high = cal.error_range
+        return Interval(step.step_s * (1 + low), step.step_s * (1 + high), 0, cal.source)
+    regime = Regime(step.model, options.convention, chip.kernel.architecture if chip.kernel else "none",
+                    model.experts > 1, model.seq_len >= LONG_CONTEXT_ERROR)
+    return interval(regime, step.step_s)
+
+
 def plan_run(model: PlanModel, layout: Layout, options: MemoryOptions, settings: PlanSettings) -> Plan:
-    """Memory per chip always; the step time when the layout has a global batch."""
+    """Memory per chip always; the step time, with its 90% range, when the layout has a global batch."""
     chip, link = resolve_chip(settings)
     memory = memory_per_chip(model, layout, options, chip.memory_gb * GB)
-    step = kernel = None
+    step = kernel = span = None
     if layout.global_batch is not None:
         step, kernel = plan_step(model, layout, options, chip, link, settings)
-    return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel)
+        span = step_interval(model, options, chip, step, settings)
+    return Plan(chip, link, layout, options, memory, step, settings.tokens, kernel, span)
 
 
 @dataclass(frozen=True, slots=True)
@@ -219,20 +254,22 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                   settings: PlanSettings, micro_batches: tuple[int, ...] = (1, 2, 4, 8, 16),
                   virtual_stages: tuple[int, ...] = (1, 2, 4), max_tp: int | None = None,
                   sequence_parallel: bool = False) -> list[SweepRow]:
-    """Every layout of ``chips`` chips (t dividing the heads, within a node unless ``max_tp``; p dividing the
-    blocks; d = chips/(t·p); b dividing B/d; v interleaving), with its memory and step time; the ones that
-    fit first, by MFU."""
+    """Every layout of ``chips`` chips (t dividing the heads and the key/value heads or a multiple of them, within
+    a node unless ``max_tp``; p dividing the blocks where the framework has a pipeline; d = chips/(t·p); b dividing
+    B/d; v interleaving), with its memory and step time; the ones that fit first, by MFU."""
     if isinstance(chips, bool) or not isinstance(chips, int) or not 1 <= chips <= MAX_CHIPS:
         raise InputError("chips", f"must be a whole number from 1 to {MAX_CHIPS:,}")
     chip, link = resolve_chip(settings)
     peak_for(chip, options.precision)  # one line naming the format the chip lacks, before the layouts
     capacity = chip.memory_gb * GB
     max_tp = max_tp or link.chips_per_node
-    tps = [t for t in divisors(model.heads) if t <= max_tp] if model.heads else [1]
+    kv = model.kv_heads or model.heads
+    tps = [t for t in divisors(model.heads) if t <= max_tp and (kv % t == 0 or t % kv == 0)] if model.heads else [1]
     units = model.pipeline_units or 1
+    stages = divisors(units) if framework(options.convention).pipeline else [1]
     rows: list[SweepRow] = []
     for t in tps:
-        for p in divisors(units):
+        for p in stages:
             if chips % (t * p):
                 continue
             d = chips // (t * p)

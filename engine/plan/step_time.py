@@ -2,7 +2,8 @@
 
 For one step of B sequences on n = d·t·p chips of peak P (the run's number format) at kernel efficiency k:
 - compute: hardware FLOP per step / (n·P·k), hardware FLOP = F·(1 + r)·B plus recomputation (full: one
-  more forward, F·B; selective: the attention core QKᵀ and AV once more);
+  more forward, F·B; alternate: half of it; selective: the attention core QKᵀ and AV once more; ops: half the
+  rest of the forward);
 - pipeline bubble: the compute stretches by (v·m + p − 1)/(v·m), i.e. the bubble is (p−1)/(v·m + p−1) of
   the pipelined time (Narayanan et al. 2021, §2.2; v interleaved virtual stages);
 - tensor parallelism: per block and micro-batch 4 all-reduces of s·b·h activations (2 forward, 2 backward;
@@ -132,7 +133,8 @@ def step_flop(model: PlanModel, layout: Layout, options: MemoryOptions,
     attention core's)."""
     batch = layout.global_batch
     model_flop = model.forward_flop * (1 + backward_ratio) * batch
-    extra = {"none": 0.0, "selective": model.attention_core_flop, "full": model.forward_flop}[options.recompute]
+    extra = {"none": 0.0, "selective": model.attention_core_flop, "ops": (model.forward_flop - model.attention_core_flop) / 2,
+             "alternate": model.forward_flop / 2, "full": model.forward_flop}[options.recompute]
     return model_flop, model_flop + extra * batch
 
 
@@ -169,7 +171,7 @@ def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flo
     cp = layout.cp
     act_bytes = model.seq_len // cp * b * model.d_model * activation_bytes_per_value(options)
     tp_bw, _ = link.bandwidth(t)
-    per_block = 6 if options.recompute == "full" else 4
+    per_block = {"full": 6, "alternate": 5}.get(options.recompute, 4)
     tp_comm = (model.blocks / p) * m * per_block * ring_all_reduce_s(act_bytes, t, tp_bw) if model.blocks else 0.0
     pp_bw, _ = link.bandwidth(t * d * p * cp)
     pp_comm = 2 * v * m * act_bytes / pp_bw if p > 1 else 0.0

@@ -460,7 +460,8 @@ def _derived() -> list[Case]:
         add(f"plan.chip={json.dumps(value)[:20]}", plan(chip=value))
     for value in (0, 2, 1e308, -1, True, "0.5"):
         add(f"plan.kernel_efficiency={json.dumps(value)}", plan(kernel_efficiency=value))
-    for field in ("dp", "tp", "pp", "ep", "cp", "micro_batch", "global_batch", "virtual_stages", "expert_tp"):
+    for field in ("dp", "tp", "pp", "ep", "cp", "micro_batch", "global_batch", "virtual_stages", "expert_tp",
+                  "first_stage_blocks", "last_stage_blocks"):
         for value in (0, 10**12, 1.5, True):
             add(f"plan.layout.{field}={json.dumps(value)}", plan(layout={"global_batch": 64, field: value}))
     add("plan.layout.cp-does-not-split-the-sequence", plan(layout={"global_batch": 64, "cp": 7}))
@@ -469,7 +470,9 @@ def _derived() -> list[Case]:
     for value in (0.5, 0, 1e308, -1, True, "2"):
         add(f"plan.capacity_factor={json.dumps(value)}", plan(capacity_factor=value))
     add("plan.layout-huge-valid", plan(layout={"dp": 10**6, "tp": 8, "pp": 64, "global_batch": 10**8}))
-    for field, value in (("optimizer", "lion2"), ("zero", 4), ("recompute", "most"), ("precision", "fp4")):
+    for field, value in (("optimizer", "lion2"), ("zero", 4), ("recompute", "most"), ("precision", "fp4"),
+                         ("convention", "horovod"), ("attention", "<img src=x>"), ("compiled", "yes"),
+                         ("tp_overlap", 2)):
         add(f"plan.options.{field}={json.dumps(value)}", plan(options={field: value}))
     # every range field
     ranges = {"hardware": ("chip_count", "duration", "utilization"), "training": ("backward_ratio", "examples")}

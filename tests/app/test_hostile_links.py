@@ -1,10 +1,10 @@
-"""The hostile-input suite: every crafted link of ``hostile_corpus`` (527 links, 15 categories) through
+"""The hostile-input suite: every crafted link of ``hostile_corpus`` (558 links, 15 categories) through
 Streamlit's AppTest, landing via ``app.py`` and directly on each page file. Each run must end in results or
 a clear notice — never an exception element — with no user text rendered as live Markdown/HTML (``markup``:
 Markdown elements, widget labels and help, radio options, tabs, Plotly text), messages in the user's words,
 and at most ``MAX_RUN_CPU_S`` (2 s) of CPU time (``page_run``).
 
-Which runs (~990 page runs instead of 527 × 5 pages × 2 entries):
+Which runs (~990 page runs instead of 558 × 5 pages × 2 entries):
 - a link that opens (a valid scenario: 131 of them) runs on all five pages, since each page computes
   something else from it; the entry (via app.py, or the page file directly) alternates from case to case;
   the 42 of the ``derived`` category run on one page each (the page their section feeds: plan, hardware…);

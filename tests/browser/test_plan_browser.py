@@ -8,6 +8,13 @@ from tests.browser.harness import ARTIFACTS, WAIT_MS, metric_value, wait_for_app
 from tests.plan import qwen3_30b_scenario
 
 
+def _llama_8way():
+    """Llama 2 7B with a saved plan of 8 H100s (d 8, global batch 64): the layout the tests below start from."""
+    from engine.plan.layout import PlanInputs
+
+    return presets()["llama2-7b"].scenario.model_copy(update={"plan": PlanInputs()})
+
+
 def _no_exception(page):
     assert page.locator("[data-testid='stException']").count() == 0
 
@@ -33,7 +40,7 @@ def _changed(page, label: str, before: str) -> str:
 
 
 def test_plan_flow_in_the_browser(server, browser):
-    token = encode(presets()["llama2-7b"].scenario)
+    token = encode(_llama_8way())
     context, page = _open(browser, server, f"?s={token}")
     assert metric_value(page, "Fits") == "no"  # 16 B × 6.74e9 parameters alone exceed 80 GB
     before = metric_value(page, "Memory per chip (of 80 GB)")
@@ -59,13 +66,13 @@ def test_framework_convention_and_the_kernel_model_in_the_browser(server, browse
     from engine.plan.interconnects import interconnect_for
     from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
-    scenario = presets()["llama2-7b"].scenario
+    scenario = _llama_8way()
     kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(),
                              "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
     context, page = _open(browser, server, f"?s={encode(scenario)}")
     assert metric_value(page, "Predicted MFU") == f"{100 * kernel.mfu:.1f}%"
     before = metric_value(page, "Memory per chip (of 80 GB)")
-    page.get_by_label("Framework (model states)").first.click()
+    page.get_by_label("Framework", exact=True).first.click()
     page.get_by_role("option", name="Megatron-LM", exact=False).first.click()
     after = _changed(page, "Memory per chip (of 80 GB)", before)
     grown = float(after.split(" GB")[0].replace(",", "")) - float(before.split(" GB")[0].replace(",", ""))
@@ -79,7 +86,7 @@ def test_context_parallelism_in_the_browser(server, browser):
     from engine.plan.interconnects import interconnect_for
     from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
-    scenario = presets()["llama2-7b"].scenario
+    scenario = _llama_8way()
     kernel = kernel_step_for(scenario.plan_model(), Layout(dp=8, cp=2, global_batch=64), MemoryOptions(),
                              "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
     context, page = _open(browser, server, f"?s={encode(scenario)}")
@@ -123,7 +130,7 @@ def test_published_runs_with_the_long_context_check_in_the_browser(server, brows
     page.get_by_text("How good is the step-time model? Published runs").click()
     page.get_by_text("Long context, a check").first.wait_for(timeout=WAIT_MS)
     _no_exception(page)
-    assert page.get_by_text("the model overestimates the step beyond 8K positions").count() == 1
+    assert page.get_by_text("the model underestimates the step by 16–30%").count() == 1
     context.close()
 
 
@@ -152,7 +159,7 @@ def test_fp8_plan_counts_its_casts_in_the_browser(server, browser):
     from engine.plan.interconnects import interconnect_for
     from engine.plan.kernel.step import kernel_step_for
     from engine.plan.layout import Layout, MemoryOptions
-    scenario = presets()["llama2-7b"].scenario
+    scenario = _llama_8way()
     fp8 = kernel_step_for(scenario.plan_model(), Layout(dp=8, global_batch=64), MemoryOptions(precision="fp8"),
                           "nvidia-h100-sxm", interconnect_for("nvidia-h100-sxm"))
     context, page = _open(browser, server, f"?s={encode(scenario)}")
@@ -164,3 +171,44 @@ def test_fp8_plan_counts_its_casts_in_the_browser(server, browser):
                      exact=False).first.wait_for(timeout=WAIT_MS)
     _no_exception(page)
     context.close()
+
+
+def test_the_bill_by_place_and_the_carry_over_in_the_browser(server, browser):
+    # Llama 2 7B on 8 H100s: the step's 90% range, then the bill at the world's average grid; France's grid lowers
+    # the CO₂ (57 against 480 g/kWh), not the cost; "use this layout on the hardware page" opens the Hardware &
+    # time page holding 8 chips, the plan's days and the place, with the sentence saying where they came from
+    from engine.method2.places import grid_places
+
+    context, page = _open(browser, server, f"?s={encode(_llama_8way())}")
+    page.get_by_text("90% ranges from the model's error on").first.wait_for(timeout=WAIT_MS)
+    assert metric_value(page, "Step time") and "90%:" in page.locator(
+        "[data-testid=stMetric]", has_text="Step time").first.inner_text()
+    cost, co2 = metric_value(page, "Cost"), metric_value(page, "CO₂")
+    page.locator("[data-testid='stSelectbox']", has_text="Where the chips ran (grid)").first.locator(
+        "input").click()
+    page.get_by_role("option", name=grid_places()["fr"].label, exact=False).first.click()
+    after = _changed(page, "CO₂", co2)
+    assert metric_value(page, "Cost") == cost
+    ratio = float(after.split(" t")[0].replace(",", "")) / float(co2.split(" t")[0].replace(",", ""))
+    assert abs(ratio - grid_places()["fr"].kg_co2_per_kwh / 0.48) < 0.02
+    days = metric_value(page, "Wall-clock")
+    page.get_by_role("button", name="Use this layout on the hardware page").click()
+    page.get_by_text("From the Plan page: 8 × NVIDIA H100").first.wait_for(timeout=WAIT_MS)
+    wait_for_app(page)
+    _no_exception(page)
+    assert "/hardware" in page.url and "s=" in page.url
+    assert page.get_by_label("Number of chips", exact=True).input_value() == "8"
+    assert days.split()[0] in page.get_by_text("From the Plan page").first.inner_text()
+    ARTIFACTS.mkdir(exist_ok=True)
+    page.screenshot(path=str(ARTIFACTS / "plan-carried-to-hardware.png"), full_page=True)
+    context.close()
+
+
+def test_the_results_come_before_the_inputs_on_a_phone(server, browser):
+    # at 390 px the metrics of the plan sit above its 16 inputs; at 1440 px the inputs come first
+    for width, results_first in ((390, True), (1440, False)):
+        context, page = _open(browser, server, f"?s={encode(_llama_8way())}", width=width)
+        metric_y = page.locator("[data-testid=stMetric]", has_text="Memory per chip").first.bounding_box()["y"]
+        input_y = page.get_by_label("Data parallel d", exact=True).bounding_box()["y"]
+        assert (metric_y < input_y) == results_first, (width, metric_y, input_y)
+        context.close()

@@ -24,6 +24,8 @@ NEEDED_BY = {
     "interconnects.json": [("plan", "--model", "llama2-7b", "--chip", "h100", "--chips", "8", "--tp", "8",
                                    "--global-batch", "64")],
     "published_runs.json": [("memory", "--model", "narayanan-1-7b")],
+    "model_error.json": [("plan", "--model", "llama2-7b", "--chip", "h100", "--chips", "8", "--dp", "8",
+                          "--global-batch", "64")],
     "efficiencies.json": [("serve", "--model", "llama-3.1-8b", "--chip", "h100-sxm", "--prompt-tokens", "1000",
                            "--output-tokens", "200")],
     "measured_serving.json": [],  # read by the serving check (tests, tools/fit_serving.py), by no command

@@ -156,7 +156,10 @@ def test_plan_and_memory_on_a_terminal_read_as_the_json_says():
     data = json.loads(cli(*args, "--format", "json").stdout)
     assert not text.lstrip().startswith("{")
     step = data["step"]
-    assert f"step time         {step['step_s']:.4g} s (kernel model)" in text
+    low, high = data["interval"]["step_s"]
+    from engine.units import format_number
+    assert (f"step time         {step['step_s']:.4g} s (kernel model; 90% range {format_number(low)}–"
+            f"{format_number(high)} s)") in text
     assert f"MFU / HFU         {100 * step['mfu']:.1f}% / {100 * step['hfu']:.1f}%" in text
     gb = data["total_bytes_per_chip"] / 1e9
     assert f"{gb:,.1f} GB of 80.0 GB: does not fit" in text  # 8.03B × 16 B + activations > 80 GB
@@ -167,7 +170,11 @@ def test_plan_and_memory_on_a_terminal_read_as_the_json_says():
                         "512", "--seq-len", "8192", "--top", "3")
     assert sweep.splitlines()[0].endswith("layouts of 64 chips, best first:") and "d×t×p" in sweep
     memory = on_terminal("memory", "--model", "llama-3.1-8b", "--chip", "H100", "--dp", "8", "--seq-len", "8192")
-    assert "fewest chips         8 (d 1 × t 8 × p 1)" in memory
+    data = json.loads(cli("memory", "--model", "llama-3.1-8b", "--chip", "H100", "--dp", "8", "--seq-len", "8192",
+                          "--format", "json").stdout)["fewest_chips"]
+    assert f"fewest chips         {data['chips']} (d {data['dp']} × t {data['tp']} × p {data['pp']})" in memory
+    # with fused attention (no s × s scores kept) four pipeline stages hold Llama 3.1 8B at 8,192 positions
+    assert (data["chips"], data["pp"]) == (4, 4)
 
 
 def test_optimal_priors_and_reconcile_on_a_terminal():

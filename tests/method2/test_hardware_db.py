@@ -245,6 +245,10 @@ DATASHEET_PEAKS = [
     ("nvidia-rtx-4090", "bf16_tensor", 165.2e12, "Ada whitepaper: FP16/BF16 tensor with FP32 accumulate, dense"),
     ("nvidia-a800-pcie-80gb", "bf16_tensor", 312e12, A100),
     ("nvidia-h100-nvl", "bf16_tensor", 1671e12 / 2, "H100 NVL product brief: 1,671 TFLOP/s BF16 per GPU with sparsity"),
+    # torchtitan's H100 (96 GB HBM2e, 500 W): "between SXM and NVL, and we don't know its exact value" — the midpoint
+    # of the two dense datasheet figures is the stored assumption
+    ("nvidia-h100-sxm-96gb-500w", "bf16_tensor", (989.4e12 + 1671e12 / 2) / 2,
+     "https://github.com/pytorch/torchtitan/blob/main/docs/performance.md"),
     ("nvidia-gh200", "bf16_tensor", 1979e12 / 2, "https://resources.nvidia.com/en-us-grace-cpu/grace-hopper-superchip"),
     ("nvidia-l40s", "bf16_tensor", 362.05e12, "https://resources.nvidia.com/en-us-l40s/l40s-datasheet-28413"),
     ("nvidia-h200-sxm", "bf16_tensor", 1979e12 / 2, "https://www.nvidia.com/en-us/data-center/h200/"),

@@ -32,23 +32,27 @@ def synthetic_model(*, blocks: int, h: int, heads: int, s: int, f: int, kv_heads
                      active_experts=top_k, shared_ff_size=shared_f, window=window, windowed_blocks=windowed)
 
 
-def kernel(model, layout, options=None, chip: str = "nvidia-h100-sxm", experts=None, link=None, **behaviour):
+def kernel(model, layout, options=None, chip: str = "nvidia-h100-sxm", experts=None, link=None, cal=None,
+           **behaviour):
     """``kernel_step`` of ``model`` in ``layout`` on ``chip`` (its links unless ``link``), with the framework's
-    behaviour for the options unless fields of it are given (``overlap_dp=False``…)."""
+    behaviour and calibration for the options unless fields of the behaviour are given (``overlap_dp=False``…)
+    or a calibration (``cal``)."""
     from dataclasses import replace
 
     from engine.plan.interconnects import interconnect_for
     from engine.plan.kernel.block import ExpertSettings
     from engine.plan.kernel.chip import kernel_hardware
     from engine.plan.kernel.frameworks import behaviour as framework_behaviour
+    from engine.plan.kernel.frameworks import framework_calibration
     from engine.plan.kernel.step import kernel_step
     from engine.plan.layout import MemoryOptions
 
     options = options or MemoryOptions()
     hw = kernel_hardware(chip, options.precision, link or interconnect_for(chip))
-    framework = replace(framework_behaviour(options.convention, options.zero, chip, model.experts > 1,
-                                            layout.sequence_parallel, layout.tp), **behaviour)
-    return kernel_step(model, layout, options, hw, framework, experts or ExpertSettings())
+    cal = cal or framework_calibration(options.convention)
+    framework = replace(framework_behaviour(options, chip, hw.architecture, model.experts > 1,
+                                            layout.sequence_parallel, layout.tp, cal), **behaviour)
+    return kernel_step(model, layout, options, hw, framework, experts or ExpertSettings(), cal)
 
 
 def qwen3_30b_scenario(plan_inputs):

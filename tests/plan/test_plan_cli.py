@@ -81,7 +81,8 @@ def test_plan_sweep_ranks_layouts(capsys):
     (["optimal", "--flop", "nan"], "flop"),
     (["optimal", "--flop", "1e24", "--rule", "kaplan"], "arguments"),
     (["memory", "--model", "llama2-7b", "--tp", "5"], "tp"),
-    (["memory", "--model", "llama2-7b", "--pp", "3"], "pp"),
+    (["memory", "--model", "llama2-7b", "--pp", "3", "--framework", "megatron"], "pp"),
+    (["memory", "--model", "llama2-7b", "--pp", "2", "--framework", "fsdp"], "pp"),
     (["memory", "--model", "llama2-7b", "--dp", "0"], "dp"),
     (["memory", "--model", "llama2-7b", "--dp", "nan"], "dp"),
     (["memory", "--model", "llama2-7b", "--dp", "1000000000"], "dp"),
@@ -113,7 +114,8 @@ def test_published_run_as_a_model(capsys):
     # Megatron-LM 1T (Narayanan et al. 2021): 1,008B parameters on t = 8 × p = 64 × d = 6 = 3,072 GPUs
     code, data, _ = cli(capsys, "plan", "--model", "megatron-1t", "--chip", "nvidia-a100-sxm4-80gb", "--chips", "3072",
                         "--dp", "6", "--tp", "8", "--pp", "64", "--micro-batch", "1", "--global-batch", "3072",
-                        "--precision", "fp16", "--recompute", "full", "--tokens", "450B")
+                        "--precision", "fp16", "--recompute", "full", "--tokens", "450B",
+                        "--framework", "megatron-2021", "--attention", "stored")
     assert code == 0
     assert data["params_per_chip"] == pytest.approx(1008.04e9 / 512, rel=1e-4)
     assert 0.45 < data["hfu"] < 0.65  # published 52% of peak

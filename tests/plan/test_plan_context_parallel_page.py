@@ -10,19 +10,19 @@ from engine.plan.kernel.step import kernel_step_for
 from engine.plan.layout import Layout, MemoryOptions
 from engine.presets import presets
 from tests.conftest import ROOT
-from tests.plan.test_plan_page import gb, metric, plan_page
+from tests.plan.test_plan_page import eight_way, gb, metric, plan_page
 
 
 def test_cp_splits_the_activations_and_feeds_the_kernel_model():
-    at = plan_page("llama2-7b")
+    at = eight_way(plan_page("llama2-7b"))
     before = gb(metric(at, "Memory per chip (of 80 GB)"))
     at.number_input(key="plan_cp").set_value(2).run()
     assert not at.exception and not any(e.value.startswith("cp") for e in at.error)
     after = gb(metric(at, "Memory per chip (of 80 GB)"))
-    # Llama 2 7B, s 4,096, b 1, no recomputation: 32 blocks × s·h·(34 + 5·a·s/h) bytes + the other layers'
+    # Llama 2 7B, s 4,096, b 1, no recomputation, fused attention: 32 blocks × 34·s·h bytes + the other layers'
     # outputs s·(2h + V)·2; half of it leaves each chip when c = 2 (the metric shows whole GB)
-    s, h, a, vocab = 4096, 4096, 32, 32000
-    acts = 32 * s * h * (34 + 5 * a * s / h) + 2 * s * (2 * h + vocab)
+    s, h, vocab = 4096, 4096, 32000
+    acts = 32 * s * h * 34 + 2 * s * (2 * h + vocab)
     assert before - after == pytest.approx(acts / 2 / 1e9, abs=1)
     model = presets()["llama2-7b"].scenario.plan_model()
     kernel = kernel_step_for(model, Layout(dp=8, cp=2, global_batch=64), MemoryOptions(), "nvidia-h100-sxm",
@@ -32,7 +32,7 @@ def test_cp_splits_the_activations_and_feeds_the_kernel_model():
 
 def test_a_bad_cp_is_named_and_the_good_one_travels_in_the_link():
     from engine.share_link import decode
-    at = plan_page("llama2-7b")
+    at = eight_way(plan_page("llama2-7b"))
     at.number_input(key="plan_cp").set_value(3).run()
     assert any(e.value.replace("\\", "").startswith("cp: the sequence of 4,096 tokens does not split into "
                                                     "2 × cp = 6") for e in at.error)

@@ -77,11 +77,16 @@ def korthikanti(s, b, h, a, t=1, sp=False, recompute="none"):
 def test_block_activations_follow_korthikanti(llama7b, t, sp, recompute):
     b, p, s, h, a = 2, 4, 4096, 4096, 32
     no_others = dataclasses.replace(llama7b, other_activation_values=0)
-    mem = memory_per_chip(no_others, Layout(tp=t, pp=p, micro_batch=b, sequence_parallel=sp),
-                          MemoryOptions(recompute=recompute))
-    # 1F1B, m ≥ p: stage 1 holds p micro-batches of its L/p blocks
+    layout = Layout(tp=t, pp=p, micro_batch=b, sequence_parallel=sp)
+    stored = memory_per_chip(no_others, layout, MemoryOptions(recompute=recompute, attention="stored"))
+    # 1F1B, m ≥ p: stage 1 holds p micro-batches of its L/p blocks; the scores stored, as Korthikanti's runs did
     expected = 32 / p * p * korthikanti(s, b, h, a, t, sp, recompute)
-    assert mem.activations == pytest.approx(expected)
+    assert stored.activations == pytest.approx(expected)
+    # fused attention (the default: FlashAttention, cuDNN) keeps no s × s scores, softmax output or dropout mask:
+    # the 5as/h term goes, 34·sbh (÷t with sequence parallelism) or sbh·(10 + 24/t) stays — selective's figure
+    fused = memory_per_chip(no_others, layout, MemoryOptions(recompute=recompute))
+    kept = "full" if recompute == "full" else "selective"
+    assert fused.activations == pytest.approx(32 / p * p * korthikanti(s, b, h, a, t, sp, kept))
 
 
 def test_fewer_micro_batches_than_stages_hold_fewer(llama7b):
@@ -164,10 +169,18 @@ def test_fsdp_convention_keeps_fp32_sharded_parameters_and_gradients(zero, per_p
 
 
 def test_conventions_refuse_stages_they_do_not_have():
-    with pytest.raises(InputError, match="^zero: Megatron-LM's distributed optimizer"):
-        parse_input(MemoryOptions, {"convention": "megatron", "zero": 3})
-    with pytest.raises(InputError, match="^zero: FSDP"):
+    with pytest.raises(InputError, match=r"^zero: Megatron-LM / NeMo .* has no ZeRO stage 2 \(its stages: 0, 1 = the "
+                                         r"distributed optimizer, 3 = Megatron FSDP\)"):
+        parse_input(MemoryOptions, {"convention": "megatron", "zero": 2})
+    with pytest.raises(InputError, match=r"^zero: PyTorch FSDP .* has no ZeRO stage 1 \(its stages: 0, "
+                                         r"2 = SHARD_GRAD_OP, 3 = FULL_SHARD\)"):
         parse_input(MemoryOptions, {"convention": "fsdp", "zero": 1})
+    with pytest.raises(InputError, match="^zero: Megatron-LM 2021–22 .* has no ZeRO stage 3"):
+        parse_input(MemoryOptions, {"convention": "megatron-2021", "zero": 3})
+    # every registered framework, and nothing else, is a convention; Megatron FSDP is Megatron's ZeRO 3
+    assert parse_input(MemoryOptions, {"convention": "megatron", "zero": 3}).zero == 3
+    for name in ("deepspeed", "megatron", "megatron-2021", "fsdp", "torchtitan", "composer"):
+        assert parse_input(MemoryOptions, {"convention": name}).convention == name
     with pytest.raises(InputError, match="^convention"):
         parse_input(MemoryOptions, {"convention": "horovod"})
 
@@ -175,8 +188,8 @@ def test_conventions_refuse_stages_they_do_not_have():
 def test_lora_keeps_gradients_and_optimizer_states_for_the_adapters_only():
     """Llama 2 7B with LoRA r = 16 on q and v of its 32 blocks: 32 · 2 · 16 · (4,096 + 4,096) = 8,388,608
     trainable parameters. Mixed-precision Adam: 2 bytes for every weight, 2 + 12 for the trainable ones."""
-    from engine.method1.finetune import FineTune, fine_tuned
     from engine.method1.architecture import Architecture
+    from engine.method1.finetune import FineTune, fine_tuned
 
     arch = read_hf_config(LLAMA2_7B_CONFIG).architecture(4096)
     layers = fine_tuned([layer.model_dump(mode="json") for layer in arch.layers],
@@ -211,7 +224,8 @@ def test_measured_memory_of_megatron_runs(name):
     model = plan_model(read_hf_config(config).architecture(2048))
     layout = dict(tp=8, pp=p, micro_batch=b, global_batch=batch, virtual_stages=v)
     gib = 2 ** 30
-    megatron = memory_per_chip(model, Layout(**layout), MemoryOptions(precision="fp16", convention="megatron"))
+    megatron = memory_per_chip(model, Layout(**layout), MemoryOptions(precision="fp16", convention="megatron",
+                                                                     attention="stored"))
     zero = memory_per_chip(model, Layout(**layout), MemoryOptions(precision="fp16"))
     sel = memory_per_chip(model, Layout(**layout, sequence_parallel=True),
                           MemoryOptions(precision="fp16", convention="megatron", recompute="selective"))

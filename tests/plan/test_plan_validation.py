@@ -1,6 +1,7 @@
-"""The kernel step-time model against published measured iteration times (Korthikanti et al. 2022, Table 5),
-kept apart from the runs its one calibrated number came from (Narayanan et al. 2021, Table 1) — both as data
-(engine/plan/published_runs.json) compared through the planner."""
+"""The kernel step-time model against published measured runs (engine/plan/published_runs.json, compared through
+the planner): each framework's runs split into calibration and validation by the rule written before fitting
+(docs/plan.md, "Validation"), both errors reported by framework; Megatron-LM's A100 runs (Korthikanti et al. 2022,
+Table 5, kept apart from Narayanan et al. 2021, Table 1, where η_max came from)."""
 from __future__ import annotations
 
 import math
@@ -87,7 +88,7 @@ def test_the_plan_carries_the_kernel_model_where_it_applies():
     model = plan_model(read_hf_config(GPT3_175B_CONFIG).architecture(2048))
     assert (model.ff_size, model.gated, model.vocab) == (4 * 12288, False, 50257)
     layout = Layout(dp=8, tp=8, pp=16, micro_batch=1, global_batch=1536)
-    options = MemoryOptions(precision="fp16", recompute="full")
+    options = MemoryOptions(precision="fp16", recompute="full", convention="megatron-2021", attention="stored")
     plan = plan_run(model, layout, options, PlanSettings(chip="nvidia-a100-sxm4-80gb", tokens=300e9))
     direct = kernel(model, layout, options, chip="nvidia-a100-sxm4-80gb")
     out = plan.as_dict()["kernel_model"]
@@ -104,12 +105,121 @@ def test_the_plan_carries_the_kernel_model_where_it_applies():
 
 def test_every_published_run_names_its_source_and_its_assumptions():
     runs = published_runs().runs
-    assert len(runs) >= 70
+    assert len(runs) >= 150
     for run in runs:
         assert "http" in run.source or "Table" in run.source, run.id
         assert run.assumed and run.assumptions, run.id  # no run of the set prints every field the plan needs
     models = published_runs().models
     assert all(m.source for m in models.values())
+
+
+# The split rule (docs/plan.md, written before any fit): per framework lineage, the runs of its EARLIEST source
+# publication are calibration, every later publication's are validation; a lineage with one publication is
+# validation only; checks stay checks. Each set's lineage and publication date, as its source prints it.
+SETS = {"narayanan-2021": ("megatron", "2021-04-09"), "korthikanti-2022": ("megatron", "2022-05-10"),
+        "nemo-24.07": ("megatron", "2024-07-24"), "bridge-moe": ("megatron", "2025-11-01"),
+        "bridge-chips": ("megatron", "2025-11-01"),
+        "torchtitan-2024-04-18": ("torchtitan", "2024-04-18"), "torchtitan-2024-04-24": ("torchtitan", "2024-04-24"),
+        "torchtitan-2024-08-23": ("torchtitan", "2024-08-23"), "torchtitan-2025-01-30": ("torchtitan", "2025-01-30"),
+        "llm-foundry-2023-05-03": ("composer", "2023-05-03"), "llm-foundry-2023-10-19": ("composer", "2023-10-19"),
+        "llm-foundry-2024-01-06": ("composer", "2024-01-06"),
+        "mt-nlg-2022": ("deepspeed", "2022-01-28"), "bloom-2022": ("deepspeed", "2022-11-09"),
+        "llama3-2024": ("meta", "2024-07-31")}
+CHECKS = {"bridge-moe-releases", "nemo-long-context", "constant-model"}
+
+
+def test_roles_follow_the_split_rule():
+    runs = published_runs().runs
+    assert {r.set for r in runs} == set(SETS) | CHECKS  # a new set must be given its lineage and date here
+    for run in runs:
+        if run.set in CHECKS:
+            assert run.role == "check", run.id
+            continue
+        lineage, date = SETS[run.set]
+        dates = sorted({d for ln, d in SETS.values() if ln == lineage})
+        expected = "calibration" if len(dates) > 1 and date == dates[0] else "validation"
+        assert run.role == expected, run.id
+
+
+def test_fitted_calibrations_come_from_calibration_runs_only():
+    """Each framework's fitted numbers are a grid point of tools/fit_frameworks.py on its calibration runs: no
+    neighbouring grid point has a smaller median error there (the search is run in full by the tool)."""
+    from engine.plan.frameworks import FITTED
+    from tools.fit_frameworks import GRIDS, errors
+
+    for fid, grid in GRIDS.items():
+        best = {k: getattr(FITTED[fid], k) for k in grid}
+        for k, values in grid.items():
+            assert any(v == pytest.approx(best[k]) for v in values), (fid, k)
+        best_median = statistics.median(abs(e) for e in errors(fid, best))
+        for k, values in grid.items():
+            i = min(range(len(values)), key=lambda j: abs(values[j] - best[k]))
+            for j in (i - 1, i + 1):
+                if 0 <= j < len(values):
+                    moved = statistics.median(abs(e) for e in errors(fid, {**best, k: values[j]}))
+                    assert moved >= best_median - 1e-9, (fid, k, values[j])
+        # no validation run is among the runs the errors come from
+        from engine.plan.published import published_runs as runs
+        assert len(errors(fid, best)) == sum(r.role == "calibration" and r.options.convention == fid
+                                             for r in runs().runs)
+
+
+def test_at_least_forty_validation_runs_from_four_frameworks_and_none_refused():
+    from engine.plan.published import framework_summary
+
+    rows = [c for c in comparisons(role="validation")]
+    assert len(rows) >= 40 and len({c.run.framework for c in rows}) >= 4
+    assert all(c.step_model == "kernel model" for c in rows)  # every layout planned, none refused
+    s = framework_summary()
+    # measured here (docs/plan.md, "Validation"): calibration 41 runs, median 2.9%, worst −21.9%; validation 87
+    # runs, median 9.2%, worst −42.9% (torchtitan's Llama 3.1 8B at 262,144 positions, CP 8) — the issue's target
+    # (median ≤ 8%, worst ≤ 20%) is not met: Hopper and Blackwell runs of small models and long contexts are fast
+    assert (s["all", "calibration"]["runs"], s["all", "validation"]["runs"]) == (41, 87)
+    assert s["all", "calibration"]["median"] == pytest.approx(0.029, abs=0.002)
+    assert s["all", "validation"]["median"] == pytest.approx(0.092, abs=0.002)
+    assert s["all", "validation"]["worst"] == pytest.approx(-0.429, abs=0.003)
+    by_framework = {fw: round(100 * v["median"], 1) for (fw, role), v in s.items() if role == "validation"}
+    assert by_framework == pytest.approx({"Megatron-LM": 3.6, "NeMo": 13.2, "Megatron Bridge": 11.2, "torchtitan": 19.3,
+                                          "MosaicML Composer": 8.6, "DeepSpeed": 6.6, "Meta (Llama 3)": 9.2,
+                                          "all": 9.2}, abs=0.15)
+
+
+def test_the_held_out_range_holds_at_least_90_percent_of_the_validation_runs():
+    """Each validation run's range made from the OTHER validation runs of its regime (its own error left out)
+    holds its published step for ≥ 90% of them (measured: 79 of 87)."""
+    from engine.plan.uncertainty import leave_one_out_coverage
+
+    rows = [c for c in comparisons(role="validation") if c.held_out is not None]
+    covered = sum(bool(c.covered) for c in rows)
+    assert (covered, len(rows)) == leave_one_out_coverage("kernel model") == (79, 87)
+    assert covered / len(rows) >= 0.9
+
+
+def test_the_mpt_benchmark_shapes_have_the_tables_parameter_counts():
+    """llm-foundry's benchmark table prints NumParams (2023-05-03 version): 7b 6,658,859,008 at 2,048 positions
+    and 6,684,024,832 at 8,192 (learned positions); 13b 12,853,954,560 / 12,885,411,840; 30b 29,975,214,080; 70b
+    64,862,437,376."""
+    from engine.llm.config import read_hf_config
+    from engine.plan.model import plan_model
+
+    models = published_runs().models
+    for name, seq, params in (("mpt-7b-benchmark", 2048, 6_658_859_008), ("mpt-7b-benchmark", 8192, 6_684_024_832),
+                              ("mpt-13b-benchmark", 2048, 12_853_954_560), ("mpt-13b-benchmark", 8192, 12_885_411_840),
+                              ("mpt-30b-benchmark", 2048, 29_975_214_080), ("mpt-70b-benchmark", 2048, 64_862_437_376)):
+        config = {**models[name].config, "n_positions": seq}
+        assert plan_model(read_hf_config(config).architecture(seq)).params == params, (name, seq)
+
+
+def test_model_error_json_is_a_fresh_comparison():
+    import json
+
+    from engine.plan.published import model_error_data
+    from engine.plan.uncertainty import PATH
+
+    stored = json.loads(PATH.read_text(encoding="utf-8"))["runs"]
+    fresh = model_error_data()["runs"]  # python -m tools.plan_tables --write
+    assert [(r["id"], r["step_model"]) for r in stored] == [(r["id"], r["step_model"]) for r in fresh]
+    assert [r["log_error"] for r in stored] == pytest.approx([r["log_error"] for r in fresh], abs=1e-9)
 
 
 def test_docs_plan_holds_every_published_runs_table():

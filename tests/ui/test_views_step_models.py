@@ -25,12 +25,26 @@ def test_kernel_basis_names_the_validation_errors():
     from engine.plan.published import comparisons
 
     line = kernel_basis()
-    a100 = [abs(c.predicted / c.published - 1) for c in comparisons("korthikanti-2022")]
-    every = a100 + [abs(c.predicted / c.published - 1) for s in ("nemo-24.07", "bridge-moe") for c in comparisons(s)]
-    assert len(a100) == 8 and len(every) == 23  # Korthikanti et al. 2022, Table 5; NeMo 24.07 and Megatron Bridge
-    assert (f"8 measured Megatron-LM runs it is off by {100 * statistics.median(a100):.1f}% (median), "
-            f"{100 * max(a100):.1f}% at worst") in line
-    assert f"(23 in all) {100 * statistics.median(every):.1f}% (median), {100 * max(every):.0f}% at worst" in line
+    timed = [c for c in comparisons(role="validation") if c.run.published.metric not in ("mfu", "hfu")]
+    errors = [abs(c.predicted / c.published - 1) for c in timed]
+    frameworks = ", ".join(dict.fromkeys(c.run.framework for c in comparisons() if c.run.role != "check"))
+    assert (f"on {len(timed)} published runs ({frameworks}) kept apart from its calibration it is "
+            f"off by {100 * statistics.median(errors):.1f}% (median), {100 * max(errors):.0f}% at worst") in line
+    assert f"({sum(e <= 0.2 for e in errors)} within 20%)" in line
+
+
+def test_framework_rows_and_a_frameworks_runs():
+    from ui.views.step_models import framework_rows, runs_of
+
+    rows = framework_rows()
+    assert rows[-1]["framework"] == "all" and rows[-1]["role"] == "validation"
+    tt = runs_of("torchtitan")
+    assert len(tt) == sum(r["runs"] for r in rows if r["framework"] == "torchtitan")
+    assert {r["role"] for r in tt} == {"calibration", "validation"}
+    # each run's held-out range lies around FLOPscope's step for it
+    first = tt[0]
+    low, high = (float(x) for x in first["90% range, held out (s)"].split("–"))
+    assert low < first["FLOPscope (s)"] < high
 
 
 def test_step_parts_list_the_expert_all_to_all_of_a_moe_plan():

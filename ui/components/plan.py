@@ -8,27 +8,87 @@ import streamlit as st
 
 from engine.errors import InputError, parse_input
 from engine.method1.training import TrainingSetup
+from engine.method2.costs import costs_for_chip_hours
 from engine.optimizers import OPTIMIZERS
+from engine.plan.first_layout import first_plan
+from engine.plan.frameworks import CONVENTIONS
 from engine.plan.interconnects import interconnects
-from engine.plan.layout import CONVENTIONS, DEFAULT_KERNEL_EFFICIENCY, DISPATCHERS, PRECISIONS, PlanInputs
+from engine.plan.layout import (
+    ATTENTION,
+    DEFAULT_KERNEL_EFFICIENCY,
+    DISPATCHERS,
+    PIPELINE_SPLITS,
+    PRECISIONS,
+    PlanInputs,
+)
 from engine.plan.lifetime import lifetime_compute
 from engine.plan.memory import GB, fewest_chips
-from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware, iso_flop_lines
+from engine.plan.optimal import (
+    FITS,
+    RULES,
+    compute_optimal,
+    inference_aware,
+    iso_flop_lines,
+)
 from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop
 from ui import state
 from ui.boundary import shipped_part
-from ui.fragments import page_part
+from ui.components.energy_place import energy_place_inputs
 from ui.components.fine_tune import modification_check
+from ui.fragments import page_part
 from ui.text import plain
 from ui.views import plan as view
-from ui.views.step_models import chips_rows, h100_rows, kernel_basis, long_context_rows, published_rows, validation_rows
+from ui.views.step_models import (
+    framework_rows,
+    kernel_basis,
+    long_context_rows,
+    published_rows,
+    runs_of,
+)
 from ui.widgets import metric_row, show_error
 
 
+def _details(lay, opt, experts: bool) -> tuple[dict, dict]:
+    """The framework's details (attention, compilation, overlap, pipeline split, end stages, experts' tensor
+    parallelism) in an expander: (layout fields, option fields)."""
+    with st.expander("Framework details: attention, compilation, overlap, pipeline split"):
+        c1, c2, c3 = st.columns(3)
+        attention = c1.selectbox("Attention", list(ATTENTION), format_func=ATTENTION.get,
+                                 key=state.bind("plan_attention", opt.attention),
+                                 help="Fused (FlashAttention, cuDNN, SDPA) keeps no s × s scores and runs at the "
+                                      "kernel's published rate; storing the scores is Megatron-LM 2021–22's way.")
+        compiled = c2.checkbox("torch.compile", key=state.bind("plan_compiled", opt.compiled),
+                               help="PyTorch frameworks: the element-wise work fused per block (else eager kernels)")
+        tp_overlap = c3.checkbox("Overlap tensor-parallel collectives", key=state.bind("plan_tp_overlap",
+                                                                                      opt.tp_overlap),
+                                 help="AsyncTP (torchtitan), tp_comm_overlap (NeMo)")
+        c1, c2, c3 = st.columns(3)
+        split = c1.selectbox("Pipeline split", list(PIPELINE_SPLITS), format_func=PIPELINE_SPLITS.get,
+                             key=state.bind("plan_split", lay.pipeline_split))
+        ends = c2.checkbox("Set the end stages' blocks (Megatron)", key=state.bind(
+            "plan_ends", lay.first_stage_blocks is not None or lay.last_stage_blocks is not None),
+            help="--decoder-first/last-pipeline-num-layers: 0 puts the embedding, or the head, on a stage of "
+                 "its own")
+        first = last = None
+        if ends:
+            first = c2.number_input("Blocks on the first stage", 0, 10**6,
+                                    key=state.bind("plan_first", lay.first_stage_blocks or 0))
+            last = c3.number_input("Blocks on the last stage", 0, 10**6,
+                                   key=state.bind("plan_last", lay.last_stage_blocks or 0))
+        expert_tp = None
+        if experts:
+            expert_tp = c3.number_input("Expert tensor parallel", 1, 10**9,
+                                        key=state.bind("plan_expert_tp", lay.expert_tp or lay.tp))
+    layout = {"pipeline_split": split, "first_stage_blocks": None if first is None else int(first),
+              "last_stage_blocks": None if last is None else int(last),
+              "expert_tp": None if expert_tp is None else int(expert_tp)}
+    return layout, {"attention": attention, "compiled": bool(compiled), "tp_overlap": bool(tp_overlap)}
+
+
 def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tuple[dict, int]:
-    """The chip, memory options and parallel layout as entered; the global batch is the training setup's;
-    with ``experts`` (a mixture of experts) the routing's capacity factor."""
+    """The chip, framework, memory options and parallel layout as entered (16 inputs, the framework's details
+    folded); the global batch is the training setup's; with ``experts`` (a mixture of experts) the routing's."""
     lay, opt = saved.layout, saved.options
     linked = [i for i in interconnects() if db.find(i) is not None]
     batch_from_training = training is not None and training.batches_per_epoch is not None
@@ -36,22 +96,22 @@ def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tupl
         c1, c2, c3, c4 = st.columns(4)
         chip = c1.selectbox("Chip", linked, key=state.bind("plan_chip", saved.chip if saved.chip in linked
                                                             else "nvidia-h100-sxm"), format_func=lambda i: db.chip(i).name)
-        optimizer = c2.selectbox("Optimizer", list(OPTIMIZERS), key=state.bind("plan_optimizer", opt.optimizer),
-                                 format_func=view.optimizer_label)
+        convention = c2.selectbox("Framework", list(CONVENTIONS), format_func=CONVENTIONS.get,
+                                  key=state.bind("plan_convention", opt.convention))
         precision = c3.selectbox("Number format", list(PRECISIONS), key=state.bind("plan_precision", opt.precision))
         zero = c4.selectbox("ZeRO stage (3 = FSDP)", [0, 1, 2, 3], key=state.bind("plan_zero", opt.zero))
         c1, c2, c3, c4 = st.columns(4)
         recompute = c1.selectbox("Activation recomputation", list(view.RECOMPUTE), format_func=view.RECOMPUTE.get,
                                  key=state.bind("plan_recompute", opt.recompute))
-        efficiency = c2.number_input("Kernel efficiency", 0.05, 1.0, step=0.05,
+        optimizer = c2.selectbox("Optimizer", list(OPTIMIZERS), key=state.bind("plan_optimizer", opt.optimizer),
+                                 format_func=view.optimizer_label)
+        seq_parallel = c3.checkbox("Sequence parallelism", key=state.bind("plan_sp", lay.sequence_parallel),
+                                   help="Korthikanti et al. 2022")
+        efficiency = c4.number_input("Kernel efficiency", 0.05, 1.0, step=0.05,
                                      key=state.bind("plan_efficiency", float(saved.kernel_efficiency)),
                                      help="Share of peak the kernels reach outside communication and the pipeline "
                                           "bubble, for models the kernel model does not cover (an assumption; "
                                           "see the published-run check below).")
-        seq_parallel = c3.checkbox("Sequence parallelism", key=state.bind("plan_sp", lay.sequence_parallel),
-                                   help="Korthikanti et al. 2022")
-        convention = c4.selectbox("Framework (model states)", list(CONVENTIONS), format_func=CONVENTIONS.get,
-                                  key=state.bind("plan_convention", opt.convention))
         c1, c2, c3, c4 = st.columns(4)
         dp = c1.number_input("Data parallel d", 1, 10**9, key=state.bind("plan_dp", lay.dp))
         tp = c2.number_input("Tensor parallel t", 1, 10**9, key=state.bind("plan_tp", lay.tp))
@@ -87,21 +147,35 @@ def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tupl
                 help="The busiest expert-parallel rank's routed tokens ÷ the mean: 1 = balanced routing (benchmark "
                      "runs force it); Switch Transformers trained at 1.0–2.0. Its expert work and all-to-all "
                      "take that many times the mean.")
+        details_layout, details_options = _details(lay, opt, experts)
     data = {"chip": chip, "kernel_efficiency": efficiency,
             "layout": {"dp": int(dp), "tp": int(tp), "pp": int(pp), "ep": int(ep), "cp": int(cp), "micro_batch": int(micro),
-                       "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel},
+                       "global_batch": int(batch), "virtual_stages": int(virtual), "sequence_parallel": seq_parallel,
+                       **details_layout},
             "options": {"optimizer": optimizer, "precision": precision, "zero": zero, "recompute": recompute,
-                        "convention": convention}, "capacity_factor": float(capacity), "dispatcher": dispatcher,
-            "overlap_a2a": bool(overlap_a2a)}
+                        "convention": convention, **details_options},
+            "capacity_factor": float(capacity), "dispatcher": dispatcher, "overlap_a2a": bool(overlap_a2a)}
     return data, int(batch)
 
 
-def _save(scenario, inputs: PlanInputs, batch: int) -> None:
+def _visit(scenario, model, db) -> tuple[PlanInputs, str | None]:
+    """What a visit shows: the scenario's plan, else the first layout offered for the model (with why)."""
+    if scenario.plan is not None:
+        return scenario.plan, None
+    training = scenario.training
+    chip = db.chip(PlanInputs().chip)
+    offered = first_plan(model, chip.id, chip.memory_gb,
+                         training_batch=training.batch_size if training is not None else None)
+    if offered.inputs is None:
+        first = PlanInputs()
+        return first.model_copy(update={"layout": first.layout.model_copy(
+            update={"global_batch": view.global_batch(training, first.layout)})}), offered.reason
+    return offered.inputs, offered.reason
+
+
+def _save(scenario, inputs: PlanInputs, batch: int, visit: PlanInputs) -> None:
     """The plan (and the run's one batch size) into the scenario; a visit alone leaves it as it was."""
     training = scenario.training
-    first = PlanInputs()
-    visit = scenario.plan or first.model_copy(update={"layout": first.layout.model_copy(
-        update={"global_batch": view.global_batch(training, first.layout)})})
     update = {"plan": inputs} if inputs != visit else {}
     if training is not None and training.batches_per_epoch is None and training.batch_size != batch:
         update["training"] = parse_input(TrainingSetup, {**training.model_dump(), "batch_size": batch},
@@ -110,8 +184,29 @@ def _save(scenario, inputs: PlanInputs, batch: int) -> None:
         state.set_edited(scenario.model_copy(update=update))
 
 
+def _bill(plan, tokens: float | None, db) -> dict | None:
+    """Chip-hours, cost, energy and CO₂ of the plan's wall-clock, by the place chosen; returns the place's fields
+    (for the hardware page), or None without a wall-clock."""
+    st.markdown("**Chip-hours, cost, energy and CO₂**")
+    if not tokens or plan.step is None:
+        st.caption("Needs a training setup (its tokens) for the wall-clock.")
+        return None
+    c1, c2 = st.columns(2)
+    energy = energy_place_inputs(state.hardware_run(), db.defaults, c1, c2, prefix="plan")
+    days = plan.step.wall_clock_s(tokens) / 86_400
+    try:
+        costs = costs_for_chip_hours(plan.layout.chips * days * 24, plan.chip, energy, db)
+    except InputError as exc:
+        show_error(exc)
+        return None
+    metric_row(view.bill_metrics(costs, days, plan.interval, plan.step.step_s))
+    st.caption(plain(view.bill_caption(costs)))
+    return energy
+
+
 def memory_and_time(scenario, model, db, tokens: float | None) -> None:
-    """The layout form, then memory per chip, step time and MFU, where the step goes, the best layouts."""
+    """The layout form, then memory per chip, step time and MFU with their 90% ranges, the bill, where the step
+    goes, the best layouts — the results first on a phone (``ui/style.py``)."""
     st.subheader("Memory per chip and step time")
     with shipped_part("Memory and step time"):  # interconnects.json
         _memory_and_time(scenario, model, db, tokens)
@@ -119,30 +214,47 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
 
 def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
     st.caption(view.model_caption(plain(scenario.name), model))
-    saved = scenario.plan or PlanInputs()
-    data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
-    try:
-        inputs = parse_input(PlanInputs, data)
-    except InputError as exc:  # a layout the scenario cannot hold: the link keeps the last one that was valid
-        show_error(exc, "fix the layout to see memory and time; until then the share link keeps the last valid "
-                        "layout, not this one.")
-        return
-    _save(scenario, inputs, batch)  # the layout as entered goes into the link, even one this model cannot run
-    try:
-        settings = settings_for(inputs, tokens)
-        plan = plan_run(model, inputs.layout, inputs.options, settings)
-    except InputError as exc:
-        show_error(exc, "fix the layout to see memory and time (the share link keeps this layout).")
-        return
-    layout, options = inputs.layout, inputs.options
-    mem, step, chip = plan.memory, plan.step, plan.chip
-    best = fewest_chips(model, options, chip.memory_gb * GB, layout.micro_batch,
-                        sequence_parallel=layout.sequence_parallel)
-    metric_row(view.memory_metrics(mem, chip, best, layout))
-    (st.success if mem.fits else st.error)(view.fit_sentence(mem, layout, chip))
-    metric_row(view.step_metrics(step, tokens))
-    if plan.kernel is not None:
-        st.caption(kernel_basis())
+    saved, reason = _visit(scenario, model, db)
+    io = st.container(key="plan_io")
+    with io.container(key="plan_inputs"):
+        data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)
+    results = io.container(key="plan_results")
+    with results:
+        if reason:
+            st.info(plain(reason))
+        try:
+            inputs = parse_input(PlanInputs, data)
+        except InputError as exc:  # a layout the scenario cannot hold: the link keeps the last one that was valid
+            show_error(exc, "fix the layout to see memory and time; until then the share link keeps the last "
+                            "valid layout, not this one.")
+            return
+        # the layout as entered goes into the link, even one this model cannot run
+        _save(scenario, inputs, batch, saved)
+        try:
+            settings = settings_for(inputs, tokens)
+            plan = plan_run(model, inputs.layout, inputs.options, settings)
+        except InputError as exc:
+            show_error(exc, "fix the layout to see memory and time (the share link keeps this layout).")
+            return
+        layout, options = inputs.layout, inputs.options
+        mem, step, chip = plan.memory, plan.step, plan.chip
+        best = fewest_chips(model, options, chip.memory_gb * GB, layout.micro_batch,
+                            sequence_parallel=layout.sequence_parallel)
+        metric_row(view.memory_metrics(mem, chip, best, layout))
+        (st.success if mem.fits else st.error)(view.fit_sentence(mem, layout, chip))
+        metric_row(view.step_metrics(step, tokens, plan.interval))
+        if plan.interval is not None:
+            st.caption(plain(view.range_caption(plan.interval)))
+        if plan.kernel is not None:
+            st.caption(kernel_basis())
+        energy = _bill(plan, tokens, db)
+        if energy is not None and step.mfu and st.button(
+                "Use this layout on the hardware page", key="plan_carry",
+                help="Chips, count, days, format, the predicted MFU as utilization and the place, carried to the "
+                     "Hardware & time page"):
+            days = step.wall_clock_s(tokens) / 86_400
+            state.carry_to_hardware(view.carry_run(plan, tokens, energy), view.carry_sentence(plan, days))
+            st.switch_page("pages/hardware.py")
     st.dataframe(pd.DataFrame(view.step_parts(step)), hide_index=True)
     for note in step.notes:
         st.caption(note)
@@ -240,19 +352,17 @@ def _published() -> pd.DataFrame:
 def published_runs() -> None:
     with st.expander("How good is the step-time model? Published runs"), \
             shipped_part("The comparison with published runs"):  # config_keys.json, interconnects.json
+        st.markdown("**By framework** (published runs kept apart from calibration by a rule written before any "
+                    "fit: each framework's earliest source calibrates, later ones validate; docs/plan.md)")
+        st.dataframe(pd.DataFrame(framework_rows()), hide_index=True)
+        frameworks = list(dict.fromkeys(r["framework"] for r in framework_rows() if r["framework"] != "all"))
+        chosen = st.selectbox("Runs of", frameworks, key="plan_published_framework")
+        st.dataframe(pd.DataFrame(runs_of(chosen)), hide_index=True)
+        st.markdown("**Long context, a check** (NVIDIA NeMo's Llama 2 7B runs on H100, 4K to 1M positions; step "
+                    "from NeMo's FLOP formula): the model underestimates the step by 16–30%")
+        st.dataframe(pd.DataFrame(long_context_rows()), hide_index=True)
+        st.markdown("**The constant-efficiency model** (models the kernel model does not cover) against published "
+                    "utilizations")
         st.dataframe(_published(), hide_index=True)
         st.caption("MFU counts the model's FLOP only; HFU adds recomputation (Megatron-LM's \"% of peak\"). The "
-                   f"kernel efficiency ({DEFAULT_KERNEL_EFFICIENCY}) is the model's one free assumption.")
-        st.markdown("**Kernel model against measured iteration times** (Korthikanti et al. 2022, Table 5; kept "
-                    "apart from its calibration on Narayanan et al. 2021, Table 1)")
-        st.dataframe(pd.DataFrame(validation_rows()), hide_index=True)
-        st.markdown("**H100 runs** (NVIDIA NeMo and Megatron Bridge performance tables; dense, "
-                    "context-parallel and mixture-of-experts runs, all through the kernel model)")
-        st.dataframe(pd.DataFrame(h100_rows()), hide_index=True)
-        st.markdown("**Long context, a check** (NVIDIA NeMo's Llama 2 7B runs on H100, 4K to 1M positions; step "
-                    "from NeMo's FLOP formula): the model overestimates the step beyond 8K positions")
-        st.dataframe(pd.DataFrame(long_context_rows()), hide_index=True)
-        st.markdown("**Other chips, FP8 and NVFP4, fully sharded data parallelism** (NVIDIA Megatron Bridge "
-                    "performance tables; H100, B200, GB200 and GB300 use their own peaks, memory bandwidth and "
-                    "links)")
-        st.dataframe(pd.DataFrame(chips_rows()), hide_index=True)
+                   f"kernel efficiency ({DEFAULT_KERNEL_EFFICIENCY}) is that model's one free assumption.")

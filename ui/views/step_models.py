@@ -2,7 +2,7 @@
 (``engine.plan.published``: each run compared through the planner)."""
 from __future__ import annotations
 
-from engine.plan.published import comparisons, summary
+from engine.plan.published import comparisons, framework_summary
 
 VALIDATION_A100 = "korthikanti-2022"
 H100_SETS = ("nemo-24.07", "bridge-moe")
@@ -20,13 +20,35 @@ def h100_comparisons():
 
 
 def kernel_basis() -> str:
-    """What the kernel model is and how far it is from measured runs (its validation set)."""
-    s = summary(comparisons(VALIDATION_A100))
-    every = summary(comparisons(VALIDATION_A100) + h100_comparisons())
-    return (f"Kernel model: matrix products by shape, memory-bound kernels, collectives, pipeline schedule; on "
-            f"{s['runs']} measured Megatron-LM runs it is off by {100 * s['median']:.1f}% (median), "
-            f"{100 * abs(s['worst']):.1f}% at worst; with NVIDIA's published H100 runs ({every['runs']} in all) "
-            f"{100 * every['median']:.1f}% (median), {100 * abs(every['worst']):.0f}% at worst.")
+    """What the kernel model is and how far it is from published runs kept apart from its calibration."""
+    s = framework_summary()
+    v, c = s["all", "validation"], s["all", "calibration"]
+    sources = ", ".join(dict.fromkeys(fw for fw, _ in s if fw != "all"))
+    return (f"Kernel model: matrix products by shape, memory-bound kernels, collectives, pipeline schedule, as the "
+            f"plan's framework runs them; on {v['runs']} published runs ({sources}) kept apart from its "
+            f"calibration it is off by {100 * v['median']:.1f}% (median), {100 * abs(v['worst']):.0f}% at worst "
+            f"({v['within_20']} within 20%); on its {c['runs']} calibration runs {100 * c['median']:.1f}%.")
+
+
+def framework_rows() -> list[dict]:
+    """By framework and role: runs, median and worst error, how many held-out 90% ranges hold the published step."""
+    return [{"framework": fw, "role": role, "runs": s["runs"], "median error": f"{100 * s['median']:.1f}%",
+             "worst": f"{100 * s['worst']:+.1f}%", "within 20%": s["within_20"],
+             "range holds it": f"{s['covered']} of {s['runs']}"} for (fw, role), s in framework_summary().items()]
+
+
+def runs_of(framework: str) -> list[dict]:
+    """A framework's published runs (calibration and validation): error, published and predicted step, the
+    held-out 90% range, source."""
+    out = []
+    for c in comparisons():
+        if c.run.framework != framework or c.run.role == "check" or c.run.published.metric in ("mfu", "hfu"):
+            continue
+        span = "—" if c.held_out is None else f"{c.held_out.low_s:.3g}–{c.held_out.high_s:.3g}"
+        out.append({"case": c.case, "error": f"{100 * c.error:+.1f}%", "role": c.run.role,
+                    "published step (s)": round(c.published, 3), "FLOPscope (s)": round(c.predicted, 3),
+                    "90% range, held out (s)": span, "source": _source(c)})
+    return out
 
 
 def validation_rows(set_name: str = VALIDATION_A100) -> list[dict]:

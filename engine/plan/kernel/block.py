@@ -5,9 +5,11 @@ collectives move (timed by the step, ``comm``).
 Per micro-batch of b sequences, q query rows per rank (s/cp with context parallelism), h hidden, a heads and
 H_kv key/value heads of d_h, t tensor-parallel ranks (Megatron-LM's layer, Narayanan et al. 2021 §3):
 
-- Attention: QKV (bq × (a + 2·H_kv)·d_h/t × h), output (bq × h × a·d_h/t); the core QKᵀ and AV as GEMMs per head
-  (``gemm.attention_core_s``; sliding-window blocks over their window's key tiles), on the 16-bit chip; backward
-  the data and weight gradients of each (2× the forward).
+- Attention: QKV (bq × (a + 2·H_kv)·d_h/t × h), output (bq × h × a·d_h/t); backward the data and weight gradients
+  of each (2× the forward); the core fused (``gemm.fused_attention_s``: the framework's kernel at its rate on the
+  chip, causal — the default) or, with its scores stored, QKᵀ and AV as GEMMs per head with their score bytes
+  (``gemm.attention_core_s``) and the softmax's and dropout's traffic; sliding-window blocks over their window's key
+  tiles; on the 16-bit chip.
 - Dense feed-forward: FC1 (bq × f/t × h; 2f/t gated: gate and up), FC2 (bq × h × f/t).
 - Experts feed-forward (Megatron-Core's MoE layer, expert tensor parallelism 1): router T × E × h (T = bs/t tokens
   after sequence parallelism); each local expert's FC1 (M_e × 2f × h gated) and FC2 (M_e × h × f) its own GEMM
@@ -21,14 +23,18 @@ H_kv key/value heads of d_h, t tensor-parallel ranks (Megatron-LM's layer, Naray
   router 4 per T·E. Casts into a format below 16 bits (``gemm.quantize_s``): each linear layer's input forward
   (QKV's and the dense FC1's written by the norm) and output gradient backward.
 - Recomputation: full runs the block's forward again (its all-to-alls and tensor-parallel collectives included);
-  selective, in the dense branch the attention core (QKᵀ, softmax, dropout, AV), in the experts branch the norms
-  and the expert activation (Megatron's ``recompute_modules=["layernorm", "moe_act"]``).
+  alternate, every other block's (half of full's); ops (PyTorch's op-level checkpointing as torchtitan sets it)
+  every other linear layer's product and the element-wise work; selective, in the dense branch the attention core
+  (QKᵀ, softmax, dropout, AV), in the experts branch the norms and the expert activation (Megatron's
+  ``recompute_modules=["layernorm", "moe_act"]``).
+- Element-wise work run as separate eager PyTorch kernels: its bytes × the calibration's ``elementwise_traffic``
+  (``Behaviour.elementwise_traffic``; 1 where fused).
 - Collectives: tensor parallelism per block and branch, 1 all-reduce of b·q·h·2 bytes forward and 1 backward —
   with sequence parallelism an all-gather + reduce-scatter each (the same bytes) and one more gather backward —,
   and one more forward with full recomputation; the experts' dispatch and combine all-to-all, forward and backward
   (4 of c·T·k·h·2 bytes; 6 with full recomputation); context parallelism's K/V chunk ring.
 - Head (the last stage): logits bq × V/t × h forward and 2× backward on the 16-bit chip, cross-entropy 8 bytes per
-  logit.
+  logit (× the element-wise traffic of an eager framework).
 - The rank's update (``update_work``): the optimizer's bytes per parameter of the rank's share of the states at
   the bandwidth, and the weights cast once into a format below 16 bits.
 """
@@ -40,7 +46,15 @@ from dataclasses import dataclass
 from engine.plan.kernel.calibration import KernelCalibration
 from engine.plan.kernel.chip import KernelHardware
 from engine.plan.kernel.frameworks import Behaviour
-from engine.plan.kernel.gemm import BYTES, attention_core_s, gemm_s, memory_s, quantize_s, window_keys
+from engine.plan.kernel.gemm import (
+    BYTES,
+    attention_core_s,
+    fused_attention_s,
+    gemm_s,
+    memory_s,
+    quantize_s,
+    window_keys,
+)
 from engine.plan.layout import Layout
 from engine.plan.model import PlanModel
 from engine.results import Result
@@ -114,8 +128,18 @@ def _linear(layers: list[tuple[int, int]], hw: KernelHardware, cal: KernelCalibr
 
 def _tp_all_reduces(sp: bool, recompute: str) -> float:
     """One branch's tensor-parallel traffic in all-reduces: forward and backward 1 each, the backward's extra
-    gather under sequence parallelism (half), the recomputed forward's 1 with full recomputation."""
-    return 2 + (0.5 if sp else 0.0) + (1 if recompute == "full" else 0)
+    gather under sequence parallelism (half), the recomputed forward's 1 with full recomputation (½ with
+    alternate blocks)."""
+    return 2 + (0.5 if sp else 0.0) + {"full": 1.0, "alternate": 0.5}.get(recompute, 0.0)
+
+
+def _core(hw: KernelHardware, cal: KernelCalibration, behaviour: Behaviour, q: int, keys: int, hd: int,
+          heads: int, whole: bool) -> tuple[float, float]:
+    """(forward, backward) of the attention core over ``keys`` keys: fused at the framework's rate (causal over
+    the whole sequence where ``whole``), or as GEMMs with their scores."""
+    if behaviour.fused_attention:
+        return fused_attention_s(hw.core, cal, q, keys, hd, heads, behaviour.attention_rate, causal=whole)
+    return attention_core_s(hw.core, cal, q, keys, hd, heads)
 
 
 def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardware, behaviour: Behaviour,
@@ -134,10 +158,11 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
     # attention: linear layers, the core (windowed blocks over their key tiles), norms and residuals
     attention = [((a + 2 * kv) * hd // t, h), (h, a * hd // t)]
     fwd_gemm, bwd_gemm = _linear(attention, hw, cal, bq)
-    core_f, core_b = attention_core_s(c, cal, q, s, hd, heads)
+    core_f, core_b = _core(hw, cal, behaviour, q, s, hd, heads, True)
     if model.windowed_blocks and model.window:
         share = min(model.windowed_blocks, model.blocks) / model.blocks
-        win_f, win_b = attention_core_s(c, cal, q, window_keys(s, model.window), hd, heads)
+        keys = window_keys(s, model.window)
+        win_f, win_b = _core(hw, cal, behaviour, q, keys, hd, heads, keys == s)
         core_f, core_b = (1 - share) * core_f + share * win_f, (1 - share) * core_b + share * win_b
     fwd_gemm, bwd_gemm = fwd_gemm + core_f, bwd_gemm + core_b
     softmax = 0.0 if behaviour.fused_attention else memory_s(c, cal, (4 + 5) * heads * q * s * BYTES / 2)
@@ -160,6 +185,8 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
         tp += _tp_all_reduces(sp, recompute)
         if recompute == "selective":  # the attention core: QKᵀ, softmax, dropout, AV
             re_gemm, re_mem = core_f, softmax
+        elif recompute == "ops":  # every other linear layer's product (the attention's output kept)
+            re_gemm = (fwd_gemm - core_f) / 2
     else:  # experts feed-forward
         e, k, ep = model.experts, model.active_experts, layout.ep
         tokens = b * s / t
@@ -186,19 +213,23 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
         per_node = (e, k) if experts.dispatcher in PER_NODE_DISPATCHERS else None
         if recompute == "selective":  # the norms and the expert activation
             re_mem = memory_s(c, cal, (8 * tokens * h + act) * BYTES / 2)
-        if recompute == "full":
-            a2a_count += 2
 
-    memory = memory_s(c, cal, elements * BYTES / 2) + softmax
+    memory = memory_s(c, cal, elements * behaviour.elementwise_traffic * BYTES / 2) + softmax
     fwd_mem, bwd_mem = memory + cast_f, 2 * memory + cast_b
     if recompute == "full":
         re_gemm, re_mem = fwd_gemm, fwd_mem
+    elif recompute == "alternate":
+        re_gemm, re_mem = fwd_gemm / 2, fwd_mem / 2
+    elif recompute == "ops":
+        re_mem = fwd_mem
+    if recompute in ("full", "alternate") and model.experts > 1:
+        a2a_count += 2 if recompute == "full" else 1
     kv_ring = (cp - 1) * 2 * b * q * kv * hd // t * BYTES if cp > 1 else 0.0
     block = BlockWork(fwd_gemm, bwd_gemm, re_gemm, fwd_mem, bwd_mem, re_mem, core_f + softmax, tp, bq * h * BYTES,
                       kv_ring, a2a_bytes, a2a_count, per_node)
     vocab = model.vocab
     head_gemm = 3 * gemm_s(c, cal, bq, vocab // t, h) if vocab else 0.0
-    head_memory = memory_s(c, cal, 8 * bq * vocab / t) if vocab else 0.0
+    head_memory = memory_s(c, cal, 8 * bq * vocab / t * behaviour.elementwise_traffic) if vocab else 0.0
     return StageWork(block, head_gemm, head_memory)
 
 

@@ -9,12 +9,22 @@ or a user's measured trace replace them (``PlanSettings.calibration``).
   matmul rate (about 86% of the A100's peak) because it also absorbs what the model does not list (launch gaps,
   unfused small kernels). ``gemm_efficiency_by_class`` replaces it for a class of GEMMs: ``linear`` (dense
   linear layers, the logits, the router), ``attention`` (the QKᵀ and AV products), ``experts`` (each expert's
-  GEMMs) — what a trace measures apart (matrix products, attention kernels, grouped GEMMs).
+  GEMMs) — what a trace measures apart (matrix products, attention kernels, grouped GEMMs); ``attention`` times
+  the products of attention with its scores stored.
+- ``attention_rate_scale``: a fused attention kernel's rate as a share of its published rate (the framework's
+  kernel on the chip's architecture, ``engine.plan.frameworks``): 1 takes the published rate; a trace's measured
+  rate ÷ the published one, or a framework's fit on its calibration runs, scales it on every chip alike.
 - η_mem (``memory_bandwidth_fraction``): streaming kernels reach about 85% of the HBM bandwidth.
 - η_net (``network_efficiency``): NCCL's all-reduce bus bandwidth on DGX A100 NVLink is about 230 of 300 GB/s
   (nccl-tests), 0.75 of the link.
-- ``microbatch_overhead_s``: time a pipeline stage spends per micro-batch outside its kernels (host launches,
-  synchronisation); ``step_overhead_s``: once a step. 0 by default: no published figure isolates them.
+- ``elementwise_traffic``: the element-wise work's bytes (norms, activations, rotary embedding, residuals) as a
+  multiple of the fused kernels' count, for a framework that runs them as separate eager PyTorch kernels (1:
+  fused, as Transformer Engine or ``torch.compile`` run them).
+- ``block_overhead_s``: time per block and micro-batch outside the kernels (host launches, synchronisation, the
+  gaps between kernels); ``microbatch_overhead_s``: per micro-batch and stage; ``step_overhead_s``: once a step.
+- ``host_block_s``: the host's time to issue one block's forward and backward (eager PyTorch's dispatch, a
+  framework's Python hooks): the GPU waits where the block's kernels take less (a block takes max(GPU, host)).
+  0 by default: no published figure isolates them; a framework's are fitted on its calibration runs.
 """
 from __future__ import annotations
 
@@ -38,11 +48,19 @@ class KernelCalibration(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
     gemm_efficiency: Efficiency = 0.74
     gemm_efficiency_by_class: dict[ShapeClass, Efficiency] = Field(default_factory=dict)
+    attention_rate_scale: Annotated[float, Field(gt=0, le=2, allow_inf_nan=False)] = 1.0
     memory_bandwidth_fraction: Efficiency = 0.85
     network_efficiency: Efficiency = 0.75
+    elementwise_traffic: Annotated[float, Field(ge=1, le=20, allow_inf_nan=False)] = 1.0
+    block_overhead_s: Seconds = 0.0
+    host_block_s: Seconds = 0.0
     microbatch_overhead_s: Seconds = 0.0
     step_overhead_s: Seconds = 0.0
     source: str = Field(DEFAULT_SOURCE, min_length=1, max_length=600)
+    error_range: tuple[Annotated[float, Field(ge=-0.99, le=0, allow_inf_nan=False)],
+                       Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]] | None = Field(
+        None, description="the 90% range of the step's error this calibration carries (low ≤ 0 ≤ high, as shares): "
+                          "a measured trace's narrows the published runs' (engine.plan.uncertainty)")
 
     def gemm(self, shape_class: str = "linear") -> float:
         """η_max for a class of GEMMs: its own where given, else ``gemm_efficiency``."""

@@ -1,6 +1,7 @@
 """What a chip gives the kernels: its dense peak for the linear layers' format and for 16-bit work, its memory
-bandwidth and its multiprocessors — all read from ``hardware_db.json`` (the chip's ``kernel`` figures with their
-sources) — and its links (``interconnects.json``). A chip without kernel figures, or without a dense peak for
+bandwidth, its multiprocessors and its maximum achievable matmul rate per format — all read from
+``hardware_db.json`` (the chip's ``kernel`` figures with their sources) — and its links (``interconnects.json``). A
+chip without kernel figures, or without a dense peak for
 the plan's format, has no ``KernelHardware``: its plans take the constant-efficiency model, and say so."""
 from __future__ import annotations
 
@@ -30,7 +31,8 @@ class KernelChip(Result):
     memory_bandwidth: float
     sms: int
     rate: float = 1.0
-    """The format's measured GEMM rate relative to η_max × ``peak`` (the chip's ``format_rates``); 1 elsewhere."""
+    """The format's GEMM rate relative to the calibration chip's (η_max was fitted on A100s): the chip's maximum
+    achievable matmul share of the format's peak ÷ the A100's BF16 share (``REFERENCE_MATMUL``)."""
     quantized_bytes: float = 0.0
     """q, bytes per element of an operand quantized into the format (``FORMAT_BYTES``); 0: 16-bit, no cast."""
 
@@ -44,11 +46,26 @@ class KernelHardware(Result):
     core: KernelChip
     linear: KernelChip
     link: Interconnect
+    architecture: str = "hopper"
+    """The chip's generation (its kernel figures): which attention kernels and rates apply."""
 
     @property
     def inter_gb_s(self) -> float:
         """The scale-out link per chip (the within-node figure where none is on file)."""
         return self.link.inter_gb_s or self.link.intra_gb_s
+
+
+REFERENCE_MATMUL = 0.869
+"""The A100 SXM's maximum achievable BF16 matmul share of its peak (271.2 of 312 TFLOP/s, the MAMF table cited in
+hardware_db.json): η_max was fitted on A100 runs, so a chip's GEMMs run at η_max × its own share ÷ this one."""
+
+
+def matmul_share(chip, precision: str) -> float:
+    """The chip's maximum achievable matmul share for ``precision``: its own where measured, else FP8's for FP6
+    and FP4, else BF16's (the chip's ``matmul_source`` says which)."""
+    rates = chip.kernel.matmul_efficiency
+    fmt = "bf16" if precision in ("bf16", "fp16") else precision
+    return rates.get(fmt) or (rates.get("fp8") if fmt in ("fp6", "fp4") else None) or rates["bf16"]
 
 
 def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
@@ -61,7 +78,7 @@ def kernel_chip(chip_id: str, precision: str = "bf16") -> KernelChip | None:
     if not peak:
         return None
     return KernelChip(peak, chip.memory_bandwidth_gb_s * 1e9, chip.kernel.multiprocessors,
-                      chip.kernel.format_rates.get(precision, 1.0), FORMAT_BYTES.get(precision, 0.0))
+                      matmul_share(chip, precision) / REFERENCE_MATMUL, FORMAT_BYTES.get(precision, 0.0))
 
 
 def kernel_hardware(chip_id: str, precision: str, link: Interconnect) -> KernelHardware | None:
@@ -69,7 +86,7 @@ def kernel_hardware(chip_id: str, precision: str, link: Interconnect) -> KernelH
     core, linear = kernel_chip(chip_id, "bf16"), kernel_chip(chip_id, precision)
     if core is None or linear is None:
         return None
-    return KernelHardware(chip_id, core, linear, link)
+    return KernelHardware(chip_id, core, linear, link, load_hardware_db().find(chip_id).kernel.architecture)
 
 
 def kernel_chips() -> tuple[str, ...]:

@@ -76,12 +76,15 @@ def pipeline_sends_s(send_s: float, v: int, m: int, fwd_stage: float, bwd_stage:
     return v * m * (max(0.0, send_s - fwd_stage / v) + max(0.0, send_s - bwd_stage / v))
 
 
-def zero3_exposed_s(gather_s: float, fwd_stage: float, bwd_stage: float, blocks: float) -> float:
-    """ZeRO 3 per micro-batch: a gather of the weights in the forward, another in the backward and a
-    reduce-scatter of the gradients (G each), each layer's prefetched under the previous layer's compute
-    (DeepSpeed's overlap_comm, FSDP's forward/backward prefetch): exposed max(0, G − T_fwd) + max(0, 2G − T_bwd)
-    + 2G/L, the first gather and the last scatter (Rajbhandari et al. 2020, §7.2.2: 1.5× an all-reduce's bytes)."""
-    return max(0.0, gather_s - fwd_stage) + max(0.0, 2 * gather_s - bwd_stage) + 2 * gather_s / max(blocks, 1)
+def zero3_exposed_s(gather_s: float, scatter_s: float, fwd_stage: float, bwd_stage: float, blocks: float,
+                    gather_in_backward: bool = True) -> float:
+    """ZeRO 3 per micro-batch: a gather of the weights in the forward (G), another in the backward, and a
+    reduce-scatter of the gradients (S: G in the reduction's dtype), each layer's prefetched under the previous
+    layer's compute (DeepSpeed's overlap_comm, FSDP's forward/backward prefetch): exposed max(0, G − T_fwd) +
+    max(0, G + S − T_bwd) + (G + S)/L, the first gather and the last scatter (Rajbhandari et al. 2020, §7.2.2: 1.5×
+    an all-reduce's bytes). FSDP's SHARD_GRAD_OP (``gather_in_backward`` False): no gather in the backward."""
+    back = (gather_s if gather_in_backward else 0.0) + scatter_s
+    return max(0.0, gather_s - fwd_stage) + max(0.0, back - bwd_stage) + (gather_s + scatter_s) / max(blocks, 1)
 
 
 def ring_exposed_s(kv_s: float, attention_s: float) -> float:

@@ -4,10 +4,11 @@
   SMs), the wave quantization of 256 × 128 output tiles over the chip's multiprocessors (NVIDIA, "Matrix
   Multiplication Background User's Guide", §"Wave quantization"; the tile an assumption on AMD chips), bytes =
   2(MK + KN + MN) (16-bit operands), W = η_mem × the memory bandwidth.
-- The attention core QKᵀ and AV per head as GEMMs over ``keys`` keys per query (the convention the published
-  checks were made with: the products' score bytes counted, a fused kernel's saving not), forward and backward
-  (the data gradients of both and the weight-side products: 3 × (s × d × keys) + (s × keys × d)); a sliding window
-  of W positions reads ⌈W/128⌉ + 1 FlashAttention key tiles per query tile (Dao et al. 2022).
+- The attention core with its scores stored (an unfused softmax): QKᵀ and AV per head as GEMMs over ``keys`` keys
+  per query, their score bytes counted, forward and backward (3 × (s × d × keys) + (s × keys × d)); fused
+  (``fused_attention_s``): the kernel's FLOP at its rate (the framework's kernel on the chip's architecture), no
+  scores. A sliding window of W positions reads ⌈W/128⌉ + 1 FlashAttention key tiles per query tile (Dao et al.
+  2022).
 - Casts into a format below 16 bits (``quantize_s``): Transformer Engine's cast-transpose with delayed scaling.
 """
 from __future__ import annotations
@@ -52,6 +53,19 @@ def attention_core_s(chip: KernelChip, cal: KernelCalibration, q: int, keys: int
            + gemm_s(chip, cal, q, head_dim, keys, batch, "attention"))
     bwd = (3 * gemm_s(chip, cal, q, head_dim, keys, batch, "attention")
            + gemm_s(chip, cal, q, keys, head_dim, batch, "attention"))
+    return fwd, bwd
+
+
+def fused_attention_s(chip: KernelChip, cal: KernelCalibration, q: int, keys: int, head_dim: int, batch: int,
+                      rate: float, causal: bool = True) -> tuple[float, float]:
+    """(forward, backward) of a fused attention kernel (FlashAttention, cuDNN, SDPA) for ``q`` queries over ``keys``
+    keys, ``batch`` heads × sequences: its FLOP — 4·q·keys·d forward (QKᵀ and AV), 2.5× that backward (five
+    products: Dao 2023) — halved by a causal mask over the whole sequence (the masked tiles skipped), at ``rate``
+    × the 16-bit dense peak; at least its bytes (Q, K, V read and O written, 16-bit; no scores)."""
+    flop = 4 * q * keys * head_dim * batch * (0.5 if causal else 1.0)
+    nbytes = BYTES * batch * (2 * q + 2 * keys) * head_dim
+    fwd = max(flop / (chip.peak * rate), memory_s(chip, cal, nbytes))
+    bwd = max(2.5 * flop / (chip.peak * rate), memory_s(chip, cal, 2 * nbytes))
     return fwd, bwd
 
 

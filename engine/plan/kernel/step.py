@@ -5,7 +5,8 @@ collectives (``comm``), the gradient reduction and the optimizer step.
   micro-batch (its blocks — L/p, or the layout's uneven split — with the logits on the last); the sends of
   b·q·h·2/t bytes (scatter-gather), 2·v per micro-batch, overlapped with the next chunk where the framework does
   (``comm.pipeline_sends_s``).
-- Tensor parallelism: each block's all-reduces (``BlockWork.tp_all_reduces``) over NVLink when t fits in a node;
+- Tensor parallelism: each block's all-reduces (``BlockWork.tp_all_reduces``) over NVLink when t fits in a node,
+  exposed beyond the block's products where the run overlaps them (``MemoryOptions.tp_overlap``);
   context parallelism's ring over the t·cp ranks' link, exposed beyond the attention; the experts' all-to-all,
   hidden behind another micro-batch's compute with the experts' ``overlap_a2a``.
 - Data parallelism: the 16-bit gradients reduced over the d·cp ranks (the dense parameters, 1/(t·p) per rank)
@@ -37,7 +38,7 @@ from engine.plan.kernel.comm import (
     ring_exposed_s,
     zero3_exposed_s,
 )
-from engine.plan.kernel.frameworks import Behaviour, behaviour
+from engine.plan.kernel.frameworks import Behaviour, behaviour, framework_calibration
 from engine.plan.kernel.gemm import BYTES
 from engine.plan.layout import Layout, MemoryOptions
 from engine.plan.model import PlanModel
@@ -87,12 +88,16 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
     w = work.block
 
     tp = w.tp_all_reduces * all_reduce_s(w.act_bytes, t, group_gb_s(t, intra, inter, node), eta)
+    if options.tp_overlap:  # AsyncTP / tp_comm_overlap: the collectives under the products that use them
+        tp = max(0.0, tp - (w.fwd_gemm_s + w.bwd_gemm_s + w.re_gemm_s))
     ring = (ring_exposed_s(w.kv_ring_bytes / (group_gb_s(t * cp, intra, inter, node) * 1e9 * eta), w.attention_s)
             if cp > 1 else 0.0)
     a2a = w.a2a_count * all_to_all_s(w.a2a_bytes, ep, 1, intra, inter, node, eta, w.per_node)
     if experts.overlap_a2a:
         a2a = max(0.0, a2a - (w.fwd_gemm_s + w.bwd_gemm_s + w.re_gemm_s))
-    per_block = w.gemm_s + w.memory_s + tp + ring + a2a
+    gpu_block = w.gemm_s + w.memory_s + tp + ring + a2a + cal.block_overhead_s
+    waiting = max(0.0, cal.host_block_s - gpu_block)  # the GPU idles while the host issues the block
+    per_block = gpu_block + waiting
     head = work.head_gemm_s + work.head_memory_s
     # the slowest pipeline rank: its blocks, and the head where it is the last
     ranks = [sum(chunks) for chunks in layout.stage_blocks(model.blocks)]
@@ -113,15 +118,19 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
         groups.append((model.expert_params / (p * ep), max(1, t * d // ep), ep))
     params_rank = sum(n for n, _, _ in groups)
     dp = zero_stage = 0.0
+    reduce = framework.reduce_bytes
     if options.zero >= 2 and n_dp > 1:
-        shard = all_reduce_s(params_rank * BYTES, n_dp, dp_gb_s(t, n_dp, intra, inter, node), eta) / 2
-        if options.zero == 3:
-            zero_stage = zero3_exposed_s(shard, fwd_stage, bwd_stage, blocks)
+        gather = all_reduce_s(params_rank * BYTES, n_dp, dp_gb_s(t, n_dp, intra, inter, node), eta) / 2
+        scatter = gather * reduce / BYTES
+        if options.zero == 3 or not framework.gather_in_backward:
+            # FSDP's SHARD_GRAD_OP keeps the forward's gathered weights for the backward: no second gather
+            zero_stage = zero3_exposed_s(gather, scatter, fwd_stage, bwd_stage, blocks,
+                                         framework.gather_in_backward)
         else:  # reduce-scatter in every micro-batch's backward; the updated weights gathered once after the step
-            zero_stage = max(0.0, shard - bwd_stage) if framework.overlap_dp else shard
-            dp = shard
+            zero_stage = max(0.0, scatter - bwd_stage) if framework.overlap_dp else scatter
+            dp = gather
     else:
-        dp = sum(all_reduce_s(n * BYTES, ranks, dp_gb_s(stride, ranks, intra, inter, node), eta)
+        dp = sum(all_reduce_s(n * reduce, ranks, dp_gb_s(stride, ranks, intra, inter, node), eta)
                  for n, ranks, stride in groups)
         if framework.overlap_dp:  # bucketed reduction during the last micro-batch's backward
             dp = max(0.0, dp - bwd_stage)
@@ -137,21 +146,23 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
         tp_comm_s=m * blocks * tp, bubble_s=(p - 1) / v * stage, pp_comm_s=pp, dp_comm_s=dp, optimizer_s=optimizer,
         model_flop=3 * model.forward_flop * layout.global_batch, chips=layout.chips, peak=hw.linear.peak,
         cp_comm_s=m * blocks * ring, ep_comm_s=m * blocks * a2a,
-        overhead_s=m * cal.microbatch_overhead_s + cal.step_overhead_s)
+        overhead_s=m * (cal.microbatch_overhead_s + blocks * (cal.block_overhead_s + waiting)) + cal.step_overhead_s)
 
 
 def kernel_step_for(model: PlanModel, layout: Layout, options: MemoryOptions, chip_id: str, link: Interconnect,
                     experts: ExpertSettings = ExpertSettings(),
-                    cal: KernelCalibration = DEFAULT_CALIBRATION) -> KernelStep | None:
+                    cal: KernelCalibration | None = None) -> KernelStep | None:
     """The kernel model's step for a plan, or None where it does not apply: a chip without kernel figures or
     without a dense peak for the format, a model without transformer blocks or with latent attention, no global
     batch; a dense model whose attention width H·Q is not its hidden size; a mixture of experts with context
-    parallelism or ZeRO 2–3 (their gathers are modelled for dense blocks only)."""
+    parallelism or ZeRO 2–3 (their gathers are modelled for dense blocks only). ``cal``: the kernel model's
+    efficiencies, else the framework's (fitted on its published runs)."""
     hw = kernel_hardware(chip_id, options.precision, link)
     if (hw is None or not model.blocks or model.latent_attention or layout.global_batch is None
             or (model.experts > 1 and (layout.cp > 1 or options.zero > 1))
             or (model.experts <= 1 and model.attention_width != model.d_model)):
         return None
-    framework = behaviour(options.convention, options.zero, chip_id, model.experts > 1, layout.sequence_parallel,
-                          layout.tp)
+    cal = cal or framework_calibration(options.convention)
+    framework = behaviour(options, chip_id, hw.architecture, model.experts > 1, layout.sequence_parallel, layout.tp,
+                          cal)
     return kernel_step(model, layout, options, hw, framework, experts, cal)
