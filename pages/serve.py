@@ -8,6 +8,7 @@ from engine.serve.inputs import ServePlan
 from ui import state
 from ui.boundary import shipped_data
 from ui.components.serve import keep, plan_inputs, results
+from ui.views import serve as view
 from ui.widgets import page_header
 
 page_header("Serve a model",
@@ -16,9 +17,10 @@ page_header("Serve a model",
             "with efficiencies measured on published serving benchmarks.")
 
 db = shipped_data(load_hardware_db)
+models = shipped_data(view.model_options)
 scenario = state.get()
 results_area = st.container()
 st.subheader("Inputs")
-plan = keep(scenario, plan_inputs(scenario.serve or ServePlan(prompt_tokens=1000, output_tokens=200), db))
+plan = keep(scenario, plan_inputs(scenario.serve or ServePlan(prompt_tokens=1000, output_tokens=200), db, models))
 results(results_area, plan)
 state.sync_link()

@@ -17,9 +17,10 @@ from ui.views import serve as view
 from ui.widgets import metric_row, say, show_error
 
 
-def plan_inputs(saved: ServePlan, db) -> dict:
-    """The inputs, bound to the saved plan: → the plan's data as entered."""
-    models, chips = view.model_options(), view.chip_options(db)
+def plan_inputs(saved: ServePlan, db, models: dict[str, str]) -> dict:
+    """The inputs, bound to the saved plan (``models``: id → label of the models offered): → the plan's data as
+    entered."""
+    chips = view.chip_options(db)
     c1, c2, c3 = st.columns([2, 2, 1])
     model = c1.selectbox("Model", list(models), format_func=models.get,
                          key=state.bind("sv_model", saved.model if saved.model in models else "llama-3.1-8b"))
