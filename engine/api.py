@@ -143,7 +143,13 @@ def serve_model(config, *, chip: str = "nvidia-h100-sxm", prompt_tokens: int, ou
 
     inputs = parse_input(ServeInputs, {"chip": chip, "prompt_tokens": prompt_tokens, "output_tokens": output_tokens,
                                        **settings}, source="serve")
-    return serve(model_facts(_config(config)), inputs)
+    raw = config
+    if isinstance(config, (str, bytes)):
+        from engine.json_text import parse_json_text
+        from engine.llm.config import MAX_CONFIG_BYTES
+
+        raw = parse_json_text(config, "config", MAX_CONFIG_BYTES)
+    return serve(model_facts(_config(raw), raw if isinstance(raw, dict) else None), inputs)
 
 
 def compress_scenario(scenario, **settings):

@@ -23,9 +23,10 @@ def _value(text: str | None, kind):
 
 
 def load_config(args):
-    """(TransformerConfig, library model or None) from --config or --model."""
+    """(TransformerConfig, library model or None, the decoded config.json) from --config or --model."""
     from engine.cli.files import naming_file, read_text_file
-    from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+    from engine.json_text import parse_json_text
+    from engine.llm.config import MAX_CONFIG_BYTES, read_hf_config
     from engine.llm.library import library_model
 
     if (args.config is None) == (args.model is None):
@@ -33,17 +34,17 @@ def load_config(args):
                                       "--list-models`)")
     if args.model is not None:
         model = library_model(args.model)
-        return read_hf_config(model.config, source=f"model {model.id}"), model
+        return read_hf_config(model.config, source=f"model {model.id}"), model, model.config
     with naming_file(args.config, "config"):
-        return load_hf_config_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES),
-                                   lenient=args.lenient), None
+        raw = parse_json_text(read_text_file(args.config, "config", MAX_CONFIG_BYTES), "config", MAX_CONFIG_BYTES)
+        return read_hf_config(raw, lenient=args.lenient), None, raw
 
 
 def _serve(args):
     from engine.serve.model_facts import model_facts
     from engine.serve.plan import ServeInputs, serve
 
-    config, model = load_config(args)
+    config, model, raw = load_config(args)
     fields = {name: _value(getattr(args, name), int) for name in _INTS}
     fields |= {name: _value(getattr(args, name), float) for name in _FLOATS}
     data = {"chip": args.chip, "precision": args.precision, "weights": args.weights,
@@ -61,7 +62,7 @@ def _serve(args):
     elif fields["spec_draft_tokens"] is not None or fields["spec_draft_cost"] is not None:
         raise InputError("spec-acceptance", "give the acceptance length with the draft settings")
     inputs = parse_input(ServeInputs, {k: v for k, v in data.items() if v is not None})
-    out = serve(model_facts(config), inputs).as_dict()
+    out = serve(model_facts(config, raw if isinstance(raw, dict) else None), inputs).as_dict()
     if not args.layers:
         out["cache"] = {k: v for k, v in out["cache"].items() if k != "layers"}
     if fields["tokens_served"] is not None:

@@ -12,6 +12,7 @@ G groups (Mamba-2's B/C groups; Gated DeltaNet's key heads), P = I/H head size o
 """
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -251,7 +252,40 @@ def _attention_cache(block: TransformerBlock, d: int) -> dict:
             "window": block.attention_window}
 
 
-def _cache_layer(index: int, block: TransformerBlock, d: int) -> CacheLayer:
+CHUNK_DEFAULTS = {"llama4_text": 8192, "llama4": 8192}
+"""``attention_chunk_size`` where a family's config class defaults it (transformers' Llama4TextConfig: 8192)."""
+
+
+def chunked_layers(hf: Mapping | None, layers: int) -> dict[int, int]:
+    """Layers of chunked attention (Llama 4: a token attends within its chunk of C positions) → C, read from the
+    ``config.json`` as transformers reads it: ``layer_types`` ("chunked_attention"), else ``no_rope_layers`` (1: a
+    rotary layer, chunked), else every layer but each ``no_rope_layer_interval``-th (default 4). transformers caches
+    such a layer as a sliding window of C (``DynamicSlidingWindowLayer``): the last C − 1 tokens."""
+    if not isinstance(hf, Mapping):
+        return {}
+    text = hf.get("text_config") if isinstance(hf.get("text_config"), Mapping) else hf
+    model_type = text.get("model_type") or hf.get("model_type")
+    size = text.get("attention_chunk_size", CHUNK_DEFAULTS.get(model_type))
+    if not isinstance(size, int) or isinstance(size, bool) or size < 1 or model_type not in CHUNK_DEFAULTS:
+        return {}
+    types = text.get("layer_types")
+    if isinstance(types, list) and len(types) >= layers:
+        return {i: size for i in range(layers) if types[i] == "chunked_attention"}
+    rope = text.get("no_rope_layers")
+    if not (isinstance(rope, list) and len(rope) >= layers):
+        interval = text.get("no_rope_layer_interval") or 4
+        if not isinstance(interval, int) or isinstance(interval, bool) or interval < 1:
+            return {}
+        rope = [int((i + 1) % interval != 0) for i in range(layers)]
+    return {i: size for i in range(layers) if rope[i]}
+
+
+def _cache_layer(index: int, block: TransformerBlock, d: int, chunk: int | None = None) -> CacheLayer:
+    if chunk is not None and block.mixer.kind == "attention" and block.attention_window is None:
+        block = block.model_copy(update={"mixer": block.mixer.model_copy(update={"window": chunk})})
+        fields = _attention_cache(block, d)
+        fields["label"] = fields["label"].replace(", window", ", chunked attention: a window of")
+        return CacheLayer(index=index, **fields)
     if block.mixer.kind == "compressed":
         raise InputError("model", "DeepSeek-V4's compressed attention (its pooled keys and compressor buffers) is "
                                   "not modelled for serving")
@@ -305,15 +339,17 @@ def generative_models() -> dict[str, str]:
     return out
 
 
-def model_facts(config: TransformerConfig) -> ModelFacts:
-    """The serving view of ``config`` (``InputError`` for a layer kind serving does not model)."""
+def model_facts(config: TransformerConfig, hf: Mapping | None = None) -> ModelFacts:
+    """The serving view of ``config`` (``InputError`` for a layer kind serving does not model); ``hf``: the
+    ``config.json`` it was read from, for what the counts do not keep (Llama 4's chunked layers)."""
     if config.mobilebert is not None:
         blocks: list = []
     else:
         blocks = config.decoder_blocks(memory=1 if config.encoder else None)
     d = config.d_model
     generative = is_generative(config)
-    layers = tuple(_cache_layer(i, b, d) for i, b in enumerate(blocks)) if generative else ()
+    chunks = chunked_layers(hf, len(blocks)) if config.encoder is None else {}
+    layers = tuple(_cache_layer(i, b, d, chunks.get(i)) for i, b in enumerate(blocks)) if generative else ()
     if not generative:  # an encoder keeps no cache: nothing is decoded
         blocks = []
     experts = []

@@ -14,7 +14,7 @@ def run_plan(plan: ServePlan):
     from engine.serve.plan import ServeInputs, serve
 
     model = library_model(plan.model)
-    facts = model_facts(read_hf_config(model.config, source=f"model {model.id}"))
+    facts = model_facts(read_hf_config(model.config, source=f"model {model.id}"), model.config)
     inputs = ServeInputs(**plan.model_dump(exclude={"model"}))
     return serve(facts, inputs)
 

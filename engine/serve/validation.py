@@ -32,7 +32,8 @@ def measured() -> dict:
 
 @lru_cache(maxsize=64)
 def _facts(model_id: str) -> ModelFacts:
-    return model_facts(read_hf_config(library_model(model_id).config, source=f"model {model_id}"))
+    config = library_model(model_id).config
+    return model_facts(read_hf_config(config, source=f"model {model_id}"), config)
 
 
 @lru_cache(maxsize=64)

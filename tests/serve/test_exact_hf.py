@@ -45,6 +45,8 @@ CASES = [  # (library id, config changes, attention kind)
     ("lfm2-350m", {}, "short convolutions + attention"),
     ("minimax-text-01", {"num_hidden_layers": 8}, "lightning attention state + attention"),
     ("llama-4-scout-text", {"num_hidden_layers": 4}, "chunked layers (within the chunk), MoE"),
+    ("llama-4-scout-text", {"num_hidden_layers": 4, "attention_chunk_size": 8},
+     "chunked layers capped: a window of the chunk (8 < prompt)"),
     ("whisper-base-decoder", {}, "decoder without logits_to_keep"),
     ("t5-small", {"num_layers": 2, "num_decoder_layers": 2}, "encoder-decoder: self + cross"),
     ("bart-large-cnn", {"encoder_layers": 2, "decoder_layers": 2, "num_hidden_layers": 2},
@@ -61,10 +63,13 @@ def _config(model_id: str, changes: dict) -> dict:
     return config
 
 
-@pytest.mark.parametrize("model_id,changes,kind", CASES, ids=[c[0] for c in CASES])
+IDS = [c[0] + ("-chunk" if "attention_chunk_size" in c[1] else "") for c in CASES]
+
+
+@pytest.mark.parametrize("model_id,changes,kind", CASES, ids=IDS)
 def test_cache_prefill_and_decode_equal_transformers(model_id, changes, kind):
     config = _config(model_id, changes)
-    facts = model_facts(read_hf_config(config))
+    facts = model_facts(read_hf_config(config), config)
     counts = ModelCounts(facts, memory=PROMPT)
     ref = serve_reference(config, PROMPT)
     encdec = facts.encoder_decoder

@@ -1,4 +1,4 @@
-"""The Serve page's pure parts (no Streamlit): options, rows, the chart's traces (tests/ui/test_views_serve.py)."""
+"""The Serve page's pure parts (no Streamlit): options, rows, the chart's traces (tests/app/test_serve_page.py)."""
 from __future__ import annotations
 
 from engine.units import format_flop, format_number
