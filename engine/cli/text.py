@@ -315,6 +315,30 @@ def plan_text(result: dict) -> str:
         out += ["", pairs(time_items)]
         out += [""] + [f"note: {n}" for n in step.get("notes", ())]
     out += [t["sentence"] for t in result.get("thresholds", ())]
+    if result.get("trace"):
+        out += ["", trace_versus_text(result["trace"])]
+    return "\n".join(out)
+
+
+def _ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1e3:,.3f}"
+
+
+def trace_versus_text(t: dict) -> str:
+    """``plan --trace``: the planned and measured step by part, the gap, what was assumed, the calibrated plan."""
+    rows = [[r["part"], _ms(r["planned_s"]), _ms(r["measured_s"]), _ms(r["gap_s"]), r["note"]] for r in t["parts"]]
+    out = [f"planned vs measured ({shown(t['file'])}, {t['steps']} step{'s' if t['steps'] != 1 else ''}):", "",
+           table(["part", "planned (ms)", "measured (ms)", "gap (ms)", ""], rows, right=(1, 2, 3)), "",
+           f"gap: {t['gap']}"]
+    out += [f"assumed: {a}" for a in t["assumed"]]
+    cal, again = t.get("calibration"), t.get("calibrated")
+    if cal and again:
+        out += ["", pairs([("with this run's efficiency", (f"step {format_number(again['step_s'])} s, MFU "
+                                                          f"{_pct(again['mfu'])}")),
+                           ("calibration", cal["source"])])]
+        out += [f"kept: {k}" for k in cal["kept_default"]]
+    elif t.get("why_not"):
+        out += [f"with this run's efficiency: {t['why_not']}"]
     return "\n".join(out)
 
 
