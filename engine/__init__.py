@@ -25,6 +25,7 @@ _LAZY = {
     "estimate_scenario": "engine.api", "estimate_config": "engine.api", "estimate_hardware": "engine.api",
     "plan_layout": "engine.api", "measure_trace": "engine.api",
     "measurement_markdown": "engine.measure.report",
+    "serve_model": "engine.api", "compress_scenario": "engine.api", "distill_models": "engine.api",
     "Scenario": "engine.scenario", "parse_scenario": "engine.scenario", "load_scenario_text": "engine.scenario",
     "estimate_method1": "engine.method1.estimate", "Method1Estimate": "engine.method1.estimate",
     "HardwareRun": "engine.method2.run", "estimate_method2": "engine.method2.run",
