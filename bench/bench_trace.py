@@ -1,6 +1,6 @@
 """Trace measurement speed and memory, side by side with HTA 0.5.0 on the same files.
 
-    .venv/bin/python -m bench.bench_trace [--big-gb 1.0] [--repeat 3] [--skip-big]
+    .venv/bin/python -m bench.bench_trace [--big-gb 1.0] [--repeat 3] [--skip-big] [--before DIR]
 
 1. Each reference trace of ../shared/data/traces (HTA's five and TraceLens's seven): HTA's
    ``TraceAnalysis(trace_dir=…)`` + ``get_temporal_breakdown()`` and FLOPscope's whole ``measure_trace`` (steps,
@@ -9,6 +9,9 @@
 2. A ~1 GB (uncompressed) trace made by replicating the steps of ``trace_diff_control_control`` (times,
    correlation ids and step numbers shifted per copy) and written to a temporary folder (never the project),
    measured in a fresh process: wall and CPU time and the peak resident set size (VmHWM).
+
+3. With ``--before DIR`` (an export of an earlier commit, e.g. ``git archive <commit> engine | tar -x -C DIR``), the
+   same files measured by that version too, in the same run: the before/after of a change.
 
 Targets (issue 36): at least 20× faster than HTA's load + breakdown; the 1 GB trace under 500 MB RSS. The machine
 is shared: compare the two tools within one run, and prefer CPU time.
@@ -33,6 +36,10 @@ import json, sys, time
 sys.path.insert(0, {root!r})
 import numpy  # imported before the clock starts, as HTA's pandas and numpy are
 from engine.measure.measurement import measure_trace
+try:
+    import engine.measure.trace_fast  # msgspec's import, like HTA's, before the clock
+except ImportError:
+    pass
 t0, c0 = time.perf_counter(), time.process_time()
 m = measure_trace({path!r})
 wall, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -71,17 +78,21 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
-def side_by_side(repeat: int) -> list[dict]:
+def side_by_side(repeat: int, before: Path | None = None) -> list[dict]:
     files = sorted(TRACES.glob("*.json.gz")) + sorted(TRACES.glob("tracelens/*/*.json.gz"))
     rows = []
     for path in files:
         ours = [_run(_OURS.format(root=str(ROOT), path=str(path))) for _ in range(repeat)]
+        earlier = [_run(_OURS.format(root=str(before), path=str(path))) for _ in range(repeat)] if before else []
         hta = [_run(_HTA.format(path=str(path))) for _ in range(repeat)]
         failed = next((r["failed"] for r in hta if "failed" in r), None)
         hta = [] if failed else hta
         row = {"file": str(path.relative_to(TRACES)), "mb_gz": round(path.stat().st_size / 1e6, 3),
                "events": ours[0]["events"], "ours_cpu_s": _median(ours, "cpu_s"), "ours_wall_s": _median(ours, "wall_s"),
                "ours_peak_rss_mb": _median(ours, "peak_rss_mb")}
+        if earlier:
+            row.update({"before_cpu_s": _median(earlier, "cpu_s"), "before_peak_rss_mb": _median(earlier, "peak_rss_mb"),
+                        "speedup_cpu_vs_before": _median(earlier, "cpu_s") / _median(ours, "cpu_s")})
         if failed:
             row["hta_failed"] = failed
         if hta:
@@ -150,8 +161,11 @@ def main() -> dict:
     ap.add_argument("--repeat", type=int, default=3)
     ap.add_argument("--big-gb", type=float, default=1.0)
     ap.add_argument("--skip-big", action="store_true")
+    ap.add_argument("--before", type=Path, default=None, help="an earlier version's folder (holding engine/)")
     args = ap.parse_args()
-    out = {"cpus": os.cpu_count(), "load_average": os.getloadavg(), "side_by_side": side_by_side(args.repeat)}
+    out = {"cpus": os.cpu_count(), "load_average": os.getloadavg(),
+           "side_by_side": side_by_side(args.repeat, args.before)}
+    out["load_average_after"] = os.getloadavg()
     if not args.skip_big:
         out["big"] = big(args.big_gb)
     print(json.dumps(out, indent=1))

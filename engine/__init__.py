@@ -26,6 +26,7 @@ _LAZY = {
     "plan_layout": "engine.api", "estimate_multimodal": "engine.api", "estimate_pipeline": "engine.api",
     "estimate_vlm_training": "engine.api", "measure_trace": "engine.api",
     "measurement_markdown": "engine.measure.report",
+    "serve_model": "engine.api", "compress_scenario": "engine.api", "distill_models": "engine.api",
     "Scenario": "engine.scenario", "parse_scenario": "engine.scenario", "load_scenario_text": "engine.scenario",
     "estimate_method1": "engine.method1.estimate", "Method1Estimate": "engine.method1.estimate",
     "HardwareRun": "engine.method2.run", "estimate_method2": "engine.method2.run",

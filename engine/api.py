@@ -1,6 +1,7 @@
-"""The Python API: five calls, each taking plain Python data (or JSON text, or a file) and returning a result.
+"""The Python API: eight calls, each taking plain Python data (or JSON text, or a file) and returning a result.
 
-    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, measure_trace
+    from engine import (estimate_scenario, estimate_config, estimate_hardware, plan_layout, measure_trace,
+                        serve_model, compress_scenario, distill_models)
 
 - ``estimate_scenario(scenario)`` — method 1: C = F × (1 + r) × examples × epochs (+ optimizer) from layers.
 - ``estimate_config(config, tokens)`` — a language model's ``config.json``: parameters, forward FLOP per
@@ -8,6 +9,10 @@
 - ``estimate_hardware(run)`` — method 2: C = chips × time × peak × utilization, with cost, energy, CO₂.
 - ``plan_layout(model, layout, chip=…)`` — memory per chip, step time and MFU of a parallel layout.
 - ``measure_trace(trace)`` — a PyTorch profiler trace: time split, operators' FLOP and roofline, HFU / MFU.
+- ``serve_model(config, chip=…, prompt_tokens=…, output_tokens=…)`` — serving: KV cache, prefill/decode FLOP, TTFT,
+  TPOT, tokens/s, the batch and the sequences that fit.
+- ``compress_scenario(scenario, technique=…, …)`` — pruning, sparsity, QAT/PTQ, low-precision training: before/after.
+- ``distill_models(teacher, student, tokens=…)`` — distillation: teacher's forward, student's training, the sum.
 
 Every input goes through the same validation as the dashboard, the CLI, files and links: a bad value raises
 ``engine.InputError`` whose ``str`` is one line naming the field. Results have ``as_dict()`` (JSON-ready).
@@ -19,7 +24,8 @@ from collections.abc import Mapping
 from engine.errors import InputError, parse_input
 
 __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
-           "estimate_multimodal", "estimate_pipeline", "estimate_vlm_training"]
+           "serve_model", "compress_scenario", "distill_models", "estimate_multimodal", "estimate_pipeline",
+           "estimate_vlm_training"]
 
 
 def _scenario(scenario):
@@ -178,3 +184,41 @@ def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, mo
     if isinstance(trace, (str, Path)):
         return measure_path(trace, step=step, chip=chip, model=model)
     return measure(trace, step=step, chip=chip, model=model)
+
+
+def serve_model(config, *, chip: str = "nvidia-h100-sxm", prompt_tokens: int, output_tokens: int, **settings):
+    """Serving a language model (``config``: a ``config.json`` dict or text, or a ``TransformerConfig``) on ``chip``:
+    the KV cache per token and per sequence, prefill and decode FLOP, TTFT, TPOT, output tokens/s, the batch (default:
+    the best within memory) and the sequences that fit. ``settings``: the other fields of ``ServeInputs`` (``batch``,
+    ``chips``, ``precision``, ``weights``, ``kv_precision``, ``engine``, ``speculative`` …) → ``ServeEstimate``."""
+    from engine.serve.model_facts import model_facts
+    from engine.serve.plan import ServeInputs, serve
+
+    inputs = parse_input(ServeInputs, {"chip": chip, "prompt_tokens": prompt_tokens, "output_tokens": output_tokens,
+                                       **settings}, source="serve")
+    raw = config
+    if isinstance(config, (str, bytes)):
+        from engine.json_text import parse_json_text
+        from engine.llm.config import MAX_CONFIG_BYTES
+
+        raw = parse_json_text(config, "config", MAX_CONFIG_BYTES)
+    return serve(model_facts(_config(raw), raw if isinstance(raw, dict) else None), inputs)
+
+
+def compress_scenario(scenario, **settings):
+    """One compression technique on a scenario with layers (``Scenario``, dict or JSON text): ``technique`` (prune,
+    unstructured, two_four, qat, ptq, low_precision) and its fields (``Compression``) → ``CompressionResult``
+    (before and after, the extra compute, the ideal and the measured speed-up with its source)."""
+    from engine.compress.compression import Compression, compress
+
+    spec = parse_input(Compression, settings, source="compression")
+    return compress(_scenario(scenario).model_dump(mode="json"), spec)
+
+
+def distill_models(teacher, student, *, tokens: float, **settings):
+    """Distillation of ``student`` from ``teacher`` (each a ``config.json`` dict or text) on ``tokens`` tokens:
+    ``mode`` online/offline, ``epochs``, ``seq_len``, ``top_k``, ``base_training_flop`` → ``DistillationResult``."""
+    from engine.compress.distillation import Distillation, distill
+
+    spec = parse_input(Distillation, {"tokens": tokens, **settings}, source="distillation")
+    return distill(_config(teacher), _config(student), spec)

@@ -9,6 +9,7 @@ from engine.method2.hardware_db import load_hardware_db
 from ui import state
 from ui.boundary import shipped_data
 from ui.components.plan import lifetime, memory_and_time, optimal_size, published_runs, thresholds
+from ui.components.plan_trace import against_trace
 from ui.text import plain
 from ui.widgets import page_header
 
@@ -31,6 +32,7 @@ except InputError as exc:
             "work from the FLOP alone.")
 if model is not None:
     memory_and_time(scenario, model, db, tokens)
+    against_trace(state.get(), model, tokens)
 optimal_size(training_flop, model, tokens)
 lifetime(training_flop, model)
 thresholds(training_flop, frozen=bool(m1.architecture is not None and m1.architecture.frozen))

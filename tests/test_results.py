@@ -32,6 +32,8 @@ INPUTS = {
     "Scenario", "TrainingRun", "TransformerConfig", "TransformerRun", "TrendQuery", "UtilizationPreset",
     "UtilizationReport", "LibraryModel", "GridPlace", "ProviderPue",
     "MeasureSummary",  # a measurement's summary read back from a share link (engine/measure/summary_link.py)
+    "ServeInputs", "ServePlan", "Speculative", "Compression", "Pruning", "Distillation",  # engine.serve/compress
+    "MeasuredFactor",  # a row of engine/compress/factors.json, read as a file
     "PlanSettings",  # the CLI's flags, the API's "settings" and a saved plan's (run_plan.settings_for) alike
     "KernelCalibration",  # the kernel model's efficiencies, inside PlanSettings
     "PublishedRun", "PublishedFigure",  # published_runs.json, a shipped file read through parse_input

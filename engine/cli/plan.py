@@ -1,6 +1,7 @@
 """``plan (--config FILE | --model ID | SCENARIO.json) --chip ID --dp --tp --pp --micro-batch --global-batch
-[--tokens D] [--kernel-efficiency K] [--capacity-factor C] [--sweep CHIPS]``: step time, MFU and wall-clock of a layout, or the
-best layouts for a number of chips."""
+[--tokens D] [--kernel-efficiency K] [--capacity-factor C] [--sweep CHIPS] [--trace FILE]``: step time, MFU and wall-clock
+of a layout, or the best layouts for a number of chips; with ``--trace``, the planned step beside a profiler trace's
+measured one and the plan re-run with the trace's efficiencies (``engine.plan.against_trace``)."""
 from __future__ import annotations
 
 from engine.cli.memory import (
@@ -29,7 +30,7 @@ def _number_or(text: str | None, field: str, otherwise):
         raise InputError(field, f"{text[:40]!r} is not a number") from None
 
 
-def _settings(args, loaded: Loaded):
+def _settings(args, loaded: Loaded, trace_chip: str | None = None):
     from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
     from engine.plan.run_plan import PlanSettings
 
@@ -37,7 +38,7 @@ def _settings(args, loaded: Loaded):
     saved = loaded.saved
     k = _number_or(args.kernel_efficiency, "kernel_efficiency",
                    saved.kernel_efficiency if saved else DEFAULT_KERNEL_EFFICIENCY)
-    chip = args.chip or (saved.chip if saved else None)
+    chip = args.chip or (saved.chip if saved else None) or trace_chip
     if not chip:
         raise InputError("chip", "give the chip (--chip, see `python -m engine chips`)")
     capacity = _number_or(args.capacity_factor, "capacity_factor", saved.capacity_factor if saved else None)
@@ -48,13 +49,43 @@ def _settings(args, loaded: Loaded):
     return parse_input(PlanSettings, {k: v for k, v in data.items() if v is not None})
 
 
+def _measure(path: str):
+    """The trace of ``--trace``: one file of one rank (a folder's ranks are measured by ``trace``)."""
+    from pathlib import Path
+
+    from engine.measure.measurement import measure_trace
+
+    if Path(path).is_dir():
+        raise InputError("trace", f"{Path(path).name[:60]} is a folder: give one rank's trace file")
+    return measure_trace(path)
+
+
+def _against_trace(args, loaded, model, layout, options, measurement) -> dict:
+    from engine.plan.against_trace import ChipMismatch, plan_with_trace
+
+    settings = _settings(args, loaded, measurement.chip)
+    try:
+        comparison = plan_with_trace(model, layout, options, settings, measurement)
+    except ChipMismatch as exc:
+        raise InputError("trace", f"{exc.reason.split(': plan on')[0]}: plan on it with --chip {exc.trace_chip}, or give "
+                                  "a trace recorded on the plan's chip") from None
+    return {**comparison.plan.as_dict(), "trace": comparison.as_dict()}
+
+
 def _plan(args) -> dict:
     from engine.plan.run_plan import plan_run, sweep_layouts
 
     loaded = load_model(args)
     model = loaded.model
-    settings = _settings(args, loaded)
+    measurement = _measure(args.trace) if args.trace else None
     layout, options = layout_and_options(args, loaded.saved)
+    if measurement is not None:
+        if args.sweep is not None:
+            raise InputError("trace", "compare one layout with a trace (leave out --sweep)")
+        if layout.global_batch is None:
+            raise InputError("global_batch", "the step time needs the global batch (--global-batch)")
+        return _against_trace(args, loaded, model, layout, options, measurement)
+    settings = _settings(args, loaded)
     if args.sweep is not None:
         try:
             chips = int(args.sweep)
@@ -89,4 +120,8 @@ def register(sub) -> None:
                         "(Megatron's moe_a2a_overlap)")
     p.add_argument("--sweep", metavar="CHIPS", help="rank every layout of this many chips instead")
     p.add_argument("--top", type=int, default=10, help="layouts shown with --sweep")
+    p.add_argument("--trace", metavar="FILE", default=None,
+                   help="a PyTorch profiler trace of one rank of this run (.json or .json.gz): the measured step "
+                        "beside the planned one, and the plan with the trace's efficiencies (the chip defaults to "
+                        "the trace's)")
     p.set_defaults(run=_plan)

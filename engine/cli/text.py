@@ -292,6 +292,30 @@ def plan_text(result: dict) -> str:
         out += ["", pairs(time_items)]
         out += [""] + [f"note: {n}" for n in step.get("notes", ())]
     out += [t["sentence"] for t in result.get("thresholds", ())]
+    if result.get("trace"):
+        out += ["", trace_versus_text(result["trace"])]
+    return "\n".join(out)
+
+
+def _ms(seconds: float | None) -> str:
+    return "—" if seconds is None else f"{seconds * 1e3:,.3f}"
+
+
+def trace_versus_text(t: dict) -> str:
+    """``plan --trace``: the planned and measured step by part, the gap, what was assumed, the calibrated plan."""
+    rows = [[r["part"], _ms(r["planned_s"]), _ms(r["measured_s"]), _ms(r["gap_s"]), r["note"]] for r in t["parts"]]
+    out = [f"planned vs measured ({shown(t['file'])}, {t['steps']} step{'s' if t['steps'] != 1 else ''}):", "",
+           table(["part", "planned (ms)", "measured (ms)", "gap (ms)", ""], rows, right=(1, 2, 3)), "",
+           f"gap: {t['gap']}"]
+    out += [f"assumed: {a}" for a in t["assumed"]]
+    cal, again = t.get("calibration"), t.get("calibrated")
+    if cal and again:
+        out += ["", pairs([("with this run's efficiency", (f"step {format_number(again['step_s'])} s, MFU "
+                                                          f"{_pct(again['mfu'])}")),
+                           ("calibration", cal["source"])])]
+        out += [f"kept: {k}" for k in cal["kept_default"]]
+    elif t.get("why_not"):
+        out += [f"with this run's efficiency: {t['why_not']}"]
     return "\n".join(out)
 
 
@@ -361,11 +385,76 @@ def measurement_text(result: dict) -> str:
     return "\n".join(out)
 
 
+def _bytes(value: float | None) -> str | None:
+    if value is None:
+        return None
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= size:
+            return f"{format_number(value / size)} {unit}"
+    return f"{format_number(value)} B"
+
+
+def _ms(seconds: float | None) -> str | None:
+    return None if seconds is None else f"{format_number(seconds * 1e3)} ms"
+
+
+def serve_text(result: dict) -> str:
+    sweep = [[row["batch"], _ms(row["ttft_s"]), _ms(row["tpot_s"]), format_number(row["output_tokens_per_s"]),
+              format_number(row["output_tokens_per_s_per_chip"])] for row in result.get("batch_sweep", [])]
+    items = [("model", result.get("model_id") or result["model"]),
+             ("chips", f"{result['chips']} × {result['chip']} ({result['engine']})"),
+             ("formats", f"{result['precision']}, weights {result['weights'] or result['precision']}, "
+                         f"KV {result['kv_precision']}"),
+             ("request", f"{result['prompt_tokens']:,} prompt + {result['output_tokens']:,} output tokens"),
+             ("batch", f"{result['batch']:,} (fit in memory: "
+                       f"{'no limit' if result['sequences_in_memory'] is None else format(result['sequences_in_memory'], ',')})"),
+             ("time to first token", _ms(result["ttft_s"])), ("time per output token", _ms(result["tpot_s"])),
+             ("output tokens/s", f"{format_number(result['output_tokens_per_s'])} (all chips; "
+                                 f"{format_number(result['output_tokens_per_s_per_chip'])} per chip)"),
+             ("KV cache / token", _bytes(result["kv_cache_bytes_per_token"])),
+             ("KV cache / sequence", _bytes(result["kv_cache_bytes"])), ("weights", _bytes(result["weights_bytes"])),
+             ("prefill FLOP", format_flop(result["prefill_flop"])),
+             ("decode FLOP / token", format_flop(result["decode_flop_per_token"])),
+             ("prefill bound", result["prefill"]["bound"]), ("decode bound", result["decode_step"]["bound"]),
+             ("cost / 1M output tokens", None if result["cost_per_million_output_tokens"] is None
+              else f"${format_number(result['cost_per_million_output_tokens'])}")]
+    notes = [f"note: {n}" for n in result.get("notes", [])]
+    return "\n".join([table(["batch", "TTFT", "TPOT", "output tok/s", "per chip"], sweep, right=(0, 1, 2, 3, 4)), "",
+                      pairs(items), *notes])
+
+
+def compress_text(result: dict) -> str:
+    if "teacher_flop" in result:  # distillation
+        items = [("mode", result["mode"]), ("teacher / token", format_flop(result["teacher_flop_per_token"])),
+                 ("student / token", format_flop(result["student_flop_per_token"])),
+                 ("teacher's forward passes", format_flop(result["teacher_flop"])),
+                 ("student's training", format_flop(result["student_training_flop"])),
+                 ("total", format_flop(result["total_flop"])),
+                 ("stored logits", _bytes(result["stored_logit_bytes"])),
+                 ("one-third rule", result["modification_sentence"])]
+        return pairs(items)
+    rows = [["parameters", f"{result['before']['params']:,.0f}", f"{result['after']['params']:,.0f}"],
+            ["forward FLOP / example", format_flop(result["before"]["forward_flop"]),
+             format_flop(result["after"]["forward_flop"])]]
+    if result["before"]["training_flop"] is not None:
+        after = result["after"]["training_flop"]
+        rows.append(["training FLOP", format_flop(result["before"]["training_flop"]),
+                     format_flop(after) if after is not None else "—"])
+    items = [("technique", result["technique"]),
+             ("extra compute", format_flop(result["extra_flop"]) if result["extra_flop"] else None),
+             ("whole schedule", format_flop(result["schedule_flop"]) if result["schedule_flop"] else None),
+             ("ideal speed-up", f"{result['ideal_speedup']:.3g}×" if result["ideal_speedup"] else None),
+             ("measured speed-up", f"{result['measured_speedup']:.3g}×" if result["measured_speedup"] else None),
+             ("source", result["speedup_source"])]
+    return "\n".join([table(["", "before", "after"], rows, right=(1, 2)), "", pairs(items),
+                      *[f"note: {n}" for n in result["notes"]]])
+
+
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
+    "trace": measurement_text, "profile": measurement_text, "serve": serve_text, "compress": compress_text,
     "diffusion": pipeline_text, "vlm": vlm_step_text,
-    "trace": measurement_text, "profile": measurement_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

@@ -12,6 +12,7 @@
 """
 from __future__ import annotations
 
+import functools
 import re
 
 COMPUTE, COMMUNICATION, MEMCPY = "computation", "communication", "memcpy"
@@ -35,6 +36,7 @@ _HTA_MEMORY = re.compile(r"(^Memcpy)|(^Memset)|(^dma)")
 _HTA_NOT_COMPUTE = re.compile(r"(^nccl.*Kernel)|(.*(Memcpy)|(Memset))|(.*Sync)")
 
 
+@functools.lru_cache(maxsize=8192)
 def hta_class(name: str) -> str:
     """HTA's kernel type: COMMUNICATION, MEMORY, COMPUTATION or OTHER."""
     if _HTA_COMM.match(name):
@@ -56,6 +58,7 @@ _FAMILY_PATTERNS = (
 )
 
 
+@functools.lru_cache(maxsize=8192)
 def compute_family(name: str) -> str:
     """The kind of arithmetic a computation kernel runs, read from its name (the first family whose pattern
     matches: attention, convolution, matrix products, normalisation; else element-wise & other)."""

@@ -103,7 +103,7 @@ class TraceMeasurement(Result):
 def _read_tables(source, max_bytes: int = DEFAULT_MAX_BYTES) -> tuple[dict, TraceTables]:
     """The trace's top-level fields and its kept events (``trace_tables``)."""
     tables = TraceTables()
-    meta = read_trace(source, tables.add, max_bytes=max_bytes)
+    meta = read_trace(source, tables.add, max_bytes=max_bytes, on_batch=tables.add_events)
     return meta, tables
 
 
@@ -175,6 +175,9 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
     o_sig = np.frombuffer(t.o_sig, dtype=np.int64) if n_ops else np.zeros(0, np.int64)
     counted = (np.frombuffer(join.counted, dtype=np.int8) if n_ops else np.zeros(0, np.int8)).astype(bool)
     syncs = sync_calls(t)
+    launch_of = np.frombuffer(join.launch_of_kernel, dtype=np.int64) if t.has_gpu else np.zeros(0, np.int64)
+    r_start = np.frombuffer(t.r_ts, dtype=np.float64) if len(t.r_ts) else np.zeros(1)
+    launch_ts = np.where(launch_of >= 0, r_start[np.maximum(launch_of, 0)], np.nan)
 
     def gpu_events(w: StepWindow) -> list[int]:
         if w.gpu_start is not None:
@@ -182,8 +185,8 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
             return g_order[lo:hi].tolist()
         if w.cpu_start is None:
             return g_order.tolist()
-        return [g for g in g_order.tolist()
-                if (j := join.launch_of_kernel[g]) >= 0 and w.cpu_start <= t.r_ts[j] < w.cpu_end]
+        launched = launch_ts[g_order]  # NaN: no launch call
+        return g_order[(launched >= w.cpu_start) & (launched < w.cpu_end)].tolist()
 
     def op_calls(w: StepWindow | None):
         """The operator calls whose host-side start is in the step's host window (all: None)."""

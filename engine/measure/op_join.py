@@ -24,6 +24,9 @@ from engine.measure.op_flop import FORMULAS
 from engine.measure.trace_tables import TraceTables
 from engine.results import Result
 
+LIST_EVENTS = 1_000_000
+"""Host events (operators + launch calls) up to which the nesting walk reads Python lists (about 100 bytes an
+event); above, compact arrays (24 bytes an event) keep a 1 GB trace's memory bounded."""
 _DISPATCHER = re.compile(r"^[A-Za-z_]\w*::[\w.]+$")
 _NOT_OPS = ("autograd::", "torch::", "profiler::")
 
@@ -66,15 +69,18 @@ def join_ops(t: TraceTables) -> OpJoin:
     thread = np.concatenate([_np(t.o_thread, np.int64), _np(t.r_thread, np.int64)])
     start = np.concatenate([_np(t.o_ts, np.float64), _np(t.r_ts, np.float64)])
     longer = -np.concatenate([_np(t.o_dur, np.float64), _np(t.r_dur, np.float64)])
-    order = _array("q", np.lexsort((longer, start, thread)).astype(np.int64))
-    del start, longer
+    order = np.lexsort((longer, start, thread))
+    del longer
     parent = array("l", [-1]) * n_ops
     launch_op = array("l", [-1]) * n_rt
     children = array("l", [0]) * n_ops
     walk = array("l")  # operators, parents before children
-    o_ts, o_dur, r_ts = t.o_ts, t.o_dur, t.r_ts
-    threads = _array("q", thread)
-    del thread
+    ends = _np(t.o_ts, np.float64) + _np(t.o_dur, np.float64)
+    # operators, then launch calls: Python lists (read many times each, faster) up to LIST_EVENTS, compact arrays above
+    seq = (lambda a: a.tolist()) if n_ops + n_rt <= LIST_EVENTS else (lambda a: _array("d" if a.dtype.kind == "f"
+                                                                                         else "q", a))
+    order, starts, ends, threads = seq(order.astype(np.int64)), seq(start), seq(ends), seq(thread)
+    del thread, start
     stack: list[int] = []
     current = None
     for k in order:
@@ -82,8 +88,8 @@ def join_ops(t: TraceTables) -> OpJoin:
         if th != current:
             stack.clear()
             current = th
-        ts = o_ts[k] if k < n_ops else r_ts[k - n_ops]
-        while stack and ts >= o_ts[stack[-1]] + o_dur[stack[-1]]:
+        ts = starts[k]
+        while stack and ts >= ends[stack[-1]]:
             stack.pop()
         top = stack[-1] if stack else -1
         if k >= n_ops:
@@ -94,7 +100,7 @@ def join_ops(t: TraceTables) -> OpJoin:
             children[top] += 1
         walk.append(k)
         stack.append(k)
-    del order, threads
+    del order, threads, starts, ends
     sigs, o_sig = t.sigs, t.o_sig
     counted = array("b", [0]) * n_ops
     row = array("l", [-1]) * n_ops

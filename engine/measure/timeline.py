@@ -165,9 +165,8 @@ def whole_trace_times(t: TraceTables) -> WholeTrace | None:
         return None
     starts = np.ceil(ts[keep])
     ends = np.floor(ts[keep] + dur[keep])
-    kinds: dict[int, bool] = {}
-    compute = np.array([kinds.setdefault(i, hta_class(t.names[i]) == "COMPUTATION")
-                        for i in np.frombuffer(t.h_name, dtype=np.int64)[keep].tolist()], dtype=bool)
+    ids, inverse = np.unique(np.frombuffer(t.h_name, dtype=np.int64)[keep], return_inverse=True)
+    compute = np.array([hta_class(t.names[i]) == "COMPUTATION" for i in ids.tolist()], dtype=bool)[inverse]
     first, last_end, run = _hta_merge_length(starts, ends)
     span = last_end - first
     busy_compute = _hta_merge_length(starts[compute], ends[compute])[2] if compute.any() else 0.0

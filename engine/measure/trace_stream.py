@@ -97,9 +97,8 @@ class _Text:
         self.read_bytes = 0
         self.first = True
 
-    def block(self) -> str:
-        """The next block of text ('' at the end)."""
-        want = BLOCK_CHARS
+    def block(self, want: int = BLOCK_CHARS) -> str:
+        """The next block of text, ``want`` bytes read ('' at the end)."""
         try:
             data = self.stream.read(want)
         except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
@@ -143,10 +142,10 @@ class _Reader:
     def name(self) -> str:
         return self.text.name
 
-    def _more(self) -> bool:
+    def _more(self, want: int = BLOCK_CHARS) -> bool:
         if self.eof:
             return False
-        block = self.text.block()
+        block = self.text.block(want)
         if not block:
             self.eof = True
             return False
@@ -199,23 +198,25 @@ class _Reader:
                                     f"{'unzipped ' if self.text.gz else ''}text)")
 
 
-def read_trace(source, on_event: Callable[[dict], None], *, max_bytes: int = DEFAULT_MAX_BYTES) -> dict:
+def read_trace(source, on_event: Callable[[dict], None], *, max_bytes: int = DEFAULT_MAX_BYTES,
+               on_batch: Callable[[list], None] | None = None) -> dict:
     """Stream the trace in ``source`` (a path, bytes or a binary file): ``on_event(event)`` for each element of
-    ``traceEvents`` that is an object, in file order; returns the other top-level fields (``deviceProperties``,
-    ``distributedInfo``…). A file that is not a JSON object holding a ``traceEvents`` array (or a bare array of
-    events) is an ``InputError`` naming the file."""
+    ``traceEvents`` that is an object, in file order — or, given ``on_batch``, ``on_batch(structs)`` for whole chunks
+    of them where the bulk decoder takes them (``trace_fast``: typed structs, in file order too), ``on_event`` for
+    the rest; returns the other top-level fields (``deviceProperties``, ``distributedInfo``…). A file that is not a
+    JSON object holding a ``traceEvents`` array (or a bare array of events) is an ``InputError`` naming the file."""
     text = _Text(source, max_bytes)
     reader = _Reader(text)
     try:
-        return _read(reader, on_event)
+        return _read(reader, on_event, on_batch)
     finally:
         text.close()
 
 
-def _read(r: _Reader, on_event) -> dict:
+def _read(r: _Reader, on_event, on_batch=None) -> dict:
     first = r.peek()
     if first == "[":  # Chrome's array format: the events alone
-        _events(r, on_event)
+        _events(r, on_event, on_batch)
         return {}
     if first != "{":
         if first == "":
@@ -236,7 +237,7 @@ def _read(r: _Reader, on_event) -> dict:
             if key == "traceEvents":
                 if r.peek() != "[":
                     raise InputError(r.name, "'traceEvents' is not a list of events")
-                _events(r, on_event)
+                _events(r, on_event, on_batch)
                 seen_events = True
             else:
                 meta[key] = r.value()
@@ -260,13 +261,19 @@ def _read(r: _Reader, on_event) -> dict:
 _SEPARATOR = re.compile(r"[ \t\n\r]*([,\]])[ \t\n\r]*")
 
 
-def _events(r: _Reader, on_event) -> None:
-    """The events array, from its '[' to its ']': a tight loop (this is where a trace's time goes) — the C scanner
-    decodes an event where it starts, a compiled pattern takes the separator after it."""
+def _events(r: _Reader, on_event, on_batch=None) -> None:
+    """The events array, from its '[' to its ']': whole chunks by the bulk decoder where ``on_batch`` is given and
+    it takes them (``trace_fast``), then event by event — the C scanner decodes an event where it starts, a
+    compiled pattern takes the separator after it."""
     r.take("[", "at the start of the events")
     if r.peek() == "]":
         r.pos += 1
         return
+    if on_batch is not None:
+        from engine.measure import trace_fast
+
+        if trace_fast.available():
+            trace_fast.events_in_chunks(r, on_batch)
     scan, sep = _DECODER.scan_once, _SEPARATOR.match
     while True:
         buf, pos = r.buf, r.pos

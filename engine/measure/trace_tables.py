@@ -13,6 +13,7 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass, field
+from operator import itemgetter
 
 GPU_KINDS = {"kernel": 0, "gpu_memcpy": 1, "gpu_memset": 2}
 """The GPU work an event category stands for: 0 kernel, 1 memory copy, 2 memory set."""
@@ -22,6 +23,53 @@ SYNC_NAMES = frozenset({"Event Sync", "Context Sync"})
 _NUMBERS = (int, float)
 MAX_DIM = 2**62
 """A shape's size above this is not a real tensor: the operator's FLOP are not counted (said)."""
+
+
+_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP = range(11)
+_CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_memset": _MEMSET,
+              **dict.fromkeys(RUNTIME_CATS, _RUNTIME), "user_annotation": _USER, "gpu_user_annotation": _GPU_USER,
+              "Trace": _TRACE}
+"""``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
+
+
+def _int_or(value, default: int = -1) -> int:
+    return value if type(value) is int else default
+
+
+def _put(column: array, values) -> None:
+    """A numpy array's values appended to an ``array`` column of the same item size (``d``/``q``/``l``: 8 bytes,
+    ``b``: 1)."""
+    column.frombytes(values.astype({8: "<f8" if column.typecode == "d" else "<i8", 1: "i1"}[column.itemsize],
+                                   copy=False).tobytes())
+
+
+def _interned(values: list, ids: dict, intern) -> list:
+    """Each value's id in ``ids``, new values interned by ``intern`` in the order they come (as one by one)."""
+    get = ids.get
+    out = [get(v) for v in values]
+    if None in out:
+        for j, i in enumerate(out):
+            if i is None:
+                i = get(values[j])
+                out[j] = i if i is not None else intern(values[j])
+    return out
+
+
+def _stream_of(args) -> int:
+    """HTA's stream of an event: ``int(args["stream"])``, -1 where absent or not a number (``_hta``)."""
+    if args is None:
+        return -1
+    from engine.measure.trace_fast import UNSET
+
+    stream = args.stream
+    if type(stream) is int:
+        return stream
+    if stream is UNSET or stream is None:
+        return -1
+    try:
+        return int(stream)
+    except (TypeError, ValueError, OverflowError):
+        return -1
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +119,8 @@ class TraceTables:
     _thread_ids: dict[tuple, int] = field(default_factory=dict)
     sigs: list[OpSignature] = field(default_factory=list)
     _sig_ids: dict[tuple, int] = field(default_factory=dict)
+    _raw_sigs: dict[tuple, int] = field(default_factory=dict)
+    """Raw JSON of an operator's shapes (``add_events``) → its signature."""
     # GPU work
     g_ts: array = field(default_factory=lambda: array("d"))
     g_dur: array = field(default_factory=lambda: array("d"))
@@ -189,13 +239,148 @@ class TraceTables:
             self.r_name.append(self.name_id(name))
             return
         if cat == "user_annotation" or cat == "gpu_user_annotation":
-            if "DataLoader" in name and cat == "user_annotation":
-                self.loader.append((float(ts), float(max(dur, 0.0))))
-            if name.startswith("ProfilerStep"):
-                number = _step_number(name)
-                if number is not None:
-                    self.steps.append(StepMark(name, number, float(ts), float(max(dur, 0.0)),
-                                               cat == "gpu_user_annotation"))
+            self._annotation(cat, name, ts, dur)
+
+    def add_events(self, events: list) -> None:
+        """``add`` for a chunk of typed structs (``trace_fast``: the complete events' fields, the others' phase
+        alone) — the same rules, applied in numpy over the chunk's columns; names, threads and shapes are interned
+        in file order (the tables equal ``add``'s, event for event)."""
+        import numpy as np
+
+        from engine.measure.trace_fast import UNSET, XEvent
+
+        self.events += len(events)
+        xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]
+        if not xs:
+            return
+        cats, names, ts, dur, args, pids, tids = zip(*[(e.cat, e.name, e.ts, e.dur, e.args, e.pid, e.tid) for e in xs])
+        ts = np.array(ts, dtype=np.float64)  # None (absent, null) → NaN: malformed
+        dur = np.array(dur, dtype=np.float64)
+        ok = np.isfinite(ts) & np.isfinite(dur)
+        self.malformed += int(len(xs) - ok.sum())
+        codes = _CAT_CODES
+        code = np.array([codes.get(c, _OTHER) if c is not None else _NO_CAT for c in cats], dtype=np.int8)
+        code[~ok] = _SKIP
+        if None in names:
+            names = tuple("None" if n is None else n for n in names)
+        cpu = code == _CPU_OP
+        gpu = (code >= _KERNEL) & (code <= _MEMSET)
+        runtime = code == _RUNTIME
+        # HTA's reading: operators with a stream or correlation (or a ProfilerStep name), every other categorised
+        # event but the profiler's own span; then the GPU work and launches
+        idx = np.nonzero(cpu)[0].tolist()
+        cpu_hta = [i for i in idx if (a := args[i]) is not None and (a.stream is not UNSET or a.correlation is not UNSET)
+                   or names[i].startswith("ProfilerStep")]
+        hta = (code != _SKIP) & (code != _NO_CAT) & (code != _TRACE) & ~cpu
+        if cpu_hta:
+            hta[cpu_hta] = True
+        negative = gpu & (dur < 0)
+        if negative.any():
+            self.negative.extend((names[i], float(ts[i]), float(dur[i])) for i in np.nonzero(negative)[0].tolist())
+            gpu &= ~negative
+        h_idx = np.nonzero(hta)[0]
+        h_args = [args[i] for i in h_idx.tolist()]
+        h_stream = np.array([-1 if a is None or (st := a.stream) is UNSET else st if type(st) is int else _stream_of(a)
+                             for a in h_args], dtype=np.int64)
+        h_corr = np.array([a.correlation if a is not None and type(a.correlation) is int else -1 for a in h_args],
+                          dtype=np.int64)
+        sync = np.array([names[i] in SYNC_NAMES for i in h_idx.tolist()], dtype=bool)
+        gpu_side = ((h_stream >= 0) & (h_corr >= 0)) | sync
+        on_stream = h_stream != -1
+        # names interned in file order: an event's HTA row and its GPU or launch row share its name
+        need_name = gpu | runtime
+        need_name[h_idx[on_stream]] = True
+        name_of = np.full(len(xs), -1, dtype=np.int64)
+        wanted = np.nonzero(need_name)[0]
+        name_of[wanted] = _interned([names[i] for i in wanted.tolist()], self._name_ids, self.name_id)
+        if len(h_idx):
+            keep = h_idx[on_stream]
+            _put(self.h_ts, ts[keep])
+            _put(self.h_dur, dur[keep])
+            _put(self.h_corr, h_corr[on_stream])
+            _put(self.h_name, name_of[keep])
+            _put(self.h_gpu_side, gpu_side[on_stream].astype(np.int8))
+            host = ~gpu_side
+            with_corr = host & (h_corr >= 0)
+            _put(self.c_corr, h_corr[with_corr])
+            _put(self.c_ts, ts[h_idx[with_corr]])
+            for i in h_idx[host].tolist():
+                if "ProfilerStep" in names[i]:
+                    self.hta_step_names.add(names[i])
+                    self.hta_last_step_start = max(self.hta_last_step_start, float(ts[i]))
+        # threads interned in file order (operators and launches)
+        thread_of = np.full(len(xs), -1, dtype=np.int64)
+        wanted = np.nonzero(cpu | runtime)[0]
+        if len(wanted):
+            pick = itemgetter(*wanted.tolist())
+            keys = list(zip(pick(pids), pick(tids))) if len(wanted) > 1 else [(pick(pids), pick(tids))]
+            thread_of[wanted] = _interned(keys, self._thread_ids, self.thread_id)
+        # operators
+        if idx:
+            _put(self.o_ts, ts[cpu])
+            _put(self.o_dur, np.maximum(dur[cpu], 0.0))
+            _put(self.o_thread, thread_of[cpu])
+            raw_sigs = self._raw_sigs
+            keys = [(names[i],) if (a := args[i]) is None or not len(a.dims) else
+                    (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete)) for i in idx]
+            sig_of = [raw_sigs.get(k) for k in keys]
+            for j, s in enumerate(sig_of):
+                if s is None:  # a new shape: decoded once (later calls of it find it)
+                    k = keys[j]
+                    s = raw_sigs.get(k)
+                    sig_of[j] = s if s is not None else raw_sigs.setdefault(k, self._sig_of_raw(names[idx[j]],
+                                                                                              args[idx[j]]))
+            self.o_sig.extend(sig_of)
+        # GPU work
+        g = np.nonzero(gpu)[0]
+        if len(g):
+            gl = g.tolist()
+            _put(self.g_ts, ts[g])
+            _put(self.g_dur, dur[g])
+            _put(self.g_kind, (code[g] - _KERNEL).astype(np.int8))
+            _put(self.g_name, name_of[g])
+            self.g_stream.extend([a.stream if a is not None and type(a.stream) is int else -1
+                                  for a in (args[i] for i in gl)])
+            self.g_corr.extend([a.correlation if a is not None and type(a.correlation) is int else -1
+                                for a in (args[i] for i in gl)])
+            self.first_ts = min(self.first_ts, float(ts[g].min()))
+            self.last_ts = max(self.last_ts, float((ts[g] + dur[g]).max()))
+        # launches
+        rr = np.nonzero(runtime)[0]
+        if len(rr):
+            _put(self.r_ts, ts[rr])
+            _put(self.r_dur, np.maximum(dur[rr], 0.0))
+            _put(self.r_thread, thread_of[rr])
+            self.r_corr.extend([a.correlation if a is not None and type(a.correlation) is int else -1
+                                for a in (args[i] for i in rr.tolist())])
+            _put(self.r_name, name_of[rr])
+        # data-loader waits (operators and annotations) and steps, in file order
+        marks = [i for i in idx if "DataLoader" in names[i]]
+        marks += np.nonzero((code == _USER) | (code == _GPU_USER))[0].tolist()
+        for i in sorted(marks):
+            if code[i] != _CPU_OP:
+                self._annotation(cats[i], names[i], float(ts[i]), float(dur[i]))
+            elif "DataLoader" in names[i]:
+                self.loader.append((float(ts[i]), float(max(dur[i], 0.0))))
+
+    def _sig_of_raw(self, name: str, args) -> int:
+        """The signature of an operator whose shapes came as raw JSON: decoded once, interned as ``sig_id`` does."""
+        import json
+
+        decoded = {}
+        if args is not None:
+            for key, raw in (("Input Dims", args.dims), ("Input type", args.types), ("Concrete Inputs", args.concrete)):
+                if len(raw):
+                    decoded[key] = json.loads(bytes(raw))
+        return self.sig_id(name, decoded)
+
+    def _annotation(self, cat: str, name: str, ts: float, dur: float) -> None:
+        if "DataLoader" in name and cat == "user_annotation":
+            self.loader.append((float(ts), float(max(dur, 0.0))))
+        if name.startswith("ProfilerStep"):
+            number = _step_number(name)
+            if number is not None:
+                self.steps.append(StepMark(name, number, float(ts), float(max(dur, 0.0)), cat == "gpu_user_annotation"))
 
     def _hta(self, name: str, ts: float, dur: float, args: dict) -> None:
         """HTA 0.5.0's reading (``hta.common.trace``): an event with an integer stream other than -1 is GPU work

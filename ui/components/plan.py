@@ -158,7 +158,12 @@ def _layout_form(saved: PlanInputs, db, training, experts: bool = False) -> tupl
     return data, int(batch)
 
 
-def _visit(scenario, model, db) -> tuple[PlanInputs, str | None]:
+def choose_chip(chip_id: str) -> None:
+    """The layout form's chip, set before the form is drawn again (a callback of another part of the page)."""
+    st.session_state["plan_chip"] = chip_id
+
+
+def shown_plan(scenario, model, db) -> tuple[PlanInputs, str | None]:
     """What a visit shows: the scenario's plan, else the first layout offered for the model (with why)."""
     if scenario.plan is not None:
         return scenario.plan, None
@@ -214,7 +219,7 @@ def memory_and_time(scenario, model, db, tokens: float | None) -> None:
 
 def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
     st.caption(view.model_caption(plain(scenario.name), model))
-    saved, reason = _visit(scenario, model, db)
+    saved, reason = shown_plan(scenario, model, db)
     io = st.container(key="plan_io")
     with io.container(key="plan_inputs"):
         data, batch = _layout_form(saved, db, scenario.training, experts=model.experts > 1)

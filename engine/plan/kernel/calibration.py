@@ -25,12 +25,15 @@ or a user's measured trace replace them (``PlanSettings.calibration``).
 - ``host_block_s``: the host's time to issue one block's forward and backward (eager PyTorch's dispatch, a
   framework's Python hooks): the GPU waits where the block's kernels take less (a block takes max(GPU, host)).
   0 by default: no published figure isolates them; a framework's are fitted on its calibration runs.
+- ``gemm_shapes``: matrix-product shapes measured on the chip (a trace: ``engine.plan.kernel.measured``); a GEMM of
+  a measured shape (either orientation of M and N) at the same dense peak takes 2·B·M·N·K ÷ its measured FLOP/s
+  instead of the model's rate. None by default.
 """
 from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr
 
 ShapeClass = Literal["linear", "attention", "experts"]
 SHAPE_CLASSES: tuple[str, ...] = ("linear", "attention", "experts")
@@ -39,6 +42,29 @@ Seconds = Annotated[float, Field(ge=0, le=3600, allow_inf_nan=False)]
 
 DEFAULT_SOURCE = ("FLOPscope's defaults: η_max 0.74 fitted on Narayanan et al. 2021, Table 1 (A100s); 85% of HBM "
                   "bandwidth for streaming kernels; 75% of a link for NCCL collectives (nccl-tests)")
+
+
+Size = Annotated[int, Field(ge=1, le=2**62)]
+FlopRate = Annotated[float, Field(gt=0, le=1e21, allow_inf_nan=False)]
+PEAK_MATCH = 1e-9
+"""Relative difference under which a measured shape's peak is the plan chip's (same chip, same format)."""
+
+
+class MeasuredGemm(BaseModel):
+    """One matrix-product shape as measured: B × (M×K @ K×N), the FLOP/s its kernels reached, and the dense peak
+    of the chip and format it ran at."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    batch: Size = 1
+    m: Size
+    n: Size
+    k: Size
+    flop_per_s: FlopRate
+    peak_flop_per_s: FlopRate
+
+    @property
+    def key(self) -> tuple[int, int, int, int]:
+        return self.batch, min(self.m, self.n), max(self.m, self.n), self.k
 
 
 class KernelCalibration(BaseModel):
@@ -61,10 +87,26 @@ class KernelCalibration(BaseModel):
                        Annotated[float, Field(ge=0, le=100, allow_inf_nan=False)]] | None = Field(
         None, description="the 90% range of the step's error this calibration carries (low ≤ 0 ≤ high, as shares): "
                           "a measured trace's narrows the published runs' (engine.plan.uncertainty)")
+    gemm_shapes: tuple[MeasuredGemm, ...] = Field((), max_length=2000)
+    _index: tuple = PrivateAttr(default=((), {}))
+    """(the ``gemm_shapes`` it was built from, the shapes by key): rebuilt when a copy holds other shapes."""
 
     def gemm(self, shape_class: str = "linear") -> float:
         """η_max for a class of GEMMs: its own where given, else ``gemm_efficiency``."""
         return self.gemm_efficiency_by_class.get(shape_class, self.gemm_efficiency)
+
+    def measured_rate(self, m: int, n: int, k: int, batch: int, peak: float) -> float | None:
+        """The FLOP/s measured for this shape (M and N either way round) at this dense ``peak``, or None."""
+        if not self.gemm_shapes:
+            return None
+        built_from, shapes = self._index
+        if built_from is not self.gemm_shapes:
+            shapes = {g.key: g for g in self.gemm_shapes}
+            self._index = (self.gemm_shapes, shapes)
+        g = shapes.get((batch, min(m, n), max(m, n), k))
+        if g is None or abs(g.peak_flop_per_s - peak) > PEAK_MATCH * peak:
+            return None
+        return g.flop_per_s
 
 
 DEFAULT_CALIBRATION = KernelCalibration()

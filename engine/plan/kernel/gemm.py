@@ -28,6 +28,9 @@ FLASH_TILE = 128
 def gemm_s(chip: KernelChip, cal: KernelCalibration, m: int, n: int, k: int, batch: int = 1,
            shape_class: str = "linear") -> float:
     """One (batched) GEMM: max(compute at the wave-quantized efficiency, bytes at the memory bandwidth)."""
+    measured = cal.measured_rate(m, n, k, batch, chip.peak)
+    if measured is not None:  # a shape the user's trace measured on this chip and format
+        return 2 * m * n * k * batch / measured
     tiles = math.ceil(m / TILE_M) * math.ceil(n / TILE_N) * batch
     waves = math.ceil(tiles / chip.sms)
     eta = cal.gemm(shape_class) * chip.rate * tiles / (waves * chip.sms)

@@ -1,0 +1,108 @@
+"""The events array decoded in bulk: whole chunks of events at a time by msgspec's typed JSON decoder, into structs
+holding only the fields the tables keep (``TraceTables.add_events``) — the shapes (``Input Dims``…) left as raw
+JSON, decoded once per distinct text. A chunk ends where an event ends (``},`` then the next ``{``, in the file's
+own spacing); a cut that falls inside a string or a nested value makes the chunk invalid JSON, and an earlier cut
+is tried. Anything the typed decoder does not take — a field of another type (a string stream, a boolean time,
+``NaN``), an unknown phase, a non-object event — leaves the rest of the array to the event-by-event reader
+(``trace_stream``), which gives every message and rule as before: the fast path only ever reads what the slow one
+would have read the same way. Without msgspec installed everything takes the event-by-event reader.
+"""
+from __future__ import annotations
+
+import re
+
+try:
+    import msgspec
+except ImportError:  # optional: the event-by-event reader does everything without it
+    msgspec = None
+
+CHUNK_CHARS = 8 << 20
+"""Characters of events decoded at once (8 Mi): memory is one chunk's text and its structs."""
+CUT_TRIES = 16
+"""Earlier cuts tried before a chunk is left to the event-by-event reader."""
+_SEPARATOR = re.compile(r"\}[ \t\r\n]*,[ \t\r\n]*\{")
+
+if msgspec is not None:
+    from msgspec import UNSET, Raw, Struct, UnsetType, field
+
+    class Args(Struct, gc=False):
+        """The ``args`` the tables read; ``UNSET``: absent (``None``: JSON null)."""
+
+        stream: int | str | None | UnsetType = UNSET
+        correlation: int | str | None | UnsetType = UNSET
+        dims: Raw = field(name="Input Dims", default=Raw())
+        types: Raw = field(name="Input type", default=Raw())
+        concrete: Raw = field(name="Concrete Inputs", default=Raw())
+
+    class XEvent(Struct, tag_field="ph", tag="X", gc=False):
+        """A complete event (``"ph": "X"``): the only phase the tables keep."""
+
+        cat: str | None = None
+        name: str | None = None
+        pid: int | str | None = None
+        tid: int | str | None = None
+        ts: float | None = None
+        dur: float | None = None
+        args: Args | None = None
+
+    def _other(tag: str) -> type:
+        return type(f"Phase_{ord(tag)}", (Struct,), {}, tag_field="ph", tag=tag, gc=False)
+
+    OTHER_PHASES = "BEiIbnestfPONDMRcC()"
+    """Chrome trace phases other than X (Trace Event Format): counted, nothing else read."""
+    import typing
+
+    _DECODER = msgspec.json.Decoder(list[typing.Union[(XEvent, *(_other(p) for p in OTHER_PHASES))]])
+    _ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+else:  # pragma: no cover - without msgspec
+    XEvent = None
+    _DECODER = None
+    _ERRORS = ()
+
+
+def available() -> bool:
+    return _DECODER is not None
+
+
+def decode_chunk(text: str) -> list | None:
+    """The events of ``text`` (one or more whole events separated by commas), or None where they are not all
+    typed as expected (or not valid JSON)."""
+    try:
+        return _DECODER.decode("[" + text + "]")
+    except _ERRORS:
+        return None
+
+
+def separator(buf: str, start: int) -> str | None:
+    """The file's separator between two events (``},`` and ``{`` in its own spacing: Kineto's two-space indent,
+    json.dump's with or without an indent), as it first appears after ``start``."""
+    m = _SEPARATOR.search(buf, start, start + (1 << 20))
+    return m.group() if m else None
+
+
+def events_in_chunks(r, on_batch) -> bool:
+    """Decode the events after ``r``'s position (just past ``[`` or a ``,``) chunk by chunk into ``on_batch(list)``
+    until what is left is the array's last events; then False, ``r`` at the next event's start, for the
+    event-by-event reader to finish (the end of the array, or whatever the typed decoder would not take)."""
+    sep = None
+    while True:
+        while len(r.buf) - r.pos < CHUNK_CHARS and r._more(CHUNK_CHARS):
+            pass
+        buf, pos = r.buf, r.pos
+        if sep is None:
+            sep = separator(buf, pos)
+            if sep is None:
+                return False
+        hi = len(buf)
+        for _ in range(CUT_TRIES):
+            i = buf.rfind(sep, pos, hi)
+            if i < 0:
+                return False
+            events = decode_chunk(buf[pos:i + 1])
+            if events is not None:
+                break
+            hi = i  # the cut was inside a value (or past the array's end): an earlier one
+        else:
+            return False
+        on_batch(events)
+        r.pos = i + len(sep) - 1  # at the next event's '{'

@@ -1,0 +1,123 @@
+"""The bulk reader (engine/measure/trace_fast.py: whole chunks of events by msgspec's typed decoder) keeps exactly
+what the event-by-event reader keeps: every table equal, event for event, on every reference trace and on traces
+made to trip it (a cut inside a string, small chunks, fields of unexpected types) — where it cannot take a chunk, the
+event-by-event reader takes the rest, with its own rules and messages."""
+from __future__ import annotations
+
+import json
+from dataclasses import fields
+
+import pytest
+
+from engine.errors import InputError
+from engine.measure import trace_fast
+from engine.measure.example import EXAMPLE_TRACE
+from engine.measure.trace_stream import read_trace
+from engine.measure.trace_tables import TraceTables
+
+pytestmark = pytest.mark.skipif(not trace_fast.available(), reason="msgspec is not installed")
+COMPARED = [f.name for f in fields(TraceTables) if f.name != "_raw_sigs"]
+
+
+def both(source) -> tuple[TraceTables, TraceTables, dict, dict]:
+    slow, fast = TraceTables(), TraceTables()
+    meta_slow = read_trace(source, slow.add)
+    meta_fast = read_trace(source, fast.add, on_batch=fast.add_events)
+    return slow, fast, meta_slow, meta_fast
+
+
+def assert_same(slow: TraceTables, fast: TraceTables) -> None:
+    for name in COMPARED:
+        assert getattr(slow, name) == getattr(fast, name), name
+
+
+def _reference_traces(shared_dir):
+    folder = shared_dir / "data" / "traces"
+    if not folder.is_dir():
+        pytest.skip("../shared/data/traces is not here")
+    return sorted(folder.glob("*.json.gz")) + sorted(folder.glob("tracelens/*/*.json.gz"))
+
+
+def test_every_reference_trace_reads_the_same(shared_dir):
+    for path in _reference_traces(shared_dir) + [EXAMPLE_TRACE]:
+        slow, fast, meta_slow, meta_fast = both(path)
+        assert_same(slow, fast)
+        assert meta_slow == meta_fast
+        assert fast._raw_sigs or not slow.sigs, f"{path.name}: the bulk reader did not take it"
+
+
+def _doc(events: list[dict], indent=None) -> bytes:
+    return json.dumps({"schemaVersion": 1, "traceEvents": events, "traceName": "t"}, indent=indent).encode()
+
+
+def _events(n: int = 300) -> list[dict]:
+    out = []
+    for i in range(n):
+        out.append({"ph": "X", "cat": "cpu_op", "name": "aten::mm", "pid": 1, "tid": 2, "ts": 10.0 * i, "dur": 5,
+                    "args": {"External id": i, "Input Dims": [[4, 8], [8, 16]], "Input type": ["float", "float"]}})
+        out.append({"ph": "X", "cat": "cuda_runtime", "name": "cudaLaunchKernel", "pid": 1, "tid": 2,
+                    "ts": 10.0 * i + 1, "dur": 2, "args": {"correlation": i}})
+        out.append({"ph": "X", "cat": "kernel", "name": "gemm}, {\"ph\": \"X\"", "pid": 0, "tid": 7,
+                    "ts": 10.0 * i + 3, "dur": 4, "args": {"stream": 7, "correlation": i}})
+        out.append({"ph": "f", "id": i, "pid": 0, "tid": 7, "ts": 10.0 * i + 3, "cat": "ac2g", "name": "ac2g"})
+    out.append({"ph": "X", "cat": "gpu_user_annotation", "name": "ProfilerStep#1", "pid": 0, "tid": 7, "ts": 0,
+                "dur": 4000, "args": {}})
+    return out
+
+
+@pytest.mark.parametrize("indent", [None, 2, 8])
+def test_small_chunks_and_cuts_inside_strings(monkeypatch, indent):
+    """Chunks of 2 KiB: many cuts, some inside a kernel name holding '}, {' — each refused and an earlier taken."""
+    monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 2048)
+    data = _doc(_events(), indent)
+    slow, fast, _, _ = both(data)
+    assert_same(slow, fast)
+    assert len(fast.g_ts) == 300 and fast._raw_sigs
+
+
+@pytest.mark.parametrize("odd", [
+    {"ts": True}, {"ts": "12"}, {"dur": None}, {"pid": 1.5}, {"name": 7}, {"cat": 3}, {"args": [1]},
+    {"args": {"stream": "7", "correlation": 3}}, {"args": {"stream": 1.5}}, {"ph": "Z"}, {"ph": None},
+])
+def test_unexpected_types_fall_back_to_the_event_by_event_reader(monkeypatch, odd):
+    monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
+    events = _events(200)
+    events[350] = {**events[350], **odd}  # inside the second half of the file
+    slow, fast, _, _ = both(_doc(events, 2))
+    assert_same(slow, fast)
+
+
+def test_non_finite_and_non_object_events(monkeypatch):
+    monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
+    text = _doc(_events(100), 2).decode()
+    text = text.replace('"ts": 500.0', '"ts": NaN', 1).replace('"ts": 700.0', '"ts": 1e400', 1)
+    text = text.replace('{\n      "ph": "f",\n      "id": 50', '17, {\n      "ph": "f",\n      "id": 50', 1)
+    slow, fast, _, _ = both(text.encode())
+    assert_same(slow, fast)
+    assert fast.malformed == 2
+
+
+def test_broken_json_is_the_same_one_line(monkeypatch):
+    monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
+    text = _doc(_events(100), 2).decode()
+    cut = text[:len(text) // 2]
+    messages = []
+    for on_batch in (None, TraceTables().add_events):
+        with pytest.raises(InputError) as err:
+            read_trace(cut.encode(), TraceTables().add, on_batch=on_batch)
+        messages.append(str(err.value))
+    assert messages[0] == messages[1] and "cut short" in messages[0]
+
+
+def test_the_nesting_walk_is_the_same_over_arrays(monkeypatch):
+    """Above ``LIST_EVENTS`` host events the operator walk reads compact arrays (a 1 GB trace's memory): the same
+    join as over lists."""
+    from engine.measure import op_join
+
+    tables = TraceTables()
+    read_trace(EXAMPLE_TRACE, tables.add, on_batch=tables.add_events)
+    lists = op_join.join_ops(tables)
+    monkeypatch.setattr(op_join, "LIST_EVENTS", 0)
+    arrays = op_join.join_ops(tables)
+    for name in ("parent", "counted", "row", "kernel_row", "launch_of_kernel", "launch_op"):
+        assert getattr(lists, name) == getattr(arrays, name), name
