@@ -28,6 +28,7 @@ from engine.compress.pruning import WIDTH_FIELDS, pruned_layers
 from engine.errors import InputError
 from engine.method1.architecture import evaluate
 from engine.results import Result
+from engine.scenario import migrated
 
 FAKE_QUANT_FORWARD = 5
 """FLOP per fake-quantized element forward: divide by the scale, round, clamp (two comparisons), multiply back."""
@@ -97,6 +98,7 @@ def compress(data: dict, spec: Compression) -> CompressionResult:
     """``spec`` applied to the scenario ``data`` (its JSON): before and after."""
     if data.get("mode", "layers") != "layers" or not data.get("layers"):
         raise InputError("layers", "compression works on a layer list (method 1 from the layers)")
+    data = migrated(data)  # a version-1 scenario's blocks in parts, as pruning reads them
     scenario, before = _totals(data)
     return {"prune": _prune, "unstructured": _unstructured, "two_four": _two_four, "qat": _qat, "ptq": _ptq,
             "low_precision": _low_precision}[spec.technique](data, scenario, before, spec)

@@ -23,7 +23,6 @@ from typing import Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from engine.errors import InputError
-from engine.method1.transformer.migration import block_from_flat
 
 Fraction = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
 WIDTH_FIELDS = {"dense": "units", "conv1d": "filters", "conv2d": "filters", "conv3d": "filters",
@@ -77,8 +76,6 @@ def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], 
         here = f"{path}[{i}]"
         layer = copy.deepcopy(layer)
         kind = layer.get("type") if isinstance(layer, dict) else None
-        if kind == "transformer_block":
-            layer = block_from_flat(layer)  # a block in the first (flat) shape, in parts
         if kind in ("residual", "repeat"):
             layer["layers"] = _prune_list(layer["layers"], f"{here}.layers", spec, widths, done)
         elif kind == "branches":

@@ -37,7 +37,8 @@ def test_flops_preset_prints_what_flops_file_prints(tmp_path, preset_id, convent
 @pytest.mark.parametrize("args,needle", [
     (("flops", "--preset", "resnet5"), "preset: unknown id 'resnet5'"),
     (("flops", "--preset", "x\n<script>"), "preset: unknown id 'x\\n<script>'"),
-    (("flops",), "arguments: give a scenario FILE, --preset ID or --onnx MODEL.onnx (one of them)"),
+    (("flops",), "arguments: give a scenario FILE, --preset ID, --onnx MODEL.onnx or --config CONFIG.json "
+                 "(one of them)"),
 ])
 def test_bad_preset_arguments(args, needle):
     out = cli(*args)

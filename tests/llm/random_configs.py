@@ -861,6 +861,18 @@ def _mrope(draw, spec: Spec, out: dict) -> None:
     out["rope_parameters"] = rope
 
 
+MROPE_TYPES = ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text", "qwen2_5_omni_text",
+               "qwen3_omni_moe_text", "glm4v_text", "glm4v_moe_text", "glm_ocr_text")
+
+
+def with_mrope(model_type: str, config: dict) -> dict:
+    """``config`` with rotary sections that fit its head (the text towers of vision-language models; else as is)."""
+    out = dict(config)
+    if model_type in MROPE_TYPES:
+        _mrope(None, Spec(model_type), out)
+    return out
+
+
 HOOKS: dict[str, Callable] = {
     "fsmt": _fsmt,
     "xlm": _xlm,
@@ -918,8 +930,7 @@ HOOKS: dict[str, Callable] = {
     "gpt_neo": _gpt_neo,
     "llama4_text": _llama4_text,
     "ernie4_5_moe": _ernie4_5_moe,
-    **{t: _mrope for t in ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text", "qwen2_5_omni_text",
-                           "qwen3_omni_moe_text", "glm4v_text", "glm4v_moe_text", "glm_ocr_text")},
+    **{t: _mrope for t in MROPE_TYPES},
 }
 """``model_type`` → a draw of the keys whose generic values transformers cannot build (after ``generic``)."""
 

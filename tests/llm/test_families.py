@@ -176,7 +176,12 @@ def test_huge_and_garbage_text():
         load_hf_config_text(json.dumps(_config("llama-3.1-8b") | {"num_hidden_layers": 10**9}))
 
 
+VLM_TEXT_TOWERS = ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text", "qwen2_5_omni_text",
+                   "qwen3_omni_moe_text", "glm4v_text", "glm4v_moe_text", "glm_ocr_text")
 WITHOUT_LIBRARY = {
+    **{t: "the text tower of a vision-language model: its published config.json is the VLM's, with this one nested "
+          "as text_config (read by the multimodal readers: tests/multimodal), never a text model's file of its own"
+       for t in VLM_TEXT_TOWERS},
     "deberta": "no published DeBERTa v1 config.json (microsoft/deberta-base, -large) among the sources this checkout "
                "could read; Microsoft's DeBERTa repository ships the v2/v3 configs only (counted exactly against "
                "transformers from configs: tests/llm/test_families_hf.py, the coverage sweep)",

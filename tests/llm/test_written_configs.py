@@ -26,7 +26,10 @@ def small_config(model_type: str) -> dict:
     for config in (VARIANTS | SEQ2SEQ_VARIANTS).values():
         if config["model_type"] == model_type:
             return dict(config)
-    return {"model_type": model_type, "architectures": [next(iter(FAMILIES[model_type].classes))], **SMALL}
+    from tests.llm.random_configs import with_mrope
+
+    first = next(iter(FAMILIES[model_type].classes))
+    return with_mrope(model_type, {"model_type": model_type, "architectures": [first], **SMALL})
 
 
 def written(config: dict, how: str, tmp_path) -> dict:
