@@ -2,19 +2,30 @@
 parallelism's all-reduces.
 
 For N chips (tensor parallel: weights, heads and FLOP split N ways), dense peak π of the format, bandwidth β,
-efficiencies e_c, e_m (``engine.serve.engines``), one forward pass over tokens of the batch takes
+efficiencies e_c, e_m (``engine.serve.engines``), a pass of F FLOP reading b bytes per chip takes
+r(F, b) = max(F / (N·π·e_c), b / (β·e_m)), and the all-reduces of T tokens
 
-    t = max(FLOP / (N·π·e_c), bytes per chip / (β·e_m)) + 2·L·(α + 2(N − 1)/N · T·d·2 bytes / (0.8·link))
+    t_AR(T) = 2·L·(α + 2(N − 1)/N · T·d·2 bytes / (0.8·link))
 
-(L layers, two all-reduces each of the T tokens' activations; α the latency of one all-reduce, 0.8 the ring's share
-of the link: ``engine.serve.engines``).
+(L layers, two all-reduces each — attention output and MLP output, Megatron-style — of the T tokens' 16-bit
+activations; α the latency of one all-reduce, 0.8 the ring's share of the link: ``engine.serve.engines``, with the
+nccl-tests figures they come from). The engines run a step's kernels one after another on one stream and fuse no
+all-reduce into a GEMM by default (``engine.serve.engines.SEQUENTIAL``), so the parts add up.
 
 - prefill of B prompts of P tokens: FLOP = B·F_pf(P) over the unmasked causal pairs (what attention kernels
   compute); bytes = the weights once per chunk of the engine's token budget + the KV cache written;
-- a decode step at batch B, c tokens cached: FLOP = B·F_dec(c) (MLA absorbed, as engines run it); bytes = the
-  weights (a mixture of experts: the experts the B tokens touch, E·(1 − (1 − k/E)^B) per layer; weight-only int8/int4
-  read at the measured fraction of the 16-bit kernel's bandwidth) + each sequence's kept keys and values (and state,
-  read and written).
+- prefill: t = r(FLOP, bytes) + t_AR(B·P) — at the engines' chunks its GEMMs and attention are both compute-bound
+  (or, for a short prompt, the weights dominate and attention is negligible), so one roofline over the pass;
+- a decode step at batch B, c tokens cached, runs two kinds of kernels in sequence:
+
+      t = r(B·F_dec(0), weights) + r(B·(F_dec(c) − F_dec(0)), B·cache(c)) + t_AR(B)
+
+  the projections, feed-forward and head (F_dec(0): the FLOP with one key; bytes: the weights — a mixture of experts:
+  the experts the B tokens touch, E·(1 − (1 − k/E)^B) per layer; weight-only int8/int4 read at the measured fraction
+  of the 16-bit kernel's bandwidth), then attention over the cached keys (the FLOP per key, MLA absorbed as engines
+  run it; bytes: each sequence's kept keys and values, and state read and written). At large batches the GEMMs are
+  compute-bound and attention memory-bound: one does not hide the other (LLM-Viewer's roofline sums its operators
+  likewise: https://github.com/hahnyuan/LLM-Viewer, arXiv:2402.16363).
 """
 from __future__ import annotations
 
@@ -137,11 +148,21 @@ class Roofline:
         ``tokens_per_sequence`` tokens (more than one: speculative decoding's verification)."""
         n = self.hw.chips
         tokens = batch * tokens_per_sequence
-        flop = tokens * self.counts.decode_flop(context, absorbed=True)
+        dense, attention = self.step_flop(context)
+        weights = self.weight_read(tokens) / self.eff.weight_only(self.weights) / n
+        return (self._pass(tokens * dense, weights) + self._pass(tokens * attention, batch * self.cache_read(context))
+                + self._allreduce(tokens))
+
+    def step_flop(self, context: int) -> tuple[float, float]:
+        """One decoded token's FLOP with ``context`` cached, in two parts: the projections, feed-forward and head
+        (F_dec(0), one key) and attention over the rest of the keys (F_dec(c) − F_dec(0)); MLA absorbed."""
+        dense = self.counts.decode_flop(0, absorbed=True)
+        return dense, self.counts.decode_flop(context, absorbed=True) - dense
+
+    def cache_read(self, context: int) -> float:
+        """Bytes one sequence's decode step reads from its cache on one chip: kept keys and values, and state."""
         kv, state = self.kv_read(context)
-        weights = self.weight_read(tokens) / self.eff.weight_only(self.weights)
-        bytes_per_chip = weights / n + batch * (kv * self.kv_bytes + state * ACTIVATION_BYTES)
-        return self._pass(flop, bytes_per_chip) + self._allreduce(tokens)
+        return kv * self.kv_bytes + state * ACTIVATION_BYTES
 
     def decode_time(self, batch: int, prompt: int, output: int) -> float:
         """The O − 1 decode steps after the prefill's first token (contexts P … P + O − 2), summed: each step is

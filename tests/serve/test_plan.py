@@ -9,7 +9,7 @@ from engine.errors import InputError, parse_input
 from engine.llm.config import read_hf_config
 from engine.llm.library import library_model
 from engine.serve.counts import ModelCounts
-from engine.serve.engines import ALLREDUCE_S, efficiency, engine
+from engine.serve.engines import ALLREDUCE_S, LINK_EFFICIENCY, efficiency, engine
 from engine.serve.model_facts import model_facts
 from engine.serve.plan import GIB, ServeInputs, serve
 
@@ -108,6 +108,37 @@ def test_allreduce_time_in_a_tensor_parallel_step():
     # two all-reduces per layer: 2·32·(α + 2·(2−1)/2 · d·2 bytes / (0.8 · 450 GB/s)), on half the bytes each
     comm = 2 * 32 * (ALLREDUCE_S + 4096 * 2 / (0.8 * 450e9))
     assert two.tpot_s == pytest.approx(one.tpot_s / 2 + comm, rel=2e-3)
+
+
+def test_the_allreduce_figures_reproduce_nccl_tests():
+    # all_reduce_perf on 8 NVLink-4 GPUs (H20, 450 GB/s each way; Mooncake PR #3484's NCCL baseline table):
+    # 32 KiB in 18.7 µs, 1 GiB in 5,252.64 µs. The model: α + 2(n − 1)/n · S / (0.8 · 450 GB/s)
+    def t(size):
+        return ALLREDUCE_S + 2 * 7 / 8 * size / (LINK_EFFICIENCY * 450e9)
+
+    assert t(2**30) == pytest.approx(5252.64e-6, rel=0.01)
+    assert t(32 * 1024) == pytest.approx(18.7e-6, rel=0.1)
+
+
+def test_a_decode_step_adds_the_gemms_and_attention():
+    # Llama 3.1 8B in BF16 on one H100 SXM (989.4 TFLOP/s dense, 3.35 TB/s), B = 256 sequences, c = 1,000 cached.
+    # Matmul parameters: 32 × (2·4096² + 2·4096·1024 + 3·4096·14336) + the head 4096 × 128,256 = 7,504,658,432;
+    # all weights but the token table: 8,030,261,248 − 525,336,576 = 7,504,924,672 (2 bytes each).
+    # F_dec(0) = 2 × the matmul parameters + one key's attention, 4·32·128 per key per layer × 32 layers = 524,288.
+    # The step: max(B·F_dec(0)/(π·e_c), W/(β·e_m)) + max(B·524,288·c/(π·e_c), B·c·131,072 B/(β·e_m))
+    b, c = 256, 1000
+    est = plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=c, output_tokens=2, batch=b)
+    per_key = 4 * 32 * 128 * 32
+    f0 = 2 * 7_504_658_432 + per_key
+    assert ModelCounts(facts("llama-3.1-8b")).decode_flop(0, absorbed=True) == f0
+    eff = efficiency("tensorrt-llm")
+    peak, bandwidth = 989.4e12 * eff.compute, 3350e9 * eff.memory
+    gemms = max(b * f0 / peak, 7_504_924_672 * 2 / bandwidth)
+    attention = max(b * per_key * c / peak, b * c * 2 * 8 * 128 * 32 * 2 / bandwidth)
+    assert est.tpot_s == pytest.approx(gemms + attention, rel=1e-9)
+    # at this batch the GEMMs are compute-bound and attention memory-bound: one does not hide the other
+    assert b * f0 / peak > 7_504_924_672 * 2 / bandwidth and attention > b * per_key * c / peak
+    assert est.tpot_s > max(b * (f0 + per_key * c) / peak, (7_504_924_672 * 2 + b * c * 131_072) / bandwidth)
 
 
 def test_speculative_decoding_by_acceptance_length():
