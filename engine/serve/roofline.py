@@ -9,16 +9,24 @@ r(F, b) = max(F / (N·π·e_c), b / (β·e_m)), and the all-reduces of T tokens
 
 (L layers, two all-reduces each — attention output and MLP output, Megatron-style — of the T tokens' 16-bit
 activations; α the latency of one all-reduce, 0.8 the ring's share of the link: ``engine.serve.engines``, with the
-nccl-tests figures they come from). The engines run a step's kernels one after another on one stream and fuse no
-all-reduce into a GEMM by default (``engine.serve.engines.SEQUENTIAL``), so the parts add up.
+nccl-tests figures they come from). Between the sublayers, each chip adds the residual and normalises the whole
+hidden state of every token (tensor parallelism splits heads and FFN columns, not the residual stream):
+
+    t_res(T) = T · 2·L · 4·d·2 bytes / (β·e_m)
+
+(two points per block, after attention and after the MLP; four passes over d 16-bit values each: read the
+sublayer's output and the residual, write the residual and the normalised input — vLLM's fused_add_rms_norm,
+TensorRT-LLM's ResidualAdd and LayerNorm, unfused by default: ``reduce_fusion`` False). The engines run a step's
+kernels one after another on one stream and fuse no all-reduce into a GEMM by default
+(``engine.serve.engines.SEQUENTIAL``), so the parts add up.
 
 - prefill of B prompts of P tokens: FLOP = B·F_pf(P) over the unmasked causal pairs (what attention kernels
   compute); bytes = the weights once per chunk of the engine's token budget + the KV cache written;
-- prefill: t = r(FLOP, bytes) + t_AR(B·P) — at the engines' chunks its GEMMs and attention are both compute-bound
-  (or, for a short prompt, the weights dominate and attention is negligible), so one roofline over the pass;
+  t = r(FLOP, bytes) + t_res(B·P) + t_AR(B·P) — at the engines' chunks its GEMMs and attention are both
+  compute-bound (or, for a short prompt, the weights dominate and attention is negligible): one roofline for both;
 - a decode step at batch B, c tokens cached, runs two kinds of kernels in sequence:
 
-      t = r(B·F_dec(0), weights) + r(B·(F_dec(c) − F_dec(0)), B·cache(c)) + t_AR(B)
+      t = r(B·F_dec(0), weights) + r(B·(F_dec(c) − F_dec(0)), B·cache(c)) + t_res(B) + t_AR(B)
 
   the projections, feed-forward and head (F_dec(0): the FLOP with one key; bytes: the weights — a mixture of experts:
   the experts the B tokens touch, E·(1 − (1 − k/E)^B) per layer; weight-only int8/int4 read at the measured fraction
@@ -44,6 +52,9 @@ from engine.serve.formats import (
 from engine.serve.model_facts import ModelFacts
 
 GB = 1e9
+RESIDUAL_PASSES = 4
+"""Passes over the hidden state at each residual add + norm: read the sublayer's output and the residual, write the
+residual and the normalised input (vLLM's fused_add_rms_norm kernel does exactly these four)."""
 NO_LIMIT = 10**12
 """Sequences that fit when nothing is cached (an encoder): memory does not bound the batch."""
 
@@ -129,6 +140,12 @@ class Roofline:
         link = (self.hw.link or 1e12) * LINK_EFFICIENCY
         return 2 * layers * (passes * self.eff.allreduce_s + 2 * (n - 1) / n * size / link)
 
+    def residual_time(self, tokens: float) -> float:
+        """t_res: the residual adds and norms of ``tokens`` tokens on one chip, 2·L·4·d·2 bytes each."""
+        layers = max(len(self.facts.layers), 1)
+        return tokens * 2 * layers * RESIDUAL_PASSES * self.facts.d_model * ACTIVATION_BYTES / (
+            self.hw.bandwidth * self.eff.memory)
+
     def _pass(self, flop: float, bytes_per_chip: float) -> float:
         n = self.hw.chips
         return max(flop / (n * self.hw.peak * self.eff.compute), bytes_per_chip / (self.hw.bandwidth * self.eff.memory))
@@ -141,7 +158,7 @@ class Roofline:
         per_chunk = min(tokens, self.engine.token_budget)
         bytes_per_chip = (chunks * self.weight_read(per_chunk) / self.hw.chips
                           + batch * self.kv_per_sequence(prompt))
-        return self._pass(flop, bytes_per_chip) + self._allreduce(tokens, chunks)
+        return self._pass(flop, bytes_per_chip) + self.residual_time(tokens) + self._allreduce(tokens, chunks)
 
     def step_time(self, batch: int, context: int, tokens_per_sequence: int = 1) -> float:
         """One decode step of ``batch`` sequences with ``context`` tokens cached, each adding
@@ -151,7 +168,7 @@ class Roofline:
         dense, attention = self.step_flop(context)
         weights = self.weight_read(tokens) / self.eff.weight_only(self.weights) / n
         return (self._pass(tokens * dense, weights) + self._pass(tokens * attention, batch * self.cache_read(context))
-                + self._allreduce(tokens))
+                + self.residual_time(tokens) + self._allreduce(tokens))
 
     def step_flop(self, context: int) -> tuple[float, float]:
         """One decoded token's FLOP with ``context`` cached, in two parts: the projections, feed-forward and head
