@@ -16,17 +16,24 @@ hidden state of every token (tensor parallelism splits heads and FFN columns, no
 
 (two points per block, after attention and after the MLP; four passes over d 16-bit values each: read the
 sublayer's output and the residual, write the residual and the normalised input — vLLM's fused_add_rms_norm,
-TensorRT-LLM's ResidualAdd and LayerNorm, unfused by default: ``reduce_fusion`` False). The engines run a step's
+TensorRT-LLM's ResidualAdd and LayerNorm, unfused by default: ``reduce_fusion`` False). A mixture-of-experts layer
+also moves each token's hidden state to its k experts' rows and back, on every chip:
+
+    t_moe(T) = T · Σ over MoE layers (2 + 2k)·d·2 bytes / (β·e_m)
+
+(TensorRT-LLM's expandInputRowsKernel reads the row and writes k copies; finalizeMoeRoutingKernel reads the k expert
+outputs and writes one row: cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu). The engines run a step's
 kernels one after another on one stream and fuse no all-reduce into a GEMM by default
 (``engine.serve.engines.SEQUENTIAL``), so the parts add up.
 
 - prefill of B prompts of P tokens: FLOP = B·F_pf(P) over the unmasked causal pairs (what attention kernels
   compute); bytes = the weights once per chunk of the engine's token budget + the KV cache written;
-  t = r(FLOP, bytes) + t_res(B·P) + t_AR(B·P) — at the engines' chunks its GEMMs and attention are both
+  t = r(FLOP, bytes) + t_res(B·P) + t_moe(B·P) + t_AR(B·P) — at the engines' chunks its GEMMs and attention are both
   compute-bound (or, for a short prompt, the weights dominate and attention is negligible): one roofline for both;
 - a decode step at batch B, c tokens cached, runs two kinds of kernels in sequence:
 
-      t = r(B·F_dec(0), weights) + r(B·(F_dec(c) − F_dec(0)), B·cache(c)) + t_res(B) + t_AR(B)
+      t = r(B·F_dec(0), weights) + r(B·(F_dec(c) − F_dec(0)), B·cache(c)) + t_res(B) + t_moe(B)
+                                                                            + t_AR(B)
 
   the projections, feed-forward and head (F_dec(0): the FLOP with one key; bytes: the weights — a mixture of experts:
   the experts the B tokens touch, E·(1 − (1 − k/E)^B) per layer; weight-only int8/int4 read at the measured fraction
@@ -146,6 +153,12 @@ class Roofline:
         return tokens * 2 * layers * RESIDUAL_PASSES * self.facts.d_model * ACTIVATION_BYTES / (
             self.hw.bandwidth * self.eff.memory)
 
+    def routing_time(self, tokens: float) -> float:
+        """t_moe: ``tokens`` tokens' hidden states copied to their k experts' rows and gathered back, on one chip:
+        (2 + 2k)·d·2 bytes per token and mixture-of-experts layer."""
+        per_token = sum((2 + 2 * k) * self.facts.d_model * ACTIVATION_BYTES for _, k, _ in self.facts.expert_layers)
+        return tokens * per_token / (self.hw.bandwidth * self.eff.memory)
+
     def _pass(self, flop: float, bytes_per_chip: float) -> float:
         n = self.hw.chips
         return max(flop / (n * self.hw.peak * self.eff.compute), bytes_per_chip / (self.hw.bandwidth * self.eff.memory))
@@ -158,7 +171,8 @@ class Roofline:
         per_chunk = min(tokens, self.engine.token_budget)
         bytes_per_chip = (chunks * self.weight_read(per_chunk) / self.hw.chips
                           + batch * self.kv_per_sequence(prompt))
-        return self._pass(flop, bytes_per_chip) + self.residual_time(tokens) + self._allreduce(tokens, chunks)
+        return (self._pass(flop, bytes_per_chip) + self.residual_time(tokens) + self.routing_time(tokens)
+                + self._allreduce(tokens, chunks))
 
     def step_time(self, batch: int, context: int, tokens_per_sequence: int = 1) -> float:
         """One decode step of ``batch`` sequences with ``context`` tokens cached, each adding
@@ -168,7 +182,7 @@ class Roofline:
         dense, attention = self.step_flop(context)
         weights = self.weight_read(tokens) / self.eff.weight_only(self.weights) / n
         return (self._pass(tokens * dense, weights) + self._pass(tokens * attention, batch * self.cache_read(context))
-                + self.residual_time(tokens) + self._allreduce(tokens))
+                + self.residual_time(tokens) + self.routing_time(tokens) + self._allreduce(tokens))
 
     def step_flop(self, context: int) -> tuple[float, float]:
         """One decoded token's FLOP with ``context`` cached, in two parts: the projections, feed-forward and head

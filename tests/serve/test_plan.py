@@ -149,6 +149,21 @@ def test_a_decode_step_adds_the_gemms_and_attention():
     assert est.tpot_s > max(b * (f0 + per_key * c) / peak, (7_504_924_672 * 2 + b * c * 131_072) / bandwidth)
 
 
+def test_a_mixture_of_experts_moves_each_token_to_its_experts_and_back():
+    # Mixtral 8x7B in BF16 on one H200 (4.8 TB/s), batch 1, 5 tokens cached: every part is memory-bound.
+    # Read: per layer the attention (2·4096² + 2·4096·1024), the router (4096·8), two norms (2·4096) and the k = 2
+    # experts the token picks (2 × 3·4096·14336 = 2 × 176,160,768), ×32; the head 32,000·4096 and the final norm:
+    # 32 × (41,984,000 + 352,321,536) + 131,072,000 + 4,096 = 12,748,853,248 parameters, 2 bytes each.
+    # Cache: 5 × 2·32·8·128 × 2 bytes. Residual: 2·32·4·4096·2. Experts' rows: 32 × (2 + 2·2)·4096·2 bytes.
+    est = plan("mixtral-8x7b", chip="nvidia-h200-sxm", prompt_tokens=5, output_tokens=2, batch=1)
+    weights = 12_748_853_248 * 2
+    cache = 5 * 2 * 32 * 8 * 128 * 2
+    residual = 2 * 32 * 4 * 4096 * 2
+    routing = 32 * (2 + 2 * 2) * 4096 * 2
+    bandwidth = 4800e9 * efficiency("tensorrt-llm").memory
+    assert est.tpot_s == pytest.approx((weights + cache + residual + routing) / bandwidth, rel=1e-9)
+
+
 def test_speculative_decoding_by_acceptance_length():
     est = plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=100, output_tokens=100, batch=1,
                speculative={"acceptance_length": 3.0, "draft_tokens": 4, "draft_cost": 0.05})
