@@ -16,14 +16,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.errors import InputError, parse_input
+from .errors import InputError, parse_input
 
 __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace"]
 
 
 def _scenario(scenario):
     """A ``Scenario``, a dict of one, or its JSON text (a file's content)."""
-    from engine.scenario import Scenario, load_scenario_text, parse_scenario
+    from .scenario import Scenario, load_scenario_text, parse_scenario
 
     if isinstance(scenario, Scenario):
         return scenario
@@ -34,7 +34,7 @@ def _scenario(scenario):
 
 def _config(config, lenient: bool = False):
     """A ``TransformerConfig``, a decoded ``config.json`` dict, or its JSON text."""
-    from engine.llm.config import TransformerConfig, load_hf_config_text, read_hf_config
+    from .llm.config import TransformerConfig, load_hf_config_text, read_hf_config
 
     if isinstance(config, TransformerConfig):
         return config
@@ -56,7 +56,7 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
     ``training.training_flop``, ``formulas``). Keys no transformers code of the family reads are accepted and
     listed (``config.unused_keys``); ``lenient``: keys transformers reads and the reader does not are listed
     (``config.ignored_keys``), not refused."""
-    from engine.llm.estimate import TransformerRun, estimate_transformer
+    from .llm.estimate import TransformerRun, estimate_transformer
 
     run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq_len, "convention": convention},
                       source="run")
@@ -66,7 +66,7 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
 def estimate_hardware(run: Mapping):
     """Method 2 for a hardware run (``chip``, ``chip_count``, ``training_time`` + ``time_unit``,
     ``utilization``, ``precision`` …, the fields of ``HardwareRun``) → ``Method2Estimate``."""
-    from engine.method2.run import estimate_method2
+    from .method2.run import estimate_method2
 
     return estimate_method2(run)
 
@@ -80,9 +80,9 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
     precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time. ``settings``: the
     rest of ``PlanSettings`` (a mixture of experts' dispatcher and overlap, the step model, the kernel model's
     ``calibration``…) → ``Plan``."""
-    from engine.plan.layout import Layout, MemoryOptions, with_framework_split
-    from engine.plan.model import plan_model
-    from engine.plan.run_plan import PlanSettings, plan_run
+    from .plan.layout import Layout, MemoryOptions, with_framework_split
+    from .plan.model import plan_model
+    from .plan.run_plan import PlanSettings, plan_run
 
     if isinstance(model, Mapping) and "model_type" in model:
         config = _config(model)
@@ -115,9 +115,9 @@ def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, mo
     → ``TraceMeasurement`` (``RunMeasurement`` for a folder)."""
     from pathlib import Path
 
-    from engine.measure.measurement import measure_trace as measure
-    from engine.measure.ranks import measure_path
-    from engine.measure.utilization import model_flop as resolve
+    from .measure.measurement import measure_trace as measure
+    from .measure.ranks import measure_path
+    from .measure.utilization import model_flop as resolve
 
     text = scenario if isinstance(scenario, (bytes, bytearray)) else None
     model = resolve(flop=model_flop, scenario=None if text else scenario, scenario_text=text, preset=preset,

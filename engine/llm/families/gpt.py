@@ -5,13 +5,13 @@ parallel layouts.
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys, check_unknown
-from engine.llm.families.parts import (
+from .keys import Keys, check_unknown
+from .parts import (
     decoder_fields,
     learned_position_rows,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 @register("gptj", lm_classes("GPTJ"))
