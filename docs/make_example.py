@@ -5,7 +5,7 @@ sys.path.insert(0, ".")
 cells = [
 ("markdown", """# FLOPscope from Python
 
-The four calls of the Python API (`docs/api.md`): a model from its layers, a language model from its
+The calls of the Python API (`docs/api.md`): a model from its layers, a language model from its
 `config.json`, a run from its hardware, and a parallel layout's memory and step time. Each takes plain
 Python data, validates it the way the dashboard does, and returns a result with `as_dict()`.
 
@@ -58,6 +58,27 @@ figures = layout.as_dict()
 for part in ("weights", "gradients", "optimizer", "activation"):
     print(f"{part:<11} {figures[part + '_bytes_per_chip'] / 1e9:6.2f} GB per chip")
 print(f"step time {figures['step_s']:.3f} s, MFU {figures['mfu']:.0%}, {figures['wall_clock_days'] * 24:.1f} hours")"""),
+("markdown", """## Serving: KV cache, prefill and decode, time per token
+
+Llama 3.1 8B on one H100 in BF16, prompts of 1,000 tokens generating 200, a batch of 32 (efficiencies fitted on
+published serving measurements, `docs/serving.md`)."""),
+("code", """from engine import serve_model
+from engine.llm.library import library_model
+
+served = serve_model(library_model("llama-3.1-8b").config, chip="nvidia-h100-sxm", prompt_tokens=1000,
+                     output_tokens=200, batch=32)
+kv = served.kv_cache_bytes
+print(f"KV cache: {served.kv_cache_bytes_per_token:,.0f} B per token, {kv / 1e6:.1f} MB per sequence")
+print(f"TTFT {served.ttft_s * 1e3:.0f} ms, TPOT {served.tpot_s * 1e3:.2f} ms, "
+      f"{served.output_tokens_per_s:,.0f} tokens/s")"""),
+("markdown", """## Compression before and after, with the measured speed-up
+
+The worked example with half its channels pruned (the dense head keeps its 10 outputs), and its source."""),
+("code", """from engine import compress_scenario
+
+pruned = compress_scenario(scenario, technique="prune", pruning={"target": "channels", "fraction": 0.5})
+print(f"parameters {pruned.before.params:,.0f} → {pruned.after.params:,.0f}")
+print(f"ideal {pruned.ideal_speedup:.2f}×, measured {pruned.measured_speedup:g}× ({pruned.speedup_source[-43:]})")"""),
 ("markdown", """## Bad input is one line naming the field"""),
 ("code", """try:
     estimate_hardware({"chip": "nvidia-h100-sxm", "chip_count": -8, "duration": 10, "utilization": 0.4})

@@ -23,8 +23,10 @@ from .errors import InputError, parse_input
 
 _LAZY = {
     "estimate_scenario": ".api", "estimate_config": ".api", "estimate_hardware": ".api",
-    "plan_layout": ".api", "measure_trace": ".api",
+    "plan_layout": ".api", "estimate_multimodal": ".api", "estimate_pipeline": ".api",
+    "estimate_vlm_training": ".api", "measure_trace": ".api",
     "measurement_markdown": ".measure.report",
+    "serve_model": ".api", "compress_scenario": ".api", "distill_models": ".api",
     "Scenario": ".scenario", "parse_scenario": ".scenario", "load_scenario_text": ".scenario",
     "estimate_method1": ".method1.estimate", "Method1Estimate": ".method1.estimate",
     "HardwareRun": ".method2.run", "estimate_method2": ".method2.run",

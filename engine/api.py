@@ -1,6 +1,7 @@
-"""The Python API: five calls, each taking plain Python data (or JSON text, or a file) and returning a result.
+"""The Python API: eight calls, each taking plain Python data (or JSON text, or a file) and returning a result.
 
-    from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, measure_trace
+    from engine import (estimate_scenario, estimate_config, estimate_hardware, plan_layout, measure_trace,
+                        serve_model, compress_scenario, distill_models)
 
 - ``estimate_scenario(scenario)`` — method 1: C = F × (1 + r) × examples × epochs (+ optimizer) from layers.
 - ``estimate_config(config, tokens)`` — a language model's ``config.json``: parameters, forward FLOP per
@@ -8,6 +9,10 @@
 - ``estimate_hardware(run)`` — method 2: C = chips × time × peak × utilization, with cost, energy, CO₂.
 - ``plan_layout(model, layout, chip=…)`` — memory per chip, step time and MFU of a parallel layout.
 - ``measure_trace(trace)`` — a PyTorch profiler trace: time split, operators' FLOP and roofline, HFU / MFU.
+- ``serve_model(config, chip=…, prompt_tokens=…, output_tokens=…)`` — serving: KV cache, prefill/decode FLOP, TTFT,
+  TPOT, tokens/s, the batch and the sequences that fit.
+- ``compress_scenario(scenario, technique=…, …)`` — pruning, sparsity, QAT/PTQ, low-precision training: before/after.
+- ``distill_models(teacher, student, tokens=…)`` — distillation: teacher's forward, student's training, the sum.
 
 Every input goes through the same validation as the dashboard, the CLI, files and links: a bad value raises
 ``engine.InputError`` whose ``str`` is one line naming the field. Results have ``as_dict()`` (JSON-ready).
@@ -18,7 +23,9 @@ from collections.abc import Mapping
 
 from .errors import InputError, parse_input
 
-__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace"]
+__all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
+           "serve_model", "compress_scenario", "distill_models", "estimate_multimodal", "estimate_pipeline",
+           "estimate_vlm_training"]
 
 
 def _scenario(scenario):
@@ -61,6 +68,58 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
     run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq_len, "convention": convention},
                       source="run")
     return estimate_transformer(_config(config, lenient), run)
+
+
+def _json(config):
+    """A decoded config, or its JSON text."""
+    if isinstance(config, (str, bytes)):
+        from .json_text import parse_json_text
+        from .llm.config import MAX_CONFIG_BYTES
+
+        return parse_json_text(config, "config", MAX_CONFIG_BYTES)
+    return config
+
+
+def _inputs(inputs: Mapping):
+    from .multimodal.inputs import media_inputs
+
+    return media_inputs(dict(inputs))
+
+
+def estimate_multimodal(config, *, convention: str = "matmul", lenient: bool = False, **inputs):
+    """Any config the engine reads — a language model's, a vision-language or audio model's, a diffusers
+    ``unet/``, ``transformer/`` or ``vae/config.json`` — at the inputs users know (``image_size=(H, W)``,
+    ``images``, ``frames``, ``audio_seconds``, ``text_tokens``; each family's standard input where absent) →
+    ``ModelCount`` (``params``, ``forward_flop`` of one example, ``params_by_component``, ``flop_by_component``,
+    ``image_tokens``, ``inputs``)."""
+    from .multimodal.count import count_config
+
+    return count_config(_json(config), _inputs(inputs), convention, "config", lenient)
+
+
+def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, guidance: bool = True,
+                      outputs: float = 1, convention: str = "matmul", **inputs):
+    """A diffusion pipeline from its parts' configs: sampling compute per image (or video) and in all (steps × 1
+    or 2 with classifier-free guidance × the denoiser + text encoders + VAE decode) and the training step per
+    sample → ``PipelineCompute``."""
+    from .multimodal.pipeline import read_parts
+    from .multimodal.training import pipeline_compute
+
+    parts = read_parts(_json(denoiser), [_json(t) for t in text_encoders], _json(vae) if vae is not None else None,
+                       _inputs(inputs))
+    return pipeline_compute(*parts, {"steps": steps, "guidance": guidance, "outputs": outputs}, convention)
+
+
+def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: int | None = None,
+                          lora_targets=("q", "v"), convention: str = "matmul", **inputs):
+    """A vision-language model's training step per example under a recipe (``full``, ``frozen_vision``,
+    ``projector``, ``lora`` with ``lora_rank``): forward and exact backward per component → ``StepCompute``."""
+    from .multimodal.count import read_any
+    from .multimodal.training import VlmRecipe, vlm_training_step
+
+    spec = parse_input(VlmRecipe, {"recipe": recipe, "lora_rank": lora_rank, "lora_targets": list(lora_targets)},
+                       source="recipe")
+    return vlm_training_step(read_any(_json(config), _inputs(inputs)), spec, convention)
 
 
 def estimate_hardware(run: Mapping):
@@ -125,3 +184,41 @@ def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, mo
     if isinstance(trace, (str, Path)):
         return measure_path(trace, step=step, chip=chip, model=model)
     return measure(trace, step=step, chip=chip, model=model)
+
+
+def serve_model(config, *, chip: str = "nvidia-h100-sxm", prompt_tokens: int, output_tokens: int, **settings):
+    """Serving a language model (``config``: a ``config.json`` dict or text, or a ``TransformerConfig``) on ``chip``:
+    the KV cache per token and per sequence, prefill and decode FLOP, TTFT, TPOT, output tokens/s, the batch (default:
+    the best within memory) and the sequences that fit. ``settings``: the other fields of ``ServeInputs`` (``batch``,
+    ``chips``, ``precision``, ``weights``, ``kv_precision``, ``engine``, ``speculative`` …) → ``ServeEstimate``."""
+    from .serve.model_facts import model_facts
+    from .serve.plan import ServeInputs, serve
+
+    inputs = parse_input(ServeInputs, {"chip": chip, "prompt_tokens": prompt_tokens, "output_tokens": output_tokens,
+                                       **settings}, source="serve")
+    raw = config
+    if isinstance(config, (str, bytes)):
+        from .json_text import parse_json_text
+        from .llm.config import MAX_CONFIG_BYTES
+
+        raw = parse_json_text(config, "config", MAX_CONFIG_BYTES)
+    return serve(model_facts(_config(raw), raw if isinstance(raw, dict) else None), inputs)
+
+
+def compress_scenario(scenario, **settings):
+    """One compression technique on a scenario with layers (``Scenario``, dict or JSON text): ``technique`` (prune,
+    unstructured, two_four, qat, ptq, low_precision) and its fields (``Compression``) → ``CompressionResult``
+    (before and after, the extra compute, the ideal and the measured speed-up with its source)."""
+    from .compress.compression import Compression, compress
+
+    spec = parse_input(Compression, settings, source="compression")
+    return compress(_scenario(scenario).model_dump(mode="json"), spec)
+
+
+def distill_models(teacher, student, *, tokens: float, **settings):
+    """Distillation of ``student`` from ``teacher`` (each a ``config.json`` dict or text) on ``tokens`` tokens:
+    ``mode`` online/offline, ``epochs``, ``seq_len``, ``top_k``, ``base_training_flop`` → ``DistillationResult``."""
+    from .compress.distillation import Distillation, distill
+
+    spec = parse_input(Distillation, {"tokens": tokens, **settings}, source="distillation")
+    return distill(_config(teacher), _config(student), spec)

@@ -173,6 +173,14 @@ def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> s
         lines += [""] + method2_section(scenario, est.training_flop)
     if scenario.plan is not None:
         lines += [""] + plan_section(scenario)
+    if scenario.compression is not None:
+        from .compress.summary import compression_section
+
+        lines += [""] + compression_section(scenario.model_dump(mode="json"), scenario.compression)
+    if scenario.serve is not None:
+        from .serve.summary import serve_section
+
+        lines += [""] + serve_section(scenario.serve)
     if est.training_flop:
         lines += [""] + thresholds_section(est.training_flop)
     lines += ["", "## Sources", ""] + [f"- {k}: {v}" for k, v in SOURCES.items()]

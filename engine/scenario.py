@@ -21,6 +21,8 @@ from .method1.training import QuickForm, TrainingSetup
 from .units import format_int
 from .plan.layout import PlanInputs
 from .plan.model import PlanModel, plan_model
+from .compress.inputs import Compression
+from .serve.inputs import ServePlan
 
 SCENARIO_VERSION = 2
 """The version links and files carry: 2, transformer blocks in parts (``mixer``, ``feed_forward``, ``norms``); a
@@ -74,6 +76,10 @@ class Scenario(NestedLayers):
                                                            "utilization), and cost/energy inputs.")
     plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
                                                       "memory options.")
+    serve: ServePlan | None = Field(None, description="Serving a language model of the library: chip, formats, "
+                                                      "request, batch (the Serve page).")
+    compression: Compression | None = Field(None, description="A compression technique on the layers (the layer "
+                                                              "builder's Compress panel): before and after.")
 
     @model_validator(mode="before")
     @classmethod

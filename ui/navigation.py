@@ -32,5 +32,6 @@ PAGES: tuple[PageEntry, ...] = (
     PageEntry("trends", "Historical trends", ":material/trending_up:"),
     PageEntry("plan", "Plan a run", ":material/calendar_month:"),
     PageEntry("measure", "Measure a run", ":material/monitoring:"),
+    PageEntry("serve", "Serve a model", ":material/bolt:"),
 )
 PAGE_NAMES: tuple[str, ...] = tuple(p.name for p in PAGES)

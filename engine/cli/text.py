@@ -3,37 +3,12 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
+from .media_text import model_count_text, pipeline_text, vlm_step_text
+from .text_layout import pairs, shown, table
 from ..units import (format_chip_hours, format_co2_kg, format_count, format_duration, format_energy_kwh,
                           format_flop, format_number, format_pf_days)
-
-
-def shown(value: object) -> str:
-    """A value for a terminal: each character that is not printable (an escape sequence, a carriage return or a
-    line break in a layer's name or a file's text) written as its escape, so that user text can neither move the
-    cursor, retitle the window nor start a line of its own."""
-    text = str(value)
-    return text if text.isprintable() else "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                                                   for c in text)
-
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> str:
-    """Columns padded to their widest cell; the columns in ``right`` (numbers) aligned right. Every cell ``shown``."""
-    cells = [[shown(h) for h in headers]] + [["" if c is None else shown(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def line(row):
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-
-    return "\n".join([line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]])
-
-
-def pairs(items: Iterable[tuple[str, object]]) -> str:
-    """'label   value' lines, labels padded to the longest (items with a None value are left out); values ``shown``."""
-    items = [(k, shown(v)) for k, v in items if v is not None]
-    width = max((len(k) for k, _ in items), default=0)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in items)
 
 
 def _layer_rows(layers: list[dict]) -> list[list[object]]:
@@ -47,6 +22,8 @@ def _layer_rows(layers: list[dict]) -> list[list[object]]:
 
 
 def flops_text(result: dict) -> str:
+    if "flop_by_component" in result:  # flops --config: a model's count per component
+        return model_count_text(result)
     out = []
     if result.get("layers"):
         nested = any(r.get("path") for r in result["layers"])  # paths read left to right
@@ -408,10 +385,76 @@ def measurement_text(result: dict) -> str:
     return "\n".join(out)
 
 
+def _bytes(value: float | None) -> str | None:
+    if value is None:
+        return None
+    for unit, size in (("GB", 1e9), ("MB", 1e6), ("kB", 1e3)):
+        if value >= size:
+            return f"{format_number(value / size)} {unit}"
+    return f"{format_number(value)} B"
+
+
+def _ms(seconds: float | None) -> str | None:
+    return None if seconds is None else f"{format_number(seconds * 1e3)} ms"
+
+
+def serve_text(result: dict) -> str:
+    sweep = [[row["batch"], _ms(row["ttft_s"]), _ms(row["tpot_s"]), format_number(row["output_tokens_per_s"]),
+              format_number(row["output_tokens_per_s_per_chip"])] for row in result.get("batch_sweep", [])]
+    items = [("model", result.get("model_id") or result["model"]),
+             ("chips", f"{result['chips']} × {result['chip']} ({result['engine']})"),
+             ("formats", f"{result['precision']}, weights {result['weights'] or result['precision']}, "
+                         f"KV {result['kv_precision']}"),
+             ("request", f"{result['prompt_tokens']:,} prompt + {result['output_tokens']:,} output tokens"),
+             ("batch", f"{result['batch']:,} (fit in memory: "
+                       f"{'no limit' if result['sequences_in_memory'] is None else format(result['sequences_in_memory'], ',')})"),
+             ("time to first token", _ms(result["ttft_s"])), ("time per output token", _ms(result["tpot_s"])),
+             ("output tokens/s", f"{format_number(result['output_tokens_per_s'])} (all chips; "
+                                 f"{format_number(result['output_tokens_per_s_per_chip'])} per chip)"),
+             ("KV cache / token", _bytes(result["kv_cache_bytes_per_token"])),
+             ("KV cache / sequence", _bytes(result["kv_cache_bytes"])), ("weights", _bytes(result["weights_bytes"])),
+             ("prefill FLOP", format_flop(result["prefill_flop"])),
+             ("decode FLOP / token", format_flop(result["decode_flop_per_token"])),
+             ("prefill bound", result["prefill"]["bound"]), ("decode bound", result["decode_step"]["bound"]),
+             ("cost / 1M output tokens", None if result["cost_per_million_output_tokens"] is None
+              else f"${format_number(result['cost_per_million_output_tokens'])}")]
+    notes = [f"note: {n}" for n in result.get("notes", [])]
+    return "\n".join([table(["batch", "TTFT", "TPOT", "output tok/s", "per chip"], sweep, right=(0, 1, 2, 3, 4)), "",
+                      pairs(items), *notes])
+
+
+def compress_text(result: dict) -> str:
+    if "teacher_flop" in result:  # distillation
+        items = [("mode", result["mode"]), ("teacher / token", format_flop(result["teacher_flop_per_token"])),
+                 ("student / token", format_flop(result["student_flop_per_token"])),
+                 ("teacher's forward passes", format_flop(result["teacher_flop"])),
+                 ("student's training", format_flop(result["student_training_flop"])),
+                 ("total", format_flop(result["total_flop"])),
+                 ("stored logits", _bytes(result["stored_logit_bytes"])),
+                 ("one-third rule", result["modification_sentence"])]
+        return pairs(items)
+    rows = [["parameters", f"{result['before']['params']:,.0f}", f"{result['after']['params']:,.0f}"],
+            ["forward FLOP / example", format_flop(result["before"]["forward_flop"]),
+             format_flop(result["after"]["forward_flop"])]]
+    if result["before"]["training_flop"] is not None:
+        after = result["after"]["training_flop"]
+        rows.append(["training FLOP", format_flop(result["before"]["training_flop"]),
+                     format_flop(after) if after is not None else "—"])
+    items = [("technique", result["technique"]),
+             ("extra compute", format_flop(result["extra_flop"]) if result["extra_flop"] else None),
+             ("whole schedule", format_flop(result["schedule_flop"]) if result["schedule_flop"] else None),
+             ("ideal speed-up", f"{result['ideal_speedup']:.3g}×" if result["ideal_speedup"] else None),
+             ("measured speed-up", f"{result['measured_speedup']:.3g}×" if result["measured_speedup"] else None),
+             ("source", result["speedup_source"])]
+    return "\n".join([table(["", "before", "after"], rows, right=(1, 2)), "", pairs(items),
+                      *[f"note: {n}" for n in result["notes"]]])
+
+
 TEXT: dict[str, Callable[[object], str]] = {
     "flops": flops_text, "count": lambda r: count_text(r), "presets": presets_text, "hardware": hardware_text, "chips": chips_text, "schema": schema_text,
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
-    "trace": measurement_text, "profile": measurement_text,
+    "trace": measurement_text, "profile": measurement_text, "serve": serve_text, "compress": compress_text,
+    "diffusion": pipeline_text, "vlm": vlm_step_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

@@ -112,6 +112,8 @@ class Chip(BaseModel):
     memory_bandwidth_gb_s: PositiveFinite | None = None
     tdp_w: PositiveFinite | None = None
     peaks: Peaks
+    sparse_tensor_cores: bool = Field(False, description="2:4 sparse products at twice the dense rate (NVIDIA Ampere "
+                                                         "and later, AMD CDNA 3); the peaks stay dense")
     default_format: PeakKey | None = Field(
         None, description="the peak a run on this chip is assumed to use when no format is given: what such "
                           "chips trained in (FP32 before tensor cores, FP16 tensor on V100/T4-era parts, BF16 "

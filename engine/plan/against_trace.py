@@ -194,8 +194,10 @@ class TraceComparison(Result):
                                   "source": cal.calibration.source}
         if self.calibrated is not None:
             step = self.calibrated.step
+            span = self.calibrated.interval
             out["calibrated"] = {"step_s": step.step_s, "mfu": step.mfu, "compute_s": step.compute_s,
-                                 "step_model": step.model}
+                                 "step_model": step.model,
+                                 "step_s_90": None if span is None else [span.low_s, span.high_s]}
         if self.why_not:
             out["why_not"] = self.why_not
         return out
@@ -218,4 +220,17 @@ def plan_with_trace(model, layout, options, settings, measurement) -> TraceCompa
     base = settings.calibration or framework_calibration(options.convention)  # the plan's own, which the trace edits
     cal = trace_calibration(measurement.calibration, hw.linear, hw.core, measurement.file, base)
     calibrated = plan_run(model, layout, options, settings.model_copy(update={"calibration": cal.calibration}))
+    narrowed = cal.calibration.model_copy(update={"error_range": trace_error_range(
+        calibrated.step.step_s, [s.total_ms / 1e3 for s in measurement.steps if s.total_ms is not None])})
+    calibrated = plan_run(model, layout, options, settings.model_copy(update={"calibration": narrowed}))
     return TraceComparison(plan, versus, cal, calibrated)
+
+
+def trace_error_range(calibrated_s: float, measured_s: list[float]) -> tuple[float, float]:
+    """The calibrated plan's 90% range from the run itself, as shares of its step: the gap r = m̄ ÷ t − 1 between
+    the mean measured step m̄ and the calibrated one t, widened by the profiled steps' spread (max − min) ÷ m̄ on
+    each side — the evidence of this run, in place of the published runs' error (``engine.plan.uncertainty``)."""
+    mean = sum(measured_s) / len(measured_s)
+    gap = mean / calibrated_s - 1
+    spread = (max(measured_s) - min(measured_s)) / mean
+    return max(-0.99, min(0.0, gap) - spread), min(100.0, max(0.0, gap) + spread)

@@ -60,9 +60,15 @@ def inference_flop_per_token(active_params: float, layers: int = 0, context: flo
 
 
 def lifetime_compute(training_flop: float, tokens_served: float, active_params: float, layers: int = 0,
-                     context: float = 0, attention_width: float = 0) -> Lifetime:
-    """Training + serving ``tokens_served`` tokens with an average context of ``context`` tokens."""
+                     context: float = 0, attention_width: float = 0,
+                     inference_flop_per_token: float | None = None) -> Lifetime:
+    """Training + serving ``tokens_served`` tokens with an average context of ``context`` tokens; or, given
+    ``inference_flop_per_token`` (counted from the model by ``engine.serve``: the prefill shared over the outputs
+    plus a decode step at its context), that figure in place of Kaplan's."""
     training_flop = _non_negative(training_flop, "training_flop", 1e40)
     tokens_served = _non_negative(tokens_served, "tokens_served")
-    return Lifetime(training_flop, inference_flop_per_token(active_params, layers, context, attention_width),
-                    tokens_served)
+    if inference_flop_per_token is not None:
+        per_token = _non_negative(inference_flop_per_token, "inference_flop_per_token", 1e40)
+    else:
+        per_token = globals()["inference_flop_per_token"](active_params, layers, context, attention_width)
+    return Lifetime(training_flop, per_token, tokens_served)

@@ -17,8 +17,9 @@ NEEDS = {
     "hardware_db.json": {name: PAGE for name in PAGES if name != "layer_builder"},
     "training_runs.csv": {"trends": PAGE},
     "utilization_reports.csv": {"hardware": ADDS},  # the presets from reported runs
-    "config_keys.json": {"layer_builder": ADDS, "plan": PART},  # two presets; the published runs' comparison
-    "models.json": {"layer_builder": PART},  # the transformer panel
+    "config_keys.json": {"layer_builder": ADDS, "plan": PART,  # two presets; the published runs' comparison
+                         "serve": PAGE},  # the models offered
+    "models.json": {"layer_builder": PART, "serve": PAGE},  # the transformer panel; the models offered
     "multimodal_wrappers.json": {},  # read only when a multimodal config is counted (tests/cli/test_shipped_cli.py)
     # the list of data centres (hardware page, the plan's bill): the database's default PUE instead
     "pue.csv": {"hardware": ADDS, "plan": ADDS},
@@ -26,6 +27,10 @@ NEEDS = {
     "interconnects.json": {"plan": PART},  # memory and step time; the published runs' comparison
     "model_error.json": {"plan": PART},  # the step's 90% range; the published runs' held-out ranges
     "published_runs.json": {"plan": PART},  # the published runs' comparison
+    "efficiencies.json": {"serve": PART},  # the serving estimate (the inputs stay)
+    "measured_serving.json": {},  # the serving check (tests, tools/fit_serving.py): no page reads it
+    "factors.json": {},  # read when a compression with a measured factor is compared (tests/cli/test_shipped_cli.py)
+    "library_keys.json": {},  # read only when a multimodal or diffusers config is counted (test_shipped_cli.py)
 }
 """What each file's fault does to each page: the page stops with one line (``PAGE``); one part shows one line in
 its place and the rest of the page works (``PART``); a part warns and works with less (``ADDS``); absent: nothing."""

@@ -26,6 +26,12 @@ NEEDED_BY = {
     "published_runs.json": [("memory", "--model", "narayanan-1-7b")],
     "model_error.json": [("plan", "--model", "llama2-7b", "--chip", "h100", "--chips", "8", "--dp", "8",
                           "--global-batch", "64")],
+    "efficiencies.json": [("serve", "--model", "llama-3.1-8b", "--chip", "h100-sxm", "--prompt-tokens", "1000",
+                           "--output-tokens", "200")],
+    "measured_serving.json": [],  # read by the serving check (tests, tools/fit_serving.py), by no command
+    "factors.json": [("compress", "--model", "llama-3.2-1b", "--seq-len", "2048", "--technique", "two_four",
+                      "--chip", "a100-sxm4-80gb")],
+    "library_keys.json": [("flops", "--config", "{gemma}")],
 }
 """Commands that read each file."""
 assert set(NEEDED_BY) == set(SHIPPED_FILES)

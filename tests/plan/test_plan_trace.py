@@ -69,7 +69,8 @@ def synthetic(device: str = "NVIDIA H100 80GB HBM3", steps: int = 2) -> tuple[Tr
             reach = max(reach, e)
         per_step.append({"busy_us": busy, "total_us": inside[-1][1] - inside[0][0]})
     return b, {"busy_s": sum(s["busy_us"] for s in per_step) / len(per_step) / 1e6,
-               "total_s": sum(s["total_us"] for s in per_step) / len(per_step) / 1e6}
+               "total_s": sum(s["total_us"] for s in per_step) / len(per_step) / 1e6,
+               "totals_s": [s["total_us"] / 1e6 for s in per_step]}
 
 
 def _bytes(builder: TraceBuilder) -> bytes:
@@ -181,6 +182,24 @@ def test_planned_beside_measured_part_by_part(measured):
     as_json = comparison.as_dict()
     assert as_json["calibrated"]["step_s"] == comparison.calibrated.step.step_s
     assert next(p["part"] for p in as_json["parts"]) == "computation"
+
+
+def test_the_calibrated_plan_carries_this_runs_own_range(measured):
+    """Calibrated by the trace, the step's 90% range comes from the run itself: from the calibrated step t to the mean
+    measured step m̄, widened on each side by the profiled steps' spread (max − min) ÷ m̄ — not the published runs'."""
+    m, figures = measured
+    layout = Layout(dp=1, tp=1, pp=1, micro_batch=4, global_batch=4)
+    comparison = plan_with_trace(MODEL, layout, MemoryOptions(), PlanSettings(chip="nvidia-h100-sxm"), m)
+    t, mean, totals = comparison.calibrated.step.step_s, figures["total_s"], figures["totals_s"]
+    spread = (max(totals) - min(totals)) / mean
+    span = comparison.calibrated.interval
+    assert span.low_s == pytest.approx(min(t, mean) - spread * t, rel=1e-6)
+    assert span.high_s == pytest.approx(max(t, mean) + spread * t, rel=1e-6)
+    assert span.basis.startswith("measured on trace") and comparison.plan.interval.runs > 0
+    assert comparison.as_dict()["calibrated"]["step_s_90"] == [span.low_s, span.high_s]
+    # the rule on its own: calibrated 1.0 s, steps of 1.1 and 1.3 s → m̄ 1.2, gap +0.2, spread 0.2 ÷ 1.2
+    from engine.plan.against_trace import trace_error_range
+    assert trace_error_range(1.0, [1.1, 1.3]) == pytest.approx((-0.2 / 1.2, 0.2 + 0.2 / 1.2))
 
 
 def test_a_trace_of_another_chip_is_refused_with_the_chip_to_plan_on():

@@ -15,6 +15,7 @@ from engine.method1.layer_text import MAX_TEXT, parse_layers_text
 from engine.method1.conventions import CONVENTIONS
 from engine.method1.kinds import KIND_BY_TYPE
 from ui import state
+from ui.components.compress import layer_builder_compress
 from ui.components.fine_tune import layer_builder_fine_tune, trainability_controls
 from ui.layer_form import layer_form, starter_layer, text_to_sizes
 from ui.text import plain
@@ -181,4 +182,8 @@ def layer_editor(data: dict) -> LayerEdits:
     tuned = layer_builder_fine_tune(edits.layers)
     if tuned is not None:
         edits.structural = tuned
+    if data.get("input") and edits.layers:
+        pruned = layer_builder_compress({**data, "mode": "layers", "layers": edits.layers}, data)
+        if pruned is not None:
+            edits.structural = pruned
     return edits

@@ -38,14 +38,16 @@ def calibrated_metrics(comparison) -> list[Metric]:
     """The plan with the run's efficiencies: its step and MFU beside the plan's, and what it took."""
     plan, again, cal = comparison.plan.step, comparison.calibrated.step, comparison.calibration
     mfu = f"{again.mfu:.1%}" if again.mfu is not None else "—"
-    items = [("Calibrated step", ms(again.step_s), (f"this plan with this run's efficiency; with FLOPscope's "
-                                                   f"defaults: {ms(plan.step_s)}")),
+    span = comparison.calibrated.interval
+    within = "" if span is None else f" (90%: {ms(span.low_s)} – {ms(span.high_s)}, from this run's own steps)"
+    items = [("Calibrated step", ms(again.step_s), (f"this plan with this run's efficiency{within}; with "
+                                                   f"FLOPscope's defaults: {ms(plan.step_s)}")),
              ("Calibrated MFU", mfu,
               f"with FLOPscope's defaults: {plan.mfu:.1%}" if plan.mfu is not None else None)]
     if cal.gemm_efficiency is not None:
         items.append(("Matrix products' η_max", f"{cal.gemm_efficiency:.3f}",
                       (f"fitted on {cal.fitted} measured shape{'s' if cal.fitted != 1 else ''}; the model's "
-                      "rate before wave quantization (default 0.74)")))
+                      "rate before wave quantization")))
     if cal.memory_bandwidth_fraction is not None:
         items.append(("Bandwidth reached", f"{cal.memory_bandwidth_fraction:.0%}",
                       "the memory-bound operators' bytes ÷ their kernel time ÷ the chip's bandwidth (default 85%)"))

@@ -9,6 +9,7 @@ from .keys import Keys, check_unknown
 from .parts import (
     decoder_fields,
     learned_position_rows,
+    full_layers_at,
     sliding_windows,
 )
 from .registry import lm_classes, register
@@ -169,11 +170,9 @@ def _gpt_neo(c: Keys) -> dict:
     if isinstance(fields["layers"], int) and (len(kinds) != fields["layers"] or set(kinds) - {"global", "local"}):
         raise c.error("attention_types", f"expected {fields['layers']} layers of 'global' or 'local' in all")
     window = c.size("block.attention_window", "window_size", required=False, default=256)
-    full = kinds.count("global")
-    if full < len(kinds):
-        fields["block"]["attention_window"] = window
-        if full:
-            fields["first_layers"] = [{"layers": full, "block": dict(fields["block"], attention_window=None)}]
+    full = [i for i, kind in enumerate(kinds) if kind == "global"]
+    if len(full) < len(kinds):
+        fields = full_layers_at(fields, window, full)
     return fields | {"learned_positions": learned_position_rows(c, fields, "max_position_embeddings"),
                      "tied_embeddings": c.flag("tie_word_embeddings", True)}
 

@@ -45,7 +45,8 @@ def layer_kinds(c: Keys, key: str, layers, kinds: tuple[str, ...]) -> list[str] 
 
 def sliding_windows(c: Keys, fields: dict, period: int | None) -> dict:
     """``sliding_window`` W on the layers ``layer_types`` marks "sliding_attention" (absent: transformers'
-    default pattern, every ``period``-th layer full); the full-attention layers become a first group."""
+    default pattern, layer i full when (i + 1) is a multiple of ``period``); the full-attention layers become a
+    group placed where they are (``at``: the cache a serving step keeps differs layer by layer)."""
     window = c.size("block.attention_window", "sliding_window", required=False)
     if window is None:
         c.neutral("layer_types")
@@ -53,14 +54,22 @@ def sliding_windows(c: Keys, fields: dict, period: int | None) -> dict:
     layers = fields["layers"]
     types = layer_kinds(c, "layer_types", layers, ("sliding_attention", "full_attention"))
     if types is None:
-        full = layers // period if period else 0
+        if period and not (isinstance(layers, int) and 1 <= layers <= MAX_LAYERS):
+            raise c.error("num_hidden_layers", f"expected 1 to {MAX_LAYERS} layers")  # before listing them
+        full = [i for i in range(layers) if (i + 1) % period == 0] if period else []
     else:
-        full = types.count("full_attention")
+        full = [i for i, kind in enumerate(types) if kind == "full_attention"]
+    return full_layers_at(fields, window, full)
+
+
+def full_layers_at(fields: dict, window: int, full: list[int]) -> dict:
+    """Window W on the block; the layers ``full`` (0-based) without it, as a group placed at them."""
     fields["block"]["attention_window"] = window
-    if full == layers:
+    if len(full) == fields["layers"]:
         del fields["block"]["attention_window"]
     elif full:
-        fields["first_layers"] = [{"layers": full, "block": dict(fields["block"], attention_window=None)}]
+        fields["first_layers"] = [{"layers": len(full), "block": dict(fields["block"], attention_window=None),
+                                   "at": full}]
     return fields
 
 
@@ -162,12 +171,9 @@ def layer_windows(c: Keys, fields: dict, default_types) -> dict:
     (``default_types(layers)``) rather than a period."""
     layers = layer_count(fields)
     if c.data.get("layer_types") is None and c.data.get("sliding_window") is not None and layers:
-        full = default_types(layers).count("full_attention")
+        full = [i for i, kind in enumerate(default_types(layers)) if kind == "full_attention"]
         fields = sliding_windows(c, fields, None)
-        if full:
-            block = fields["block"]
-            fields["first_layers"] = [{"layers": full, "block": dict(block, attention_window=None)}]
-        return fields
+        return full_layers_at(fields, fields["block"]["attention_window"], full)
     return sliding_windows(c, fields, None)
 
 

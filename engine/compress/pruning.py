@@ -1,0 +1,183 @@
+"""Structured pruning of a layer list: the pruned architecture, whose parameters and FLOP the engine counts exactly.
+
+- ``channels``: a fraction f of the output channels of each dense, convolution and recurrent layer (width w →
+  max(1, round(w·(1 − f)))): the layers after it read fewer inputs, as the shapes propagate. Kept whole: the last
+  such layer of the list (the model's output) and of every block (a residual's sum, a repeat's loop and a branch's
+  merge need their input's width), and grouped convolutions (their groups must divide the width).
+- ``heads``: a fraction of each attention layer's query heads; a grouped-query block keeps its key/value heads and
+  loses query heads in every group (H = H_kv·max(1, round(H/H_kv·(1 − f)))); a multi-head block its key/value heads
+  with them. The head size stays.
+- ``ffn``: a fraction of each transformer block's feed-forward width (per expert in a mixture).
+- ``blocks``: a fraction of the top-level blocks (transformer, residual, branch blocks, a repeat's copies), spread
+  evenly between the first and the last, which stay (depth pruning).
+
+``per_layer`` names the layers (their paths, ``layers[3]``) and a fraction each; otherwise every eligible layer loses
+``fraction`` (global, uniform). ``round_to``: widths rounded down to a multiple (GPU-friendly shapes), at least one
+multiple.
+"""
+from __future__ import annotations
+
+import copy
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from ..errors import InputError
+from ..method1.transformer.migration import block_from_flat
+
+Fraction = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
+WIDTH_FIELDS = {"dense": "units", "conv1d": "filters", "conv2d": "filters", "conv3d": "filters",
+                "conv_transpose2d": "filters", "rnn": "units", "gru": "units", "lstm": "units"}
+BLOCK_TYPES = ("transformer_block", "residual", "branches")
+HEAD_MIXERS = ("attention", "latent", "lightning", "compressed")
+"""The mixers with query heads to prune."""
+
+
+class Pruning(BaseModel):
+    """What structured pruning removes: a fraction of ``target`` in every eligible layer, or per layer."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+    target: Literal["channels", "heads", "ffn", "blocks"]
+    fraction: Fraction | None = Field(None, description="f: the share removed from every eligible layer (global).")
+    per_layer: dict[str, Fraction] | None = Field(None, max_length=10_000,
+                                                  description="Layer path → its own fraction (only these pruned).")
+    round_to: int = Field(1, ge=1, le=1024, description="Widths rounded down to a multiple of this.")
+
+    @model_validator(mode="after")
+    def _one_scope(self):
+        if (self.fraction is None) == (self.per_layer is None):
+            raise InputError("fraction", "give a fraction for every layer, or per_layer fractions (not both)")
+        if self.target == "blocks" and self.per_layer is not None:
+            raise InputError("per_layer", "depth pruning removes whole blocks: give one fraction")
+        return self
+
+    def share(self, path: str) -> float | None:
+        if self.per_layer is not None:
+            return self.per_layer.get(path)
+        return self.fraction
+
+
+def _keep(width: int, fraction: float, round_to: int) -> int:
+    kept = max(1, round(width * (1 - fraction)))
+    if round_to > 1:
+        kept = max(round_to, kept // round_to * round_to)
+    return min(kept, width)
+
+
+def _width_layers(layers: list, path: str) -> list[str]:
+    """Paths of the layers with a prunable width directly in this list."""
+    return [f"{path}[{i}]" for i, layer in enumerate(layers)
+            if isinstance(layer, dict) and layer.get("type") in WIDTH_FIELDS and layer.get("groups", 1) == 1]
+
+
+def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], done: list) -> list:
+    out = []
+    last = _width_layers(layers, path)[-1:] if spec.target == "channels" else []
+    for i, layer in enumerate(layers):
+        here = f"{path}[{i}]"
+        layer = copy.deepcopy(layer)
+        kind = layer.get("type") if isinstance(layer, dict) else None
+        if kind == "transformer_block":
+            layer = block_from_flat(layer)  # a block in the first (flat) shape, in parts
+        if kind in ("residual", "repeat"):
+            layer["layers"] = _prune_list(layer["layers"], f"{here}.layers", spec, widths, done)
+        elif kind == "branches":
+            layer["branches"] = [_prune_list(b, f"{here}.branches[{j}]", spec, widths, done)
+                                 for j, b in enumerate(layer["branches"])]
+        share = spec.share(here)
+        if share is None:
+            out.append(layer)
+            continue
+        if spec.target == "channels" and kind in WIDTH_FIELDS and here not in last and layer.get("groups", 1) == 1:
+            name = WIDTH_FIELDS[kind]
+            layer[name] = _keep(layer[name], share, spec.round_to)
+            done.append(here)
+        elif spec.target == "heads" and kind in ("transformer_block", "multi_head_attention"):
+            if _prune_heads(layer, share, widths.get(here), spec.round_to, here, spec.per_layer is not None):
+                done.append(here)
+        elif spec.target == "ffn" and kind == "transformer_block" and layer.get("feed_forward", {}) is not None:
+            d = widths.get(here)
+            ff_part = dict(layer.get("feed_forward") or {})
+            ff = ff_part.get("size") or (4 * d if d else None)
+            if ff is None:
+                raise InputError(f"{here}.feed_forward.size", "give the feed-forward size to prune it")
+            layer["feed_forward"] = ff_part | {"size": _keep(ff, share, spec.round_to)}
+            done.append(here)
+        out.append(layer)
+    return out
+
+
+def _prune_heads(layer: dict, share: float, d: int | None, round_to: int, here: str, named: bool) -> bool:
+    """Prune the heads of a multi-head attention layer or of a transformer block's mixer (in place); False for a
+    mixer without attention heads (a state-space or feed-forward-only block), refused where ``named``."""
+    if layer["type"] == "multi_head_attention":
+        layer["heads"] = _keep(layer["heads"], share, 1)
+        return True
+    mixer = dict(layer.get("mixer") or {})
+    kind = mixer.get("kind", "attention")
+    if kind not in HEAD_MIXERS:
+        if named:
+            raise InputError(f"{here}.mixer", f"a {kind} mixer has no attention heads to prune")
+        return False
+    heads = mixer["heads"]
+    kv = mixer.get("kv_heads") or heads
+    if mixer.get("head_size") is None:
+        if not d or d % heads:
+            raise InputError(f"{here}.mixer.heads", "give the head size to prune heads")
+        mixer["head_size"] = d // heads
+    if kind != "attention":  # latent, lightning, compressed: query heads only (no key/value heads of their own)
+        mixer["heads"] = _keep(heads, share, 1)
+    elif kv == heads:
+        mixer["heads"] = mixer["kv_heads"] = _keep(heads, share, 1)
+    else:
+        mixer["heads"] = kv * _keep(heads // kv, share, 1)
+    layer["mixer"] = mixer
+    return True
+
+
+def _prune_blocks(layers: list, fraction: float) -> tuple[list, list[str]]:
+    units = []  # (top-level index, copy) of every block
+    for i, layer in enumerate(layers):
+        kind = layer.get("type") if isinstance(layer, dict) else None
+        if kind in BLOCK_TYPES:
+            units.append((i, 0))
+        elif kind == "repeat":
+            units += [(i, c) for c in range(int(layer.get("times", 2)))]
+    drop = round(len(units) * fraction)
+    if len(units) < 3 or drop == 0:
+        raise InputError("fraction", f"{fraction:g} of {len(units)} blocks removes none (the first and last stay)")
+    middle = units[1:-1]
+    drop = min(drop, len(middle))
+    picked = {middle[round(j * (len(middle) - 1) / max(drop - 1, 1))] for j in range(drop)} if drop > 1 else \
+        {middle[len(middle) // 2]}
+    out, removed = [], []
+    for i, layer in enumerate(layers):
+        if isinstance(layer, dict) and layer.get("type") == "repeat":
+            lost = sum(1 for u in picked if u[0] == i)
+            if lost:
+                removed.append(f"layers[{i}] ×{lost}")
+                if lost == layer.get("times", 2):
+                    continue
+                layer = dict(layer, times=layer.get("times", 2) - lost)
+        elif (i, 0) in picked:
+            removed.append(f"layers[{i}]")
+            continue
+        out.append(copy.deepcopy(layer))
+    return out, removed
+
+
+def pruned_layers(layers: list, spec: Pruning, widths: dict[str, int] | None = None) -> tuple[list, list[str]]:
+    """(the pruned layer list, the paths pruned). ``widths``: each transformer block's input width d (path → d),
+    for a block without an explicit feed-forward or head size."""
+    if spec.target == "blocks":
+        return _prune_blocks(layers, spec.fraction)
+    done: list[str] = []
+    out = _prune_list(layers, "layers", spec, widths or {}, done)
+    if spec.per_layer:
+        unknown = sorted(set(spec.per_layer) - set(done))
+        if unknown:
+            raise InputError("per_layer", f"{', '.join(unknown[:5])}: not a layer this pruning applies to "
+                                          f"(its {spec.target})")
+    if not done:
+        raise InputError("target", f"no layer of this model has {spec.target} to prune")
+    return out, done

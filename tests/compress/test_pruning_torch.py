@@ -1,0 +1,104 @@
+"""Pruned architectures against hand-pruned PyTorch twins: Σ numel and FlopCounterMode's forward FLOP (meta device),
+and the transformer's against transformers itself, built from the pruned config."""
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.utils.flop_counter import FlopCounterMode
+
+from engine.compress.pruning import Pruning, pruned_layers
+from engine.errors import InputError, parse_input
+from engine.llm.config import read_hf_config
+from engine.llm.library import library_model
+from engine.method1.architecture import Architecture, InputSpec, evaluate
+from tests.llm import hf_reference
+
+
+def count(module, x):
+    with FlopCounterMode(display=False) as counter:
+        module(x)
+    return sum(p.numel() for p in module.parameters()), counter.get_total_flops()
+
+
+def engine_count(input_shape, layers, seq=None):
+    arch = Architecture(input=InputSpec(shape=input_shape, sequence_length=seq), layers=layers)
+    result = evaluate(arch)
+    return result.params, result.forward_flop
+
+
+MLP = [{"type": "dense", "units": 512}, {"type": "activation", "function": "relu"}, {"type": "dense", "units": 256},
+       {"type": "activation", "function": "relu"}, {"type": "dense", "units": 10}]
+
+
+def test_mlp_channels_half_equals_a_hand_pruned_twin():
+    spec = parse_input(Pruning, {"target": "channels", "fraction": 0.5})
+    layers, done = pruned_layers(MLP, spec)
+    assert done == ["layers[0]", "layers[2]"]  # the output layer keeps its 10 units
+    with torch.device("meta"):
+        twin = torch.nn.Sequential(torch.nn.Linear(784, 256), torch.nn.ReLU(), torch.nn.Linear(256, 128),
+                                   torch.nn.ReLU(), torch.nn.Linear(128, 10))
+        x = torch.zeros(1, 784)
+    assert engine_count([784], layers) == count(twin, x)
+
+
+CNN = [{"type": "conv2d", "filters": 64, "kernel_size": 3, "padding": 1},
+       {"type": "batch_norm"}, {"type": "activation", "function": "relu"},
+       {"type": "conv2d", "filters": 128, "kernel_size": 3, "stride": 2, "padding": 1},
+       {"type": "activation", "function": "relu"}, {"type": "flatten"}, {"type": "dense", "units": 100}]
+
+
+def test_cnn_per_layer_fractions_equal_a_hand_pruned_twin():
+    spec = parse_input(Pruning, {"target": "channels", "per_layer": {"layers[0]": 0.25, "layers[3]": 0.5}})
+    layers, _ = pruned_layers(CNN, spec)
+    with torch.device("meta"):
+        twin = torch.nn.Sequential(torch.nn.Conv2d(3, 48, 3, padding=1), torch.nn.BatchNorm2d(48), torch.nn.ReLU(),
+                                   torch.nn.Conv2d(48, 64, 3, stride=2, padding=1), torch.nn.ReLU(),
+                                   torch.nn.Flatten(), torch.nn.Linear(64 * 16 * 16, 100))
+        x = torch.zeros(1, 3, 32, 32)
+    assert engine_count([32, 32, 3], layers) == count(twin, x)
+
+
+def test_residual_block_keeps_its_output_width():
+    layers = [{"type": "dense", "units": 64},
+              {"type": "residual", "layers": [{"type": "dense", "units": 256}, {"type": "dense", "units": 64}]},
+              {"type": "dense", "units": 10}]
+    pruned, done = pruned_layers(layers, parse_input(Pruning, {"target": "channels", "fraction": 0.5}))
+    assert pruned[1]["layers"][0]["units"] == 128 and pruned[1]["layers"][1]["units"] == 64
+    assert "layers[1].layers[1]" not in done
+
+
+LLAMA_CHANGES = {"num_hidden_layers": 4, "vocab_size": 1000}
+
+
+def _llama_layers():
+    config = read_hf_config(dict(library_model("llama-3.1-8b").config) | LLAMA_CHANGES)
+    arch = config.architecture(16)
+    return config, [layer.model_dump(mode="json", exclude_defaults=True) for layer in arch.layers]
+
+
+@pytest.mark.parametrize("target,fraction,hf", [
+    ("heads", 0.5, {"num_attention_heads": 16, "num_key_value_heads": 8, "head_dim": 128}),
+    ("ffn", 0.25, {"intermediate_size": 10752}),
+    ("blocks", 0.5, {"num_hidden_layers": 2}),
+])
+def test_llama_pruned_equals_transformers_built_from_the_pruned_config(target, fraction, hf):
+    config, layers = _llama_layers()
+    d = config.d_model
+    widths = {f"layers[{i}]": d for i, layer in enumerate(layers) if layer.get("type") == "transformer_block"}
+    pruned, _ = pruned_layers(layers, parse_input(Pruning, {"target": target, "fraction": fraction}), widths)
+    twin_config = dict(library_model("llama-3.1-8b").config) | LLAMA_CHANGES | hf
+    params, flop = hf_reference.counts(twin_config, 16)
+    assert engine_count([1], pruned, 16) == (params, flop)
+
+
+@pytest.mark.parametrize("fraction", [0, 1, 1.5, float("nan"), -0.2])
+def test_bad_fractions_name_the_field(fraction):
+    with pytest.raises(InputError) as error:
+        parse_input(Pruning, {"target": "channels", "fraction": fraction})
+    assert error.value.field == "fraction"
+
+
+def test_blocks_keep_the_first_and_last():
+    layers = [{"type": "dense", "units": 8}] + [{"type": "residual", "layers": [{"type": "dense", "units": 8}]}] * 6
+    pruned, removed = pruned_layers(layers, parse_input(Pruning, {"target": "blocks", "fraction": 0.5}))
+    assert len(pruned) == 4 and "layers[1]" not in removed and "layers[6]" not in removed
