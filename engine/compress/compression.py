@@ -22,12 +22,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.compress.factors import chosen, default
-from engine.compress.inputs import Compression
-from engine.compress.pruning import WIDTH_FIELDS, pruned_layers
-from engine.errors import InputError
-from engine.method1.architecture import evaluate
-from engine.results import Result
+from .factors import chosen, default
+from .inputs import Compression
+from .pruning import WIDTH_FIELDS, pruned_layers
+from ..errors import InputError
+from ..method1.architecture import evaluate
+from ..results import Result
 
 FAKE_QUANT_FORWARD = 5
 """FLOP per fake-quantized element forward: divide by the scale, round, clamp (two comparisons), multiply back."""
@@ -65,7 +65,7 @@ class CompressionResult(Result):
 
 
 def _totals(data: dict):
-    from engine.scenario import parse_scenario
+    from ..scenario import parse_scenario
 
     scenario = parse_scenario(data)
     est = scenario.method1()
@@ -150,7 +150,7 @@ def _unstructured(data, scenario, before, spec: Compression) -> CompressionResul
 
 
 def _chip(name: str):
-    from engine.method2.hardware_db import load_hardware_db
+    from ..method2.hardware_db import load_hardware_db
 
     return load_hardware_db().chip(name)
 

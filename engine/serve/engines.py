@@ -13,8 +13,8 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from engine.errors import InputError, quoted
-from engine.shipped import ShippedDataError, read_shipped_json
+from ..errors import InputError, quoted
+from ..shipped import ShippedDataError, read_shipped_json
 
 EFFICIENCIES = Path(__file__).with_name("efficiencies.json")
 ALLREDUCE_S = 20e-6

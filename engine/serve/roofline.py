@@ -48,15 +48,15 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from engine.serve.cache import kv_read_elements, sequence_cache
-from engine.serve.counts import ModelCounts
-from engine.serve.engines import LINK_EFFICIENCY, Efficiency, Engine
-from engine.serve.formats import (
+from .cache import kv_read_elements, sequence_cache
+from .counts import ModelCounts
+from .engines import LINK_EFFICIENCY, Efficiency, Engine
+from .formats import (
     ACTIVATION_BYTES,
     block_weight_bytes,
     table_weight_bytes,
 )
-from engine.serve.model_facts import ModelFacts
+from .model_facts import ModelFacts
 
 GB = 1e9
 RESIDUAL_PASSES = 4
