@@ -19,21 +19,21 @@ from __future__ import annotations
 
 import importlib
 
-from engine.errors import InputError, parse_input
+from .errors import InputError, parse_input
 
 _LAZY = {
-    "estimate_scenario": "engine.api", "estimate_config": "engine.api", "estimate_hardware": "engine.api",
-    "plan_layout": "engine.api", "estimate_multimodal": "engine.api", "estimate_pipeline": "engine.api",
-    "estimate_vlm_training": "engine.api", "measure_trace": "engine.api",
-    "measurement_markdown": "engine.measure.report",
-    "serve_model": "engine.api", "compress_scenario": "engine.api", "distill_models": "engine.api",
-    "Scenario": "engine.scenario", "parse_scenario": "engine.scenario", "load_scenario_text": "engine.scenario",
-    "estimate_method1": "engine.method1.estimate", "Method1Estimate": "engine.method1.estimate",
-    "HardwareRun": "engine.method2.run", "estimate_method2": "engine.method2.run",
-    "Method2Estimate": "engine.method2.run", "consistency_check": "engine.consistency",
-    "estimate_transformer": "engine.llm.estimate", "read_hf_config": "engine.llm.config",
-    "presets": "engine.presets", "encode_link": "engine.share_link", "decode_link": "engine.share_link",
-    "markdown_report": "engine.report",
+    "estimate_scenario": ".api", "estimate_config": ".api", "estimate_hardware": ".api",
+    "plan_layout": ".api", "estimate_multimodal": ".api", "estimate_pipeline": ".api",
+    "estimate_vlm_training": ".api", "measure_trace": ".api",
+    "measurement_markdown": ".measure.report",
+    "serve_model": ".api", "compress_scenario": ".api", "distill_models": ".api",
+    "Scenario": ".scenario", "parse_scenario": ".scenario", "load_scenario_text": ".scenario",
+    "estimate_method1": ".method1.estimate", "Method1Estimate": ".method1.estimate",
+    "HardwareRun": ".method2.run", "estimate_method2": ".method2.run",
+    "Method2Estimate": ".method2.run", "consistency_check": ".consistency",
+    "estimate_transformer": ".llm.estimate", "read_hf_config": ".llm.config",
+    "presets": ".presets", "encode_link": ".share_link", "decode_link": ".share_link",
+    "markdown_report": ".report",
 }
 _RENAMED = {"encode_link": "encode", "decode_link": "decode"}
 
@@ -42,7 +42,7 @@ __all__ = ["InputError", "parse_input", *_LAZY]
 
 def __getattr__(name: str):
     if name in _LAZY:
-        value = getattr(importlib.import_module(_LAZY[name]), _RENAMED.get(name, name))
+        value = getattr(importlib.import_module(_LAZY[name], __name__), _RENAMED.get(name, name))
         globals()[name] = value
         return value
-    raise AttributeError(f"module 'engine' has no attribute {name!r}")
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from engine.errors import InputError, parse_input
+from .errors import InputError, parse_input
 
 __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
            "serve_model", "compress_scenario", "distill_models", "estimate_multimodal", "estimate_pipeline",
@@ -30,7 +30,7 @@ __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_la
 
 def _scenario(scenario):
     """A ``Scenario``, a dict of one, or its JSON text (a file's content)."""
-    from engine.scenario import Scenario, load_scenario_text, parse_scenario
+    from .scenario import Scenario, load_scenario_text, parse_scenario
 
     if isinstance(scenario, Scenario):
         return scenario
@@ -41,7 +41,7 @@ def _scenario(scenario):
 
 def _config(config, lenient: bool = False):
     """A ``TransformerConfig``, a decoded ``config.json`` dict, or its JSON text."""
-    from engine.llm.config import TransformerConfig, load_hf_config_text, read_hf_config
+    from .llm.config import TransformerConfig, load_hf_config_text, read_hf_config
 
     if isinstance(config, TransformerConfig):
         return config
@@ -63,7 +63,7 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
     ``training.training_flop``, ``formulas``). Keys no transformers code of the family reads are accepted and
     listed (``config.unused_keys``); ``lenient``: keys transformers reads and the reader does not are listed
     (``config.ignored_keys``), not refused."""
-    from engine.llm.estimate import TransformerRun, estimate_transformer
+    from .llm.estimate import TransformerRun, estimate_transformer
 
     run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq_len, "convention": convention},
                       source="run")
@@ -73,15 +73,15 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
 def _json(config):
     """A decoded config, or its JSON text."""
     if isinstance(config, (str, bytes)):
-        from engine.json_text import parse_json_text
-        from engine.llm.config import MAX_CONFIG_BYTES
+        from .json_text import parse_json_text
+        from .llm.config import MAX_CONFIG_BYTES
 
         return parse_json_text(config, "config", MAX_CONFIG_BYTES)
     return config
 
 
 def _inputs(inputs: Mapping):
-    from engine.multimodal.inputs import media_inputs
+    from .multimodal.inputs import media_inputs
 
     return media_inputs(dict(inputs))
 
@@ -92,7 +92,7 @@ def estimate_multimodal(config, *, convention: str = "matmul", lenient: bool = F
     ``images``, ``frames``, ``audio_seconds``, ``text_tokens``; each family's standard input where absent) →
     ``ModelCount`` (``params``, ``forward_flop`` of one example, ``params_by_component``, ``flop_by_component``,
     ``image_tokens``, ``inputs``)."""
-    from engine.multimodal.count import count_config
+    from .multimodal.count import count_config
 
     return count_config(_json(config), _inputs(inputs), convention, "config", lenient)
 
@@ -102,8 +102,8 @@ def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, 
     """A diffusion pipeline from its parts' configs: sampling compute per image (or video) and in all (steps × 1
     or 2 with classifier-free guidance × the denoiser + text encoders + VAE decode) and the training step per
     sample → ``PipelineCompute``."""
-    from engine.multimodal.pipeline import read_parts
-    from engine.multimodal.training import pipeline_compute
+    from .multimodal.pipeline import read_parts
+    from .multimodal.training import pipeline_compute
 
     parts = read_parts(_json(denoiser), [_json(t) for t in text_encoders], _json(vae) if vae is not None else None,
                        _inputs(inputs))
@@ -114,8 +114,8 @@ def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: i
                           lora_targets=("q", "v"), convention: str = "matmul", **inputs):
     """A vision-language model's training step per example under a recipe (``full``, ``frozen_vision``,
     ``projector``, ``lora`` with ``lora_rank``): forward and exact backward per component → ``StepCompute``."""
-    from engine.multimodal.count import read_any
-    from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from .multimodal.count import read_any
+    from .multimodal.training import VlmRecipe, vlm_training_step
 
     spec = parse_input(VlmRecipe, {"recipe": recipe, "lora_rank": lora_rank, "lora_targets": list(lora_targets)},
                        source="recipe")
@@ -125,7 +125,7 @@ def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: i
 def estimate_hardware(run: Mapping):
     """Method 2 for a hardware run (``chip``, ``chip_count``, ``training_time`` + ``time_unit``,
     ``utilization``, ``precision`` …, the fields of ``HardwareRun``) → ``Method2Estimate``."""
-    from engine.method2.run import estimate_method2
+    from .method2.run import estimate_method2
 
     return estimate_method2(run)
 
@@ -139,9 +139,9 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
     precision, ZeRO stage, recomputation. ``tokens``: training tokens, for the wall-clock time. ``settings``: the
     rest of ``PlanSettings`` (a mixture of experts' dispatcher and overlap, the step model, the kernel model's
     ``calibration``…) → ``Plan``."""
-    from engine.plan.layout import Layout, MemoryOptions, with_framework_split
-    from engine.plan.model import plan_model
-    from engine.plan.run_plan import PlanSettings, plan_run
+    from .plan.layout import Layout, MemoryOptions, with_framework_split
+    from .plan.model import plan_model
+    from .plan.run_plan import PlanSettings, plan_run
 
     if isinstance(model, Mapping) and "model_type" in model:
         config = _config(model)
@@ -174,9 +174,9 @@ def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, mo
     → ``TraceMeasurement`` (``RunMeasurement`` for a folder)."""
     from pathlib import Path
 
-    from engine.measure.measurement import measure_trace as measure
-    from engine.measure.ranks import measure_path
-    from engine.measure.utilization import model_flop as resolve
+    from .measure.measurement import measure_trace as measure
+    from .measure.ranks import measure_path
+    from .measure.utilization import model_flop as resolve
 
     text = scenario if isinstance(scenario, (bytes, bytearray)) else None
     model = resolve(flop=model_flop, scenario=None if text else scenario, scenario_text=text, preset=preset,
@@ -191,15 +191,15 @@ def serve_model(config, *, chip: str = "nvidia-h100-sxm", prompt_tokens: int, ou
     the KV cache per token and per sequence, prefill and decode FLOP, TTFT, TPOT, output tokens/s, the batch (default:
     the best within memory) and the sequences that fit. ``settings``: the other fields of ``ServeInputs`` (``batch``,
     ``chips``, ``precision``, ``weights``, ``kv_precision``, ``engine``, ``speculative`` …) → ``ServeEstimate``."""
-    from engine.serve.model_facts import model_facts
-    from engine.serve.plan import ServeInputs, serve
+    from .serve.model_facts import model_facts
+    from .serve.plan import ServeInputs, serve
 
     inputs = parse_input(ServeInputs, {"chip": chip, "prompt_tokens": prompt_tokens, "output_tokens": output_tokens,
                                        **settings}, source="serve")
     raw = config
     if isinstance(config, (str, bytes)):
-        from engine.json_text import parse_json_text
-        from engine.llm.config import MAX_CONFIG_BYTES
+        from .json_text import parse_json_text
+        from .llm.config import MAX_CONFIG_BYTES
 
         raw = parse_json_text(config, "config", MAX_CONFIG_BYTES)
     return serve(model_facts(_config(raw), raw if isinstance(raw, dict) else None), inputs)
@@ -209,7 +209,7 @@ def compress_scenario(scenario, **settings):
     """One compression technique on a scenario with layers (``Scenario``, dict or JSON text): ``technique`` (prune,
     unstructured, two_four, qat, ptq, low_precision) and its fields (``Compression``) → ``CompressionResult``
     (before and after, the extra compute, the ideal and the measured speed-up with its source)."""
-    from engine.compress.compression import Compression, compress
+    from .compress.compression import Compression, compress
 
     spec = parse_input(Compression, settings, source="compression")
     return compress(_scenario(scenario).model_dump(mode="json"), spec)
@@ -218,7 +218,7 @@ def compress_scenario(scenario, **settings):
 def distill_models(teacher, student, *, tokens: float, **settings):
     """Distillation of ``student`` from ``teacher`` (each a ``config.json`` dict or text) on ``tokens`` tokens:
     ``mode`` online/offline, ``epochs``, ``seq_len``, ``top_k``, ``base_training_flop`` → ``DistillationResult``."""
-    from engine.compress.distillation import Distillation, distill
+    from .compress.distillation import Distillation, distill
 
     spec = parse_input(Distillation, {"tokens": tokens, **settings}, source="distillation")
     return distill(_config(teacher), _config(student), spec)

@@ -8,9 +8,9 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from engine.errors import PositiveFinite, parse_input
-from engine.results import Result
-from engine.units import flop_to_pfs_days
+from .errors import PositiveFinite, parse_input
+from .results import Result
+from .units import flop_to_pfs_days
 
 DEFAULT_TOLERANCE_FACTOR = 3.0
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import json
 
-from engine.errors import InputError, quoted
+from .errors import InputError, quoted
 
 MAX_INT_DIGITS = 100
 """Longest integer accepted in JSON text: every count FLOPscope takes is below 10^30; Python's own

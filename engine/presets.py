@@ -5,9 +5,9 @@ from functools import lru_cache
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.method1 import vision_nets as nets
-from engine.scenario import Scenario
-from engine.shipped import ShippedDataError
+from .method1 import vision_nets as nets
+from .scenario import Scenario
+from .shipped import ShippedDataError
 
 OPENAI_APPENDIX = "https://openai.com/index/ai-and-compute/#appendixmethods"
 
@@ -189,7 +189,7 @@ PARITY = ("Parameters and matmul forward FLOP equal torchvision's model in eval 
 
 def _language_model(config: str, name: str, tokens: float) -> dict:
     """A published language model's scenario from its config (``engine.llm.presets``), read when asked for."""
-    from engine.llm import presets as llm
+    from .llm import presets as llm
 
     return llm.transformer_scenario(getattr(llm, config), name, tokens)
 

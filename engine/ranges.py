@@ -22,8 +22,8 @@ import sys
 from dataclasses import dataclass
 from typing import NamedTuple
 
-from engine.errors import InputError
-from engine.results import Result
+from .errors import InputError
+from .results import Result
 
 Z90 = 1.6448536269514722
 """Standard normal 95th percentile: the 90% interval is ±Z90 σ."""

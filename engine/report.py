@@ -1,20 +1,20 @@
 """The Markdown report: every input, formula, result and source of a scenario."""
 from __future__ import annotations
 
-from engine.consistency import consistency_check
-from engine.method2.costs import estimate_costs
-from engine.errors import InputError, one_line
-from engine.method2.hardware_db import load_hardware_db
-from engine.method1.estimate import Method1Estimate
-from engine.method2.run import estimate_method2
-from engine.safe_text import code_fence, markdown_inert, spreadsheet_inert
-from engine.plan.memory import GB
-from engine.plan.run_plan import plan_run, settings_for
-from engine.plan.step_time import NO_COMPUTE
-from engine.plan.thresholds import markdown_section as thresholds_section
-from engine.scenario import Scenario
-from engine.share_link import scenario_json
-from engine.units import (PFS_DAY_FLOP, format_chip_hours, format_co2_kg, format_energy_kwh, format_flop,
+from .consistency import consistency_check
+from .method2.costs import estimate_costs
+from .errors import InputError, one_line
+from .method2.hardware_db import load_hardware_db
+from .method1.estimate import Method1Estimate
+from .method2.run import estimate_method2
+from .safe_text import code_fence, markdown_inert, spreadsheet_inert
+from .plan.memory import GB
+from .plan.run_plan import plan_run, settings_for
+from .plan.step_time import NO_COMPUTE
+from .plan.thresholds import markdown_section as thresholds_section
+from .scenario import Scenario
+from .share_link import scenario_json
+from .units import (PFS_DAY_FLOP, format_chip_hours, format_co2_kg, format_energy_kwh, format_flop,
                           format_pf_days, format_time_amount, plural)
 
 SOURCES = {
@@ -174,11 +174,11 @@ def markdown_report(scenario: Scenario, est: Method1Estimate | None = None) -> s
     if scenario.plan is not None:
         lines += [""] + plan_section(scenario)
     if scenario.compression is not None:
-        from engine.compress.summary import compression_section
+        from .compress.summary import compression_section
 
         lines += [""] + compression_section(scenario.model_dump(mode="json"), scenario.compression)
     if scenario.serve is not None:
-        from engine.serve.summary import serve_section
+        from .serve.summary import serve_section
 
         lines += [""] + serve_section(scenario.serve)
     if est.training_flop:

@@ -8,21 +8,21 @@ from typing import Annotated, Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from engine.method1.architecture import MAX_LAYERS, Architecture, InputSpec
-from engine.method1.blocks import BLOCK_LISTS, NestedLayers, check_nesting, expanded_count
-from engine.method1.transformer.migration import block_from_flat
-from engine.method1.estimate import Method1Estimate, estimate_method1
-from engine.method1.conventions import Convention
-from engine.json_text import parse_json_text
-from engine.errors import InputError, json_type, parse_input
-from engine.method1.kinds import Layer
-from engine.method2.run import HardwareRun
-from engine.method1.training import QuickForm, TrainingSetup
-from engine.units import format_int
-from engine.plan.layout import PlanInputs
-from engine.plan.model import PlanModel, plan_model
-from engine.compress.inputs import Compression
-from engine.serve.inputs import ServePlan
+from .method1.architecture import MAX_LAYERS, Architecture, InputSpec
+from .method1.blocks import BLOCK_LISTS, NestedLayers, check_nesting, expanded_count
+from .method1.transformer.migration import block_from_flat
+from .method1.estimate import Method1Estimate, estimate_method1
+from .method1.conventions import Convention
+from .json_text import parse_json_text
+from .errors import InputError, json_type, parse_input
+from .method1.kinds import Layer
+from .method2.run import HardwareRun
+from .method1.training import QuickForm, TrainingSetup
+from .units import format_int
+from .plan.layout import PlanInputs
+from .plan.model import PlanModel, plan_model
+from .compress.inputs import Compression
+from .serve.inputs import ServePlan
 
 SCENARIO_VERSION = 2
 """The version links and files carry: 2, transformer blocks in parts (``mixer``, ``feed_forward``, ``norms``); a
@@ -42,8 +42,8 @@ def default_hardware_run() -> dict:
     """The example run with method 2's evidence-based utilization: the median of reported runs like it
     (``engine.method2.default_utilization``; its 90% range comes with the hardware page's 'reported' preset),
     or ``FALLBACK_UTILIZATION`` when a shipped data file is unusable (the page says so where it matters)."""
-    from engine.method2.default_utilization import default_for_run
-    from engine.shipped import ShippedDataError
+    from .method2.default_utilization import default_for_run
+    from .shipped import ShippedDataError
     try:
         found = default_for_run(DEFAULT_HARDWARE_RUN["chip"], DEFAULT_HARDWARE_RUN["chip_count"]).utilization
     except ShippedDataError:

@@ -12,8 +12,8 @@ import binascii
 import json
 import zlib
 
-from engine.errors import InputError
-from engine.scenario import (
+from .errors import InputError
+from .scenario import (
     MAX_PAGE_LAYERS,
     MAX_SCENARIO_BYTES,
     SCENARIO_VERSION,

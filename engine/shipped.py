@@ -2,7 +2,7 @@
 
 ``hardware_db.json``, ``training_runs.csv`` and ``utilization_reports.csv`` sit at the repository root
 (next to their ``.md`` notes, where contributors edit them); ``pip install .`` copies them into the
-installed package as ``engine/_shipped/`` (``setup.py``), so the ``flopscope`` command finds them too.
+installed package as ``flopscope_compute/_shipped/`` (``setup.py``), so the ``flopscope`` command finds them too.
 Every shipped data file (``SHIPPED_FILES``: the three above and the tables beside their modules) is read through
 ``read_shipped_text`` — as JSON through ``read_shipped_json``, as CSV rows through ``read_shipped_rows``. A missing,
 empty, cut-short, corrupt or wrongly shaped file, or an empty table, is a ``ShippedDataError`` naming it (a fault
@@ -16,7 +16,7 @@ import io
 import json
 from pathlib import Path
 
-from engine.errors import InputError
+from .errors import InputError
 
 PACKAGE = Path(__file__).resolve().parent
 ROOT_FILES = ("hardware_db.json", "training_runs.csv", "utilization_reports.csv")

@@ -20,15 +20,28 @@ def module_name(path: Path) -> str:
 
 
 def imported(path: Path) -> set[str]:
-    """Every module named by an import anywhere in the file (functions and ``if TYPE_CHECKING`` included)."""
+    """Every module named by an import anywhere in the file (functions and ``if TYPE_CHECKING`` included);
+    relative imports (the engine's, ``from ..plan import x``) resolved from the file's package."""
     names = set()
+    package = module_name(path).split(".")[: None if path.name == "__init__.py" else -1]
     for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
         if isinstance(node, ast.Import):
             names |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            names.add(node.module)
-            names |= {f"{node.module}.{alias.name}" for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package[: len(package) - node.level + 1] if node.level else []
+            module = ".".join(base + ([node.module] if node.module else []))
+            if node.module:
+                names.add(module)
+            # "from . import attention" names the submodule, as "import engine.….attention as attention" does
+            names |= {f"{module}.{alias.name}" for alias in node.names}
     return names
+
+
+def test_relative_imports_are_resolved():
+    # engine/plan/kernel/step.py's "from ..interconnects import Interconnect"
+    graph = import_graph("engine")
+    assert "engine.plan.interconnects" in graph["engine.plan.kernel.step"]
+    assert "engine.errors" in graph["engine.api"] and "engine.scenario" in graph["engine.api"]
 
 
 def import_graph(folder: str) -> dict[str, set[str]]:

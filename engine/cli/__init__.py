@@ -16,8 +16,8 @@ import sys
 
 from pydantic import ValidationError
 
-from engine.errors import InputError, from_validation_error
-from engine.results import to_json
+from ..errors import InputError, from_validation_error
+from ..results import to_json
 
 COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
             "optimal", "memory", "plan", "count", "trace", "profile", "serve", "compress", "diffusion",
@@ -51,7 +51,7 @@ def build_parser(only: str | None = None) -> argparse.ArgumentParser:
     parser = _Parser(prog=program_name(), description="FLOPscope: training compute estimates.")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
     for name in COMMANDS if only is None else (only,):
-        importlib.import_module(f"engine.cli.{name}").register(sub)
+        importlib.import_module(f".{name}", __name__).register(sub)
     for command in sub.choices.values():
         command.add_argument("--format", choices=FORMATS, default=None,
                              help="text: aligned tables with units and the formula (default on a terminal); "
@@ -77,7 +77,7 @@ def render(command: str, result, fmt: str) -> str:
     """The result as the chosen format's text."""
     plain = to_json(result)  # results and input models as dicts first, so no inf/NaN hides inside one
     if fmt == "text":
-        from engine.cli.text import TEXT
+        from .text import TEXT
 
         if command in TEXT:
             return TEXT[command](_finite(plain))

@@ -1,7 +1,7 @@
 """``chips``: the hardware database, every chip with its dense peaks."""
 from __future__ import annotations
 
-from engine.method2.hardware_db import load_hardware_db
+from ..method2.hardware_db import load_hardware_db
 
 
 def _chips(args) -> list[dict]:

@@ -5,25 +5,25 @@ NVFP4, and distillation (--teacher, --student) — each with the measured speed-
 (docs/compression.md)."""
 from __future__ import annotations
 
-from engine.errors import InputError, parse_input
+from ..errors import InputError, parse_input
 
 
 def _count(text, field):
     if text is None:
         return None
-    from engine.cli.transformer import parse_count
+    from .transformer import parse_count
 
     return parse_count(text, field)
 
 
 def _config(ref: str, field: str):
     """A library id or a config.json path → TransformerConfig."""
-    from engine.cli.files import naming_file, read_text_file
-    from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
-    from engine.llm.library import library_models
+    from .files import naming_file, read_text_file
+    from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+    from ..llm.library import library_models
 
     if any(m.id == ref for m in library_models()):
-        from engine.llm.library import library_model
+        from ..llm.library import library_model
 
         model = library_model(ref)
         return read_hf_config(model.config, source=f"model {model.id}"), model
@@ -32,8 +32,8 @@ def _config(ref: str, field: str):
 
 
 def _scenario_data(args) -> dict:
-    from engine.cli.files import naming_file, read_text_file
-    from engine.scenario import load_scenario_text
+    from .files import naming_file, read_text_file
+    from ..scenario import load_scenario_text
 
     given = [x for x in (args.scenario, args.config, args.model) if x]
     if len(given) != 1:
@@ -62,7 +62,7 @@ def _per_layer(text: str | None) -> dict | None:
 def _compress(args):
     if args.technique == "distill":
         return _distill(args)
-    from engine.compress.compression import Compression, compress
+    from ..compress.compression import Compression, compress
 
     data = _scenario_data(args)
     fields = {"technique": args.technique, "chip": args.chip, "gptq": args.gptq, "train_format": args.train_format,
@@ -85,7 +85,7 @@ def _compress(args):
 
 
 def _distill(args):
-    from engine.compress.distillation import Distillation, distill
+    from ..compress.distillation import Distillation, distill
 
     if not args.teacher or not args.student:
         raise InputError("teacher" if not args.teacher else "student", "give --teacher and --student (library ids "

@@ -6,7 +6,7 @@ from __future__ import annotations
 import argparse
 import math
 
-from engine.errors import InputError, quoted
+from ..errors import InputError, quoted
 
 EPILOG = """\
 The file is imported here, on this machine: its code runs as any script of yours would (the dashboard never
@@ -22,7 +22,7 @@ examples:
 
 def parse_shape(text: str) -> list[int]:
     """``1,3,224,224`` → [1, 3, 224, 224]; one line naming the flag otherwise."""
-    from engine.importers.torch_count import MAX_INPUT_DIMS
+    from ..importers.torch_count import MAX_INPUT_DIMS
 
     parts = [p.strip() for p in text.replace("x", ",").replace("×", ",").split(",")]
     if not 1 <= len(parts) <= MAX_INPUT_DIMS or not all(p.isdigit() and len(p) <= 10 and int(p) >= 1 for p in parts):
@@ -35,8 +35,8 @@ def parse_shape(text: str) -> list[int]:
 
 
 def _count(args):
-    from engine.cli.files import counted_scenario
-    from engine.importers.torch_count import count_module, load_factory
+    from .files import counted_scenario
+    from ..importers.torch_count import count_module, load_factory
 
     shape = parse_shape(args.input)
     factory = load_factory(args.module)
@@ -48,7 +48,7 @@ def _count(args):
 
 
 def register(sub) -> None:
-    from engine.importers.torch_count import DTYPES
+    from ..importers.torch_count import DTYPES
 
     p = sub.add_parser("count", help="a PyTorch module from your code: per-module parameters and FLOP (needs torch)",
                        description="Count a PyTorch module per module with FlopCounterMode on the meta device, "

@@ -6,14 +6,14 @@ from __future__ import annotations
 
 import argparse
 
-from engine.cli.media_args import (
+from .media_args import (
     add_media_arguments,
     media_from,
     naming_flags,
     read_config_file,
 )
-from engine.errors import InputError
-from engine.method1.conventions import CONVENTIONS
+from ..errors import InputError
+from ..method1.conventions import CONVENTIONS
 
 EXAMPLES = """\
 examples:
@@ -24,8 +24,8 @@ examples:
 
 
 def _diffusion(args):
-    from engine.multimodal.pipeline import read_folder, read_parts
-    from engine.multimodal.training import pipeline_compute
+    from ..multimodal.pipeline import read_folder, read_parts
+    from ..multimodal.training import pipeline_compute
 
     if (args.pipeline is None) == (args.denoiser is None):
         raise InputError("arguments", "give --pipeline DIR or --denoiser CONFIG.json (one of them)")

@@ -5,9 +5,9 @@ import os
 from contextlib import contextmanager
 from pathlib import Path
 
-from engine.errors import InputError
-from engine.json_text import wide_encoding
-from engine.scenario import MAX_SCENARIO_BYTES, parse_scenario
+from ..errors import InputError
+from ..json_text import wide_encoding
+from ..scenario import MAX_SCENARIO_BYTES, parse_scenario
 
 
 def _not_utf8(data: bytes, error: UnicodeDecodeError | None) -> str:

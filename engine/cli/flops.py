@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import argparse
 
-from engine.cli.files import read_text_file
-from engine.cli.media_args import add_media_arguments, given_media_flags, media_from, naming_flags, read_config_file
-from engine.errors import InputError, quoted
-from engine.method1.conventions import CONVENTIONS
-from engine.scenario import load_scenario_text
+from .files import read_text_file
+from .media_args import add_media_arguments, given_media_flags, media_from, naming_flags, read_config_file
+from ..errors import InputError, quoted
+from ..method1.conventions import CONVENTIONS
+from ..scenario import load_scenario_text
 
 
 CONVENTION_HELP = """\
@@ -35,7 +35,7 @@ examples:
 def _config(args):
     """``--config``: any config.json the engine reads, counted at the given inputs (each family's standard ones
     otherwise, printed in ``inputs``)."""
-    from engine.multimodal.count import count_config
+    from ..multimodal.count import count_config
 
     inputs = media_from(args)
     config = read_config_file(args.config, "config")
@@ -58,9 +58,9 @@ def parse_dims(words: list[str] | None) -> dict[str, int]:
 
 
 def _onnx(args):
-    from engine.cli.files import counted_scenario, read_bytes_file
-    from engine.importers.onnx_graph import MAX_ONNX_BYTES, count_onnx, read_onnx
-    from engine.method1.blocks import MAX_LAYERS
+    from .files import counted_scenario, read_bytes_file
+    from ..importers.onnx_graph import MAX_ONNX_BYTES, count_onnx, read_onnx
+    from ..method1.blocks import MAX_LAYERS
 
     data = read_bytes_file(args.onnx, "--onnx", MAX_ONNX_BYTES)
     counted = count_onnx(read_onnx(data, "--onnx"), parse_dims(args.dim), source=args.onnx)
@@ -89,7 +89,7 @@ def _flops(args):
     if args.onnx is not None:
         scenario, counted = _onnx(args)
     elif args.preset is not None:
-        from engine.presets import preset, preset_ids  # only the preset asked for is built
+        from ..presets import preset, preset_ids  # only the preset asked for is built
 
         if args.preset not in preset_ids():
             raise InputError("preset", f"unknown id {quoted(args.preset)}; `python -m engine presets` lists them")

@@ -1,11 +1,11 @@
 """``hardware``: method 2, training FLOP = chips × time × peak × utilization."""
 from __future__ import annotations
 
-from engine.method2.costs import estimate_costs
-from engine.errors import InputError, quoted
-from engine.errors import parse_input
-from engine.method2.run import HardwareRun, estimate_method2
-from engine.method2.precision import PRECISIONS
+from ..method2.costs import estimate_costs
+from ..errors import InputError, quoted
+from ..errors import parse_input
+from ..method2.run import HardwareRun, estimate_method2
+from ..method2.precision import PRECISIONS
 
 
 def _mixed(text: str | None) -> dict[str, float] | None:
@@ -67,7 +67,7 @@ def _hardware(args) -> dict:
         "costs": costs.as_dict(),
     })
     if args.utilization is None or str(args.utilization).strip().lower() == "reported":
-        from engine.method2.default_utilization import default_for_run
+        from ..method2.default_utilization import default_for_run
         found = default_for_run(args.chip, args.count)
         out["utilization_basis"] = found.sentence()
         out["utilization_sources"] = found.sources

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from contextlib import contextmanager
 
-from engine.errors import InputError
+from ..errors import InputError
 
 MEDIA_FLAGS = {"image_size": "--image-size", "frames": "--frames", "audio_seconds": "--audio-seconds",
                "text_tokens": "--text-tokens", "images": "--images"}
@@ -40,7 +40,7 @@ def naming_flags():
 
 def media_from(args):
     """``MediaInputs`` from the flags (the one validation path)."""
-    from engine.multimodal.inputs import media_inputs, parse_image_size
+    from ..multimodal.inputs import media_inputs, parse_image_size
 
     size = parse_image_size(args.image_size, "--image-size") if args.image_size is not None else None
     with naming_flags():
@@ -50,9 +50,9 @@ def media_from(args):
 
 def read_config_file(path: str, field: str):
     """A config.json's decoded data, or one line naming the file."""
-    from engine.cli.files import naming_file, read_text_file
-    from engine.json_text import parse_json_text
-    from engine.llm.config import MAX_CONFIG_BYTES
+    from .files import naming_file, read_text_file
+    from ..json_text import parse_json_text
+    from ..llm.config import MAX_CONFIG_BYTES
 
     with naming_file(path, field):
         return parse_json_text(read_text_file(path, field, MAX_CONFIG_BYTES), field, MAX_CONFIG_BYTES)

@@ -2,8 +2,8 @@
 ``diffusion`` (a pipeline's sampling and training compute) and ``vlm`` (a vision-language training step)."""
 from __future__ import annotations
 
-from engine.cli.text_layout import pairs, table
-from engine.units import format_count, format_flop
+from .text_layout import pairs, table
+from ..units import format_count, format_flop
 
 
 def _components(result: dict, flop_key: str = "flop_by_component") -> str:

@@ -6,11 +6,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from engine.errors import InputError, parse_input, quoted
+from ..errors import InputError, parse_input, quoted
 
 if TYPE_CHECKING:  # the engine modules are imported when a command runs: `python -m engine` starts fast
-    from engine.plan.layout import Layout, MemoryOptions, PlanInputs
-    from engine.plan.model import PlanModel
+    from ..plan.layout import Layout, MemoryOptions, PlanInputs
+    from ..plan.model import PlanModel
 
 _INTS = ("dp", "tp", "pp", "ep", "cp", "micro_batch", "global_batch", "virtual_stages", "expert_tp", "first_stage_blocks",
          "last_stage_blocks")
@@ -37,13 +37,13 @@ class Loaded:
 
 def load_model(args) -> Loaded:
     """The model from --config, --model or a scenario file."""
-    from engine.cli.files import naming_file, read_text_file
-    from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
-    from engine.llm.library import library_models
-    from engine.plan.model import plan_model
-    from engine.plan.published import published_runs, run_config
-    from engine.presets import presets, unavailable_presets
-    from engine.scenario import load_scenario_text
+    from .files import naming_file, read_text_file
+    from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+    from ..llm.library import library_models
+    from ..plan.model import plan_model
+    from ..plan.published import published_runs, run_config
+    from ..presets import presets, unavailable_presets
+    from ..scenario import load_scenario_text
 
     seq_len = _number(args.seq_len)
     if seq_len is not None and (isinstance(seq_len, str) or not 1 <= seq_len <= 10**7):
@@ -85,7 +85,7 @@ def load_model(args) -> Loaded:
 
 def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, MemoryOptions]:
     """The layout and options the flags give, on top of a scenario's saved plan (flags win)."""
-    from engine.plan.layout import Layout, MemoryOptions, with_framework_split
+    from ..plan.layout import Layout, MemoryOptions, with_framework_split
 
     options = saved.options.model_dump() if saved else {}
     flags = {"optimizer": args.optimizer, "precision": args.precision.lower() if args.precision else None,
@@ -110,8 +110,8 @@ def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, M
 
 
 def _memory(args) -> dict:
-    from engine.method2.hardware_db import load_hardware_db
-    from engine.plan.memory import GB, fewest_chips, memory_per_chip
+    from ..method2.hardware_db import load_hardware_db
+    from ..plan.memory import GB, fewest_chips, memory_per_chip
 
     loaded = load_model(args)
     model = loaded.model

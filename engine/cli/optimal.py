@@ -2,10 +2,10 @@
 the compute-optimal parameters and tokens for a FLOP budget."""
 from __future__ import annotations
 
-from engine.cli.files import one_of
-from engine.cli.transformer import parse_count
-from engine.plan.optimal import FITS, RULES, compute_optimal, inference_aware
-from engine.plan.thresholds import compare
+from .files import one_of
+from .transformer import parse_count
+from ..plan.optimal import FITS, RULES, compute_optimal, inference_aware
+from ..plan.thresholds import compare
 
 
 def _optimal(args) -> dict:

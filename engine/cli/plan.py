@@ -4,15 +4,15 @@ of a layout, or the best layouts for a number of chips; with ``--trace``, the pl
 measured one and the plan re-run with the trace's efficiencies (``engine.plan.against_trace``)."""
 from __future__ import annotations
 
-from engine.cli.memory import (
+from .memory import (
     Loaded,
     add_layout_arguments,
     add_model_arguments,
     layout_and_options,
     load_model,
 )
-from engine.cli.transformer import parse_count
-from engine.errors import InputError, parse_input
+from .transformer import parse_count
+from ..errors import InputError, parse_input
 
 DEFAULT_KERNEL_EFFICIENCY = 0.7
 """engine.plan.layout.DEFAULT_KERNEL_EFFICIENCY, for the help text without importing the engine at start-up
@@ -31,8 +31,8 @@ def _number_or(text: str | None, field: str, otherwise):
 
 
 def _settings(args, loaded: Loaded, trace_chip: str | None = None):
-    from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY
-    from engine.plan.run_plan import PlanSettings
+    from ..plan.layout import DEFAULT_KERNEL_EFFICIENCY
+    from ..plan.run_plan import PlanSettings
 
     tokens = parse_count(args.tokens, "tokens") if args.tokens is not None else loaded.tokens
     saved = loaded.saved
@@ -53,7 +53,7 @@ def _measure(path: str):
     """The trace of ``--trace``: one file of one rank (a folder's ranks are measured by ``trace``)."""
     from pathlib import Path
 
-    from engine.measure.measurement import measure_trace
+    from ..measure.measurement import measure_trace
 
     if Path(path).is_dir():
         raise InputError("trace", f"{Path(path).name[:60]} is a folder: give one rank's trace file")
@@ -61,7 +61,7 @@ def _measure(path: str):
 
 
 def _against_trace(args, loaded, model, layout, options, measurement) -> dict:
-    from engine.plan.against_trace import ChipMismatch, plan_with_trace
+    from ..plan.against_trace import ChipMismatch, plan_with_trace
 
     settings = _settings(args, loaded, measurement.chip)
     try:
@@ -73,7 +73,7 @@ def _against_trace(args, loaded, model, layout, options, measurement) -> dict:
 
 
 def _plan(args) -> dict:
-    from engine.plan.run_plan import plan_run, sweep_layouts
+    from ..plan.run_plan import plan_run, sweep_layouts
 
     loaded = load_model(args)
     model = loaded.model

@@ -1,7 +1,7 @@
 """``presets``: the preset ids with their titles and sources (``flops --preset ID`` evaluates one)."""
 from __future__ import annotations
 
-from engine.presets import presets
+from ..presets import presets
 
 
 def _presets(args):

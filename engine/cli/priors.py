@@ -6,8 +6,8 @@ are offered as utilization presets (``--utilization <id>`` of the ``hardware`` c
 """
 from __future__ import annotations
 
-from engine.cli.files import naming_file
-from engine.method2.utilization_priors import (
+from .files import naming_file
+from ..method2.utilization_priors import (
     MIN_REPORTS, load_utilization_reports, prior_presets, reports_from_epoch, summarise,
 )
 
@@ -19,7 +19,7 @@ def _priors(args) -> dict:
                        "presets": [p.model_dump() for p in prior_presets(reports=shipped)]},
            "min_reports_for_a_preset": MIN_REPORTS}
     if args.csv:
-        from engine.trends.epoch_csv import read_epoch_csv
+        from ..trends.epoch_csv import read_epoch_csv
         with naming_file(args.csv, "csv"):
             reports = reports_from_epoch(read_epoch_csv(args.csv).hardware_rows)
         out["csv"] = {"source": args.csv, "reports": len(reports),

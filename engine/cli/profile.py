@@ -21,10 +21,10 @@ examples:
 def _profile(args):
     from pathlib import Path
 
-    from engine.cli.count import parse_shape
-    from engine.importers.torch_count import load_factory
-    from engine.measure.measurement import measure_trace
-    from engine.measure.profile_run import profile_module
+    from .count import parse_shape
+    from ..importers.torch_count import load_factory
+    from ..measure.measurement import measure_trace
+    from ..measure.profile_run import profile_module
 
     shape = parse_shape(args.input)
     factory = load_factory(args.module)
@@ -38,7 +38,7 @@ def _profile(args):
 
 
 def register(sub) -> None:
-    from engine.importers.torch_count import DTYPES
+    from ..importers.torch_count import DTYPES
 
     p = sub.add_parser("profile", help="run your module's training steps under torch.profiler here and measure "
                                        "them (needs torch)",

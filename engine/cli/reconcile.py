@@ -6,8 +6,8 @@ ratio, share within 2× and 3×.
 """
 from __future__ import annotations
 
-from engine.cli.files import naming_file
-from engine.trends.reconcile import reconcile_epoch_csv
+from .files import naming_file
+from ..trends.reconcile import reconcile_epoch_csv
 
 
 def _reconcile(args) -> dict:

@@ -1,7 +1,7 @@
 """``schema``: the JSON Schema of the scenario file."""
 from __future__ import annotations
 
-from engine.scenario import Scenario
+from ..scenario import Scenario
 
 
 def register(sub) -> None:

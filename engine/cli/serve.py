@@ -5,7 +5,7 @@ tokens per second (all chips together), the batch (without --batch: the one with
 within memory) and the sequences that fit (docs/serving.md)."""
 from __future__ import annotations
 
-from engine.errors import InputError, parse_input
+from ..errors import InputError, parse_input
 
 _INTS = ("prompt_tokens", "output_tokens", "batch", "chips", "max_batch", "spec_draft_tokens")
 _FLOATS = ("spec_acceptance", "spec_draft_cost", "price_per_chip_hour", "requests_per_s", "compute_efficiency",
@@ -24,10 +24,10 @@ def _value(text: str | None, kind):
 
 def load_config(args):
     """(TransformerConfig, library model or None, the decoded config.json) from --config or --model."""
-    from engine.cli.files import naming_file, read_text_file
-    from engine.json_text import parse_json_text
-    from engine.llm.config import MAX_CONFIG_BYTES, read_hf_config
-    from engine.llm.library import library_model
+    from .files import naming_file, read_text_file
+    from ..json_text import parse_json_text
+    from ..llm.config import MAX_CONFIG_BYTES, read_hf_config
+    from ..llm.library import library_model
 
     if (args.config is None) == (args.model is None):
         raise InputError("arguments", "give exactly one of --config FILE or --model ID (see `transformer "
@@ -41,8 +41,8 @@ def load_config(args):
 
 
 def _serve(args):
-    from engine.serve.model_facts import model_facts
-    from engine.serve.plan import ServeInputs, serve
+    from ..serve.model_facts import model_facts
+    from ..serve.plan import ServeInputs, serve
 
     config, model, raw = load_config(args)
     fields = {name: _value(getattr(args, name), int) for name in _INTS}
@@ -75,8 +75,8 @@ def _serve(args):
 def _lifetime(config, model, out: dict, tokens_served) -> dict:
     """Training (the library's published tokens, 6·N·D counted from the architecture) + serving this many output
     tokens at this plan's FLOP per output token (prefill shared over the outputs, decode at its contexts)."""
-    from engine.llm.estimate import TransformerRun, estimate_transformer
-    from engine.plan.lifetime import lifetime_compute
+    from ..llm.estimate import TransformerRun, estimate_transformer
+    from ..plan.lifetime import lifetime_compute
 
     if model is None or model.training_tokens is None:
         raise InputError("tokens-served", "the lifetime needs the model's training tokens: use --model with a "
@@ -88,7 +88,7 @@ def _lifetime(config, model, out: dict, tokens_served) -> dict:
 
 
 def register(sub) -> None:
-    from engine.serve.engines import engine_ids
+    from ..serve.engines import engine_ids
 
     p = sub.add_parser("serve", help="serving a language model: KV cache, prefill/decode FLOP, TTFT, TPOT, tokens/s")
     p.add_argument("--config", default=None, help="a Hugging Face config.json (docs/llm.md lists the families)")

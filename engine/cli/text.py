@@ -5,9 +5,9 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 
-from engine.cli.media_text import model_count_text, pipeline_text, vlm_step_text
-from engine.cli.text_layout import pairs, shown, table
-from engine.units import (format_chip_hours, format_co2_kg, format_count, format_duration, format_energy_kwh,
+from .media_text import model_count_text, pipeline_text, vlm_step_text
+from .text_layout import pairs, shown, table
+from ..units import (format_chip_hours, format_co2_kg, format_count, format_duration, format_energy_kwh,
                           format_flop, format_number, format_pf_days)
 
 
@@ -374,7 +374,7 @@ def reconcile_text(result: dict) -> str:
 def measurement_text(result: dict) -> str:
     """``trace`` and ``profile``: the steps' split, the heaviest operators, the headline (HFU, MFU, peak and its
     source), the bottlenecks with what to try, and the notes."""
-    from engine.measure.report import OP_HEADERS, STEP_HEADERS, headline, op_rows, step_rows
+    from ..measure.report import OP_HEADERS, STEP_HEADERS, headline, op_rows, step_rows
 
     out = [table(STEP_HEADERS, step_rows(result), right=(1, 2, 3, 4, 5, 6)), ""]
     if result["ops"]:

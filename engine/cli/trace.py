@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import argparse
 
-from engine.errors import InputError
+from ..errors import InputError
 
 EPILOG = """\
 The trace is read as a stream (bounded memory; traces of 1 GB and more are fine), .json or .json.gz, as
@@ -43,7 +43,7 @@ def model_options(p) -> None:
 
 
 def model_of(args):
-    from engine.measure.utilization import model_flop
+    from ..measure.utilization import model_flop
 
     return model_flop(flop=args.model_flop, scenario=args.scenario, preset=args.preset, config=args.config,
                       batch=args.batch, seq=args.seq)
@@ -52,8 +52,8 @@ def model_of(args):
 def _trace(args):
     from pathlib import Path
 
-    from engine.measure.ranks import measure_path
-    from engine.measure.report import measurement_markdown
+    from ..measure.ranks import measure_path
+    from ..measure.report import measurement_markdown
 
     path = Path(args.path)
     if not path.exists():

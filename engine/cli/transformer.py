@@ -8,12 +8,12 @@ import math
 import re
 
 
-from engine.cli.files import naming_file, one_of, read_text_file
-from engine.method1.conventions import CONVENTIONS
-from engine.errors import InputError, parse_input, quoted
-from engine.llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
-from engine.llm.library import library_model, library_models
-from engine.llm.estimate import TransformerRun, estimate_transformer
+from .files import naming_file, one_of, read_text_file
+from ..method1.conventions import CONVENTIONS
+from ..errors import InputError, parse_input, quoted
+from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+from ..llm.library import library_model, library_models
+from ..llm.estimate import TransformerRun, estimate_transformer
 
 _SUFFIXES = {"": 1, "k": 1e3, "m": 1e6, "b": 1e9, "g": 1e9, "t": 1e12, "p": 1e15}
 _COUNT = re.compile(r"\s*([0-9][0-9_,]*\.?[0-9]*(?:e[+-]?[0-9]+)?)\s*([kmbgtp]?)\s*", re.IGNORECASE)

@@ -6,9 +6,9 @@ how many rows of the CSV were skipped.
 """
 from __future__ import annotations
 
-from engine.cli.files import naming_file
-from engine.errors import InputError, parse_input
-from engine.trends.windows import NAMED_WINDOWS, TrendQuery
+from .files import naming_file
+from ..errors import InputError, parse_input
+from ..trends.windows import NAMED_WINDOWS, TrendQuery
 
 
 FIRST_YEAR, LAST_YEAR = 1900, 2100
@@ -40,9 +40,9 @@ def _query(args) -> TrendQuery:
 def _trend(args) -> dict:
     if args.top_k is not None and args.top_k < 1:
         raise InputError("arguments", "--top-k must be at least 1")
-    from engine.trends.epoch_csv import read_epoch_csv  # pandas: only when this command runs
-    from engine.trends.fit import fit_trend
-    from engine.trends.runs_dataset import DATASET_PATH, load_training_runs
+    from ..trends.epoch_csv import read_epoch_csv  # pandas: only when this command runs
+    from ..trends.fit import fit_trend
+    from ..trends.runs_dataset import DATASET_PATH, load_training_runs
 
     query = _query(args)
     if args.csv:

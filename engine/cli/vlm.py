@@ -7,14 +7,14 @@ from __future__ import annotations
 import argparse
 import math
 
-from engine.cli.media_args import (
+from .media_args import (
     add_media_arguments,
     media_from,
     naming_flags,
     read_config_file,
 )
-from engine.errors import InputError, parse_input
-from engine.method1.conventions import CONVENTIONS
+from ..errors import InputError, parse_input
+from ..method1.conventions import CONVENTIONS
 
 EXAMPLES = """\
 examples:
@@ -25,8 +25,8 @@ examples:
 
 
 def _vlm(args):
-    from engine.multimodal.count import read_any
-    from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from ..multimodal.count import read_any
+    from ..multimodal.training import VlmRecipe, vlm_training_step
 
     targets = [t.strip() for t in (args.lora_targets or "q,v").split(",") if t.strip()]
     try:

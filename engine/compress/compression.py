@@ -22,13 +22,13 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.compress.factors import chosen, default
-from engine.compress.inputs import Compression
-from engine.compress.pruning import WIDTH_FIELDS, pruned_layers
-from engine.errors import InputError
-from engine.method1.architecture import evaluate
-from engine.results import Result
-from engine.scenario import migrated
+from .factors import chosen, default
+from .inputs import Compression
+from .pruning import WIDTH_FIELDS, pruned_layers
+from ..errors import InputError
+from ..method1.architecture import evaluate
+from ..results import Result
+from ..scenario import migrated
 
 FAKE_QUANT_FORWARD = 5
 """FLOP per fake-quantized element forward: divide by the scale, round, clamp (two comparisons), multiply back."""
@@ -66,7 +66,7 @@ class CompressionResult(Result):
 
 
 def _totals(data: dict):
-    from engine.scenario import parse_scenario
+    from ..scenario import parse_scenario
 
     scenario = parse_scenario(data)
     est = scenario.method1()
@@ -152,7 +152,7 @@ def _unstructured(data, scenario, before, spec: Compression) -> CompressionResul
 
 
 def _chip(name: str):
-    from engine.method2.hardware_db import load_hardware_db
+    from ..method2.hardware_db import load_hardware_db
 
     return load_hardware_db().chip(name)
 

@@ -19,11 +19,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError
-from engine.llm.config import TransformerConfig
-from engine.method1.architecture import evaluate
-from engine.plan.thresholds import MODIFICATION_SOURCE, modification_threshold
-from engine.results import Result
+from ..errors import InputError
+from ..llm.config import TransformerConfig
+from ..method1.architecture import evaluate
+from ..plan.thresholds import MODIFICATION_SOURCE, modification_threshold
+from ..results import Result
 
 Tokens = Annotated[float, Field(gt=0, le=1e16, allow_inf_nan=False)]
 LOGIT_BYTES = 2

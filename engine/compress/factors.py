@@ -16,8 +16,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError, parse_input, quoted
-from engine.shipped import ShippedDataError, read_shipped_json, shipped_data_error
+from ..errors import InputError, parse_input, quoted
+from ..shipped import ShippedDataError, read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("factors.json")
 

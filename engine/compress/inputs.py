@@ -6,8 +6,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.compress.pruning import Pruning
-from engine.errors import InputError
+from .pruning import Pruning
+from ..errors import InputError
 
 Examples = Annotated[float, Field(ge=0, le=1e18, allow_inf_nan=False)]
 Factor = Annotated[float, Field(gt=0, le=100, allow_inf_nan=False)]

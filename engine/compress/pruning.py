@@ -22,7 +22,7 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
+from ..errors import InputError
 
 Fraction = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
 WIDTH_FIELDS = {"dense": "units", "conv1d": "filters", "conv2d": "filters", "conv3d": "filters",

@@ -1,9 +1,9 @@
 """A saved compression (``Scenario.compression``) in words: the report's section."""
 from __future__ import annotations
 
-from engine.compress.compression import Compression, compress
-from engine.errors import InputError
-from engine.units import format_flop
+from .compression import Compression, compress
+from ..errors import InputError
+from ..units import format_flop
 
 
 def compression_section(data: dict, spec: Compression) -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 
-from engine.errors import InputError
+from ..errors import InputError
 
 EVERY = 256
 """Nodes between two looks at the clock (a look costs ~0.1 µs; a node 5-70 µs)."""

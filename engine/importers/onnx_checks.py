@@ -4,10 +4,10 @@ models written into one file merge into one graph) — and the sparse initialize
 them and made dense-shaped initializers. Each refusal is one ``InputError`` naming the name or the node."""
 from __future__ import annotations
 
-from engine.errors import InputError, quoted
-from engine.importers.onnx_budget import Budget
-from engine.importers.onnx_tensors import stored_array
-from engine.method1.ops import prod
+from ..errors import InputError, quoted
+from .onnx_budget import Budget
+from .onnx_tensors import stored_array
+from ..method1.ops import prod
 
 MAX_SMALL_VALUES = 4096
 """Largest sparse initializer made dense with its values (shape arithmetic's size: ``onnx_values.MAX_VALUES``)."""

@@ -30,8 +30,8 @@ import re
 from collections import defaultdict
 from dataclasses import dataclass, field
 
-from engine.method1.ops import prod
-from engine.results import Result
+from ..method1.ops import prod
+from ..results import Result
 
 FX_KEY = "pkg.torch.onnx.fx_node"
 SCOPES_KEY = "pkg.torch.onnx.name_scopes"

@@ -29,18 +29,18 @@ from collections import Counter
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
-from engine.errors import InputError, quoted
-from engine.importers.onnx_budget import INFER_S_PER_NODE, Budget
-from engine.importers.onnx_checks import check_opsets, check_structure, sparse_to_dense
-from engine.importers.onnx_exporter import Provenance, fx_node
-from engine.importers.onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
-from engine.importers.onnx_tensors import strip_external
-from engine.importers.onnx_wire import graph_bytes
-from engine.method1.architecture import MAX_ELEMENTS
-from engine.method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
-from engine.method1.ops import prod
-from engine.results import Result
-from engine.units import format_int
+from ..errors import InputError, quoted
+from .onnx_budget import INFER_S_PER_NODE, Budget
+from .onnx_checks import check_opsets, check_structure, sparse_to_dense
+from .onnx_exporter import Provenance, fx_node
+from .onnx_ops import COSTS, CONSTANT_INPUTS, FREE, SCALAR_WEIGHTS, STATE_INPUTS, Node, ShapeUnknown
+from .onnx_tensors import strip_external
+from .onnx_wire import graph_bytes
+from ..method1.architecture import MAX_ELEMENTS
+from ..method1.counted import MAX_COUNT, MAX_COUNTED_DIM, Counted, per_example
+from ..method1.ops import prod
+from ..results import Result
+from ..units import format_int
 
 MAX_ONNX_BYTES = 2_000_000_000
 """Protobuf's own limit on one message (a graph with its weights inside)."""
@@ -364,7 +364,7 @@ def _shapes(model) -> dict[str, tuple[int, ...] | None]:
 def _infer(model, onnx, notes: list[str], budget: Budget) -> dict:
     """Every value's shape with the sizes given: the whole graph's shape inference, then node by node with the
     graph's shape arithmetic evaluated (``onnx_values``), which reaches what the first could not."""
-    from engine.importers.onnx_values import shapes_node_by_node
+    from .onnx_values import shapes_node_by_node
 
     del model.graph.value_info[:]  # the exporter's symbolic shapes: inferred again from the sizes given
     for value in model.graph.output:

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from engine.method1.conventions import (
+from ..method1.conventions import (
     ACTIVATION_FLOP,
     ATTENTION_SCALE_FLOP_PER_SCORE,
     BILINEAR_FLOP_PER_ELEMENT,
@@ -22,8 +22,8 @@ from engine.method1.conventions import (
     NORM_AFFINE_FLOP_PER_ELEMENT,
     NORM_FLOP_PER_ELEMENT,
 )
-from engine.method1.ops import RMS_NORM_FLOP_PER_ELEMENT, RMS_NORM_GAIN_FLOP_PER_ELEMENT, prod
-from engine.method1.layers import GRU, LSTM, RNN
+from ..method1.ops import RMS_NORM_FLOP_PER_ELEMENT, RMS_NORM_GAIN_FLOP_PER_ELEMENT, prod
+from ..method1.layers import GRU, LSTM, RNN
 
 Shape = tuple[int, ...]
 

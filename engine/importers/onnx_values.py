@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import math
 
-from engine.importers.onnx_tensors import stored_array
+from .onnx_tensors import stored_array
 
 MAX_VALUES = 4096
 """Largest tensor evaluated (a shape, a position index, a small mask)."""

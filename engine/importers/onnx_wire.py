@@ -14,7 +14,7 @@ A field that repeats is merged by the parser as protobuf merges (a graph given t
 """
 from __future__ import annotations
 
-from engine.errors import InputError
+from ..errors import InputError
 
 MODEL_GRAPH = 7
 GRAPH_NODE, GRAPH_INITIALIZER = 1, 5

@@ -30,9 +30,9 @@ from collections import defaultdict
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
-from engine.errors import InputError
-from engine.method1.counted import MAX_COUNTED_DIM, Counted, per_example
-from engine.results import Result
+from ..errors import InputError
+from ..method1.counted import MAX_COUNTED_DIM, Counted, per_example
+from ..results import Result
 
 MAX_INPUT_DIMS = 8
 DTYPES = ("float", "long", "int", "half", "bfloat16", "bool")

@@ -14,14 +14,14 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError, json_type, parse_input
-from engine.json_text import parse_json_text
-from engine.method1.architecture import Architecture, InputSpec
-from engine.method1.layers import Activation, Dense, Embedding, LayerNorm, Size
-from engine.method1.mobilebert import BottleneckBlock, MobileBertEmbeddings, NormKind
-from engine.method1.training import TrainingSetup
-from engine.method1.transformer.migration import block_from_flat, key_of_parts
-from engine.method1.transformer import (
+from ..errors import InputError, json_type, parse_input
+from ..json_text import parse_json_text
+from ..method1.architecture import Architecture, InputSpec
+from ..method1.layers import Activation, Dense, Embedding, LayerNorm, Size
+from ..method1.mobilebert import BottleneckBlock, MobileBertEmbeddings, NormKind
+from ..method1.training import TrainingSetup
+from ..method1.transformer.migration import block_from_flat, key_of_parts
+from ..method1.transformer import (
     BlockActivation,
     ContactHead,
     DecoderInput,
@@ -530,7 +530,7 @@ def read_hf_config(data: object, source: str = "config", lenient: bool = False) 
     """A Hugging Face ``config.json`` (decoded) → ``TransformerConfig``; ``InputError`` naming the key.
     Keys nothing in transformers reads for the family are listed in ``unused_keys``; ``lenient``: keys
     transformers reads and the reader does not are listed in ``ignored_keys`` instead of refused."""
-    from engine.llm.families import read_family
+    from .families import read_family
 
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")

@@ -7,17 +7,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
-from engine.method1.backward import DEFAULT_LORA_TARGETS, LoraTarget
-from engine.method1.estimate import EXACT_NOTE
-from engine.method1.finetune import FineTune, fine_tuned
-from engine.method1.conventions import Convention
-from engine.errors import InputError, parse_input
-from engine.llm.config import TransformerConfig, validate_transformer_config
-from engine.method1.layers import Size
-from engine.llm.formulas import FormulaResult, ModelShape, formula_results
-from engine.method1.training import DEFAULT_BACKWARD_RATIO, TrainingResult, TrainingSetup, training_compute
-from engine.results import Result, to_json
+from ..method1.architecture import Architecture, ArchitectureResult, evaluate
+from ..method1.backward import DEFAULT_LORA_TARGETS, LoraTarget
+from ..method1.estimate import EXACT_NOTE
+from ..method1.finetune import FineTune, fine_tuned
+from ..method1.conventions import Convention
+from ..errors import InputError, parse_input
+from .config import TransformerConfig, validate_transformer_config
+from ..method1.layers import Size
+from .formulas import FormulaResult, ModelShape, formula_results
+from ..method1.training import DEFAULT_BACKWARD_RATIO, TrainingResult, TrainingSetup, training_compute
+from ..results import Result, to_json
 
 MAX_TOKENS = 1e18
 
@@ -47,7 +47,7 @@ class TransformerRun(BaseModel):
     @property
     def fine_tune(self) -> FineTune:
         if self.trainable_last is not None and self.lora_rank is not None:
-            from engine.errors import InputError
+            from ..errors import InputError
 
             raise InputError("fine-tune", "choose one of trainable_last (the last N blocks) and lora_rank (LoRA)")
         if self.trainable_last is not None:

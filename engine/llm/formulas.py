@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Callable, NamedTuple
 
-from engine.results import Result
+from ..results import Result
 
 
 class ModelShape(NamedTuple):

@@ -22,8 +22,8 @@ import time
 import urllib.parse
 import urllib.request
 
-from engine.errors import InputError, quoted
-from engine.llm.config import MAX_CONFIG_BYTES
+from ..errors import InputError, quoted
+from .config import MAX_CONFIG_BYTES
 
 DEFAULT_ENDPOINT = "https://huggingface.co"
 TIMEOUT_S = 10.0

@@ -8,8 +8,8 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.errors import InputError, parse_input, quoted
-from engine.shipped import read_shipped_json, shipped_data_error
+from ..errors import InputError, parse_input, quoted
+from ..shipped import read_shipped_json, shipped_data_error
 
 LIBRARY_FILE = Path(__file__).with_name("models.json")
 

@@ -1,7 +1,7 @@
 """Published language models as preset scenarios: their config, written in Hugging Face keys."""
 from __future__ import annotations
 
-from engine.llm.config import read_hf_config
+from .config import read_hf_config
 
 GPT3_175B_CONFIG = {"model_type": "gpt2", "n_layer": 96, "n_embd": 12288, "n_head": 96, "n_positions": 2048,
                     "vocab_size": 50257}

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.results import Result
+from ..results import Result
 
 IDLE_SHARE = 0.05
 """Idle, exposed communication, exposed copies or data-loading above 5% of a step is worth a line."""

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.measure.chip_match import ChipMatch
-from engine.results import Result
+from .chip_match import ChipMatch
+from ..results import Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -85,5 +85,5 @@ def calibration(steps, rows, chip: ChipMatch, util) -> Calibration:
 
 
 def _precision(peak_key: str) -> str:
-    from engine.method2.formats import FORMAT_BY_KEY
+    from ..method2.formats import FORMAT_BY_KEY
     return FORMAT_BY_KEY[peak_key].precision

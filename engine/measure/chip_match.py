@@ -13,11 +13,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.method2.formats import FORMAT_BY_KEY
-from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
-from engine.method2.precision import FormatPeak, select_format_peak
-from engine.results import Result
+from ..errors import InputError
+from ..method2.formats import FORMAT_BY_KEY
+from ..method2.hardware_db import Chip, HardwareDB, load_hardware_db
+from ..method2.precision import FormatPeak, select_format_peak
+from ..results import Result
 
 _SUFFIXES = (re.compile(r"\s+VF$", re.IGNORECASE),)
 _NAMES = (

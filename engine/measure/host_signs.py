@@ -13,8 +13,8 @@ from bisect import bisect_left
 from dataclasses import dataclass
 from itertools import pairwise
 
-from engine.measure.trace_tables import TraceTables
-from engine.results import Result
+from .trace_tables import TraceTables
+from ..results import Result
 
 SHORT_KERNEL_US = 10.0
 

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.errors import InputError
-from engine.measure.bottlenecks import Bottleneck, bottlenecks
-from engine.measure.calibration import Calibration, calibration
-from engine.measure.chip_match import ChipMatch, match_chip
-from engine.measure.host_signs import HostSigns, host_signs, sync_calls
-from engine.measure.kernel_kinds import COMPUTE, compute_family
-from engine.measure.op_flop import FORMULAS
-from engine.measure.op_join import join_ops
-from engine.measure.ops_table import OpRow, UnattributedKernel, build_ops
-from engine.measure.timeline import (
+from ..errors import InputError
+from .bottlenecks import Bottleneck, bottlenecks
+from .calibration import Calibration, calibration
+from .chip_match import ChipMatch, match_chip
+from .host_signs import HostSigns, host_signs, sync_calls
+from .kernel_kinds import COMPUTE, compute_family
+from .op_flop import FORMULAS
+from .op_join import join_ops
+from .ops_table import OpRow, UnattributedKernel, build_ops
+from .timeline import (
     StepWindow,
     WholeTrace,
     classify,
@@ -28,10 +28,10 @@ from engine.measure.timeline import (
     step_windows,
     whole_trace_times,
 )
-from engine.measure.trace_stream import DEFAULT_MAX_BYTES, read_trace, source_name
-from engine.measure.trace_tables import TraceTables
-from engine.measure.utilization import ModelFlop, Utilization, utilization
-from engine.results import Result
+from .trace_stream import DEFAULT_MAX_BYTES, read_trace, source_name
+from .trace_tables import TraceTables
+from .utilization import ModelFlop, Utilization, utilization
+from ..results import Result
 
 SAME_STREAM_OVERLAP_US = 1.0
 """Kernels on one stream run one after another; an overlap above this says the trace's clock is off."""
@@ -301,7 +301,7 @@ def measure_trace(source, *, step: str | int = "all", chip: str | None = None, m
 
 
 def _precision_of(peak_key: str) -> str:
-    from engine.method2.formats import FORMAT_BY_KEY
+    from ..method2.formats import FORMAT_BY_KEY
     return FORMAT_BY_KEY[peak_key].precision
 
 

@@ -17,7 +17,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from engine.measure.op_shapes import (
+from .op_shapes import (
     ShapeError,
     concrete,
     dims,
@@ -27,8 +27,8 @@ from engine.measure.op_shapes import (
     int_list,
     size,
 )
-from engine.measure.trace_tables import OpSignature
-from engine.results import Result
+from .trace_tables import OpSignature
+from ..results import Result
 
 MATRIX, ATTENTION, CONVOLUTION = "matrix products", "attention", "convolution"
 

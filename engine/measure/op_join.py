@@ -20,9 +20,9 @@ import re
 from array import array
 from dataclasses import dataclass
 
-from engine.measure.op_flop import FORMULAS
-from engine.measure.trace_tables import TraceTables
-from engine.results import Result
+from .op_flop import FORMULAS
+from .trace_tables import TraceTables
+from ..results import Result
 
 LIST_EVENTS = 1_000_000
 """Host events (operators + launch calls) up to which the nesting walk reads Python lists (about 100 bytes an

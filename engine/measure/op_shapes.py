@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import math
 
-from engine.measure.trace_tables import MAX_DIM, OpSignature
+from .trace_tables import MAX_DIM, OpSignature
 
 DTYPES: dict[str, tuple[str | None, float]] = {
     "c10::BFloat16": ("bf16", 2), "c10::Half": ("fp16", 2), "float": ("fp32", 4), "double": ("fp64", 8),

@@ -11,15 +11,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.measure import intervals as iv
-from engine.measure.chip_match import ChipMatch
-from engine.measure.kernel_kinds import COMMUNICATION, looks_like_matrix_product
-from engine.measure.op_flop import OpCost, op_cost
-from engine.measure.op_join import OpJoin, is_dispatcher_op
-from engine.measure.op_shapes import ShapeError, first_float_format, tensor_bytes
-from engine.measure.roofline import bound
-from engine.measure.trace_tables import TraceTables
-from engine.results import Result
+from . import intervals as iv
+from .chip_match import ChipMatch
+from .kernel_kinds import COMMUNICATION, looks_like_matrix_product
+from .op_flop import OpCost, op_cost
+from .op_join import OpJoin, is_dispatcher_op
+from .op_shapes import ShapeError, first_float_format, tensor_bytes
+from .roofline import bound
+from .trace_tables import TraceTables
+from ..results import Result
 
 MAX_ROWS = 2000
 """Rows kept (the heaviest by kernel time, then host time): a trace of a million distinct shapes stays readable."""

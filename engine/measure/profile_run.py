@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import InputError
-from engine.measure.utilization import ModelFlop
+from ..errors import InputError
+from .utilization import ModelFlop
 
 MAX_STEPS = 50
 
@@ -20,7 +20,7 @@ def profile_module(factory, input_shape: list[int], *, steps: int = 3, device: s
                    input_dtype: str = "float", out: Path, source: str = "") -> tuple[Path, ModelFlop]:
     """Run ``steps`` profiled training steps of ``factory()``; returns the trace's path and the model's FLOP per
     step (FlopCounterMode's forward + backward for this input)."""
-    from engine.importers.torch_count import count_module, import_torch
+    from ..importers.torch_count import count_module, import_torch
 
     torch = import_torch()
     if not 1 <= steps <= MAX_STEPS:
@@ -52,7 +52,7 @@ def profile_module(factory, input_shape: list[int], *, steps: int = 3, device: s
     def step():
         if optimizer is not None:
             optimizer.zero_grad(set_to_none=True)
-        from engine.importers.torch_count import _call, _tensors
+        from ..importers.torch_count import _call, _tensors
         outputs = [t for t in _tensors(_call(module, x)) if t.is_floating_point() and t.requires_grad]
         if outputs:
             sum(t.float().sum() for t in outputs).backward()

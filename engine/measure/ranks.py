@@ -13,10 +13,10 @@ from __future__ import annotations
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from engine.errors import InputError
-from engine.measure.measurement import TraceMeasurement, measure_trace
-from engine.measure.utilization import ModelFlop
-from engine.results import Result
+from ..errors import InputError
+from .measurement import TraceMeasurement, measure_trace
+from .utilization import ModelFlop
+from ..results import Result
 
 MAX_RANK_FILES = 1024
 CLOCK_DISAGREEMENT_S = 60.0

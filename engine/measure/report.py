@@ -3,8 +3,8 @@ Markdown report, ``measurement_markdown``), from the JSON view. User text (file,
 (``engine.safe_text``)."""
 from __future__ import annotations
 
-from engine.safe_text import markdown_inert
-from engine.units import format_flop
+from ..safe_text import markdown_inert
+from ..units import format_flop
 
 MAX_OPS_SHOWN = 15
 

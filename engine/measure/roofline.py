@@ -6,8 +6,8 @@ intensity I = min(peak, I × bandwidth).
 """
 from __future__ import annotations
 
-from engine.measure.chip_match import ChipMatch
-from engine.method2.precision import FormatPeak
+from .chip_match import ChipMatch
+from ..method2.precision import FormatPeak
 
 
 def ridge_flop_per_byte(peak: FormatPeak | None, chip: ChipMatch) -> float | None:

@@ -16,7 +16,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError, parse_input
+from ..errors import InputError, parse_input
 
 QUERY_KEY = "m"
 VERSION = "m1"

@@ -18,16 +18,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.measure import intervals as iv
-from engine.measure.kernel_kinds import (
+from . import intervals as iv
+from .kernel_kinds import (
     COMMUNICATION,
     COMPUTE,
     MEMCPY,
     hta_class,
     step_class,
 )
-from engine.measure.trace_tables import StepMark, TraceTables
-from engine.results import Result
+from .trace_tables import StepMark, TraceTables
+from ..results import Result
 
 
 @dataclass(frozen=True, slots=True)

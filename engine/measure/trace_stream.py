@@ -20,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import BinaryIO
 
-from engine.errors import InputError
+from ..errors import InputError
 
 BLOCK_CHARS = 1 << 20
 """Characters read per block (1 Mi)."""
@@ -270,7 +270,7 @@ def _events(r: _Reader, on_event, on_batch=None) -> None:
         r.pos += 1
         return
     if on_batch is not None:
-        from engine.measure import trace_fast
+        from . import trace_fast
 
         if trace_fast.available():
             trace_fast.events_in_chunks(r, on_batch)

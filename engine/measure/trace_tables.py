@@ -59,7 +59,7 @@ def _stream_of(args) -> int:
     """HTA's stream of an event: ``int(args["stream"])``, -1 where absent or not a number (``_hta``)."""
     if args is None:
         return -1
-    from engine.measure.trace_fast import UNSET
+    from .trace_fast import UNSET
 
     stream = args.stream
     if type(stream) is int:
@@ -247,7 +247,7 @@ class TraceTables:
         in file order (the tables equal ``add``'s, event for event)."""
         import numpy as np
 
-        from engine.measure.trace_fast import UNSET, XEvent
+        from .trace_fast import UNSET, XEvent
 
         self.events += len(events)
         xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]

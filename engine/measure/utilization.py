@@ -14,10 +14,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.errors import InputError, quoted
-from engine.measure.chip_match import ChipMatch
-from engine.method2.precision import effective_peak_flop_per_s
-from engine.results import Result
+from ..errors import InputError, quoted
+from .chip_match import ChipMatch
+from ..method2.precision import effective_peak_flop_per_s
+from ..results import Result
 
 
 @dataclass(frozen=True, slots=True)
@@ -53,9 +53,9 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
             raise InputError("--seq", "the trace's sequence length (tokens per sequence) is needed with --config")
         from pathlib import Path
 
-        from engine.errors import parse_input
-        from engine.llm.config import load_hf_config_text
-        from engine.llm.estimate import TransformerRun, estimate_transformer
+        from ..errors import parse_input
+        from ..llm.config import load_hf_config_text
+        from ..llm.estimate import TransformerRun, estimate_transformer
         path = Path(config)
         if not path.is_file():
             raise InputError("--config", f"{quoted(config)}: no such file")
@@ -63,9 +63,9 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
         estimate = estimate_transformer(load_hf_config_text(path.read_text(encoding="utf-8", errors="replace")), run)
         return ModelFlop(float(estimate.training.training_flop),
                          f"{path.name}: training FLOP of {batch} × {seq} tokens (FLOPscope's count)")
-    from engine.scenario import load_scenario_text
+    from ..scenario import load_scenario_text
     if preset:
-        from engine.presets import presets
+        from ..presets import presets
         found = presets().get(preset)
         if found is None:
             raise InputError("--preset", f"unknown preset {quoted(preset)}; presets: {', '.join(presets())}")

@@ -6,14 +6,14 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.method1.conventions import MERGE_BACKWARD_FLOP_PER_ELEMENT, Convention
-from engine.errors import InputError
-from engine.method1.kinds import Layer
-from engine.method1.blocks import MAX_EVALUATIONS, MAX_LAYERS, NestedLayers
-from engine.method1.ops import prod
-from engine.method1.layers import MAX_SIZE, Flow, ShapeError
-from engine.results import Result
-from engine.units import FLOP_PER_MAC, format_int
+from .conventions import MERGE_BACKWARD_FLOP_PER_ELEMENT, Convention
+from ..errors import InputError
+from .kinds import Layer
+from .blocks import MAX_EVALUATIONS, MAX_LAYERS, NestedLayers
+from .ops import prod
+from .layers import MAX_SIZE, Flow, ShapeError
+from ..results import Result
+from ..units import FLOP_PER_MAC, format_int
 
 __all__ = ["MAX_LAYERS", "Architecture", "ArchitectureResult", "BlockRow", "InputSpec", "LayerRow", "evaluate"]
 MAX_ELEMENTS = 10**15

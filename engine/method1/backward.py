@@ -19,8 +19,8 @@ from typing import Annotated, Literal, NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.conventions import BACKWARD_EXTRA_FACTOR
+from ..errors import InputError
+from .conventions import BACKWARD_EXTRA_FACTOR
 
 MAX_RANK = 10**6
 

@@ -22,10 +22,10 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.conventions import MERGE_FLOP_PER_ELEMENT
-from engine.method1.ops import prod
-from engine.method1.layers import MAX_SIZE, Flow, LayerBase, as_sequence
+from ..errors import InputError
+from .conventions import MERGE_FLOP_PER_ELEMENT
+from .ops import prod
+from .layers import MAX_SIZE, Flow, LayerBase, as_sequence
 
 
 MAX_DEPTH = 32

@@ -12,9 +12,9 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from engine.method1.backward import Grad, product_grad
-from engine.method1.conventions import BACKWARD_EXTRA_FACTOR
-from engine.method1.layers import Flow, LayerBase, LayerCost
+from .backward import Grad, product_grad
+from .conventions import BACKWARD_EXTRA_FACTOR
+from .layers import Flow, LayerBase, LayerCost
 
 MAX_COUNT = 10**24
 """Upper bound of one counted figure (a row's FLOP): 10²⁴ is beyond any single layer of any model run."""

@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
-from engine.method1.conventions import Convention
-from engine.method1.training import QuickForm, TrainingResult, TrainingSetup, training_compute
-from engine.results import Result, to_json
+from ..errors import InputError
+from .architecture import Architecture, ArchitectureResult, evaluate
+from .conventions import Convention
+from .training import QuickForm, TrainingResult, TrainingSetup, training_compute
+from ..results import Result, to_json
 
 
 @dataclass(frozen=True, slots=True)

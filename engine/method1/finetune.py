@@ -16,9 +16,9 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget, lora_targets_overlap
-from engine.method1.transformer import TransformerBlock, lora_target_refusal
+from ..errors import InputError
+from .backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget, lora_targets_overlap
+from .transformer import TransformerBlock, lora_target_refusal
 
 BLOCK_TYPES = ("transformer_block", "residual", "branches")
 MAX_BLOCKS = 10**6

@@ -12,8 +12,8 @@ from __future__ import annotations
 import difflib
 import re
 
-from engine.errors import InputError
-from engine.method1.kinds import KIND_BY_TYPE
+from ..errors import InputError
+from .kinds import KIND_BY_TYPE
 
 FIELD = "layers as text"
 MAX_TEXT = 10_000

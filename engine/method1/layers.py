@@ -16,9 +16,9 @@ from typing import Annotated, ClassVar, Literal, NamedTuple, Union
 
 from pydantic import BaseModel, ConfigDict, Field, model_serializer
 
-from engine.method1.backward import Grad, LoRA, lora_cost, parts_grad, product_grad
-from engine.method1.ops import dense_cost, layer_norm_cost, prod, softmax_and_scale_flop
-from engine.method1.conventions import (
+from .backward import Grad, LoRA, lora_cost, parts_grad, product_grad
+from .ops import dense_cost, layer_norm_cost, prod, softmax_and_scale_flop
+from .conventions import (
     ACTIVATION_FLOP,
     DROPOUT_FLOP_PER_ELEMENT,
 )

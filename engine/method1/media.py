@@ -14,11 +14,11 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.backward import Grad
-from engine.method1.conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR, MERGE_FLOP_PER_ELEMENT
-from engine.method1.layers import MAX_SIZE, Flow, LayerBase, LayerCost, ShapeError, Size, sequence_dims
-from engine.method1.ops import dense_cost, layer_norm_cost, prod, rms_norm_cost, softmax_and_scale_flop
+from ..errors import InputError
+from .backward import Grad
+from .conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR, MERGE_FLOP_PER_ELEMENT
+from .layers import MAX_SIZE, Flow, LayerBase, LayerCost, ShapeError, Size, sequence_dims
+from .ops import dense_cost, layer_norm_cost, prod, rms_norm_cost, softmax_and_scale_flop
 
 
 class GroupNorm(LayerBase):

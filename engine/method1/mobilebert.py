@@ -13,10 +13,10 @@ from typing import Annotated, ClassVar, Literal
 
 from pydantic import Field
 
-from engine.method1.backward import parts_grad, product_grad
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Flow, LayerBase, LayerCost, Part, ShapeError, Size, sequence_dims
-from engine.method1.ops import dense_cost, layer_norm_cost, softmax_and_scale_flop
+from .backward import parts_grad, product_grad
+from .conventions import ACTIVATION_FLOP
+from .layers import Flow, LayerBase, LayerCost, Part, ShapeError, Size, sequence_dims
+from .ops import dense_cost, layer_norm_cost, softmax_and_scale_flop
 
 NormKind = Literal["layer_norm", "no_norm"]
 

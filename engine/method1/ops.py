@@ -8,7 +8,7 @@ from __future__ import annotations
 import math
 from typing import NamedTuple
 
-from engine.method1.conventions import (
+from .conventions import (
     ACTIVATION_FLOP,
     ATTENTION_SCALE_FLOP_PER_SCORE,
     NORM_AFFINE_FLOP_PER_ELEMENT,

@@ -20,11 +20,11 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.optimizers import OptimizerTerm, optimizer_flop_per_param, optimizer_term_label
-from engine.ranges import Factor, Interval, check_range, monte_carlo_interval
-from engine.results import Result
-from engine.units import FLOP_PER_MAC, flop_to_pfs_days
+from ..errors import InputError
+from ..optimizers import OptimizerTerm, optimizer_flop_per_param, optimizer_term_label
+from ..ranges import Factor, Interval, check_range, monte_carlo_interval
+from ..results import Result
+from ..units import FLOP_PER_MAC, flop_to_pfs_days
 
 
 OPTIMIZER_LABELS: dict[str, str] = {term: optimizer_term_label(term) for term in get_args(OptimizerTerm)}

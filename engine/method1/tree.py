@@ -10,7 +10,7 @@ import copy
 import re
 from typing import Literal, NamedTuple
 
-from engine.errors import InputError
+from ..errors import InputError
 
 _STEP = re.compile(r"\.(body|shortcut|layers)\[(\d+)\]|\.branches\[(\d+)\]\[(\d+)\]")
 WRAP_KINDS = ("residual", "branches", "repeat")

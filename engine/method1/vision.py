@@ -14,9 +14,9 @@ from typing import ClassVar, Literal
 
 from pydantic import Field
 
-from engine.method1.conventions import BILINEAR_FLOP_PER_ELEMENT, DROPOUT_FLOP_PER_ELEMENT
-from engine.method1.ops import prod
-from engine.method1.layers import (
+from .conventions import BILINEAR_FLOP_PER_ELEMENT, DROPOUT_FLOP_PER_ELEMENT
+from .ops import prod
+from .layers import (
     MAX_SIZE,
     Flow,
     LayerBase,

@@ -10,9 +10,9 @@ from typing import Annotated, ClassVar, Literal, Union
 
 from pydantic import Field
 
-from engine.method1.conventions import ACTIVATION_FLOP, MERGE_FLOP_PER_ELEMENT
-from engine.method1.ops import dense_cost, layer_norm_cost
-from engine.method1.layers import MAX_SIZE, LayerBase, LayerCost, Part, ShapeError, Size, Sizes, _per_dim
+from .conventions import ACTIVATION_FLOP, MERGE_FLOP_PER_ELEMENT
+from .ops import dense_cost, layer_norm_cost
+from .layers import MAX_SIZE, LayerBase, LayerCost, Part, ShapeError, Size, Sizes, _per_dim
 
 Shift = Union[Annotated[int, Field(ge=0, le=MAX_SIZE)], list[Annotated[int, Field(ge=0, le=MAX_SIZE)]]]
 

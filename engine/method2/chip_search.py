@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from engine.method2.hardware_db import Chip, HardwareDB
+from .hardware_db import Chip, HardwareDB
 
 _WORD = re.compile(r"[a-z0-9]+")
 

@@ -13,12 +13,12 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
-from engine.method2.places import grid_place, provider_pue
-from engine.errors import parse_input
-from engine.method2.run import EnergyInputs, HardwareRun
-from engine.results import Result
-from engine.units import SECONDS_PER_HOUR
+from .hardware_db import Chip, HardwareDB, load_hardware_db
+from .places import grid_place, provider_pue
+from ..errors import parse_input
+from .run import EnergyInputs, HardwareRun
+from ..results import Result
+from ..units import SECONDS_PER_HOUR
 
 WATT_HOURS_PER_KWH = 1_000.0
 NO_PRICE = "no price"

@@ -17,14 +17,14 @@ from __future__ import annotations
 import statistics
 from dataclasses import dataclass
 
-from engine.method2.hardware_db import Chip, HardwareDB, UtilizationPreset, load_hardware_db
-from engine.method2.utilization_priors import (
+from .hardware_db import Chip, HardwareDB, UtilizationPreset, load_hardware_db
+from .utilization_priors import (
     UtilizationReport,
     generation_of,
     load_utilization_reports,
     scale_of,
 )
-from engine.results import Result
+from ..results import Result
 
 MIN_GROUP = 5
 HFU_TO_MFU = 3 / 4

@@ -3,12 +3,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.method2.run import HardwareRun, estimate_method2
-from engine.method2.planning import wall_clock_hours
-from engine.method2.precision import PRECISIONS
-from engine.results import Result
+from ..errors import InputError
+from .hardware_db import HardwareDB, load_hardware_db
+from .run import HardwareRun, estimate_method2
+from .planning import wall_clock_hours
+from .precision import PRECISIONS
+from ..results import Result
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

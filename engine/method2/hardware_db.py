@@ -14,9 +14,9 @@ from typing import Annotated, Literal
 from pydantic import (BaseModel, ConfigDict, Field, PrivateAttr, create_model, field_validator,
                       model_validator)
 
-from engine.shipped import read_shipped_json, shipped_data_error, shipped_file
-from engine.errors import InputError, PositiveFinite, parse_input, quoted
-from engine.method2.formats import PEAK_FORMATS, PEAK_KEYS, peak_unit  # noqa: F401 (peak_unit re-exported)
+from ..shipped import read_shipped_json, shipped_data_error, shipped_file
+from ..errors import InputError, PositiveFinite, parse_input, quoted
+from .formats import PEAK_FORMATS, PEAK_KEYS, peak_unit  # noqa: F401 (peak_unit re-exported)
 
 HARDWARE_DB_PATH = shipped_file("hardware_db.json")
 

@@ -13,8 +13,8 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.errors import InputError, from_validation_error, quoted
-from engine.shipped import read_shipped_rows, shipped_data_error
+from ..errors import InputError, from_validation_error, quoted
+from ..shipped import read_shipped_rows, shipped_data_error
 
 GRID_PATH = Path(__file__).with_name("grid_intensity.csv")
 PUE_PATH = Path(__file__).with_name("pue.csv")

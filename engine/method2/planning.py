@@ -11,14 +11,14 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from engine.method2.costs import CostEstimate, costs_for_chip_hours, run_chip
-from engine.errors import InputError
-from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.method2.run import (
+from .costs import CostEstimate, costs_for_chip_hours, run_chip
+from ..errors import InputError
+from .hardware_db import HardwareDB, load_hardware_db
+from .run import (
     EnergyInputs, HardwareSpec, PeakUsed, PositiveFinite, UtilizationInputs, parse_input, resolve_peak,
 )
-from engine.results import Result
-from engine.units import SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
+from ..results import Result
+from ..units import SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days
 
 
 class PlanRequest(EnergyInputs, UtilizationInputs, HardwareSpec):

@@ -10,10 +10,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.errors import InputError, quoted
-from engine.method2.formats import FORMAT_BY_KEY, ONE_FIGURE, PRECISIONS, is_tensor, peak_key, peak_unit
-from engine.method2.hardware_db import Peaks
-from engine.results import Result
+from ..errors import InputError, quoted
+from .formats import FORMAT_BY_KEY, ONE_FIGURE, PRECISIONS, is_tensor, peak_key, peak_unit
+from .hardware_db import Peaks
+from ..results import Result
 
 Precision = Literal[PRECISIONS]  # type: ignore[valid-type]  # the formats of engine.method2.formats
 SplitBasis = Literal["work", "time"]

@@ -15,17 +15,17 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
-from engine.errors import InputError, PositiveFinite, parse_input, quoted
-from engine.method2.formats import is_tensor, peak_unit
-from engine.method2.hardware_db import Chip, HardwareDB, load_hardware_db
-from engine.method2.precision import (
+from ..errors import InputError, PositiveFinite, parse_input, quoted
+from .formats import is_tensor, peak_unit
+from .hardware_db import Chip, HardwareDB, load_hardware_db
+from .precision import (
     FormatPeak, Precision, SplitBasis, effective_peak_flop_per_s, format_of_peak_key, peak_key_label,
     requested_peak_key, select_format_peak,
 )
-from engine.method2.unknown_hardware import HardwareClass, year_chip
-from engine.ranges import Factor, Interval, check_range, product_interval
-from engine.results import Result
-from engine.units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
+from .unknown_hardware import HardwareClass, year_chip
+from ..ranges import Factor, Interval, check_range, product_interval
+from ..results import Result
+from ..units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
                           format_number, format_pf_days, format_time_amount, plural)
 
 MAX_CHIPS = 1e9
@@ -51,7 +51,7 @@ def _preset_or_number(value: object) -> object:
         try:
             return db.preset(text.lower()).utilization
         except InputError as exc:
-            from engine.method2.utilization_priors import prior_presets
+            from .utilization_priors import prior_presets
             found = next((p for p in prior_presets(db) if p.id == text.lower()), None)
             if found is None:
                 raise InputError("utilization", exc.reason + "; priors from reported runs: " + ", ".join(
@@ -160,7 +160,7 @@ class EnergyInputs(BaseModel):
     def _known(cls, value, info):
         if value is None:
             return None
-        from engine.method2.places import grid_place, provider_pue
+        from .places import grid_place, provider_pue
         return (grid_place if info.field_name == "place" else provider_pue)(value).id
 
 
@@ -185,7 +185,7 @@ class HardwareRun(EnergyInputs, UtilizationInputs, HardwareSpec):
         given = data.get("utilization")
         if given is not None and not (isinstance(given, str) and given.strip().lower() == "reported"):
             return data
-        from engine.method2.default_utilization import default_for_run
+        from .default_utilization import default_for_run
         found = default_for_run(data.get("chip"), data.get("chip_count"))
         out = {**data, "utilization": found.utilization}
         if data.get("utilization_low") is None and data.get("utilization_high") is None:

@@ -25,11 +25,11 @@ import math
 from dataclasses import dataclass
 from typing import Literal
 
-from engine.errors import InputError
-from engine.method2.formats import FORMAT_BY_KEY, PEAK_KEYS
-from engine.method2.hardware_db import Chip, HardwareDB, Peaks
-from engine.records.partial_dates import parse_partial_date
-from engine.results import Result
+from ..errors import InputError
+from .formats import FORMAT_BY_KEY, PEAK_KEYS
+from .hardware_db import Chip, HardwareDB, Peaks
+from ..records.partial_dates import parse_partial_date
+from ..results import Result
 
 HardwareClass = Literal["data_center", "workstation_consumer"]
 HARDWARE_CLASSES: tuple[str, ...] = ("data_center", "workstation_consumer")

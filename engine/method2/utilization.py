@@ -13,11 +13,11 @@ from typing import Literal
 
 from pydantic import ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
-from engine.errors import PositiveFinite, parse_input
-from engine.method2.run import HardwareSpec, PeakUsed, resolve_peak
-from engine.results import Result
+from ..errors import InputError
+from .hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
+from ..errors import PositiveFinite, parse_input
+from .run import HardwareSpec, PeakUsed, resolve_peak
+from ..results import Result
 
 
 def utilization_presets(db: HardwareDB | None = None) -> list[UtilizationPreset]:

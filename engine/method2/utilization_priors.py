@@ -17,11 +17,11 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from engine.shipped import read_shipped_rows, shipped_data_error, shipped_file
-from engine.errors import from_validation_error
-from engine.method2.hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
-from engine.records.epoch_rows import HardwareRow, parse_flop
-from engine.results import Result
+from ..shipped import read_shipped_rows, shipped_data_error, shipped_file
+from ..errors import from_validation_error
+from .hardware_db import HardwareDB, UtilizationPreset, load_hardware_db
+from ..records.epoch_rows import HardwareRow, parse_flop
+from ..results import Result
 
 REPORTS_PATH = shipped_file("utilization_reports.csv")
 MIN_REPORTS = 3

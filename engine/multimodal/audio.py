@@ -24,17 +24,17 @@ from __future__ import annotations
 
 import math
 
-from engine.errors import InputError
-from engine.method1.blocks import Each
-from engine.method1.layers import Activation, Conv1d, Dense, LayerNorm
-from engine.method1.media import MergeTokens
-from engine.method1.transformer import DecoderInput, LMHead, PositionEmbedding, TransformerBlock
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import ACTIVATIONS
+from ..errors import InputError
+from ..method1.blocks import Each
+from ..method1.layers import Activation, Conv1d, Dense, LayerNorm
+from ..method1.media import MergeTokens
+from ..method1.transformer import DecoderInput, LMHead, PositionEmbedding, TransformerBlock
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import ACTIVATIONS
 
 FRAMES_PER_SECOND = 100
 """Mel frames a second: 16,000 samples / a hop of 160."""

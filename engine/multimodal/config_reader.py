@@ -10,10 +10,10 @@ import functools
 import json
 import math
 
-from engine.errors import InputError, json_type, quoted
-from engine.llm.families.keys import NEUTRAL_KEYS
-from engine.method1.layers import MAX_SIZE
-from engine.shipped import module_file, read_shipped_json
+from ..errors import InputError, json_type, quoted
+from ..llm.families.keys import NEUTRAL_KEYS
+from ..method1.layers import MAX_SIZE
+from ..shipped import module_file, read_shipped_json
 
 KEYS_FILE = module_file("library_keys.json")
 

@@ -4,10 +4,10 @@ encoders, encoder–decoders, T5's encoder as an image generator's text encoder)
 (``flops --config``), the API and the pages."""
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.model import ModelCount, ReadModel, StageBuilder, count
-from engine.multimodal.registry import is_multimodal, read_model
+from ..errors import InputError
+from .inputs import MediaInputs
+from .model import ModelCount, ReadModel, StageBuilder, count
+from .registry import is_multimodal, read_model
 
 ENCODER_TOKENS = 512
 """T5's encoder in an image generator: SD3's and FLUX.1-dev's max_sequence_length (it has no position table)."""
@@ -18,7 +18,7 @@ TEXT_TOKENS = 2048
 def read_text_model(data: dict, inputs: MediaInputs, source: str = "config", lenient: bool = False) -> ReadModel:
     """A language model's config.json through ``engine.llm`` as one stage: ``text_tokens`` tokens (default: its
     context length)."""
-    from engine.llm.config import read_hf_config
+    from ..llm.config import read_hf_config
 
     for field, value in (("image_size", inputs.image_size), ("frames", inputs.frames),
                          ("audio_seconds", inputs.audio_seconds), ("images", inputs.images)):

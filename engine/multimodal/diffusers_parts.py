@@ -7,10 +7,10 @@ F the feed-forward's inner width, T the width of the conditioning vector (the ti
 """
 from __future__ import annotations
 
-from engine.method1.blocks import Branches, Residual
-from engine.method1.layers import Activation, Conv2d, Conv3d, Dense, LayerNorm
-from engine.method1.media import AttentionCore, ConditioningDense, GatedUnit, GroupNorm
-from engine.method1.transformer import RMSNorm
+from ..method1.blocks import Branches, Residual
+from ..method1.layers import Activation, Conv2d, Conv3d, Dense, LayerNorm
+from ..method1.media import AttentionCore, ConditioningDense, GatedUnit, GroupNorm
+from ..method1.transformer import RMSNorm
 
 ACTIVATIONS = {"silu": "silu", "swish": "silu", "gelu": "gelu", "gelu-approximate": "gelu", "geglu": "gelu",
                "geglu-approximate": "gelu", "gelu_tanh": "gelu", "relu": "relu", "mish": "silu",

@@ -16,22 +16,22 @@ p²·C_out per patch.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Residual
-from engine.method1.layers import Conv2d, Dense, LayerNorm
-from engine.method1.media import ConditioningDense, LearnedValues
-from engine.method1.vision import ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import (
+from ..errors import InputError
+from ..method1.blocks import Residual
+from ..method1.layers import Conv2d, Dense, LayerNorm
+from ..method1.media import ConditioningDense, LearnedValues
+from ..method1.vision import ToTokens
+from .config_reader import ConfigReader
+from .diffusers_parts import (
     ACTIVATIONS,
     cross_attention,
     feed_forward,
     self_attention,
     time_embedding,
 )
-from engine.multimodal.inputs import MediaInputs, divisible
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from .inputs import MediaInputs, divisible
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 VAE_FACTOR = 8
 PIXART_TEXT_TOKENS = 120

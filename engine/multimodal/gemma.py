@@ -10,18 +10,18 @@ from __future__ import annotations
 
 import math
 
-from engine.errors import InputError
-from engine.method1.blocks import Each
-from engine.method1.layers import AvgPool2d, Dense
-from engine.method1.media import TokensToGrid
-from engine.method1.transformer import RMSNorm
-from engine.method1.vision import ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import patches, read_tower, tower_layers
+from ..errors import InputError
+from ..method1.blocks import Each
+from ..method1.layers import AvgPool2d, Dense
+from ..method1.media import TokensToGrid
+from ..method1.transformer import RMSNorm
+from ..method1.vision import ToTokens
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import patches, read_tower, tower_layers
 
 
 def _images(inputs: MediaInputs) -> int:

@@ -21,16 +21,16 @@ from __future__ import annotations
 
 import math
 
-from engine.errors import InputError
-from engine.method1.blocks import Each
-from engine.method1.layers import Dense
-from engine.method1.media import MergeTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import patches, siglip_vision_layers, vit_sizes
+from ..errors import InputError
+from ..method1.blocks import Each
+from ..method1.layers import Dense
+from ..method1.media import MergeTokens
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import patches, siglip_vision_layers, vit_sizes
 
 MAX_IMAGE_SIZE = 4096
 """The processors' absolute maximum side (``MAX_IMAGE_SIZE``)."""

@@ -9,7 +9,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError, parse_input, quoted
+from ..errors import InputError, parse_input, quoted
 
 MAX_PIXELS = 65_536
 """An image side beyond this is absurd for these models (the largest native resolutions are a few thousand)."""

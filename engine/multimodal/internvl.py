@@ -17,18 +17,18 @@ patches side by side (pixel shuffle: n/k tokens of k·C), the projector LayerNor
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Each
-from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
-from engine.method1.media import LearnedValues, MergeTokens, SequenceSlice
-from engine.method1.transformer import PositionEmbedding, RMSNorm, TransformerBlock
-from engine.method1.vision import ClassToken, ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import ACTIVATIONS
+from ..errors import InputError
+from ..method1.blocks import Each
+from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
+from ..method1.media import LearnedValues, MergeTokens, SequenceSlice
+from ..method1.transformer import PositionEmbedding, RMSNorm, TransformerBlock
+from ..method1.vision import ClassToken, ToTokens
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import ACTIVATIONS
 
 MAX_TILES = 12
 """InternVL's processors: at most 12 tiles an image (``max_patches``)."""

@@ -4,10 +4,10 @@ the T text tokens join the N tokens the projector made, and its blocks, final no
 positions (the head at every position, as transformers computes the logits)."""
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.llm.config import TransformerConfig, validate_transformer_config
-from engine.method1.layers import Embedding
-from engine.method1.media import TextTokens
+from ..errors import InputError
+from ..llm.config import TransformerConfig, validate_transformer_config
+from ..method1.layers import Embedding
+from ..method1.media import TextTokens
 
 STANDARD_PROMPT = 0
 """Text tokens beside the image tokens when none are given: the image alone (``--text-tokens`` adds the prompt)."""
@@ -21,7 +21,7 @@ a half-count of the causal triangle can be asked for), the multimodal readers ta
 
 def language_model(data: dict, source: str = "config") -> TransformerConfig:
     """The ``TransformerConfig`` of ``data``'s ``text_config`` (its family's reader, the checkpoint's tie)."""
-    from engine.llm.families.reading import read_language_model
+    from ..llm.families.reading import read_language_model
 
     text = data.get("text_config")
     if isinstance(text, dict) and text.get(BIDIRECTIONAL):

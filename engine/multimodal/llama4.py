@@ -23,18 +23,18 @@ transformers' idle-expert products off its count, ``tests/llm/hf_reference.idle_
 from __future__ import annotations
 
 
-from engine.errors import InputError
-from engine.method1.blocks import Each
-from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
-from engine.method1.media import MergeTokens, SequenceSlice
-from engine.method1.transformer import PositionEmbedding, TransformerBlock
-from engine.method1.vision import ClassToken, ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import ACTIVATIONS
+from ..errors import InputError
+from ..method1.blocks import Each
+from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
+from ..method1.media import MergeTokens, SequenceSlice
+from ..method1.transformer import PositionEmbedding, TransformerBlock
+from ..method1.vision import ClassToken, ToTokens
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import ACTIVATIONS
 
 MAX_TILES = 16
 """Llama4ImageProcessor's ``max_patches``."""

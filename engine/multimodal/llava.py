@@ -17,16 +17,16 @@ the language model receives N + h'·(w' + 1) tokens per image.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Branches, Each
-from engine.method1.layers import Activation, Dense
-from engine.method1.media import ContextTokens, LearnedValues, SequenceSlice
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import patches, read_tower, tower_layers
+from ..errors import InputError
+from ..method1.blocks import Branches, Each
+from ..method1.layers import Activation, Dense
+from ..method1.media import ContextTokens, LearnedValues, SequenceSlice
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import patches, read_tower, tower_layers
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "quick_gelu": "gelu", "relu": "relu",
                          "silu": "silu"}

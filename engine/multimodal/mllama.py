@@ -24,19 +24,19 @@ The text holds one <|image|> token per image besides the prompt.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Each, Residual
-from engine.method1.layers import Conv2d, Dense, Embedding, LayerNorm
-from engine.method1.media import AttentionCore, ConditioningDense, ContextTokens, LearnedValues
-from engine.method1.transformer import RMSNorm, TransformerBlock
-from engine.method1.vision import ClassToken, ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import feed_forward
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
-from engine.multimodal.vision_towers import ACTIVATIONS
+from ..errors import InputError
+from ..method1.blocks import Each, Residual
+from ..method1.layers import Conv2d, Dense, Embedding, LayerNorm
+from ..method1.media import AttentionCore, ConditioningDense, ContextTokens, LearnedValues
+from ..method1.transformer import RMSNorm, TransformerBlock
+from ..method1.vision import ClassToken, ToTokens
+from .config_reader import ConfigReader
+from .diffusers_parts import feed_forward
+from .inputs import MediaInputs
+from .language import prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
+from .vision_towers import ACTIVATIONS
 
 EXTRA_TOKENS = 8
 """MllamaTextModel's token table has ``vocab_size + 8`` rows (the image and reserved tokens)."""

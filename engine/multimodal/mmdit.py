@@ -21,22 +21,22 @@ outputs concatenated and projected 5d → d. Output as SD3's.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Branches, Residual
-from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
-from engine.method1.media import (
+from ..errors import InputError
+from ..method1.blocks import Branches, Residual
+from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
+from ..method1.media import (
     AttentionCore,
     ConditioningDense,
     ContextTokens,
     SequenceSlice,
     StreamDense,
 )
-from engine.method1.vision import ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import self_attention, time_embedding
-from engine.multimodal.inputs import MediaInputs, divisible
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from ..method1.vision import ToTokens
+from .config_reader import ConfigReader
+from .diffusers_parts import self_attention, time_embedding
+from .inputs import MediaInputs, divisible
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 VAE_FACTOR = 8
 SD3_TEXT_TOKENS = 77 + 256

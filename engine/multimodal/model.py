@@ -10,13 +10,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from engine.method1.architecture import (
+from ..method1.architecture import (
     Architecture,
     ArchitectureResult,
     InputSpec,
     evaluate,
 )
-from engine.results import Result
+from ..results import Result
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from engine.errors import InputError, quoted
-from engine.multimodal.count import read_any
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.model import ReadModel
+from ..errors import InputError, quoted
+from .count import read_any
+from .inputs import MediaInputs
+from .model import ReadModel
 
 CLIP_TOKENS = 77
 PART_LIMIT = 1_000_000
@@ -57,7 +57,7 @@ def _pixels(denoiser: ReadModel) -> tuple[int, int] | None:
 
 def read_folder(folder: str | Path, inputs: MediaInputs) -> tuple[ReadModel, list[ReadModel], ReadModel | None]:
     """A pipeline folder: ``model_index.json`` names the parts; each part's ``config.json`` in its subfolder."""
-    from engine.json_text import parse_json_text
+    from ..json_text import parse_json_text
 
     root = Path(folder)
     index_path = root / "model_index.json"

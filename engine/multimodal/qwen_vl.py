@@ -21,22 +21,22 @@ from __future__ import annotations
 
 from collections import Counter
 
-from engine.errors import InputError
-from engine.method1.blocks import Branches, Residual
-from engine.method1.layers import Activation, Dense, LayerNorm
-from engine.method1.media import (
+from ..errors import InputError
+from ..method1.blocks import Branches, Residual
+from ..method1.layers import Activation, Dense, LayerNorm
+from ..method1.media import (
     AttentionCore,
     GatedUnit,
     LearnedValues,
     MergeTokens,
     Segment,
 )
-from engine.method1.transformer import RMSNorm
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.language import language_layers, language_model, prompt_tokens
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from ..method1.transformer import RMSNorm
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .language import language_layers, language_model, prompt_tokens
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 ACTIVATIONS = {"quick_gelu": "gelu", "gelu": "gelu", "gelu_pytorch_tanh": "gelu", "silu": "silu", "relu": "relu"}
 VERSIONS = {"qwen2_vl": "qwen2_vl_vision", "qwen2_5_vl": "qwen2_5_vl_vision", "qwen3_vl": "qwen3_vl_vision",
@@ -172,7 +172,7 @@ def _text_config(c: ConfigReader, data: dict, model_type: str) -> dict:
     ones) hold the text keys at the top level, which the configuration class moves into ``text_config`` when there
     is none (and then they are read there); for Qwen2-VL and Qwen2.5-VL a ``text_config.tie_word_embeddings`` true
     ties the wrapper too (their configuration classes' rule for pre-v5 files; Qwen3's have none)."""
-    from engine.multimodal.config_reader import class_keys
+    from .config_reader import class_keys
 
     text_type = f"{model_type}_text"
     data = dict(data)

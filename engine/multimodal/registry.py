@@ -9,18 +9,18 @@ import importlib
 from collections.abc import Callable
 from typing import NamedTuple
 
-from engine.errors import InputError, json_type, quoted
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.model import ReadModel
+from ..errors import InputError, json_type, quoted
+from .inputs import MediaInputs
+from .model import ReadModel
 
-FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders",
-                  "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video",
-                  "engine.multimodal.hunyuan", "engine.multimodal.unet3d", "engine.multimodal.vision_towers",
-                  "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl",
-                  "engine.multimodal.mistral", "engine.multimodal.audio",
-                  "engine.multimodal.idefics", "engine.multimodal.internvl",
-                  "engine.multimodal.llama4", "engine.multimodal.mllama")
-"""The modules whose readers register here."""
+FAMILY_MODULES = (".unet", ".vae", ".text_encoders",
+                  ".dit", ".mmdit", ".video",
+                  ".hunyuan", ".unet3d", ".vision_towers",
+                  ".llava", ".gemma", ".qwen_vl",
+                  ".mistral", ".audio",
+                  ".idefics", ".internvl",
+                  ".llama4", ".mllama")
+"""The modules whose readers register here (relative to this package)."""
 
 Reader = Callable[[dict, MediaInputs, str], ReadModel]
 
@@ -54,7 +54,7 @@ def reader(*names: str, family: str, library: str = "diffusers") -> Callable[[Re
 
 def _load() -> None:
     for module in FAMILY_MODULES:
-        importlib.import_module(module)
+        importlib.import_module(module, __package__)
 
 
 def diffusers_classes() -> dict[str, str]:

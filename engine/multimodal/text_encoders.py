@@ -9,14 +9,14 @@ also projects the pooled (end-of-text) token d → P_out without bias.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.layers import Dense, Embedding, LayerNorm
-from engine.method1.transformer import PositionEmbedding, TransformerBlock
-from engine.method1.vision import TokenSelect
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from ..errors import InputError
+from ..method1.layers import Dense, Embedding, LayerNorm
+from ..method1.transformer import PositionEmbedding, TransformerBlock
+from ..method1.vision import TokenSelect
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 CLIP_TEXT_CLASSES = {"CLIPTextModel": False, "CLIPTextModelWithProjection": True}
 """The classes counted → whether the pooled token is projected."""

@@ -23,11 +23,11 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError, parse_input
-from engine.method1.architecture import Architecture, evaluate
-from engine.method1.backward import LoraTarget
-from engine.multimodal.model import ModelCount, ReadModel, Stage, count
-from engine.results import Result
+from ..errors import InputError, parse_input
+from ..method1.architecture import Architecture, evaluate
+from ..method1.backward import LoraTarget
+from .model import ModelCount, ReadModel, Stage, count
+from ..results import Result
 
 MAX_STEPS = 100_000
 
@@ -78,7 +78,7 @@ def _component_of(stage: Stage) -> list[str]:
 
 def trained_architecture(stage: Stage, recipe: VlmRecipe) -> Architecture:
     """The stage's layers with ``trainable`` set per component, and LoRA adapters on the language model."""
-    from engine.method1.finetune import FineTune, fine_tuned
+    from ..method1.finetune import FineTune, fine_tuned
 
     owner = _component_of(stage)
     trains = TRAINS[recipe.recipe]
@@ -211,7 +211,7 @@ def scenario_data(model: ReadModel, recipe: VlmRecipe | None = None, examples: f
     recipe's trainable flags and adapters), trained on ``examples`` examples — for the layer builder and the Plan
     page (the image tokens are in the language model's sequence). The backward pass is then counted layer by layer
     wherever weights are frozen."""
-    from engine.method1.training import TrainingSetup
+    from ..method1.training import TrainingSetup
 
     stage = model.stages[-1]
     arch = trained_architecture(stage, recipe) if recipe is not None else stage.architecture

@@ -13,13 +13,13 @@ the layer list is the U-Net's series-parallel shape.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Residual
-from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
-from engine.method1.media import ConditioningDense, GroupNorm, TokensToGrid
-from engine.method1.vision import ToTokens, Upsample
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import (
+from ..errors import InputError
+from ..method1.blocks import Residual
+from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
+from ..method1.media import ConditioningDense, GroupNorm, TokensToGrid
+from ..method1.vision import ToTokens, Upsample
+from .config_reader import ConfigReader
+from .diffusers_parts import (
     ACTIVATIONS,
     POP,
     PUSH,
@@ -30,9 +30,9 @@ from engine.multimodal.diffusers_parts import (
     self_attention,
     time_embedding,
 )
-from engine.multimodal.inputs import MediaInputs, divisible
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from .inputs import MediaInputs, divisible
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 DOWN = ("CrossAttnDownBlock2D", "DownBlock2D")
 UP = ("CrossAttnUpBlock2D", "UpBlock2D")

@@ -14,13 +14,13 @@ channels (the blocks pass C/A as the heads and A as the head size), ``transforme
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Residual
-from engine.method1.layers import Activation, Conv3d, Dense, LayerNorm
-from engine.method1.media import GroupNorm, Segment, TokensToGrid
-from engine.method1.vision import ToTokens, Upsample
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import (
+from ..errors import InputError
+from ..method1.blocks import Residual
+from ..method1.layers import Activation, Conv3d, Dense, LayerNorm
+from ..method1.media import GroupNorm, Segment, TokensToGrid
+from ..method1.vision import ToTokens, Upsample
+from .config_reader import ConfigReader
+from .diffusers_parts import (
     ACTIVATIONS,
     POP,
     PUSH,
@@ -32,9 +32,9 @@ from engine.multimodal.diffusers_parts import (
     self_attention,
     time_embedding,
 )
-from engine.multimodal.inputs import MediaInputs, divisible
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from .inputs import MediaInputs, divisible
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 DOWN = ("CrossAttnDownBlock3D", "DownBlock3D")
 UP = ("CrossAttnUpBlock3D", "UpBlock3D")

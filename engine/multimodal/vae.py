@@ -11,16 +11,16 @@ The image is f = 2^(levels − 1) times the latent on each side.
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Residual
-from engine.method1.layers import Activation, Conv2d, Dense
-from engine.method1.media import AttentionCore, GroupNorm, TokensToGrid
-from engine.method1.vision import ToTokens, Upsample
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import ACTIVATIONS, resnet
-from engine.multimodal.inputs import MediaInputs, divisible
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from ..errors import InputError
+from ..method1.blocks import Residual
+from ..method1.layers import Activation, Conv2d, Dense
+from ..method1.media import AttentionCore, GroupNorm, TokensToGrid
+from ..method1.vision import ToTokens, Upsample
+from .config_reader import ConfigReader
+from .diffusers_parts import ACTIVATIONS, resnet
+from .inputs import MediaInputs, divisible
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 STANDARD_SIZE = 512
 

@@ -18,27 +18,27 @@ before it; q from the video, k and v from the text, RMS norms across the heads),
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Each, Residual
-from engine.method1.layers import Conv2d, Conv3d, Dense, LayerNorm
-from engine.method1.media import (
+from ..errors import InputError
+from ..method1.blocks import Each, Residual
+from ..method1.layers import Conv2d, Conv3d, Dense, LayerNorm
+from ..method1.media import (
     ConditioningDense,
     ContextTokens,
     LearnedValues,
     SequenceSlice,
 )
-from engine.method1.vision import ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.diffusers_parts import (
+from ..method1.vision import ToTokens
+from .config_reader import ConfigReader
+from .diffusers_parts import (
     ACTIVATIONS,
     cross_attention,
     feed_forward,
     self_attention,
     time_embedding,
 )
-from engine.multimodal.inputs import MediaInputs, divisible
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from .inputs import MediaInputs, divisible
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 SPATIAL, TEMPORAL = 8, 4
 """The video VAEs' compression: 8 pixels per latent position on each side, 4 frames per latent frame (after the

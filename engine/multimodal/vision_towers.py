@@ -13,16 +13,16 @@ attention-pooling head (a learned query, ``nn.MultiheadAttention``, a LayerNorm 
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.blocks import Each, Residual
-from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
-from engine.method1.media import AttentionPool
-from engine.method1.transformer import PositionEmbedding, TransformerBlock
-from engine.method1.vision import ClassToken, ToTokens
-from engine.multimodal.config_reader import ConfigReader
-from engine.multimodal.inputs import MediaInputs
-from engine.multimodal.model import ReadModel, StageBuilder
-from engine.multimodal.registry import reader
+from ..errors import InputError
+from ..method1.blocks import Each, Residual
+from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
+from ..method1.media import AttentionPool
+from ..method1.transformer import PositionEmbedding, TransformerBlock
+from ..method1.vision import ClassToken, ToTokens
+from .config_reader import ConfigReader
+from .inputs import MediaInputs
+from .model import ReadModel, StageBuilder
+from .registry import reader
 
 ACTIVATIONS = {"quick_gelu": "gelu", "gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu",
                "gelu_fast": "gelu", "relu": "relu", "silu": "silu"}

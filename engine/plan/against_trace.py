@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.results import Result
+from ..errors import InputError
+from ..results import Result
 
 FLOP_TOLERANCE = 0.10
 """The trace's FLOP per step may differ from the plan's per chip by this share before it is said not to match."""
@@ -206,10 +206,10 @@ class TraceComparison(Result):
 def plan_with_trace(model, layout, options, settings, measurement) -> TraceComparison:
     """The plan of ``model`` in ``layout`` with ``settings``, set beside ``measurement`` (a ``TraceMeasurement``),
     and the same plan with the trace's efficiencies ("plan with this run's efficiency")."""
-    from engine.plan.kernel.chip import kernel_hardware
-    from engine.plan.kernel.frameworks import framework_calibration
-    from engine.plan.kernel.measured import trace_calibration
-    from engine.plan.run_plan import plan_run
+    from .kernel.chip import kernel_hardware
+    from .kernel.frameworks import framework_calibration
+    from .kernel.measured import trace_calibration
+    from .run_plan import plan_run
 
     plan = plan_run(model, layout, options, settings)
     versus = plan_vs_trace(plan, measurement)

@@ -11,11 +11,11 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.plan.frameworks import framework
-from engine.plan.layout import Layout, PlanInputs
-from engine.plan.memory import GB, fewest_chips, memory_per_chip
-from engine.plan.model import PlanModel
-from engine.results import Result
+from .frameworks import framework
+from .layout import Layout, PlanInputs
+from .memory import GB, fewest_chips, memory_per_chip
+from .model import PlanModel
+from ..results import Result
 
 RECOMPUTE_ORDER = ("none", "selective", "full")
 

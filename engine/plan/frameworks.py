@@ -36,8 +36,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-from engine.plan.kernel.calibration import KernelCalibration
-from engine.results import Result
+from .kernel.calibration import KernelCalibration
+from ..results import Result
 
 FA2_AMPERE = "Dao 2023, 'FlashAttention-2', arXiv 2307.08691: 50–73% of the A100's peak (0.6, the middle)"
 FA2_HOPPER = "Shah et al. 2024, 'FlashAttention-3', arXiv 2407.08608: FlashAttention-2 at 35% of the H100's peak"

@@ -7,8 +7,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from engine.errors import InputError, from_validation_error, quoted
-from engine.shipped import read_shipped_json, shipped_data_error
+from ..errors import InputError, from_validation_error, quoted
+from ..shipped import read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("interconnects.json")
 GB = 1e9

@@ -25,10 +25,10 @@ from typing import Annotated, Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.optimizers import OptimizerId
-from engine.plan.frameworks import framework
-from engine.plan.model import PlanModel
+from ..errors import InputError
+from ..optimizers import OptimizerId
+from .frameworks import framework
+from .model import PlanModel
 
 MAX_CHIPS = 10_000_000
 """More chips than any cluster built (the largest are ~10⁵–10⁶)."""

@@ -9,8 +9,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.results import Result
+from ..errors import InputError
+from ..results import Result
 
 MAX_TOKENS = 1e30
 

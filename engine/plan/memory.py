@@ -42,12 +42,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.optimizers import OPTIMIZERS
-from engine.plan.frameworks import framework
-from engine.plan.layout import Layout, MemoryOptions, check_framework
-from engine.plan.model import PlanModel
-from engine.results import Result
+from ..errors import InputError
+from ..optimizers import OPTIMIZERS
+from .frameworks import framework
+from .layout import Layout, MemoryOptions, check_framework
+from .model import PlanModel
+from ..results import Result
 
 GB = 1e9
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.method1.architecture import Architecture, ArchitectureResult, evaluate
-from engine.results import Result
+from ..errors import InputError
+from ..method1.architecture import Architecture, ArchitectureResult, evaluate
+from ..results import Result
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,8 +18,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.results import Result
+from ..errors import InputError
+from ..results import Result
 
 RULES: tuple[str, ...] = ("tokens-per-param", "hoffmann-approach3", "besiroglu-2024")
 TOKENS_PER_PARAM = 20.0

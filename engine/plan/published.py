@@ -29,21 +29,21 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError, parse_input
-from engine.llm.config import read_hf_config
-from engine.method2.hardware_db import load_hardware_db
-from engine.plan.layout import Layout, MemoryOptions
-from engine.plan.model import PlanModel, plan_model
-from engine.plan.run_plan import Plan, PlanSettings, plan_run
-from engine.plan.uncertainty import (
+from ..errors import InputError, parse_input
+from ..llm.config import read_hf_config
+from ..method2.hardware_db import load_hardware_db
+from .layout import Layout, MemoryOptions
+from .model import PlanModel, plan_model
+from .run_plan import Plan, PlanSettings, plan_run
+from .uncertainty import (
     LONG_CONTEXT,
     Interval,
     Regime,
     interval,
     model_errors,
 )
-from engine.results import Result
-from engine.shipped import read_shipped_json, shipped_data_error
+from ..results import Result
+from ..shipped import read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("published_runs.json")
 Metric = Literal["step_s", "tokens_per_s_per_gpu", "megatron_share_of_peak", "nemo_llama2_model_tflops_per_gpu",

@@ -8,16 +8,16 @@ from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from engine.errors import InputError, parse_input
-from engine.method2.hardware_db import Chip, load_hardware_db
-from engine.method2.precision import select_format_peak
-from engine.plan.frameworks import framework
-from engine.plan.interconnects import Interconnect, interconnect_for
-from engine.plan.kernel.block import ExpertSettings
-from engine.plan.kernel.calibration import KernelCalibration
-from engine.plan.kernel.chip import FORMAT_BYTES, kernel_chips
-from engine.plan.kernel.step import KernelStep, kernel_step_for
-from engine.plan.layout import (
+from ..errors import InputError, parse_input
+from ..method2.hardware_db import Chip, load_hardware_db
+from ..method2.precision import select_format_peak
+from .frameworks import framework
+from .interconnects import Interconnect, interconnect_for
+from .kernel.block import ExpertSettings
+from .kernel.calibration import KernelCalibration
+from .kernel.chip import FORMAT_BYTES, kernel_chips
+from .kernel.step import KernelStep, kernel_step_for
+from .layout import (
     MAX_CHIPS,
     CapacityFactor,
     Dispatcher,
@@ -25,9 +25,9 @@ from engine.plan.layout import (
     MemoryOptions,
     PlanInputs,
 )
-from engine.plan.memory import GB, Memory, divisors, memory_per_chip
-from engine.plan.model import PlanModel
-from engine.plan.step_time import (
+from .memory import GB, Memory, divisors, memory_per_chip
+from .model import PlanModel
+from .step_time import (
     DEFAULT_KERNEL_EFFICIENCY,
     KERNEL_MODEL,
     StepTime,
@@ -35,10 +35,10 @@ from engine.plan.step_time import (
     step_flop,
     step_time,
 )
-from engine.plan.thresholds import compare
-from engine.plan.uncertainty import LONG_CONTEXT as LONG_CONTEXT_ERROR
-from engine.plan.uncertainty import Interval, Regime, interval
-from engine.results import Result, to_json
+from .thresholds import compare
+from .uncertainty import LONG_CONTEXT as LONG_CONTEXT_ERROR
+from .uncertainty import Interval, Regime, interval
+from ..results import Result, to_json
 
 MAX_TOKENS = 1e18
 

@@ -31,12 +31,12 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.plan.interconnects import Interconnect
-from engine.plan.layout import DEFAULT_KERNEL_EFFICIENCY, Layout, MemoryOptions
-from engine.plan.memory import activation_bytes_per_value
-from engine.plan.model import PlanModel
-from engine.results import Result
+from ..errors import InputError
+from .interconnects import Interconnect
+from .layout import DEFAULT_KERNEL_EFFICIENCY, Layout, MemoryOptions
+from .memory import activation_bytes_per_value
+from .model import PlanModel
+from ..results import Result
 
 DEFAULT_BACKWARD_RATIO = 2.0
 NO_COMPUTE = "no compute: MFU undefined"

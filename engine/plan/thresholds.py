@@ -7,8 +7,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.results import Result
-from engine.units import format_flop
+from ..results import Result
+from ..units import format_flop
 
 
 @dataclass(frozen=True, slots=True)

@@ -23,9 +23,9 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict
 
-from engine.errors import InputError, parse_input
-from engine.results import Result
-from engine.shipped import read_shipped_json, shipped_data_error
+from ..errors import InputError, parse_input
+from ..results import Result
+from ..shipped import read_shipped_json, shipped_data_error
 
 PATH = Path(__file__).with_name("model_error.json")
 LEVEL = 0.9

@@ -6,7 +6,7 @@ import math
 import re
 from dataclasses import dataclass
 
-from engine.results import Result
+from ..results import Result
 
 # decimal or scientific notation; thousands separators handled before this
 _FLOAT_RE = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")

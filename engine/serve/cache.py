@@ -24,8 +24,8 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.results import Result
-from engine.serve.model_facts import CacheLayer, ModelFacts
+from ..results import Result
+from .model_facts import CacheLayer, ModelFacts
 
 
 def cached_tokens(layer: CacheLayer, tokens: int) -> int:

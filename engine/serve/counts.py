@@ -28,9 +28,9 @@ from dataclasses import dataclass
 from itertools import pairwise
 from functools import cached_property
 
-from engine.method1.architecture import evaluate
-from engine.serve.cache import cached_tokens
-from engine.serve.model_facts import MixerState, ModelFacts
+from ..method1.architecture import evaluate
+from .cache import cached_tokens
+from .model_facts import MixerState, ModelFacts
 
 _FIT = (1, 2, 3, 4)
 

@@ -13,17 +13,30 @@ from functools import lru_cache
 from pathlib import Path
 from typing import NamedTuple
 
-from engine.errors import InputError, quoted
-from engine.shipped import ShippedDataError, read_shipped_json
+from ..errors import InputError, quoted
+from ..shipped import ShippedDataError, read_shipped_json
 
 EFFICIENCIES = Path(__file__).with_name("efficiencies.json")
 ALLREDUCE_S = 20e-6
-"""The latency of one tensor-parallel all-reduce within a node, assumed (not fitted): NCCL's small-message all-reduce
-on NVLink takes about 6 µs with NVLink SHARP and CUDA graphs (https://github.com/NVIDIA/nccl/issues/1259) and tens
-of µs without (https://github.com/NVIDIA/nccl-tests/issues/68)."""
+"""The latency of one tensor-parallel all-reduce within a node (not fitted): NCCL's small-message all-reduce on
+NVLink takes about 6 µs with NVLink SHARP and CUDA graphs (https://github.com/NVIDIA/nccl/issues/1259) and tens of µs
+without (https://github.com/NVIDIA/nccl-tests/issues/68); nccl-tests' all_reduce_perf on 8 GPUs of NVLink 4 (H20,
+450 GB/s each way, as H100/H200 SXM) takes 18.7 µs at 32 KiB and 27.8 µs at 1 MiB
+(https://github.com/kvcache-ai/Mooncake/pull/3484, its NCCL baseline table)."""
 LINK_EFFICIENCY = 0.8
-"""A ring all-reduce's bus bandwidth over NVLink: 365–370 of 450 GB/s on 8 H100 SXM
-(https://github.com/NVIDIA/nccl/issues/1455)."""
+"""A ring all-reduce's bus bandwidth over NVLink, as a share of the link (interconnects.json's per-direction
+figure): 365–370 of 450 GB/s on 8 H100 SXM (https://github.com/NVIDIA/nccl/issues/1455; NCCL's maintainer: "with
+the protocol overhead (~20%) NCCL can get an effective NVLink bandwidth of 370GB/s",
+https://github.com/NVIDIA/nccl-tests/issues/212); nccl-tests on 8 NVLink-4 GPUs: busbw 358 GB/s at 1 GiB
+(5,253 µs; the Mooncake table above). With α above, t = α + 2(n − 1)/n · S / (0.8 · 450 GB/s) gives 5,240 µs at
+1 GiB and 20.1 µs at 32 KiB (tests/serve/test_plan.py)."""
+SEQUENTIAL = (
+    "the engines add communication to compute: TensorRT-LLM's PluginConfig fuses no GEMM with its all-reduce by "
+    "default (gemm_allreduce_plugin None, user_buffer False: tensorrt_llm/plugin/plugin.py, "
+    "https://github.com/NVIDIA/TensorRT-LLM), vLLM's PassConfig leaves async tensor parallelism off "
+    "(enable_async_tp False: vllm/config/compilation.py, https://github.com/vllm-project/vllm); a step's kernels — "
+    "GEMMs, attention, all-reduces — run one after another on one stream")
+"""What the engines do about overlap, with the sources (``engine.serve.roofline`` adds the parts)."""
 
 
 class Engine(NamedTuple):

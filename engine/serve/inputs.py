@@ -7,8 +7,8 @@ from typing import Annotated
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.serve.formats import Precision, WeightOnly
+from ..errors import InputError
+from .formats import Precision, WeightOnly
 
 MAX_TOKENS = 10_000_000
 MAX_BATCH = 10**12

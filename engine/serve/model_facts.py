@@ -16,12 +16,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
 
-from engine.errors import InputError
-from engine.llm.config import TransformerConfig
-from engine.method1.architecture import Architecture, evaluate
-from engine.method1.transformer import LMHead, TransformerBlock, lightning, state_space
-from engine.results import Result
-from engine.shipped import ShippedDataError
+from ..errors import InputError
+from ..llm.config import TransformerConfig
+from ..method1.architecture import Architecture, evaluate
+from ..method1.transformer import LMHead, TransformerBlock, lightning, state_space
+from ..results import Result
+from ..shipped import ShippedDataError
 
 STATE_MIXERS = ("mamba", "mamba2", "gated_deltanet", "short_conv", "lightning")
 """Mixers that keep a constant state per sequence instead of keys and values."""
@@ -323,8 +323,8 @@ def is_generative(config: TransformerConfig) -> bool:
 def generative_models() -> dict[str, str]:
     """The library's language models that generate: id → label (an entry the reader refuses is not offered; a
     broken shipped file is raised, never taken for an empty library)."""
-    from engine.llm.config import read_hf_config
-    from engine.llm.library import library_models
+    from ..llm.config import read_hf_config
+    from ..llm.library import library_models
 
     out = {}
     for model in library_models():

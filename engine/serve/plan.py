@@ -14,17 +14,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.errors import InputError
-from engine.method2.hardware_db import Chip, load_hardware_db
-from engine.plan.interconnects import interconnects
-from engine.results import Result
-from engine.serve.cache import SequenceCache, sequence_cache
-from engine.serve.counts import ModelCounts
-from engine.serve.engines import Efficiency, efficiency, engine
-from engine.serve.formats import ACTIVATION_BYTES, FORMATS
-from engine.serve.inputs import MAX_BATCH, MAX_TOKENS, ServeInputs, Speculative  # noqa: F401 (re-exported)
-from engine.serve.model_facts import ModelFacts
-from engine.serve.roofline import GB, NO_LIMIT, Hardware, Roofline
+from ..errors import InputError
+from ..method2.hardware_db import Chip, load_hardware_db
+from ..plan.interconnects import interconnects
+from ..results import Result
+from .cache import SequenceCache, sequence_cache
+from .counts import ModelCounts
+from .engines import Efficiency, efficiency, engine
+from .formats import ACTIVATION_BYTES, FORMATS
+from .inputs import MAX_BATCH, MAX_TOKENS, ServeInputs, Speculative  # noqa: F401 (re-exported)
+from .model_facts import ModelFacts
+from .roofline import GB, NO_LIMIT, Hardware, Roofline
 
 GIB = 2**30
 """An accelerator's memory as its vendor names it ("80GB" H100, "141GB" H200, "192GB" MI300X) counts binary
@@ -231,7 +231,7 @@ def _phase(roof: Roofline, flop: float, seconds: float, timer, batch: int, promp
 
 
 def _step_phase(roof: Roofline, batch: int, context: int) -> Phase:
-    from engine.serve.cache import kv_read_elements
+    from .cache import kv_read_elements
 
     n = roof.hw.chips
     flop = batch * roof.counts.decode_flop(context, absorbed=True)

@@ -2,19 +2,45 @@
 parallelism's all-reduces.
 
 For N chips (tensor parallel: weights, heads and FLOP split N ways), dense peak π of the format, bandwidth β,
-efficiencies e_c, e_m (``engine.serve.engines``), one forward pass over tokens of the batch takes
+efficiencies e_c, e_m (``engine.serve.engines``), a pass of F FLOP reading b bytes per chip takes
+r(F, b) = max(F / (N·π·e_c), b / (β·e_m)), and the all-reduces of T tokens
 
-    t = max(FLOP / (N·π·e_c), bytes per chip / (β·e_m)) + 2·L·(α + 2(N − 1)/N · T·d·2 bytes / (0.8·link))
+    t_AR(T) = 2·L·(α + 2(N − 1)/N · T·d·2 bytes / (0.8·link))
 
-(L layers, two all-reduces each of the T tokens' activations; α the latency of one all-reduce, 0.8 the ring's share
-of the link: ``engine.serve.engines``).
+(L layers, two all-reduces each — attention output and MLP output, Megatron-style — of the T tokens' 16-bit
+activations; α the latency of one all-reduce, 0.8 the ring's share of the link: ``engine.serve.engines``, with the
+nccl-tests figures they come from). Between the sublayers, each chip adds the residual and normalises the whole
+hidden state of every token (tensor parallelism splits heads and FFN columns, not the residual stream):
+
+    t_res(T) = T · 2·L · 4·d·2 bytes / (β·e_m)
+
+(two points per block, after attention and after the MLP; four passes over d 16-bit values each: read the
+sublayer's output and the residual, write the residual and the normalised input — vLLM's fused_add_rms_norm,
+TensorRT-LLM's ResidualAdd and LayerNorm, unfused by default: ``reduce_fusion`` False). A mixture-of-experts layer
+also moves each token's hidden state to its k experts' rows and back, on every chip:
+
+    t_moe(T) = T · Σ over MoE layers (2 + 2k)·d·2 bytes / (β·e_m)
+
+(TensorRT-LLM's expandInputRowsKernel reads the row and writes k copies; finalizeMoeRoutingKernel reads the k expert
+outputs and writes one row: cpp/tensorrt_llm/kernels/mixtureOfExperts/moe_kernels.cu). The engines run a step's
+kernels one after another on one stream and fuse no all-reduce into a GEMM by default
+(``engine.serve.engines.SEQUENTIAL``), so the parts add up.
 
 - prefill of B prompts of P tokens: FLOP = B·F_pf(P) over the unmasked causal pairs (what attention kernels
   compute); bytes = the weights once per chunk of the engine's token budget + the KV cache written;
-- a decode step at batch B, c tokens cached: FLOP = B·F_dec(c) (MLA absorbed, as engines run it); bytes = the
-  weights (a mixture of experts: the experts the B tokens touch, E·(1 − (1 − k/E)^B) per layer; weight-only int8/int4
-  read at the measured fraction of the 16-bit kernel's bandwidth) + each sequence's kept keys and values (and state,
-  read and written).
+  t = r(FLOP, bytes) + t_res(B·P) + t_moe(B·P) + t_AR(B·P) — at the engines' chunks its GEMMs and attention are both
+  compute-bound (or, for a short prompt, the weights dominate and attention is negligible): one roofline for both;
+- a decode step at batch B, c tokens cached, runs two kinds of kernels in sequence:
+
+      t = r(B·F_dec(0), weights) + r(B·(F_dec(c) − F_dec(0)), B·cache(c)) + t_res(B) + t_moe(B)
+                                                                            + t_AR(B)
+
+  the projections, feed-forward and head (F_dec(0): the FLOP with one key; bytes: the weights — a mixture of experts:
+  the experts the B tokens touch, E·(1 − (1 − k/E)^B) per layer; weight-only int8/int4 read at the measured fraction
+  of the 16-bit kernel's bandwidth), then attention over the cached keys (the FLOP per key, MLA absorbed as engines
+  run it; bytes: each sequence's kept keys and values, and state read and written). At large batches the GEMMs are
+  compute-bound and attention memory-bound: one does not hide the other (LLM-Viewer's roofline sums its operators
+  likewise: https://github.com/hahnyuan/LLM-Viewer, arXiv:2402.16363).
 """
 from __future__ import annotations
 
@@ -22,17 +48,20 @@ import math
 from dataclasses import dataclass
 from functools import cached_property
 
-from engine.serve.cache import kv_read_elements, sequence_cache
-from engine.serve.counts import ModelCounts
-from engine.serve.engines import LINK_EFFICIENCY, Efficiency, Engine
-from engine.serve.formats import (
+from .cache import kv_read_elements, sequence_cache
+from .counts import ModelCounts
+from .engines import LINK_EFFICIENCY, Efficiency, Engine
+from .formats import (
     ACTIVATION_BYTES,
     block_weight_bytes,
     table_weight_bytes,
 )
-from engine.serve.model_facts import ModelFacts
+from .model_facts import ModelFacts
 
 GB = 1e9
+RESIDUAL_PASSES = 4
+"""Passes over the hidden state at each residual add + norm: read the sublayer's output and the residual, write the
+residual and the normalised input (vLLM's fused_add_rms_norm kernel does exactly these four)."""
 NO_LIMIT = 10**12
 """Sequences that fit when nothing is cached (an encoder): memory does not bound the batch."""
 
@@ -118,6 +147,18 @@ class Roofline:
         link = (self.hw.link or 1e12) * LINK_EFFICIENCY
         return 2 * layers * (passes * self.eff.allreduce_s + 2 * (n - 1) / n * size / link)
 
+    def residual_time(self, tokens: float) -> float:
+        """t_res: the residual adds and norms of ``tokens`` tokens on one chip, 2·L·4·d·2 bytes each."""
+        layers = max(len(self.facts.layers), 1)
+        return tokens * 2 * layers * RESIDUAL_PASSES * self.facts.d_model * ACTIVATION_BYTES / (
+            self.hw.bandwidth * self.eff.memory)
+
+    def routing_time(self, tokens: float) -> float:
+        """t_moe: ``tokens`` tokens' hidden states copied to their k experts' rows and gathered back, on one chip:
+        (2 + 2k)·d·2 bytes per token and mixture-of-experts layer."""
+        per_token = sum((2 + 2 * k) * self.facts.d_model * ACTIVATION_BYTES for _, k, _ in self.facts.expert_layers)
+        return tokens * per_token / (self.hw.bandwidth * self.eff.memory)
+
     def _pass(self, flop: float, bytes_per_chip: float) -> float:
         n = self.hw.chips
         return max(flop / (n * self.hw.peak * self.eff.compute), bytes_per_chip / (self.hw.bandwidth * self.eff.memory))
@@ -130,18 +171,29 @@ class Roofline:
         per_chunk = min(tokens, self.engine.token_budget)
         bytes_per_chip = (chunks * self.weight_read(per_chunk) / self.hw.chips
                           + batch * self.kv_per_sequence(prompt))
-        return self._pass(flop, bytes_per_chip) + self._allreduce(tokens, chunks)
+        return (self._pass(flop, bytes_per_chip) + self.residual_time(tokens) + self.routing_time(tokens)
+                + self._allreduce(tokens, chunks))
 
     def step_time(self, batch: int, context: int, tokens_per_sequence: int = 1) -> float:
         """One decode step of ``batch`` sequences with ``context`` tokens cached, each adding
         ``tokens_per_sequence`` tokens (more than one: speculative decoding's verification)."""
         n = self.hw.chips
         tokens = batch * tokens_per_sequence
-        flop = tokens * self.counts.decode_flop(context, absorbed=True)
+        dense, attention = self.step_flop(context)
+        weights = self.weight_read(tokens) / self.eff.weight_only(self.weights) / n
+        return (self._pass(tokens * dense, weights) + self._pass(tokens * attention, batch * self.cache_read(context))
+                + self.residual_time(tokens) + self.routing_time(tokens) + self._allreduce(tokens))
+
+    def step_flop(self, context: int) -> tuple[float, float]:
+        """One decoded token's FLOP with ``context`` cached, in two parts: the projections, feed-forward and head
+        (F_dec(0), one key) and attention over the rest of the keys (F_dec(c) − F_dec(0)); MLA absorbed."""
+        dense = self.counts.decode_flop(0, absorbed=True)
+        return dense, self.counts.decode_flop(context, absorbed=True) - dense
+
+    def cache_read(self, context: int) -> float:
+        """Bytes one sequence's decode step reads from its cache on one chip: kept keys and values, and state."""
         kv, state = self.kv_read(context)
-        weights = self.weight_read(tokens) / self.eff.weight_only(self.weights)
-        bytes_per_chip = weights / n + batch * (kv * self.kv_bytes + state * ACTIVATION_BYTES)
-        return self._pass(flop, bytes_per_chip) + self._allreduce(tokens)
+        return kv * self.kv_bytes + state * ACTIVATION_BYTES
 
     def decode_time(self, batch: int, prompt: int, output: int) -> float:
         """The O − 1 decode steps after the prefill's first token (contexts P … P + O − 2), summed: each step is

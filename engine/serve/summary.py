@@ -1,17 +1,17 @@
 """A saved serving plan (``Scenario.serve``) in words: the report's section and the figures pages show first."""
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.serve.inputs import ServePlan
-from engine.units import format_flop, format_number
+from ..errors import InputError
+from .inputs import ServePlan
+from ..units import format_flop, format_number
 
 
 def run_plan(plan: ServePlan):
     """The plan's estimate (its library model, the inputs it keeps)."""
-    from engine.llm.config import read_hf_config
-    from engine.llm.library import library_model
-    from engine.serve.model_facts import model_facts
-    from engine.serve.plan import ServeInputs, serve
+    from ..llm.config import read_hf_config
+    from ..llm.library import library_model
+    from .model_facts import model_facts
+    from .plan import ServeInputs, serve
 
     model = library_model(plan.model)
     facts = model_facts(read_hf_config(model.config, source=f"model {model.id}"), model.config)

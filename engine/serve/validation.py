@@ -12,14 +12,14 @@ from dataclasses import dataclass
 from functools import lru_cache
 from pathlib import Path
 
-from engine.llm.config import read_hf_config
-from engine.llm.library import library_model
-from engine.results import Result
-from engine.serve.counts import ModelCounts
-from engine.serve.engines import Efficiency
-from engine.serve.model_facts import ModelFacts, model_facts
-from engine.serve.plan import ServeInputs, serve
-from engine.shipped import read_shipped_json
+from ..llm.config import read_hf_config
+from ..llm.library import library_model
+from ..results import Result
+from .counts import ModelCounts
+from .engines import Efficiency
+from .model_facts import ModelFacts, model_facts
+from .plan import ServeInputs, serve
+from ..shipped import read_shipped_json
 
 DATA = Path(__file__).with_name("measured_serving.json")
 ENGINE_IDS = {"TensorRT-LLM": "tensorrt-llm", "vLLM": "vllm", "PyTorch (gpt-fast, torchao)": "pytorch"}

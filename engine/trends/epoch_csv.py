@@ -20,12 +20,12 @@ from collections import Counter
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
-from engine.errors import InputError
-from engine.json_text import wide_encoding
-from engine.records.epoch_rows import HardwareRow, parse_flop
-from engine.records.partial_dates import parse_partial_date
-from engine.results import Result
-from engine.trends.runs_dataset import RunPoint
+from ..errors import InputError
+from ..json_text import wide_encoding
+from ..records.epoch_rows import HardwareRow, parse_flop
+from ..records.partial_dates import parse_partial_date
+from ..results import Result
+from .runs_dataset import RunPoint
 
 MAX_CSV_BYTES = 64 * 1024 * 1024
 """Epoch's largest export (All AI Models, every column) is ~15 MB; anything far beyond is not it."""

@@ -20,11 +20,11 @@ from typing import Iterable
 import numpy as np
 import pandas as pd
 
-from engine.errors import InputError, quoted
-from engine.results import Result
-from engine.trends.runs_dataset import FRAME_COLUMNS, RunPoint, TrainingRun, runs_frame
-from engine.trends.student_t import t_quantile
-from engine.trends.windows import NAMED_WINDOWS, Frontier, TrendQuery  # noqa: F401 (re-exported)
+from ..errors import InputError, quoted
+from ..results import Result
+from .runs_dataset import FRAME_COLUMNS, RunPoint, TrainingRun, runs_frame
+from .student_t import t_quantile
+from .windows import NAMED_WINDOWS, Frontier, TrendQuery  # noqa: F401 (re-exported)
 
 LOG10_2_MONTHS = 12 * math.log10(2)
 """Doubling time in months = this / slope in orders of magnitude per year."""

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.errors import InputError, quoted
-from engine.method2.formats import PEAK_KEYS, peak_unit
-from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.records.partial_dates import parse_partial_date
-from engine.results import Result
-from engine.trends.fit import LogLinearFit, log_linear_fit_fields
+from ..errors import InputError, quoted
+from ..method2.formats import PEAK_KEYS, peak_unit
+from ..method2.hardware_db import HardwareDB, load_hardware_db
+from ..records.partial_dates import parse_partial_date
+from ..results import Result
+from .fit import LogLinearFit, log_linear_fit_fields
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

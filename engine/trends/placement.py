@@ -15,10 +15,10 @@ from datetime import date
 import numpy as np
 from pydantic import BaseModel
 
-from engine.errors import InputError, PositiveFinite, parse_input
-from engine.records.partial_dates import decimal_year_of, parse_partial_date
-from engine.results import Result
-from engine.trends.fit import Runs, TrendQuery, as_frame, select_runs
+from ..errors import InputError, PositiveFinite, parse_input
+from ..records.partial_dates import decimal_year_of, parse_partial_date
+from ..results import Result
+from .fit import Runs, TrendQuery, as_frame, select_runs
 
 
 @dataclass(frozen=True, slots=True, kw_only=True)

@@ -18,12 +18,12 @@ import re
 import statistics
 from dataclasses import dataclass
 
-from engine.method2.hardware_db import HardwareDB, load_hardware_db
-from engine.method2.precision import format_of_peak_key, peak_key_label
-from engine.records.epoch_rows import HardwareRow, parse_flop
-from engine.records.partial_dates import parse_partial_date
-from engine.results import Result
-from engine.trends.epoch_csv import read_epoch_csv
+from ..method2.hardware_db import HardwareDB, load_hardware_db
+from ..method2.precision import format_of_peak_key, peak_key_label
+from ..records.epoch_rows import HardwareRow, parse_flop
+from ..records.partial_dates import parse_partial_date
+from ..results import Result
+from .epoch_csv import read_epoch_csv
 
 FLAG_FACTOR = 3.0
 """OpenAI aimed for the two methods to agree within 2–3×; beyond 3× a row is flagged."""

@@ -21,9 +21,9 @@ from typing import Iterable, Literal
 import pandas as pd
 from pydantic import BaseModel, ConfigDict, Field, field_validator
 
-from engine.shipped import ShippedDataError, empty_table, read_shipped_text, shipped_data_error, shipped_file
-from engine.errors import InputError, parse_input
-from engine.records.partial_dates import PartialDate, parse_partial_date
+from ..shipped import ShippedDataError, empty_table, read_shipped_text, shipped_data_error, shipped_file
+from ..errors import InputError, parse_input
+from ..records.partial_dates import PartialDate, parse_partial_date
 
 DATASET_PATH = shipped_file("training_runs.csv")
 

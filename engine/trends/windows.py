@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
+from ..errors import InputError
 
 Frontier = Literal["all", "records", "top_k"]
 

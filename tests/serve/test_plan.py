@@ -9,7 +9,7 @@ from engine.errors import InputError, parse_input
 from engine.llm.config import read_hf_config
 from engine.llm.library import library_model
 from engine.serve.counts import ModelCounts
-from engine.serve.engines import ALLREDUCE_S, efficiency, engine
+from engine.serve.engines import ALLREDUCE_S, LINK_EFFICIENCY, efficiency, engine
 from engine.serve.model_facts import model_facts
 from engine.serve.plan import GIB, ServeInputs, serve
 
@@ -83,7 +83,8 @@ def test_tensor_parallel_splits_kv_heads_and_weights():
 
 
 def test_batch_one_decode_is_the_weights_over_the_bandwidth():
-    # memory-bound: TPOT ≈ (weights + cache) / (β·e_m) at batch 1 (torch's int8 weights off)
+    # memory-bound: TPOT = (weights + cache + residual passes) / (β·e_m) at batch 1 (torch's int8 weights off); the
+    # residual adds and norms: 2 per block × 4 passes × d = 4,096 values × 2 bytes × 32 blocks
     est = plan("llama-2-7b", chip="nvidia-a100-sxm4-80gb", prompt_tokens=5, output_tokens=2, batch=1,
                engine="pytorch")
     e_m = efficiency("pytorch").memory
@@ -91,23 +92,76 @@ def test_batch_one_decode_is_the_weights_over_the_bandwidth():
     table = 32000 * 4096 * 2
     kv = 5 * 2 * 32 * 4096 * 2
     assert est.decode_step.bound == "memory"
-    assert est.tpot_s == pytest.approx((weights - table + kv) / (2039e9 * e_m), rel=1e-9)
+    residual = 2 * 32 * 4 * 4096 * 2
+    assert est.tpot_s == pytest.approx((weights - table + kv + residual) / (2039e9 * e_m), rel=1e-9)
 
 
 def test_prefill_compute_bound_at_the_fitted_efficiency():
     est = plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=8192, output_tokens=0)
-    e_c = efficiency("tensorrt-llm").compute
+    eff = efficiency("tensorrt-llm")
     assert est.prefill.bound == "compute"
-    assert est.ttft_s == pytest.approx(est.prefill_flop_kernel / (989.4e12 * e_c), rel=1e-9)
+    # + the residual adds and norms of the 8,192 tokens: 2·32 blocks × 4 passes × 4,096 × 2 bytes each, at β·e_m
+    residual = 8192 * 2 * 32 * 4 * 4096 * 2 / (3350e9 * eff.memory)
+    assert est.ttft_s == pytest.approx(est.prefill_flop_kernel / (989.4e12 * eff.compute) + residual, rel=1e-9)
     assert est.output_tokens_per_s == 0 and est.batch == 1
 
 
 def test_allreduce_time_in_a_tensor_parallel_step():
     one = plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=10, output_tokens=2, batch=1)
     two = plan("llama-3.1-8b", chip="nvidia-h100-sxm", chips=2, prompt_tokens=10, output_tokens=2, batch=1)
-    # two all-reduces per layer: 2·32·(α + 2·(2−1)/2 · d·2 bytes / (0.8 · 450 GB/s)), on half the bytes each
+    # two all-reduces per layer: 2·32·(α + 2·(2−1)/2 · d·2 bytes / (0.8 · 450 GB/s)), on half the bytes each; the
+    # residual adds and norms (2·32·4·4,096·2 bytes a token) are not split: each chip does them all
     comm = 2 * 32 * (ALLREDUCE_S + 4096 * 2 / (0.8 * 450e9))
-    assert two.tpot_s == pytest.approx(one.tpot_s / 2 + comm, rel=2e-3)
+    residual = 2 * 32 * 4 * 4096 * 2 / (3350e9 * efficiency("tensorrt-llm").memory)
+    assert two.tpot_s == pytest.approx(one.tpot_s / 2 + residual / 2 + comm, rel=1e-9)
+
+
+def test_the_allreduce_figures_reproduce_nccl_tests():
+    # all_reduce_perf on 8 NVLink-4 GPUs (H20, 450 GB/s each way; Mooncake PR #3484's NCCL baseline table):
+    # 32 KiB in 18.7 µs, 1 GiB in 5,252.64 µs. The model: α + 2(n − 1)/n · S / (0.8 · 450 GB/s)
+    def t(size):
+        return ALLREDUCE_S + 2 * 7 / 8 * size / (LINK_EFFICIENCY * 450e9)
+
+    assert t(2**30) == pytest.approx(5252.64e-6, rel=0.01)
+    assert t(32 * 1024) == pytest.approx(18.7e-6, rel=0.1)
+
+
+def test_a_decode_step_adds_the_gemms_and_attention():
+    # Llama 3.1 8B in BF16 on one H100 SXM (989.4 TFLOP/s dense, 3.35 TB/s), B = 256 sequences, c = 1,000 cached.
+    # Matmul parameters: 32 × (2·4096² + 2·4096·1024 + 3·4096·14336) + the head 4096 × 128,256 = 7,504,658,432;
+    # all weights but the token table: 8,030,261,248 − 525,336,576 = 7,504,924,672 (2 bytes each).
+    # F_dec(0) = 2 × the matmul parameters + one key's attention, 4·32·128 per key per layer × 32 layers = 524,288.
+    # The step: max(B·F_dec(0)/(π·e_c), W/(β·e_m)) + max(B·524,288·c/(π·e_c), B·c·131,072 B/(β·e_m))
+    #           + B · 2·32·4·4,096·2 bytes/(β·e_m) (the residual adds and norms)
+    b, c = 256, 1000
+    est = plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=c, output_tokens=2, batch=b)
+    per_key = 4 * 32 * 128 * 32
+    f0 = 2 * 7_504_658_432 + per_key
+    assert ModelCounts(facts("llama-3.1-8b")).decode_flop(0, absorbed=True) == f0
+    eff = efficiency("tensorrt-llm")
+    peak, bandwidth = 989.4e12 * eff.compute, 3350e9 * eff.memory
+    gemms = max(b * f0 / peak, 7_504_924_672 * 2 / bandwidth)
+    attention = max(b * per_key * c / peak, b * c * 2 * 8 * 128 * 32 * 2 / bandwidth)
+    residual = b * 2 * 32 * 4 * 4096 * 2 / bandwidth
+    assert est.tpot_s == pytest.approx(gemms + attention + residual, rel=1e-9)
+    # at this batch the GEMMs are compute-bound and attention memory-bound: one does not hide the other
+    assert b * f0 / peak > 7_504_924_672 * 2 / bandwidth and attention > b * per_key * c / peak
+    assert est.tpot_s > max(b * (f0 + per_key * c) / peak, (7_504_924_672 * 2 + b * c * 131_072) / bandwidth)
+
+
+def test_a_mixture_of_experts_moves_each_token_to_its_experts_and_back():
+    # Mixtral 8x7B in BF16 on one H200 (4.8 TB/s), batch 1, 5 tokens cached: every part is memory-bound.
+    # Read: per layer the attention (2·4096² + 2·4096·1024), the router (4096·8), two norms (2·4096) and the k = 2
+    # experts the token picks (2 × 3·4096·14336 = 2 × 176,160,768), ×32; the head 32,000·4096 and the final norm:
+    # 32 × (41,984,000 + 352,321,536) + 131,072,000 + 4,096 = 12,748,853,248 parameters, 2 bytes each.
+    # Cache: 5 × 2·32·8·128 × 2 bytes. Residual: 2·32·4·4096·2. Experts' rows: 32 × (2 + 2·2)·4096·2 bytes.
+    est = plan("mixtral-8x7b", chip="nvidia-h200-sxm", prompt_tokens=5, output_tokens=2, batch=1)
+    weights = 12_748_853_248 * 2
+    cache = 5 * 2 * 32 * 8 * 128 * 2
+    residual = 2 * 32 * 4 * 4096 * 2
+    routing = 32 * (2 + 2 * 2) * 4096 * 2
+    bandwidth = 4800e9 * efficiency("tensorrt-llm").memory
+    assert est.tpot_s == pytest.approx((weights + cache + residual + routing) / bandwidth, rel=1e-9)
 
 
 def test_speculative_decoding_by_acceptance_length():

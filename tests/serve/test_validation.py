@@ -52,8 +52,11 @@ def test_validation_errors_as_documented(errors):
     assert summary["worst_abs_error"] == pytest.approx(worst, abs=5e-4)
 
 
-@pytest.mark.xfail(strict=True, reason="the issue's target (median ≤ 15%, worst ≤ 35%) is not met: tensor-parallel "
-                                       "rows of TensorRT-LLM and vLLM on MI300X (docs/serving.md)")
+@pytest.mark.xfail(strict=True, reason="the issue's target (median ≤ 15%, worst ≤ 35%) is not met: validation median "
+                                       "13.0% (met), worst 61.8% — TensorRT-LLM's tensor-parallel mixtures of experts "
+                                       "(Mixtral at TP 4–8, median +23–30%, up to +62%) and Llama 3.1 70B (TP 1 on "
+                                       "H200 +49%, TP 8 median +12%); "
+                                       "docs/serving.md")
 def test_the_issues_target(errors):
     summary = validation.summary([e for e in errors if e.role == "validation"])
     assert summary["median_abs_error"] <= 0.15 and summary["worst_abs_error"] <= 0.35

@@ -8,7 +8,7 @@ Adding a family: its reader in its lineage's module (or a new module, imported a
 """
 from __future__ import annotations
 
-from engine.llm.families import (  # each lineage registers its families when imported
+from . import (  # each lineage registers its families when imported
     bart,
     bert,
     cohere,
@@ -32,15 +32,15 @@ from engine.llm.families import (  # each lineage registers its families when im
     t5,
     zamba,
 )
-from engine.llm.families.keys import KEYS_FILE, MAX_LAYERS, NEUTRAL_KEYS  # noqa: F401 (re-exported)
-from engine.llm.families.reading import (  # noqa: F401 (re-exported)
+from .keys import KEYS_FILE, MAX_LAYERS, NEUTRAL_KEYS  # noqa: F401 (re-exported)
+from .reading import (  # noqa: F401 (re-exported)
     WRAPPERS_FILE,
     family_of_class,
     multimodal_wrappers,
     read_family,
     wrappers_file,
 )
-from engine.llm.families.registry import (  # noqa: F401
+from .registry import (  # noqa: F401
     FAMILIES,
     Family,
     register,

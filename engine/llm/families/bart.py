@@ -3,9 +3,9 @@ Blenderbot, Blenderbot-Small, FSMT), the text decoders of Whisper and TrOCR, and
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import count_sparse, sparse_groups
-from engine.llm.families.registry import register
+from .keys import Keys
+from .parts import count_sparse, sparse_groups
+from .registry import register
 
 LEARNED, SINUSOIDAL_PARAMETER, SINUSOIDAL_BUFFER = "learned", "sinusoidal parameter", "sinusoidal buffer"
 

@@ -4,9 +4,9 @@ Megatron-BERT), and DistilBERT and MPNet.
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import decoder_fields, learned_position_rows
-from engine.llm.families.registry import register
+from .keys import Keys
+from .parts import decoder_fields, learned_position_rows
+from .registry import register
 
 
 def _bert_classes(prefix: str) -> dict[str, str]:

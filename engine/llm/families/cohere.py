@@ -3,8 +3,8 @@ compass text encoder and Cohere2-MoE.
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys, whole_defaults
-from engine.llm.families.parts import (
+from .keys import Keys, whole_defaults
+from .parts import (
     decoder_fields,
     floor_head_dim,
     layer_count,
@@ -18,7 +18,7 @@ from engine.llm.families.parts import (
     read_shared_experts,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 def _cohere_common(c: Keys, qk_norm: bool) -> dict:

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import Keys, whole_defaults
-from engine.llm.families.parts import (
+from .keys import Keys, whole_defaults
+from .parts import (
     decoder_fields,
     indexer_layers,
     latent_attention,
@@ -20,7 +20,7 @@ from engine.llm.families.parts import (
     read_experts,
     read_shared_experts,
 )
-from engine.llm.families.registry import lm_classes, register, register_alias
+from .registry import lm_classes, register, register_alias
 
 
 @register("deepseek_v2", lm_classes("DeepseekV2"))

@@ -3,9 +3,9 @@ Qwen3.5 (dense and MoE), Kimi Linear (Kimi Delta Attention, a decay per channel)
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys, whole_defaults
-from engine.llm.families.parts import by_mixer_and_feed, by_pattern, num_hidden_layers
-from engine.llm.families.registry import lm_classes, register
+from .keys import Keys, whole_defaults
+from .parts import by_mixer_and_feed, by_pattern, num_hidden_layers
+from .registry import lm_classes, register
 
 
 def _linear_full(c: Keys, types, layers: int) -> list[str]:

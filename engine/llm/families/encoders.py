@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import MAX_LAYERS, Keys
-from engine.llm.families.parts import decoder_fields, learned_position_rows, llama_block
-from engine.llm.families.registry import register
+from .keys import MAX_LAYERS, Keys
+from .parts import decoder_fields, learned_position_rows, llama_block
+from .registry import register
 
 
 @register("nomic_bert", {"NomicBertForMaskedLM": "mlm", "NomicBertModel": "none"})

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import Keys, nested_done, whole_defaults
-from engine.llm.families.parts import (
+from .keys import Keys, nested_done, whole_defaults
+from .parts import (
     decoder_fields,
     dense_mlp,
     floor_head_dim,
@@ -22,7 +22,7 @@ from engine.llm.families.parts import (
     read_shared_experts,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 @register("gpt_oss", lm_classes("GptOss"))

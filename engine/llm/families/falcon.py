@@ -2,8 +2,8 @@
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.registry import lm_classes, register
+from .keys import Keys
+from .registry import lm_classes, register
 
 
 @register("falcon", lm_classes("Falcon"), class_aliases={"RWForCausalLM": "FalconForCausalLM"})

@@ -4,8 +4,8 @@ experts beside the MLP) and Gemma 3n (AltUp, LAuReL).
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     decoder_fields,
     gemma_fields,
     layer_count,
@@ -13,7 +13,7 @@ from engine.llm.families.parts import (
     per_layer,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 def _bidirectional(c: Keys) -> None:

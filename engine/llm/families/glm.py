@@ -2,8 +2,8 @@
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     decoder_fields,
     dense_first,
     floor_head_dim,
@@ -12,7 +12,7 @@ from engine.llm.families.parts import (
     read_experts,
     read_shared_experts,
 )
-from engine.llm.families.registry import lm_classes, register, register_alias
+from .registry import lm_classes, register, register_alias
 
 
 @register("glm4", lm_classes("Glm4"))

@@ -5,14 +5,14 @@ parallel layouts.
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys, check_unknown
-from engine.llm.families.parts import (
+from .keys import Keys, check_unknown
+from .parts import (
     decoder_fields,
     learned_position_rows,
     full_layers_at,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 @register("gptj", lm_classes("GPTJ"))

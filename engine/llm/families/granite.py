@@ -3,14 +3,14 @@ window variants, and HyperCLOVA X (Granite's block).
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     decoder_fields,
     layer_windows,
     llama_block,
     read_experts,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 @register("granite", lm_classes("Granite"))

@@ -11,8 +11,8 @@ import math
 from collections.abc import Callable
 from pathlib import Path
 
-from engine.errors import InputError
-from engine.shipped import read_shipped_json
+from ...errors import InputError
+from ...shipped import read_shipped_json
 
 ACTIVATIONS = {"gelu": "gelu", "gelu_new": "gelu", "gelu_fast": "gelu", "gelu_pytorch_tanh": "gelu",
                "gelu_python": "gelu", "quick_gelu": "gelu", "relu": "relu", "silu": "silu", "swish": "silu",

@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import Keys, whole_defaults
-from engine.llm.families.parts import (
+from .keys import Keys, whole_defaults
+from .parts import (
     decoder_fields,
     dense_mlp,
     indexer_layers,
@@ -21,7 +21,7 @@ from engine.llm.families.parts import (
     read_experts,
     read_shared_experts,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 HY_V4_DEFAULTS = {"vocab_size": 120832, "hidden_size": 2816, "intermediate_size": 6912, "moe_intermediate_size": 768,
                   "num_hidden_layers": 34, "num_attention_heads": 32, "max_position_embeddings": 262144,

@@ -5,14 +5,14 @@ from __future__ import annotations
 import json
 import math
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     by_mixer_and_feed,
     by_pattern,
     layer_numbers,
     num_hidden_layers,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 LFM2_DEFAULTS = {"vocab_size": 65536, "hidden_size": 2560, "intermediate_size": 12288, "num_hidden_layers": 32,
                  "num_attention_heads": 32, "num_key_value_heads": 8, "conv_L_cache": 3, "block_multiple_of": 256}

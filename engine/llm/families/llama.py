@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     decoder_fields,
     dense_first,
     floor_head_dim,
@@ -22,7 +22,7 @@ from engine.llm.families.parts import (
     read_experts,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register, register_alias
+from .registry import lm_classes, register, register_alias
 
 
 @register("llama", lm_classes("Llama"))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import math
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     by_pattern,
     decoder_fields,
     layer_numbers,
@@ -14,7 +14,7 @@ from engine.llm.families.parts import (
     mamba2_block,
     placed,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 @register("mamba", lm_classes("Mamba"))

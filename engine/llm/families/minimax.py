@@ -3,8 +3,8 @@ indexer).
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys, whole_defaults
-from engine.llm.families.parts import (
+from .keys import Keys, whole_defaults
+from .parts import (
     decoder_fields,
     dense_mlp,
     floor_head_dim,
@@ -15,7 +15,7 @@ from engine.llm.families.parts import (
     per_layer,
     read_experts,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 MINIMAX_M3_DEFAULTS = {"vocab_size": 200064, "hidden_size": 6144, "intermediate_size": 3072,
                       "dense_intermediate_size": 12288, "shared_intermediate_size": 3072, "num_hidden_layers": 60,

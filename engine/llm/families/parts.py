@@ -10,7 +10,7 @@ from __future__ import annotations
 import functools
 import json
 
-from engine.llm.families.keys import MAX_LAYERS, Keys
+from .keys import MAX_LAYERS, Keys
 
 
 def decoder_fields(c: Keys, ff_key: str | None = "intermediate_size", gqa: bool = True, **block) -> dict:

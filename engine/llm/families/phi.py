@@ -3,14 +3,14 @@ Phi-3.5-MoE (two experts per token).
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import (
+from .keys import Keys
+from .parts import (
     decoder_fields,
     llama_block,
     read_experts,
     sliding_windows,
 )
-from engine.llm.families.registry import lm_classes, register
+from .registry import lm_classes, register
 
 
 @register("phi3", lm_classes("Phi3"))

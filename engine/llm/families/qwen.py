@@ -3,9 +3,9 @@ query/key norms); their windows apply only from ``max_window_layers`` on and are
 """
 from __future__ import annotations
 
-from engine.llm.families.keys import MAX_LAYERS, Keys
-from engine.llm.families.parts import decoder_fields, llama_block, read_experts
-from engine.llm.families.registry import lm_classes, register, register_alias
+from .keys import MAX_LAYERS, Keys
+from .parts import decoder_fields, llama_block, read_experts
+from .registry import lm_classes, register, register_alias
 
 
 def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:

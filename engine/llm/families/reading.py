@@ -10,15 +10,15 @@ from __future__ import annotations
 import functools
 from pathlib import Path
 
-from engine.errors import InputError, json_type, quoted
-from engine.shipped import read_shipped_json
-from engine.llm.families.keys import (
+from ...errors import InputError, json_type, quoted
+from ...shipped import read_shipped_json
+from .keys import (
     Keys,
     check_unknown,
     resolve_key_aliases,
     transformers_model_types,
 )
-from engine.llm.families.registry import FAMILIES, Family
+from .registry import FAMILIES, Family
 
 WRAPPERS_FILE = Path(__file__).parents[1] / "multimodal_wrappers.json"
 

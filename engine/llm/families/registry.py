@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping
 from types import MappingProxyType
 from typing import NamedTuple
 
-from engine.llm.families.keys import Keys
+from .keys import Keys
 
 Reader = Callable[[Keys], dict]
 

@@ -2,15 +2,15 @@
 """
 from __future__ import annotations
 
-from engine.errors import quoted
-from engine.llm.families.keys import Keys, nested_done
-from engine.llm.families.parts import (
+from ...errors import quoted
+from .keys import Keys, nested_done
+from .parts import (
     count_sparse,
     gemma_fields,
     sliding_windows,
     sparse_groups,
 )
-from engine.llm.families.registry import register
+from .registry import register
 
 
 def _t5_classes(prefix: str) -> dict[str, str]:

@@ -5,9 +5,9 @@ from __future__ import annotations
 
 import math
 
-from engine.llm.families.keys import Keys
-from engine.llm.families.parts import mamba2_block, placed
-from engine.llm.families.registry import lm_classes, register
+from .keys import Keys
+from .parts import mamba2_block, placed
+from .registry import lm_classes, register
 
 ZAMBA2_LAYERS = ["linear_attention"] + (["linear_attention"] * 5 + ["hybrid"]) * 7 + ["linear_attention"] * 4 + \
     ["hybrid"] + ["linear_attention"] * 3 + ["hybrid"] + ["linear_attention"] * 2

@@ -4,15 +4,15 @@ the block-wide fields; the rows of each part beside it: ``attention``, ``state_s
 block written in the first, flat shape (links and files of version 1)."""
 from __future__ import annotations
 
-from engine.method1.transformer.block import (
+from .block import (
     HyperConnections,
     SharedBlockUse,
     TransformerBlock,
 )
-from engine.method1.transformer.extras import InputConvolution
-from engine.method1.transformer.feed_forward import Experts, FeedForward
-from engine.method1.transformer.lora import lora_target_refusal
-from engine.method1.transformer.mixers import (
+from .extras import InputConvolution
+from .feed_forward import Experts, FeedForward
+from .lora import lora_target_refusal
+from .mixers import (
     MIXERS,
     AttentionMixer,
     BlockActivation,
@@ -26,7 +26,7 @@ from engine.method1.transformer.mixers import (
     NoMixer,
     ShortConvMixer,
 )
-from engine.method1.transformer.model_layers import (
+from .model_layers import (
     ContactHead,
     DecoderInput,
     HyperHead,
@@ -40,8 +40,8 @@ from engine.method1.transformer.model_layers import (
     SpareTokenTable,
     TokenTypeEmbedding,
 )
-from engine.method1.transformer.norms import BlockNorms
-from engine.method1.transformer.rows import unmasked_pairs
+from .norms import BlockNorms
+from .rows import unmasked_pairs
 
 TRANSFORMER_KINDS = (TransformerBlock, RMSNorm, HyperHead, PositionEmbedding, LMHead, TokenTypeEmbedding,
                      RelativePositionBias, DecoderInput, Pooler, SpareTokenTable, RelativePositionTable,

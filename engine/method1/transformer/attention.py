@@ -13,15 +13,15 @@ position terms, masking, top-k selection.
 """
 from __future__ import annotations
 
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Part
-from engine.method1.ops import (
+from ..conventions import ACTIVATION_FLOP
+from ..layers import Part
+from ..ops import (
     dense_cost,
     layer_norm_cost,
     rms_norm_cost,
     softmax_and_scale_flop,
 )
-from engine.method1.transformer.rows import NO_GRAD, linear, scaled, unmasked_pairs
+from .rows import NO_GRAD, linear, scaled, unmasked_pairs
 
 
 def attention(block, label: str, d: int, length: int, memory: int, half: bool,

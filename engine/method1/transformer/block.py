@@ -13,12 +13,12 @@ from typing import ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-import engine.method1.transformer.attention as attention_rows
-import engine.method1.transformer.compressed as compressed
-import engine.method1.transformer.extras as extras
-from engine.errors import InputError
-from engine.method1.backward import DEFAULT_LORA_TARGETS, LoRA, parts_grad
-from engine.method1.layers import (
+from . import attention as attention_rows
+from . import compressed
+from . import extras
+from ...errors import InputError
+from ..backward import DEFAULT_LORA_TARGETS, LoRA, parts_grad
+from ..layers import (
     Flow,
     LayerBase,
     LayerCost,
@@ -26,11 +26,11 @@ from engine.method1.layers import (
     Size,
     sequence_dims,
 )
-from engine.method1.transformer.extras import InputConvolution
-from engine.method1.transformer.feed_forward import FeedForward
-from engine.method1.transformer.lora import adapted, lora_target_refusal
-from engine.method1.transformer.mixers import ATTENTION_KINDS, Mixer
-from engine.method1.transformer.norms import BlockNorms
+from .extras import InputConvolution
+from .feed_forward import FeedForward
+from .lora import adapted, lora_target_refusal
+from .mixers import ATTENTION_KINDS, Mixer
+from .norms import BlockNorms
 
 SEQUENTIAL_PRE_NORM = ("mamba", "mamba2", "gated_deltanet", "short_conv", "lightning", "compressed", "none")
 """The mixers modelled only in pre-norm sequential blocks without cross-attention."""

@@ -38,10 +38,10 @@ add. Not counted: rotary positions (and the inverse rotation of the output), mas
 """
 from __future__ import annotations
 
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Part
-from engine.method1.ops import rms_norm_cost, softmax_and_scale_flop
-from engine.method1.transformer.rows import NO_GRAD, linear
+from ..conventions import ACTIVATION_FLOP
+from ..layers import Part
+from ..ops import rms_norm_cost, softmax_and_scale_flop
+from .rows import NO_GRAD, linear
 
 
 def entries(block, length: int) -> int:

@@ -5,13 +5,13 @@ from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Part, Size
-from engine.method1.transformer.attention import attention
-from engine.method1.transformer.feed_forward import mlp
-from engine.method1.transformer.mixers import BlockActivation
-from engine.method1.transformer.rows import linear
+from ...errors import InputError
+from ..conventions import ACTIVATION_FLOP
+from ..layers import Part, Size
+from .attention import attention
+from .feed_forward import mlp
+from .mixers import BlockActivation
+from .rows import linear
 
 
 class InputConvolution(BaseModel):

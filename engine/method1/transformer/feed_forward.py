@@ -15,12 +15,12 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Part, Size
-from engine.method1.ops import rms_norm_cost
-from engine.method1.transformer.mixers import BlockActivation
-from engine.method1.transformer.rows import linear, scaled
+from ...errors import InputError
+from ..conventions import ACTIVATION_FLOP
+from ..layers import Part, Size
+from ..ops import rms_norm_cost
+from .mixers import BlockActivation
+from .rows import linear, scaled
 
 
 class Experts(BaseModel):

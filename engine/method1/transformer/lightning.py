@@ -21,10 +21,10 @@ of the gate; the residual add.
 """
 from __future__ import annotations
 
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Part
-from engine.method1.ops import rms_norm_cost
-from engine.method1.transformer.rows import linear
+from ..conventions import ACTIVATION_FLOP
+from ..layers import Part
+from ..ops import rms_norm_cost
+from .rows import linear
 
 
 def block_lengths(length: int, block: int) -> tuple[int, int, int, int]:

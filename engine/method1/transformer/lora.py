@@ -7,9 +7,9 @@ cross-attention), gate/up/down the dense or shared feed-forward, experts every r
 """
 from __future__ import annotations
 
-from engine.errors import InputError
-from engine.method1.backward import lora_cost
-from engine.method1.layers import Part
+from ...errors import InputError
+from ..backward import lora_cost
+from ..layers import Part
 
 
 def _adapter(part: Part, n_in: int, n_out: int, positions: int, rank: int, copies: int = 1, active: int = 1,

@@ -19,12 +19,12 @@ from typing import Annotated, Literal, Union
 
 from pydantic import BaseModel, ConfigDict, Discriminator, Field, Tag, model_serializer, model_validator
 
-import engine.method1.transformer.attention as attention
-import engine.method1.transformer.compressed as compressed
-import engine.method1.transformer.lightning as lightning
-import engine.method1.transformer.state_space as state_space
-from engine.errors import InputError
-from engine.method1.layers import ShapeError, Size
+from . import attention
+from . import compressed
+from . import lightning
+from . import state_space
+from ...errors import InputError
+from ..layers import ShapeError, Size
 
 BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh", "relu2", "xielu"]
 

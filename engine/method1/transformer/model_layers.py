@@ -9,10 +9,10 @@ from typing import ClassVar, Literal
 
 from pydantic import Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.backward import Grad, product_grad
-from engine.method1.conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR
-from engine.method1.layers import (
+from ...errors import InputError
+from ..backward import Grad, product_grad
+from ..conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR
+from ..layers import (
     Flow,
     LayerBase,
     LayerCost,
@@ -20,7 +20,7 @@ from engine.method1.layers import (
     Size,
     sequence_dims,
 )
-from engine.method1.ops import dense_cost, layer_norm_cost, prod, rms_norm_cost
+from ..ops import dense_cost, layer_norm_cost, prod, rms_norm_cost
 
 
 class RMSNorm(LayerBase):

@@ -9,9 +9,9 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from engine.errors import InputError
-from engine.method1.layers import Part
-from engine.method1.ops import layer_norm_cost, rms_norm_cost
+from ...errors import InputError
+from ..layers import Part
+from ..ops import layer_norm_cost, rms_norm_cost
 
 
 class BlockNorms(BaseModel):

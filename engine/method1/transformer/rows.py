@@ -2,8 +2,8 @@
 run by experts (``scaled``), and the query–key pairs a causal mask keeps (``unmasked_pairs``)."""
 from __future__ import annotations
 
-from engine.method1.layers import Part
-from engine.method1.ops import dense_cost
+from ..layers import Part
+from ..ops import dense_cost
 
 NO_GRAD = "indexer input (no gradient)"
 """What an indexer reads: the block's h and query latent, detached (``torch.no_grad``)."""

@@ -21,10 +21,10 @@ no products (full: the norms' 4 FLOP per element).
 """
 from __future__ import annotations
 
-from engine.method1.conventions import ACTIVATION_FLOP
-from engine.method1.layers import Part
-from engine.method1.ops import rms_norm_cost
-from engine.method1.transformer.rows import linear
+from ..conventions import ACTIVATION_FLOP
+from ..layers import Part
+from ..ops import rms_norm_cost
+from .rows import linear
 
 SOFTPLUS_FLOP = 3
 """softplus(x) = log(1 + exp(x)): exp, add, log."""

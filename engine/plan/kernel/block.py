@@ -43,10 +43,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.plan.kernel.calibration import KernelCalibration
-from engine.plan.kernel.chip import KernelHardware
-from engine.plan.kernel.frameworks import Behaviour
-from engine.plan.kernel.gemm import (
+from .calibration import KernelCalibration
+from .chip import KernelHardware
+from .frameworks import Behaviour
+from .gemm import (
     BYTES,
     attention_core_s,
     fused_attention_s,
@@ -55,9 +55,9 @@ from engine.plan.kernel.gemm import (
     quantize_s,
     window_keys,
 )
-from engine.plan.layout import Layout
-from engine.plan.model import PlanModel
-from engine.results import Result
+from ..layout import Layout
+from ..model import PlanModel
+from ...results import Result
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.method2.hardware_db import load_hardware_db
-from engine.plan.interconnects import Interconnect
-from engine.results import Result
+from ...method2.hardware_db import load_hardware_db
+from ..interconnects import Interconnect
+from ...results import Result
 
 GEMM_FORMATS = {"bf16": "bf16_tensor", "fp16": "fp16_tensor", "fp8": "fp8_tensor", "fp6": "fp6_tensor",
                 "fp4": "fp4_tensor"}

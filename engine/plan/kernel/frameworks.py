@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.plan.frameworks import framework
-from engine.plan.kernel.calibration import KernelCalibration
-from engine.results import Result
+from ..frameworks import framework
+from .calibration import KernelCalibration
+from ...results import Result
 
 
 @dataclass(frozen=True, slots=True)

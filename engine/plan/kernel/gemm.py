@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import math
 
-from engine.plan.kernel.calibration import KernelCalibration
-from engine.plan.kernel.chip import KernelChip
+from .calibration import KernelCalibration
+from .chip import KernelChip
 
 TILE_M, TILE_N = 256, 128
 BYTES = 2

@@ -18,14 +18,14 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from engine.plan.kernel.calibration import (
+from .calibration import (
     DEFAULT_CALIBRATION,
     KernelCalibration,
     MeasuredGemm,
 )
-from engine.plan.kernel.chip import KernelChip
-from engine.plan.kernel.gemm import BYTES, TILE_M, TILE_N
-from engine.results import Result
+from .chip import KernelChip
+from .gemm import BYTES, TILE_M, TILE_N
+from ...results import Result
 
 
 @dataclass(frozen=True, slots=True)

@@ -24,12 +24,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from engine.optimizers import OPTIMIZERS
-from engine.plan.interconnects import Interconnect
-from engine.plan.kernel.block import ExpertSettings, stage_work, update_work
-from engine.plan.kernel.calibration import DEFAULT_CALIBRATION, KernelCalibration
-from engine.plan.kernel.chip import KernelHardware, kernel_hardware
-from engine.plan.kernel.comm import (
+from ...optimizers import OPTIMIZERS
+from ..interconnects import Interconnect
+from .block import ExpertSettings, stage_work, update_work
+from .calibration import DEFAULT_CALIBRATION, KernelCalibration
+from .chip import KernelHardware, kernel_hardware
+from .comm import (
     all_reduce_s,
     all_to_all_s,
     dp_gb_s,
@@ -38,11 +38,11 @@ from engine.plan.kernel.comm import (
     ring_exposed_s,
     zero3_exposed_s,
 )
-from engine.plan.kernel.frameworks import Behaviour, behaviour, framework_calibration
-from engine.plan.kernel.gemm import BYTES
-from engine.plan.layout import Layout, MemoryOptions
-from engine.plan.model import PlanModel
-from engine.results import Result
+from .frameworks import Behaviour, behaviour, framework_calibration
+from .gemm import BYTES
+from ..layout import Layout, MemoryOptions
+from ..model import PlanModel
+from ...results import Result
 
 
 @dataclass(frozen=True, slots=True)
