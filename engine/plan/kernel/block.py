@@ -21,7 +21,9 @@ H_kv key/value heads of d_h, t tensor-parallel ranks (Megatron-LM's layer, Naray
   dropout 5 per score (b·a/t·q·s); the experts branch (Megatron-Core's MoE layer): rotary embedding 4 per
   query/key value, the gated activation 6 per c·T·k·f (4 ungated), permutation and un-permutation 8 per c·T·k·h,
   router 4 per T·E. Casts into a format below 16 bits (``gemm.quantize_s``): each linear layer's input forward
-  (QKV's and the dense FC1's written by the norm) and output gradient backward.
+  (QKV's and the dense FC1's written by the norm) and output gradient backward; with dynamic scaling
+  (``Behaviour.dynamic_scaling``: torchao) each after an amax pass, and the dense block's weights cast in every
+  forward (not once a step).
 - Recomputation: full runs the block's forward again (its all-to-alls and tensor-parallel collectives included);
   alternate, every other block's (half of full's); ops (PyTorch's op-level checkpointing as torchtitan sets it)
   every other linear layer's product and the element-wise work; selective, in the dense branch the attention core
@@ -186,8 +188,9 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
     fwd_gemm, bwd_gemm = fwd_gemm + core_f, bwd_gemm + core_b
     softmax = 0.0 if behaviour.fused_attention else memory_s(c, cal, (4 + 5) * heads * q * s * BYTES / 2)
     elements = 22 * bq * h / split  # two norms (4 each) and two bias-dropout-residuals (7 each)
-    cast_f = quantize_s(g, cal, bq, [h, a * hd // t], (0,), split)
-    cast_b = quantize_s(g, cal, bq, [n for n, _ in attention])
+    dyn = behaviour.dynamic_scaling
+    cast_f = quantize_s(g, cal, bq, [h, a * hd // t], (0,), split, dyn)
+    cast_b = quantize_s(g, cal, bq, [n for n, _ in attention], amax=dyn)
     tp = _tp_all_reduces(sp, recompute)
     re_gemm = re_mem = 0.0
     a2a_bytes, a2a_count, per_node = 0.0, 0, None
@@ -200,8 +203,10 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
         pairs += _tp_pairs(*(gemm_s(g, cal, bq, n, k) for n, k in ffn), sp, recompute)
         fwd_gemm, bwd_gemm = fwd_gemm + ffn_f, bwd_gemm + ffn_b
         elements += 4 * bq * f / t  # bias-GeLU
-        cast_f += quantize_s(g, cal, bq, [h, f // t], (0,), split)
-        cast_b += quantize_s(g, cal, bq, [n for n, _ in ffn])
+        cast_f += quantize_s(g, cal, bq, [h, f // t], (0,), split, dyn)
+        cast_b += quantize_s(g, cal, bq, [n for n, _ in ffn], amax=dyn)
+        if dyn:  # each weight cast in every forward: its amax (2), the cast (2 read, q written), the transpose (q)
+            cast_f += quantize_s(g, cal, 1, [n * k for n, k in attention + ffn], amax=True)
         tp += _tp_all_reduces(sp, recompute)
         if recompute == "selective":  # the attention core: QKᵀ, softmax, dropout, AV
             re_gemm, re_mem = core_f, softmax

@@ -20,7 +20,7 @@ collectives (``comm``), the gradient reduction and the optimizer step.
   micro-batch's forward and held, the gradients reduce-scattered after the last backward).
 - Optimizer step: ``Optimizer.update_bytes`` per parameter (Adam in 16-bit mixed precision: 34) at the memory
   bandwidth, on the rank's 1/(d·cp) share with ZeRO 1 and above (or a distributed optimizer); the weights cast
-  once into a format below 16 bits.
+  once into a format below 16 bits (with dynamic scaling in every forward instead: ``block``).
 - MFU = model FLOP / (step × chips × the linear layers' dense peak); model FLOP = 3 × forward FLOP × B.
 """
 from __future__ import annotations
@@ -150,7 +150,7 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
     sharded = options.zero >= 1 or framework.distributed_optimizer
     update = OPTIMIZERS[options.optimizer].update_bytes(options.precision != "fp32")
     optimizer, weight_casts = update_work(hw, cal, sum(n / (ranks if sharded else 1) for n, ranks, _ in groups),
-                                          params_rank, update)
+                                          0.0 if framework.dynamic_scaling else params_rank, update)
     return KernelStep(
         gemm_s=m * blocks * w.gemm_s + (m * work.head_gemm_s if on_last else 0.0),
         memory_bound_s=m * blocks * w.memory_s + (m * work.head_memory_s if on_last else 0.0) + weight_casts,
