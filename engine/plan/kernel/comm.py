@@ -10,8 +10,8 @@ direction, ``interconnects.json``).
 - All-to-all over ep ranks (``all_to_all_s``): the in-node share on NVLink, the rest on the scale-out link, the
   slower of the two; DeepEP/HybridEP send a token once per other node it needs.
 - Overlap: AsyncTP's gathers and scatters each under the product it feeds or comes from
-  (``tp_overlap_exposed_s``), the interleaved pipeline's sends under the next chunk (``pipeline_sends_s``), ZeRO 3's gathers
-  prefetched under compute (``zero3_exposed_s``), context parallelism's K/V ring under attention
+  (``tp_overlap_exposed_s``), the interleaved pipeline's sends under the next chunk (``pipeline_sends_s``),
+  ZeRO 3's gathers prefetched under compute (``zero3_exposed_s``), context parallelism's K/V ring under attention
   (``ring_exposed_s``).
 """
 from __future__ import annotations
