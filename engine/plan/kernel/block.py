@@ -17,11 +17,12 @@ H_kv key/value heads of d_h, t tensor-parallel ranks (Megatron-LM's layer, Naray
   factor: the busiest rank's load ÷ the mean); a shared expert as a dense feed-forward split t ways.
 - Memory-bound work (bytes per element, forward; backward 2×), at η_mem × the bandwidth: norms and residuals 22
   per bq·h (÷t with sequence parallelism: Korthikanti et al. 2022 §4.2.2); the dense branch (Megatron-LM's GPT
-  layer, as validated): bias-GeLU 4 per bq·f/t, and without a fused attention kernel the scale-mask-softmax 4 and
-  dropout 5 per score (b·a/t·q·s); the experts branch (Megatron-Core's MoE layer): rotary embedding 4 per
-  query/key value, the gated activation 6 per c·T·k·f (4 ungated), permutation and un-permutation 8 per c·T·k·h,
-  router 4 per T·E. Casts into a format below 16 bits (``gemm.quantize_s``): each linear layer's input forward
-  (QKV's and the dense FC1's written by the norm) and output gradient backward; with dynamic scaling
+  layer, as validated): bias-GeLU 4 per bq·f/t (a gated activation 6: gate and up read, one written), and
+  without a fused attention kernel the scale-mask-softmax 4 and dropout 5 per score (b·a/t·q·s); the experts
+  branch (Megatron-Core's MoE layer): rotary embedding 4 per query/key value, the gated activation 6 per c·T·k·f
+  (4 ungated), permutation and un-permutation 8 per c·T·k·h, router 4 per T·E. Casts into a format below 16
+  bits (``gemm.quantize_s``): each linear layer's input forward (QKV's and the dense FC1's written by the norm)
+  and output gradient backward; with dynamic scaling
   (``Behaviour.dynamic_scaling``: torchao) each after an amax pass, and the dense block's weights cast in every
   forward (not once a step).
 - Recomputation: full runs the block's forward again (its all-to-alls and tensor-parallel collectives included);
@@ -202,7 +203,7 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
         ffn_f, ffn_b = _linear(ffn, hw, cal, bq)
         pairs += _tp_pairs(*(gemm_s(g, cal, bq, n, k) for n, k in ffn), sp, recompute)
         fwd_gemm, bwd_gemm = fwd_gemm + ffn_f, bwd_gemm + ffn_b
-        elements += 4 * bq * f / t  # bias-GeLU
+        elements += (6 if model.gated else 4) * bq * f / t  # SwiGLU: gate and up read, one written; bias-GeLU 4
         cast_f += quantize_s(g, cal, bq, [h, f // t], (0,), split, dyn)
         cast_b += quantize_s(g, cal, bq, [n for n, _ in ffn], amax=dyn)
         if dyn:  # each weight cast in every forward: its amax (2), the cast (2 read, q written), the transpose (q)
