@@ -23,7 +23,8 @@ from engine.errors import InputError, parse_input
 
 _LAZY = {
     "estimate_scenario": "engine.api", "estimate_config": "engine.api", "estimate_hardware": "engine.api",
-    "plan_layout": "engine.api", "measure_trace": "engine.api",
+    "plan_layout": "engine.api", "estimate_multimodal": "engine.api", "estimate_pipeline": "engine.api",
+    "estimate_vlm_training": "engine.api", "measure_trace": "engine.api",
     "measurement_markdown": "engine.measure.report",
     "serve_model": "engine.api", "compress_scenario": "engine.api", "distill_models": "engine.api",
     "Scenario": "engine.scenario", "parse_scenario": "engine.scenario", "load_scenario_text": "engine.scenario",

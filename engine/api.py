@@ -24,7 +24,8 @@ from collections.abc import Mapping
 from engine.errors import InputError, parse_input
 
 __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
-           "serve_model", "compress_scenario", "distill_models"]
+           "serve_model", "compress_scenario", "distill_models", "estimate_multimodal", "estimate_pipeline",
+           "estimate_vlm_training"]
 
 
 def _scenario(scenario):
@@ -67,6 +68,58 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
     run = parse_input(TransformerRun, {"tokens": tokens, "seq_len": seq_len, "convention": convention},
                       source="run")
     return estimate_transformer(_config(config, lenient), run)
+
+
+def _json(config):
+    """A decoded config, or its JSON text."""
+    if isinstance(config, (str, bytes)):
+        from engine.json_text import parse_json_text
+        from engine.llm.config import MAX_CONFIG_BYTES
+
+        return parse_json_text(config, "config", MAX_CONFIG_BYTES)
+    return config
+
+
+def _inputs(inputs: Mapping):
+    from engine.multimodal.inputs import media_inputs
+
+    return media_inputs(dict(inputs))
+
+
+def estimate_multimodal(config, *, convention: str = "matmul", lenient: bool = False, **inputs):
+    """Any config the engine reads — a language model's, a vision-language or audio model's, a diffusers
+    ``unet/``, ``transformer/`` or ``vae/config.json`` — at the inputs users know (``image_size=(H, W)``,
+    ``images``, ``frames``, ``audio_seconds``, ``text_tokens``; each family's standard input where absent) →
+    ``ModelCount`` (``params``, ``forward_flop`` of one example, ``params_by_component``, ``flop_by_component``,
+    ``image_tokens``, ``inputs``)."""
+    from engine.multimodal.count import count_config
+
+    return count_config(_json(config), _inputs(inputs), convention, "config", lenient)
+
+
+def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, guidance: bool = True,
+                      outputs: float = 1, convention: str = "matmul", **inputs):
+    """A diffusion pipeline from its parts' configs: sampling compute per image (or video) and in all (steps × 1
+    or 2 with classifier-free guidance × the denoiser + text encoders + VAE decode) and the training step per
+    sample → ``PipelineCompute``."""
+    from engine.multimodal.pipeline import read_parts
+    from engine.multimodal.training import pipeline_compute
+
+    parts = read_parts(_json(denoiser), [_json(t) for t in text_encoders], _json(vae) if vae is not None else None,
+                       _inputs(inputs))
+    return pipeline_compute(*parts, {"steps": steps, "guidance": guidance, "outputs": outputs}, convention)
+
+
+def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: int | None = None,
+                          lora_targets=("q", "v"), convention: str = "matmul", **inputs):
+    """A vision-language model's training step per example under a recipe (``full``, ``frozen_vision``,
+    ``projector``, ``lora`` with ``lora_rank``): forward and exact backward per component → ``StepCompute``."""
+    from engine.multimodal.count import read_any
+    from engine.multimodal.training import VlmRecipe, vlm_training_step
+
+    spec = parse_input(VlmRecipe, {"recipe": recipe, "lora_rank": lora_rank, "lora_targets": list(lora_targets)},
+                       source="recipe")
+    return vlm_training_step(read_any(_json(config), _inputs(inputs)), spec, convention)
 
 
 def estimate_hardware(run: Mapping):

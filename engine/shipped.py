@@ -24,7 +24,7 @@ ROOT_FILES = ("hardware_db.json", "training_runs.csv", "utilization_reports.csv"
 MODULE_FILES = ("llm/config_keys.json", "llm/models.json", "llm/multimodal_wrappers.json", "method2/pue.csv",
                 "method2/grid_intensity.csv", "plan/interconnects.json", "plan/published_runs.json",
                 "plan/model_error.json", "serve/efficiencies.json", "serve/measured_serving.json",
-                "compress/factors.json")
+                "compress/factors.json", "multimodal/library_keys.json")
 """The data files under ``engine/``, by their path in the package."""
 SHIPPED_FILES = ROOT_FILES + tuple(f.rsplit("/", 1)[1] for f in MODULE_FILES)
 """Every shipped data file by name (a test checks that no other ``.json``/``.csv`` ships)."""

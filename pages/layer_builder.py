@@ -6,6 +6,7 @@ import streamlit as st
 from ui import state
 from ui.components.layer_editor import input_fields, layer_editor
 from ui.components.method1_results import apply_edits, kind_formulas, layer_table, results_line, totals
+from ui.components.multimodal_upload import multimodal_upload
 from ui.components.onnx_upload import onnx_upload
 from ui.components.preset_picker import preset_picker
 from ui.components.training_form import quick_form, training_form
@@ -45,4 +46,5 @@ if mode == "layers":
     kind_formulas()
 exports_panel(scenario, estimate)
 onnx_upload()
+multimodal_upload()
 state.sync_link()

@@ -10,6 +10,7 @@ from engine.compress import factors
 from engine.llm import library
 from engine.llm.families import keys, reading
 from engine.method2 import hardware_db, places, utilization_priors
+from engine.multimodal import config_reader
 from engine.plan import interconnects, published, uncertainty
 from engine.serve import engines, validation
 from engine.shipped import ROOT_FILES, SHIPPED_FILES, module_file, shipped_file
@@ -28,7 +29,8 @@ PATH_ATTRIBUTE = {"hardware_db.json": (hardware_db, "HARDWARE_DB_PATH"),
                   "model_error.json": (uncertainty, "PATH"),
                   "efficiencies.json": (engines, "EFFICIENCIES"),
                   "measured_serving.json": (validation, "DATA"),
-                  "factors.json": (factors, "PATH")}
+                  "factors.json": (factors, "PATH"),
+                  "library_keys.json": (config_reader, "KEYS_FILE")}
 assert set(PATH_ATTRIBUTE) == set(SHIPPED_FILES)
 LOADERS = {"hardware_db.json": hardware_db.load_hardware_db, "training_runs.csv": runs_dataset.load_training_runs,
            "utilization_reports.csv": utilization_priors.load_utilization_reports,
@@ -37,12 +39,12 @@ LOADERS = {"hardware_db.json": hardware_db.load_hardware_db, "training_runs.csv"
            "grid_intensity.csv": places.grid_places, "interconnects.json": interconnects.interconnects,
            "published_runs.json": published.published_runs, "model_error.json": uncertainty.model_errors,
            "efficiencies.json": lambda: engines.efficiency("vllm"), "measured_serving.json": validation.measured,
-           "factors.json": factors.factors}
+           "factors.json": factors.factors, "library_keys.json": config_reader.keys_file}
 """Each file's reader in the engine."""
 TABLE = {"hardware_db.json": "chips", "config_keys.json": "families", "models.json": "models",
          "multimodal_wrappers.json": "wrappers", "interconnects.json": "systems", "published_runs.json": "runs",
          "model_error.json": "runs", "efficiencies.json": "engines", "measured_serving.json": "rows",
-         "factors.json": "factors"}
+         "factors.json": "factors", "library_keys.json": "classes"}
 """The main table of each JSON file (emptied by the ``no_rows`` fault)."""
 FAULTS = ("missing", "empty", "cut_short", "corrupt", "wrong_type", "no_rows")
 PAGE_FAULTS = ("empty", "cut_short", "wrong_type")

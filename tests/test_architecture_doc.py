@@ -32,7 +32,8 @@ def test_every_name_in_the_table_is_defined_where_it_says():
              "_LAZY": "engine/__init__.py", "PAGES": "ui/navigation.py",
              "COSTS": "engine/importers/onnx_ops.py", "FREE": "engine/importers/onnx_ops.py",
              "GRAPHS": "tests/importers/test_onnx_ops.py",
-             "MIXERS": "engine/method1/transformer/mixers.py", "PART_STARTERS": "ui/layer_form.py"}
+             "MIXERS": "engine/method1/transformer/mixers.py", "PART_STARTERS": "ui/layer_form.py",
+             "FAMILY_MODULES": "engine/multimodal/registry.py"}
     text = "\n".join(_table())
     for name in re.findall(r"`([A-Z_][A-Z_]+)`", text):
         assert name in named, f"{name}: say in this test where it is defined"

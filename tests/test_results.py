@@ -38,6 +38,9 @@ INPUTS = {
     "KernelCalibration",  # the kernel model's efficiencies, inside PlanSettings
     "PublishedRun", "PublishedFigure",  # published_runs.json, a shipped file read through parse_input
     "RunError", "ModelError",  # model_error.json, a shipped file read through parse_input
+    "MediaInputs",  # a multimodal count's images, frames, seconds and text tokens (engine/multimodal/inputs.py)
+    # layer kinds and the architecture they make (the multimodal readers build them), validated inside Scenario
+    "Architecture", "Branches", "Residual", "TransformerBlock",
     "Counted",  # a layer kind (a row counted from an ONNX graph or a PyTorch module), validated inside Scenario
     "Preset",  # a preset scenario with its source (engine/presets.py): a Scenario with a title, as read
     # not pydantic, but not a result either: the CLI's bundle of what it loaded for `memory` and `plan`

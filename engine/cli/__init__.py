@@ -20,7 +20,8 @@ from engine.errors import InputError, from_validation_error
 from engine.results import to_json
 
 COMMANDS = ("flops", "presets", "schema", "chips", "hardware", "trend", "reconcile", "priors", "transformer",
-            "optimal", "memory", "plan", "count", "trace", "profile", "serve", "compress")
+            "optimal", "memory", "plan", "count", "trace", "profile", "serve", "compress", "diffusion",
+            "vlm")
 """Each lives in ``engine/cli/<command>.py``; a run imports only its own module (start-up stays light)."""
 
 

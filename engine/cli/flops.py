@@ -1,10 +1,13 @@
-"""``flops FILE.json | --preset ID | --onnx MODEL.onnx [--dim NAME=SIZE …] [--convention]``: method 1's
-parameters and forward FLOP per layer (an ONNX graph: one row per node that counts, ``engine.importers``)."""
+"""``flops FILE.json | --preset ID | --onnx MODEL.onnx [--dim NAME=SIZE …] | --config CONFIG.json [--image-size HxW]
+[--frames F] [--audio-seconds S] [--text-tokens N] [--images N] [--convention]``: method 1's parameters and forward
+FLOP per layer (an ONNX graph: one row per node that counts, ``engine.importers``; a model's config.json — text,
+multimodal or diffusers — its parameters and one example's forward FLOP per component, ``engine.multimodal``)."""
 from __future__ import annotations
 
 import argparse
 
 from engine.cli.files import read_text_file
+from engine.cli.media_args import add_media_arguments, given_media_flags, media_from, naming_flags, read_config_file
 from engine.errors import InputError, quoted
 from engine.method1.conventions import CONVENTIONS
 from engine.scenario import load_scenario_text
@@ -25,7 +28,19 @@ examples:
   python -m engine flops --preset resnet50               # a preset (ids: python -m engine presets)
   python -m engine flops --onnx model.onnx --dim batch=1 --dim sequence=128   # an exported graph
   python -m engine flops --onnx model.onnx --dim batch=1 --save model.json    # ... and its rows as a scenario
+  python -m engine flops --config unet/config.json --image-size 768x768 --text-tokens 77 --format json
+  python -m engine flops --config llava-1.5-7b/config.json --image-size 336x336 --text-tokens 100
 """
+
+def _config(args):
+    """``--config``: any config.json the engine reads, counted at the given inputs (each family's standard ones
+    otherwise, printed in ``inputs``)."""
+    from engine.multimodal.count import count_config
+
+    inputs = media_from(args)
+    config = read_config_file(args.config, "config")
+    with naming_flags():
+        return count_config(config, inputs, args.convention or "matmul", "config", args.lenient)
 
 
 def parse_dims(words: list[str] | None) -> dict[str, int]:
@@ -59,11 +74,17 @@ def _onnx(args):
 
 
 def _flops(args):
-    given = [x is not None for x in (args.file, args.preset, args.onnx)]
+    given = [x is not None for x in (args.file, args.preset, args.onnx, args.config)]
     if sum(given) != 1:
-        raise InputError("arguments", "give a scenario FILE, --preset ID or --onnx MODEL.onnx (one of them)")
+        raise InputError("arguments", "give a scenario FILE, --preset ID, --onnx MODEL.onnx or --config CONFIG.json "
+                                      "(one of them)")
     if (args.dim or args.save) and args.onnx is None:
         raise InputError("arguments", "--dim and --save go with --onnx")
+    media = given_media_flags(args)
+    if args.config is None and (media or args.lenient):
+        raise InputError("arguments", f"{(media or ['--lenient'])[0]} goes with --config")
+    if args.config is not None:
+        return _config(args)
     counted = None
     if args.onnx is not None:
         scenario, counted = _onnx(args)
@@ -100,4 +121,13 @@ def register(sub) -> None:
                         "(e.g. --dim batch=1 --dim sequence=128); the command names any that are missing")
     p.add_argument("--save", default=None, metavar="FILE.json",
                    help="with --onnx: write the counted rows as a scenario file (the dashboard opens it)")
+    p.add_argument("--config", default=None, metavar="CONFIG.json",
+                   help="a model's config.json instead of a scenario: a language model, a vision-language or audio "
+                        "model (transformers), or a diffusers model (unet/, transformer/, vae/config.json); prints "
+                        "params, forward_flop (one example, batch 1), params_by_component, flop_by_component and the "
+                        "inputs used")
+    add_media_arguments(p)
+    p.add_argument("--lenient", action="store_true",
+                   help="with --config (a language model): keys transformers reads and the reader does not are "
+                        "listed instead of refused")
     p.set_defaults(run=_flops)

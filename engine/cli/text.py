@@ -3,37 +3,12 @@
 """
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable
 
+from engine.cli.media_text import model_count_text, pipeline_text, vlm_step_text
+from engine.cli.text_layout import pairs, shown, table
 from engine.units import (format_chip_hours, format_co2_kg, format_count, format_duration, format_energy_kwh,
                           format_flop, format_number, format_pf_days)
-
-
-def shown(value: object) -> str:
-    """A value for a terminal: each character that is not printable (an escape sequence, a carriage return or a
-    line break in a layer's name or a file's text) written as its escape, so that user text can neither move the
-    cursor, retitle the window nor start a line of its own."""
-    text = str(value)
-    return text if text.isprintable() else "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii")
-                                                   for c in text)
-
-
-def table(headers: Sequence[str], rows: Iterable[Sequence[object]], right: Sequence[int] = ()) -> str:
-    """Columns padded to their widest cell; the columns in ``right`` (numbers) aligned right. Every cell ``shown``."""
-    cells = [[shown(h) for h in headers]] + [["" if c is None else shown(c) for c in row] for row in rows]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(headers))]
-
-    def line(row):
-        return "  ".join(c.rjust(w) if i in right else c.ljust(w) for i, (c, w) in enumerate(zip(row, widths))).rstrip()
-
-    return "\n".join([line(cells[0]), "  ".join("-" * w for w in widths)] + [line(r) for r in cells[1:]])
-
-
-def pairs(items: Iterable[tuple[str, object]]) -> str:
-    """'label   value' lines, labels padded to the longest (items with a None value are left out); values ``shown``."""
-    items = [(k, shown(v)) for k, v in items if v is not None]
-    width = max((len(k) for k, _ in items), default=0)
-    return "\n".join(f"{k.ljust(width)}  {v}" for k, v in items)
 
 
 def _layer_rows(layers: list[dict]) -> list[list[object]]:
@@ -47,6 +22,8 @@ def _layer_rows(layers: list[dict]) -> list[list[object]]:
 
 
 def flops_text(result: dict) -> str:
+    if "flop_by_component" in result:  # flops --config: a model's count per component
+        return model_count_text(result)
     out = []
     if result.get("layers"):
         nested = any(r.get("path") for r in result["layers"])  # paths read left to right
@@ -478,5 +455,6 @@ TEXT: dict[str, Callable[[object], str]] = {
     "trend": trend_text, "transformer": transformer_text, "plan": plan_text, "memory": memory_text,
     "optimal": optimal_text, "priors": priors_text, "reconcile": reconcile_text,
     "trace": measurement_text, "profile": measurement_text, "serve": serve_text, "compress": compress_text,
+    "diffusion": pipeline_text, "vlm": vlm_step_text,
 }
 """Command → its text renderer (every command has one: a terminal gets text, a pipe JSON)."""

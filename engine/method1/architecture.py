@@ -319,6 +319,26 @@ class Walker:
         return (len(self.rows), len(self.blocks), self.params, self.active, self.macs, self.flop, self.backward,
                 self.trained, self.recompute)
 
+    def scale_work_since(self, mark, count: int, path: str) -> None:
+        """The rows and blocks since ``mark`` ran on ``count`` inputs with one set of weights (``each``): their MACs,
+        FLOP, backward and recomputation × count; parameters as they are."""
+        rows, blocks, _, _, macs, flop, backward, _, recompute = mark
+        k = count - 1
+        self.macs += k * (self.macs - macs)
+        self.flop += k * (self.flop - flop)
+        self.backward += k * (self.backward - backward)
+        self.recompute += k * (self.recompute - recompute)
+        if self.flop > MAX_COUNT or self.backward > MAX_COUNT:
+            self.too_large(path)
+        for row in self.rows[rows:]:
+            row.macs *= count
+            row.forward_flop *= count
+            row.backward_flop *= count
+        for b in self.blocks[blocks:]:
+            b.macs *= count
+            b.forward_flop *= count
+            b.backward_flop *= count
+
     def scale_since(self, mark, copies: int, path: str = "layers") -> None:
         """The rows and blocks since ``mark`` stand for ``copies`` identical copies: × copies (``path``: the
         repeat, named if the counts pass ``MAX_COUNT``)."""

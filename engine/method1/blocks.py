@@ -6,6 +6,8 @@
   the last axis, or along the ``sequence``), ``add`` (equal shapes) or ``multiply`` (shapes broadcast
   as NumPy's do: squeeze-excite's [1, 1, C] gate × [H, W, C]). An empty branch is the identity.
 - ``repeat``: ``times`` copies of a layer list, each with its own parameters (ResNet's stages).
+- ``each``: a layer list run on each of ``count`` inputs with one set of weights (the images of a sample
+  through a vision tower, the tiles of an image); the outputs joined along the sequence.
 
 Merging costs no multiply-accumulate; in the ``full`` convention ``add`` and ``multiply`` cost one FLOP
 per output value per input after the first, ``concat`` nothing. Every merge checks the shapes and
@@ -192,7 +194,45 @@ class Repeat(Block):
         return flow
 
 
-BLOCK_KINDS: tuple[type[Block], ...] = (Residual, Branches, Repeat)
+class Each(Block):
+    """The ``layers`` run on each of ``count`` inputs of the same shape with one set of weights (the images of a
+    sample through a vision tower, the tiles of an image, the frames of a video): parameters once, FLOP (forward
+    and backward) × count; the outputs joined along the sequence (count × L positions; an item that is not a
+    sequence becomes a sequence of count items). The flow is one input's shape, or with ``split`` the inputs
+    already joined (each image's tokens through a per-image pooling). No arithmetic of its own."""
+
+    type: Literal["each"] = "each"
+    count: int = Field(1, ge=1, le=MAX_REPEAT, description="How many inputs run through the layers.")
+    split: bool = Field(False, description="The flow is the inputs joined (a sequence of count × L positions), cut "
+                                           "into count sequences of L; otherwise the flow is one input's shape.")
+    layers: NonEmptyLayerList
+    kind_label: ClassVar[str] = "Each input (shared weights)"
+    formula: ClassVar[str] = r"n \times f \quad (n \text{ inputs, one set of weights})"
+
+    @property
+    def merge(self) -> str:
+        return f"each of {self.count:,} inputs, one set of weights"
+
+    def walk(self, flow, path, walker):
+        if self.split:
+            seq = as_sequence(flow)
+            if seq.steps is None or seq.steps % self.count:
+                raise InputError(path, f"cannot cut {flow.describe()} into {self.count:,} equal sequences")
+            flow = Flow(seq.item, seq.steps // self.count)
+        mark = walker.mark()
+        out = walker.run(self.layers, flow, f"{path}.layers")
+        walker.scale_work_since(mark, self.count, path)
+        if self.count == 1:
+            return out
+        seq = as_sequence(out)
+        steps = (seq.steps or 1) * self.count
+        if steps > MAX_SIZE:
+            raise InputError(path, f"{steps:,} positions once the {self.count:,} outputs are joined is more than "
+                                   f"{MAX_SIZE:,}")
+        return Flow(seq.item, steps)
+
+
+BLOCK_KINDS: tuple[type[Block], ...] = (Residual, Branches, Repeat, Each)
 BLOCK_TYPES = frozenset(k.model_fields["type"].default for k in BLOCK_KINDS)
 
 
@@ -212,7 +252,7 @@ def expanded_count(layers: object) -> int:
             kind = get("type")
             if not isinstance(kind, str) or kind not in BLOCK_TYPES:  # a list or object there is the schema's to name
                 continue
-            times = get("times") if kind == "repeat" else 1
+            times = get("times") if kind == "repeat" else 1  # each: its layers are walked once
             times = times if isinstance(times, int) and not isinstance(times, bool) and 1 <= times <= MAX_REPEAT \
                 else 1  # an invalid count is the schema's to name
             for key in BLOCK_LISTS:

@@ -8,13 +8,14 @@ from pydantic import Field
 from engine.method1.blocks import BLOCK_KINDS
 from engine.method1.counted import COUNTED_KINDS
 from engine.method1.layers import BASIC_KINDS, LayerBase
+from engine.method1.media import MEDIA_KINDS
 from engine.method1.mobilebert import MOBILEBERT_KINDS
 from engine.method1.transformer import TRANSFORMER_KINDS
 from engine.method1.vision import VISION_KINDS
 from engine.method1.windows import WINDOW_KINDS
 
 LAYER_KINDS: tuple[type[LayerBase], ...] = (BASIC_KINDS + VISION_KINDS + WINDOW_KINDS + TRANSFORMER_KINDS + COUNTED_KINDS
-                                            + MOBILEBERT_KINDS + BLOCK_KINDS)
+                                            + MOBILEBERT_KINDS + MEDIA_KINDS + BLOCK_KINDS)
 
 Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
 

@@ -65,7 +65,8 @@ class AdaptiveAvgPool2d(LayerBase):
 
 
 class Upsample(LayerBase):
-    """Upsampling of an ``[H, W, C]`` grid by an integer ``scale``: ``[S·H, S·W, C]``.
+    """Upsampling of an ``[H, W, C]`` grid by an integer ``scale``: ``[S·H, S·W, C]``; of a video ``[F, H, W, C]``,
+    each frame's (``[F, S·H, S·W, C]``).
 
     Full: ``nearest`` copies (0 FLOP); ``bilinear`` weighs 4 neighbours, 7 FLOP per output value."""
 
@@ -76,9 +77,9 @@ class Upsample(LayerBase):
     formula: ClassVar[str] = r"0 \quad (\text{full, bilinear: } 7 \cdot S^2 H W C)"
 
     def item_cost(self, item):
-        if len(item) != 3:
-            raise ShapeError(f"expects [H, W, C] (channels last), got {_shape(item)}")
-        out = (item[0] * self.scale, item[1] * self.scale, item[2])
+        if len(item) not in (3, 4):
+            raise ShapeError(f"expects [H, W, C] or frames [F, H, W, C] (channels last), got {_shape(item)}")
+        out = item[:-3] + (item[-3] * self.scale, item[-2] * self.scale, item[-1])
         return out, 0, 0, (BILINEAR_FLOP_PER_ELEMENT * prod(out) if self.mode == "bilinear" else 0)
 
 

@@ -30,6 +30,7 @@ NEEDS = {
     "efficiencies.json": {"serve": PART},  # the serving estimate (the inputs stay)
     "measured_serving.json": {},  # the serving check (tests, tools/fit_serving.py): no page reads it
     "factors.json": {},  # read when a compression with a measured factor is compared (tests/cli/test_shipped_cli.py)
+    "library_keys.json": {},  # read only when a multimodal or diffusers config is counted (test_shipped_cli.py)
 }
 """What each file's fault does to each page: the page stops with one line (``PAGE``); one part shows one line in
 its place and the rest of the page works (``PART``); a part warns and works with less (``ADDS``); absent: nothing."""

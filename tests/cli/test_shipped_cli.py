@@ -31,6 +31,7 @@ NEEDED_BY = {
     "measured_serving.json": [],  # read by the serving check (tests, tools/fit_serving.py), by no command
     "factors.json": [("compress", "--model", "llama-3.2-1b", "--seq-len", "2048", "--technique", "two_four",
                       "--chip", "a100-sxm4-80gb")],
+    "library_keys.json": [("flops", "--config", "{gemma}")],
 }
 """Commands that read each file."""
 assert set(NEEDED_BY) == set(SHIPPED_FILES)

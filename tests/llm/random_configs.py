@@ -846,6 +846,21 @@ def _fsmt(draw, spec: Spec, out: dict) -> None:
     out |= {"src_vocab_size": vocab, "tgt_vocab_size": vocab}
 
 
+def _mrope(draw, spec: Spec, out: dict) -> None:
+    """The text towers of vision-language models (Qwen2/2.5/3-VL, Qwen-Omni thinkers, GLM-4V, GLM-4.5V, GLM-OCR):
+    multimodal rotary sections (t, h, w) that split the drawn head's rotary frequencies exactly (transformers' default
+    sections fit only their published head sizes); positions change no product."""
+    heads = out.get("num_attention_heads") or spec.defaults["num_attention_heads"]
+    own = spec.model_type != "glm4v_text" and out.get("head_dim")  # GLM-4V's text attention ignores head_dim
+    size = own or out["hidden_size"] // heads
+    half = int(size * spec.rotary_fraction()) // 2
+    third = half // 3
+    rope = {"rope_type": "default", "rope_theta": 10000.0, "mrope_section": [half - 2 * third, third, third]}
+    if spec.rotary_fraction() != 1.0:
+        rope["partial_rotary_factor"] = spec.rotary_fraction()
+    out["rope_parameters"] = rope
+
+
 HOOKS: dict[str, Callable] = {
     "fsmt": _fsmt,
     "xlm": _xlm,
@@ -903,6 +918,8 @@ HOOKS: dict[str, Callable] = {
     "gpt_neo": _gpt_neo,
     "llama4_text": _llama4_text,
     "ernie4_5_moe": _ernie4_5_moe,
+    **{t: _mrope for t in ("qwen2_vl_text", "qwen2_5_vl_text", "qwen3_vl_text", "qwen3_vl_moe_text", "qwen2_5_omni_text",
+                           "qwen3_omni_moe_text", "glm4v_text", "glm4v_moe_text", "glm_ocr_text")},
 }
 """``model_type`` → a draw of the keys whose generic values transformers cannot build (after ``generic``)."""
 

@@ -146,7 +146,7 @@ def test_refusals_name_the_key():
 
     with pytest.raises(InputError, match=r"^config\.text_config: .*JSON object"):
         read_hf_config({"model_type": "llava", "text_config": "llama"})
-    with pytest.raises(InputError, match=r"^config\.text_config\.model_type: .*'qwen2_vl_text'.*not a family"):
-        read_hf_config({"model_type": "qwen2_vl", "text_config": {"model_type": "qwen2_vl_text"}})
+    with pytest.raises(InputError, match=r"^config\.text_config\.model_type: .*'aria_text'.*not a family"):
+        read_hf_config({"model_type": "aria", "text_config": {"model_type": "aria_text"}})
     with pytest.raises(InputError, match=r"^config\.text_config\.model_type: .*encoder"):
         read_hf_config({"model_type": "florence2", "text_config": {"model_type": "bart"}})

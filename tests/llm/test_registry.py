@@ -73,7 +73,10 @@ def test_aliases_read_with_their_targets_reader_and_classes():
     exaone = FAMILIES["exaone"]
     assert isinstance(exaone, Family) and exaone.alias_of == "llama"
     assert exaone.classes == FAMILIES["llama"].classes
-    assert {t for t, f in FAMILIES.items() if f.alias_of} == {"exaone", "internlm3", "iquestcoder", "param2moe",
-                                                            "sarvam_moe", "sarvam_mla"}
+    assert {t for t, f in FAMILIES.items() if f.alias_of} == {
+        "exaone", "internlm3", "iquestcoder", "param2moe", "sarvam_moe", "sarvam_mla",
+        # vision-language models' text towers, bare text models of their decoders' families
+        "qwen2_vl_text", "qwen2_5_vl_text", "qwen2_5_omni_text", "qwen3_vl_text", "qwen3_vl_moe_text",
+        "qwen3_omni_moe_text", "glm4v_moe_text"}
     with pytest.raises(TypeError):
         FAMILIES["x"] = exaone  # read-only: registration goes through register()

@@ -59,3 +59,34 @@ def _glm(c: Keys) -> dict:
 register_alias("param2moe", "glm4_moe", defaults={"head_dim": 64, "n_shared_experts": 2, "tie_word_embeddings": True,
                                                   "use_qk_norm": True})
 register_alias("sarvam_moe", "glm4_moe", defaults={"head_dim": 64, "num_key_value_heads": 4, "use_qk_norm": True})
+
+
+
+def _glm_vision_text(c: Keys, qkv_bias: bool, head_dim_key: bool) -> dict:
+    """GLM-4's block (fused gate/up, output norms) as the vision-language models' text towers build it: q/k/v biases
+    fixed (``attention_bias`` is their vision tower's key), heads of ``head_dim`` or d/H."""
+    c.neutral("attention_bias")
+    if not head_dim_key:
+        c.neutral("head_dim")
+        c.data = {k: v for k, v in c.data.items() if k != "head_dim"}
+    fields = floor_head_dim(decoder_fields(c, **llama_block(c, sandwich_norms=True)))
+    fields["block"]["qkv_bias"], fields["block"]["out_bias"] = qkv_bias, False
+    return fields | {"tied_embeddings": c.flag("tie_word_embeddings", False)}
+
+
+@register("glm4v_text", {"Glm4vTextModel": "none"})
+def _glm4v_text(c: Keys) -> dict:
+    """glm4v_text (GLM-4.1V's text tower): GLM-4's block with q/k/v biases and heads of d/H (``head_dim`` is not
+    read); multimodal rotary positions change no product; a bare text model (the wrapper adds the LM head)."""
+    return _glm_vision_text(c, qkv_bias=True, head_dim_key=False)
+
+
+@register("glm_ocr_text", {"GlmOcrTextModel": "none"})
+def _glm_ocr_text(c: Keys) -> dict:
+    """glm_ocr_text (GLM-OCR's text tower): GLM-4V's block without q/k/v biases; ``head_dim`` (absent: d/H)."""
+    return _glm_vision_text(c, qkv_bias=False, head_dim_key=True)
+
+
+# GLM-4.5V's text tower: GLM-4-MoE's decoder (q/k/v biases by ``attention_bias``, true by default), a bare text model
+register_alias("glm4v_moe_text", "glm4_moe", defaults={"attention_bias": True},
+               classes={"Glm4vMoeTextModel": "none"})

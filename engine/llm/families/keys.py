@@ -29,6 +29,8 @@ NEUTRAL_KEYS = frozenset("""  # noqa: SIM905 (a word list reads better than 100 
 architectures model_type transformers_version torch_dtype dtype _name_or_path name_or_path auto_map
 bos_token_id eos_token_id pad_token_id unk_token_id sep_token_id cls_token_id mask_token_id
 decoder_start_token_id forced_bos_token_id forced_eos_token_id
+image_token_id image_token_index video_token_id video_token_index vision_token_id vision_start_token_id
+vision_end_token_id audio_token_id audio_token_index
 initializer_range init_std initializer_factor use_cache output_attentions output_hidden_states return_dict
 use_return_dict torchscript id2label label2id num_labels problem_type task_specific_params tokenizer_class
 prefix quantization_config rope_theta rope_scaling rope_parameters rope_type original_max_position_embeddings

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from engine.llm.families.keys import MAX_LAYERS, Keys
 from engine.llm.families.parts import decoder_fields, llama_block, read_experts
-from engine.llm.families.registry import lm_classes, register
+from engine.llm.families.registry import lm_classes, register, register_alias
 
 
 def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:
@@ -80,3 +80,14 @@ def _qwen3_moe(c: Keys) -> dict:
     c.neutral("norm_topk_prob")
     dense_ff = read_experts(c, fields, ("num_experts", "num_local_experts"))
     return _sparse_layers(c, fields, dense_ff)
+
+
+# The text towers of Qwen's vision-language models: their decoders are Qwen2's and Qwen3's (multimodal rotary
+# positions change no product); transformers builds them as bare text models (the wrapper adds the LM head).
+register_alias("qwen2_vl_text", "qwen2", classes={"Qwen2VLTextModel": "none"})
+register_alias("qwen2_5_vl_text", "qwen2", classes={"Qwen2_5_VLTextModel": "none"})
+register_alias("qwen3_vl_text", "qwen3", classes={"Qwen3VLTextModel": "none"})
+register_alias("qwen3_vl_moe_text", "qwen3_moe", classes={"Qwen3VLMoeTextModel": "none"})
+# The thinkers' text towers of Qwen2.5-Omni and Qwen3-Omni: Qwen2's and Qwen3-MoE's decoders, bare text models.
+register_alias("qwen2_5_omni_text", "qwen2", classes={"Qwen2_5OmniThinkerTextModel": "none"})
+register_alias("qwen3_omni_moe_text", "qwen3_moe", classes={"Qwen3OmniMoeThinkerTextModel": "none"})

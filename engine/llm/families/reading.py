@@ -107,6 +107,20 @@ def wrappers_file() -> dict:
     return read_shipped_json(WRAPPERS_FILE, {"wrappers": dict, "text_defaults": dict})
 
 
+def read_language_model(data: dict, source: str = "config", lenient: bool = False) -> tuple[dict, dict[str, str]]:
+    """(fields, field → key) of the language model inside a multimodal checkpoint's config.json (its ``text_config``
+    read as its own family, as below, without the note that the rest is not counted): what the multimodal readers
+    (``engine.multimodal``) put after the vision or audio tower."""
+    model_type = data.get("model_type")
+    wrapper = multimodal_wrappers().get(model_type) if isinstance(model_type, str) else None
+    if wrapper is None:
+        raise InputError(f"{source}.model_type", f"{quoted(model_type)} is not a multimodal checkpoint with a "
+                                                 "language model in text_config")
+    fields, key_of = _read_language_model(data, model_type, wrapper, source, lenient)
+    fields["notes"] = tuple(fields["notes"][1:])
+    return fields, key_of
+
+
 def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str,
                          lenient: bool) -> tuple[dict, dict[str, str]]:
     """The language model of a multimodal checkpoint (Gemma 3, Llama 4, Mistral 3, LLaVA, Qwen3.5…): its
@@ -125,7 +139,8 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
                          f"the language model of this {quoted(model_type)} checkpoint is {quoted(text_type)}, "
                          f"not a family this reader supports (supported: {_supported_list(text_type)})")
     family = FAMILIES[text_type]
-    if not next(iter(family.classes)).endswith("ForCausalLM"):
+    heads = set(family.classes.values())
+    if not next(iter(family.classes)).endswith("ForCausalLM") and heads != {"none"}:
         raise InputError(f"{source}.text_config.model_type",
                          f"the language model of this {quoted(model_type)} checkpoint is {quoted(text_type)}, an "
                          "encoder or encoder-decoder: counted from its own config.json, not inside a multimodal one")
@@ -135,10 +150,16 @@ def _read_language_model(data: dict, model_type: str, wrapper: dict, source: str
     if tie is not None:
         inner["tie_word_embeddings"] = tie
     fields, key_of = read_family(inner, f"{source}.text_config", lenient)
+    if fields.get("encoder") is not None:
+        raise InputError(f"{source}.text_config.model_type", f"{quoted(text_type)} is an encoder-decoder: counted from "
+                                                             "its own config.json, not inside a multimodal one")
+    fields["head"] = "lm"  # the wrapper's generating class ends in its LM head (a text tower's bare class has none)
     note = (f"a multimodal checkpoint ({quoted(model_type, 60)}, {wrapper['class']}): its language model is counted — "
             "text_config read "
             f"as {text_type} ({next(iter(family.classes))}), keys it leaves out at that class's defaults, with the "
-            "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted")
+            "checkpoint's tie_word_embeddings; the vision or audio encoder and the projector are not counted here "
+            "(`python -m engine flops --config FILE` and the layer builder's multimodal upload count the whole "
+            "model where its family is read: docs/multimodal.md)")
     fields["notes"] = (note,) + tuple(fields.get("notes", ()))
     for listed in ("unused_keys", "ignored_keys"):  # the file's own keys, not the defaults filled in
         fields[listed] = tuple(k for k in fields.get(listed, ()) if k in text)

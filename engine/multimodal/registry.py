@@ -1,0 +1,97 @@
+"""The readers of multimodal and generative configs, one registry: a diffusers config is known by its
+``_class_name``, a transformers one by its ``model_type``. ``reader`` registers a function under its names and
+refuses a name registered twice; ``read_model`` picks the reader and refuses, by name, a class or type no reader
+counts. The family modules (one file per lineage) register themselves when ``FAMILY_MODULES`` are imported.
+"""
+from __future__ import annotations
+
+import importlib
+from collections.abc import Callable
+from typing import NamedTuple
+
+from engine.errors import InputError, json_type, quoted
+from engine.multimodal.inputs import MediaInputs
+from engine.multimodal.model import ReadModel
+
+FAMILY_MODULES = ("engine.multimodal.unet", "engine.multimodal.vae", "engine.multimodal.text_encoders",
+                  "engine.multimodal.dit", "engine.multimodal.mmdit", "engine.multimodal.video",
+                  "engine.multimodal.hunyuan", "engine.multimodal.unet3d", "engine.multimodal.vision_towers",
+                  "engine.multimodal.llava", "engine.multimodal.gemma", "engine.multimodal.qwen_vl",
+                  "engine.multimodal.mistral", "engine.multimodal.audio",
+                  "engine.multimodal.idefics", "engine.multimodal.internvl",
+                  "engine.multimodal.llama4", "engine.multimodal.mllama")
+"""The modules whose readers register here."""
+
+Reader = Callable[[dict, MediaInputs, str], ReadModel]
+
+
+class Entry(NamedTuple):
+    """A reader and the family it reads (shown in refusals and docs)."""
+
+    read: Reader
+    family: str
+
+
+_DIFFUSERS: dict[str, Entry] = {}
+_TRANSFORMERS: dict[str, Entry] = {}
+
+
+def reader(*names: str, family: str, library: str = "diffusers") -> Callable[[Reader], Reader]:
+    """Register the decorated function as the reader of ``names`` (diffusers class names, or transformers model
+    types with ``library="transformers"``); a name registered twice is an error."""
+    table = _DIFFUSERS if library == "diffusers" else _TRANSFORMERS
+
+    def register(fn: Reader) -> Reader:
+        for name in names:
+            if name in table:
+                raise ValueError(f"{library} reader for {name!r} registered twice ({table[name].read.__module__} "
+                                 f"and {fn.__module__})")
+            table[name] = Entry(fn, family)
+        return fn
+
+    return register
+
+
+def _load() -> None:
+    for module in FAMILY_MODULES:
+        importlib.import_module(module)
+
+
+def diffusers_classes() -> dict[str, str]:
+    """Every diffusers class a reader counts → its family."""
+    _load()
+    return {name: e.family for name, e in sorted(_DIFFUSERS.items())}
+
+
+def transformers_types() -> dict[str, str]:
+    """Every transformers ``model_type`` a reader here counts → its family."""
+    _load()
+    return {name: e.family for name, e in sorted(_TRANSFORMERS.items())}
+
+
+def is_multimodal(data: object) -> bool:
+    """Whether a decoded config is read here (a diffusers class, or a model type of this registry)."""
+    if not isinstance(data, dict):
+        return False
+    _load()
+    return "_class_name" in data or data.get("model_type") in _TRANSFORMERS
+
+
+def read_model(data: object, inputs: MediaInputs, source: str = "config") -> ReadModel:
+    """The reader for ``data``'s ``_class_name`` (diffusers) or ``model_type`` (transformers)."""
+    if not isinstance(data, dict):
+        raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
+    _load()
+    if "_class_name" in data:
+        name = data["_class_name"]
+        entry = _DIFFUSERS.get(name) if isinstance(name, str) else None
+        if entry is None:
+            raise InputError(f"{source}._class_name", f"{quoted(name, 60)} is not a diffusers model this reader "
+                                                      f"counts (counted: {', '.join(sorted(_DIFFUSERS))})")
+        return entry.read(data, inputs, source)
+    model_type = data.get("model_type")
+    entry = _TRANSFORMERS.get(model_type) if isinstance(model_type, str) else None
+    if entry is None:
+        raise InputError(f"{source}.model_type", f"{quoted(model_type, 60)} is not a multimodal model this reader "
+                                                 f"counts (counted: {', '.join(sorted(_TRANSFORMERS))})")
+    return entry.read(data, inputs, source)

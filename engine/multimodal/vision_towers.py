@@ -1,0 +1,151 @@
+"""Vision transformers as transformers builds them: CLIP's (Radford et al. 2021; ``clip_vision_model``) and SigLIP's
+(Zhai et al. 2023; ``siglip_vision_model``) — alone (the vision tower's own config.json) and inside the
+vision-language models that use them (LLaVA, Gemma 3, PaliGemma, Idefics3…).
+
+Symbols: an image of S × S pixels in patches of p (S must be the config's ``image_size``: the processor resizes to
+it), N = (S/p)² patches, d the width, F the feed-forward width, L layers.
+
+CLIP: a p×p convolution of stride p (3 → d, no bias), a class token and a learned table of N + 1 positions, a
+LayerNorm before the layers, L pre-norm layers (LayerNorm, biased q, k, v, out over the N + 1 tokens, LayerNorm,
+fc1 d → F, quick-GELU, fc2 F → d), a LayerNorm on the class token. SigLIP: the convolution with a bias, N positions,
+no class token, the layers likewise (tanh GELU), a LayerNorm over every token, and (``vision_use_head``) an
+attention-pooling head (a learned query, ``nn.MultiheadAttention``, a LayerNorm and the MLP on the pooled token).
+"""
+from __future__ import annotations
+
+from engine.errors import InputError
+from engine.method1.blocks import Each, Residual
+from engine.method1.layers import Activation, Conv2d, Dense, LayerNorm
+from engine.method1.media import AttentionPool
+from engine.method1.transformer import PositionEmbedding, TransformerBlock
+from engine.method1.vision import ClassToken, ToTokens
+from engine.multimodal.config_reader import ConfigReader
+from engine.multimodal.inputs import MediaInputs
+from engine.multimodal.model import ReadModel, StageBuilder
+from engine.multimodal.registry import reader
+
+ACTIVATIONS = {"quick_gelu": "gelu", "gelu": "gelu", "gelu_new": "gelu", "gelu_pytorch_tanh": "gelu",
+               "gelu_fast": "gelu", "relu": "relu", "silu": "silu"}
+
+
+def vit_sizes(c: ConfigReader) -> dict:
+    """The sizes every ViT-style vision config has."""
+    act = c.raw("hidden_act")
+    if act not in ACTIVATIONS:
+        raise c.error("hidden_act", f"unknown activation {act!r}; known: {', '.join(ACTIVATIONS)}")
+    d, heads = c.size("hidden_size"), c.size("num_attention_heads")
+    if d % heads:
+        raise c.error("num_attention_heads", f"{heads} heads do not divide hidden_size {d}")
+    return {"d": d, "heads": heads, "ff": c.size("intermediate_size"), "layers": c.size("num_hidden_layers"),
+            "channels": c.size("num_channels"), "image": c.size("image_size"), "patch": c.size("patch_size"),
+            "act": ACTIVATIONS[act]}
+
+
+def encoder_block(v: dict) -> TransformerBlock:
+    """A pre-norm ViT layer: LayerNorm, biased q, k, v, out (non-causal), LayerNorm, fc1, act, fc2."""
+    return TransformerBlock(mixer={"heads": v["heads"], "causal": False},
+                            feed_forward={"size": v["ff"], "activation": v["act"]})
+
+
+def patches(v: dict) -> int:
+    if v["image"] % v["patch"]:
+        raise InputError("vision_config.image_size", f"{v['image']} is not a multiple of the patch {v['patch']}")
+    return (v["image"] // v["patch"]) ** 2
+
+
+def clip_vision_layers(v: dict, layers: int | None = None) -> list:
+    """CLIP's vision transformer on one image of its ``image_size``: N + 1 tokens out (the class token first)."""
+    n = patches(v)
+    return [Conv2d(filters=v["d"], kernel_size=v["patch"], stride=v["patch"], bias=False, name="patch embedding"),
+            ToTokens(), ClassToken(name="class embedding"), PositionEmbedding(max_positions=n + 1),
+            LayerNorm(name="pre_layrnorm"), *[encoder_block(v)] * (v["layers"] if layers is None else layers),
+            LayerNorm(name="post_layernorm (applied to the class token)")]
+
+
+def siglip_vision_layers(v: dict, head: bool = False, layers: int | None = None, post_norm: bool = True) -> list:
+    """SigLIP's vision transformer on one image of its ``image_size``: N tokens out (or the pooled one, ``head``)."""
+    n = patches(v)
+    out = [Conv2d(filters=v["d"], kernel_size=v["patch"], stride=v["patch"], name="patch embedding"), ToTokens(),
+           PositionEmbedding(max_positions=n), *[encoder_block(v)] * (v["layers"] if layers is None else layers)]
+    if post_norm:
+        out.append(LayerNorm(name="post_layernorm"))
+    if head:
+        out += [AttentionPool(heads=v["heads"], name="head attention (learned probe)"),
+                Residual(body=[LayerNorm(name="head layernorm"), *_mlp(v)], name="head mlp")]
+    return out
+
+
+TOWERS = ("clip_vision_model", "siglip_vision_model")
+
+
+def read_tower(c: ConfigReader, key: str = "vision_config", default: str = "clip_vision_model",
+               allowed: tuple[str, ...] = TOWERS, extra: tuple[str, ...] = ()) -> tuple[dict, str]:
+    """The vision tower in ``c``'s ``key`` sub-config: (sizes, its model type), with ``head`` (SigLIP's
+    attention-pooling head, built and run when ``vision_use_head``); ``extra``: keys the wrapper reads itself."""
+    value = c.raw(key)
+    vision_type = value.get("model_type", default) if isinstance(value, dict) else default
+    if vision_type not in allowed:
+        raise InputError(f"{c.source}.{key}.model_type", f"{vision_type!r}: this reader counts "
+                                                        f"{' or '.join(allowed)} here")
+    sub = c.sub(key, vision_type)
+    v = vit_sizes(sub)
+    v["head"] = sub.flag("vision_use_head") if vision_type == "siglip_vision_model" else False
+    if vision_type == "clip_vision_model":
+        sub.neutral("projection_dim")  # the bare CLIPVisionModel has no projection
+    for k in extra:
+        v[k] = sub.raw(k)
+    v["unused"] = tuple(f"{key}.{k}" for k in sub.finish())
+    return v, vision_type
+
+
+def tower_layers(v: dict, vision_type: str) -> list:
+    """The whole tower on one image (transformers runs every layer whatever layer's hidden states are read)."""
+    if vision_type == "clip_vision_model":
+        return clip_vision_layers(v)
+    return siglip_vision_layers(v, head=v.get("head", False))
+
+
+def _mlp(v: dict) -> list:
+    return [Dense(units=v["ff"], name="fc1"), Activation(function=v["act"]), Dense(units=v["d"], name="fc2")]
+
+
+def _image(inputs: MediaInputs, v: dict) -> tuple[str, int]:
+    """(what the image becomes, images): the processor resizes any image to the tower's ``image_size``."""
+    if inputs.frames not in (None, 1):
+        raise InputError("frames", "this vision tower takes images, not video frames")
+    if inputs.text_tokens:
+        raise InputError("text_tokens", "a vision tower alone reads no text")
+    images = 1 if inputs.images is None else inputs.images
+    if images < 1:
+        raise InputError("images", "a vision tower needs at least one image")
+    size = f"{v['image']}x{v['image']}"
+    return (f"{inputs.image_size[0]}x{inputs.image_size[1]} resized to {size}" if inputs.image_size else size), images
+
+
+def _tower(data: dict, inputs: MediaInputs, source: str, model_type: str, build) -> ReadModel:
+    c = ConfigReader(data, model_type, source, library="transformers")
+    v = vit_sizes(c)
+    head = c.flag("vision_use_head") if model_type == "siglip_vision_model" else False
+    if model_type == "clip_vision_model":
+        c.neutral("projection_dim")  # CLIPVisionModel has no projection (CLIPVisionModelWithProjection is not read)
+    names = c.raw("architectures") or []
+    unused = c.finish()
+    size, images = _image(inputs, v)
+    stage = StageBuilder("vision")
+    stage.add("vision", [Each(count=images, layers=build(v, head), name="each image")])
+    n = patches(v)
+    return ReadModel(model_type, names[0] if names else model_type, (stage.build([v["image"], v["image"],
+                                                                                   v["channels"]]),),
+                     {"image_size": size, "images": images, "patches_per_image": n}, None,
+                     (f"{images} image(s) of {v['image']}x{v['image']} pixels, {n} patches of {v['patch']}",),
+                     tuple(unused))
+
+
+@reader("clip_vision_model", family="CLIP vision tower", library="transformers")
+def read_clip_vision(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
+    return _tower(data, inputs, source, "clip_vision_model", lambda v, head: clip_vision_layers(v))
+
+
+@reader("siglip_vision_model", family="SigLIP vision tower", library="transformers")
+def read_siglip_vision(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
+    return _tower(data, inputs, source, "siglip_vision_model", lambda v, head: siglip_vision_layers(v, head))

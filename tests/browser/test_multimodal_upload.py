@@ -1,0 +1,98 @@
+"""The layer builder's "Multimodal and diffusion models" upload in a real browser (Debian's Chromium, Playwright):
+a VLM (LLaVA-1.5-7B's config.json as the Hub holds it) counted per component, its training recipe chosen and loaded
+into the layer builder — the page's parameters are then the model's; a diffusion pipeline (SD 1.5's unet/, text_encoder/
+and vae/config.json, each named config.json) gives its sampling compute. Every step fails on an exception element."""
+from __future__ import annotations
+
+import shutil
+
+from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
+from tests.multimodal.configs_lib import CONFIGS, config
+
+PANEL = "Multimodal and diffusion models"
+
+
+def healthy(page) -> None:
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert page.get_by_text("Something unexpected went wrong").count() == 0
+
+
+def _open(browser, server):
+    context = browser.new_context(viewport={"width": 1400, "height": 2600})
+    page = context.new_page()
+    page.goto(server)
+    wait_for_app(page)
+    page.get_by_text(PANEL).click()
+    wait_for_app(page)
+    return context, page
+
+
+def _upload(page, paths):
+    page.locator("[data-testid='stExpander']", has_text=PANEL).locator(
+        "[data-testid='stFileUploaderDropzoneInput']").set_input_files([str(p) for p in paths])
+    wait_for_app(page)
+
+
+def _panel_metric(page, label: str) -> str:
+    return page.locator("[data-testid='stExpander']", has_text=PANEL).locator(
+        "[data-testid='stMetric']", has_text=label).locator("[data-testid='stMetricValue']").first.inner_text()
+
+
+def _as_config_json(tmp_path, *names):
+    """Each stored config copied to <part>/config.json, as a pipeline folder holds it."""
+    out = []
+    for name in names:
+        folder = tmp_path / name
+        folder.mkdir()
+        out.append(shutil.copy(CONFIGS / f"{name}.json", folder / "config.json"))
+    return out
+
+
+def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
+    from engine import estimate_multimodal
+
+    context, page = _open(browser, server)
+    _upload(page, _as_config_json(tmp_path, "llava-1.5-7b"))
+    page.get_by_text("config.json: training step per example").wait_for(timeout=WAIT_MS)
+    healthy(page)
+    expected = estimate_multimodal(config("llava-1.5-7b"))
+    assert page.get_by_text("576 image tokens reach the language model").count() == 1
+    trainable = expected.params - expected.params_by_component["vision"]
+    assert _panel_metric(page, "Trainable parameters") == f"{trainable:,}"
+    page.get_by_role("button", name="Load into the layer builder").click()
+    wait_for_app(page)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
+    wait_for_app(page)
+    healthy(page)
+    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,062,902,784
+    context.close()
+
+
+def test_a_diffusion_pipeline_gives_its_sampling_compute(server, browser, tmp_path):
+    from engine import estimate_pipeline
+    from engine.units import format_flop
+
+    context, page = _open(browser, server)
+    _upload(page, _as_config_json(tmp_path, "sd-1.5.unet", "sd-1.5.text_encoder", "sd-1.5.vae"))
+    page.get_by_text("Diffusion pipeline: sampling and training").wait_for(timeout=WAIT_MS)
+    healthy(page)
+    expected = estimate_pipeline(config("sd-1.5.unet"), [config("sd-1.5.text_encoder")], config("sd-1.5.vae"),
+                                 steps=50, guidance=True)
+    assert _panel_metric(page, "Sampling / output") == format_flop(expected.sampling_flop_per_output)
+    page.get_by_text("Classifier-free guidance").click()  # off: one pass a step
+    wait_for_app(page)
+    healthy(page)
+    one_pass = estimate_pipeline(config("sd-1.5.unet"), [config("sd-1.5.text_encoder")], config("sd-1.5.vae"),
+                                 steps=50, guidance=False)
+    assert _panel_metric(page, "Sampling / output") == format_flop(one_pass.sampling_flop_per_output)
+    context.close()
+
+
+def test_a_bad_file_gives_one_message(server, browser, tmp_path):
+    bad = tmp_path / "config.json"
+    bad.write_text('{"model_type": "llava", "text_config": "llama"}')
+    context, page = _open(browser, server)
+    _upload(page, [bad])
+    page.get_by_text("that file was not used").wait_for(timeout=WAIT_MS)
+    healthy(page)
+    context.close()

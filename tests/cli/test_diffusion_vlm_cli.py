@@ -1,0 +1,109 @@
+"""``python -m engine diffusion`` (a pipeline's sampling and training compute, from a folder as the Hub holds it or
+part files) and ``python -m engine vlm`` (a VLM's training step under a recipe); ``flops --config`` as text. Each
+figure is rebuilt here from the parts' forward counts (checked against diffusers / transformers in
+tests/multimodal/) by the formula of docs/multimodal.md; bad input exits 2 with one line naming the flag."""
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+
+from tests.cli import cli
+
+CONFIGS = Path(__file__).resolve().parents[1] / "multimodal" / "configs"
+
+
+def _json(*args):
+    out = cli(*args, "--format", "json")
+    assert out.returncode == 0, out.stderr
+    return json.loads(out.stdout)
+
+
+def _forward(name, *flags):
+    return _json("flops", "--config", str(CONFIGS / f"{name}.json"), *flags)
+
+
+def _pipeline_folder(tmp_path: Path) -> Path:
+    """SD 1.5's folder layout: model_index.json naming unet, text_encoder, vae (and parts without a config)."""
+    root = tmp_path / "stable-diffusion-v1-5"
+    index = {"_class_name": "StableDiffusionPipeline", "_diffusers_version": "0.6.0",
+             "feature_extractor": ["transformers", "CLIPImageProcessor"], "safety_checker": [None, None],
+             "scheduler": ["diffusers", "PNDMScheduler"], "text_encoder": ["transformers", "CLIPTextModel"],
+             "tokenizer": ["transformers", "CLIPTokenizer"], "unet": ["diffusers", "UNet2DConditionModel"],
+             "vae": ["diffusers", "AutoencoderKL"]}
+    for part in ("unet", "text_encoder", "vae"):
+        (root / part).mkdir(parents=True)
+        shutil.copy(CONFIGS / f"sd-1.5.{part}.json", root / part / "config.json")
+    (root / "model_index.json").write_text(json.dumps(index))
+    return root
+
+
+def test_sd15_folder_sampling_and_training(tmp_path):
+    out = _json("diffusion", "--pipeline", str(_pipeline_folder(tmp_path)), "--steps", "30", "--outputs", "10")
+    unet = _forward("sd-1.5.unet")["forward_flop"]
+    clip = _forward("sd-1.5.text_encoder", "--text-tokens", "77")["forward_flop"]
+    vae = _forward("sd-1.5.vae", "--image-size", "512x512")["flop_by_component"]
+    per_image = 30 * 2 * unet + 2 * clip + vae["vae_decoder"]  # CFG: two passes a step, the negative prompt too
+    assert out["sampling_flop_per_output"] == per_image
+    assert out["sampling_flop"] == 10 * per_image
+    assert out["training_flop_per_sample"] == unet + out["denoiser_backward_flop"] + clip + vae["vae_encoder"]
+    assert out["params"] == 859_520_964 + 123_060_480 + 83_653_863  # SD 1.5's U-Net, CLIP ViT-L/14 text, VAE
+
+
+def test_flux_parts_without_guidance():
+    names = ("flux.1-schnell.transformer", "flux.1-schnell.text_encoder", "flux.1-schnell.text_encoder_2",
+             "flux.1-schnell.vae")
+    files = [str(CONFIGS / f"{n}.json") for n in names]
+    out = _json("diffusion", "--denoiser", files[0], "--text-encoder", files[1], "--text-encoder", files[2],
+                "--vae", files[3], "--steps", "4", "--no-guidance", "--image-size", "1024x1024", "--text-tokens", "256")
+    d = _forward(names[0], "--image-size", "1024x1024", "--text-tokens", "256")["forward_flop"]
+    clip = _forward(names[1], "--text-tokens", "77")["forward_flop"]
+    t5 = _forward(names[2], "--text-tokens", "256")["forward_flop"]  # FLUX's T5 reads all the denoiser's text
+    decode = _forward(names[3], "--image-size", "1024x1024")["flop_by_component"]["vae_decoder"]
+    assert out["sampling_flop_per_output"] == 4 * d + clip + t5 + decode
+
+
+def test_vlm_lora_step():
+    config = str(CONFIGS / "llava-1.5-7b.json")
+    out = _json("vlm", "--config", config, "--recipe", "lora", "--lora-rank", "8", "--text-tokens", "64",
+                "--examples", "1000")
+    forward = _forward("llava-1.5-7b", "--text-tokens", "64")
+    # rank-8 adapters on q and v of 32 layers of width 4096: 2 · 32 · 8 · (4096 + 4096) parameters
+    adapters = 2 * 32 * 8 * (4096 + 4096)
+    assert out["params"] == forward["params"] + adapters
+    assert out["trainable_params"] == forward["params_by_component"]["projector"] + adapters
+    assert out["backward_by_component"]["vision"] == 0
+    assert out["total_training_flop"] == 1000 * out["training_flop"]
+
+
+@pytest.mark.parametrize("args", [
+    ("flops", "--config", str(CONFIGS / "sd-1.5.unet.json")),
+    ("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.unet.json"), "--vae", str(CONFIGS / "sd-1.5.vae.json")),
+    ("vlm", "--config", str(CONFIGS / "paligemma-3b-pt-224.json")),
+])
+def test_text_format(args):
+    out = cli(*args, "--format", "text")
+    assert out.returncode == 0, out.stderr
+    assert "params" in out.stdout or "parameters" in out.stdout
+
+
+@pytest.mark.parametrize(("args", "flag"), [
+    (("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.unet.json"), "--steps", "0"), "--steps"),
+    (("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.vae.json")), "--denoiser"),
+    (("diffusion", "--pipeline", str(CONFIGS)), "--pipeline"),
+    (("diffusion",), "arguments"),
+    (("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.unet.json"), "--image-size", "0x512"), "--image-size"),
+    (("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.unet.json"), "--image-size", "500x512"), "--image-size"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "lora"), "--lora-rank"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "all"), "--recipe"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--examples", "nan"), "--examples"),
+    (("vlm", "--config", str(CONFIGS / "sd-1.5.unet.json")), "config"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--image-size", "1000000x1000000"), "--image-size"),
+])
+def test_bad_input_one_line(args, flag):
+    out = cli(*args, "--format", "json")
+    assert out.returncode == 2
+    line = out.stderr.strip()
+    assert "\n" not in line and line.startswith(f"error: {flag}"), line

@@ -1,0 +1,103 @@
+"""Training and sampling compute of multimodal and generative models, built from the counted parts:
+- sampling: steps × (2 with classifier-free guidance, 1 without) × the denoiser's forward + the text encoders'
+  (× 2 with guidance: the negative prompt) + the VAE decode — SD 1.5 (50 steps, guidance) and FLUX.1-dev (28 steps,
+  guidance-distilled: no second pass), each part's forward checked against diffusers/transformers elsewhere;
+- a VLM LoRA fine-tune's exact backward against PyTorch with ``peft`` on a small Qwen2-VL-style model (vision tower
+  frozen, merger trained, LoRA on the language model's q and v), and the other recipes."""
+from __future__ import annotations
+
+import pytest
+
+from tests.multimodal.configs_lib import config
+
+
+def _pipeline(denoiser, encoders, vae, **inputs):
+    from engine.multimodal.inputs import media_inputs
+    from engine.multimodal.pipeline import read_parts
+
+    return read_parts(config(denoiser), [config(e) for e in encoders], config(vae), media_inputs(inputs))
+
+
+def _forward(name, **inputs):
+    from tests.multimodal.configs_lib import engine_count
+
+    return engine_count(config(name), **inputs).forward_flop
+
+
+def test_sd15_sampling_50_steps_with_guidance():
+    from engine.multimodal.training import pipeline_compute
+
+    parts = _pipeline("sd-1.5.unet", ["sd-1.5.text_encoder"], "sd-1.5.vae")
+    out = pipeline_compute(*parts, {"steps": 50, "guidance": True, "outputs": 1000})
+    unet = _forward("sd-1.5.unet", image_size=(512, 512), text_tokens=77)
+    clip = _forward("sd-1.5.text_encoder", text_tokens=77)
+    vae = _forward("sd-1.5.vae", image_size=(512, 512))  # encode + decode
+    from tests.multimodal.configs_lib import engine_count
+
+    decode = engine_count(config("sd-1.5.vae"), image_size=(512, 512)).flop_by_component["vae_decoder"]
+    assert out.sampling_flop_per_output == 50 * 2 * unet + 2 * clip + decode
+    assert out.sampling_flop == 1000 * out.sampling_flop_per_output
+    assert out.training_flop_per_sample == unet + out.denoiser_backward_flop + clip + (vae - decode)
+    assert out.training_flop_per_sample_cached == unet + out.denoiser_backward_flop
+    # every U-Net weight trains; no input gradient for conv_in (the noisy latent is data), the cross-attentions'
+    # k and v projections (the frozen encoder's text) and the time MLP's first linear (a sinusoid):
+    # 2·forward less those products: conv_in 64·64·320·36, k and v 77·768·2C over the 16 spatial transformers
+    # (ΣC = 2·(320 + 640 + 1280) + 1280 + 3·(1280 + 640 + 320) = 12,480), linear_1 320·1280
+    skipped = 64 * 64 * 320 * 36 + 77 * 768 * 2 * 12_480 + 320 * 1280
+    assert out.denoiser_backward_flop == 2 * unet - 2 * skipped
+
+
+@pytest.mark.external_check("conditioning_dense")
+def test_unet_backward_against_pytorch(torch):
+    """The U-Net's training backward against ``loss.backward()`` of diffusers' SD 1.5 U-Net on the meta device."""
+    pytest.importorskip("diffusers")
+    from engine.multimodal.training import pipeline_compute
+    from tests.method1.backward_reference import forward_backward
+    from tests.multimodal.diffusers_reference import build, meta
+
+    unet = build(config("sd-1.5.unet"))
+    for p in unet.parameters():
+        p.requires_grad_(True)
+    forward, backward = forward_backward(torch, unet, meta(1, 4, 32, 32), torch.tensor([10], device="meta"),
+                                         kwargs={"encoder_hidden_states": meta(1, 20, 768), "return_dict": False})
+    parts = _pipeline("sd-1.5.unet", ["sd-1.5.text_encoder"], "sd-1.5.vae", image_size=(256, 256), text_tokens=20)
+    ours = pipeline_compute(*parts, {"steps": 1})
+    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
+
+
+def test_flux_dev_sampling_28_steps():
+    from engine.multimodal.training import pipeline_compute
+
+    parts = _pipeline("flux.1-dev.transformer", ["flux.1-schnell.text_encoder", "flux.1-schnell.text_encoder_2"],
+                      "flux.1-schnell.vae")
+    out = pipeline_compute(*parts, {"steps": 28, "guidance": False})
+    flux = _forward("flux.1-dev.transformer", image_size=(1024, 1024), text_tokens=512)
+    clip = _forward("flux.1-schnell.text_encoder", text_tokens=77)
+    from engine.multimodal.count import count_config
+    from engine.multimodal.inputs import media_inputs
+
+    t5 = count_config(config("flux.1-schnell.text_encoder_2"), media_inputs({"text_tokens": 512})).forward_flop
+    from tests.multimodal.configs_lib import engine_count
+
+    decode = engine_count(config("flux.1-schnell.vae"), image_size=(1024, 1024)).flop_by_component["vae_decoder"]
+    assert out.sampling_flop_per_output == 28 * flux + clip + t5 + decode
+    assert out.text_encoder_flop == clip + t5
+
+
+@pytest.mark.parametrize("recipe", ("full", "frozen_vision", "projector", "lora"))
+def test_vlm_recipes_against_pytorch_and_peft(recipe, torch):
+    """A small Qwen2-VL (2 vision blocks, 2 language layers) on the CPU: forward and ``logits.sum().backward()``
+    under FlopCounterMode, with the recipe's weights trainable (peft's LoRA on the language model's q_proj and
+    v_proj, the merger trained) — forward, backward and trainable parameters equal the engine's."""
+    pytest.importorskip("transformers")
+    from engine.multimodal.count import read_any
+    from engine.multimodal.inputs import media_inputs
+    from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from tests.multimodal.vlm_backward_reference import qwen2_vl_step, tiny_qwen2_vl
+
+    data = tiny_qwen2_vl()
+    model = read_any(data, media_inputs({"image_size": (56, 84), "text_tokens": 6}))
+    spec = VlmRecipe(recipe=recipe, lora_rank=4 if recipe == "lora" else None)
+    ours = vlm_training_step(model, spec)
+    forward, backward, trainable = qwen2_vl_step(torch, data, (56, 84), 6, recipe, rank=4)
+    assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == (forward, backward, trainable)

@@ -1,0 +1,73 @@
+"""The external reference for a vision-language model's training step: a small Qwen2-VL built by transformers with
+real (random) weights on the CPU, one forward pass and ``logits.sum().backward()`` under FlopCounterMode
+(``tests/method1/backward_reference.py``), with the recipe's weights trainable — LoRA made by ``peft``'s own
+``get_peft_model`` (rank r on the language model's ``q_proj`` and ``v_proj``), the merger trained beside it."""
+from __future__ import annotations
+
+import warnings
+
+
+def tiny_qwen2_vl() -> dict:
+    """A Qwen2-VL config small enough for the CPU: 2 vision blocks of 32 (merged to the language model's 64), 2
+    language layers (4 heads, 2 key/value heads), a vocabulary of 200."""
+    return {"architectures": ["Qwen2VLForConditionalGeneration"], "model_type": "qwen2_vl",
+            "image_token_id": 190, "video_token_id": 191, "vision_start_token_id": 192, "vision_end_token_id": 193,
+            "tie_word_embeddings": False,
+            "text_config": {"model_type": "qwen2_vl_text", "hidden_size": 64, "intermediate_size": 128,
+                            "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2,
+                            "vocab_size": 200, "max_position_embeddings": 512, "hidden_act": "silu",
+                            "bos_token_id": 1, "eos_token_id": 2,
+                            "rope_parameters": {"rope_type": "default", "rope_theta": 10000.0,
+                                                "mrope_section": [2, 3, 3]}},
+            "vision_config": {"model_type": "qwen2_vl_vision", "depth": 2, "embed_dim": 32, "hidden_size": 64,
+                              "num_heads": 4, "mlp_ratio": 4, "patch_size": 14, "spatial_merge_size": 2,
+                              "temporal_patch_size": 2, "in_channels": 3, "hidden_act": "quick_gelu"}}
+
+
+def _set(module, trainable: bool) -> None:
+    for p in module.parameters():
+        p.requires_grad_(trainable)
+
+
+def qwen2_vl_step(torch, data: dict, size: tuple[int, int], text_tokens: int, recipe: str,
+                  rank: int = 4) -> tuple[int, int, int]:
+    """(forward FLOP, backward FLOP, trainable parameters) of one example under ``recipe``."""
+    import transformers
+
+    from tests.method1.backward_reference import forward_backward
+
+    cfg = {k: v for k, v in data.items() if k not in ("architectures",)}
+    hf_config = transformers.AutoConfig.for_model(cfg.pop("model_type"), **cfg)
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = transformers.Qwen2VLForConditionalGeneration._from_config(hf_config, attn_implementation="eager")
+    model.eval()
+    _set(model, recipe == "full")
+    merger = model.model.visual.merger
+    if recipe == "frozen_vision":
+        _set(model.model.language_model, True)
+        _set(model.lm_head, True)
+        _set(merger, True)
+    elif recipe == "projector":
+        _set(merger, True)
+    elif recipe == "lora":
+        import peft
+
+        config = peft.LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, bias="none",
+                                 target_modules=r".*language_model.*\.(q_proj|v_proj)")
+        model = peft.get_peft_model(model, config)
+        _set(model.base_model.model.model.visual.merger, True)
+    p, t = 14, 2
+    grid = (1, size[0] // p, size[1] // p)
+    patches = grid[0] * grid[1] * grid[2]
+    image_tokens = patches // 4
+    ids = torch.full((1, image_tokens + text_tokens), 5, dtype=torch.long)
+    ids[0, :image_tokens] = data["image_token_id"]
+    types = torch.zeros_like(ids)
+    types[0, :image_tokens] = 1  # the processor's mm_token_type_ids: 1 at the image tokens (for M-RoPE)
+    inputs = {"input_ids": ids, "pixel_values": torch.randn(patches, 3 * t * p * p),
+              "image_grid_thw": torch.tensor([list(grid)]), "mm_token_type_ids": types}
+    trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
+    forward, backward = forward_backward(torch, model, kwargs=inputs)
+    return forward, backward, trainable
