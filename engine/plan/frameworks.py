@@ -20,7 +20,8 @@ model's calibration fitted on its own published runs (docs/plan.md: "Frameworks"
   its reduce-scatter in the backward hooks; gradients reduced in FP32 (``MixedPrecision(reduce_dtype=float32)``).
 - ``torchtitan`` — PyTorch's torchtitan: FSDP2 per block, optionally with ``torch.compile`` per block
   (``compiled``), tensor, pipeline and context parallelism; scaled_dot_product_attention (FlashAttention-2's
-  kernels); gradients reduced in FP32 (``mixed_precision_reduce = "float32"``, its default).
+  kernels); gradients reduced in FP32 (``mixed_precision_reduce = "float32"``, its default); Float8 through
+  torchao's Float8Linear with dynamic tensor-wise scaling (its default recipe: an amax pass before each cast).
 - ``composer`` — MosaicML Composer / llm-foundry: FSDP (FULL_SHARD or SHARD_GRAD_OP), FlashAttention (Triton,
   then FlashAttention-2); Composer's DEFAULT mixed precision reduces gradients in FP32.
 
@@ -91,6 +92,9 @@ class Framework(Result):
     """What the framework calls its stages (FSDP: 2 SHARD_GRAD_OP, 3 FULL_SHARD)."""
     pipeline: bool = True
     """It has pipeline parallelism (plain FSDP and Composer have none)."""
+    float8_scaling: Literal["delayed", "dynamic"] = "delayed"
+    """How its FP8 linear layers scale: Transformer Engine's delayed scaling (the amax from earlier steps, taken in
+    the cast's pass) or torchao's dynamic tensor-wise scaling (torchtitan's Float8: an amax pass before each cast)."""
     pipeline_split: str = "even"
     """How it splits the blocks over pipeline stages by default (``Layout.pipeline_split``): Megatron evenly
     (p·v must divide them), DeepSpeed by ``partition_uniform`` (balanced), torchtitan with the embedding and the
@@ -121,9 +125,9 @@ def register(framework: Framework) -> Framework:
 
 FITTED: dict[str, KernelCalibration] = {
     "torchtitan": KernelCalibration(
-        elementwise_traffic=6.0, block_overhead_s=0.0009,
+        elementwise_traffic=5.0, block_overhead_s=0.0012,
         source="fitted on torchtitan's 2024-04-18 runs (Llama 2 13B and 70B on 64 A100, eager; python -m "
-               "tools.fit_frameworks): median 1.0%, worst −7.9%"),
+               "tools.fit_frameworks): median 1.2%, worst −7.7%"),
     "composer": KernelCalibration(
         attention_rate_scale=0.7, elementwise_traffic=2.5,
         source="fitted on llm-foundry's 2023-05-03 runs (MPT 125M–70B on A100 80 and 40 GB; its Triton "
@@ -153,7 +157,8 @@ register(Framework("fsdp", "PyTorch FSDP (FP32 sharded parameters and gradients;
                    calibration=FITTED["fsdp"], zero_names=FSDP_STAGES, pipeline=False))
 register(Framework("torchtitan", "torchtitan (FSDP2 per block, optional torch.compile; FP32 gradient reduction)",
                    "fsdp", (0, 2, 3), "always", True, 4, FLASH_ATTENTION_2, eager=True,
-                   calibration=FITTED["torchtitan"], zero_names=FSDP_STAGES, pipeline_split="torchtitan"))
+                   calibration=FITTED["torchtitan"], zero_names=FSDP_STAGES, float8_scaling="dynamic",
+                   pipeline_split="torchtitan"))
 register(Framework("composer", "MosaicML Composer / llm-foundry (FSDP, FlashAttention; FP32 gradient reduction)",
                    "fsdp", (0, 2, 3), "always", False, 4, FLASH_ATTENTION_2, eager=True,
                    calibration=FITTED["composer"], zero_names=FSDP_STAGES, pipeline=False))

@@ -164,7 +164,7 @@ def kernel_note(model: PlanModel | None = None, settings: PlanSettings | None = 
                  "(by layout and release) and within 8% for Qwen3 235B-A22B: budget small-expert models with margin")
     if model is not None and model.seq_len >= LONG_CONTEXT:
         note += ("; long context: on NVIDIA's published Llama 2 7B runs on H100 (fused attention, context "
-                 "parallelism) it underestimates the step by 16% at 16K positions to 30% at 1M — expect a longer step")
+                 "parallelism) it underestimates the step by 15% at 16K positions to 30% at 1M — expect a longer step")
     return note
 
 

@@ -364,7 +364,7 @@ def published_runs() -> None:
         chosen = st.selectbox("Runs of", frameworks, key="plan_published_framework")
         st.dataframe(pd.DataFrame(runs_of(chosen)), hide_index=True)
         st.markdown("**Long context, a check** (NVIDIA NeMo's Llama 2 7B runs on H100, 4K to 1M positions; step "
-                    "from NeMo's FLOP formula): the model underestimates the step by 16–30%")
+                    "from NeMo's FLOP formula): the model underestimates the step by 15–30%")
         st.dataframe(pd.DataFrame(long_context_rows()), hide_index=True)
         st.markdown("**The constant-efficiency model** (models the kernel model does not cover) against published "
                     "utilizations")

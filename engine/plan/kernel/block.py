@@ -17,11 +17,14 @@ H_kv key/value heads of d_h, t tensor-parallel ranks (Megatron-LM's layer, Naray
   factor: the busiest rank's load ÷ the mean); a shared expert as a dense feed-forward split t ways.
 - Memory-bound work (bytes per element, forward; backward 2×), at η_mem × the bandwidth: norms and residuals 22
   per bq·h (÷t with sequence parallelism: Korthikanti et al. 2022 §4.2.2); the dense branch (Megatron-LM's GPT
-  layer, as validated): bias-GeLU 4 per bq·f/t, and without a fused attention kernel the scale-mask-softmax 4 and
-  dropout 5 per score (b·a/t·q·s); the experts branch (Megatron-Core's MoE layer): rotary embedding 4 per
-  query/key value, the gated activation 6 per c·T·k·f (4 ungated), permutation and un-permutation 8 per c·T·k·h,
-  router 4 per T·E. Casts into a format below 16 bits (``gemm.quantize_s``): each linear layer's input forward
-  (QKV's and the dense FC1's written by the norm) and output gradient backward.
+  layer, as validated): bias-GeLU 4 per bq·f/t (a gated activation 6: gate and up read, one written), and
+  without a fused attention kernel the scale-mask-softmax 4 and dropout 5 per score (b·a/t·q·s); the experts
+  branch (Megatron-Core's MoE layer): rotary embedding 4 per query/key value, the gated activation 6 per c·T·k·f
+  (4 ungated), permutation and un-permutation 8 per c·T·k·h, router 4 per T·E. Casts into a format below 16
+  bits (``gemm.quantize_s``): each linear layer's input forward (QKV's and the dense FC1's written by the norm)
+  and output gradient backward; with dynamic scaling
+  (``Behaviour.dynamic_scaling``: torchao) each after an amax pass, and the dense block's weights cast in every
+  forward (not once a step).
 - Recomputation: full runs the block's forward again (its all-to-alls and tensor-parallel collectives included);
   alternate, every other block's (half of full's); ops (PyTorch's op-level checkpointing as torchtitan sets it)
   every other linear layer's product and the element-wise work; selective, in the dense branch the attention core
@@ -29,7 +32,8 @@ H_kv key/value heads of d_h, t tensor-parallel ranks (Megatron-LM's layer, Naray
   ``recompute_modules=["layernorm", "moe_act"]``).
 - Element-wise work run as separate eager PyTorch kernels: its bytes × the calibration's ``elementwise_traffic``
   (``Behaviour.elementwise_traffic``; 1 where fused).
-- Collectives: tensor parallelism per block and branch, 1 all-reduce of b·q·h·2 bytes forward and 1 backward —
+- Collectives: tensor parallelism per block and branch (each gather and scatter with the linear product AsyncTP
+  overlaps it with, ``_tp_pairs``), 1 all-reduce of b·q·h·2 bytes forward and 1 backward —
   with sequence parallelism an all-gather + reduce-scatter each (the same bytes) and one more gather backward —,
   and one more forward with full recomputation; the experts' dispatch and combine all-to-all, forward and backward
   (4 of c·T·k·h·2 bytes; 6 with full recomputation); context parallelism's K/V chunk ring.
@@ -97,6 +101,9 @@ class BlockWork(Result):
     a2a_count: int
     per_node: tuple[int, int] | None
     """(E, k) where the dispatcher sends a token once per node."""
+    tp_pairs: tuple[tuple[float, float], ...] = ()
+    """Dense blocks: each tensor-parallel gather or scatter (half an all-reduce of ``act_bytes``) as (count, the
+    forward seconds of the linear product it feeds or comes from) — what AsyncTP overlaps it with (``_tp_pairs``)."""
 
     @property
     def gemm_s(self) -> float:
@@ -133,6 +140,20 @@ def _tp_all_reduces(sp: bool, recompute: str) -> float:
     return 2 + (0.5 if sp else 0.0) + {"full": 1.0, "alternate": 0.5}.get(recompute, 0.0)
 
 
+def _tp_pairs(g_in: float, g_out: float, sp: bool, recompute: str) -> list[tuple[float, float]]:
+    """One branch's gathers and scatters, each with the product it overlaps under AsyncTP / tp_comm_overlap: the
+    gather before the first product (``g_in``, e.g. QKV or FC1) and the scatter after the second (``g_out``, the
+    output projection or FC2) forward; backward the gradient's gather before the second's data gradient and the
+    scatter after the first's (each as long as its forward), with sequence parallelism the input gathered again
+    for the first's weight gradient; the recomputed forward's pair with full (½ with alternate) recomputation.
+    Counts sum to 2 × ``_tp_all_reduces``."""
+    again = {"full": 1.0, "alternate": 0.5}.get(recompute, 0.0)
+    pairs = [(2.0 + again, g_in), (2.0 + again, g_out)]
+    if sp:
+        pairs.append((1.0, g_in))
+    return pairs
+
+
 def _core(hw: KernelHardware, cal: KernelCalibration, behaviour: Behaviour, q: int, keys: int, hd: int,
           heads: int, whole: bool) -> tuple[float, float]:
     """(forward, backward) of the attention core over ``keys`` keys: fused at the framework's rate (causal over
@@ -158,6 +179,7 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
     # attention: linear layers, the core (windowed blocks over their key tiles), norms and residuals
     attention = [((a + 2 * kv) * hd // t, h), (h, a * hd // t)]
     fwd_gemm, bwd_gemm = _linear(attention, hw, cal, bq)
+    pairs = _tp_pairs(*(gemm_s(g, cal, bq, n, k) for n, k in attention), sp, recompute)
     core_f, core_b = _core(hw, cal, behaviour, q, s, hd, heads, True)
     if model.windowed_blocks and model.window:
         share = min(model.windowed_blocks, model.blocks) / model.blocks
@@ -167,8 +189,9 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
     fwd_gemm, bwd_gemm = fwd_gemm + core_f, bwd_gemm + core_b
     softmax = 0.0 if behaviour.fused_attention else memory_s(c, cal, (4 + 5) * heads * q * s * BYTES / 2)
     elements = 22 * bq * h / split  # two norms (4 each) and two bias-dropout-residuals (7 each)
-    cast_f = quantize_s(g, cal, bq, [h, a * hd // t], (0,), split)
-    cast_b = quantize_s(g, cal, bq, [n for n, _ in attention])
+    dyn = behaviour.dynamic_scaling
+    cast_f = quantize_s(g, cal, bq, [h, a * hd // t], (0,), split, dyn)
+    cast_b = quantize_s(g, cal, bq, [n for n, _ in attention], amax=dyn)
     tp = _tp_all_reduces(sp, recompute)
     re_gemm = re_mem = 0.0
     a2a_bytes, a2a_count, per_node = 0.0, 0, None
@@ -178,10 +201,13 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
     if model.experts <= 1:  # dense feed-forward
         ffn = [(up // t, h), (h, f // t)]
         ffn_f, ffn_b = _linear(ffn, hw, cal, bq)
+        pairs += _tp_pairs(*(gemm_s(g, cal, bq, n, k) for n, k in ffn), sp, recompute)
         fwd_gemm, bwd_gemm = fwd_gemm + ffn_f, bwd_gemm + ffn_b
-        elements += 4 * bq * f / t  # bias-GeLU
-        cast_f += quantize_s(g, cal, bq, [h, f // t], (0,), split)
-        cast_b += quantize_s(g, cal, bq, [n for n, _ in ffn])
+        elements += (6 if model.gated else 4) * bq * f / t  # SwiGLU: gate and up read, one written; bias-GeLU 4
+        cast_f += quantize_s(g, cal, bq, [h, f // t], (0,), split, dyn)
+        cast_b += quantize_s(g, cal, bq, [n for n, _ in ffn], amax=dyn)
+        if dyn:  # each weight cast in every forward: its amax (2), the cast (2 read, q written), the transpose (q)
+            cast_f += quantize_s(g, cal, 1, [n * k for n, k in attention + ffn], amax=True)
         tp += _tp_all_reduces(sp, recompute)
         if recompute == "selective":  # the attention core: QKᵀ, softmax, dropout, AV
             re_gemm, re_mem = core_f, softmax
@@ -191,6 +217,7 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
         e, k, ep = model.experts, model.active_experts, layout.ep
         tokens = b * s / t
         routed = experts.capacity_factor * tokens * k
+        pairs = []  # AsyncTP over the experts' branch is not modelled: the block's products hide its collectives
         shared = model.shared_ff_size
         if shared:
             sh = [((2 if model.gated else 1) * shared // t, h), (h, shared // t)]
@@ -226,7 +253,7 @@ def stage_work(model: PlanModel, layout: Layout, recompute: str, hw: KernelHardw
         a2a_count += 2 if recompute == "full" else 1
     kv_ring = (cp - 1) * 2 * b * q * kv * hd // t * BYTES if cp > 1 else 0.0
     block = BlockWork(fwd_gemm, bwd_gemm, re_gemm, fwd_mem, bwd_mem, re_mem, core_f + softmax, tp, bq * h * BYTES,
-                      kv_ring, a2a_bytes, a2a_count, per_node)
+                      kv_ring, a2a_bytes, a2a_count, per_node, tuple(pairs))
     vocab = model.vocab
     head_gemm = 3 * gemm_s(c, cal, bq, vocab // t, h) if vocab else 0.0
     head_memory = memory_s(c, cal, 8 * bq * vocab / t * behaviour.elementwise_traffic) if vocab else 0.0

@@ -9,8 +9,9 @@ direction, ``interconnects.json``).
 - Ring all-reduce 2(n−1)/n × bytes / bandwidth (Patarasuk & Yuan 2009); a gather or a scatter half that.
 - All-to-all over ep ranks (``all_to_all_s``): the in-node share on NVLink, the rest on the scale-out link, the
   slower of the two; DeepEP/HybridEP send a token once per other node it needs.
-- Overlap: the interleaved pipeline's sends under the next chunk (``pipeline_sends_s``), ZeRO 3's gathers
-  prefetched under compute (``zero3_exposed_s``), context parallelism's K/V ring under attention
+- Overlap: AsyncTP's gathers and scatters each under the product it feeds or comes from
+  (``tp_overlap_exposed_s``), the interleaved pipeline's sends under the next chunk (``pipeline_sends_s``),
+  ZeRO 3's gathers prefetched under compute (``zero3_exposed_s``), context parallelism's K/V ring under attention
   (``ring_exposed_s``).
 """
 from __future__ import annotations
@@ -85,6 +86,15 @@ def zero3_exposed_s(gather_s: float, scatter_s: float, fwd_stage: float, bwd_sta
     an all-reduce's bytes). FSDP's SHARD_GRAD_OP (``gather_in_backward`` False): no gather in the backward."""
     back = (gather_s if gather_in_backward else 0.0) + scatter_s
     return max(0.0, gather_s - fwd_stage) + max(0.0, back - bwd_stage) + (gather_s + scatter_s) / max(blocks, 1)
+
+
+def tp_overlap_exposed_s(collective_s: float, product_s: float, t: int) -> float:
+    """A tensor-parallel gather (or scatter) of ``collective_s`` decomposed with its product (``product_s``) into t
+    chunks, as AsyncTP does (PyTorch's micro-pipelined TP, ``fused_all_gather_matmul`` and
+    ``fused_matmul_reduce_scatter``; Wang et al. 2022, "Overlap communication with dependent computation via
+    decomposition"): the local chunk's product needs no transfer, each of the other t − 1 chunks' transfer runs under
+    a chunk's product, so the pair takes g/t + max(g·(t − 1)/t, c) and max(0, c − g·(t − 1)/t) is exposed."""
+    return max(0.0, collective_s - product_s * (t - 1) / t) if t > 1 else 0.0
 
 
 def ring_exposed_s(kv_s: float, attention_s: float) -> float:

@@ -34,6 +34,15 @@ class Behaviour(Result):
     gather_in_backward: bool = True
     """ZeRO 3 gathers the weights again in the backward; FSDP's SHARD_GRAD_OP (its ZeRO 2) keeps them from the
     forward (``False``: one gather per micro-batch, in the forward)."""
+    dynamic_scaling: bool = False
+    """FP8 with dynamic (current) scaling as torchao's Float8Linear does it: an amax pass before every cast, and the
+    weights cast in every forward (Transformer Engine's delayed scaling: in the cast's own pass, weights once a
+    step)."""
+    pipeline_holds_weights: bool = False
+    """With pipeline parallelism the sharded weights are gathered once per step and held over the micro-batches, and
+    the gradients reduce-scattered once, after the last backward (FSDP2 under torch.distributed.pipelining:
+    torchtitan's ``reshard_after_forward = not pp_enabled``; the stage's ``backward_maybe_with_nosync`` turns off
+    ``set_requires_gradient_sync`` and ``set_reshard_after_backward`` but for the last micro-batch)."""
 
 
 def behaviour(options, chip_id: str, architecture: str, experts: bool, sequence_parallel: bool, tp: int,
@@ -49,7 +58,7 @@ def behaviour(options, chip_id: str, architecture: str, experts: bool, sequence_
     if experts:
         return Behaviour(fused, True, fw.overlap_pp, True, tp > 1, rate, fw.reduce_bytes, eager)
     return Behaviour(fused, fw.overlaps_dp(options.zero), fw.overlap_pp, False, sequence_parallel and tp > 1, rate,
-                     fw.reduce_bytes, eager, not fsdp_zero2)
+                     fw.reduce_bytes, eager, not fsdp_zero2, fw.float8_scaling == "dynamic", fw.states == "fsdp")
 
 
 def framework_calibration(framework_id: str) -> KernelCalibration:

@@ -9,7 +9,8 @@
   (``fused_attention_s``): the kernel's FLOP at its rate (the framework's kernel on the chip's architecture), no
   scores. A sliding window of W positions reads ⌈W/128⌉ + 1 FlashAttention key tiles per query tile (Dao et al.
   2022).
-- Casts into a format below 16 bits (``quantize_s``): Transformer Engine's cast-transpose with delayed scaling.
+- Casts into a format below 16 bits (``quantize_s``): Transformer Engine's cast-transpose with delayed scaling, or
+  dynamic scaling's amax pass and cast (torchao).
 """
 from __future__ import annotations
 
@@ -73,15 +74,21 @@ def fused_attention_s(chip: KernelChip, cal: KernelCalibration, q: int, keys: in
 
 
 def quantize_s(chip: KernelChip, cal: KernelCalibration, rows: float, widths: list[int],
-               norm_fed: tuple[int, ...] = (), split: int = 1) -> float:
+               norm_fed: tuple[int, ...] = (), split: int = 1, amax: bool = False) -> float:
     """Casting ``rows`` × each of ``widths`` 16-bit operands into the linear layers' format (``chip`` the format's;
     0 when it is 16-bit), as Transformer Engine does with delayed scaling (the amax taken in the same pass): a
     cast-transpose reads 2 bytes per element and writes the row- and column-major copies the GEMMs need (Hopper's
     FP8 GEMMs take only the TN layout), 2 + 2q. An input a norm writes (``norm_fed``: TE's LayerNormLinear) leaves
     the norm in the format, q bytes where 2 were, on 1/``split`` of the rows under sequence parallelism, and is
-    transposed for the weight gradient (q read, q written): 2q − (2 − q)/split, at least 0."""
+    transposed for the weight gradient (q read, q written): 2q − (2 − q)/split, at least 0. Dynamic (current)
+    scaling (``amax``: torchao's Float8Linear as torchtitan runs it) reads each 16-bit operand once more for its
+    absolute maximum before the cast can start (its scale depends on it): + 2 per element, the norm's output
+    included (written in 16 bits then: 2 + 2 + 2q)."""
     q = chip.quantized_bytes
     if not q:
         return 0.0
-    per = [max(0.0, 2 * q - (2 - q) / split) if i in norm_fed else 2 + 2 * q for i in range(len(widths))]
+    if amax:
+        per = [4 + 2 * q] * len(widths)
+    else:
+        per = [max(0.0, 2 * q - (2 - q) / split) if i in norm_fed else 2 + 2 * q for i in range(len(widths))]
     return memory_s(chip, cal, rows * sum(c * w for c, w in zip(per, widths)))

@@ -6,7 +6,8 @@ collectives (``comm``), the gradient reduction and the optimizer step.
   b·q·h·2/t bytes (scatter-gather), 2·v per micro-batch, overlapped with the next chunk where the framework does
   (``comm.pipeline_sends_s``).
 - Tensor parallelism: each block's all-reduces (``BlockWork.tp_all_reduces``) over NVLink when t fits in a node,
-  exposed beyond the block's products where the run overlaps them (``MemoryOptions.tp_overlap``);
+  where the run overlaps them (``MemoryOptions.tp_overlap``) each gather or scatter exposed beyond the one linear
+  product it feeds or comes from (``comm.tp_overlap_exposed_s``; the experts' blocks: beyond all their products);
   context parallelism's ring over the t·cp ranks' link, exposed beyond the attention; the experts' all-to-all,
   hidden behind another micro-batch's compute with the experts' ``overlap_a2a``.
 - Data parallelism: the 16-bit gradients reduced over the d·cp ranks (the dense parameters, 1/(t·p) per rank)
@@ -14,10 +15,12 @@ collectives (``comm``), the gradient reduction and the optimizer step.
   rank: Megatron-Core's expert groups, "MoE parallel folding"), each through ``comm.dp_gb_s``; an all-reduce's
   bytes (ZeRO 1: reduce-scatter + all-gather), overlapped with the last micro-batch's backward where the
   framework does. ZeRO 2: a reduce-scatter in every micro-batch's backward (overlapped where the framework does)
-  and one gather of the weights after the step; ZeRO 3: ``comm.zero3_exposed_s`` per micro-batch.
+  and one gather of the weights after the step; ZeRO 3: ``comm.zero3_exposed_s`` per micro-batch — once per step
+  where an FSDP framework runs a pipeline (``Behaviour.pipeline_holds_weights``: the weights gathered in the first
+  micro-batch's forward and held, the gradients reduce-scattered after the last backward).
 - Optimizer step: ``Optimizer.update_bytes`` per parameter (Adam in 16-bit mixed precision: 34) at the memory
   bandwidth, on the rank's 1/(d·cp) share with ZeRO 1 and above (or a distributed optimizer); the weights cast
-  once into a format below 16 bits.
+  once into a format below 16 bits (with dynamic scaling in every forward instead: ``block``).
 - MFU = model FLOP / (step × chips × the linear layers' dense peak); model FLOP = 3 × forward FLOP × B.
 """
 from __future__ import annotations
@@ -36,6 +39,7 @@ from .comm import (
     group_gb_s,
     pipeline_sends_s,
     ring_exposed_s,
+    tp_overlap_exposed_s,
     zero3_exposed_s,
 )
 from .frameworks import Behaviour, behaviour, framework_calibration
@@ -87,8 +91,11 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
     work = stage_work(model, layout, options.recompute, hw, framework, experts, cal)
     w = work.block
 
-    tp = w.tp_all_reduces * all_reduce_s(w.act_bytes, t, group_gb_s(t, intra, inter, node), eta)
-    if options.tp_overlap:  # AsyncTP / tp_comm_overlap: the collectives under the products that use them
+    one = all_reduce_s(w.act_bytes, t, group_gb_s(t, intra, inter, node), eta)
+    tp = w.tp_all_reduces * one
+    if options.tp_overlap and w.tp_pairs:  # AsyncTP / tp_comm_overlap: each collective under its own product
+        tp = sum(n * tp_overlap_exposed_s(one / 2, g, t) for n, g in w.tp_pairs)
+    elif options.tp_overlap:  # the experts' blocks: under the block's products
         tp = max(0.0, tp - (w.fwd_gemm_s + w.bwd_gemm_s + w.re_gemm_s))
     ring = (ring_exposed_s(w.kv_ring_bytes / (group_gb_s(t * cp, intra, inter, node) * 1e9 * eta), w.attention_s)
             if cp > 1 else 0.0)
@@ -122,7 +129,11 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
     if options.zero >= 2 and n_dp > 1:
         gather = all_reduce_s(params_rank * BYTES, n_dp, dp_gb_s(t, n_dp, intra, inter, node), eta) / 2
         scatter = gather * reduce / BYTES
-        if options.zero == 3 or not framework.gather_in_backward:
+        if p > 1 and framework.pipeline_holds_weights:
+            # FSDP under a pipeline: one gather (the first micro-batch's forward) and one scatter (after the last
+            # backward) per step, each block's prefetched under the previous block's compute
+            dp = zero3_exposed_s(gather, scatter, fwd_stage, bwd_stage, blocks, False)
+        elif options.zero == 3 or not framework.gather_in_backward:
             # FSDP's SHARD_GRAD_OP keeps the forward's gathered weights for the backward: no second gather
             zero_stage = zero3_exposed_s(gather, scatter, fwd_stage, bwd_stage, blocks,
                                          framework.gather_in_backward)
@@ -139,7 +150,7 @@ def kernel_step(model: PlanModel, layout: Layout, options: MemoryOptions, hw: Ke
     sharded = options.zero >= 1 or framework.distributed_optimizer
     update = OPTIMIZERS[options.optimizer].update_bytes(options.precision != "fp32")
     optimizer, weight_casts = update_work(hw, cal, sum(n / (ranks if sharded else 1) for n, ranks, _ in groups),
-                                          params_rank, update)
+                                          0.0 if framework.dynamic_scaling else params_rank, update)
     return KernelStep(
         gemm_s=m * blocks * w.gemm_s + (m * work.head_gemm_s if on_last else 0.0),
         memory_bound_s=m * blocks * w.memory_s + (m * work.head_memory_s if on_last else 0.0) + weight_casts,
