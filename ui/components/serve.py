@@ -12,7 +12,7 @@ from engine.serve.summary import headline, run_plan
 from engine.shipped import ShippedDataError
 from ui import state
 from ui.boundary import shipped_part
-from ui.charts import LOG_AXIS, show_chart
+from ui.charts import LOG_AXIS, decades, show_chart
 from ui.views import serve as view
 from ui.widgets import metric_row, say, show_error
 
@@ -106,7 +106,8 @@ def results(area, plan: ServePlan | None) -> None:
                                      mode="lines+markers"))
         fig.update_layout(xaxis={**LOG_AXIS, "title": "batch"}, yaxis={"title": "output tokens/s"},
                           yaxis2={"title": "TPOT (ms)", "overlaying": "y", "side": "right"},
-                          legend={"orientation": "h"}, height=360)
+                          legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}, height=380)
+        decades(fig, "x")  # the batch labelled at powers of ten only (no 2…9 between them)
         show_chart(fig, "Throughput and time per token against the batch",
                    "Static batching: the batch's prompts prefilled together, then decoded together.")
         st.dataframe(pd.DataFrame(view.phase_rows(est)), hide_index=True)
