@@ -10,27 +10,17 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
 from ..method1.blocks import Each
 from ..method1.layers import AvgPool2d, Dense
 from ..method1.media import TokensToGrid
 from ..method1.transformer import RMSNorm
 from ..method1.vision import ToTokens
 from .config_reader import ConfigReader
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
 from .vision_towers import patches, read_tower, tower_layers
-
-
-def _images(inputs: MediaInputs) -> int:
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
-    if inputs.frames not in (None, 1):
-        raise InputError("frames", "this model takes images, not video")
-    return images
 
 
 def _size(inputs: MediaInputs, v: dict) -> str:
@@ -51,7 +41,7 @@ def read_gemma3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c.neutral("text_config", "tie_word_embeddings", "boi_token_index", "eoi_token_index", "initializer_range")
     text = language_model(data, source)
     unused = c.finish()
-    images = _images(inputs)
+    images = vlm_images(inputs)
     t = prompt_tokens(inputs.text_tokens)
     k = side // out_side
     stage = StageBuilder("vlm")
@@ -79,7 +69,7 @@ def read_paligemma(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     if width != text.d_model:
         raise c.error("projection_dim", f"{width}: the projector must reach the language model's width {text.d_model}")
     unused = c.finish()
-    images = _images(inputs)
+    images = vlm_images(inputs)
     t = prompt_tokens(inputs.text_tokens)
     n = patches(v)
     stage = StageBuilder("vlm")

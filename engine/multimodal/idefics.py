@@ -21,12 +21,11 @@ from __future__ import annotations
 
 import math
 
-from ..errors import InputError
 from ..method1.blocks import Each
 from ..method1.layers import Dense
 from ..method1.media import MergeTokens
 from .config_reader import ConfigReader
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
@@ -82,12 +81,8 @@ def _read(data: dict, inputs: MediaInputs, source: str, model_type: str, cls: st
     c.neutral("text_config", "tie_word_embeddings", "image_token_id", "use_cache", "pad_token_id")
     text = language_model(data, source)
     unused = c.finish() + [f"vision_config.{k}" for k in sub.finish()]
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
-    if inputs.frames not in (None, 1):
-        raise InputError("frames", "video is not counted for this model (its frames go through the image path "
-                                   "one by one: count them as images)")
+    images = vlm_images(inputs, "video is not counted for this model (its frames go through the image path one "
+                                "by one: count them as images)")
     size = inputs.image_size or (4 * v["image"], 4 * v["image"])
     rows, cols = tiles(size, v["image"])
     per_image = rows * cols + 1 if rows else 1

@@ -61,3 +61,14 @@ def divisible(size: tuple[int, int], by: int, what: str, field: str = "image_siz
     for side in size:
         if side % by:
             raise InputError(field, f"{size[0]}x{size[1]} pixels: {side:,} is not a multiple of {by} ({what})")
+
+
+def vlm_images(inputs: MediaInputs, video: str = "this model takes images, not video") -> int:
+    """Images per sample of a vision-language model (1 unless given): one line for none, and for video frames
+    given to a model that reads images (``video`` says why)."""
+    images = 1 if inputs.images is None else inputs.images
+    if images < 1:
+        raise InputError("images", "a vision-language model needs at least one image here")
+    if inputs.frames not in (None, 1):
+        raise InputError("frames", video)
+    return images

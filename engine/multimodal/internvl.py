@@ -17,14 +17,13 @@ patches side by side (pixel shuffle: n/k tokens of k·C), the projector LayerNor
 """
 from __future__ import annotations
 
-from ..errors import InputError
 from ..method1.blocks import Each
 from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
 from ..method1.media import LearnedValues, MergeTokens, SequenceSlice
 from ..method1.transformer import PositionEmbedding, RMSNorm, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
@@ -103,11 +102,7 @@ def read_internvl(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c.neutral("text_config", "tie_word_embeddings", "image_token_id", "image_seq_length")
     text = language_model(data, source)
     unused = c.finish() + [f"vision_config.{key}" for key in sub.finish()]
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
-    if inputs.frames not in (None, 1):
-        raise InputError("frames", "video is not counted for this model (count its frames as images)")
+    images = vlm_images(inputs, "video is not counted for this model (count its frames as images)")
     size = inputs.image_size or (image, image)
     cols, rows = tile_grid(size, image)
     per_image = cols * rows + 1 if cols * rows > 1 else 1

@@ -23,14 +23,13 @@ transformers' idle-expert products off its count, ``tests/llm/hf_reference.idle_
 from __future__ import annotations
 
 
-from ..errors import InputError
 from ..method1.blocks import Each
 from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
 from ..method1.media import MergeTokens, SequenceSlice
 from ..method1.transformer import PositionEmbedding, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
@@ -100,11 +99,7 @@ def read_llama4(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c.neutral("text_config", "tie_word_embeddings", "boi_token_index", "eoi_token_index", "image_token_index")
     text = language_model(data, source)
     unused = c.finish() + [f"vision_config.{key}" for key in sub.finish()]
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
-    if inputs.frames not in (None, 1):
-        raise InputError("frames", "Llama 4 takes images, not video")
+    images = vlm_images(inputs, "Llama 4 takes images, not video")
     size = inputs.image_size or (image, image)
     h, w = best_fit(size, image)
     per_image = h * w + 1 if h * w > 1 else 1

@@ -17,12 +17,11 @@ the language model receives N + h'·(w' + 1) tokens per image.
 """
 from __future__ import annotations
 
-from ..errors import InputError
 from ..method1.blocks import Branches, Each
 from ..method1.layers import Activation, Dense
 from ..method1.media import ContextTokens, LearnedValues, SequenceSlice
 from .config_reader import ConfigReader
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
@@ -95,15 +94,6 @@ def _projector(p: dict, d: int) -> list:
                    Dense(units=d, bias=p["bias"], name="projector linear_2")]
 
 
-def _images(inputs: MediaInputs) -> int:
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
-    if inputs.frames not in (None, 1):
-        raise InputError("frames", "this model takes images, not video")
-    return images
-
-
 @reader("llava", family="LLaVA-1.5", library="transformers")
 def read_llava(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c = ConfigReader(data, "llava", source, library="transformers")
@@ -111,7 +101,7 @@ def read_llava(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     p = _common(c, v, vision_type)
     text = language_model(data, source)
     unused = c.finish()
-    images = _images(inputs)
+    images = vlm_images(inputs)
     t = prompt_tokens(inputs.text_tokens)
     n = patches(v) + (0 if p["drop_class"] else int(vision_type == "clip_vision_model"))
     stage = StageBuilder("vlm")
@@ -138,7 +128,7 @@ def read_llava_next(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c.neutral("use_image_newline_parameter")
     text = language_model(data, source)
     unused = c.finish()
-    images = _images(inputs)
+    images = vlm_images(inputs)
     t = prompt_tokens(inputs.text_tokens)
     size = inputs.image_size or (v["image"], v["image"])
     best = select_best_resolution(size, pinpoints)

@@ -28,7 +28,7 @@ from ..method1.media import TokensToGrid
 from ..method1.transformer import RMSNorm, TransformerBlock
 from ..method1.vision import ToTokens
 from .config_reader import ConfigReader
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
@@ -73,15 +73,6 @@ def pixtral_layers(v: dict, images: int, grid: tuple[int, int]) -> list:
             RMSNorm(name="ln_pre"), *[block] * v["layers"]]
 
 
-def images_of(inputs: MediaInputs) -> int:
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
-    if inputs.frames not in (None, 1):
-        raise InputError("frames", "this model takes images, not video")
-    return images
-
-
 @reader("mistral3", family="Mistral 3 (Pixtral + Mistral)", library="transformers")
 def read_mistral3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c = ConfigReader(data, "mistral3", source, library="transformers")
@@ -103,7 +94,7 @@ def read_mistral3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c.neutral("text_config", "tie_word_embeddings", "image_token_index", "image_token_id")
     text = language_model(data, source)
     unused = c.finish() + [f"vision_config.{k}" for k in sub.finish()]
-    images = images_of(inputs)
+    images = vlm_images(inputs)
     t = prompt_tokens(inputs.text_tokens)
     size = processed_size(inputs, v["image"], v["patch"] * m)
     h, w = size[0] // v["patch"], size[1] // v["patch"]
@@ -137,7 +128,7 @@ def read_pixtral(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     unused = c.finish()
     if inputs.text_tokens:
         raise InputError("text_tokens", "a vision tower alone reads no text")
-    images = images_of(inputs)
+    images = vlm_images(inputs)
     size = processed_size(inputs, v["image"], v["patch"])
     h, w = size[0] // v["patch"], size[1] // v["patch"]
     stage = StageBuilder("vision")

@@ -32,7 +32,7 @@ from ..method1.transformer import RMSNorm, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
 from .diffusers_parts import feed_forward
-from .inputs import MediaInputs
+from .inputs import MediaInputs, vlm_images
 from .language import prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
@@ -122,9 +122,7 @@ def read_mllama(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     text = c.sub("text_config", "mllama_text_model")
     if inputs.frames not in (None, 1):
         raise InputError("frames", "Llama 3.2 Vision takes images, not video")
-    images = 1 if inputs.images is None else inputs.images
-    if images < 1:
-        raise InputError("images", "a vision-language model needs at least one image here")
+    images = vlm_images(inputs)  # (video refused above, before the images)
     tower, v = vision_tower(sub)
     if text.raw("hidden_act") != "silu":
         raise text.error("hidden_act", f"{text.raw('hidden_act')!r}: MllamaTextMLP is counted with silu")
