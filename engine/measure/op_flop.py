@@ -89,18 +89,9 @@ def _gemm(b: int, m: int, k: int, n: int, sig: OpSignature, a_i: int, b_i: int, 
     return OpCost(2 * b * m * n * k, family, first_float_format(sig), int(traffic), bias_flop, gemm=(b, m, n, k))
 
 
-@formula("aten::mm", family=MATRIX)
+@formula("aten::mm", "aten::_scaled_mm", family=MATRIX)
 def mm(sig: OpSignature) -> OpCost:
-    """A (M×K) @ B (K×N): 2·M·N·K."""
-    (m, k), (k2, n) = dims(sig, 0, 2), dims(sig, 1, 2)
-    if k != k2:
-        raise ShapeError(f"inner sizes differ ({k} and {k2})")
-    return _gemm(1, m, k, n, sig, 0, 1, None)
-
-
-@formula("aten::_scaled_mm", family=MATRIX)
-def scaled_mm(sig: OpSignature) -> OpCost:
-    """FP8 A (M×K) @ B (K×N) with scales: 2·M·N·K."""
+    """A (M×K) @ B (K×N), FP8 with scales too (``_scaled_mm``): 2·M·N·K."""
     (m, k), (k2, n) = dims(sig, 0, 2), dims(sig, 1, 2)
     if k != k2:
         raise ShapeError(f"inner sizes differ ({k} and {k2})")

@@ -29,6 +29,12 @@ from ..layers import ShapeError, Size
 BlockActivation = Literal["relu", "gelu", "silu", "sigmoid", "tanh", "relu2", "xielu"]
 
 
+def _check_heads(inner: int, heads: int, groups: int) -> None:
+    """Heads H dividing the inner width I, and groups G dividing the heads (Mamba-2, gated DeltaNet)."""
+    if inner % heads or heads % groups:
+        raise InputError("heads", f"heads {heads} must divide inner_size {inner}, and groups {groups} the heads")
+
+
 class _Part(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
@@ -122,9 +128,7 @@ class Mamba2Mixer(_Part):
 
     @model_validator(mode="after")
     def _heads_fit(self):
-        if self.inner_size % self.heads or self.heads % self.groups:
-            raise InputError("heads", f"heads {self.heads} must divide inner_size {self.inner_size}, and groups "
-                                      f"{self.groups} the heads")
+        _check_heads(self.inner_size, self.heads, self.groups)
         return self
 
     def attention_sizes(self, d: int) -> tuple[int, int, int]:
@@ -373,9 +377,7 @@ class GatedDeltaNetMixer(_Part):
 
     @model_validator(mode="after")
     def _heads_fit(self):
-        if self.inner_size % self.heads or self.heads % self.groups:
-            raise InputError("heads", f"heads {self.heads} must divide inner_size {self.inner_size}, and groups "
-                                      f"{self.groups} the heads")
+        _check_heads(self.inner_size, self.heads, self.groups)
         if self.decay == "channel" and (self.groups != self.heads
                                         or self.inner_size != self.heads * self.state_size):
             raise InputError("decay", "a per-channel decay (Kimi Delta Attention) needs as many key heads as value "
