@@ -12,10 +12,18 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 
-from ..errors import InputError
+from ..errors import InputError, parse_input
 from ..method2.formats import FORMAT_BY_KEY
-from ..method2.hardware_db import Chip, HardwareDB, load_hardware_db
+from ..method2.hardware_db import (
+    HARDWARE_DB_PATH,
+    Chip,
+    HardwareDB,
+    _lookup_key,
+    find_in,
+    load_hardware_db,
+)
 from ..method2.precision import FormatPeak, select_format_peak
 from ..results import Result
 
@@ -106,10 +114,45 @@ def device_name(meta: dict) -> str | None:
     return None
 
 
+class OneChip:
+    """The database read for the one chip a trace needs: ``hardware_db.json``'s chips indexed by their names
+    (``HardwareDB.find``'s rules), and the chip found validated by the database's own model with the file's
+    defaults — a trace needs one chip, not 121 validated. A name it does not hold goes to the whole database
+    (``load_hardware_db``), whose message names the nearest chips."""
+
+    def __init__(self, path=HARDWARE_DB_PATH):
+        from ..shipped import read_shipped_json
+
+        self.raw = read_shipped_json(path, {"chips": list})
+        self.index = {_lookup_key(n): entry for entry in self.raw["chips"] if isinstance(entry, dict)
+                      for n in (entry.get("id"), entry.get("name"), *(entry.get("aliases") or ()))
+                      if isinstance(n, str)}
+        self.valid: dict[int, Chip] = {}
+
+    def find(self, name: str) -> Chip | None:
+        entry = find_in(self.index, name)
+        if entry is None:
+            return None
+        key = id(entry)
+        if key not in self.valid:
+            self.valid[key] = parse_input(HardwareDB, {**self.raw, "chips": [entry]}, source="hardware_db").chips[0]
+        return self.valid[key]
+
+    def chip(self, name: str) -> Chip:
+        found = self.find(name) if isinstance(name, str) and name.strip() else None
+        return found if found is not None else load_hardware_db().chip(name)
+
+
+@lru_cache(maxsize=1)
+def _one_chip() -> OneChip:
+    """The database file read once per process (its first trace pays for it)."""
+    return OneChip()
+
+
 def match_chip(meta: dict, chip: str | None = None, db: HardwareDB | None = None) -> ChipMatch:
     """The chip of a trace: ``chip`` when the user names one (an unknown name is an ``InputError('--chip', …)``),
     else the device's name, then its fingerprint; else an unknown chip."""
-    db = db or load_hardware_db()
+    db = db or _one_chip()
     device = device_name(meta) or ""
     if chip:
         return ChipMatch(device, db.chip(chip), 1.0, "named by you")

@@ -143,6 +143,17 @@ def _hta_merge_length(starts, ends) -> tuple[float, float, float]:
     return float(s[0]), float(group_end[-1]), float((group_end - s[first]).sum())
 
 
+def _among(values, sorted_ids):
+    """``values`` found in ``sorted_ids`` (sorted), by binary search (``np.isin`` without its ``np.unique``, whose
+    first call imports ``numpy.ma``)."""
+    import numpy as np
+
+    if not len(sorted_ids):
+        return np.zeros(len(values), dtype=bool)
+    at = np.minimum(np.searchsorted(sorted_ids, values), len(sorted_ids) - 1)
+    return sorted_ids[at] == values
+
+
 def whole_trace_times(t: TraceTables) -> WholeTrace | None:
     """HTA's temporal breakdown of this trace (None when it has no GPU events)."""
     import numpy as np
@@ -158,15 +169,18 @@ def whole_trace_times(t: TraceTables) -> WholeTrace | None:
         last = t.hta_last_step_start
         c_corr = np.frombuffer(t.c_corr, dtype=np.int64) if len(t.c_corr) else np.zeros(0, np.int64)
         c_ts = np.frombuffer(t.c_ts, dtype=np.float64) if len(t.c_ts) else np.zeros(0)
-        early = np.unique(c_corr[c_ts < last])
+        early = np.sort(c_corr[c_ts < last])
         gpu_side = np.frombuffer(t.h_gpu_side, dtype=np.int8).astype(bool)
-        keep = np.where(gpu_side, np.isin(np.frombuffer(t.h_corr, dtype=np.int64), early), ts < last)
+        keep = np.where(gpu_side, _among(np.frombuffer(t.h_corr, dtype=np.int64), early), ts < last)
     if not keep.any():
         return None
     starts = np.ceil(ts[keep])
     ends = np.floor(ts[keep] + dur[keep])
-    ids, inverse = np.unique(np.frombuffer(t.h_name, dtype=np.int64)[keep], return_inverse=True)
-    compute = np.array([hta_class(t.names[i]) == "COMPUTATION" for i in ids.tolist()], dtype=bool)[inverse]
+    name_of = np.frombuffer(t.h_name, dtype=np.int64)[keep]
+    is_compute = np.zeros(len(t.names), dtype=bool)  # each name present classified once
+    for i in np.nonzero(np.bincount(name_of, minlength=len(t.names)))[0].tolist():
+        is_compute[i] = hta_class(t.names[i]) == "COMPUTATION"
+    compute = is_compute[name_of]
     first, last_end, run = _hta_merge_length(starts, ends)
     span = last_end - first
     busy_compute = _hta_merge_length(starts[compute], ends[compute])[2] if compute.any() else 0.0

@@ -9,7 +9,11 @@ would have read the same way. Without msgspec installed everything takes the eve
 """
 from __future__ import annotations
 
+import json
+import os
 import re
+import zlib
+from pathlib import Path
 
 try:
     import msgspec
@@ -20,6 +24,9 @@ CHUNK_CHARS = 8 << 20
 """Characters of events decoded at once (8 Mi): memory is one chunk's text and its structs."""
 CUT_TRIES = 16
 """Earlier cuts tried before a chunk is left to the event-by-event reader."""
+WHOLE_BYTES = 64 << 20
+"""A trace up to this size (64 MiB of JSON once unzipped) is read whole: the text in memory at once, decoded in one
+call (``read_whole``); a larger one is streamed chunk by chunk."""
 _SEPARATOR = re.compile(r"\}[ \t\r\n]*,[ \t\r\n]*\{")
 
 if msgspec is not None:
@@ -54,14 +61,79 @@ if msgspec is not None:
 
     _DECODER = msgspec.json.Decoder(list[typing.Union[(XEvent, *(_other(p) for p in OTHER_PHASES))]])
     _ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
+    _TOP = msgspec.json.Decoder(dict[str, Raw])
 else:  # pragma: no cover - without msgspec
     XEvent = None
     _DECODER = None
     _ERRORS = ()
 
 
+def no_args():
+    """The ``args`` of an event that has none: every field absent."""
+    return Args()
+
+
 def available() -> bool:
     return _DECODER is not None
+
+
+def _whole_bytes(source, limit: int) -> bytes | None:
+    """The text of ``source`` (a path, bytes, or a seekable binary file) when it is at most ``limit`` bytes once
+    unzipped, else None; None too for anything the streaming reader must judge (a gzip file cut short, corrupt,
+    of several members)."""
+    if isinstance(source, (bytes, bytearray, memoryview)):
+        raw = bytes(source)
+    elif isinstance(source, (str, Path)):
+        try:
+            if os.path.getsize(source) > limit:  # gzip's text is larger than its file
+                return None
+            with open(source, "rb") as f:
+                raw = f.read()
+        except OSError:
+            return None
+    elif hasattr(source, "read") and hasattr(source, "seek"):
+        size = getattr(source, "size", None)
+        if not isinstance(size, int) or size > limit:
+            return None
+        source.seek(0)
+        raw = source.read(limit + 1)
+        source.seek(0)
+        if not isinstance(raw, bytes):
+            return None
+    else:
+        return None
+    if raw[:2] != b"\x1f\x8b":
+        return raw if len(raw) <= limit else None
+    unzip = zlib.decompressobj(31)  # gzip: header and trailer (CRC, length) checked by zlib
+    try:
+        text = unzip.decompress(raw, limit + 1)
+    except zlib.error:
+        return None
+    if len(text) > limit or not unzip.eof or unzip.unused_data:
+        return None
+    return text
+
+
+def read_whole(source, limit: int) -> tuple[dict, list] | None:
+    """The whole trace in ``source`` decoded at once — (its top-level fields but ``traceEvents``, the events as
+    ``decode_chunk`` types them) — when its text is at most ``limit`` bytes and all of it is what the typed decoder
+    takes: a JSON object whose one ``traceEvents`` field holds the events. Anything else is None: the streaming
+    reader then reads it with its own rules and messages. The other fields are decoded by the standard library,
+    as the streaming reader decodes them."""
+    if _DECODER is None:
+        return None
+    text = _whole_bytes(source, limit)
+    if text is None or text[:3] == b"\xef\xbb\xbf" or b"\x00" in text[:4096] or text.count(b'"traceEvents"') != 1:
+        return None
+    try:
+        if not text.isascii():
+            text.decode("utf-8")  # the streaming reader's check, in skipped fields too
+        top = _TOP.decode(text)
+        events = _DECODER.decode(top.pop("traceEvents"))
+        meta = {key: json.loads(bytes(raw)) for key, raw in top.items()}
+    except (*_ERRORS, KeyError, ValueError, RecursionError):
+        return None
+    return meta, events
 
 
 def decode_chunk(text: str) -> list | None:

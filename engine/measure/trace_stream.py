@@ -205,6 +205,14 @@ def read_trace(source, on_event: Callable[[dict], None], *, max_bytes: int = DEF
     of them where the bulk decoder takes them (``trace_fast``: typed structs, in file order too), ``on_event`` for
     the rest; returns the other top-level fields (``deviceProperties``, ``distributedInfo``…). A file that is not a
     JSON object holding a ``traceEvents`` array (or a bare array of events) is an ``InputError`` naming the file."""
+    if on_batch is not None:
+        from . import trace_fast
+
+        whole = trace_fast.read_whole(source, min(max_bytes, trace_fast.WHOLE_BYTES))
+        if whole is not None:
+            meta, events = whole
+            on_batch(events)
+            return meta
     text = _Text(source, max_bytes)
     reader = _Reader(text)
     try:

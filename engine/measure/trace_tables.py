@@ -13,7 +13,8 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass, field
-from operator import itemgetter
+from itertools import repeat
+from operator import attrgetter, itemgetter
 
 GPU_KINDS = {"kernel": 0, "gpu_memcpy": 1, "gpu_memset": 2}
 """The GPU work an event category stands for: 0 kernel, 1 memory copy, 2 memory set."""
@@ -25,11 +26,15 @@ MAX_DIM = 2**62
 """A shape's size above this is not a real tensor: the operator's FLOP are not counted (said)."""
 
 
-_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP = range(11)
+_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP, _PYTHON = range(12)
 _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_memset": _MEMSET,
               **dict.fromkeys(RUNTIME_CATS, _RUNTIME), "user_annotation": _USER, "gpu_user_annotation": _GPU_USER,
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
+_CODES = {**_CAT_CODES, None: _NO_CAT, "python_function": _PYTHON}
+_FIELDS = attrgetter("cat", "name", "ts", "dur", "args", "pid", "tid")
+_STREAM = attrgetter("stream")
+_CORRELATION = attrgetter("correlation")
 
 
 def _int_or(value, default: int = -1) -> int:
@@ -55,16 +60,12 @@ def _interned(values: list, ids: dict, intern) -> list:
     return out
 
 
-def _stream_of(args) -> int:
-    """HTA's stream of an event: ``int(args["stream"])``, -1 where absent or not a number (``_hta``)."""
-    if args is None:
-        return -1
-    from .trace_fast import UNSET
-
-    stream = args.stream
+def _stream_value(stream) -> int:
+    """HTA's stream of an event from its ``args["stream"]`` (a typed struct's field): ``int(stream)``, -1 where
+    absent or not a number (``_hta``)."""
     if type(stream) is int:
         return stream
-    if stream is UNSET or stream is None:
+    if stream is None or not isinstance(stream, str):
         return -1
     try:
         return int(stream)
@@ -243,34 +244,44 @@ class TraceTables:
 
     def add_events(self, events: list) -> None:
         """``add`` for a chunk of typed structs (``trace_fast``: the complete events' fields, the others' phase
-        alone) — the same rules, applied in numpy over the chunk's columns; names, threads and shapes are interned
-        in file order (the tables equal ``add``'s, event for event)."""
+        alone) — the same rules, applied in numpy over the chunk's columns (each field read out by C-level
+        ``attrgetter``); names, threads and shapes are interned in file order (the tables equal ``add``'s, event
+        for event)."""
         import numpy as np
 
-        from .trace_fast import UNSET, XEvent
+        from .trace_fast import UNSET, XEvent, no_args
 
         self.events += len(events)
-        xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]
+        xs = [e for e in events if type(e) is XEvent]
         if not xs:
             return
-        cats, names, ts, dur, args, pids, tids = zip(*[(e.cat, e.name, e.ts, e.dur, e.args, e.pid, e.tid) for e in xs])
+        n = len(xs)
+        cats, names, ts, dur, args, pids, tids = zip(*map(_FIELDS, xs))
+        if None in args:
+            empty = no_args()  # an absent ``args``: every field absent, as ``add`` reads ``{}``
+            args = [a if a is not None else empty for a in args]
         ts = np.array(ts, dtype=np.float64)  # None (absent, null) → NaN: malformed
         dur = np.array(dur, dtype=np.float64)
         ok = np.isfinite(ts) & np.isfinite(dur)
-        self.malformed += int(len(xs) - ok.sum())
-        codes = _CAT_CODES
-        code = np.array([codes.get(c, _OTHER) if c is not None else _NO_CAT for c in cats], dtype=np.int8)
-        code[~ok] = _SKIP
+        code = np.fromiter(map(_CODES.get, cats, repeat(_OTHER, n)), dtype=np.int8, count=n)
+        python = code == _PYTHON  # dropped before anything is read, as ``add`` does
+        self.malformed += int((~ok & ~python).sum())
+        code[~ok | python] = _SKIP
         if None in names:
-            names = tuple("None" if n is None else n for n in names)
+            names = tuple("None" if v is None else v for v in names)
         cpu = code == _CPU_OP
         gpu = (code >= _KERNEL) & (code <= _MEMSET)
         runtime = code == _RUNTIME
+        streams = list(map(_STREAM, args))
+        corrs = list(map(_CORRELATION, args))
+        corr = np.array([c if type(c) is int else -1 for c in corrs], dtype=np.int64)
+        stream = np.array([v if type(v) is int else -1 for v in streams], dtype=np.int64)
         # HTA's reading: operators with a stream or correlation (or a ProfilerStep name), every other categorised
         # event but the profiler's own span; then the GPU work and launches
         idx = np.nonzero(cpu)[0].tolist()
-        cpu_hta = [i for i in idx if (a := args[i]) is not None and (a.stream is not UNSET or a.correlation is not UNSET)
-                   or names[i].startswith("ProfilerStep")]
+        cpu_names = set(map(names.__getitem__, idx)) if idx else set()
+        steps_named = {v for v in cpu_names if v.startswith("ProfilerStep")}
+        cpu_hta = [i for i in idx if streams[i] is not UNSET or corrs[i] is not UNSET or names[i] in steps_named]
         hta = (code != _SKIP) & (code != _NO_CAT) & (code != _TRACE) & ~cpu
         if cpu_hta:
             hta[cpu_hta] = True
@@ -279,20 +290,21 @@ class TraceTables:
             self.negative.extend((names[i], float(ts[i]), float(dur[i])) for i in np.nonzero(negative)[0].tolist())
             gpu &= ~negative
         h_idx = np.nonzero(hta)[0]
-        h_args = [args[i] for i in h_idx.tolist()]
-        h_stream = np.array([-1 if a is None or (st := a.stream) is UNSET else st if type(st) is int else _stream_of(a)
-                             for a in h_args], dtype=np.int64)
-        h_corr = np.array([a.correlation if a is not None and type(a.correlation) is int else -1 for a in h_args],
-                          dtype=np.int64)
-        sync = np.array([names[i] in SYNC_NAMES for i in h_idx.tolist()], dtype=bool)
+        h_list = h_idx.tolist()
+        h_stream = stream[h_idx]
+        if str in set(map(type, streams)):  # HTA's int() of a text stream
+            h_stream = np.array([_stream_value(streams[i]) for i in h_list], dtype=np.int64)
+        h_corr = corr[h_idx]
+        h_names = list(map(names.__getitem__, h_list))
+        sync = np.fromiter(map(SYNC_NAMES.__contains__, h_names), dtype=bool, count=len(h_names))
         gpu_side = ((h_stream >= 0) & (h_corr >= 0)) | sync
         on_stream = h_stream != -1
         # names interned in file order: an event's HTA row and its GPU or launch row share its name
         need_name = gpu | runtime
         need_name[h_idx[on_stream]] = True
-        name_of = np.full(len(xs), -1, dtype=np.int64)
+        name_of = np.full(n, -1, dtype=np.int64)
         wanted = np.nonzero(need_name)[0]
-        name_of[wanted] = _interned([names[i] for i in wanted.tolist()], self._name_ids, self.name_id)
+        name_of[wanted] = _interned(list(map(names.__getitem__, wanted.tolist())), self._name_ids, self.name_id)
         if len(h_idx):
             keep = h_idx[on_stream]
             _put(self.h_ts, ts[keep])
@@ -304,12 +316,14 @@ class TraceTables:
             with_corr = host & (h_corr >= 0)
             _put(self.c_corr, h_corr[with_corr])
             _put(self.c_ts, ts[h_idx[with_corr]])
-            for i in h_idx[host].tolist():
-                if "ProfilerStep" in names[i]:
-                    self.hta_step_names.add(names[i])
-                    self.hta_last_step_start = max(self.hta_last_step_start, float(ts[i]))
+            host_list = h_idx[host].tolist()
+            if any("ProfilerStep" in v for v in set(map(names.__getitem__, host_list))):
+                for i in host_list:
+                    if "ProfilerStep" in names[i]:
+                        self.hta_step_names.add(names[i])
+                        self.hta_last_step_start = max(self.hta_last_step_start, float(ts[i]))
         # threads interned in file order (operators and launches)
-        thread_of = np.full(len(xs), -1, dtype=np.int64)
+        thread_of = np.full(n, -1, dtype=np.int64)
         wanted = np.nonzero(cpu | runtime)[0]
         if len(wanted):
             pick = itemgetter(*wanted.tolist())
@@ -321,28 +335,26 @@ class TraceTables:
             _put(self.o_dur, np.maximum(dur[cpu], 0.0))
             _put(self.o_thread, thread_of[cpu])
             raw_sigs = self._raw_sigs
-            keys = [(names[i],) if (a := args[i]) is None or not len(a.dims) else
-                    (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete)) for i in idx]
-            sig_of = [raw_sigs.get(k) for k in keys]
-            for j, s in enumerate(sig_of):
-                if s is None:  # a new shape: decoded once (later calls of it find it)
-                    k = keys[j]
-                    s = raw_sigs.get(k)
-                    sig_of[j] = s if s is not None else raw_sigs.setdefault(k, self._sig_of_raw(names[idx[j]],
-                                                                                              args[idx[j]]))
+            keys = [(names[i],) if not len(a.dims) else (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete))
+                    for i, a in zip(idx, map(args.__getitem__, idx))]
+            sig_of = list(map(raw_sigs.get, keys))
+            if None in sig_of:
+                for j, sig in enumerate(sig_of):
+                    if sig is None:  # a new shape: decoded once (later calls of it find it)
+                        k = keys[j]
+                        sig = raw_sigs.get(k)
+                        sig_of[j] = sig if sig is not None else raw_sigs.setdefault(
+                            k, self._sig_of_raw(names[idx[j]], args[idx[j]]))
             self.o_sig.extend(sig_of)
         # GPU work
         g = np.nonzero(gpu)[0]
         if len(g):
-            gl = g.tolist()
             _put(self.g_ts, ts[g])
             _put(self.g_dur, dur[g])
             _put(self.g_kind, (code[g] - _KERNEL).astype(np.int8))
             _put(self.g_name, name_of[g])
-            self.g_stream.extend([a.stream if a is not None and type(a.stream) is int else -1
-                                  for a in (args[i] for i in gl)])
-            self.g_corr.extend([a.correlation if a is not None and type(a.correlation) is int else -1
-                                for a in (args[i] for i in gl)])
+            _put(self.g_stream, stream[g])
+            _put(self.g_corr, corr[g])
             self.first_ts = min(self.first_ts, float(ts[g].min()))
             self.last_ts = max(self.last_ts, float((ts[g] + dur[g]).max()))
         # launches
@@ -351,11 +363,10 @@ class TraceTables:
             _put(self.r_ts, ts[rr])
             _put(self.r_dur, np.maximum(dur[rr], 0.0))
             _put(self.r_thread, thread_of[rr])
-            self.r_corr.extend([a.correlation if a is not None and type(a.correlation) is int else -1
-                                for a in (args[i] for i in rr.tolist())])
+            _put(self.r_corr, corr[rr])
             _put(self.r_name, name_of[rr])
         # data-loader waits (operators and annotations) and steps, in file order
-        marks = [i for i in idx if "DataLoader" in names[i]]
+        marks = [i for i in idx if "DataLoader" in names[i]] if any("DataLoader" in v for v in cpu_names) else []
         marks += np.nonzero((code == _USER) | (code == _GPU_USER))[0].tolist()
         for i in sorted(marks):
             if code[i] != _CPU_OP:

@@ -193,12 +193,29 @@ class EnergyDefaults(BaseModel):
     grid_source: str
 
 
+_NOT_KEY = re.compile(r"[^a-z0-9]")
+
+
 def _lookup_key(text: str) -> str:
     """Case, spaces, dashes and brackets do not matter in a chip name: 'H100-SXM' == 'h100 sxm'."""
-    return re.sub(r"[^a-z0-9]", "", text.lower())
+    return _NOT_KEY.sub("", text.lower())
 
 
 _VENDOR_PREFIXES = ("nvidia", "google", "amd", "intel", "habana", "tesla", "geforce", "instinct", "cloud")
+
+
+def find_in(index: dict, name: str):
+    """What ``index`` (lookup key → chip) holds for ``name``: its key, else the key without vendor words
+    ('NVIDIA Tesla V100' → 'V100'); None when neither is there."""
+    key = _lookup_key(name)
+    if key in index:
+        return index[key]
+    for prefix in _VENDOR_PREFIXES:
+        if key.startswith(prefix) and key[len(prefix):]:
+            key = key[len(prefix):]
+            if key in index:
+                return index[key]
+    return None
 
 
 class HardwareDB(BaseModel):
@@ -250,16 +267,7 @@ class HardwareDB(BaseModel):
 
     def find(self, name: str) -> Chip | None:
         """The chip called ``name`` (id, name or alias; case, spaces and dashes ignored), or None."""
-        key = _lookup_key(name)
-        index = self._index()
-        if key in index:
-            return index[key]
-        for prefix in _VENDOR_PREFIXES:  # 'NVIDIA Tesla V100' → 'V100'
-            if key.startswith(prefix) and key[len(prefix):]:
-                key = key[len(prefix):]
-                if key in index:
-                    return index[key]
-        return None
+        return find_in(self._index(), name)
 
     def chip(self, name: str, year: int | None = None) -> Chip:
         """The chip called ``name``, or ``InputError('chip', …)`` with the nearest names (and, given the

@@ -1,7 +1,7 @@
-"""The bulk reader (engine/measure/trace_fast.py: whole chunks of events by msgspec's typed decoder) keeps exactly
-what the event-by-event reader keeps: every table equal, event for event, on every reference trace and on traces
-made to trip it (a cut inside a string, small chunks, fields of unexpected types) — where it cannot take a chunk, the
-event-by-event reader takes the rest, with its own rules and messages."""
+"""The bulk reader (engine/measure/trace_fast.py: a file read whole, or whole chunks of events, by msgspec's typed
+decoder) keeps exactly what the event-by-event reader keeps: every table equal, event for event, on every reference
+trace and on traces made to trip it (a cut inside a string, small chunks, fields of unexpected types) — where it
+cannot take the file or a chunk, the event-by-event reader takes the rest, with its own rules and messages."""
 from __future__ import annotations
 
 import json
@@ -17,6 +17,14 @@ from engine.measure.trace_tables import TraceTables
 
 pytestmark = pytest.mark.skipif(not trace_fast.available(), reason="msgspec is not installed")
 COMPARED = [f.name for f in fields(TraceTables) if f.name != "_raw_sigs"]
+
+
+@pytest.fixture(params=["whole", "chunks"])
+def reader(request, monkeypatch):
+    """The bulk reader reading the file whole (``read_whole``) or in chunks (``WHOLE_BYTES`` 0: streamed)."""
+    if request.param == "chunks":
+        monkeypatch.setattr(trace_fast, "WHOLE_BYTES", 0)
+    return request.param
 
 
 def both(source) -> tuple[TraceTables, TraceTables, dict, dict]:
@@ -38,7 +46,7 @@ def _reference_traces(shared_dir):
     return sorted(folder.glob("*.json.gz")) + sorted(folder.glob("tracelens/*/*.json.gz"))
 
 
-def test_every_reference_trace_reads_the_same(shared_dir):
+def test_every_reference_trace_reads_the_same(shared_dir, reader):
     for path in _reference_traces(shared_dir) + [EXAMPLE_TRACE]:
         slow, fast, meta_slow, meta_fast = both(path)
         assert_same(slow, fast)
@@ -68,6 +76,7 @@ def _events(n: int = 300) -> list[dict]:
 @pytest.mark.parametrize("indent", [None, 2, 8])
 def test_small_chunks_and_cuts_inside_strings(monkeypatch, indent):
     """Chunks of 2 KiB: many cuts, some inside a kernel name holding '}, {' — each refused and an earlier taken."""
+    monkeypatch.setattr(trace_fast, "WHOLE_BYTES", 0)
     monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 2048)
     data = _doc(_events(), indent)
     slow, fast, _, _ = both(data)
@@ -79,7 +88,7 @@ def test_small_chunks_and_cuts_inside_strings(monkeypatch, indent):
     {"ts": True}, {"ts": "12"}, {"dur": None}, {"pid": 1.5}, {"name": 7}, {"cat": 3}, {"args": [1]},
     {"args": {"stream": "7", "correlation": 3}}, {"args": {"stream": 1.5}}, {"ph": "Z"}, {"ph": None},
 ])
-def test_unexpected_types_fall_back_to_the_event_by_event_reader(monkeypatch, odd):
+def test_unexpected_types_fall_back_to_the_event_by_event_reader(monkeypatch, odd, reader):
     monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
     events = _events(200)
     events[350] = {**events[350], **odd}  # inside the second half of the file
@@ -87,7 +96,7 @@ def test_unexpected_types_fall_back_to_the_event_by_event_reader(monkeypatch, od
     assert_same(slow, fast)
 
 
-def test_non_finite_and_non_object_events(monkeypatch):
+def test_non_finite_and_non_object_events(monkeypatch, reader):
     monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
     text = _doc(_events(100), 2).decode()
     text = text.replace('"ts": 500.0', '"ts": NaN', 1).replace('"ts": 700.0', '"ts": 1e400', 1)
@@ -97,7 +106,7 @@ def test_non_finite_and_non_object_events(monkeypatch):
     assert fast.malformed == 2
 
 
-def test_broken_json_is_the_same_one_line(monkeypatch):
+def test_broken_json_is_the_same_one_line(monkeypatch, reader):
     monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
     text = _doc(_events(100), 2).decode()
     cut = text[:len(text) // 2]
@@ -107,6 +116,29 @@ def test_broken_json_is_the_same_one_line(monkeypatch):
             read_trace(cut.encode(), TraceTables().add, on_batch=on_batch)
         messages.append(str(err.value))
     assert messages[0] == messages[1] and "cut short" in messages[0]
+
+
+@pytest.mark.parametrize("odd", [b"\xef\xbb\xbf", b"\xff", "é".encode(), b'"traceEvents": [], ', b"NaN"])
+def test_the_whole_file_reader_leaves_odd_files_to_the_streaming_reader(odd):
+    """A byte-order mark, text that is not UTF-8, two event lists, a NaN outside the events: the same tables and top
+    fields, or the same one-line message, as the event-by-event reader gives."""
+    text = _doc(_events(20))
+    if odd == b"\xef\xbb\xbf":
+        text = odd + text
+    elif odd == b"NaN":
+        text = text.replace(b'"schemaVersion": 1', b'"schemaVersion": NaN')
+    else:
+        text = text.replace(b'"traceName": "t"', b'"traceName": "' + odd + b'"') if odd[:1] != b'"' else \
+            text.replace(b'{"schemaVersion"', b"{" + odd + b'"schemaVersion"')
+    outcomes = []
+    for on_batch in (None, TraceTables().add_events):
+        tables = TraceTables()
+        try:
+            meta = read_trace(text, tables.add, on_batch=tables.add_events if on_batch else None)
+            outcomes.append(({k: str(v) for k, v in meta.items()}, [getattr(tables, n) for n in COMPARED]))
+        except InputError as exc:
+            outcomes.append(str(exc))
+    assert outcomes[0] == outcomes[1]
 
 
 def test_the_nesting_walk_is_the_same_over_arrays(monkeypatch):
