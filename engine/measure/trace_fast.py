@@ -62,10 +62,20 @@ if msgspec is not None:
     _DECODER = msgspec.json.Decoder(list[typing.Union[(XEvent, *(_other(p) for p in OTHER_PHASES))]])
     _ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
     _TOP = msgspec.json.Decoder(dict[str, Raw])
+    _GENERIC = msgspec.json.Decoder()
 else:  # pragma: no cover - without msgspec
     XEvent = None
     _DECODER = None
     _ERRORS = ()
+
+
+def decode_value(raw) -> object:
+    """One raw JSON value decoded as the standard library decodes it: by msgspec (faster), or by ``json.loads``
+    where msgspec refuses what the standard library takes (``NaN``, ``1e400``, a lone surrogate)."""
+    try:
+        return _GENERIC.decode(raw)
+    except _ERRORS:
+        return json.loads(bytes(raw))
 
 
 def no_args():

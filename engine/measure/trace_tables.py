@@ -32,7 +32,7 @@ _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
 _CODES = {**_CAT_CODES, None: _NO_CAT, "python_function": _PYTHON}
-_FIELDS = attrgetter("cat", "name", "ts", "dur", "args", "pid", "tid")
+_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args", "pid", "tid")))
 _STREAM = attrgetter("stream")
 _CORRELATION = attrgetter("correlation")
 
@@ -256,7 +256,7 @@ class TraceTables:
         if not xs:
             return
         n = len(xs)
-        cats, names, ts, dur, args, pids, tids = zip(*map(_FIELDS, xs))
+        cats, names, ts, dur, args, pids, tids = (list(map(get, xs)) for get in _FIELDS)
         if None in args:
             empty = no_args()  # an absent ``args``: every field absent, as ``add`` reads ``{}``
             args = [a if a is not None else empty for a in args]
@@ -268,7 +268,7 @@ class TraceTables:
         self.malformed += int((~ok & ~python).sum())
         code[~ok | python] = _SKIP
         if None in names:
-            names = tuple("None" if v is None else v for v in names)
+            names = ["None" if v is None else v for v in names]
         cpu = code == _CPU_OP
         gpu = (code >= _KERNEL) & (code <= _MEMSET)
         runtime = code == _RUNTIME
@@ -376,13 +376,13 @@ class TraceTables:
 
     def _sig_of_raw(self, name: str, args) -> int:
         """The signature of an operator whose shapes came as raw JSON: decoded once, interned as ``sig_id`` does."""
-        import json
+        from .trace_fast import decode_value
 
         decoded = {}
         if args is not None:
             for key, raw in (("Input Dims", args.dims), ("Input type", args.types), ("Concrete Inputs", args.concrete)):
                 if len(raw):
-                    decoded[key] = json.loads(bytes(raw))
+                    decoded[key] = decode_value(raw)
         return self.sig_id(name, decoded)
 
     def _annotation(self, cat: str, name: str, ts: float, dur: float) -> None:
