@@ -135,29 +135,34 @@ def build_ops(t: TraceTables, join: OpJoin, selection, chip: ChipMatch, classes:
         idx = np.nonzero(mine)[0]
         idx = idx[np.lexsort((np.frombuffer(g_ts, dtype=np.float64)[idx], kr[idx]))]
         call, spans = -1, []
+        sig_of_call = o_sig.tolist()
+        g_name = t.g_name
 
         def close(call, spans):
-            s = int(o_sig[call])
+            s = sig_of_call[call]
             kernel_us[s] = kernel_us.get(s, 0.0) + iv.length(iv.merge(spans))
 
-        for g in idx.tolist():
-            c = kr[g]
+        for g, c in zip(idx.tolist(), kr[idx].tolist()):
             if c != call:
                 if spans:
                     close(call, spans)
                 call, spans = c, []
-            spans.append((g_ts[g], g_ts[g] + g_dur[g]))
-            per = kernel_names.setdefault(int(o_sig[c]), {})
-            n = names[t.g_name[g]]
-            per[n] = per.get(n, 0.0) + g_dur[g]
+            ts, dur = g_ts[g], g_dur[g]
+            spans.append((ts, ts + dur))
+            per = kernel_names.get(sig_of_call[c])
+            if per is None:
+                per = kernel_names[sig_of_call[c]] = {}
+            n = names[g_name[g]]
+            per[n] = per.get(n, 0.0) + dur
         if spans:
             close(call, spans)
         lost = useful & (kr < 0)
         if step_events is not None:
             lost &= step_events
         launch = np.frombuffer(join.launch_of_kernel, dtype=np.int64)
+        launched = launch.tolist()
         for g in np.nonzero(lost)[0].tolist():
-            why = ("no launch call in the trace joins it (no correlation id match)" if launch[g] < 0
+            why = ("no launch call in the trace joins it (no correlation id match)" if launched[g] < 0
                    else "launched outside any operator")
             key = (names[t.g_name[g]], why)
             unattributed[key] = unattributed.get(key, 0.0) + g_dur[g]

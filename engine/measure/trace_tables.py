@@ -96,9 +96,12 @@ class StepMark:
 
 
 def _tuple(value):
-    if isinstance(value, list):
-        return tuple(_tuple(v) for v in value)
-    return value
+    """Lists as tuples, at every depth (a flat list in one C call)."""
+    if not isinstance(value, list):
+        return value
+    if list in set(map(type, value)):
+        return tuple([_tuple(v) for v in value])
+    return tuple(value)
 
 
 def _step_number(name: str) -> int | None:
