@@ -168,6 +168,14 @@ def build_ops(t: TraceTables, join: OpJoin, selection, chip: ChipMatch, classes:
             unattributed[key] = unattributed.get(key, 0.0) + g_dur[g]
 
     rows: list[OpRow] = []
+    peaks: dict[tuple, object] = {}
+
+    def peak_of(fmt, matrix):
+        key = (fmt, matrix)
+        if key not in peaks:
+            peaks[key] = chip.peak(fmt, matrix)
+        return peaks[key]
+
     for s in np.nonzero(calls_of)[0].tolist():
         sig = t.sigs[s]
         cost = costs.get(s)
@@ -183,7 +191,7 @@ def build_ops(t: TraceTables, join: OpJoin, selection, chip: ChipMatch, classes:
             traffic = read + largest
         matrix = cost is not None and cost.flop > 0
         tf32 = fmt == "fp32" and any("tf32" in n.lower() for n in per_names)
-        peak = chip.peak("tf32" if tf32 else fmt, matrix)
+        peak = peak_of("tf32" if tf32 else fmt, matrix)
         flop = cost.flop if cost is not None else None
         n_calls = int(counted_of[s]) if cost is not None else int(calls_of[s])
         tflops = flop * n_calls / k_us / 1e6 if flop is not None and k_us > 0 else None
