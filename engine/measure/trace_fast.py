@@ -59,9 +59,18 @@ if msgspec is not None:
     """Chrome trace phases other than X (Trace Event Format): counted, nothing else read."""
     import typing
 
-    _DECODER = msgspec.json.Decoder(list[typing.Union[(XEvent, *(_other(p) for p in OTHER_PHASES))]])
+    _EVENTS = list[typing.Union[(XEvent, *(_other(p) for p in OTHER_PHASES))]]
+    _DECODER = msgspec.json.Decoder(_EVENTS)
     _ERRORS = (msgspec.DecodeError, msgspec.ValidationError)
     _TOP = msgspec.json.Decoder(dict[str, Raw])
+    TOP_FIELDS = ("schemaVersion", "deviceProperties", "distributedInfo", "record_shapes", "with_stack", "with_flops",
+                  "with_modules", "profile_memory", "traceName", "trace_id", "displayTimeUnit", "baseTimeNanoseconds",
+                  "metadata", "cuda_runtime_version", "cuda_driver_version", "cupti_version", "hip_runtime_version",
+                  "hip_driver_version", "roctracer_version", "INFO")
+    """The top-level fields PyTorch's profiler (Kineto, CUDA and ROCm builds) writes beside ``traceEvents``."""
+    _DOC = msgspec.json.Decoder(msgspec.defstruct(
+        "Trace", [("traceEvents", _EVENTS),
+                  *((key, Raw, Raw()) for key in TOP_FIELDS)], forbid_unknown_fields=True, gc=False))
     _GENERIC = msgspec.json.Decoder()
 else:  # pragma: no cover - without msgspec
     XEvent = None
@@ -138,8 +147,15 @@ def read_whole(source, limit: int) -> tuple[dict, list] | None:
     try:
         if not text.isascii():
             text.decode("utf-8")  # the streaming reader's check, in skipped fields too
-        top = _TOP.decode(text)
-        events = _DECODER.decode(top.pop("traceEvents"))
+        try:  # one pass where the top-level fields are Kineto's own
+            doc = _DOC.decode(text)
+            top = {key: raw for key in TOP_FIELDS if len(raw := getattr(doc, key))}
+            events = doc.traceEvents
+        except msgspec.ValidationError as exc:
+            if "unknown field" not in str(exc):
+                return None
+            top = _TOP.decode(text)  # another field: each field's text, then the events
+            events = _DECODER.decode(top.pop("traceEvents"))
         meta = {key: json.loads(bytes(raw)) for key, raw in top.items()}
     except (*_ERRORS, KeyError, ValueError, RecursionError):
         return None
