@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from itertools import repeat
 from operator import attrgetter, itemgetter
 
+from .trace_fast import decode_value as _decode_value
+
 GPU_KINDS = {"kernel": 0, "gpu_memcpy": 1, "gpu_memset": 2}
 """The GPU work an event category stands for: 0 kernel, 1 memory copy, 2 memory set."""
 RUNTIME_CATS = frozenset({"cuda_runtime", "cuda_driver", "hip_runtime"})
@@ -125,6 +127,9 @@ class TraceTables:
     _sig_ids: dict[tuple, int] = field(default_factory=dict)
     _raw_sigs: dict[tuple, int] = field(default_factory=dict)
     """Raw JSON of an operator's shapes (``add_events``) → its signature."""
+    _raw_parts: dict[bytes, tuple] = field(default_factory=dict)
+    """Raw JSON of one shape field → (its value, as tuples, its repr): each text decoded once, whichever operator
+    and other fields it comes with."""
     # GPU work
     g_ts: array = field(default_factory=lambda: array("d"))
     g_dur: array = field(default_factory=lambda: array("d"))
@@ -347,7 +352,8 @@ class TraceTables:
                         k = keys[j]
                         sig = raw_sigs.get(k)
                         sig_of[j] = sig if sig is not None else raw_sigs.setdefault(
-                            k, self._sig_of_raw(names[idx[j]], args[idx[j]]))
+                            k, self._sig_of_raw(names[idx[j]], args[idx[j]]) if len(k) == 1 else
+                            self._sig_of_parts(k))
             self.o_sig.extend(sig_of)
         # GPU work
         g = np.nonzero(gpu)[0]
@@ -377,15 +383,40 @@ class TraceTables:
             elif "DataLoader" in names[i]:
                 self.loader.append((float(ts[i]), float(max(dur[i], 0.0))))
 
+    def _part(self, raw: bytes) -> tuple:
+        """One shape field's raw JSON (b'': absent) → (value, value as tuples or None, repr of the value)."""
+        got = self._raw_parts.get(raw)
+        if got is None:
+            value = _decode_value(raw) if raw else None
+            got = self._raw_parts[raw] = (value, _tuple(value) if isinstance(value, list) else None, repr(value))
+        return got
+
+    def _sig_of_parts(self, key: tuple) -> int:
+        """``sig_id`` for (name, raw dims, raw types, raw concrete inputs): the same key, ``repr`` of the three
+        values, put together from each field's own (decoded once per distinct text)."""
+        name = key[0]
+        (dims, dims_t, dims_r), (types, types_t, types_r), (concrete, concrete_t, concrete_r) = map(self._part, key[1:])
+        if dims is None:  # a null "Input Dims": as sig_id reads it
+            present = {"Input Dims": None}
+            if key[2]:
+                present["Input type"] = types
+            if key[3]:
+                present["Concrete Inputs"] = concrete
+            return self.sig_id(name, present)
+        sig_key = (name, f"({dims_r}, {types_r}, {concrete_r})")
+        i = self._sig_ids.get(sig_key)
+        if i is None:
+            i = self._sig_ids[sig_key] = len(self.sigs)
+            self.sigs.append(OpSignature(name, dims_t, types_t, concrete_t))
+        return i
+
     def _sig_of_raw(self, name: str, args) -> int:
         """The signature of an operator whose shapes came as raw JSON: decoded once, interned as ``sig_id`` does."""
-        from .trace_fast import decode_value
-
         decoded = {}
         if args is not None:
             for key, raw in (("Input Dims", args.dims), ("Input type", args.types), ("Concrete Inputs", args.concrete)):
                 if len(raw):
-                    decoded[key] = decode_value(raw)
+                    decoded[key] = _decode_value(raw)
         return self.sig_id(name, decoded)
 
     def _annotation(self, cat: str, name: str, ts: float, dur: float) -> None:

@@ -16,7 +16,7 @@ from engine.measure.trace_stream import read_trace
 from engine.measure.trace_tables import TraceTables
 
 pytestmark = pytest.mark.skipif(not trace_fast.available(), reason="msgspec is not installed")
-COMPARED = [f.name for f in fields(TraceTables) if f.name != "_raw_sigs"]
+COMPARED = [f.name for f in fields(TraceTables) if not f.name.startswith("_raw")]
 
 
 @pytest.fixture(params=["whole", "chunks"])
