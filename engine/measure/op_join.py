@@ -71,40 +71,50 @@ def join_ops(t: TraceTables) -> OpJoin:
     longer = -np.concatenate([_np(t.o_dur, np.float64), _np(t.r_dur, np.float64)])
     order = np.lexsort((longer, start, thread))
     del longer
-    parent = array("l", [-1]) * n_ops
-    launch_op = array("l", [-1]) * n_rt
-    children = array("l", [0]) * n_ops
-    walk = array("l")  # operators, parents before children
-    ends = _np(t.o_ts, np.float64) + _np(t.o_dur, np.float64)
+    small = n_ops + n_rt <= LIST_EVENTS
     # operators, then launch calls: Python lists (read many times each, faster) up to LIST_EVENTS, compact arrays above
-    seq = (lambda a: a.tolist()) if n_ops + n_rt <= LIST_EVENTS else (lambda a: _array("d" if a.dtype.kind == "f"
-                                                                                         else "q", a))
+    parent = [-1] * n_ops if small else array("l", [-1]) * n_ops
+    launch_op = [-1] * n_rt if small else array("l", [-1]) * n_rt
+    children = [0] * n_ops if small else array("l", [0]) * n_ops
+    walk = [] if small else array("l")  # operators, parents before children
+    ends = _np(t.o_ts, np.float64) + _np(t.o_dur, np.float64)
+    seq = (lambda a: a.tolist()) if small else (lambda a: _array("d" if a.dtype.kind == "f" else "q", a))
     order, starts, ends, threads = seq(order.astype(np.int64)), seq(start), seq(ends), seq(thread)
     del thread, start
-    stack: list[int] = []
+    stack: list[int] = [-1]  # -1 at the bottom: no operator
+    push, pop, keep = stack.append, stack.pop, walk.append
     current = None
+    reach = float("inf")  # the end of the innermost open operator
     for k in order:
         th = threads[k]
         if th != current:
-            stack.clear()
+            del stack[1:]
             current = th
+            reach = float("inf")
         ts = starts[k]
-        while stack and ts >= ends[stack[-1]]:
-            stack.pop()
-        top = stack[-1] if stack else -1
+        if ts >= reach:
+            while len(stack) > 1 and ts >= ends[stack[-1]]:
+                pop()
+            reach = ends[stack[-1]] if len(stack) > 1 else float("inf")
+        top = stack[-1]
         if k >= n_ops:
             launch_op[k - n_ops] = top
             continue
         parent[k] = top
         if top >= 0:
             children[top] += 1
-        walk.append(k)
-        stack.append(k)
+        keep(k)
+        push(k)
+        reach = ends[k]
     del order, threads, starts, ends
+    if small:
+        parent, launch_op = array("l", parent), array("l", launch_op)
     sigs, o_sig = t.sigs, t.o_sig
-    counted = array("b", [0]) * n_ops
-    row = array("l", [-1]) * n_ops
-    under = array("l", [-1]) * n_ops  # the counted call above (or self), -1: none
+    counted = [0] * n_ops if small else array("b", [0]) * n_ops
+    row = [-1] * n_ops if small else array("l", [-1]) * n_ops
+    under = [-1] * n_ops if small else array("l", [-1]) * n_ops  # the counted call above (or self), -1: none
+    if small:
+        o_sig = o_sig.tolist()
     kind_of_sig: dict[int, int] = {}  # 0 nothing, 1 formula, 2 leaf-only formula, 3 dispatcher operator
     for k in walk:
         p = parent[k]
@@ -128,6 +138,8 @@ def join_ops(t: TraceTables) -> OpJoin:
         else:
             row[k] = row[p] if p >= 0 else -1
     del walk, under
+    if small:
+        counted, row = array("b", counted), array("l", row)
     # kernels → launches by correlation id (sorted ids, binary search)
     r_corr = _np(t.r_corr, np.int64)
     g_corr = _np(t.g_corr, np.int64)
