@@ -53,13 +53,22 @@ def _put(column: array, values) -> None:
 def _interned(values: list, ids: dict, intern) -> list:
     """Each value's id in ``ids``, new values interned by ``intern`` in the order they come (as one by one)."""
     get = ids.get
-    out = [get(v) for v in values]
-    if None in out:
-        for j, i in enumerate(out):
-            if i is None:
-                i = get(values[j])
-                out[j] = i if i is not None else intern(values[j])
+    out = list(map(get, values))
+    for j in _missing(out):
+        i = get(values[j])
+        out[j] = i if i is not None else intern(values[j])
     return out
+
+
+def _missing(found: list):
+    """The positions of None in ``found``, in order (``list.index`` scans in C between them)."""
+    j = -1
+    try:
+        while True:
+            j = found.index(None, j + 1)
+            yield j
+    except ValueError:
+        return
 
 
 def _stream_value(stream) -> int:
@@ -346,14 +355,11 @@ class TraceTables:
             keys = [(names[i],) if not len(a.dims) else (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete))
                     for i, a in zip(idx, map(args.__getitem__, idx))]
             sig_of = list(map(raw_sigs.get, keys))
-            if None in sig_of:
-                for j, sig in enumerate(sig_of):
-                    if sig is None:  # a new shape: decoded once (later calls of it find it)
-                        k = keys[j]
-                        sig = raw_sigs.get(k)
-                        sig_of[j] = sig if sig is not None else raw_sigs.setdefault(
-                            k, self._sig_of_raw(names[idx[j]], args[idx[j]]) if len(k) == 1 else
-                            self._sig_of_parts(k))
+            for j in _missing(sig_of):  # a new shape: decoded once (later calls of it find it)
+                k = keys[j]
+                sig = raw_sigs.get(k)
+                sig_of[j] = sig if sig is not None else raw_sigs.setdefault(
+                    k, self._sig_of_raw(names[idx[j]], args[idx[j]]) if len(k) == 1 else self._sig_of_parts(k))
             self.o_sig.extend(sig_of)
         # GPU work
         g = np.nonzero(gpu)[0]
