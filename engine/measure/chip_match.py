@@ -27,6 +27,8 @@ from ..method2.hardware_db import (
 from ..method2.precision import FormatPeak, select_format_peak
 from ..results import Result
 
+_KEY_OR_CUT = re.compile("[^a-z0-9\x00]")
+"""What ``_lookup_key`` drops, the separator between names kept."""
 _SUFFIXES = (re.compile(r"\s+VF$", re.IGNORECASE),)
 _NAMES = (
     # (pattern on the reported name, database id, why)
@@ -122,9 +124,13 @@ class OneChip:
 
     def __init__(self, path=HARDWARE_DB_PATH):
         self.raw = _read_db(path)
-        self.index = {_lookup_key(n): entry for entry in self.raw["chips"] if isinstance(entry, dict)
-                      for n in (entry.get("id"), entry.get("name"), *(entry.get("aliases") or ()))
-                      if isinstance(n, str)}
+        named = [(n, entry) for entry in self.raw["chips"] if isinstance(entry, dict)
+                 for n in (entry.get("id"), entry.get("name"), *(entry.get("aliases") or ())) if isinstance(n, str)]
+        text = "\x00".join(n for n, _ in named)
+        keys = _KEY_OR_CUT.sub("", text.lower()).split("\x00")  # every name's _lookup_key in one pass
+        if len(keys) != len(named):  # a name holding the separator: one at a time
+            keys = [_lookup_key(n) for n, _ in named]
+        self.index = {key: entry for key, (_, entry) in zip(keys, named)}
         self.valid: dict[int, Chip] = {}
 
     def find(self, name: str) -> Chip | None:

@@ -42,3 +42,21 @@ def test_unknown_and_absent_devices():
     assert match_chip({"deviceProperties": [{"name": "Mystery Accelerator"}]}).chip is None
     assert match_chip({}).chip is None
     assert match_chip({}, chip="H100").chip.id == "nvidia-h100-sxm"
+
+
+def test_the_one_chip_reading_finds_what_the_whole_database_finds():
+    """``OneChip`` (hardware_db.json read for one chip, validated alone) against the whole validated database: every
+    id, name and alias, spelled as users spell them, gives the same chip; an unknown name the same message."""
+    from engine.errors import InputError
+    from engine.measure.chip_match import OneChip
+    from engine.method2.hardware_db import load_hardware_db
+
+    db, one = load_hardware_db(), OneChip()
+    for chip in db.chips:
+        for name in (chip.id, chip.name, *chip.aliases, f"NVIDIA {chip.name.upper()}", chip.name.replace(" ", "-")):
+            assert one.find(name) == db.find(name), name
+    with pytest.raises(InputError) as whole:
+        db.chip("Mystery X9")
+    with pytest.raises(InputError) as single:
+        one.chip("Mystery X9")
+    assert str(whole.value) == str(single.value)
