@@ -13,8 +13,8 @@ from __future__ import annotations
 import math
 from array import array
 from dataclasses import dataclass, field
-from itertools import repeat
-from operator import attrgetter, itemgetter
+from itertools import compress, repeat
+from operator import attrgetter, is_, itemgetter
 
 from .trace_fast import decode_value as _decode_value
 
@@ -52,23 +52,20 @@ def _put(column: array, values) -> None:
 
 def _interned(values: list, ids: dict, intern) -> list:
     """Each value's id in ``ids``, new values interned by ``intern`` in the order they come (as one by one)."""
-    get = ids.get
-    out = list(map(get, values))
-    for j in _missing(out):
-        i = get(values[j])
-        out[j] = i if i is not None else intern(values[j])
+    out = list(map(ids.get, values))
+    if None in out:
+        for value, _ in _first_missing(values, out):
+            intern(value)
+        out = list(map(ids.get, values))
     return out
 
 
-def _missing(found: list):
-    """The positions of None in ``found``, in order (``list.index`` scans in C between them)."""
-    j = -1
-    try:
-        while True:
-            j = found.index(None, j + 1)
-            yield j
-    except ValueError:
-        return
+def _first_missing(values: list, found: list) -> list[tuple]:
+    """(value, position) of each distinct value whose ``found`` is None, at its first position, in order."""
+    missing = list(map(is_, found, repeat(None)))
+    values, places = list(compress(values, missing)), list(compress(range(len(found)), missing))
+    first = dict(zip(reversed(values), reversed(places)))  # the earliest position of each is written last
+    return sorted(first.items(), key=itemgetter(1))
 
 
 def _stream_value(stream) -> int:
@@ -355,11 +352,11 @@ class TraceTables:
             keys = [(names[i],) if not len(a.dims) else (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete))
                     for i, a in zip(idx, map(args.__getitem__, idx))]
             sig_of = list(map(raw_sigs.get, keys))
-            for j in _missing(sig_of):  # a new shape: decoded once (later calls of it find it)
-                k = keys[j]
-                sig = raw_sigs.get(k)
-                sig_of[j] = sig if sig is not None else raw_sigs.setdefault(
-                    k, self._sig_of_raw(names[idx[j]], args[idx[j]]) if len(k) == 1 else self._sig_of_parts(k))
+            if None in sig_of:  # new shapes, decoded once each, in the order they first come
+                for k, j in _first_missing(keys, sig_of):
+                    raw_sigs[k] = self._sig_of_raw(names[idx[j]], args[idx[j]]) if len(k) == 1 else \
+                        self._sig_of_parts(k)
+                sig_of = list(map(raw_sigs.get, keys))
             self.o_sig.extend(sig_of)
         # GPU work
         g = np.nonzero(gpu)[0]
