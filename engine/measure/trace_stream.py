@@ -211,7 +211,9 @@ def read_trace(source, on_event: Callable[[dict], None], *, max_bytes: int = DEF
         whole = trace_fast.read_whole(source, min(max_bytes, trace_fast.WHOLE_BYTES))
         if whole is not None:
             meta, events = whole
-            on_batch(events)
+            step = trace_fast.BATCH_EVENTS
+            for start in range(0, len(events), step):  # in batches: each one's columns stay in the CPU's caches
+                on_batch(events[start:start + step])
             return meta
     text = _Text(source, max_bytes)
     reader = _Reader(text)
