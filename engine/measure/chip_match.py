@@ -123,45 +123,70 @@ class OneChip:
     (``load_hardware_db``), whose message names the nearest chips."""
 
     def __init__(self, path=HARDWARE_DB_PATH):
-        self.raw = _read_db(path)
-        named = [(n, entry) for entry in self.raw["chips"] if isinstance(entry, dict)
-                 for n in (entry.get("id"), entry.get("name"), *(entry.get("aliases") or ())) if isinstance(n, str)]
+        self.rest, self.chips, names = _read_db(path)
+        named = [(n, i) for i, (chip_id, name, aliases) in enumerate(names)
+                 for n in (chip_id, name, *(aliases or ())) if isinstance(n, str)]
         text = "\x00".join(n for n, _ in named)
         keys = _KEY_OR_CUT.sub("", text.lower()).split("\x00")  # every name's _lookup_key in one pass
         if len(keys) != len(named):  # a name holding the separator: one at a time
             keys = [_lookup_key(n) for n, _ in named]
-        self.index = {key: entry for key, (_, entry) in zip(keys, named)}
+        self.index = {key: i for key, (_, i) in zip(keys, named)}
         self.valid: dict[int, Chip] = {}
 
     def find(self, name: str) -> Chip | None:
-        entry = find_in(self.index, name)
-        if entry is None:
+        i = find_in(self.index, name)
+        if i is None:
             return None
-        key = id(entry)
-        if key not in self.valid:
-            self.valid[key] = parse_input(HardwareDB, {**self.raw, "chips": [entry]}, source="hardware_db").chips[0]
-        return self.valid[key]
+        if i not in self.valid:
+            entry = self.chips[i]
+            if not isinstance(entry, dict):  # its raw JSON, decoded now that it is wanted
+                import msgspec
+
+                entry = msgspec.json.decode(entry)
+            self.valid[i] = parse_input(HardwareDB, {**self.rest, "chips": [entry]}, source="hardware_db").chips[0]
+        return self.valid[i]
 
     def chip(self, name: str) -> Chip:
         found = self.find(name) if isinstance(name, str) and name.strip() else None
         return found if found is not None else load_hardware_db().chip(name)
 
 
-def _read_db(path) -> dict:
-    """``hardware_db.json`` decoded by msgspec (four times faster than the standard library on it); anything it
-    refuses, and any file that is not an object with a list of chips, goes to ``read_shipped_json`` for its
-    message."""
+def _read_db(path) -> tuple[dict, list, list]:
+    """``hardware_db.json`` as (its fields but the chips, each chip's entry, each chip's (id, name, aliases)). By
+    msgspec where it is installed: each chip kept as its raw JSON and only its names decoded (a trace needs one
+    chip's figures); anything msgspec refuses, and any file that is not an object with a list of chip objects, goes
+    to ``read_shipped_json`` (the standard library, and its messages)."""
     from ..shipped import read_shipped_json
 
     try:
         import msgspec
 
-        data = msgspec.json.decode(path.read_bytes())
-    except (ImportError, OSError, ValueError):
-        data = None
-    if not isinstance(data, dict) or not isinstance(data.get("chips"), list) or not data["chips"]:
-        data = read_shipped_json(path, {"chips": list})
-    return data
+        top = msgspec.json.decode(path.read_bytes(), type=dict[str, msgspec.Raw])
+        chips = top.pop("chips")
+        names = msgspec.json.decode(chips, type=list[_Names])
+        if names:
+            return ({k: msgspec.json.decode(v) for k, v in top.items()}, msgspec.json.decode(chips, type=list[msgspec.Raw]),
+                    [(n.id, n.name, n.aliases) for n in names])
+    except (ImportError, OSError, ValueError, KeyError):
+        pass
+    data = read_shipped_json(path, {"chips": list})
+    chips = data["chips"]
+    return ({k: v for k, v in data.items() if k != "chips"}, chips,
+            [(e.get("id"), e.get("name"), e.get("aliases")) if isinstance(e, dict) else (None, None, None)
+             for e in chips])
+
+
+try:
+    import msgspec as _msgspec
+
+    class _Names(_msgspec.Struct):
+        """A chip entry's names (its other fields skipped)."""
+
+        id: object = None
+        name: object = None
+        aliases: object = None
+except ImportError:  # pragma: no cover - msgspec is optional here
+    _Names = None
 
 
 @lru_cache(maxsize=1)
