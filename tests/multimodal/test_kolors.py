@@ -169,3 +169,21 @@ def test_chatglm_text_tokens_beyond_its_positions_named():
     with pytest.raises(InputError) as info:
         engine_count(config("kolors.text_encoder"), text_tokens=40_000)
     assert info.value.field == "text_tokens" and "32,768" in info.value.reason
+
+
+def test_kolors_upload_sorts_the_chatglm_encoder_and_samples():
+    """The layer builder's upload (without Streamlit): the ChatGLM3 file is a text encoder; the pipeline's figure is
+    the one the CLI gives (7.13e14 an image at 1024², 256 tokens, 50 steps with guidance: docs/multimodal.md)."""
+    from engine.multimodal.inputs import media_inputs
+    from ui.views.multimodal import pipeline_of, read_parts_of
+
+    inputs = media_inputs({})
+    files = [("config.json", (CONFIGS / f"{n}.json").read_bytes())
+             for n in ("kolors.text_encoder", "kolors.unet", "sdxl-base-1.0.vae")]
+    parts, errors = read_parts_of(files, inputs)
+    assert errors == [] and [p.role for p in parts] == ["text_encoder", "denoiser", "vae"]
+    p = pipeline_of(parts, inputs, {"steps": 50, "guidance": True})
+    glm, unet, vae = (part.count for part in parts)
+    assert glm.inputs == {"text_tokens": 256}
+    assert p.sampling_flop_per_output == 50 * 2 * unet.forward_flop + 2 * glm.forward_flop + \
+        vae.flop_by_component["vae_decoder"] == 712_639_963_463_680
