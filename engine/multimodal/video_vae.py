@@ -124,6 +124,8 @@ def read_cogvideox_vae(data: dict, inputs: MediaInputs, source: str) -> ReadMode
     if levels < 3:
         raise c.error("block_out_channels", f"{levels} levels: the VAE compresses time 4× over its first two "
                                             "downsamplings, so it needs at least 3 levels")
+    if any(width % groups for width in ch):
+        raise c.error("norm_num_groups", f"{groups} groups must divide every width of block_out_channels {ch}")
     standard = (c.size("sample_height"), c.size("sample_width"))
     unused = c.finish()
     size = _size(inputs, standard, 2 ** (levels - 1))
