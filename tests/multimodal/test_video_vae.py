@@ -50,7 +50,7 @@ def test_wan_vae_matches_diffusers(frames, size):
 
 
 def test_published_sizes_and_standard_inputs():
-    # Wan 2.1's report (Wan Team 2025, arXiv 2503.20314, §3.1): Wan-VAE has 127M parameters
+    # Wan 2.1's report (Wan Team 2025, arXiv 2503.20314): "Wan-VAE … 127M parameters"
     wan = engine_count(config(WAN))
     assert round(wan.params / 1e6) == 127
     assert wan.inputs == {"image_size": "480x832", "frames": 81, "latent": [21, 60, 104], "decoded_frames": 81}
