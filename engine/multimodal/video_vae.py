@@ -203,7 +203,7 @@ def read_wan_vae(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c.require("patch_size", lambda v: v is None, "Wan 2.2's patchified VAE is not counted")
     spatial = 2 ** (levels - 1)
     for key, value in (("scale_factor_spatial", spatial), ("scale_factor_temporal", TEMPORAL)):
-        given = c.raw(key)
+        given = c.raw(key) if key in data else None  # the class's default (8, 4) only sizes a pipeline's latent
         if given is not None and given != value:
             raise c.error(key, f"{given!r} contradicts the blocks ({value}: the pipeline sizes its latent by it)")
     unused = c.finish()

@@ -17,8 +17,9 @@ def _check(name, frames, size):
     pytest.importorskip("diffusers")
     from tests.multimodal.diffusers_reference import video_vae
 
-    ours = engine_count(config(name), image_size=size, frames=frames)
-    params, encode, decode = video_vae(config(name), frames, size)
+    data = config(name) if isinstance(name, str) else name
+    ours = engine_count(data, image_size=size, frames=frames)
+    params, encode, decode = video_vae(data, frames, size)
     assert ours.params == params
     assert ours.flop_by_component == {"vae_encoder": encode, "vae_decoder": decode}
     assert ours.forward_flop == encode + decode
@@ -47,6 +48,30 @@ def test_cogvideox_5b_and_15_vaes_match_diffusers(name):
 def test_wan_vae_matches_diffusers(frames, size):
     ours = _check(WAN, frames, size)
     assert ours.inputs["decoded_frames"] == frames  # one latent frame at a time: 4F′ − 3
+
+
+VARIANTS = {
+    "cogvideox: 3 levels, 1 layer per block, 4 latent channels, 16 groups, 1 → 2 channels": {
+        "_class_name": "AutoencoderKLCogVideoX", "block_out_channels": [32, 64, 64], "layers_per_block": 1,
+        "latent_channels": 4, "norm_num_groups": 16, "in_channels": 1, "out_channels": 2,
+        "down_block_types": ["CogVideoXDownBlock3D"] * 3, "up_block_types": ["CogVideoXUpBlock3D"] * 3},
+    "wan: 3 levels, a decoder width of its own, time halved at both downsamplings, 1 → 2 channels": {
+        "_class_name": "AutoencoderKLWan", "base_dim": 16, "decoder_base_dim": 24, "dim_mult": [1, 2, 2],
+        "num_res_blocks": 1, "temperal_downsample": [True, True], "z_dim": 4, "in_channels": 1, "out_channels": 2},
+}
+"""Small configs switching each option the readers know (the class's defaults fill the rest, as diffusers does)."""
+
+
+@pytest.mark.parametrize("name", sorted(VARIANTS))
+def test_variants_match_diffusers(name):
+    _check(VARIANTS[name], 9, (32, 48))
+
+
+def test_missing_keys_are_the_class_defaults():
+    """A file that leaves keys out gets diffusers' defaults: the class's own configuration is CogVideoX's and Wan
+    2.1's VAE."""
+    assert engine_count({"_class_name": "AutoencoderKLWan"}).params == 126_892_531
+    assert engine_count({"_class_name": "AutoencoderKLCogVideoX"}).params == 215_583_907
 
 
 def test_published_sizes_and_standard_inputs():
