@@ -64,6 +64,29 @@ def test_cogvideox_folder_sampling_and_training(tmp_path):
     assert out["params_by_component"]["vae"] == 215_583_907
 
 
+def test_wan_folder_at_the_users_frames(tmp_path):
+    """Wan 2.1 T2V 1.3B's folder; its umT5-XXL text encoder's file is constructed (SOURCES.json)."""
+    root = tmp_path / "Wan2.1-T2V-1.3B-Diffusers"
+    index = {"_class_name": "WanPipeline", "_diffusers_version": "0.33.0.dev0",
+             "scheduler": ["diffusers", "UniPCMultistepScheduler"],
+             "text_encoder": ["transformers", "UMT5EncoderModel"], "tokenizer": ["transformers", "T5TokenizerFast"],
+             "transformer": ["diffusers", "WanTransformer3DModel"], "vae": ["diffusers", "AutoencoderKLWan"]}
+    for part, name in (("transformer", "wan2.1-t2v-1.3b.transformer"), ("vae", "wan2.1-t2v-1.3b.vae"),
+                       ("text_encoder", "wan2.1.text_encoder.constructed")):
+        (root / part).mkdir(parents=True)
+        shutil.copy(_file(name), root / part / "config.json")
+    (root / "model_index.json").write_text(json.dumps(index))
+    out = _json("diffusion", "--pipeline", str(root), "--image-size", "256x256", "--frames", "17", "--steps", "50")
+    d = _json("flops", "--config", _file("wan2.1-t2v-1.3b.transformer"), "--image-size", "256x256",
+              "--frames", "17")["forward_flop"]
+    umt5 = _json("flops", "--config", _file("wan2.1.text_encoder.constructed"), "--text-tokens", "512")
+    assert round(umt5["params"] / 1e9, 1) == 5.7  # umT5-XXL's encoder: 1.05B of embeddings + 24 layers
+    per_video = 50 * 2 * d + 2 * umt5["forward_flop"] + WAN_17["vae_decoder"]
+    assert out["sampling_flop_per_output"] == per_video
+    assert out["training_flop_per_sample"] == (d + out["denoiser_backward_flop"] + umt5["forward_flop"]
+                                               + WAN_17["vae_encoder"])
+
+
 def test_wan_parts_at_the_users_frames():
     out = _json("diffusion", "--denoiser", _file("wan2.1-t2v-1.3b.transformer"), "--vae", _file("wan2.1-t2v-1.3b.vae"),
                 "--image-size", "256x256", "--frames", "17", "--steps", "40")
