@@ -2,7 +2,8 @@
 1.0 and 1.5) and ``AutoencoderKLWan`` (Wan 2.1), encode (F frames of H × W → the latent's mean and log-variance) and
 decode (the latent → frames), as ``encode`` and ``decode`` run them with tiling and slicing off (the default).
 
-Both compress 8× on each side and 4× in time, the first frame alone: F = 4k + 1 frames → F′ = k + 1 latent frames.
+Both compress 2^(levels − 1) = 8× on each side and 4× in time, the first frame alone: F = 4k + 1 frames → F′ = k + 1
+latent frames.
 Their 3 × 3 × 3 convolutions are causal (the padding, or the frames cached from the previous chunk, go before each
 chunk): every one computes one output frame per frame of the chunk, so the video costs the sum of its chunks and is
 counted as one video [F, H, W, C].
