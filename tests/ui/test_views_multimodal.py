@@ -28,6 +28,20 @@ def test_a_pipelines_parts_are_sorted_by_what_they_are():
         vae.flop_by_component["vae_decoder"]
 
 
+def test_a_video_pipelines_vae_decodes_the_video():
+    """Wan 2.1's transformer and video VAE at 17 frames of 256²: the VAE is sorted as the VAE and decodes the
+    video's 5 latent frames (FlopCounterMode's figure on diffusers' model, tests/multimodal/test_video_vae.py)."""
+    from engine.multimodal.inputs import media_inputs
+    from ui.views.multimodal import pipeline_of, read_parts_of
+
+    inputs = media_inputs({"image_size": (256, 256), "frames": 17})
+    parts, errors = read_parts_of(_files("wan2.1-t2v-1.3b.vae", "wan2.1-t2v-1.3b.transformer"), inputs)
+    assert errors == [] and [p.role for p in parts] == ["vae", "denoiser"]
+    p = pipeline_of(parts, inputs, {"steps": 40, "guidance": True})
+    assert p.vae_decoder_flop == 9_567_545_589_760
+    assert p.sampling_flop_per_output == 40 * 2 * parts[1].count.forward_flop + 9_567_545_589_760
+
+
 def test_a_bad_file_is_named_and_the_others_kept():
     from engine.multimodal.inputs import media_inputs
     from ui.views.multimodal import read_parts_of
