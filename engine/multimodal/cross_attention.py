@@ -19,7 +19,7 @@ self-attention layers'): adapters on q and o run on the L text positions, on k a
 from __future__ import annotations
 
 from ..errors import InputError
-from ..method1.blocks import Residual
+from ..method1.blocks import Each, Residual
 from ..method1.layers import Dense
 from ..method1.media import AttentionCore, ConditioningDense, LearnedValues
 from ..method1.transformer import RMSNorm, TransformerBlock
@@ -27,11 +27,13 @@ from ..method1.transformer import RMSNorm, TransformerBlock
 Q_PROJ, K_PROJ, V_PROJ, O_PROJ = "cross_attn.q_proj", "cross_attn.k_proj (image positions)", \
     "cross_attn.v_proj (image positions)", "cross_attn.o_proj"
 TARGETS = {Q_PROJ: "q", K_PROJ: "k", V_PROJ: "v", O_PROJ: "o"}
+LAYER = "cross-attention layer"
 """Each projection's name and the LoRA target that adapts it."""
 
 
 def cross_attention_layer(d: int, heads: int, kv: int, q: int, ff: int, positions: int) -> list:
-    """The layer's rows: the gated cross-attention residual, the MLP (a block without a mixer) and its gate."""
+    """The layer: the gated cross-attention residual, the MLP (a block without a mixer) and its gate, held in one
+    ``each`` of a single input (so that the language model's top-level blocks are its self-attention layers)."""
     attention = Residual(name="cross_attn", body=[
         RMSNorm(name="input_layernorm"), Dense(units=heads * q, bias=False, name=Q_PROJ),
         ConditioningDense(in_features=d, units=kv * q, bias=False, positions=positions, joins_flow=False, name=K_PROJ),
@@ -39,37 +41,41 @@ def cross_attention_layer(d: int, heads: int, kv: int, q: int, ff: int, position
         AttentionCore(heads=heads, head_size=q, kv_heads=kv, context_length=positions, qk_norm="rms_norm",
                       name="cross-attention"),
         Dense(units=d, bias=False, name=O_PROJ), LearnedValues(count=1, name="cross_attn_attn_gate")])
-    mlp = TransformerBlock(name="cross-attention layer's mlp", mixer={"kind": "none"},
+    mlp = TransformerBlock(name="mlp", mixer={"kind": "none"},
                            feed_forward={"size": ff, "gated": True, "activation": "silu", "bias": False},
                            norms={"kind": "rmsnorm"})
-    return [attention, mlp, LearnedValues(count=1, name="cross_attn_mlp_gate")]
+    return [Each(count=1, name=LAYER, layers=[attention, mlp, LearnedValues(count=1, name="cross_attn_mlp_gate")])]
 
 
 def is_cross_attention(layer: dict) -> bool:
-    """Whether a layer (JSON data) is the cross-attention residual of ``cross_attention_layer``."""
-    return layer.get("type") == "residual" and any(
-        inner.get("type") == "attention_core" and inner.get("context_length") for inner in layer.get("body", ()))
+    """Whether a layer (JSON data) is a layer of ``cross_attention_layer``."""
+    return layer.get("type") == "each" and layer.get("name") == LAYER
 
 
 def trained(layer: dict, image_grad: bool, weights_train: bool, targets: tuple[str, ...], rank: int | None) -> dict:
-    """The cross-attention residual (JSON data) in training: the image states need a gradient (``image_grad``), its
-    weights train (``weights_train``), or LoRA of ``rank`` on ``targets`` (q, k, v, o)."""
+    """A cross-attention layer (JSON data) in training: the image states need a gradient (``image_grad``), its
+    weights train (``weights_train``), or LoRA of ``rank`` on ``targets`` (q, k, v, o; gate, up and down are the
+    MLP block's, adapted as every block's)."""
     if "qkv" in targets:
         raise InputError("targets", "'qkv': a cross-attention layer's queries read the text and its keys and values "
                                     "the image, so it has no fused q/k/v projection; give q, k and v")
+    inner = [_trained_attention(item, image_grad, weights_train, targets, rank) if item.get("type") == "residual"
+             else item for item in layer["layers"]]
+    return dict(layer, layers=inner)
+
+
+def _trained_attention(layer: dict, image_grad: bool, weights_train: bool, targets: tuple[str, ...],
+                       rank: int | None) -> dict:
     body = []
-    adapted_kv = False
     for inner in layer["body"]:
         inner = dict(inner)
         target = TARGETS.get(inner.get("name", ""))
-        if rank is not None and target in targets:
+        adapted = rank is not None and target in targets
+        if adapted:
             inner["lora"] = {"rank": rank}
-            adapted_kv = adapted_kv or target in ("k", "v")
         if inner.get("type") == "conditioning_dense":
             inner["input_grad"] = image_grad
-        if inner.get("type") == "attention_core":
-            inner["context_grad"] = image_grad or weights_train
+        if inner.get("type") == "attention_core":  # dK and dV: the image states, or k_proj/v_proj, need them
+            inner["context_grad"] = image_grad or weights_train or bool({"k", "v"} & set(targets) and rank)
         body.append(inner)
-    if adapted_kv:
-        body = [dict(b, context_grad=True) if b.get("type") == "attention_core" else b for b in body]
     return dict(layer, body=body)

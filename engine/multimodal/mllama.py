@@ -27,9 +27,9 @@ from __future__ import annotations
 
 from ..errors import InputError
 from ..method1.blocks import Each
-from ..method1.layers import Conv2d, Dense, Embedding, LayerNorm
+from ..method1.layers import Conv2d, Dense, LayerNorm
 from ..method1.media import ConditioningDense, ContextTokens, LearnedValues
-from ..method1.transformer import RMSNorm, TransformerBlock
+from ..method1.transformer import DecoderInput, RMSNorm, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
 from .cross_attention import cross_attention_layer
@@ -138,15 +138,14 @@ def read_mllama(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     blocks: list = []
     for i in range(layers):
         blocks += cross_attention_layer(d, heads, kv, q, ff, positions) if i in cross else [self_block]
-    vision = StageBuilder("vision")
-    vision.add("vision", [Each(count=images, name="each image", layers=tower)])
-    language = StageBuilder("language_model")
-    language.add("projector", [ConditioningDense(in_features=v["out"], units=d, positions=positions,
-                                                 joins_flow=False, name="multi_modal_projector (image positions)")])
-    language.add("language_model", [Embedding(vocab_size=vocab + EXTRA_TOKENS, dim=d, name="embed_tokens"), *blocks,
-                                    RMSNorm(name="norm"),
-                                    Dense(units=vocab, bias=False, name="lm_head")])
-    stages = (vision.build([v["image"], v["image"], v["channels"]]), language.build([1], length))
+    stage = StageBuilder("vlm")  # one chain: the tower, the projector beside the flow, then the text from its tokens
+    stage.add("vision", [Each(count=images, name="each image", layers=tower)])
+    stage.add("projector", [ConditioningDense(in_features=v["out"], units=d, positions=positions, joins_flow=False,
+                                              name="multi_modal_projector (image positions)")])
+    stage.add("language_model", [DecoderInput(length=length, vocab_size=vocab + EXTRA_TOKENS, width=d,
+                                              name="embed_tokens (the text; the image is read by cross-attention)"),
+                                 *blocks, RMSNorm(name="norm"), Dense(units=vocab, bias=False, name="lm_head")])
+    stages = (stage.build([v["image"], v["image"], v["channels"]]),)
     return ReadModel("mllama", "MllamaForConditionalGeneration", stages,
                      {"image_size": f"{size[0]}x{size[1]}", "images": images, "tiles_per_image": v["tiles"],
                       "text_tokens": t, "image_placeholder_tokens": images}, positions,

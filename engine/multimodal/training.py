@@ -79,7 +79,7 @@ def _component_of(stage: Stage) -> list[str]:
 
 def trained_architecture(stage: Stage, recipe: VlmRecipe) -> Architecture:
     """The stage's layers with ``trainable`` set per component, and LoRA adapters on the language model. In a
-    language model that reads the image through cross-attention (a stage after the vision tower's): the projector
+    language model that reads the image through cross-attention (Llama 3.2 Vision): the projector (beside the flow)
     passes an input gradient when the vision tower trains, and the cross-attention layers' gradients into the image
     states, adapters and context gradients follow ``engine.multimodal.cross_attention``."""
     from ..method1.finetune import FineTune, fine_tuned
@@ -108,35 +108,21 @@ def trained_architecture(stage: Stage, recipe: VlmRecipe) -> Architecture:
     return Architecture.model_validate({"input": stage.architecture.input.model_dump(mode="json"), "layers": layers})
 
 
-def _vlm_stages(model: ReadModel) -> tuple[Stage, ...]:
-    """A vision-language model's stages: one chain (vision tower, projector, language model over the image tokens),
-    or the vision tower's stage and the language model's that reads it through cross-attention (Llama 3.2 Vision)."""
-    names = [{c.name for c in stage.components} for stage in model.stages]
-    if len(names) == 1 and {"vision", "language_model"} <= names[0]:
-        return model.stages
-    if len(names) == 2 and names[0] == {"vision"} and {"projector", "language_model"} <= names[1]:
-        return model.stages
-    raise InputError("config", f"{model.config_class} is not a vision-language model: no training recipe of "
-                               "towers applies (its training is counted as a language model's or a denoiser's)")
-
-
 def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "matmul") -> StepCompute:
-    """Forward and backward of one example under ``recipe``: each stage (a VLM's single chain, or Llama 3.2
-    Vision's vision tower and the language model that reads it through cross-attention) counted with the recipe's
-    trainable layers, the totals and each component's added up."""
+    """Forward and backward of one example under ``recipe`` (a vision-language model's single stage)."""
+    if len(model.stages) != 1 or not {"vision", "language_model"} <= {c.name for c in model.stages[0].components}:
+        raise InputError("config", f"{model.config_class} is not a vision-language model: no training recipe of "
+                                   "towers applies (its training is counted as a language model's or a denoiser's)")
+    stage = model.stages[0]
+    arch = trained_architecture(stage, recipe)
+    result = evaluate(arch, convention)
+    owner = _component_of(stage)
     forward: dict[str, int] = {}
     backward: dict[str, int] = {}
-    totals = [0, 0, 0, 0]
-    for stage in _vlm_stages(model):
-        result = evaluate(trained_architecture(stage, recipe), convention)
-        owner = _component_of(stage)
-        for row in result.rows:
-            name = owner[row.index]
-            forward[name] = forward.get(name, 0) + row.forward_flop
-            backward[name] = backward.get(name, 0) + row.backward_flop
-        for i, value in enumerate((result.forward_flop, result.backward_flop, result.trainable_params,
-                                   result.params)):
-            totals[i] += value
+    for row in result.rows:
+        name = owner[row.index]
+        forward[name] = forward.get(name, 0) + row.forward_flop
+        backward[name] = backward.get(name, 0) + row.backward_flop
     notes = (f"recipe {recipe.recipe}: " + {"full": "every weight trains",
                                             "frozen_vision": "the vision tower frozen; projector and language "
                                                              "model train",
@@ -146,12 +132,12 @@ def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "ma
                                                     f"{', '.join(recipe.lora_targets)} train"}[recipe.recipe],
              "backward counted layer by layer: frozen layers pass input gradients only where something before "
              "them trains")
-    if len(model.stages) == 2:
+    if any(is_cross_attention(layer.model_dump(mode="json")) for layer in arch.layers if layer.type == "each"):
         notes += ("the image reaches the language model through its cross-attention layers: their k and v "
-                  "projections pass gradients back to the projector's output in every recipe, so a frozen language "
-                  "model computes input gradients from its first cross-attention layer on",)
-    forward_flop, backward_flop, trainable, params = totals
-    return StepCompute(recipe.recipe, forward_flop, backward_flop, forward_flop + backward_flop, trainable, params,
+                  "projections pass gradients back to the projector's output, so a frozen language model computes "
+                  "input gradients from its first cross-attention layer on",)
+    return StepCompute(recipe.recipe, result.forward_flop, result.backward_flop,
+                       result.forward_flop + result.backward_flop, result.trainable_params, result.params,
                        forward, backward, notes)
 
 
