@@ -82,7 +82,8 @@ def mllama_step(torch, data: dict, images: int, text_tokens: int, recipe: str, r
                 targets: tuple[str, ...] = ("q", "v")) -> tuple[int, int, int]:
     """(forward FLOP, backward FLOP, trainable parameters) of one example of MllamaForConditionalGeneration under
     ``recipe``, on the CPU with eager attention: ``images`` images of ``max_num_tiles`` tiles each (the processor pads
-    to them), one <|image|> token per image and ``text_tokens`` more, ``logits.sum().backward()``. The recipes set
+    to them), one <|image|> token per image and ``text_tokens`` more, with the processor's attention and
+    cross-attention masks (every token sees every tile), ``logits.sum().backward()``. The recipes set
     ``requires_grad``: full (every weight), frozen_vision (the projector, the language model and its head),
     projector (``multi_modal_projector`` alone), lora (peft's ``get_peft_model`` on the language model's
     ``targets`` projections, self- and cross-attention layers alike as peft's ``target_modules`` match them, the
@@ -121,7 +122,9 @@ def mllama_step(torch, data: dict, images: int, text_tokens: int, recipe: str, r
     ids[0, :images] = data["image_token_index"]
     inputs = {"input_ids": ids, "pixel_values": torch.randn(1, images, tiles, 3, size, size),
               "aspect_ratio_ids": torch.ones(1, images, dtype=torch.long),
-              "aspect_ratio_mask": torch.ones(1, images, tiles, dtype=torch.long)}
+              "aspect_ratio_mask": torch.ones(1, images, tiles, dtype=torch.long),
+              "attention_mask": torch.ones_like(ids),  # the processor's masks (element-wise: no products)
+              "cross_attention_mask": torch.ones(1, images + text_tokens, images, tiles, dtype=torch.long)}
     trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
     forward, backward = forward_backward(torch, model, kwargs=inputs)
     return forward - images * 2 * (tiles * padded) ** 2, backward, trainable
