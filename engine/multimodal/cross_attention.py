@@ -27,8 +27,9 @@ from ..method1.transformer import RMSNorm, TransformerBlock
 Q_PROJ, K_PROJ, V_PROJ, O_PROJ = "cross_attn.q_proj", "cross_attn.k_proj (image positions)", \
     "cross_attn.v_proj (image positions)", "cross_attn.o_proj"
 TARGETS = {Q_PROJ: "q", K_PROJ: "k", V_PROJ: "v", O_PROJ: "o"}
-LAYER = "cross-attention layer"
 """Each projection's name and the LoRA target that adapts it."""
+LAYER = "cross-attention layer"
+"""The name of the ``each`` that holds one layer (how training finds it in a layer list)."""
 
 
 def cross_attention_layer(d: int, heads: int, kv: int, q: int, ff: int, positions: int) -> list:

@@ -7,7 +7,10 @@ needs its weights' gradients, and the language model after it then passes gradie
 LoRA on the language model: frozen weights that still pass input gradients, adapters that train. The recipes
 (``VlmRecipe``): ``full``; ``frozen_vision`` (the projector and the language model train: LLaVA's second stage);
 ``projector`` (only the projector: LLaVA's first stage); ``lora`` (the vision tower frozen, the projector and rank-r
-adapters on the language model's ``targets`` train).
+adapters on the language model's ``targets`` train). Llama 3.2 Vision's language model reads the image through
+cross-attention layers instead (``engine.multimodal.cross_attention``): their k and v projections pass gradients back
+to the trained projector's output, so a frozen language model computes input gradients from its first
+cross-attention layer on.
 
 A diffusion model's training step (per sample) = one denoiser forward and backward at a sampled timestep (every
 weight trains) + the frozen text encoders' and the VAE encoder's forward passes — per step, or once per sample
