@@ -272,7 +272,9 @@ def llama4(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
 
     model = build(config)
     size = model.config.vision_config.image_size
-    params, flop = measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(tiles, 3, size, size)})
+    dtype = next(model.parameters()).dtype  # a file's torch_dtype (bfloat16) builds the model in it
+    params, flop = measure(model, {"input_ids": ids(input_tokens),
+                                   "pixel_values": meta(tiles, 3, size, size).to(dtype)})
     text = model.config.text_config.to_dict() | {"model_type": "llama4_text"}
     return params, flop - idle_expert_flop(text, input_tokens)
 
