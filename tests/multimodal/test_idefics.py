@@ -1,8 +1,8 @@
 """Idefics3 and SmolVLM (SigLIP-style tower, pixel-shuffle connector, Llama-style language model) — SmolVLM2-500M's
 config.json as published (its vision_config leaves the depth and MLP width to the class defaults), Idefics3-8B's
-constructed (no copy found: SOURCES.json): parameters and forward FLOP equal transformers' models built from the same files on the meta device (FlopCounterMode) at three image
-sizes; the processor's tiling by hand (the longest side scaled to 4 tiles, rounded up to whole tiles, + the global
-image)."""
+constructed (no copy found: SOURCES.json): parameters and forward FLOP equal transformers' models built from the same
+files on the meta device (FlopCounterMode) at three image sizes; the processor's tiling by hand (the longest side
+scaled to 4 tiles, rounded up to whole tiles, + the global image)."""
 from __future__ import annotations
 
 import pytest
@@ -39,8 +39,9 @@ def test_idefics3_tile_tokens_by_hand():
 
 
 def test_smolvlm2_500m_by_hand():
-    # 512 px tiles of 16 px patches: 32² = 1024 patches, shuffled 4×4 into 64 tokens (its processor_config: image_seq_len
-    # 64); the vision_config names neither depth nor MLP width: SigLIP base's 12 layers and 3072 (the class defaults)
+    # 512 px tiles of 16 px patches: 32² = 1024 patches, shuffled 4×4 into 64 tokens (its processor_config:
+    # image_seq_len 64); the vision_config names neither depth nor MLP width: SigLIP base's 12 layers and 3072 (the
+    # class defaults)
     ours = engine_count(config("smolvlm2-500m-video-instruct"))
     # size.longest_edge 2048: every image is resized to 2048 on its longest side, 4 × 4 tiles + the global image
     assert ours.inputs["image_size"] == "2048x2048" and ours.image_tokens == 17 * 64

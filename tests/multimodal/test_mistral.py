@@ -1,6 +1,7 @@
 """Mistral 3 (Mistral Small 3.1 / 3.2: Pixtral vision tower, patch merger, Mistral) from a published config.json
-(Mistral Small 3.2 24B's, as FLUX.2's text encoder quotes it: SOURCES.json): parameters and forward FLOP equal ``Mistral3ForConditionalGeneration`` built from the same file on the meta device (FlopCounterMode), at
-three image sizes, two images and a prompt; the processor's resizing and the row-end tokens by hand."""
+(Mistral Small 3.2 24B's, as FLUX.2's text encoder quotes it: SOURCES.json): parameters and forward FLOP equal
+``Mistral3ForConditionalGeneration`` built from the same file on the meta device (FlopCounterMode), at three image
+sizes, two images and a prompt; the processor's resizing and the row-end tokens by hand."""
 from __future__ import annotations
 
 import pytest
