@@ -32,6 +32,12 @@ def build(config: dict, class_name: str | None = None):
             module.config._experts_implementation = "batched_mm"
         if hasattr(module, "_deepstack_process"):  # Qwen3-VL adds the deepstack features at the image positions
             module._deepstack_process = lambda hidden_states, *args, **kwargs: hidden_states  # element-wise: no FLOP
+        if isinstance(getattr(module, "rope_type", None), str) and "dynamic" in module.rope_type:
+            # dynamic RoPE (InternVL3-1B's Qwen2.5 text: rope_type "dynamic", factor 2) reads max(position_ids) to
+            # regrow its frequencies past max_position_embeddings, a value meta lacks; the references' sequences are
+            # shorter, where the update changes nothing (its init frequencies are the default ones) and it is
+            # element-wise: run as "default", the same products
+            module.rope_type = "default"
     from tests.llm.hf_reference import _meta_packed_sequences, _meta_padding_masks
 
     _meta_packed_sequences()  # the masks' data-dependent checks answered on meta, as for the language models
