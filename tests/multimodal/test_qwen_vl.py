@@ -1,6 +1,6 @@
 """Qwen's vision-language models — Qwen2-VL, Qwen2.5-VL (window attention), Qwen3-VL (deepstack), Qwen3-VL-MoE
 (Qwen3-VL-30B-A3B-Instruct), Qwen3.5 dense (Qwen3.5-27B) and MoE (Qwen3.5-35B-A3B) — from their config.json (the
-Hub's files, see configs/SOURCES.json; Qwen2-VL's is constructed): parameters and one forward pass's FLOP equal
+Hub's files or public quotes of them, see configs/SOURCES.json): parameters and one forward pass's FLOP equal
 transformers' model built from the same file on the meta device (FlopCounterMode), at three inputs each (image
 sizes, images, video frames); grid_thw from the image size, patch 14 (Qwen3: 16), 2×2 merge."""
 from __future__ import annotations
@@ -12,7 +12,7 @@ from tests.multimodal.configs_lib import config, engine_count
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-UNIT = {"qwen2-vl-7b.constructed": 14, "qwen2.5-vl-7b-instruct": 14, "qwen3-vl-4b-instruct": 16,
+UNIT = {"qwen2-vl-7b-instruct": 14, "qwen2.5-vl-7b-instruct": 14, "qwen3-vl-4b-instruct": 16,
         "qwen3-vl-30b-a3b-instruct": 16, "qwen3.5-27b": 16, "qwen3.5-35b-a3b": 16}
 
 
@@ -35,7 +35,7 @@ def test_qwen_vl_images(name):
     _check(name, size=(5 * p, 3 * p), text=0, images=2)
 
 
-@pytest.mark.parametrize("name", [n for n in UNIT if n != "qwen2-vl-7b.constructed"])
+@pytest.mark.parametrize("name", list(UNIT))
 def test_qwen_vl_video(name):
     p = UNIT[name] * 2
     _check(name, size=(4 * p, 6 * p), text=3, frames=4)
@@ -70,7 +70,9 @@ def _layers(name, size):
 
 
 def test_published_sizes():
-    # the model cards: Qwen2.5-VL-7B-Instruct 8.29B (its safetensors' total), Qwen3-VL-4B 4.4B, Qwen3-VL-30B-A3B 31.1B
+    # the model cards: Qwen2-VL-7B-Instruct and Qwen2.5-VL-7B-Instruct 8.29B (their safetensors' totals), Qwen3-VL-4B
+    # 4.4B, Qwen3-VL-30B-A3B 31.1B
+    assert round(engine_count(config("qwen2-vl-7b-instruct")).params / 1e9, 2) == 8.29
     assert round(engine_count(config("qwen2.5-vl-7b-instruct")).params / 1e9, 2) == 8.29
     assert round(engine_count(config("qwen3-vl-4b-instruct")).params / 1e9, 1) == 4.4
     assert round(engine_count(config("qwen3-vl-30b-a3b-instruct")).params / 1e9, 1) == 31.1
