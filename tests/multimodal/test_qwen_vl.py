@@ -41,6 +41,21 @@ def test_qwen_vl_video(name):
     _check(name, size=(4 * p, 6 * p), text=3, frames=4)
 
 
+def test_a_quantized_file_counts_its_shapes():
+    """nvidia/Qwen3.6-35B-A3B-NVFP4's config.json: a quantization_config (modelopt, mixed precision: FP8 attention
+    projections, NVFP4 experts and output layer) beside the architecture of Qwen3.5-35B-A3B. Parameters and FLOP
+    are those of the shapes (the matmul convention: 2 × MACs, whatever the number format): equal to transformers'
+    model built from the file (from_config applies no quantization) and to the bfloat16 sibling's count."""
+    from tests.multimodal.transformers_reference import qwen_vl
+
+    quantized = config("qwen3.6-35b-a3b-nvfp4")
+    assert quantized["quantization_config"]["quant_algo"] == "MIXED_PRECISION"
+    ours = engine_count(quantized, image_size=(160, 96), text_tokens=7)
+    assert (ours.params, ours.forward_flop) == qwen_vl(quantized, [(1, 10, 6)], 7)
+    sibling = engine_count(config("qwen3.5-35b-a3b"), image_size=(160, 96), text_tokens=7)
+    assert (ours.params, ours.forward_flop) == (sibling.params, sibling.forward_flop)
+
+
 def test_window_attention_segments_by_hand():
     """Qwen2.5-VL at 140x84: a 10x6 patch grid, 5x3 merged units; windows of 112/2/14 = 4x4 units cut it into a
     4x3 and a 1x3 window: 48 and 12 patches; the 4 full-attention blocks attend over all 60."""
