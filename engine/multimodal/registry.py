@@ -13,7 +13,7 @@ from ..errors import InputError, json_type, quoted
 from .inputs import MediaInputs
 from .model import ReadModel
 
-FAMILY_MODULES = (".unet", ".vae", ".text_encoders",
+FAMILY_MODULES = (".unet", ".vae", ".text_encoders", ".chatglm",
                   ".dit", ".mmdit", ".video",
                   ".hunyuan", ".unet3d", ".vision_towers",
                   ".llava", ".gemma", ".qwen_vl",

@@ -122,7 +122,7 @@ def pipeline_rows(p) -> list[dict]:
         {"figure": "denoiser forward (one pass)", "FLOP": format_flop(p.denoiser_forward_flop),
          "counts": "at the inputs"},
         {"figure": "text encoders", "FLOP": format_flop(p.text_encoder_flop),
-         "counts": "CLIP over 77 tokens; T5 over the rest of the conditioning"},
+         "counts": "CLIP over 77 tokens; T5 or ChatGLM3 (Kolors) over the rest of the conditioning"},
         {"figure": "VAE decode", "FLOP": format_flop(p.vae_decoder_flop), "counts": "latent → image"},
         {"figure": "sampling, per output", "FLOP": format_flop(p.sampling_flop_per_output),
          "counts": f"{p.steps} steps × {passes} denoiser pass{'es' if passes > 1 else ''} + {passes} × text "
