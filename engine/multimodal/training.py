@@ -184,6 +184,15 @@ class PipelineCompute(Result):
                    "inputs", "notes")
 
 
+def image_vae_frames(denoiser: ReadModel, vae: ReadModel) -> int:
+    """F, the times an image VAE runs for one output: once per frame of a video denoiser (ModelScope's UNet3D with
+    SD's AutoencoderKL: ``TextToVideoSDPipeline.decode_latents`` decodes the F latent frames as a batch of images),
+    once for an image; a video VAE reads the frames itself (1)."""
+    if vae.inputs.get("frames") is not None:  # a video VAE, read at the denoiser's frames
+        return 1
+    return int(denoiser.inputs.get("frames") or 1)
+
+
 def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: ReadModel | None,
                      sampling: Sampling | dict | None = None, convention: str = "matmul") -> PipelineCompute:
     """Sampling and training compute of a pipeline from its parts, each read at the same inputs."""
@@ -199,8 +208,9 @@ def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: R
         counts["vae"] = count(vae, convention)
         if "vae_decoder" not in counts["vae"].flop_by_component:
             raise InputError("vae", f"{vae.config_class} is not a VAE")
-        encoder_forward = counts["vae"].flop_by_component["vae_encoder"]
-        decoder_forward = counts["vae"].flop_by_component["vae_decoder"]
+        frames = image_vae_frames(denoiser, vae)
+        encoder_forward = frames * counts["vae"].flop_by_component["vae_encoder"]
+        decoder_forward = frames * counts["vae"].flop_by_component["vae_decoder"]
     text = sum(counts[n].forward_flop for n in parts if n != "denoiser")
     d = counts["denoiser"].forward_flop
     passes = 2 if sampling.guidance else 1
@@ -211,8 +221,10 @@ def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: R
         backward += evaluate(extra.architecture, convention).backward_flop
     cached = d + backward
     params = {n: c.params for n, c in counts.items()}
+    per_frame = (f" ({frames} frames, each through the image VAE: diffusers' video pipelines decode the latent "
+                 "frames as a batch of images)") if vae is not None and frames > 1 else ""
     notes = (f"sampling: {sampling.steps} steps × {passes} denoiser pass{'es' if passes > 1 else ''} × "
-             f"{d:.4g} + {passes} × text encoders {text:.4g} + VAE decode {decoder_forward:.4g}",
+             f"{d:.4g} + {passes} × text encoders {text:.4g} + VAE decode {decoder_forward:.4g}{per_frame}",
              "training: the denoiser's forward and backward at one timestep (every weight trains) + the frozen text "
              "encoders' and the VAE encoder's forward; cached: latents and text embeddings computed once before "
              "training, so a step is the denoiser's alone")
