@@ -64,7 +64,7 @@ def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
-    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,062,902,784
+    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,063,427,072
     context.close()
 
 
