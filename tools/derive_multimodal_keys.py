@@ -10,6 +10,7 @@ reader). ``tests/multimodal/test_library_keys.py`` fails when the installed vers
 from __future__ import annotations
 
 import dataclasses
+import importlib
 import inspect
 import json
 from pathlib import Path
@@ -27,6 +28,10 @@ MODEL_TYPES = ("clip_text_model", "clip_vision_model", "clip", "siglip_vision_mo
                "gemma3", "paligemma", "idefics3", "smolvlm", "mllama", "llama4", "mistral3", "pixtral", "internvl",
                "whisper", "voxtral", "voxtral_encoder")
 """The transformers model types the readers count, with their sub-configurations' types (added below)."""
+
+SHIPPED_CONFIGS = {"chatglm": ("diffusers.pipelines.kolors.text_encoder", "ChatGLMConfig")}
+"""Model types outside transformers (remote code) whose configuration class diffusers ships: Kolors' ChatGLM3. Their
+keys are the class's ``__init__`` parameters and defaults."""
 
 _MISSING = "__required__"
 _MISSING_FACTORY = "__factory__"
@@ -53,18 +58,21 @@ def _config_fields(cls) -> dict:
     return out
 
 
+def _init_params(cls) -> dict:
+    """The parameters of ``cls.__init__`` and their declared defaults."""
+    params = inspect.signature(cls.__init__).parameters
+    return {k: _default(p.default) for k, p in params.items()
+            if k != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
+
+
 def derive() -> dict:
     import diffusers
     import transformers
     from transformers import CONFIG_MAPPING
 
-    classes = {}
-    for name in CLASSES:
-        cls = getattr(diffusers, name)
-        params = inspect.signature(cls.__init__).parameters
-        classes[name] = {k: _default(p.default) for k, p in params.items()
-                         if k != "self" and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)}
-    types: dict[str, dict] = {}
+    classes = {name: _init_params(getattr(diffusers, name)) for name in CLASSES}
+    types: dict[str, dict] = {t: _init_params(getattr(importlib.import_module(module), name))
+                              for t, (module, name) in SHIPPED_CONFIGS.items()}
     todo = list(MODEL_TYPES)
     while todo:
         model_type = todo.pop()

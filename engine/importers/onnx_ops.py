@@ -23,7 +23,7 @@ from ..method1.conventions import (
     NORM_FLOP_PER_ELEMENT,
 )
 from ..method1.ops import RMS_NORM_FLOP_PER_ELEMENT, RMS_NORM_GAIN_FLOP_PER_ELEMENT, prod
-from ..method1.layers import GRU, LSTM, RNN
+from ..method1.sequence_layers import GRU, LSTM, RNN
 
 Shape = tuple[int, ...]
 

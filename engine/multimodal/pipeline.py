@@ -1,10 +1,11 @@
 """A diffusion pipeline's parts read together: the denoiser (``unet/`` or ``transformer/config.json``), its text
-encoders (``text_encoder*/config.json``) and the VAE (``vae/config.json``), at one set of inputs — from a
-pipeline's folder as the Hub holds it (``model_index.json`` naming the parts) or from the part files given one by
-one.
+encoders (``text_encoder*/config.json``) and the VAE (``vae/config.json``; a video VAE at the denoiser's frames), at
+one set of inputs — from a pipeline's folder as the Hub holds it (``model_index.json`` naming the parts) or from the
+part files given one by one.
 
 Each text encoder reads its share of the denoiser's conditioning: CLIP encoders their 77 positions; a T5 encoder
-the rest (FLUX: all the denoiser's text tokens; SD3: those after CLIP's 77; PixArt: all).
+the rest (FLUX: all the denoiser's text tokens; SD3: those after CLIP's 77; PixArt: all); Kolors' ChatGLM3 all of
+them (256).
 """
 from __future__ import annotations
 
@@ -14,8 +15,11 @@ from ..errors import InputError, quoted
 from .count import read_any
 from .inputs import MediaInputs
 from .model import ReadModel
+from .video_vae import VIDEO_VAES
 
 CLIP_TOKENS = 77
+LONG_ENCODERS = ("t5", "umt5", "mt5", "chatglm")
+"""Text encoders (``model_type``) that read the denoiser's text tokens beyond CLIP's 77."""
 PART_LIMIT = 1_000_000
 """Bytes of one part's config.json."""
 
@@ -38,12 +42,14 @@ def read_parts(denoiser: dict, text_encoders: list[dict], vae: dict | None, inpu
     encoders = []
     for i, data in enumerate(text_encoders):
         source = sources[1][i] if i < len(sources[1]) else f"text_encoder_{i + 1}"
-        t5 = isinstance(data, dict) and data.get("model_type") in ("t5", "umt5", "mt5")
-        tokens = _t5_tokens(d) if t5 else CLIP_TOKENS
+        long = isinstance(data, dict) and data.get("model_type") in LONG_ENCODERS
+        tokens = _t5_tokens(d) if long else CLIP_TOKENS
         encoders.append(read_any(data, MediaInputs(text_tokens=tokens), source))
     v = None
     if vae is not None:
-        v = read_any(vae, MediaInputs(image_size=size or _pixels(d)), sources[2])
+        video = isinstance(vae, dict) and vae.get("_class_name") in VIDEO_VAES  # the video's frames, encoded whole
+        frames = d.inputs.get("frames") if video else None
+        v = read_any(vae, MediaInputs(image_size=size or _pixels(d), frames=frames), sources[2])
     return d, encoders, v
 
 

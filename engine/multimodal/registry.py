@@ -13,8 +13,8 @@ from ..errors import InputError, json_type, quoted
 from .inputs import MediaInputs
 from .model import ReadModel
 
-FAMILY_MODULES = (".unet", ".vae", ".text_encoders",
-                  ".dit", ".mmdit", ".video",
+FAMILY_MODULES = (".unet", ".vae", ".text_encoders", ".chatglm",
+                  ".dit", ".mmdit", ".video", ".video_vae",
                   ".hunyuan", ".unet3d", ".vision_towers",
                   ".llava", ".gemma", ".qwen_vl",
                   ".mistral", ".audio",

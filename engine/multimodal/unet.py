@@ -39,6 +39,9 @@ UP = ("CrossAttnUpBlock2D", "UpBlock2D")
 MID = ("UNetMidBlock2DCrossAttn", None)
 STANDARD_SIZE = 512
 STANDARD_TEXT_TOKENS = 77
+PROJECTED_TEXT_TOKENS = 256
+"""A U-Net whose text is projected first (``encoder_hid_dim``: Kolors' ChatGLM3 hidden states, 4096 wide): its
+pipeline pads the prompt to 256 tokens (KolorsPipeline's max_sequence_length)."""
 VAE_FACTOR = 8
 """Pixels per latent position of the VAEs these U-Nets are trained with (Stable Diffusion's, SDXL's, Kolors')."""
 
@@ -175,7 +178,8 @@ def read_unet(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                                                "downsamplings")
     if inputs.frames not in (None, 1):
         raise InputError("frames", "an image U-Net takes one frame")
-    text = STANDARD_TEXT_TOKENS if inputs.text_tokens is None else inputs.text_tokens
+    standard = PROJECTED_TEXT_TOKENS if u["hid"] else STANDARD_TEXT_TOKENS
+    text = standard if inputs.text_tokens is None else inputs.text_tokens
     if text < 1:
         raise InputError("text_tokens", "the U-Net's cross-attention needs at least one text token")
     latent = (size[0] // VAE_FACTOR, size[1] // VAE_FACTOR)

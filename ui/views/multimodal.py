@@ -122,7 +122,7 @@ def pipeline_rows(p) -> list[dict]:
         {"figure": "denoiser forward (one pass)", "FLOP": format_flop(p.denoiser_forward_flop),
          "counts": "at the inputs"},
         {"figure": "text encoders", "FLOP": format_flop(p.text_encoder_flop),
-         "counts": "CLIP over 77 tokens; T5 over the rest of the conditioning"},
+         "counts": "CLIP over 77 tokens; T5 or ChatGLM3 (Kolors) over the rest of the conditioning"},
         {"figure": "VAE decode", "FLOP": format_flop(p.vae_decoder_flop), "counts": "latent → image"},
         {"figure": "sampling, per output", "FLOP": format_flop(p.sampling_flop_per_output),
          "counts": f"{p.steps} steps × {passes} denoiser pass{'es' if passes > 1 else ''} + {passes} × text "
@@ -144,8 +144,8 @@ def step_rows(step) -> list[dict]:
 
 
 def is_vlm(part: Part) -> bool:
-    """A vision-language model whose training recipes are counted: one chain of towers (Llama 3.2 Vision's image
-    reaches its language model through cross-attention, a stage of its own: its forward pass only)."""
+    """A vision-language model whose training recipes are counted: one chain of towers (Llama 3.2 Vision's too: its
+    language model reads the image through cross-attention layers)."""
     return {"vision", "language_model"} <= set(part.count.params_by_component) and len(part.model.stages) == 1
 
 
