@@ -83,7 +83,11 @@ def _hints(obj) -> dict:
 
 
 def _is_value(cls: type) -> bool:
-    return issubclass(cls, (Exception, tuple))
+    """A value or an input, not a result: exceptions, tuples, and the layer kinds (what the readers build and a
+    scenario validates, e.g. a video VAE's causal ``Conv3d``)."""
+    from engine.method1.layers import LayerBase
+
+    return issubclass(cls, (Exception, tuple, LayerBase))
 
 
 def result_classes() -> dict[str, str]:
