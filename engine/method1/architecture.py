@@ -1,5 +1,4 @@
 """An architecture (input + layers) and its per-layer costs: shapes propagated layer by layer."""
-from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Annotated
