@@ -7,6 +7,7 @@ from pydantic import Field
 
 from .blocks import BLOCK_KINDS
 from .counted import COUNTED_KINDS
+from .frames import FRAME_KINDS
 from .layers import BASIC_KINDS, LayerBase
 from .media import MEDIA_KINDS
 from .mobilebert import MOBILEBERT_KINDS
@@ -15,8 +16,8 @@ from .transformer import TRANSFORMER_KINDS
 from .vision import VISION_KINDS
 from .windows import WINDOW_KINDS
 
-LAYER_KINDS: tuple[type[LayerBase], ...] = (BASIC_KINDS + SEQUENCE_KINDS + VISION_KINDS + WINDOW_KINDS + TRANSFORMER_KINDS + COUNTED_KINDS
-                                            + MOBILEBERT_KINDS + MEDIA_KINDS + BLOCK_KINDS)
+LAYER_KINDS: tuple[type[LayerBase], ...] = (BASIC_KINDS + SEQUENCE_KINDS + VISION_KINDS + WINDOW_KINDS + TRANSFORMER_KINDS
+                                            + COUNTED_KINDS + MOBILEBERT_KINDS + MEDIA_KINDS + FRAME_KINDS + BLOCK_KINDS)
 
 Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
 

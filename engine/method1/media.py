@@ -14,7 +14,7 @@ from typing import Annotated, ClassVar, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError
-from .backward import Grad
+from .backward import Grad, LoRA, lora_cost
 from .conventions import ACTIVATION_FLOP, BACKWARD_EXTRA_FACTOR, MERGE_FLOP_PER_ELEMENT
 from .layers import MAX_SIZE, Flow, LayerBase, LayerCost, ShapeError, Size, sequence_dims
 from .ops import dense_cost, layer_norm_cost, prod, rms_norm_cost, softmax_and_scale_flop
@@ -45,7 +45,10 @@ class ConditioningDense(LayerBase):
 
     Backward: the weight gradient when trainable; the input gradient when ``input_grad`` (the conditioning comes from
     layers that train: the time embedding's MLP); the flow needs a gradient after it when it did before or, when its
-    output ``joins_flow`` here, when these weights (or the layers before them) train."""
+    output ``joins_flow`` here, when these weights (or the layers before them) train. With ``lora`` (rank r: Llama 3.2
+    Vision's cross-attention v_proj on the image positions under peft) the weights are frozen and an adapter adds
+    r·(N + M) params and E·r·(N + M) MACs; its backward: A's and B's weight gradients, B's input gradient, and the
+    frozen W's and A's input gradients when ``input_grad``."""
 
     type: Literal["conditioning_dense"] = "conditioning_dense"
     in_features: Size = Field(description="N: the conditioning's width.")
@@ -59,14 +62,32 @@ class ConditioningDense(LayerBase):
                                                "ResNet's features, a modulation); false: it feeds later "
                                                "conditioning layers only (the time embedding's MLP, a caption "
                                                "projection), so the flow's gradient is not changed by it.")
+    lora: LoRA | None = Field(None, description="A trainable low-rank adapter beside the frozen weights.")
     kind_label: ClassVar[str] = "Linear on the conditioning"
     formula: ClassVar[str] = r"2 \cdot E \cdot N \cdot M"
 
+    @model_validator(mode="after")
+    def _adapter(self):
+        if self.lora is not None and self.reused:
+            raise InputError("lora", "an adapter belongs to the layer that holds the weights, not to a reuse of them")
+        return self
+
+    @property
+    def adapted(self) -> bool:
+        return self.lora is not None
+
     def cost(self, flow: Flow) -> LayerCost:
         params, macs, bias = dense_cost(self.in_features, self.units, self.bias)
+        if self.lora is not None:
+            lp, a, b = lora_cost(self.in_features, self.units, self.lora.rank)
+            params, macs, bias = params + lp, macs + a + b, bias + 2 * self.units
         return LayerCost(flow, 0 if self.reused else params, self.positions * macs, self.positions * bias)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
+        if self.lora is not None:  # A and B trained; B's input always; the frozen W's and A's inputs when needed
+            lp, a, b = lora_cost(self.in_features, self.units, self.lora.rank)
+            macs = self.positions * (a + b + b + ((self.in_features * self.units + a) if self.input_grad else 0))
+            return Grad(macs, BACKWARD_EXTRA_FACTOR * cost.extra_flop, grad_in or self.joins_flow, lp)
         weights = trainable and (cost.params > 0 or self.reused)
         macs = cost.macs * (int(weights) + int(self.input_grad))
         out = grad_in or (self.joins_flow and (weights or self.input_grad))
@@ -95,7 +116,8 @@ class AttentionCore(LayerBase):
     stream (``norm_sets``: a joint attention's image and text streams each have their own): parameters, no MACs.
 
     Backward: both products' operand gradients once the input needs one; cross-attention's keys and values also
-    when ``context_grad`` (their projections train)."""
+    when ``context_grad`` (their projections train, or what they read needs a gradient), and then the output needs a
+    gradient even where the queries do not (a frozen language model passing gradients back to the image)."""
 
     type: Literal["attention_core"] = "attention_core"
     heads: Size
@@ -166,7 +188,7 @@ class AttentionCore(LayerBase):
         else:  # dA and dQ for the queries; dV and dK for the context's projections
             scores = grad_in or self.context_grad  # dA = dO·Vᵀ, then dQ = dS·K and dK = dSᵀ·Q; dV = Aᵀ·dO
             macs = half * (int(scores) + int(grad_in) + 2 * int(self.context_grad))
-            out = grad_in
+            out = scores  # the output is A·V: it needs a gradient when the keys or values do, whatever the queries
         trained = trainable and cost.params > 0
         return Grad(macs, BACKWARD_EXTRA_FACTOR * cost.extra_flop if out or trained else 0, out or trained,
                     cost.params if trainable else 0)

@@ -18,20 +18,21 @@ post-tile tables (A + 1) · T · C, five gates. The output (the final and k inte
 through the projector ((k + 1) · C → D, biased) once, at the M image positions.
 
 The language model: the token table (V + 8 rows), Llama self-attention blocks and, at ``cross_attention_layers``,
-cross-attention blocks (RMSNorm, q D → H·Q, k and v D → H_kv·Q from the M image positions, RMSNorms of q and k over
-each head, o, a tanh gate; RMSNorm, the gated MLP, a tanh gate), the final RMSNorm and the head V at every position.
+cross-attention blocks (``engine.multimodal.cross_attention``: RMSNorm, q D → H·Q, k and v D → H_kv·Q from the M image
+positions, RMSNorms of q and k over each head, o, a tanh gate; RMSNorm, the gated MLP, a tanh gate), the final RMSNorm
+and the head V at every position.
 The text holds one <|image|> token per image besides the prompt.
 """
 from __future__ import annotations
 
 from ..errors import InputError
-from ..method1.blocks import Each, Residual
-from ..method1.layers import Conv2d, Dense, Embedding, LayerNorm
-from ..method1.media import AttentionCore, ConditioningDense, ContextTokens, LearnedValues
-from ..method1.transformer import RMSNorm, TransformerBlock
+from ..method1.blocks import Each
+from ..method1.layers import Conv2d, Dense, LayerNorm
+from ..method1.media import ConditioningDense, ContextTokens, LearnedValues
+from ..method1.transformer import DecoderInput, RMSNorm, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
-from .diffusers_parts import feed_forward
+from .cross_attention import cross_attention_layer
 from .inputs import MediaInputs, vlm_images
 from .language import prompt_tokens
 from .model import ReadModel, StageBuilder
@@ -101,20 +102,6 @@ def vision_tower(sub: ConfigReader, tiles_run: int | None = None) -> tuple[list,
                     "out": out}
 
 
-def _cross_block(d: int, heads: int, kv: int, q: int, ff: int, positions: int) -> list:
-    attention = Residual(name="cross_attn", body=[
-        RMSNorm(name="input_layernorm"), Dense(units=heads * q, bias=False, name="q_proj"),
-        ConditioningDense(in_features=d, units=2 * kv * q, bias=False, positions=positions, joins_flow=False,
-                          name="k_proj, v_proj (image positions)"),
-        AttentionCore(heads=heads, head_size=q, kv_heads=kv, context_length=positions, qk_norm="rms_norm",
-                      name="cross-attention"),
-        Dense(units=d, bias=False, name="o_proj"), LearnedValues(count=1, name="cross_attn_attn_gate")])
-    mlp = Residual(name="mlp", body=[RMSNorm(name="post_attention_layernorm"),
-                                     *feed_forward(d, ff, "silu", gated=True, bias=False, name="mlp"),
-                                     LearnedValues(count=1, name="cross_attn_mlp_gate")])
-    return [attention, mlp]
-
-
 @reader("mllama", family="Llama 3.2 Vision (cross-attention to image tiles)", library="transformers")
 def read_mllama(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     c = ConfigReader(data, "mllama", source, library="transformers")
@@ -150,16 +137,15 @@ def read_mllama(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                                   norms={"kind": "rmsnorm"})
     blocks: list = []
     for i in range(layers):
-        blocks += _cross_block(d, heads, kv, q, ff, positions) if i in cross else [self_block]
-    vision = StageBuilder("vision")
-    vision.add("vision", [Each(count=images, name="each image", layers=tower)])
-    language = StageBuilder("language_model")
-    language.add("projector", [ConditioningDense(in_features=v["out"], units=d, positions=positions,
-                                                 joins_flow=False, name="multi_modal_projector (image positions)")])
-    language.add("language_model", [Embedding(vocab_size=vocab + EXTRA_TOKENS, dim=d, name="embed_tokens"), *blocks,
-                                    RMSNorm(name="norm"),
-                                    Dense(units=vocab, bias=False, name="lm_head")])
-    stages = (vision.build([v["image"], v["image"], v["channels"]]), language.build([1], length))
+        blocks += cross_attention_layer(d, heads, kv, q, ff, positions) if i in cross else [self_block]
+    stage = StageBuilder("vlm")  # one chain: the tower, the projector beside the flow, then the text from its tokens
+    stage.add("vision", [Each(count=images, name="each image", layers=tower)])
+    stage.add("projector", [ConditioningDense(in_features=v["out"], units=d, positions=positions, joins_flow=False,
+                                              name="multi_modal_projector (image positions)")])
+    stage.add("language_model", [DecoderInput(length=length, vocab_size=vocab + EXTRA_TOKENS, width=d,
+                                              name="embed_tokens (the text; the image is read by cross-attention)"),
+                                 *blocks, RMSNorm(name="norm"), Dense(units=vocab, bias=False, name="lm_head")])
+    stages = (stage.build([v["image"], v["image"], v["channels"]]),)
     return ReadModel("mllama", "MllamaForConditionalGeneration", stages,
                      {"image_size": f"{size[0]}x{size[1]}", "images": images, "tiles_per_image": v["tiles"],
                       "text_tokens": t, "image_placeholder_tokens": images}, positions,

@@ -1,7 +1,7 @@
 """A diffusion pipeline's parts read together: the denoiser (``unet/`` or ``transformer/config.json``), its text
-encoders (``text_encoder*/config.json``) and the VAE (``vae/config.json``), at one set of inputs — from a
-pipeline's folder as the Hub holds it (``model_index.json`` naming the parts) or from the part files given one by
-one.
+encoders (``text_encoder*/config.json``) and the VAE (``vae/config.json``; a video VAE at the denoiser's frames), at
+one set of inputs — from a pipeline's folder as the Hub holds it (``model_index.json`` naming the parts) or from the
+part files given one by one.
 
 Each text encoder reads its share of the denoiser's conditioning: CLIP encoders their 77 positions; a T5 encoder
 the rest (FLUX: all the denoiser's text tokens; SD3: those after CLIP's 77; PixArt: all); Kolors' ChatGLM3 all of
@@ -15,6 +15,7 @@ from ..errors import InputError, quoted
 from .count import read_any
 from .inputs import MediaInputs
 from .model import ReadModel
+from .video_vae import VIDEO_VAES
 
 CLIP_TOKENS = 77
 LONG_ENCODERS = ("t5", "umt5", "mt5", "chatglm")
@@ -46,7 +47,9 @@ def read_parts(denoiser: dict, text_encoders: list[dict], vae: dict | None, inpu
         encoders.append(read_any(data, MediaInputs(text_tokens=tokens), source))
     v = None
     if vae is not None:
-        v = read_any(vae, MediaInputs(image_size=size or _pixels(d)), sources[2])
+        video = isinstance(vae, dict) and vae.get("_class_name") in VIDEO_VAES  # the video's frames, encoded whole
+        frames = d.inputs.get("frames") if video else None
+        v = read_any(vae, MediaInputs(image_size=size or _pixels(d), frames=frames), sources[2])
     return d, encoders, v
 
 

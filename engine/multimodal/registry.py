@@ -14,7 +14,7 @@ from .inputs import MediaInputs
 from .model import ReadModel
 
 FAMILY_MODULES = (".unet", ".vae", ".text_encoders", ".chatglm",
-                  ".dit", ".mmdit", ".video",
+                  ".dit", ".mmdit", ".video", ".video_vae",
                   ".hunyuan", ".unet3d", ".vision_towers",
                   ".llava", ".gemma", ".qwen_vl",
                   ".mistral", ".audio",

@@ -7,7 +7,10 @@ needs its weights' gradients, and the language model after it then passes gradie
 LoRA on the language model: frozen weights that still pass input gradients, adapters that train. The recipes
 (``VlmRecipe``): ``full``; ``frozen_vision`` (the projector and the language model train: LLaVA's second stage);
 ``projector`` (only the projector: LLaVA's first stage); ``lora`` (the vision tower frozen, the projector and rank-r
-adapters on the language model's ``targets`` train).
+adapters on the language model's ``targets`` train). Llama 3.2 Vision's language model reads the image through
+cross-attention layers instead (``engine.multimodal.cross_attention``): their k and v projections pass gradients back
+to the trained projector's output, so a frozen language model computes input gradients from its first
+cross-attention layer on.
 
 A diffusion model's training step (per sample) = one denoiser forward and backward at a sampled timestep (every
 weight trains) + the frozen text encoders' and the VAE encoder's forward passes — per step, or once per sample
@@ -26,6 +29,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from ..errors import InputError, parse_input
 from ..method1.architecture import Architecture, evaluate
 from ..method1.backward import LoraTarget
+from .cross_attention import is_cross_attention, trained as trained_cross
 from .model import ModelCount, ReadModel, Stage, count
 from ..results import Result
 
@@ -77,37 +81,44 @@ def _component_of(stage: Stage) -> list[str]:
 
 
 def trained_architecture(stage: Stage, recipe: VlmRecipe) -> Architecture:
-    """The stage's layers with ``trainable`` set per component, and LoRA adapters on the language model."""
+    """The stage's layers with ``trainable`` set per component, and LoRA adapters on the language model. In a
+    language model that reads the image through cross-attention (Llama 3.2 Vision): the projector (beside the flow)
+    passes an input gradient when the vision tower trains, and the cross-attention layers' gradients into the image
+    states, adapters and context gradients follow ``engine.multimodal.cross_attention``."""
     from ..method1.finetune import FineTune, fine_tuned
 
     owner = _component_of(stage)
     trains = TRAINS[recipe.recipe]
+    lora = recipe.recipe == "lora"
+    image_grad = bool({"vision", "projector"} & trains)  # the image states the cross-attention layers read
     layers = []
     lm = [layer.model_dump(mode="json") for layer, name in zip(stage.architecture.layers, owner)
           if name == "language_model"]
-    if recipe.recipe == "lora":
+    if lora:
         lm = fine_tuned(lm, FineTune(mode="lora", rank=recipe.lora_rank, targets=recipe.lora_targets,
                                      lora_dense=False))
     lm_iter = iter(lm)
     for layer, name in zip(stage.architecture.layers, owner):
         data = next(lm_iter) if name == "language_model" else layer.model_dump(mode="json")
-        if recipe.recipe != "lora" or name != "language_model":
+        if not lora or name != "language_model":
             data["trainable"] = name in trains
+        if name == "projector" and data.get("type") == "conditioning_dense":  # reads the vision stage's output
+            data["input_grad"] = "vision" in trains
+        if name == "language_model" and is_cross_attention(data):
+            data = trained_cross(data, image_grad, "language_model" in trains, recipe.lora_targets if lora else (),
+                                 recipe.lora_rank)
         layers.append(data)
     return Architecture.model_validate({"input": stage.architecture.input.model_dump(mode="json"), "layers": layers})
 
 
 def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "matmul") -> StepCompute:
     """Forward and backward of one example under ``recipe`` (a vision-language model's single stage)."""
-    if len(model.stages) > 1 and any(c.name == "vision" for c in model.stages[0].components):
-        raise InputError("config", f"{model.config_class}: its image reaches the language model through cross-"
-                                   "attention (a stage of its own), so no training recipe of towers is counted for it "
-                                   "yet; its forward pass is (flops --config)")
     if len(model.stages) != 1 or not {"vision", "language_model"} <= {c.name for c in model.stages[0].components}:
         raise InputError("config", f"{model.config_class} is not a vision-language model: no training recipe of "
                                    "towers applies (its training is counted as a language model's or a denoiser's)")
     stage = model.stages[0]
-    result = evaluate(trained_architecture(stage, recipe), convention)
+    arch = trained_architecture(stage, recipe)
+    result = evaluate(arch, convention)
     owner = _component_of(stage)
     forward: dict[str, int] = {}
     backward: dict[str, int] = {}
@@ -124,6 +135,10 @@ def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "ma
                                                     f"{', '.join(recipe.lora_targets)} train"}[recipe.recipe],
              "backward counted layer by layer: frozen layers pass input gradients only where something before "
              "them trains")
+    if any(is_cross_attention(layer.model_dump(mode="json")) for layer in arch.layers if layer.type == "each"):
+        notes += ("the image reaches the language model through its cross-attention layers: their k and v "
+                  "projections pass gradients back to the projector's output, so a frozen language model computes "
+                  "input gradients from its first cross-attention layer on",)
     return StepCompute(recipe.recipe, result.forward_flop, result.backward_flop,
                        result.forward_flop + result.backward_flop, result.trainable_params, result.params,
                        forward, backward, notes)
@@ -169,6 +184,15 @@ class PipelineCompute(Result):
                    "inputs", "notes")
 
 
+def image_vae_frames(denoiser: ReadModel, vae: ReadModel) -> int:
+    """F, the times an image VAE runs for one output: once per frame of a video denoiser (ModelScope's UNet3D with
+    SD's AutoencoderKL: ``TextToVideoSDPipeline.decode_latents`` decodes the F latent frames as a batch of images),
+    once for an image; a video VAE reads the frames itself (1)."""
+    if vae.inputs.get("frames") is not None:  # a video VAE, read at the denoiser's frames
+        return 1
+    return int(denoiser.inputs.get("frames") or 1)
+
+
 def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: ReadModel | None,
                      sampling: Sampling | dict | None = None, convention: str = "matmul") -> PipelineCompute:
     """Sampling and training compute of a pipeline from its parts, each read at the same inputs."""
@@ -184,8 +208,9 @@ def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: R
         counts["vae"] = count(vae, convention)
         if "vae_decoder" not in counts["vae"].flop_by_component:
             raise InputError("vae", f"{vae.config_class} is not a VAE")
-        encoder_forward = counts["vae"].flop_by_component["vae_encoder"]
-        decoder_forward = counts["vae"].flop_by_component["vae_decoder"]
+        frames = image_vae_frames(denoiser, vae)
+        encoder_forward = frames * counts["vae"].flop_by_component["vae_encoder"]
+        decoder_forward = frames * counts["vae"].flop_by_component["vae_decoder"]
     text = sum(counts[n].forward_flop for n in parts if n != "denoiser")
     d = counts["denoiser"].forward_flop
     passes = 2 if sampling.guidance else 1
@@ -196,8 +221,10 @@ def pipeline_compute(denoiser: ReadModel, text_encoders: list[ReadModel], vae: R
         backward += evaluate(extra.architecture, convention).backward_flop
     cached = d + backward
     params = {n: c.params for n, c in counts.items()}
+    per_frame = (f" ({frames} frames, each through the image VAE: diffusers' video pipelines decode the latent "
+                 "frames as a batch of images)") if vae is not None and frames > 1 else ""
     notes = (f"sampling: {sampling.steps} steps × {passes} denoiser pass{'es' if passes > 1 else ''} × "
-             f"{d:.4g} + {passes} × text encoders {text:.4g} + VAE decode {decoder_forward:.4g}",
+             f"{d:.4g} + {passes} × text encoders {text:.4g} + VAE decode {decoder_forward:.4g}{per_frame}",
              "training: the denoiser's forward and backward at one timestep (every weight trains) + the frozen text "
              "encoders' and the VAE encoder's forward; cached: latents and text embeddings computed once before "
              "training, so a step is the denoiser's alone")

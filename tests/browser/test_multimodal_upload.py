@@ -64,9 +64,33 @@ def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
     wait_for_app(page)
     healthy(page)
-    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,062,902,784
+    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,063,427,072
     context.close()
 
+
+
+def test_llama_3_2_vision_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
+    """Its image reaches the language model through cross-attention layers: the recipe (vision frozen) trains the
+    projector and the language model, and the model loads into the layer builder as the other VLMs do."""
+    from engine import estimate_multimodal, estimate_vlm_training
+    from engine.units import format_flop
+
+    name = "llama-3.2-11b-vision.constructed"
+    context, page = _open(browser, server)
+    _upload(page, _as_config_json(tmp_path, name))
+    page.get_by_text("config.json: training step per example").wait_for(timeout=WAIT_MS)
+    healthy(page)
+    expected = estimate_multimodal(config(name))
+    step = estimate_vlm_training(config(name), recipe="frozen_vision")
+    assert _panel_metric(page, "Trainable parameters") == f"{step.trainable_params:,}" == "9,806,653,456"
+    assert _panel_metric(page, "Backward / example") == format_flop(step.backward_flop)
+    page.get_by_role("button", name="Load into the layer builder").click()
+    wait_for_app(page)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
+    wait_for_app(page)
+    healthy(page)
+    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 10,670,220,835
+    context.close()
 
 def test_a_diffusion_pipeline_gives_its_sampling_compute(server, browser, tmp_path):
     from engine import estimate_pipeline

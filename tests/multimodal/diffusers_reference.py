@@ -179,3 +179,19 @@ def unet3d(config: dict, size: tuple[int, int], frames: int, text_tokens: int) -
     x = meta(1, cfg.in_channels, frames, size[0] // 8, size[1] // 8)
     return measure(model, lambda m: m(x, torch.tensor([10], device="meta"),
                                       encoder_hidden_states=meta(1, text_tokens, cfg.cross_attention_dim)))
+
+
+def video_vae(config: dict, frames: int, size: tuple[int, int]) -> tuple[int, int, int]:
+    """A video VAE (AutoencoderKLCogVideoX, AutoencoderKLWan): (Σ numel, FLOP of ``encode`` of a video of ``frames``
+    frames of ``size``, FLOP of ``decode`` of the posterior's mode), tiling and slicing off (the default)."""
+    import torch
+    from torch.utils.flop_counter import FlopCounterMode
+
+    model = build(config)
+    params = sum(p.numel() for p in model.parameters())
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        latent = model.encode(meta(1, model.config.in_channels, frames, *size)).latent_dist.mode()
+    encode = counter.get_total_flops()
+    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+        model.decode(latent)
+    return params, encode, counter.get_total_flops()

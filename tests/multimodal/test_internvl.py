@@ -1,7 +1,7 @@
-"""InternVL (transformers' InternVLConfig defaults: an InternViT-300M tower at 448 px, like OpenGVLab/InternVL3-1B-hf,
-and its default Qwen2 language model): parameters and forward FLOP equal ``InternVLForConditionalGeneration`` built
-from the same file on the meta device (FlopCounterMode) at three image sizes; the tiling against transformers' own
-``get_optimal_tiled_canvas``."""
+"""InternVL (OpenGVLab/InternVL3-1B's config as transformers' conversion to OpenGVLab/InternVL3-1B-hf writes it: an
+InternViT-300M tower at 448 px, a Qwen2.5-0.5B language model with dynamic RoPE; SOURCES.json): parameters and forward
+FLOP equal ``InternVLForConditionalGeneration`` built from the same file on the meta device (FlopCounterMode) at
+three image sizes; the tiling against transformers' own ``get_optimal_tiled_canvas``."""
 from __future__ import annotations
 
 import pytest
@@ -11,7 +11,7 @@ from tests.multimodal.configs_lib import config, engine_count
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-NAME = "internvl.defaults"
+NAME = "internvl3-1b"
 
 
 @pytest.mark.parametrize(("size", "text", "tiles"), [
@@ -28,9 +28,16 @@ def test_internvl_matches_transformers(size, text, tiles):
     assert (ours.params, ours.forward_flop) == internvl(config(NAME), tiles, 256 * tiles + 2 + text)
 
 
-def test_internvit_300m_size():
+def test_internvl3_1b_sizes():
     # InternViT-300M-448px: 0.3B parameters (Chen et al. 2024, InternVL 2.5's vision encoders)
-    assert round(engine_count(config(NAME)).params_by_component["vision"] / 1e8) == 3
+    ours = engine_count(config(NAME))
+    assert round(ours.params_by_component["vision"] / 1e8) == 3
+    # the projector by hand: LayerNorm(4·1024) → 4096·896 + 896 → 896·896 + 896
+    assert ours.params_by_component["projector"] == 2 * 4096 + 4096 * 896 + 896 + 896 * 896 + 896
+    # the top-level tie_word_embeddings (true, as the conversion writes it) ties the output layer, whatever the
+    # text_config says; untied, one 151,674 × 896 matrix more
+    untied = engine_count(config(NAME) | {"tie_word_embeddings": False}).params
+    assert untied - ours.params == 151674 * 896
 
 
 @pytest.mark.parametrize("size", [(448, 448), (448, 896), (1000, 700), (300, 3000), (2000, 2000), (10, 4000)])

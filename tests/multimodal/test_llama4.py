@@ -1,8 +1,8 @@
-"""Llama 4 (Llama4Config defaults, like Llama-4-Scout-17B-16E, with working vision sizes: see SOURCES.json):
-parameters and forward FLOP equal ``Llama4ForConditionalGeneration`` built from the same file on the meta device
-(FlopCounterMode) at three image sizes, less the experts' products transformers computes for experts a token is not
-routed to (the model routes each token to k experts: what FLOPscope counts, docs/multimodal.md); the processor's
-canvas by hand."""
+"""Llama 4 (meta-llama/Llama-4-Scout-17B-16E-Instruct's config.json as a public repository bundles it: see
+SOURCES.json): parameters and forward FLOP equal ``Llama4ForConditionalGeneration`` built from the same file on the
+meta device (FlopCounterMode) at three image sizes, less the experts' products transformers computes for experts a
+token is not routed to (the model routes each token to k experts: what FLOPscope counts, docs/multimodal.md); the
+processor's canvas by hand."""
 from __future__ import annotations
 
 import pytest
@@ -12,7 +12,7 @@ from tests.multimodal.configs_lib import config, engine_count
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-NAME = "llama4-scout.constructed"
+NAME = "llama-4-scout-17b-16e-instruct"
 
 
 @pytest.mark.parametrize(("size", "text", "grid"), [

@@ -1,7 +1,7 @@
-"""Mistral 3 (Mistral Small 3.1: Pixtral vision tower, patch merger, Mistral) from transformers' Mistral3Config
-defaults (its docstring: a configuration like mistralai/Mistral-Small-3.1-24B-Instruct-2503): parameters and forward
-FLOP equal ``Mistral3ForConditionalGeneration`` built from the same file on the meta device (FlopCounterMode), at
-three image sizes, two images and a prompt; the processor's resizing and the row-end tokens by hand."""
+"""Mistral 3 (Mistral Small 3.1 / 3.2: Pixtral vision tower, patch merger, Mistral) from a published config.json
+(Mistral Small 3.2 24B's, as FLUX.2's text encoder quotes it: SOURCES.json): parameters and forward FLOP equal
+``Mistral3ForConditionalGeneration`` built from the same file on the meta device (FlopCounterMode), at three image
+sizes, two images and a prompt; the processor's resizing and the row-end tokens by hand."""
 from __future__ import annotations
 
 import pytest
@@ -11,7 +11,7 @@ from tests.multimodal.configs_lib import config, engine_count
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-NAME = "mistral3.defaults"
+NAME = "mistral-small-3.2-24b"
 
 
 @pytest.mark.parametrize(("size", "images", "text", "processed"), [
@@ -31,7 +31,8 @@ def test_mistral3_matches_transformers(size, images, text, processed):
 
 
 def test_mistral3_published_size():
-    # Mistral Small 3.1: "24 billion parameters" (mistral.ai/news/mistral-small-3-1); 23.3B with the vision encoder
+    # Mistral Small 3.1 / 3.2: "24 billion parameters" (mistral.ai/news/mistral-small-3-1); 23.3B with the vision
+    # encoder
     assert round(engine_count(config(NAME)).params / 1e9) == 23
 
 

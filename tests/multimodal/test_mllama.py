@@ -94,13 +94,3 @@ def test_the_cli_counts_it_per_component(tmp_path):
     assert set(result["flop_by_component"]) == {"vision", "projector", "language_model"}
     assert result["image_tokens"] == 2 * 4 * 1601  # 560 px: 40 × 40 patches + the class token, 4 tiles an image
 
-
-def test_training_recipes_are_refused_in_one_line():
-    from engine.errors import InputError
-    from engine.multimodal.inputs import media_inputs
-    from engine.multimodal.registry import read_model
-    from engine.multimodal.training import VlmRecipe, vlm_training_step
-
-    with pytest.raises(InputError, match="cross-attention") as info:
-        vlm_training_step(read_model(config(DEFAULTS), media_inputs({})), VlmRecipe(recipe="full"))
-    assert "\n" not in str(info.value)

@@ -1,7 +1,8 @@
-"""Qwen's vision-language models — Qwen2-VL, Qwen2.5-VL (window attention), Qwen3-VL (deepstack), Qwen3-VL-MoE,
-Qwen3.5 dense and MoE — from their config.json: parameters and one forward pass's FLOP equal transformers' model
-built from the same file on the meta device (FlopCounterMode), at three inputs each (image sizes, images, video
-frames); grid_thw from the image size, patch 14 (Qwen3: 16), 2×2 merge."""
+"""Qwen's vision-language models — Qwen2-VL, Qwen2.5-VL (window attention), Qwen3-VL (deepstack), Qwen3-VL-MoE
+(Qwen3-VL-30B-A3B-Instruct), Qwen3.5 dense (Qwen3.5-27B) and MoE (Qwen3.5-35B-A3B) — from their config.json (the
+Hub's files or public quotes of them, see configs/SOURCES.json): parameters and one forward pass's FLOP equal
+transformers' model built from the same file on the meta device (FlopCounterMode), at three inputs each (image
+sizes, images, video frames); grid_thw from the image size, patch 14 (Qwen3: 16), 2×2 merge."""
 from __future__ import annotations
 
 import pytest
@@ -11,8 +12,8 @@ from tests.multimodal.configs_lib import config, engine_count
 pytest.importorskip("torch")
 pytest.importorskip("transformers")
 
-UNIT = {"qwen2-vl-7b.constructed": 14, "qwen2.5-vl-7b-instruct": 14, "qwen3-vl-4b-instruct": 16,
-        "qwen3-vl-moe.defaults": 16, "qwen3.5.defaults": 16, "qwen3.5-moe.defaults": 16}
+UNIT = {"qwen2-vl-7b-instruct": 14, "qwen2.5-vl-7b-instruct": 14, "qwen3-vl-4b-instruct": 16,
+        "qwen3-vl-30b-a3b-instruct": 16, "qwen3.5-27b": 16, "qwen3.5-35b-a3b": 16}
 
 
 def _check(name, *, size, text, images=None, frames=None):
@@ -34,10 +35,25 @@ def test_qwen_vl_images(name):
     _check(name, size=(5 * p, 3 * p), text=0, images=2)
 
 
-@pytest.mark.parametrize("name", ("qwen2.5-vl-7b-instruct", "qwen3-vl-4b-instruct"))
+@pytest.mark.parametrize("name", list(UNIT))
 def test_qwen_vl_video(name):
     p = UNIT[name] * 2
     _check(name, size=(4 * p, 6 * p), text=3, frames=4)
+
+
+def test_a_quantized_file_counts_its_shapes():
+    """nvidia/Qwen3.6-35B-A3B-NVFP4's config.json: a quantization_config (modelopt, mixed precision: FP8 attention
+    projections, NVFP4 experts and output layer) beside the architecture of Qwen3.5-35B-A3B. Parameters and FLOP
+    are those of the shapes (the matmul convention: 2 × MACs, whatever the number format): equal to transformers'
+    model built from the file (from_config applies no quantization) and to the bfloat16 sibling's count."""
+    from tests.multimodal.transformers_reference import qwen_vl
+
+    quantized = config("qwen3.6-35b-a3b-nvfp4")
+    assert quantized["quantization_config"]["quant_algo"] == "MIXED_PRECISION"
+    ours = engine_count(quantized, image_size=(160, 96), text_tokens=7)
+    assert (ours.params, ours.forward_flop) == qwen_vl(quantized, [(1, 10, 6)], 7)
+    sibling = engine_count(config("qwen3.5-35b-a3b"), image_size=(160, 96), text_tokens=7)
+    assert (ours.params, ours.forward_flop) == (sibling.params, sibling.forward_flop)
 
 
 def test_window_attention_segments_by_hand():
@@ -69,9 +85,16 @@ def _layers(name, size):
 
 
 def test_published_sizes():
-    # the model cards: Qwen2.5-VL-7B-Instruct 8.29B (its safetensors' total), Qwen3-VL-4B 4.4B
+    # the model cards: Qwen2-VL-7B-Instruct and Qwen2.5-VL-7B-Instruct 8.29B (their safetensors' totals), Qwen3-VL-4B
+    # 4.4B, Qwen3-VL-30B-A3B 31.1B
+    assert round(engine_count(config("qwen2-vl-7b-instruct")).params / 1e9, 2) == 8.29
     assert round(engine_count(config("qwen2.5-vl-7b-instruct")).params / 1e9, 2) == 8.29
     assert round(engine_count(config("qwen3-vl-4b-instruct")).params / 1e9, 1) == 4.4
+    assert round(engine_count(config("qwen3-vl-30b-a3b-instruct")).params / 1e9, 1) == 31.1
+    # Qwen3.5-27B and -35B-A3B: "27B" and "35B" by name (their multi-token-prediction layer,
+    # mtp_num_hidden_layers, is not part of the transformers model)
+    assert round(engine_count(config("qwen3.5-27b")).params / 1e9) == 27
+    assert round(engine_count(config("qwen3.5-35b-a3b")).params / 1e9) == 35
 
 
 def test_sizes_the_processor_would_not_make():

@@ -42,8 +42,8 @@ def test_llava_matches_transformers(images, text):
 def test_llava_next_matches_transformers(size):
     from tests.multimodal.transformers_reference import llava
 
-    ours = engine_count(config("llava-v1.6-7b"), image_size=size, text_tokens=5)
-    assert (ours.params, ours.forward_flop) == llava(config("llava-v1.6-7b"), 1, ours.image_tokens, 5, size)
+    ours = engine_count(config("llava-v1.6-mistral-7b-hf"), image_size=size, text_tokens=5)
+    assert (ours.params, ours.forward_flop) == llava(config("llava-v1.6-mistral-7b-hf"), 1, ours.image_tokens, 5, size)
 
 
 def test_llava_next_image_tokens_by_hand():
@@ -51,13 +51,14 @@ def test_llava_next_image_tokens_by_hand():
     # keeps most of it (672x420 = 282,240 pixels), so 2x2 tiles, a 48x48 grid of tile tokens; the image is wider
     # than the grid (800/500 > 1), so rows are cut: round(500·48/800) = 30 kept, padding (48 − 30)//2 = 9 each side:
     # 30 rows of 48 and a newline each, plus the base image's 576
-    ours = engine_count(config("llava-v1.6-7b"), image_size=(500, 800))
+    ours = engine_count(config("llava-v1.6-mistral-7b-hf"), image_size=(500, 800))
     assert ours.image_tokens == 576 + 30 * 49
     assert ours.inputs["tiles"] == "2x2 of 336x336 + the base image"
 
 
 @pytest.mark.parametrize("name, images, text", (("gemma-3-4b-it", 1, 0), ("gemma-3-4b-it", 2, 9),
-                                                 ("paligemma-3b-pt-224", 1, 7), ("paligemma-3b-pt-224", 3, 20)))
+                                                 ("paligemma-3b-pt-224", 1, 7), ("paligemma-3b-pt-224", 2, 0),
+                                                 ("paligemma-3b-pt-224", 3, 20)))
 def test_gemma_family_matches_transformers(name, images, text):
     from tests.multimodal.transformers_reference import images_model
 
@@ -67,8 +68,11 @@ def test_gemma_family_matches_transformers(name, images, text):
 
 
 def test_published_sizes():
-    # the model cards: LLaVA-1.5 7B, Gemma 3 4B (4.3B with its 417M SigLIP), PaliGemma 3B
-    assert round(engine_count(config("llava-1.5-7b")).params / 1e9) == 7
+    # the model cards: LLaVA-1.5 7B (7.06B params as the Hub lists llava-hf/llava-1.5-7b-hf), Gemma 3 4B (4.3B with
+    # its 417M SigLIP), PaliGemma 3B (2.92B as the Hub lists google/paligemma-3b-pt-224)
+    assert round(engine_count(config("llava-1.5-7b")).params / 1e9, 2) == 7.06
     gemma = engine_count(config("gemma-3-4b-it"))
     assert round(gemma.params / 1e9, 1) == 4.3 and round(gemma.params_by_component["vision"] / 1e6) == 417
-    assert round(engine_count(config("paligemma-3b-pt-224")).params / 1e9) == 3
+    assert round(engine_count(config("paligemma-3b-pt-224")).params / 1e9, 2) == 2.92
+    # LLaVA-NeXT on Mistral 7B: 7.57B params as the Hub lists llava-hf/llava-v1.6-mistral-7b-hf
+    assert round(engine_count(config("llava-v1.6-mistral-7b-hf")).params / 1e9, 2) == 7.57

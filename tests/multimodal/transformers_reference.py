@@ -32,6 +32,12 @@ def build(config: dict, class_name: str | None = None):
             module.config._experts_implementation = "batched_mm"
         if hasattr(module, "_deepstack_process"):  # Qwen3-VL adds the deepstack features at the image positions
             module._deepstack_process = lambda hidden_states, *args, **kwargs: hidden_states  # element-wise: no FLOP
+        if isinstance(getattr(module, "rope_type", None), str) and "dynamic" in module.rope_type:
+            # dynamic RoPE (InternVL3-1B's Qwen2.5 text: rope_type "dynamic", factor 2) reads max(position_ids) to
+            # regrow its frequencies past max_position_embeddings, a value meta lacks; the references' sequences are
+            # shorter, where the update changes nothing (its init frequencies are the default ones) and it is
+            # element-wise: run as "default", the same products
+            module.rope_type = "default"
     from tests.llm.hf_reference import _meta_packed_sequences, _meta_padding_masks
 
     _meta_packed_sequences()  # the masks' data-dependent checks answered on meta, as for the language models
@@ -272,7 +278,9 @@ def llama4(config: dict, tiles: int, input_tokens: int) -> tuple[int, int]:
 
     model = build(config)
     size = model.config.vision_config.image_size
-    params, flop = measure(model, {"input_ids": ids(input_tokens), "pixel_values": meta(tiles, 3, size, size)})
+    dtype = next(model.parameters()).dtype  # a file's torch_dtype (bfloat16) builds the model in it
+    params, flop = measure(model, {"input_ids": ids(input_tokens),
+                                   "pixel_values": meta(tiles, 3, size, size).to(dtype)})
     text = model.config.text_config.to_dict() | {"model_type": "llama4_text"}
     return params, flop - idle_expert_flop(text, input_tokens)
 

@@ -71,3 +71,60 @@ def qwen2_vl_step(torch, data: dict, size: tuple[int, int], text_tokens: int, re
     trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
     forward, backward = forward_backward(torch, model, kwargs=inputs)
     return forward, backward, trainable
+
+
+PEFT_NAMES = {"q": "q_proj", "k": "k_proj", "v": "v_proj", "o": "o_proj", "gate": "gate_proj", "up": "up_proj",
+              "down": "down_proj"}
+"""The engine's LoRA targets as the module names of Llama-style layers (Mllama's self- and cross-attention alike)."""
+
+
+def mllama_step(torch, data: dict, images: int, text_tokens: int, recipe: str, rank: int = 4,
+                targets: tuple[str, ...] = ("q", "v")) -> tuple[int, int, int]:
+    """(forward FLOP, backward FLOP, trainable parameters) of one example of MllamaForConditionalGeneration under
+    ``recipe``, on the CPU with eager attention: ``images`` images of ``max_num_tiles`` tiles each (the processor pads
+    to them), one <|image|> token per image and ``text_tokens`` more, with the processor's attention and
+    cross-attention masks (every token sees every tile), ``logits.sum().backward()``. The recipes set
+    ``requires_grad``: full (every weight), frozen_vision (the projector, the language model and its head),
+    projector (``multi_modal_projector`` alone), lora (peft's ``get_peft_model`` on the language model's
+    ``targets`` projections, self- and cross-attention layers alike as peft's ``target_modules`` match them, the
+    projector trained beside). Less the vision mask's outer product (2·(T·P')² per image, mask set-up counted as a
+    matmul in the forward, no gradient: ``transformers_reference.mllama``)."""
+    import transformers
+
+    from tests.method1.backward_reference import forward_backward
+
+    cfg = {k: v for k, v in data.items() if k not in ("architectures",)}
+    hf_config = transformers.AutoConfig.for_model(cfg.pop("model_type"), **cfg)
+    torch.manual_seed(0)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        model = transformers.MllamaForConditionalGeneration._from_config(hf_config, attn_implementation="eager")
+    model.eval()
+    _set(model, recipe == "full")
+    if recipe == "frozen_vision":
+        _set(model.model.language_model, True)
+        _set(model.lm_head, True)
+        _set(model.model.multi_modal_projector, True)
+    elif recipe == "projector":
+        _set(model.model.multi_modal_projector, True)
+    elif recipe == "lora":
+        import peft
+
+        names = "|".join(PEFT_NAMES[t] for t in targets)
+        config = peft.LoraConfig(r=rank, lora_alpha=2 * rank, lora_dropout=0.0, bias="none",
+                                 target_modules=rf".*language_model.*\.({names})")
+        model = peft.get_peft_model(model, config)
+        _set(model.base_model.model.model.multi_modal_projector, True)
+    v = hf_config.vision_config
+    tiles, size = v.max_num_tiles, v.image_size
+    padded = -(-((size // v.patch_size) ** 2 + 1) // 8) * 8
+    ids = torch.full((1, images + text_tokens), 5, dtype=torch.long)
+    ids[0, :images] = data["image_token_index"]
+    inputs = {"input_ids": ids, "pixel_values": torch.randn(1, images, tiles, 3, size, size),
+              "aspect_ratio_ids": torch.ones(1, images, dtype=torch.long),
+              "aspect_ratio_mask": torch.ones(1, images, tiles, dtype=torch.long),
+              "attention_mask": torch.ones_like(ids),  # the processor's masks (element-wise: no products)
+              "cross_attention_mask": torch.ones(1, images + text_tokens, images, tiles, dtype=torch.long)}
+    trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
+    forward, backward = forward_backward(torch, model, kwargs=inputs)
+    return forward - images * 2 * (tiles * padded) ** 2, backward, trainable

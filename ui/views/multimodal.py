@@ -144,8 +144,8 @@ def step_rows(step) -> list[dict]:
 
 
 def is_vlm(part: Part) -> bool:
-    """A vision-language model whose training recipes are counted: one chain of towers (Llama 3.2 Vision's image
-    reaches its language model through cross-attention, a stage of its own: its forward pass only)."""
+    """A vision-language model whose training recipes are counted: one chain of towers (Llama 3.2 Vision's too: its
+    language model reads the image through cross-attention layers)."""
     return {"vision", "language_model"} <= set(part.count.params_by_component) and len(part.model.stages) == 1
 
 

@@ -160,17 +160,20 @@ class RelativePositionBias(LayerBase):
 class DecoderInput(LayerBase):
     """Where an encoder–decoder model's decoder starts: the encoder's output is kept as the memory its
     cross-attention reads, and the flow becomes the decoder's own ``length`` tokens, embedded with the
-    shared table (``vocab_size`` None: no parameters) or a table of its own (V·d)."""
+    shared table (``vocab_size`` None: no parameters) or a table of its own (V·d). ``width`` d: the decoder's
+    width where it is not the encoder's (Llama 3.2 Vision's language model after its vision tower)."""
 
     type: Literal["decoder_input"] = "decoder_input"
     starts_decoder: ClassVar[bool] = True
     length: Size
     vocab_size: Size | None = None
+    width: Size | None = Field(None, description="d of the decoder's tokens (default: the encoder output's width).")
     kind_label: ClassVar[str] = "Decoder input"
     formula: ClassVar[str] = r"0 \quad (\text{a table lookup})"
 
     def cost(self, flow: Flow) -> LayerCost:
         d, _ = sequence_dims(flow)
+        d = self.width or d
         return LayerCost(Flow((d,), self.length), (self.vocab_size or 0) * d, 0, 0)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
