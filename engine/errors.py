@@ -3,8 +3,8 @@ problem becomes one ``InputError`` — one line, ``field: reason`` — that the 
 """
 from __future__ import annotations
 
-import difflib
 import functools
+import json
 import re
 from collections.abc import Mapping
 from typing import Annotated, TypeVar
@@ -39,6 +39,8 @@ behind a field path 32 blocks deep (the full list: ``python -m engine schema``).
 
 def unknown_type_reason(tag: object, known: list[str], noun: str = "type") -> str:
     """"unknown type 'dénse' (did you mean 'dense'?); known types: 'dense', 'conv1d', … (40 in all)"."""
+    import difflib  # only here: an unknown type is rare, and the module costs start-up
+
     close = difflib.get_close_matches(str(tag), known, n=3, cutoff=0.6)
     hint = f" (did you mean {' or '.join(quoted(c) for c in close)}?)" if close else ""
     listing = ", ".join(quoted(k) for k in known)
@@ -313,7 +315,17 @@ def _field_keys(model: type[BaseModel]) -> dict[str, str]:
 
 
 def _holds_bool(raw: object) -> bool:
-    """Whether decoded JSON holds a ``true``/``false`` anywhere (a cheap walk: most inputs hold none)."""
+    """Whether decoded JSON holds a ``true``/``false`` anywhere (most inputs hold none): looked for in the text the
+    standard library's C encoder writes of it (a boolean key or the words in a string only send the caller to its
+    exact walk), or by a walk where that text cannot be written."""
+    try:
+        text = json.dumps(raw, separators=(",", ":"))
+    except (TypeError, ValueError, RecursionError):
+        return _walk_holds_bool(raw)
+    return "true" in text or "false" in text
+
+
+def _walk_holds_bool(raw: object) -> bool:
     stack = [raw]
     while stack:
         item = stack.pop()

@@ -1,5 +1,4 @@
 """Preset scenarios, each with its source: Epoch AI's worked example and published training runs."""
-from __future__ import annotations
 
 from functools import lru_cache
 

@@ -2,7 +2,6 @@
 
 The same model validates the CLI's files, the dashboard's state, uploads and share links.
 """
-from __future__ import annotations
 
 from typing import Annotated, Literal
 

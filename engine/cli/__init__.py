@@ -75,6 +75,10 @@ def output_format(requested: str | None, stream=None) -> str:
 
 def render(command: str, result, fmt: str) -> str:
     """The result as the chosen format's text."""
+    if fmt != "text":
+        fast = _json_fast(result)
+        if fast is not None:
+            return fast
     plain = to_json(result)  # results and input models as dicts first, so no inf/NaN hides inside one
     if fmt == "text":
         from .text import TEXT
@@ -82,6 +86,32 @@ def render(command: str, result, fmt: str) -> str:
         if command in TEXT:
             return TEXT[command](_finite(plain))
     return json_text(plain)
+
+
+def _plain(value):
+    """``json.dumps``'s ``default``: a result or an input model as ``to_json`` makes it; anything else refused."""
+    plain = to_json(value)
+    if plain is value:
+        raise TypeError(f"Object of type {type(value).__name__} is not JSON serializable")
+    return plain
+
+
+def _json_fast(result) -> str | None:
+    """``json_text(to_json(result))``, character for character, written by the standard library's C encoder
+    (compact) and indented by msgspec's formatter (it copies numbers and escaped text as they are): a
+    10,000-layer result in a third of the time. None where a number is not finite (JSON has no NaN: those
+    become null through ``json_text``) or the words NaN/Infinity appear at all, and for a short text (under
+    ``FAST_JSON_CHARS``: importing msgspec, 4 ms, costs more than ``json_text`` saves)."""
+    compact = json.dumps(result, default=_plain, separators=(",", ":"))
+    if len(compact) < FAST_JSON_CHARS or "NaN" in compact or "Infinity" in compact:
+        return None
+    from msgspec.json import format as indented
+
+    return indented(compact, indent=2)
+
+
+FAST_JSON_CHARS = 100_000
+"""Compact JSON characters from which ``_json_fast`` writes the text (``json_text`` takes ~30 ns a character)."""
 
 
 _SCALAR_TEXT = {bool: lambda v: "true" if v else "false", int: int.__repr__, str: json.encoder.encode_basestring_ascii,
@@ -132,7 +162,14 @@ def _key_text(key) -> str:
     return json.dumps({key: 0})[1:-4]
 
 
+PLUGINS_OFF = ("PYDANTIC_DISABLE_PLUGINS", "__all__")
+"""A command's process looks for no pydantic plugins: the look-up reads the entry points of every installed
+distribution (35–45 ms of CPU in the project's environment) for plugins the engine does not use. Set
+``PYDANTIC_DISABLE_PLUGINS`` (empty: look them up) to decide otherwise."""
+
+
 def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault(*PLUGINS_OFF)  # before the first model is built (the commands' imports)
     try:
         words = sys.argv[1:] if argv is None else list(argv)
         first = next((w for w in words if not w.startswith("-")), None)

@@ -1,6 +1,5 @@
 """What a compression asks (pydantic, validated once): the technique and its settings. Light on purpose:
 ``engine.scenario`` imports it (a scenario keeps the layer builder's choice, so the link and the report carry it)."""
-from __future__ import annotations
 
 from typing import Annotated, Literal
 

@@ -15,7 +15,6 @@
 ``fraction`` (global, uniform). ``round_to``: widths rounded down to a multiple (GPU-friendly shapes), at least one
 multiple.
 """
-from __future__ import annotations
 
 import copy
 from typing import Annotated, Literal

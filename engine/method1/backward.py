@@ -13,7 +13,6 @@ otherwise); ``lora`` adds a trainable adapter of rank r (A: N → r, B: r → M,
 beside frozen weights. Under the ``full`` convention the non-matmul work of a layer is counted again
 ``BACKWARD_EXTRA_FACTOR`` times whenever a gradient passes through it (``engine.method1.conventions``).
 """
-from __future__ import annotations
 
 from typing import Annotated, Literal, NamedTuple
 

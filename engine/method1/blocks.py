@@ -16,7 +16,6 @@ sequence positions alike). Nesting is at most ``MAX_DEPTH`` deep and a whole arc
 ``MAX_LAYERS`` layers written and ``MAX_EVALUATIONS`` layer evaluations; ``expanded_count`` gives the layers a
 list stands for once blocks and repeats are expanded (the dashboard's limit applies to it).
 """
-from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 

@@ -6,7 +6,6 @@ Its figures are not recomputed from the input: the row carries its parameters, i
 run of the graph or module (the input sizes the count was made with). A scenario of such rows is what a link
 to an imported model carries: the rows, never the graph or the code.
 """
-from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 

@@ -11,7 +11,6 @@ first frame apart (it stands alone: an image is a one-frame video).
 
 Symbols: F frames of H × W positions and C channels; R = F − 1 the later frames; K_t the kernel along the frames.
 """
-from __future__ import annotations
 
 from typing import ClassVar, Literal
 

@@ -11,7 +11,6 @@ Costs are exact integers: ``macs`` (multiply-accumulates; ``matmul`` FLOP = 2·m
 Adding a kind = one class with ``item_cost`` (or ``cost``) here, listed in ``BASIC_KINDS`` (the registry,
 ``engine.method1.kinds``, builds the scenario's tagged union from it).
 """
-from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal, NamedTuple, Union
 

@@ -8,7 +8,6 @@ Symbols: L positions in the flow (a sequence ``L × [W]``), H query heads and H_
 M context positions of width C, E positions of a conditioning input, N → M a projection's widths. Shapes are
 channels-last, as in ``engine.method1.layers``.
 """
-from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 

@@ -7,7 +7,6 @@ E the token table's width.
 
 NoNorm (``normalization_type`` "no_norm") is γ·x + β per element: 2 parameters per channel, as a LayerNorm's, and
 in the full convention 2 FLOP per element (a LayerNorm's are counted by ``layer_norm_cost``)."""
-from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal
 

@@ -3,7 +3,6 @@ the whole sequence ``[L, W]`` (one head, and multi-head as in ``nn.MultiheadAtte
 
 Shapes and costs as in ``engine.method1.layers``: a ``Flow`` in, exact integer ``macs`` and ``extra_flop`` out.
 """
-from __future__ import annotations
 
 from typing import ClassVar, Literal
 

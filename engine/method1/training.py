@@ -11,7 +11,6 @@ P trainable parameters; with activation recomputation the forward runs once more
 backward pass goes through: C = (F + B [+ R]) × E × epochs + u × P × steps. It is used, and said,
 whenever a layer is frozen or adapted (LoRA), where one r cannot be right.
 """
-from __future__ import annotations
 
 import math
 import sys

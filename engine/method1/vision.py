@@ -6,7 +6,6 @@ None of them multiplies and accumulates, so each counts 0 FLOP in the ``matmul``
 ``FlopCounterMode`` counts them); their ``full`` cost is stated in each docstring.
 Shapes are channels-last: an image ``[H, W, C]``, a token sequence ``L × [d]``.
 """
-from __future__ import annotations
 
 import math
 

@@ -4,7 +4,6 @@ bias table, and patch merging. Both take a channels-last grid ``[H, W, C]``, as 
 Symbols: a grid H × W × C, windows of M_h × M_w = n tokens, H heads of size C/H, the grid padded up to
 whole windows (H_p = ⌈H/M_h⌉·M_h) in N_w = (H_p/M_h)·(W_p/M_w) windows.
 """
-from __future__ import annotations
 
 from typing import Annotated, ClassVar, Literal, Union
 

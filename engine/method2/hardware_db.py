@@ -3,7 +3,6 @@
 One validated model reads the file; every figure the engine uses for method 2 comes through it.
 A user-defined ``Chip`` (a name and a few peaks) goes wherever a database chip goes.
 """
-from __future__ import annotations
 
 import difflib
 import re

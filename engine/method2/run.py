@@ -5,7 +5,6 @@ The peak is the DENSE peak of the number format the run trained in (tensor cores
 of the chips launched in a given year. ``HardwareSpec`` says which peak; ``HardwareRun`` adds the
 chip count, time and utilization (and the cost/energy inputs ``engine.method2.costs`` reads).
 """
-from __future__ import annotations
 
 import math
 import sys

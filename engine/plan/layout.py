@@ -19,7 +19,6 @@ with input and output weight 1). ``first_stage_blocks`` / ``last_stage_blocks`` 
 0 / p − 1 holds that many blocks (0: the embedding, or the head, on a stage of its own), v chunks of them each, and
 the other ranks share the rest evenly — divisible as Megatron-Core requires it.
 """
-from __future__ import annotations
 
 from typing import Annotated, Literal, get_args
 
@@ -231,13 +230,13 @@ class Layout(BaseModel):
             raise InputError("ep", f"{self.ep} does not divide the model's {model.experts} expert(s)")
 
 
-def with_framework_split(layout: dict, options: MemoryOptions) -> dict:
+def with_framework_split(layout: dict, options: "MemoryOptions") -> dict:
     """A layout's fields with the framework's pipeline split where none is given (``Framework.pipeline_split``)."""
     return layout if layout.get("pipeline_split") else {**layout, "pipeline_split": framework(
         options.convention).pipeline_split}
 
 
-def check_framework(layout: Layout, options: MemoryOptions) -> None:
+def check_framework(layout: Layout, options: "MemoryOptions") -> None:
     """What the run's framework cannot run: a pipeline where it has none (PyTorch FSDP, Composer)."""
     fw = framework(options.convention)
     if layout.pp > 1 and not fw.pipeline:

@@ -1,7 +1,6 @@
 """What a serving plan asks (pydantic, validated once): the chip and how many serve one copy, the formats, the
 request, the engine, speculative decoding, price and traffic; ``ServePlan`` adds the library model, as a scenario and
 its share link keep it. Light on purpose: ``engine.scenario`` imports it."""
-from __future__ import annotations
 
 from typing import Annotated
 

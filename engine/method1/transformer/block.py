@@ -7,7 +7,6 @@ Symbols (Kaplan 2020; PaLM App. B): L positions in a sequence, d = d_model (the 
 key/value heads, Q head size, F feed-forward size, E experts, k active experts per token, M positions of an encoder
 memory (cross-attention).
 """
-from __future__ import annotations
 
 from typing import ClassVar, Literal
 
@@ -95,7 +94,7 @@ class TransformerBlock(LayerBase):
                                                     "and in training its weight gradients, are counted here.")
     lora: LoRA | None = Field(None, description="LoRA adapters of rank r on the ``targets`` projections (q, k, v, "
                                                 "qkv, o, gate, up, down, experts; default q, v); those weights frozen.")
-    shared_block: SharedBlockUse | None = Field(None, description="Zamba2: a use of the shared attention block on "
+    shared_block: "SharedBlockUse | None" = Field(None, description="Zamba2: a use of the shared attention block on "
                                                                   "[x, embeddings] before the mixer.")
     input_convolution: InputConvolution | None = Field(None, description="DeBERTa-v2: a convolution over the block's "
                                                                          "input added to its output (the first layer).")

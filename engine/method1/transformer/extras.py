@@ -1,7 +1,6 @@
 """The block-wide extras and their rows: Gemma 4's per-layer input, Gemma 3n's AltUp and LAuReL, DeBERTa-v2's input
 convolution (``InputConvolution``) and one use of Zamba2's shared attention block (``shared_block``; the use itself,
 ``SharedBlockUse``, is in ``block`` since it holds a block)."""
-from __future__ import annotations
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 

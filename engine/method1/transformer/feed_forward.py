@@ -9,7 +9,6 @@ and picks k; transformers sends a pick of a zero expert to a real expert with we
 weights), so every token still runs k real experts. Full convention: the activation and gating product, the
 residual add, the router's softmax and the weighted sum of the k outputs.
 """
-from __future__ import annotations
 
 from typing import Literal
 

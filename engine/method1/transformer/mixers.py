@@ -13,7 +13,6 @@ The facts a serving model reads are fields here: heads and key/value heads (``kv
 ``rope_head_size``), a state-space mixer's state (``state_size`` per channel or head, ``inner_size``, ``heads``,
 ``conv_kernel``); ``attention_sizes(d)`` gives (H, H_kv, Q) for every kind.
 """
-from __future__ import annotations
 
 from typing import Annotated, Literal, Union
 

@@ -3,7 +3,6 @@ T5's relative bias, the decoder's input, the tables a model holds and a path doe
 contact head, DeBERTa's relative table, Gemma 4's per-layer embeddings and DeepSeek-V4's hyper-connection head.
 
 Symbols: L positions, d = d_model, V vocabulary, H heads, N hyper-connection streams."""
-from __future__ import annotations
 
 from typing import ClassVar, Literal
 

@@ -3,7 +3,6 @@
 Symbols: d the width normed, L positions. LayerNorm: γ and β (2d parameters), RMSNorm: γ (d); no
 multiply-accumulates, the ``full`` convention counts their element-wise work (``engine.method1.ops``).
 """
-from __future__ import annotations
 
 from typing import Literal
 

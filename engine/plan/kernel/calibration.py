@@ -29,7 +29,6 @@ or a user's measured trace replace them (``PlanSettings.calibration``).
   a measured shape (either orientation of M and N) at the same dense peak takes 2·B·M·N·K ÷ its measured FLOP/s
   instead of the model's rate. None by default.
 """
-from __future__ import annotations
 
 from typing import Annotated, Literal
 
