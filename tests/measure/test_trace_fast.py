@@ -153,3 +153,35 @@ def test_the_nesting_walk_is_the_same_over_arrays(monkeypatch):
     arrays = op_join.join_ops(tables)
     for name in ("parent", "counted", "row", "kernel_row", "launch_of_kernel", "launch_op"):
         assert getattr(lists, name) == getattr(arrays, name), name
+
+
+@pytest.mark.parametrize("damage", ["none", "truncated", "corrupt", "bad crc", "trailing member"])
+def test_gzip_inflate_by_isal_and_by_zlib_is_the_same(shared_dir, monkeypatch, damage):
+    """The whole-file reader inflates with ISA-L where installed: the same text as zlib's gzip reading, and None
+    (left to the streaming reader's one-line message) for every gzip file zlib refuses."""
+    import gzip
+    import zlib
+
+    path = _reference_traces(shared_dir)[0]
+    raw = path.read_bytes()
+    raw = {"none": raw, "truncated": raw[:len(raw) // 2], "corrupt": raw[:100] + bytes(50) + raw[150:],
+           "bad crc": raw[:-8] + b"\0\0\0\0" + raw[-4:], "trailing member": raw + gzip.compress(b"{}")}[damage]
+    texts = [trace_fast._whole_bytes(raw, 1 << 26)]
+    monkeypatch.setattr(trace_fast, "_inflate", zlib)
+    monkeypatch.setattr(trace_fast, "_INFLATE_ERRORS", (zlib.error,))
+    texts.append(trace_fast._whole_bytes(raw, 1 << 26))
+    assert texts[0] == texts[1]
+    assert (texts[1] == gzip.decompress(raw)) if damage == "none" else texts[1] is None
+
+
+def test_threads_interned_by_pairs_as_one_by_one():
+    """(pid, tid) pairs numbered without a tuple per event: the same ids, in first-come order, as one by one —
+    integers, texts and nulls mixed."""
+    from engine.measure import trace_tables
+
+    pids = [7, 7, "7", None, 7, 3, "7", 3, None] * 3
+    tids = [1, 2, 1, 1, 1, 2, 1, 2, None] * 3
+    ids_one, ids_pairs = {1: 0}, {1: 0}
+    one = trace_tables._interned(list(zip(pids, tids)), ids_one, lambda key: ids_one.setdefault(key, len(ids_one)))
+    pairs = trace_tables._pairs_interned(pids, tids, ids_pairs, lambda key: ids_pairs.setdefault(key, len(ids_pairs)))
+    assert list(pairs) == one and list(ids_pairs) == list(ids_one)
