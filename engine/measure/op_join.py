@@ -11,8 +11,9 @@
    operator that made it. Its row is the counted operator above it if any, else the innermost dispatcher
    operator (``aten::relu`` → its ``aten::clamp_min``), else none (GPU work no operator launched).
 
-Sorting and the correlation join run in numpy over the trace's arrays (no Python object per event), so a trace of
-millions of operators joins in bounded memory.
+Sorting, the launch calls' operators (after the operators' walk: the last operator before a launch or its first
+ancestor still open) and the correlation join run in numpy over the trace's arrays (no Python object per event),
+so a trace of millions of operators joins in bounded memory.
 """
 from __future__ import annotations
 
@@ -62,6 +63,39 @@ def _array(kind: str, values) -> array:
     return out
 
 
+def _launch_calls(order, n_ops: int, thread, start) -> tuple:
+    """Each launch call (index among the launches), its start, and the last operator before it in the walk's order
+    on its thread (-1: none) — the innermost operator that may still be open at it (``_launch_ops``)."""
+    import numpy as np
+
+    is_op = order < n_ops
+    where = np.arange(len(order), dtype=np.int64)
+    last_op = np.maximum.accumulate(np.where(is_op, where, -1))[~is_op]
+    calls = order[~is_op]
+    cand = np.where(last_op >= 0, order[np.maximum(last_op, 0)], -1)
+    if n_ops:
+        cand[(cand >= 0) & (thread[np.maximum(cand, 0)] != thread[calls])] = -1
+    return calls - n_ops, start[calls], cand
+
+
+def _launch_ops(n_rt: int, calls, ts, cand, ends, parent) -> array:
+    """Each launch call's innermost open operator, in numpy: the operators open at a launch are the last operator
+    before it (``_launch_calls``) and that one's ancestors, so the answer is the first of them, going up, that ends
+    after the launch starts — what the walk's stack holds once it has popped the ended ones."""
+    import numpy as np
+
+    up = np.frombuffer(parent, dtype=np.int64) if len(parent) else np.zeros(0, np.int64)
+    while True:
+        live = np.nonzero(cand >= 0)[0]
+        ended = live[ends[cand[live]] <= ts[live]]
+        if not len(ended):
+            break
+        cand[ended] = up[cand[ended]]
+    out = np.full(n_rt, -1, dtype=np.int64)
+    out[calls] = cand
+    return _array("l", out)
+
+
 def join_ops(t: TraceTables) -> OpJoin:
     import numpy as np
 
@@ -72,20 +106,23 @@ def join_ops(t: TraceTables) -> OpJoin:
     order = np.lexsort((longer, start, thread))
     del longer
     small = n_ops + n_rt <= LIST_EVENTS
-    # operators, then launch calls: Python lists (read many times each, faster) up to LIST_EVENTS, compact arrays above
+    # operators: Python lists (read many times each, faster) up to LIST_EVENTS, compact arrays above; the launch
+    # calls in numpy after the walk (``_launch_ops``)
     parent = [-1] * n_ops if small else array("l", [-1]) * n_ops
-    launch_op = [-1] * n_rt if small else array("l", [-1]) * n_rt
     children = [0] * n_ops if small else array("l", [0]) * n_ops
     walk = [] if small else array("l")  # operators, parents before children
     ends = _np(t.o_ts, np.float64) + _np(t.o_dur, np.float64)
     seq = (lambda a: a.tolist()) if small else (lambda a: _array("d" if a.dtype.kind == "f" else "q", a))
-    order, starts, ends, threads = seq(order.astype(np.int64)), seq(start), seq(ends), seq(thread)
+    launches = _launch_calls(order, n_ops, thread, start)
+    ops_order = seq(order[order < n_ops].astype(np.int64))
+    del order
+    starts, ends_seq, threads = seq(start[:n_ops]), seq(ends), seq(thread[:n_ops])
     del thread, start
     stack: list[int] = [-1]  # -1 at the bottom: no operator
     push, pop, keep = stack.append, stack.pop, walk.append
     current = None
     reach = float("inf")  # the end of the innermost open operator
-    for k in order:
+    for k in ops_order:
         th = threads[k]
         if th != current:
             del stack[1:]
@@ -93,22 +130,21 @@ def join_ops(t: TraceTables) -> OpJoin:
             reach = float("inf")
         ts = starts[k]
         if ts >= reach:
-            while len(stack) > 1 and ts >= ends[stack[-1]]:
+            while len(stack) > 1 and ts >= ends_seq[stack[-1]]:
                 pop()
-            reach = ends[stack[-1]] if len(stack) > 1 else float("inf")
+            reach = ends_seq[stack[-1]] if len(stack) > 1 else float("inf")
         top = stack[-1]
-        if k >= n_ops:
-            launch_op[k - n_ops] = top
-            continue
         parent[k] = top
         if top >= 0:
             children[top] += 1
         keep(k)
         push(k)
-        reach = ends[k]
-    del order, threads, starts, ends
+        reach = ends_seq[k]
+    del ops_order, threads, starts, ends_seq
     if small:
-        parent, launch_op = array("l", parent), array("l", launch_op)
+        parent = array("l", parent)
+    launch_op = _launch_ops(n_rt, *launches, ends, parent)
+    del launches
     sigs, o_sig = t.sigs, t.o_sig
     counted = [0] * n_ops if small else array("b", [0]) * n_ops
     row = [-1] * n_ops if small else array("l", [-1]) * n_ops

@@ -185,3 +185,40 @@ def test_threads_interned_by_pairs_as_one_by_one():
     one = trace_tables._interned(list(zip(pids, tids)), ids_one, lambda key: ids_one.setdefault(key, len(ids_one)))
     pairs = trace_tables._pairs_interned(pids, tids, ids_pairs, lambda key: ids_pairs.setdefault(key, len(ids_pairs)))
     assert list(pairs) == one and list(ids_pairs) == list(ids_one)
+
+
+def test_launch_calls_find_the_innermost_open_operator_as_a_stack_walk():
+    """Launch calls joined to operators in numpy (``op_join._launch_ops``): the same as one stack walk over every
+    host event sorted by thread, start, longer first — on random overlapping, touching, zero-length and
+    equal-start calls over three threads."""
+    import random
+
+    from engine.measure import op_join
+
+    rng = random.Random(36)
+    tables = TraceTables()
+    for i in range(3000):
+        ts, dur = rng.choice([rng.randint(0, 400), rng.random() * 400]), rng.choice([0, 1, 5, 30, rng.random() * 80])
+        cat = "cpu_op" if rng.random() < 0.6 else "cuda_runtime"
+        tables.add({"ph": "X", "cat": cat, "name": "aten::mm" if cat == "cpu_op" else "cudaLaunchKernel",
+                    "pid": 1, "tid": rng.randint(1, 3), "ts": ts, "dur": dur, "args": {"correlation": i}})
+    n_ops = len(tables.o_ts)
+    events = [(tables.o_thread[k], tables.o_ts[k], -tables.o_dur[k], k, True) for k in range(n_ops)] + \
+        [(tables.r_thread[k], tables.r_ts[k], -tables.r_dur[k], n_ops + k, False) for k in range(len(tables.r_ts))]
+    expected, stack, current = {}, [], None
+    for th, ts, _, k, is_op in sorted(events):
+        if th != current:
+            stack, current = [], th
+        while stack and ts >= tables.o_ts[stack[-1]] + tables.o_dur[stack[-1]]:
+            stack.pop()
+        if is_op:
+            stack.append(k)
+        else:
+            expected[k - n_ops] = stack[-1] if stack else -1
+    for limit in (op_join.LIST_EVENTS, 0):
+        op_join.LIST_EVENTS, saved = limit, op_join.LIST_EVENTS
+        try:
+            got = op_join.join_ops(tables).launch_op
+        finally:
+            op_join.LIST_EVENTS = saved
+        assert list(got) == [expected[k] for k in range(len(tables.r_ts))]
