@@ -187,10 +187,11 @@ def test_threads_interned_by_pairs_as_one_by_one():
     assert list(pairs) == one and list(ids_pairs) == list(ids_one)
 
 
-def test_launch_calls_find_the_innermost_open_operator_as_a_stack_walk():
-    """Launch calls joined to operators in numpy (``op_join._launch_ops``): the same as one stack walk over every
-    host event sorted by thread, start, longer first — on random overlapping, touching, zero-length and
-    equal-start calls over three threads."""
+def test_parents_and_launch_calls_are_those_of_a_stack_walk():
+    """Operators' parents and launch calls' operators found in numpy (``op_join._parents``, ``_launch_ops``), and
+    by the Python walk over lists and over arrays: the same as one stack walk over every host event sorted by
+    thread, start, longer first — on random overlapping, touching, zero-length and equal-start calls, three
+    threads."""
     import random
 
     from engine.measure import op_join
@@ -205,20 +206,24 @@ def test_launch_calls_find_the_innermost_open_operator_as_a_stack_walk():
     n_ops = len(tables.o_ts)
     events = [(tables.o_thread[k], tables.o_ts[k], -tables.o_dur[k], k, True) for k in range(n_ops)] + \
         [(tables.r_thread[k], tables.r_ts[k], -tables.r_dur[k], n_ops + k, False) for k in range(len(tables.r_ts))]
-    expected, stack, current = {}, [], None
+    expected, parents, stack, current = {}, {}, [], None
     for th, ts, _, k, is_op in sorted(events):
         if th != current:
             stack, current = [], th
         while stack and ts >= tables.o_ts[stack[-1]] + tables.o_dur[stack[-1]]:
             stack.pop()
         if is_op:
+            parents[k] = stack[-1] if stack else -1
             stack.append(k)
         else:
             expected[k - n_ops] = stack[-1] if stack else -1
-    for limit in (op_join.LIST_EVENTS, 0):
-        op_join.LIST_EVENTS, saved = limit, op_join.LIST_EVENTS
+    assert sum(p >= 0 for p in parents.values()) > 100 and sum(p >= 0 for p in expected.values()) > 100
+    for name, limit in (("LIFT_OPS", op_join.LIFT_OPS), ("LIFT_OPS", 0), ("LIST_EVENTS", 0)):
+        saved = getattr(op_join, name)
+        setattr(op_join, name, limit)
         try:
-            got = op_join.join_ops(tables).launch_op
+            got = op_join.join_ops(tables)
         finally:
-            op_join.LIST_EVENTS = saved
-        assert list(got) == [expected[k] for k in range(len(tables.r_ts))]
+            setattr(op_join, name, saved)
+        assert list(got.launch_op) == [expected[k] for k in range(len(tables.r_ts))], (name, limit)
+        assert list(got.parent) == [parents[k] for k in range(n_ops)], (name, limit)
