@@ -117,6 +117,9 @@ def first_float_format(sig: OpSignature) -> str | None:
     return None
 
 
+_INTS = {int}
+
+
 def tensor_bytes(sig: OpSignature) -> tuple[int, int]:
     """(bytes of every tensor input, bytes of the largest one): what an operator with no formula reads, and what
     an element-wise one writes."""
@@ -125,8 +128,9 @@ def tensor_bytes(sig: OpSignature) -> tuple[int, int]:
     total = largest = 0
     for shape, t in zip(sig.dims, sig.types):
         bpe = DTYPES.get(t, (None, 0))[1] if isinstance(t, str) else 0
-        if not bpe or not isinstance(shape, tuple) or not all(type(d) is int and 0 <= d <= MAX_DIM for d in shape):
-            continue
+        if not bpe or not isinstance(shape, tuple) or (shape and (set(map(type, shape)) != _INTS or min(shape) < 0
+                                                                 or max(shape) > MAX_DIM)):
+            continue  # not a shape of sizes 0 … MAX_DIM (each a plain int: the types tested before the bounds)
         n = int(math.prod(shape) * bpe)
         total += n
         largest = max(largest, n)

@@ -140,7 +140,8 @@ def build_ops(t: TraceTables, join: OpJoin, selection, chip: ChipMatch, classes:
 
         def close(call, spans):
             s = sig_of_call[call]
-            kernel_us[s] = kernel_us.get(s, 0.0) + iv.length(iv.merge(spans))
+            span = spans[0][1] - spans[0][0] if len(spans) == 1 else iv.length(iv.merge(spans))  # one: its own length
+            kernel_us[s] = kernel_us.get(s, 0.0) + span
 
         for g, c in zip(idx.tolist(), kr[idx].tolist()):
             if c != call:

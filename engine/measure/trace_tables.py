@@ -60,6 +60,31 @@ def _interned(values: list, ids: dict, intern) -> list:
     return out
 
 
+def _pairs_interned(firsts, seconds, ids: dict, intern) -> object:
+    """``_interned`` of the pairs ``zip(firsts, seconds)`` (a thread's (pid, tid)) without a tuple per event: each
+    side numbered by its distinct values, a pair by a · |B| + b, and only each distinct pair's first place looked
+    up (new pairs interned in the order they first come, as one by one)."""
+    import numpy as np
+
+    n = len(firsts)
+    side_a, side_b = list(set(firsts)), list(set(seconds))
+    if len(side_a) * len(side_b) > 4 * n + 1024:  # many distinct values: one tuple each is cheaper
+        return _interned(list(zip(firsts, seconds)), ids, intern)
+    code_a = {v: i for i, v in enumerate(side_a)}
+    code_b = {v: i for i, v in enumerate(side_b)}
+    pair = np.fromiter(map(code_a.__getitem__, firsts), np.int64, n) * len(side_b) + \
+        np.fromiter(map(code_b.__getitem__, seconds), np.int64, n)
+    first = np.full(len(side_a) * len(side_b), n, dtype=np.int64)
+    np.minimum.at(first, pair, np.arange(n, dtype=np.int64))
+    present = np.nonzero(first < n)[0]
+    lut = np.zeros(len(first), dtype=np.int64)
+    for p in present[np.argsort(first[present], kind="stable")].tolist():
+        key = (side_a[p // len(side_b)], side_b[p % len(side_b)])
+        i = ids.get(key)
+        lut[p] = intern(key) if i is None else i
+    return lut[pair]
+
+
 def _first_missing(values: list, found: list) -> list[tuple]:
     """(value, position) of each distinct value whose ``found`` is None, at its first position, in order."""
     missing = list(map(is_, found, repeat(None)))
@@ -341,8 +366,10 @@ class TraceTables:
         wanted = np.nonzero(cpu | runtime)[0]
         if len(wanted):
             pick = itemgetter(*wanted.tolist())
-            keys = list(zip(pick(pids), pick(tids))) if len(wanted) > 1 else [(pick(pids), pick(tids))]
-            thread_of[wanted] = _interned(keys, self._thread_ids, self.thread_id)
+            if len(wanted) > 1:
+                thread_of[wanted] = _pairs_interned(pick(pids), pick(tids), self._thread_ids, self.thread_id)
+            else:
+                thread_of[wanted] = _interned([(pick(pids), pick(tids))], self._thread_ids, self.thread_id)
         # operators
         if idx:
             _put(self.o_ts, ts[cpu])

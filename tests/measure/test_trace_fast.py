@@ -153,3 +153,77 @@ def test_the_nesting_walk_is_the_same_over_arrays(monkeypatch):
     arrays = op_join.join_ops(tables)
     for name in ("parent", "counted", "row", "kernel_row", "launch_of_kernel", "launch_op"):
         assert getattr(lists, name) == getattr(arrays, name), name
+
+
+@pytest.mark.parametrize("damage", ["none", "truncated", "corrupt", "bad crc", "trailing member"])
+def test_gzip_inflate_by_isal_and_by_zlib_is_the_same(shared_dir, monkeypatch, damage):
+    """The whole-file reader inflates with ISA-L where installed: the same text as zlib's gzip reading, and None
+    (left to the streaming reader's one-line message) for every gzip file zlib refuses."""
+    import gzip
+    import zlib
+
+    path = _reference_traces(shared_dir)[0]
+    raw = path.read_bytes()
+    raw = {"none": raw, "truncated": raw[:len(raw) // 2], "corrupt": raw[:100] + bytes(50) + raw[150:],
+           "bad crc": raw[:-8] + b"\0\0\0\0" + raw[-4:], "trailing member": raw + gzip.compress(b"{}")}[damage]
+    texts = [trace_fast._whole_bytes(raw, 1 << 26)]
+    monkeypatch.setattr(trace_fast, "_inflate", zlib)
+    monkeypatch.setattr(trace_fast, "_INFLATE_ERRORS", (zlib.error,))
+    texts.append(trace_fast._whole_bytes(raw, 1 << 26))
+    assert texts[0] == texts[1]
+    assert (texts[1] == gzip.decompress(raw)) if damage == "none" else texts[1] is None
+
+
+def test_threads_interned_by_pairs_as_one_by_one():
+    """(pid, tid) pairs numbered without a tuple per event: the same ids, in first-come order, as one by one —
+    integers, texts and nulls mixed."""
+    from engine.measure import trace_tables
+
+    pids = [7, 7, "7", None, 7, 3, "7", 3, None] * 3
+    tids = [1, 2, 1, 1, 1, 2, 1, 2, None] * 3
+    ids_one, ids_pairs = {1: 0}, {1: 0}
+    one = trace_tables._interned(list(zip(pids, tids)), ids_one, lambda key: ids_one.setdefault(key, len(ids_one)))
+    pairs = trace_tables._pairs_interned(pids, tids, ids_pairs, lambda key: ids_pairs.setdefault(key, len(ids_pairs)))
+    assert list(pairs) == one and list(ids_pairs) == list(ids_one)
+
+
+def test_parents_and_launch_calls_are_those_of_a_stack_walk():
+    """Operators' parents and launch calls' operators found in numpy (``op_join._parents``, ``_launch_ops``), and
+    by the Python walk over lists and over arrays: the same as one stack walk over every host event sorted by
+    thread, start, longer first — on random overlapping, touching, zero-length and equal-start calls, three
+    threads."""
+    import random
+
+    from engine.measure import op_join
+
+    rng = random.Random(36)
+    tables = TraceTables()
+    for i in range(3000):
+        ts, dur = rng.choice([rng.randint(0, 400), rng.random() * 400]), rng.choice([0, 1, 5, 30, rng.random() * 80])
+        cat = "cpu_op" if rng.random() < 0.6 else "cuda_runtime"
+        tables.add({"ph": "X", "cat": cat, "name": "aten::mm" if cat == "cpu_op" else "cudaLaunchKernel",
+                    "pid": 1, "tid": rng.randint(1, 3), "ts": ts, "dur": dur, "args": {"correlation": i}})
+    n_ops = len(tables.o_ts)
+    events = [(tables.o_thread[k], tables.o_ts[k], -tables.o_dur[k], k, True) for k in range(n_ops)] + \
+        [(tables.r_thread[k], tables.r_ts[k], -tables.r_dur[k], n_ops + k, False) for k in range(len(tables.r_ts))]
+    expected, parents, stack, current = {}, {}, [], None
+    for th, ts, _, k, is_op in sorted(events):
+        if th != current:
+            stack, current = [], th
+        while stack and ts >= tables.o_ts[stack[-1]] + tables.o_dur[stack[-1]]:
+            stack.pop()
+        if is_op:
+            parents[k] = stack[-1] if stack else -1
+            stack.append(k)
+        else:
+            expected[k - n_ops] = stack[-1] if stack else -1
+    assert sum(p >= 0 for p in parents.values()) > 100 and sum(p >= 0 for p in expected.values()) > 100
+    for name, limit in (("LIFT_OPS", op_join.LIFT_OPS), ("LIFT_OPS", 0), ("LIST_EVENTS", 0)):
+        saved = getattr(op_join, name)
+        setattr(op_join, name, limit)
+        try:
+            got = op_join.join_ops(tables)
+        finally:
+            setattr(op_join, name, saved)
+        assert list(got.launch_op) == [expected[k] for k in range(len(tables.r_ts))], (name, limit)
+        assert list(got.parent) == [parents[k] for k in range(n_ops)], (name, limit)
