@@ -8,6 +8,7 @@ line on stderr, never a traceback.
 from __future__ import annotations
 
 import argparse
+import gc
 import importlib
 import json
 import math
@@ -174,6 +175,7 @@ def main(argv: list[str] | None = None) -> int:
         words = sys.argv[1:] if argv is None else list(argv)
         first = next((w for w in words if not w.startswith("-")), None)
         args = build_parser(first if first in COMMANDS else None).parse_args(words)
+        gc.freeze()  # what the imports made lives to the end: the collector need not walk it again and again
         result = args.run(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)
