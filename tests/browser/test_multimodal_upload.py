@@ -48,6 +48,16 @@ def _as_config_json(tmp_path, *names):
     return out
 
 
+def _loaded_params(page) -> int:
+    """Click "Load into the layer builder" and read the parameters the layer builder shows for the model."""
+    page.get_by_role("button", name="Load into the layer builder").click()
+    wait_for_app(page)
+    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
+    wait_for_app(page)
+    healthy(page)
+    return int(metric_value(page, "Parameters").replace(",", ""))
+
+
 def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     from engine import estimate_multimodal
 
@@ -59,14 +69,8 @@ def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     assert page.get_by_text("576 image tokens reach the language model").count() == 1
     trainable = expected.params - expected.params_by_component["vision"]
     assert _panel_metric(page, "Trainable parameters") == f"{trainable:,}"
-    page.get_by_role("button", name="Load into the layer builder").click()
-    wait_for_app(page)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
-    wait_for_app(page)
-    healthy(page)
-    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 7,063,427,072
+    assert _loaded_params(page) == expected.params  # 7,063,427,072
     context.close()
-
 
 
 def test_llama_3_2_vision_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
@@ -84,13 +88,9 @@ def test_llama_3_2_vision_is_counted_and_loaded_with_its_recipe(server, browser,
     step = estimate_vlm_training(config(name), recipe="frozen_vision")
     assert _panel_metric(page, "Trainable parameters") == f"{step.trainable_params:,}" == "9,806,653,456"
     assert _panel_metric(page, "Backward / example") == format_flop(step.backward_flop)
-    page.get_by_role("button", name="Load into the layer builder").click()
-    wait_for_app(page)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
-    wait_for_app(page)
-    healthy(page)
-    assert int(metric_value(page, "Parameters").replace(",", "")) == expected.params  # 10,670,220,835
+    assert _loaded_params(page) == expected.params  # 10,670,220,835
     context.close()
+
 
 def test_a_diffusion_pipeline_gives_its_sampling_compute(server, browser, tmp_path):
     from engine import estimate_pipeline

@@ -29,21 +29,29 @@ def _set(module, trainable: bool) -> None:
         p.requires_grad_(trainable)
 
 
-def qwen2_vl_step(torch, data: dict, size: tuple[int, int], text_tokens: int, recipe: str,
-                  rank: int = 4) -> tuple[int, int, int]:
-    """(forward FLOP, backward FLOP, trainable parameters) of one example under ``recipe``."""
+def _eager_model(torch, data: dict, cls: str, recipe: str):
+    """transformers' ``cls`` built from the config dict ``data`` (eager attention, seed 0, eval mode), every weight
+    trainable under the ``full`` recipe and frozen otherwise."""
     import transformers
-
-    from tests.method1.backward_reference import forward_backward
 
     cfg = {k: v for k, v in data.items() if k not in ("architectures",)}
     hf_config = transformers.AutoConfig.for_model(cfg.pop("model_type"), **cfg)
     torch.manual_seed(0)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
-        model = transformers.Qwen2VLForConditionalGeneration._from_config(hf_config, attn_implementation="eager")
+        model = getattr(transformers, cls)._from_config(hf_config, attn_implementation="eager")
     model.eval()
     _set(model, recipe == "full")
+    return model
+
+
+def qwen2_vl_step(torch, data: dict, size: tuple[int, int], text_tokens: int, recipe: str,
+                  rank: int = 4) -> tuple[int, int, int]:
+    """(forward FLOP, backward FLOP, trainable parameters) of one example under ``recipe``."""
+
+    from tests.method1.backward_reference import forward_backward
+
+    model = _eager_model(torch, data, "Qwen2VLForConditionalGeneration", recipe)
     merger = model.model.visual.merger
     if recipe == "frozen_vision":
         _set(model.model.language_model, True)
@@ -89,18 +97,11 @@ def mllama_step(torch, data: dict, images: int, text_tokens: int, recipe: str, r
     ``targets`` projections, self- and cross-attention layers alike as peft's ``target_modules`` match them, the
     projector trained beside). Less the vision mask's outer product (2·(T·P')² per image, mask set-up counted as a
     matmul in the forward, no gradient: ``transformers_reference.mllama``)."""
-    import transformers
 
     from tests.method1.backward_reference import forward_backward
 
-    cfg = {k: v for k, v in data.items() if k not in ("architectures",)}
-    hf_config = transformers.AutoConfig.for_model(cfg.pop("model_type"), **cfg)
-    torch.manual_seed(0)
-    with warnings.catch_warnings():
-        warnings.simplefilter("ignore")
-        model = transformers.MllamaForConditionalGeneration._from_config(hf_config, attn_implementation="eager")
-    model.eval()
-    _set(model, recipe == "full")
+    model = _eager_model(torch, data, "MllamaForConditionalGeneration", recipe)
+    v = model.config.vision_config
     if recipe == "frozen_vision":
         _set(model.model.language_model, True)
         _set(model.lm_head, True)
@@ -115,7 +116,6 @@ def mllama_step(torch, data: dict, images: int, text_tokens: int, recipe: str, r
                                  target_modules=rf".*language_model.*\.({names})")
         model = peft.get_peft_model(model, config)
         _set(model.base_model.model.model.multi_modal_projector, True)
-    v = hf_config.vision_config
     tiles, size = v.max_num_tiles, v.image_size
     padded = -(-((size // v.patch_size) ** 2 + 1) // 8) * 8
     ids = torch.full((1, images + text_tokens), 5, dtype=torch.long)
