@@ -25,6 +25,7 @@ from ..errors import InputError
 from .conventions import MERGE_FLOP_PER_ELEMENT
 from .ops import prod
 from .layers import MAX_SIZE, Flow, LayerBase, as_sequence
+from .tagged import TaggedUnion
 
 
 MAX_DEPTH = 32
@@ -108,10 +109,12 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None
     return tuple(out)
 
 
-LayerList = Annotated[list["Layer"], Field(max_length=MAX_LAYERS)]
-"""``"Layer"``: the tagged union of every kind, blocks included; ``engine.method1.kinds`` builds it from this
-module's ``BLOCK_KINDS`` and rebuilds them with it (no import back from here)."""
-NonEmptyLayerList = Annotated[list["Layer"], Field(min_length=1, max_length=MAX_LAYERS)]
+LAYERS = TaggedUnion("type")
+"""Every layer kind, blocks included, by its ``type``: ``engine.method1.kinds`` registers them (no import back from
+here); a kind's validator is built when an input first names it."""
+Layer = Annotated[LayerBase, LAYERS]
+LayerList = Annotated[list[Layer], Field(max_length=MAX_LAYERS)]
+NonEmptyLayerList = Annotated[list[Layer], Field(min_length=1, max_length=MAX_LAYERS)]
 
 
 class Residual(Block):

@@ -1,11 +1,8 @@
-"""Every layer kind, as one tagged union (``type``) for the scenario's ``layers`` list."""
+"""Every layer kind, as one tagged union (``type``) for the scenario's ``layers`` list: ``Layer``, whose members' validators
+are built when an input first names them (``engine.method1.tagged``)."""
 from __future__ import annotations
 
-from typing import Annotated, Union
-
-from pydantic import Field
-
-from .blocks import BLOCK_KINDS
+from .blocks import BLOCK_KINDS, LAYERS, Layer
 from .counted import COUNTED_KINDS
 from .frames import FRAME_KINDS
 from .layers import BASIC_KINDS, LayerBase
@@ -19,10 +16,9 @@ from .windows import WINDOW_KINDS
 LAYER_KINDS: tuple[type[LayerBase], ...] = (BASIC_KINDS + SEQUENCE_KINDS + VISION_KINDS + WINDOW_KINDS + TRANSFORMER_KINDS
                                             + COUNTED_KINDS + MOBILEBERT_KINDS + MEDIA_KINDS + FRAME_KINDS + BLOCK_KINDS)
 
-Layer = Annotated[Union[LAYER_KINDS], Field(discriminator="type")]
+LAYERS.register(LAYER_KINDS)  # the blocks' layer lists hold any kind, blocks included; a duplicate type is refused
 
-for _block in BLOCK_KINDS:  # their layer lists hold any kind, blocks included
-    _block.model_rebuild(_types_namespace={"Layer": Layer})
+KIND_BY_TYPE: dict[str, type[LayerBase]] = LAYERS.members
 
-KIND_BY_TYPE: dict[str, type[LayerBase]] = {k.model_fields["type"].default: k for k in LAYER_KINDS}
+__all__ = ["KIND_BY_TYPE", "LAYER_KINDS", "Layer"]
 

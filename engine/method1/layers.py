@@ -96,9 +96,10 @@ def _shape(item: tuple[int, ...]) -> str:
 
 
 class LayerBase(BaseModel):
-    """Common fields; subclasses set ``type`` and implement ``item_cost`` or ``cost``."""
+    """Common fields; subclasses set ``type`` and implement ``item_cost`` or ``cost``. A kind's validator is built
+    on first use (``defer_build``): an input builds only the kinds it names (``engine.method1.tagged``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     name: str = Field("", max_length=200, description="Optional label, shown as plain text.")
     trainable: bool | None = Field(
         None, description="false: the weights are frozen (no weight gradients). On a block, applies to the layers "

@@ -1,0 +1,92 @@
+"""A tagged union whose members are built on first use (the layer kinds, ``engine.method1.kinds``).
+
+``Annotated[LayerBase, LAYERS]`` validates an object with the model its ``type`` names: that model's validator is
+built when an input first names it, so a file of three kinds builds three, not the ~100 of the whole union.
+Anything else (an unknown or missing tag, a value that is not an object) goes to the whole union, built on first
+such use, so that every message and path is pydantic's own for the union: ``layers.3.dense.units`` as before
+(the tag in the path), the same errors in the same order. The JSON schema is the whole union's.
+"""
+
+from typing import Annotated, Any, Union
+
+from pydantic import BaseModel, Field, TypeAdapter
+from pydantic_core import SchemaValidator, core_schema
+
+
+class TaggedUnion:
+    """Members registered by their tag (``register``: a duplicate is refused); a validator per tag on first use."""
+
+    def __init__(self, tag: str = "type"):
+        self.tag = tag
+        self.members: dict[str, type[BaseModel]] = {}
+        self._one: dict[str, SchemaValidator] = {}
+        self._whole: TypeAdapter | None = None
+        self._in_json_schema = False
+
+    def register(self, kinds) -> None:
+        """Add ``kinds`` (models whose ``tag`` field defaults to their tag), in order: the whole union's order."""
+        for kind in kinds:
+            tag = kind.model_fields[self.tag].default
+            if tag in self.members:
+                raise ValueError(f"{self.tag} {tag!r} is registered twice ({self.members[tag].__name__}, "
+                                 f"{kind.__name__})")
+            self.members[tag] = kind
+        self._whole = None
+
+    def whole(self) -> Any:
+        """The union of every member, as pydantic's discriminated union."""
+        return Annotated[Union[tuple(self.members.values())], Field(discriminator=self.tag)]
+
+    def __get_pydantic_core_schema__(self, source, handler) -> core_schema.CoreSchema:
+        return core_schema.no_info_plain_validator_function(
+            self.validate, metadata={"pydantic_js_functions": [self._json_schema]})
+
+    def validate(self, value: object) -> object:
+        if type(value) is dict:
+            tag = value.get(self.tag)
+        elif isinstance(value, BaseModel):
+            tag = getattr(value, self.tag, None)
+        else:
+            tag = None
+        if type(tag) is str and tag in self.members:
+            one = self._one.get(tag)
+            if one is None:
+                one = self._one[tag] = self._one_validator(tag)
+            return one.validate_python(value)
+        if self._whole is None:
+            self._whole = TypeAdapter(self.whole())
+        return self._whole.validate_python(value)
+
+    def _one_validator(self, tag: str) -> SchemaValidator:
+        """The whole union's validator narrowed to one member: the same tagged union (the tag in the error path,
+        attributes read from an instance), of one choice."""
+        return SchemaValidator(core_schema.tagged_union_schema(
+            {tag: built_schema(self.members[tag])}, discriminator=self.tag, strict=False,
+            from_attributes=True))
+
+    def _json_schema(self, _schema, handler) -> dict:
+        """The whole union's JSON schema: every member a definition, the union their references (a member holding
+        this union again, a block's layer list, refers to them)."""
+        generator = handler.generate_json_schema
+        choices, definitions = {}, []
+        for tag, kind in self.members.items():
+            schema = built_schema(kind)
+            if schema["type"] == "definitions":
+                definitions.extend(schema["definitions"])
+                schema = schema["schema"]
+            choices[tag] = core_schema.definition_reference_schema(schema["ref"])
+            definitions.append(schema)
+        union = core_schema.tagged_union_schema(choices, discriminator=self.tag)
+        if self._in_json_schema:
+            return generator.generate_inner(union)
+        self._in_json_schema = True
+        try:
+            return generator.generate_inner(core_schema.definitions_schema(union, definitions))
+        finally:
+            self._in_json_schema = False
+
+
+def built_schema(model: type[BaseModel]) -> core_schema.CoreSchema:
+    """``model``'s core schema, built now if it was deferred (a mock stands in until then; reading it builds)."""
+    schema = model.__pydantic_core_schema__
+    return schema if isinstance(schema, dict) else dict(schema)
