@@ -3,9 +3,9 @@
 The same model validates the CLI's files, the dashboard's state, uploads and share links.
 """
 
-from typing import Annotated, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
-from pydantic import ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .method1.architecture import MAX_LAYERS, Architecture, InputSpec
 from .method1.blocks import BLOCK_LISTS, NestedLayers, check_nesting, expanded_count
@@ -15,13 +15,12 @@ from .method1.conventions import Convention
 from .json_text import parse_json_text
 from .errors import InputError, json_type, parse_input
 from .method1.kinds import Layer
-from .method2.run import HardwareRun
 from .method1.training import QuickForm, TrainingSetup
 from .units import format_int
-from .plan.layout import PlanInputs
-from .plan.model import PlanModel, plan_model
-from .compress.inputs import Compression
-from .serve.inputs import ServePlan
+from .deferred import Section
+
+if TYPE_CHECKING:
+    from .plan.model import PlanModel
 
 SCENARIO_VERSION = 2
 """The version links and files carry: 2, transformer blocks in parts (``mixer``, ``feed_forward``, ``norms``); a
@@ -50,6 +49,26 @@ def default_hardware_run() -> dict:
     return {**DEFAULT_HARDWARE_RUN, "utilization": found}
 
 
+def _hardware_run():
+    from .method2.run import HardwareRun
+    return HardwareRun
+
+
+def _plan_inputs():
+    from .plan.layout import PlanInputs
+    return PlanInputs
+
+
+def _serve_plan():
+    from .serve.inputs import ServePlan
+    return ServePlan
+
+
+def _compression():
+    from .compress.inputs import Compression
+    return Compression
+
+
 MAX_SCENARIO_BYTES = 2_000_000
 MAX_PAGE_LAYERS = 2_000
 """Most layers a link or an upload brings into the dashboard: a page run stays well within its budget at this
@@ -71,14 +90,16 @@ class Scenario(NestedLayers):
     quick: QuickForm | None = None
     training: TrainingSetup | None = None
     convention: Convention = "matmul"
-    hardware: HardwareRun | None = Field(None, description="Method 2: the hardware run (chips × time × peak × "
-                                                           "utilization), and cost/energy inputs.")
-    plan: PlanInputs | None = Field(None, description="Plan a run: chip, kernel efficiency, parallel layout and "
-                                                      "memory options.")
-    serve: ServePlan | None = Field(None, description="Serving a language model of the library: chip, formats, "
-                                                      "request, batch (the Serve page).")
-    compression: Compression | None = Field(None, description="A compression technique on the layers (the layer "
-                                                              "builder's Compress panel): before and after.")
+    # the sections below: their models are imported when a scenario first holds one (``engine.deferred.Section``)
+    hardware: Annotated[BaseModel | None, Section(_hardware_run)] = Field(
+        None, description="Method 2: the hardware run (chips × time × peak × utilization), and cost/energy inputs.")
+    plan: Annotated[BaseModel | None, Section(_plan_inputs)] = Field(
+        None, description="Plan a run: chip, kernel efficiency, parallel layout and memory options.")
+    serve: Annotated[BaseModel | None, Section(_serve_plan)] = Field(
+        None, description="Serving a language model of the library: chip, formats, request, batch (the Serve page).")
+    compression: Annotated[BaseModel | None, Section(_compression)] = Field(
+        None, description="A compression technique on the layers (the layer builder's Compress panel): before and "
+                          "after.")
 
     @model_validator(mode="before")
     @classmethod
@@ -101,8 +122,10 @@ class Scenario(NestedLayers):
         model = self.quick if self.mode == "quick" else (self.architecture() if self.input is not None else None)
         return estimate_method1(model, self.training, self.convention, strict=strict)
 
-    def plan_model(self, seq_len: int | None = None) -> PlanModel:
+    def plan_model(self, seq_len: int | None = None) -> "PlanModel":
         """The planner's view of the layers (``seq_len`` replaces the input's sequence length)."""
+        from .plan.model import plan_model
+
         if self.mode != "layers" or self.input is None or not self.layers:
             raise InputError("layers", "planning needs the model's layers (the quick form gives no shapes)")
         arch = self.architecture()

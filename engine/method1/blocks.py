@@ -25,7 +25,7 @@ from ..errors import InputError
 from .conventions import MERGE_FLOP_PER_ELEMENT
 from .ops import prod
 from .layers import MAX_SIZE, Flow, LayerBase, as_sequence
-from .tagged import TaggedUnion
+from ..deferred import TaggedUnion
 
 
 MAX_DEPTH = 32

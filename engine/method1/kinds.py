@@ -1,5 +1,5 @@
 """Every layer kind, as one tagged union (``type``) for the scenario's ``layers`` list: ``Layer``, whose members' validators
-are built when an input first names them (``engine.method1.tagged``)."""
+are built when an input first names them (``engine.deferred``)."""
 from __future__ import annotations
 
 from .blocks import BLOCK_KINDS, LAYERS, Layer

@@ -97,7 +97,7 @@ def _shape(item: tuple[int, ...]) -> str:
 
 class LayerBase(BaseModel):
     """Common fields; subclasses set ``type`` and implement ``item_cost`` or ``cost``. A kind's validator is built
-    on first use (``defer_build``): an input builds only the kinds it names (``engine.method1.tagged``)."""
+    on first use (``defer_build``): an input builds only the kinds it names (``engine.deferred``)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     name: str = Field("", max_length=200, description="Optional label, shown as plain text.")

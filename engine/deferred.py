@@ -1,12 +1,19 @@
-"""A tagged union whose members are built on first use (the layer kinds, ``engine.method1.kinds``).
+"""Validators built on first use, so that an input waits only for the models it holds.
+
+``TaggedUnion``: a tagged union whose members are built on first use (the layer kinds, ``engine.method1.kinds``).
 
 ``Annotated[LayerBase, LAYERS]`` validates an object with the model its ``type`` names: that model's validator is
 built when an input first names it, so a file of three kinds builds three, not the ~100 of the whole union.
 Anything else (an unknown or missing tag, a value that is not an object) goes to the whole union, built on first
 such use, so that every message and path is pydantic's own for the union: ``layers.3.dense.units`` as before
 (the tag in the path), the same errors in the same order. The JSON schema is the whole union's.
+
+``Section``: an optional field validated by a model that is imported on first use (a scenario's hardware run, plan,
+serving and compression: a file without them never imports their modules); the same errors and JSON schema as
+``Model | None``.
 """
 
+from collections.abc import Callable
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, Field, TypeAdapter
@@ -84,6 +91,34 @@ class TaggedUnion:
             return generator.generate_inner(core_schema.definitions_schema(union, definitions))
         finally:
             self._in_json_schema = False
+
+
+class Section:
+    """``Annotated[BaseModel | None, Section(load)]``: None, or what ``load()`` (the model, imported there)
+    validates."""
+
+    def __init__(self, load: Callable[[], type[BaseModel]]):
+        self.load = load
+        self._model: type[BaseModel] | None = None
+
+    @property
+    def model(self) -> type[BaseModel]:
+        if self._model is None:
+            self._model = self.load()
+        return self._model
+
+    def __get_pydantic_core_schema__(self, source, handler) -> core_schema.CoreSchema:
+        # a wrap validator that never calls its inner schema: that schema's ref only tells the JSON schema, as for
+        # ``Model | None``, that the field needs no title (the model has its own)
+        return core_schema.no_info_wrap_validator_function(
+            self.validate, core_schema.none_schema(ref=f"{__name__}.Section:{id(self)}"),
+            metadata={"pydantic_js_functions": [self._json_schema]})
+
+    def validate(self, value: object, _inner=None) -> object:
+        return None if value is None else self.model.__pydantic_validator__.validate_python(value)
+
+    def _json_schema(self, _schema, handler) -> dict:
+        return handler.generate_json_schema.generate_inner(core_schema.nullable_schema(built_schema(self.model)))
 
 
 def built_schema(model: type[BaseModel]) -> core_schema.CoreSchema:
