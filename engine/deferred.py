@@ -78,11 +78,14 @@ class TaggedUnion:
         choices, definitions = {}, []
         for tag, kind in self.members.items():
             schema = built_schema(kind)
-            if schema["type"] == "definitions":
+            if schema["type"] == "definitions":  # a recursive member: its own definitions, itself among them
                 definitions.extend(schema["definitions"])
                 schema = schema["schema"]
-            choices[tag] = core_schema.definition_reference_schema(schema["ref"])
-            definitions.append(schema)
+            if schema["type"] == "definition-ref":
+                choices[tag] = schema
+            else:
+                choices[tag] = core_schema.definition_reference_schema(schema["ref"])
+                definitions.append(schema)
         union = core_schema.tagged_union_schema(choices, discriminator=self.tag)
         if self._in_json_schema:
             return generator.generate_inner(union)

@@ -44,7 +44,7 @@ class LoRA(BaseModel):
     """A low-rank adapter: the layer's weights frozen, A (N → r) and B (r → M) trainable, B·A·x added to
     the output. ``targets``: on a transformer block, the projections adapted (default q and v)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     rank: Annotated[int, Field(ge=1, le=MAX_RANK, description="r, the adapter's rank.")]
     targets: tuple[LoraTarget, ...] | None = Field(
         None, description="Transformer blocks: the projections adapted, of q, k, v, qkv (one adapter on the fused "

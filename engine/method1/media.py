@@ -98,7 +98,7 @@ class ConditioningDense(LayerBase):
 class Segment(BaseModel):
     """``count`` runs of ``length`` positions that attend only among themselves."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     length: Size
     count: Size = 1
 

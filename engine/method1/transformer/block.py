@@ -41,7 +41,7 @@ class HyperConnections(BaseModel):
     post, no comb matrix, no Sinkhorn), the streams added back as they are
     (``engine.method1.transformer.compressed``)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     streams: Size = Field(description="N residual streams.")
     independent: bool = Field(False, description="HY-V4's independent hyper-connections.")
     sinkhorn_iterations: int = Field(20, ge=0, le=1000, description="Sinkhorn rounds of the comb matrix (full "
@@ -434,7 +434,7 @@ class SharedBlockUse(BaseModel):
     MLP (its ``shared_weights``: an earlier use holds them), ``adapter_rank`` r of this use's adapters beside the
     MLP's gate/up (d→r→2F) and, with ``attention_adapters``, beside q, k and v (2d→r→2d)."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     block: TransformerBlock
     adapter_rank: Size | None = Field(None, description="r: this use's adapters (None: none).")
     attention_adapters: bool = Field(False, description="Adapters beside q, k and v too.")
@@ -455,4 +455,5 @@ class SharedBlockUse(BaseModel):
         return self
 
 
-TransformerBlock.model_rebuild()
+# ``TransformerBlock.shared_block`` names ``SharedBlockUse``, defined after it: the block's validator, built on
+# first use (``defer_build``, as every kind's), resolves it then.

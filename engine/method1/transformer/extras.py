@@ -18,7 +18,7 @@ class InputConvolution(BaseModel):
     K taps, G groups, biased, same length (K odd), activated and added to the layer's output, then a LayerNorm:
     params d·(d/G)·K + d + 2d, L·d·(d/G)·K MACs."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     kernel: Size = Field(description="K, odd.")
     groups: Size = Field(1, description="G, dividing d.")
     activation: BlockActivation = "tanh"

@@ -25,7 +25,7 @@ from .rows import linear, scaled
 class Experts(BaseModel):
     """A mixture of ``count`` experts, ``active`` per token."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     count: Size = Field(description="E feed-forward experts.")
     active: Size = Field(1, description="k experts per token.")
     router_bias: bool = False
@@ -61,7 +61,7 @@ class FeedForward(BaseModel):
     """The feed-forward sub-layer: ``size`` F (default 4·d; per expert with experts), ``gated``, ``activation``
     (xielu, Apertus: two learned scalars per MLP), biases (``bias``; ``down_bias`` of its own: GTE), ``experts``."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     size: Size | None = Field(None, description="F (default 4·d_model); per expert with experts.")
     gated: bool = Field(False, description="Gated feed-forward (SwiGLU/GeGLU): gate, up, down matrices.")
     activation: BlockActivation = "gelu"

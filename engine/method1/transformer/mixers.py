@@ -35,7 +35,7 @@ def _check_heads(inner: int, heads: int, groups: int) -> None:
 
 
 class _Part(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
 
     @model_serializer(mode="wrap")
     def _with_kind(self, handler):

@@ -21,7 +21,7 @@ class BlockNorms(BaseModel):
     reads the embeddings' norm); ``sub_norms``: BitNet's norms of the attention's output (H·Q) before its output
     projection and of act(gate)·up (F) before the down projection."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="forbid", frozen=True, defer_build=True)
     kind: Literal["layernorm", "rmsnorm"] = "layernorm"
     position: Literal["pre", "post", "output"] = "pre"
     affine: bool = Field(True, description="The norms have a learned gain γ (OLMo's have none).")
