@@ -13,36 +13,71 @@ serving and compression: a file without them never imports their modules); the s
 ``Model | None``.
 """
 
+import importlib
 from collections.abc import Callable
 from typing import Annotated, Any, Union
 
-from pydantic import BaseModel, Field, TypeAdapter
+from pydantic import BaseModel, Field
 from pydantic_core import SchemaValidator, core_schema
 
 
 class TaggedUnion:
-    """Members registered by their tag (``register``: a duplicate is refused); a validator per tag on first use."""
+    """Members registered by their tag (``register_all``: a duplicate is refused); a validator per tag on first use.
 
-    def __init__(self, tag: str = "type"):
+    With a ``table`` (tag → (module relative to ``package``, class)), a tag's module is imported when an input first
+    names it; ``everything`` (a module, relative to ``package``) registers every member when it is imported: the
+    whole union (its JSON schema, an unknown tag) imports it."""
+
+    def __init__(self, tag: str = "type", table: dict[str, tuple[str, str]] | None = None, package: str = "",
+                 everything: str = ""):
         self.tag = tag
+        self.table = table or {}
+        self.package = package
+        self.everything = everything
         self.members: dict[str, type[BaseModel]] = {}
+        """Every member, once registered, in the whole union's order."""
+        self._found: dict[str, type[BaseModel]] = {}
         self._one: dict[str, SchemaValidator] = {}
-        self._whole: TypeAdapter | None = None
+        self._whole = None
         self._in_json_schema = False
 
-    def register(self, kinds) -> None:
-        """Add ``kinds`` (models whose ``tag`` field defaults to their tag), in order: the whole union's order."""
+    def register_all(self, kinds) -> None:
+        """Register ``kinds`` (models whose ``tag`` field defaults to their tag), in order: the whole union's order.
+        Refused: a tag twice, a kind the table does not name where it is defined, a table entry of no kind."""
         for kind in kinds:
             tag = kind.model_fields[self.tag].default
             if tag in self.members:
                 raise ValueError(f"{self.tag} {tag!r} is registered twice ({self.members[tag].__name__}, "
                                  f"{kind.__name__})")
+            if self.table and self.table.get(tag) != self._where(kind):
+                raise ValueError(f"{self.tag} {tag!r} ({kind.__name__}) is not in the table as {self._where(kind)}")
             self.members[tag] = kind
+        if self.table and set(self.table) != set(self.members):
+            raise ValueError(f"the table names kinds not registered: {sorted(set(self.table) - set(self.members))}")
         self._whole = None
+
+    def _where(self, kind: type[BaseModel]) -> tuple[str, str]:
+        return "." + kind.__module__.removeprefix(self.package + "."), kind.__name__
+
+    def member(self, tag: str) -> type[BaseModel] | None:
+        """The model of ``tag`` (its module imported now, through the table, if it was not), or None."""
+        kind = self.members.get(tag) or self._found.get(tag)
+        if kind is None and tag in self.table:
+            module, name = self.table[tag]
+            kind = getattr(importlib.import_module(module, self.package), name)
+            if kind.model_fields[self.tag].default != tag:
+                raise ValueError(f"the table names {name} for {self.tag} {tag!r}; it has another")
+            self._found[tag] = kind
+        return kind
+
+    def every_member(self) -> dict[str, type[BaseModel]]:
+        if self.everything and not self.members:
+            importlib.import_module(self.everything, self.package)
+        return self.members
 
     def whole(self) -> Any:
         """The union of every member, as pydantic's discriminated union."""
-        return Annotated[Union[tuple(self.members.values())], Field(discriminator=self.tag)]
+        return Annotated[Union[tuple(self.every_member().values())], Field(discriminator=self.tag)]
 
     def __get_pydantic_core_schema__(self, source, handler) -> core_schema.CoreSchema:
         return core_schema.no_info_plain_validator_function(
@@ -55,12 +90,15 @@ class TaggedUnion:
             tag = getattr(value, self.tag, None)
         else:
             tag = None
-        if type(tag) is str and tag in self.members:
+        if type(tag) is str:
             one = self._one.get(tag)
-            if one is None:
+            if one is None and self.member(tag) is not None:
                 one = self._one[tag] = self._one_validator(tag)
-            return one.validate_python(value)
+            if one is not None:
+                return one.validate_python(value)
         if self._whole is None:
+            from pydantic import TypeAdapter  # only here: the whole union is for the rare input that needs it
+
             self._whole = TypeAdapter(self.whole())
         return self._whole.validate_python(value)
 
@@ -68,7 +106,7 @@ class TaggedUnion:
         """The whole union's validator narrowed to one member: the same tagged union (the tag in the error path,
         attributes read from an instance), of one choice."""
         return SchemaValidator(core_schema.tagged_union_schema(
-            {tag: built_schema(self.members[tag])}, discriminator=self.tag, strict=False,
+            {tag: built_schema(self.member(tag))}, discriminator=self.tag, strict=False,
             from_attributes=True))
 
     def _json_schema(self, _schema, handler) -> dict:
@@ -76,7 +114,7 @@ class TaggedUnion:
         this union again, a block's layer list, refers to them)."""
         generator = handler.generate_json_schema
         choices, definitions = {}, []
-        for tag, kind in self.members.items():
+        for tag, kind in self.every_member().items():
             schema = built_schema(kind)
             if schema["type"] == "definitions":  # a recursive member: its own definitions, itself among them
                 definitions.extend(schema["definitions"])

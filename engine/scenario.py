@@ -8,13 +8,11 @@ from typing import TYPE_CHECKING, Annotated, Literal
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .method1.architecture import MAX_LAYERS, Architecture, InputSpec
-from .method1.blocks import BLOCK_LISTS, NestedLayers, check_nesting, expanded_count
-from .method1.transformer.migration import block_from_flat
+from .method1.blocks import BLOCK_LISTS, Layer, NestedLayers, check_nesting, expanded_count
 from .method1.estimate import Method1Estimate, estimate_method1
 from .method1.conventions import Convention
 from .json_text import parse_json_text
 from .errors import InputError, json_type, parse_input
-from .method1.kinds import Layer
 from .method1.training import QuickForm, TrainingSetup
 from .units import format_int
 from .deferred import Section
@@ -169,6 +167,8 @@ def migrated(data: object) -> object:
 
 
 def _blocks_in_parts(layers: object) -> object:
+    from .method1.transformer.migration import block_from_flat  # only here: it imports the transformer kinds
+
     if not isinstance(layers, list):
         return layers
     out = []

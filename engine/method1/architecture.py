@@ -7,8 +7,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .conventions import MERGE_BACKWARD_FLOP_PER_ELEMENT, Convention
 from ..errors import InputError
-from .kinds import Layer
-from .blocks import MAX_EVALUATIONS, MAX_LAYERS, NestedLayers
+from .blocks import MAX_EVALUATIONS, MAX_LAYERS, Layer, NestedLayers
 from .ops import prod
 from .layers import MAX_SIZE, Flow, ShapeError
 from ..results import Result, to_json

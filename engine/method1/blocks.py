@@ -26,6 +26,7 @@ from .conventions import MERGE_FLOP_PER_ELEMENT
 from .ops import prod
 from .layers import MAX_SIZE, Flow, LayerBase, as_sequence
 from ..deferred import TaggedUnion
+from .kind_table import KIND_TABLE
 
 
 MAX_DEPTH = 32
@@ -109,9 +110,9 @@ def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None
     return tuple(out)
 
 
-LAYERS = TaggedUnion("type")
-"""Every layer kind, blocks included, by its ``type``: ``engine.method1.kinds`` registers them (no import back from
-here); a kind's validator is built when an input first names it."""
+LAYERS = TaggedUnion("type", KIND_TABLE, __package__, everything=".kinds")
+"""Every layer kind, blocks included, by its ``type``: ``engine.method1.kinds`` registers them; an input imports the
+module of each kind it names (``KIND_TABLE``) and builds that kind's validator, when it first names it."""
 Layer = Annotated[LayerBase, LAYERS]
 LayerList = Annotated[list[Layer], Field(max_length=MAX_LAYERS)]
 NonEmptyLayerList = Annotated[list[Layer], Field(min_length=1, max_length=MAX_LAYERS)]

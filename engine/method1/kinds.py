@@ -1,5 +1,6 @@
-"""Every layer kind, as one tagged union (``type``) for the scenario's ``layers`` list: ``Layer``, whose members' validators
-are built when an input first names them (``engine.deferred``)."""
+"""Every layer kind, registered in the tagged union (``type``) of the scenario's ``layers`` list (``blocks.Layer``): an
+input imports and builds only the kinds it names (``engine.deferred``, ``kind_table``); importing this module
+registers every kind, in the union's order, and checks the table against them."""
 from __future__ import annotations
 
 from .blocks import BLOCK_KINDS, LAYERS, Layer
@@ -16,7 +17,7 @@ from .windows import WINDOW_KINDS
 LAYER_KINDS: tuple[type[LayerBase], ...] = (BASIC_KINDS + SEQUENCE_KINDS + VISION_KINDS + WINDOW_KINDS + TRANSFORMER_KINDS
                                             + COUNTED_KINDS + MOBILEBERT_KINDS + MEDIA_KINDS + FRAME_KINDS + BLOCK_KINDS)
 
-LAYERS.register(LAYER_KINDS)  # the blocks' layer lists hold any kind, blocks included; a duplicate type is refused
+LAYERS.register_all(LAYER_KINDS)  # a duplicate type, or a kind the table does not name, is refused
 
 KIND_BY_TYPE: dict[str, type[LayerBase]] = LAYERS.members
 
