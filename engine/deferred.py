@@ -151,8 +151,10 @@ class Section:
     def __get_pydantic_core_schema__(self, source, handler) -> core_schema.CoreSchema:
         # a wrap validator that never calls its inner schema: that schema's ref only tells the JSON schema, as for
         # ``Model | None``, that the field needs no title (the model has its own)
+        # (written as the value is: None, or the model by its own serializer, as ``Model | None`` writes it)
         return core_schema.no_info_wrap_validator_function(
             self.validate, core_schema.none_schema(ref=f"{__name__}.Section:{id(self)}"),
+            serialization=core_schema.simple_ser_schema("any"),
             metadata={"pydantic_js_functions": [self._json_schema]})
 
     def validate(self, value: object, _inner=None) -> object:

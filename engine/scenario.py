@@ -13,7 +13,6 @@ from .method1.estimate import Method1Estimate, estimate_method1
 from .method1.conventions import Convention
 from .json_text import parse_json_text
 from .errors import InputError, json_type, parse_input
-from .method1.training import QuickForm, TrainingSetup
 from .units import format_int
 from .deferred import Section
 
@@ -45,6 +44,16 @@ def default_hardware_run() -> dict:
     except ShippedDataError:
         found = FALLBACK_UTILIZATION
     return {**DEFAULT_HARDWARE_RUN, "utilization": found}
+
+
+def _quick_form():
+    from .method1.training import QuickForm
+    return QuickForm
+
+
+def _training_setup():
+    from .method1.training import TrainingSetup
+    return TrainingSetup
 
 
 def _hardware_run():
@@ -85,10 +94,11 @@ class Scenario(NestedLayers):
         "layers", description="Method 1 from the layer list, or from the quick form (connections / ops).")
     input: InputSpec | None = None
     layers: Annotated[list[Layer], Field(max_length=MAX_LAYERS)] = []
-    quick: QuickForm | None = None
-    training: TrainingSetup | None = None
+    # the quick form, the training setup and the sections below: their models are imported when a scenario first
+    # holds one (``engine.deferred.Section``)
+    quick: Annotated[BaseModel | None, Section(_quick_form)] = None
+    training: Annotated[BaseModel | None, Section(_training_setup)] = None
     convention: Convention = "matmul"
-    # the sections below: their models are imported when a scenario first holds one (``engine.deferred.Section``)
     hardware: Annotated[BaseModel | None, Section(_hardware_run)] = Field(
         None, description="Method 2: the hardware run (chips × time × peak × utilization), and cost/energy inputs.")
     plan: Annotated[BaseModel | None, Section(_plan_inputs)] = Field(

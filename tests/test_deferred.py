@@ -101,12 +101,13 @@ def test_a_file_imports_and_builds_only_the_kinds_it_names(tmp_path):
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout
     built, modules = out.splitlines()
     assert built == "['Activation', 'Dense']"
-    for absent in ("vision", "media", "transformer", "sequence_layers", "kinds", "method2", "plan", "serve",
-                   "compress"):
+    for absent in ("vision", "media", "transformer", "sequence_layers", "kinds", "training", "method2", "plan",
+                   "serve", "compress"):
         assert f"'engine.method1.{absent}" not in modules and f"'engine.{absent}" not in modules, absent
 
 
-SECTIONS = {"hardware": ("engine.method2.run", "HardwareRun"), "plan": ("engine.plan.layout", "PlanInputs"),
+SECTIONS = {"quick": ("engine.method1.training", "QuickForm"), "training": ("engine.method1.training", "TrainingSetup"),
+            "hardware": ("engine.method2.run", "HardwareRun"), "plan": ("engine.plan.layout", "PlanInputs"),
             "serve": ("engine.serve.inputs", "ServePlan"), "compression": ("engine.compress.inputs", "Compression")}
 
 
@@ -127,7 +128,8 @@ def _eager_sections():
 
 @pytest.mark.parametrize("section, value", [("hardware", {"chip": "x", "chip_count": 0}), ("hardware", 5),
                                             ("plan", {"layout": {"dp": 0}}), ("serve", {"nope": 1}),
-                                            ("compression", {"technique": "?"}), ("plan", [])])
+                                            ("compression", {"technique": "?"}), ("plan", []),
+                                            ("training", {"examples": -1, "epochs": "x"}), ("quick", {"kind": "?"})])
 def test_a_deferred_section_errs_as_its_model(section, value):
     from engine.scenario import Scenario
 
@@ -144,3 +146,19 @@ def test_the_deferred_sections_have_the_schema_of_their_models():
     for name in SECTIONS:
         assert ours["properties"][name] == eager["properties"][name]
     assert {k: ours["$defs"][k] for k in eager["$defs"]} == eager["$defs"]
+
+
+def test_a_deferred_section_is_written_as_its_model():
+    """Dumped (Python, JSON, defaults left out) as ``Model | None`` dumps it, with no serializer warning."""
+    import warnings
+
+    from engine.scenario import Scenario
+
+    data = {"training": {"examples": 1000, "epochs": 2}, "quick": {"kind": "connections", "value": 1e6},
+            "hardware": {"chip": "nvidia-a100-sxm4-80gb", "chip_count": 8, "duration": 1, "duration_unit": "days"}}
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        ours, eager = Scenario.model_validate(data), _eager_sections().model_validate(data)
+        for options in ({}, {"mode": "json"}, {"exclude_defaults": True}, {"exclude_none": True}):
+            assert ours.model_dump(include=set(SECTIONS), **options) == eager.model_dump(**options)
+        assert json.loads(ours.model_dump_json(include=set(SECTIONS))) == json.loads(eager.model_dump_json())

@@ -2,12 +2,15 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..errors import InputError
 from .architecture import Architecture, ArchitectureResult, evaluate
 from .conventions import Convention
-from .training import QuickForm, TrainingResult, TrainingSetup, training_compute
 from ..results import Result, to_json
+
+if TYPE_CHECKING:  # imported where used: a model without a training setup or a quick form never needs them
+    from .training import QuickForm, TrainingResult, TrainingSetup
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,7 +65,12 @@ def estimate_method1(model: Architecture | QuickForm | None, training: TrainingS
                      convention: Convention = "matmul", *, strict: bool = True) -> Method1Estimate:
     """Per-layer evaluation of ``model`` (or its quick form), then C = F × (1 + r) × examples × epochs
     (+ optimizer) when ``training`` is given. ``None``: no input shape yet."""
-    if isinstance(model, QuickForm):
+    quick = model is not None and not isinstance(model, Architecture)
+    if quick:
+        from .training import QuickForm
+
+        quick = isinstance(model, QuickForm)
+    if quick:
         forward = model.forward_flop
         arch, params, macs, error = None, 0, forward / 2, None
     else:
@@ -90,6 +98,8 @@ EXACT_NOTE = "some layers are frozen or adapted (LoRA): the backward pass is cou
 
 def _training(setup, forward: float, params: int, arch: ArchitectureResult | None):
     """The run's compute: F × (1 + r), or the exact backward when asked for or when anything is frozen."""
+    from .training import training_compute
+
     if arch is None:
         if setup.backward == "exact":
             raise InputError("training.backward", "'exact' needs the layers (the quick form has none); use 'ratio'")
