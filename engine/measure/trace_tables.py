@@ -34,7 +34,8 @@ _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
 _CODES = {**_CAT_CODES, None: _NO_CAT, "python_function": _PYTHON}
-_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args", "pid", "tid")))
+_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args")))
+_PID, _TID = attrgetter("pid"), attrgetter("tid")
 _STREAM = attrgetter("stream")
 _CORRELATION = attrgetter("correlation")
 
@@ -295,7 +296,7 @@ class TraceTables:
         if not xs:
             return
         n = len(xs)
-        cats, names, ts, dur, args, pids, tids = (list(map(get, xs)) for get in _FIELDS)
+        cats, names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
         if None in args:
             empty = no_args()  # an absent ``args``: every field absent, as ``add`` reads ``{}``
             args = [a if a is not None else empty for a in args]
@@ -311,16 +312,15 @@ class TraceTables:
         cpu = code == _CPU_OP
         gpu = (code >= _KERNEL) & (code <= _MEMSET)
         runtime = code == _RUNTIME
-        streams = list(map(_STREAM, args))
-        corrs = list(map(_CORRELATION, args))
-        corr = np.array([c if type(c) is int else -1 for c in corrs], dtype=np.int64)
-        stream = np.array([v if type(v) is int else -1 for v in streams], dtype=np.int64)
         # HTA's reading: operators with a stream or correlation (or a ProfilerStep name), every other categorised
-        # event but the profiler's own span; then the GPU work and launches
+        # event but the profiler's own span; then the GPU work and launches (a stream and a correlation are read
+        # for those rows alone: the GPU work and launches are among them)
         idx = np.nonzero(cpu)[0].tolist()
         cpu_names = set(map(names.__getitem__, idx)) if idx else set()
         steps_named = {v for v in cpu_names if v.startswith("ProfilerStep")}
-        cpu_hta = [i for i in idx if streams[i] is not UNSET or corrs[i] is not UNSET or names[i] in steps_named]
+        cpu_args = list(map(args.__getitem__, idx))
+        cpu_hta = [i for i, s, c in zip(idx, map(_STREAM, cpu_args), map(_CORRELATION, cpu_args))
+                   if s is not UNSET or c is not UNSET or names[i] in steps_named]
         hta = (code != _SKIP) & (code != _NO_CAT) & (code != _TRACE) & ~cpu
         if cpu_hta:
             hta[cpu_hta] = True
@@ -330,10 +330,16 @@ class TraceTables:
             gpu &= ~negative
         h_idx = np.nonzero(hta)[0]
         h_list = h_idx.tolist()
-        h_stream = stream[h_idx]
+        h_args = list(map(args.__getitem__, h_list))
+        streams = list(map(_STREAM, h_args))
+        h_corr = np.array([c if type(c) is int else -1 for c in map(_CORRELATION, h_args)], dtype=np.int64)
+        h_stream = np.array([v if type(v) is int else -1 for v in streams], dtype=np.int64)
+        stream = np.full(n, -1, dtype=np.int64)  # the GPU work's own: a text stream is -1 there
+        stream[h_idx] = h_stream
+        corr = np.full(n, -1, dtype=np.int64)
+        corr[h_idx] = h_corr
         if str in set(map(type, streams)):  # HTA's int() of a text stream
-            h_stream = np.array([_stream_value(streams[i]) for i in h_list], dtype=np.int64)
-        h_corr = corr[h_idx]
+            h_stream = np.array([_stream_value(v) for v in streams], dtype=np.int64)
         h_names = list(map(names.__getitem__, h_list))
         sync = np.fromiter(map(SYNC_NAMES.__contains__, h_names), dtype=bool, count=len(h_names))
         gpu_side = ((h_stream >= 0) & (h_corr >= 0)) | sync
@@ -365,11 +371,12 @@ class TraceTables:
         thread_of = np.full(n, -1, dtype=np.int64)
         wanted = np.nonzero(cpu | runtime)[0]
         if len(wanted):
-            pick = itemgetter(*wanted.tolist())
+            on = list(map(xs.__getitem__, wanted.tolist()))
+            pids, tids = list(map(_PID, on)), list(map(_TID, on))
             if len(wanted) > 1:
-                thread_of[wanted] = _pairs_interned(pick(pids), pick(tids), self._thread_ids, self.thread_id)
+                thread_of[wanted] = _pairs_interned(pids, tids, self._thread_ids, self.thread_id)
             else:
-                thread_of[wanted] = _interned([(pick(pids), pick(tids))], self._thread_ids, self.thread_id)
+                thread_of[wanted] = _interned([(pids[0], tids[0])], self._thread_ids, self.thread_id)
         # operators
         if idx:
             _put(self.o_ts, ts[cpu])
