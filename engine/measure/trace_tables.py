@@ -28,12 +28,12 @@ MAX_DIM = 2**62
 """A shape's size above this is not a real tensor: the operator's FLOP are not counted (said)."""
 
 
-_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP, _PYTHON = range(12)
+_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP = range(11)
 _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_memset": _MEMSET,
               **dict.fromkeys(RUNTIME_CATS, _RUNTIME), "user_annotation": _USER, "gpu_user_annotation": _GPU_USER,
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
-_CODES = {**_CAT_CODES, None: _NO_CAT, "python_function": _PYTHON}
+_CODES = {**_CAT_CODES, None: _NO_CAT}
 _FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args")))
 _PID, _TID = attrgetter("pid"), attrgetter("tid")
 _STREAM = attrgetter("stream")
@@ -292,7 +292,7 @@ class TraceTables:
         from .trace_fast import UNSET, XEvent, no_args
 
         self.events += len(events)
-        xs = [e for e in events if type(e) is XEvent]
+        xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]  # Python's calls: dropped
         if not xs:
             return
         n = len(xs)
@@ -304,9 +304,8 @@ class TraceTables:
         dur = np.array(dur, dtype=np.float64)
         ok = np.isfinite(ts) & np.isfinite(dur)
         code = np.fromiter(map(_CODES.get, cats, repeat(_OTHER, n)), dtype=np.int8, count=n)
-        python = code == _PYTHON  # dropped before anything is read, as ``add`` does
-        self.malformed += int((~ok & ~python).sum())
-        code[~ok | python] = _SKIP
+        self.malformed += int((~ok).sum())
+        code[~ok] = _SKIP
         if None in names:
             names = ["None" if v is None else v for v in names]
         cpu = code == _CPU_OP
@@ -383,8 +382,9 @@ class TraceTables:
             _put(self.o_dur, np.maximum(dur[cpu], 0.0))
             _put(self.o_thread, thread_of[cpu])
             raw_sigs = self._raw_sigs
-            keys = [(names[i],) if not len(a.dims) else (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete))
-                    for i, a in zip(idx, map(args.__getitem__, idx))]
+            join = b"\x00".join  # never inside valid JSON text (msgspec refuses a raw control character)
+            keys = [(names[i],) if not len(a.dims) else (names[i], join((a.dims, a.types, a.concrete)))
+                    for i, a in zip(idx, cpu_args)]
             sig_of = list(map(raw_sigs.get, keys))
             if None in sig_of:  # new shapes, decoded once each, in the order they first come
                 for k, j in _first_missing(keys, sig_of):
@@ -429,15 +429,17 @@ class TraceTables:
         return got
 
     def _sig_of_parts(self, key: tuple) -> int:
-        """``sig_id`` for (name, raw dims, raw types, raw concrete inputs): the same key, ``repr`` of the three
-        values, put together from each field's own (decoded once per distinct text)."""
-        name = key[0]
-        (dims, dims_t, dims_r), (types, types_t, types_r), (concrete, concrete_t, concrete_r) = map(self._part, key[1:])
+        """``sig_id`` for (name, raw dims, raw types and raw concrete inputs joined by a NUL byte; b'': absent): the
+        same key, ``repr`` of the three values, put together from each field's own (decoded once per distinct
+        text)."""
+        name, raw = key
+        parts = raw.split(b"\x00")
+        (dims, dims_t, dims_r), (types, types_t, types_r), (concrete, concrete_t, concrete_r) = map(self._part, parts)
         if dims is None:  # a null "Input Dims": as sig_id reads it
             present = {"Input Dims": None}
-            if key[2]:
+            if parts[1]:
                 present["Input type"] = types
-            if key[3]:
+            if parts[2]:
                 present["Concrete Inputs"] = concrete
             return self.sig_id(name, present)
         sig_key = (name, f"({dims_r}, {types_r}, {concrete_r})")
