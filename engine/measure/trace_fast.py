@@ -147,8 +147,8 @@ def read_whole(source, limit: int) -> tuple[dict, list] | None:
     """The whole trace in ``source`` decoded at once — (its top-level fields but ``traceEvents``, the events as
     ``decode_chunk`` types them) — when its text is at most ``limit`` bytes and all of it is what the typed decoder
     takes: a JSON object whose one ``traceEvents`` field holds the events. Anything else is None: the streaming
-    reader then reads it with its own rules and messages. The other fields are decoded by the standard library,
-    as the streaming reader decodes them."""
+    reader then reads it with its own rules and messages. The other fields are decoded as the streaming reader
+    decodes them (``decode_value``: the standard library's values)."""
     if _DECODER is None:
         return None
     text = _whole_bytes(source, limit)
@@ -166,7 +166,7 @@ def read_whole(source, limit: int) -> tuple[dict, list] | None:
                 return None
             top = _TOP.decode(text)  # another field: each field's text, then the events
             events = _DECODER.decode(top.pop("traceEvents"))
-        meta = {key: json.loads(bytes(raw)) for key, raw in top.items()}
+        meta = {key: decode_value(raw) for key, raw in top.items()}
     except (*_ERRORS, KeyError, ValueError, RecursionError):
         return None
     return meta, events
