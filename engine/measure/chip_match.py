@@ -169,12 +169,12 @@ def _read_db(path) -> tuple[list, list]:
     from ..shipped import read_shipped_json
 
     try:
-        import msgspec
-
-        chips = msgspec.json.decode(path.read_bytes(), type=dict[str, msgspec.Raw])["chips"]
-        names = msgspec.json.decode(chips, type=list[_Names])
+        if _Names is None:
+            raise ImportError("msgspec")
+        chips = _DECODE_TOP(path.read_bytes())["chips"]
+        names = _DECODE_NAMES(chips)
         if names:
-            return msgspec.json.decode(chips, type=list[msgspec.Raw]), [(n.id, n.name, n.aliases) for n in names]
+            return _DECODE_RAWS(chips), [(n.id, n.name, n.aliases) for n in names]
     except (ImportError, OSError, ValueError, KeyError):
         pass
     data = read_shipped_json(path, {"chips": list})
@@ -192,6 +192,11 @@ try:
         id: object = None
         name: object = None
         aliases: object = None
+
+    # the decoders' types resolved once, as trace_fast's are (a decoder holds no data)
+    _DECODE_TOP = _msgspec.json.Decoder(dict[str, _msgspec.Raw]).decode
+    _DECODE_NAMES = _msgspec.json.Decoder(list[_Names]).decode
+    _DECODE_RAWS = _msgspec.json.Decoder(list[_msgspec.Raw]).decode
 except ImportError:  # pragma: no cover - msgspec is optional here
     _Names = None
 
