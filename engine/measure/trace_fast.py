@@ -133,6 +133,8 @@ def _whole_bytes(source, limit: int) -> bytes | None:
         return None
     if raw[:2] != b"\x1f\x8b":
         return raw if len(raw) <= limit else None
+    if int.from_bytes(raw[-4:], "little") > limit:  # gzip's last field: the text's size modulo 2^32, a lower bound
+        return None
     unzip = _inflate.decompressobj(31)  # gzip: header and trailer (CRC, length) checked
     try:
         text = unzip.decompress(raw, limit + 1)

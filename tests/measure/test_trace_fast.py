@@ -174,6 +174,37 @@ def test_gzip_inflate_by_isal_and_by_zlib_is_the_same(shared_dir, monkeypatch, d
     assert (texts[1] == gzip.decompress(raw)) if damage == "none" else texts[1] is None
 
 
+@pytest.mark.parametrize("damage", ["truncated", "corrupt", "bad crc", "trailing garbage", "trailing zeros",
+                                    "trailing member"])
+def test_gzip_streamed_by_isal_and_by_zlib_says_the_same(shared_dir, monkeypatch, damage, tmp_path):
+    """The streaming reader inflates with ISA-L's gzip reading where installed: on a damaged file the same one line
+    as the standard library's (ISA-L calls bytes after the last member that are not a gzip header the end of the
+    file; the standard library, and so this reader, calls them corrupt), and the same trace on an intact one."""
+    import gzip
+
+    from engine.measure import trace_stream
+    from engine.measure.measurement import measure_trace
+
+    raw = _reference_traces(shared_dir)[0].read_bytes()
+    raw = {"truncated": raw[:len(raw) // 2], "corrupt": raw[:100] + bytes(50) + raw[150:],
+           "bad crc": raw[:-8] + b"\0\0\0\0" + raw[-4:], "trailing garbage": raw + b"garbage!",
+           "trailing zeros": raw + bytes(10), "trailing member": raw + gzip.compress(b" ")}[damage]
+    (tmp_path / "t.json.gz").write_bytes(raw)
+    monkeypatch.setattr(trace_fast, "WHOLE_BYTES", 0)  # streamed
+
+    def said(source):
+        try:
+            return measure_trace(source).events
+        except InputError as exc:
+            return str(exc)
+
+    got = [said(tmp_path / "t.json.gz"), said(raw)]
+    monkeypatch.setattr(trace_stream, "_igzip", None)
+    assert got == [said(tmp_path / "t.json.gz"), said(raw)]
+    expected = {"truncated": "cut short", "corrupt": "corrupt", "bad crc": "corrupt", "trailing garbage": "corrupt"}
+    assert expected[damage] in got[0] if damage in expected else isinstance(got[0], int)
+
+
 def test_threads_interned_by_pairs_as_one_by_one():
     """(pid, tid) pairs numbered without a tuple per event: the same ids, in first-come order, as one by one —
     integers, texts and nulls mixed."""
