@@ -258,3 +258,35 @@ def test_parents_and_launch_calls_are_those_of_a_stack_walk():
             setattr(op_join, name, saved)
         assert list(got.launch_op) == [expected[k] for k in range(len(tables.r_ts))], (name, limit)
         assert list(got.parent) == [parents[k] for k in range(n_ops)], (name, limit)
+
+
+def test_overlapping_kernels_counted_in_numpy_as_one_by_one():
+    """Kernels that start over 1 µs before the latest end of the earlier kernels on their stream: counted per
+    stream in numpy (``measurement.overlapping_kernels``) as a walk over each stream's (start, end) pairs sorted counts
+    them — random starts, durations, kinds and streams (few, and many: the one-by-one branch)."""
+    import random
+
+    from engine.measure.measurement import overlapping_kernels
+
+    def walk(t):
+        by_stream = {}
+        for g in range(len(t.g_ts)):
+            if t.g_kind[g] == 0:
+                by_stream.setdefault(t.g_stream[g], []).append((t.g_ts[g], t.g_ts[g] + t.g_dur[g]))
+        count = 0
+        for spans in by_stream.values():
+            reach = float("-inf")
+            for s, e in sorted(spans):
+                count += s < reach - 1.0
+                reach = max(reach, e)
+        return count
+
+    rng = random.Random(36)
+    for _ in range(300):
+        t, streams = TraceTables(), rng.choice([1, 2, 5, 100])
+        for _ in range(rng.randint(0, 80)):
+            t.g_ts.append(rng.choice([0.0, 1.0, 2.5, rng.uniform(0, 50)]))
+            t.g_dur.append(rng.choice([0.0, 0.5, 3.0, rng.uniform(0, 20)]))
+            t.g_kind.append(rng.choice([0, 0, 1, 2]))
+            t.g_stream.append(rng.randrange(streams) - 1)
+        assert overlapping_kernels(t) == walk(t)
