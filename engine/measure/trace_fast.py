@@ -82,10 +82,23 @@ if msgspec is not None:
         "Trace", [("traceEvents", _EVENTS),
                   *((key, Raw, Raw()) for key in TOP_FIELDS)], forbid_unknown_fields=True, gc=False))
     _GENERIC = msgspec.json.Decoder()
+    _SCALAR = typing.Union[int, float, str, bool, None]
+    _TUPLES = msgspec.json.Decoder(tuple[typing.Union[_SCALAR, tuple[typing.Union[_SCALAR, tuple[_SCALAR, ...]], ...]],
+                                         ...]).decode
 else:  # pragma: no cover - without msgspec
     XEvent = None
     _DECODER = None
     _ERRORS = ()
+
+
+def decode_tuples(raw) -> tuple | None:
+    """A raw JSON array of scalars nested at most three deep (a shape field: ``[[1, 141], []]``) decoded straight
+    to nested tuples — what ``decode_value`` then ``trace_tables._tuple`` give — or None for anything else (an
+    object, a deeper array, not an array, ``NaN``, ``1e400``, a lone surrogate): the caller then takes that route."""
+    try:
+        return _TUPLES(raw)
+    except _ERRORS:
+        return None
 
 
 def decode_value(raw) -> object:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter
 
+from .trace_fast import decode_tuples as _decode_tuples
 from .trace_fast import decode_value as _decode_value
 
 GPU_KINDS = {"kernel": 0, "gpu_memcpy": 1, "gpu_memset": 2}
@@ -215,14 +216,13 @@ class TraceTables:
         return i
 
     def sig_id(self, name: str, args: dict) -> int:
-        dims, types, concrete = args.get("Input Dims"), args.get("Input type"), args.get("Concrete Inputs")
+        """The id of (name, shapes): one per distinct ``repr`` of the three shape values, their lists as tuples."""
+        dims, types, concrete = (_tuple(args.get(k)) for k in ("Input Dims", "Input type", "Concrete Inputs"))
         key = (name, repr((dims, types, concrete))) if dims is not None else (name,)
         i = self._sig_ids.get(key)
         if i is None:
             i = self._sig_ids[key] = len(self.sigs)
-            self.sigs.append(OpSignature(name, _tuple(dims) if isinstance(dims, list) else None,
-                                         _tuple(types) if isinstance(types, list) else None,
-                                         _tuple(concrete) if isinstance(concrete, list) else None))
+            self.sigs.append(OpSignature(name, *(v if isinstance(v, tuple) else None for v in (dims, types, concrete))))
         return i
 
     def add(self, e: dict) -> None:
@@ -421,11 +421,14 @@ class TraceTables:
                 self.loader.append((float(ts[i]), float(max(dur[i], 0.0))))
 
     def _part(self, raw: bytes) -> tuple:
-        """One shape field's raw JSON (b'': absent) → (value, value as tuples or None, repr of the value)."""
+        """One shape field's raw JSON (b'': absent) → (its value with lists as tuples, that value where it is a list
+        (else None), its ``repr``): straight to tuples where it is an array of scalars at most three deep."""
         got = self._raw_parts.get(raw)
         if got is None:
-            value = _decode_value(raw) if raw else None
-            got = self._raw_parts[raw] = (value, _tuple(value) if isinstance(value, list) else None, repr(value))
+            value = _decode_tuples(raw) if raw else None
+            if value is None and raw:
+                value = _tuple(_decode_value(raw))
+            got = self._raw_parts[raw] = (value, value if isinstance(value, tuple) else None, repr(value))
         return got
 
     def _sig_of_parts(self, key: tuple) -> int:
@@ -435,13 +438,8 @@ class TraceTables:
         name, raw = key
         parts = raw.split(b"\x00")
         (dims, dims_t, dims_r), (types, types_t, types_r), (concrete, concrete_t, concrete_r) = map(self._part, parts)
-        if dims is None:  # a null "Input Dims": as sig_id reads it
-            present = {"Input Dims": None}
-            if parts[1]:
-                present["Input type"] = types
-            if parts[2]:
-                present["Concrete Inputs"] = concrete
-            return self.sig_id(name, present)
+        if dims is None:  # a null "Input Dims": as sig_id reads it (an absent field and a null one alike: None)
+            return self.sig_id(name, {"Input Dims": None, "Input type": types, "Concrete Inputs": concrete})
         sig_key = (name, f"({dims_r}, {types_r}, {concrete_r})")
         i = self._sig_ids.get(sig_key)
         if i is None:

@@ -290,3 +290,21 @@ def test_overlapping_kernels_counted_in_numpy_as_one_by_one():
             t.g_kind.append(rng.choice([0, 0, 1, 2]))
             t.g_stream.append(rng.randrange(streams) - 1)
         assert overlapping_kernels(t) == walk(t)
+
+
+@pytest.mark.parametrize("raw", [b"[[1, 141], []]", b"[1.0, -0.0, 1e5, 1E-5, 0.1, -0]", b"[true, false, null]",
+                                 b'["a\\u00e9\\n", "\\ud83d\\ude00", ""]', b"[123456789012345678901234567890]",
+                                 b"[-9223372036854775809, 18446744073709551615]", b"[[[1, 2], [3]], []]", b"[[]]",
+                                 b"[]", b"[[[[1]]]]", b'[{"a": [1]}]', b"[1e400]", b'["\\ud800"]', b"null", b'"abc"',
+                                 b"[5e-324, 1.7976931348623157e308, 12345678901234567890.0]"])
+def test_shape_fields_decoded_to_tuples_as_decoded_then_converted(raw):
+    """A shape field decoded straight to tuples (``decode_tuples``) is what the standard route gives — decoded
+    (``decode_value``, the standard library's values), then lists made tuples — value, types and ``repr`` alike; or
+    None, and the standard route is taken (objects, deeper arrays, what msgspec refuses, non-arrays)."""
+    def as_tuples(value):
+        return tuple(as_tuples(v) for v in value) if isinstance(value, list) else value
+
+    want = as_tuples(trace_fast.decode_value(raw))
+    got = trace_fast.decode_tuples(raw)
+    deep = raw in (b"[[[[1]]]]", b'[{"a": [1]}]', b"[1e400]", b'["\\ud800"]', b"null", b'"abc"')
+    assert got is None if deep else (repr(got) == repr(want) and got == want)
