@@ -27,8 +27,9 @@ from ..method2.hardware_db import (
 from ..method2.precision import FormatPeak, select_format_peak
 from ..results import Result
 
-_KEY_OR_CUT = re.compile("[^a-z0-9\x00]")
-"""What ``_lookup_key`` drops, the separator between names kept."""
+_KEY_OR_CUT = bytes(b for b in range(256) if not (97 <= b <= 122 or 48 <= b <= 57 or b == 0))
+"""What ``_lookup_key`` drops (every byte but a-z, 0-9; non-ASCII characters, as UTF-8, are bytes >= 128), the
+separator between names kept."""
 _SUFFIXES = (re.compile(r"\s+VF$", re.IGNORECASE),)
 _NAMES = (
     # (pattern on the reported name, database id, why)
@@ -117,24 +118,33 @@ def device_name(meta: dict) -> str | None:
 
 
 class OneChip:
-    """The database read for the one chip a trace needs: ``hardware_db.json``'s chips indexed by their names
-    (``HardwareDB.find``'s rules), and the chip found validated by the database's own model with the file's
-    defaults — a trace needs one chip, not 121 validated. A name it does not hold goes to the whole database
-    (``load_hardware_db``), whose message names the nearest chips."""
+    """The database read for the one chip a trace needs: ``hardware_db.json``'s chips by their ids, and by all their
+    names (``HardwareDB.find``'s rules; that index built on the first lookup that is not an exact id), the chip
+    found validated by the database's chip model (``Chip``) — a trace needs one chip, not 121 validated. A name it
+    does not hold goes to the whole database (``load_hardware_db``), whose message names the nearest chips."""
 
     def __init__(self, path=HARDWARE_DB_PATH):
-        self.rest, self.chips, names = _read_db(path)
-        named = [(n, i) for i, (chip_id, name, aliases) in enumerate(names)
-                 for n in (chip_id, name, *(aliases or ())) if isinstance(n, str)]
-        text = "\x00".join(n for n, _ in named)
-        keys = _KEY_OR_CUT.sub("", text.lower()).split("\x00")  # every name's _lookup_key in one pass
-        if len(keys) != len(named):  # a name holding the separator: one at a time
-            keys = [_lookup_key(n) for n, _ in named]
-        self.index = {key: i for key, (_, i) in zip(keys, named)}
+        self.chips, self.names = _read_db(path)
+        self.ids = {chip_id: i for i, (chip_id, _, _) in enumerate(self.names) if isinstance(chip_id, str)}
+        self.index: dict[str, int] | None = None
         self.valid: dict[int, Chip] = {}
 
+    def _index(self) -> dict[str, int]:
+        if self.index is None:
+            named = [(n, i) for i, (chip_id, name, aliases) in enumerate(self.names)
+                     for n in (chip_id, name, *(aliases or ())) if isinstance(n, str)]
+            text = "\x00".join(n for n, _ in named)
+            keys = text.lower().encode("utf-8", "surrogatepass").translate(None, _KEY_OR_CUT).decode("ascii").split(
+                "\x00")  # every name's _lookup_key in one pass
+            if len(keys) != len(named):  # a name holding the separator: one at a time
+                keys = [_lookup_key(n) for n, _ in named]
+            self.index = {key: i for key, (_, i) in zip(keys, named)}
+        return self.index
+
     def find(self, name: str) -> Chip | None:
-        i = find_in(self.index, name)
+        i = self.ids.get(name)  # an exact id is its chip's own key (the database's names are unique)
+        if i is None:
+            i = find_in(self._index(), name)
         if i is None:
             return None
         if i not in self.valid:
@@ -143,7 +153,7 @@ class OneChip:
                 import msgspec
 
                 entry = msgspec.json.decode(entry)
-            self.valid[i] = parse_input(HardwareDB, {**self.rest, "chips": [entry]}, source="hardware_db").chips[0]
+            self.valid[i] = parse_input(Chip, entry, source=f"hardware_db.chips.{i}")
         return self.valid[i]
 
     def chip(self, name: str) -> Chip:
@@ -151,29 +161,26 @@ class OneChip:
         return found if found is not None else load_hardware_db().chip(name)
 
 
-def _read_db(path) -> tuple[dict, list, list]:
-    """``hardware_db.json`` as (its fields but the chips, each chip's entry, each chip's (id, name, aliases)). By
+def _read_db(path) -> tuple[list, list]:
+    """``hardware_db.json``'s chips as (each chip's entry, each chip's (id, name, aliases)). By
     msgspec where it is installed: each chip kept as its raw JSON and only its names decoded (a trace needs one
     chip's figures); anything msgspec refuses, and any file that is not an object with a list of chip objects, goes
     to ``read_shipped_json`` (the standard library, and its messages)."""
     from ..shipped import read_shipped_json
 
     try:
-        import msgspec
-
-        top = msgspec.json.decode(path.read_bytes(), type=dict[str, msgspec.Raw])
-        chips = top.pop("chips")
-        names = msgspec.json.decode(chips, type=list[_Names])
+        if _Names is None:
+            raise ImportError("msgspec")
+        chips = _DECODE_TOP(path.read_bytes())["chips"]
+        names = _DECODE_NAMES(chips)
         if names:
-            return ({k: msgspec.json.decode(v) for k, v in top.items()}, msgspec.json.decode(chips, type=list[msgspec.Raw]),
-                    [(n.id, n.name, n.aliases) for n in names])
+            return _DECODE_RAWS(chips), [(n.id, n.name, n.aliases) for n in names]
     except (ImportError, OSError, ValueError, KeyError):
         pass
     data = read_shipped_json(path, {"chips": list})
     chips = data["chips"]
-    return ({k: v for k, v in data.items() if k != "chips"}, chips,
-            [(e.get("id"), e.get("name"), e.get("aliases")) if isinstance(e, dict) else (None, None, None)
-             for e in chips])
+    return chips, [(e.get("id"), e.get("name"), e.get("aliases")) if isinstance(e, dict) else (None, None, None)
+                   for e in chips]
 
 
 try:
@@ -185,6 +192,11 @@ try:
         id: object = None
         name: object = None
         aliases: object = None
+
+    # the decoders' types resolved once, as trace_fast's are (a decoder holds no data)
+    _DECODE_TOP = _msgspec.json.Decoder(dict[str, _msgspec.Raw]).decode
+    _DECODE_NAMES = _msgspec.json.Decoder(list[_Names]).decode
+    _DECODE_RAWS = _msgspec.json.Decoder(list[_msgspec.Raw]).decode
 except ImportError:  # pragma: no cover - msgspec is optional here
     _Names = None
 

@@ -82,10 +82,23 @@ if msgspec is not None:
         "Trace", [("traceEvents", _EVENTS),
                   *((key, Raw, Raw()) for key in TOP_FIELDS)], forbid_unknown_fields=True, gc=False))
     _GENERIC = msgspec.json.Decoder()
+    _SCALAR = typing.Union[int, float, str, bool, None]
+    _TUPLES = msgspec.json.Decoder(tuple[typing.Union[_SCALAR, tuple[typing.Union[_SCALAR, tuple[_SCALAR, ...]], ...]],
+                                         ...]).decode
 else:  # pragma: no cover - without msgspec
     XEvent = None
     _DECODER = None
     _ERRORS = ()
+
+
+def decode_tuples(raw) -> tuple | None:
+    """A raw JSON array of scalars nested at most three deep (a shape field: ``[[1, 141], []]``) decoded straight
+    to nested tuples — what ``decode_value`` then ``trace_tables._tuple`` give — or None for anything else (an
+    object, a deeper array, not an array, ``NaN``, ``1e400``, a lone surrogate): the caller then takes that route."""
+    try:
+        return _TUPLES(raw)
+    except _ERRORS:
+        return None
 
 
 def decode_value(raw) -> object:
@@ -133,6 +146,8 @@ def _whole_bytes(source, limit: int) -> bytes | None:
         return None
     if raw[:2] != b"\x1f\x8b":
         return raw if len(raw) <= limit else None
+    if int.from_bytes(raw[-4:], "little") > limit:  # gzip's last field: the text's size modulo 2^32, a lower bound
+        return None
     unzip = _inflate.decompressobj(31)  # gzip: header and trailer (CRC, length) checked
     try:
         text = unzip.decompress(raw, limit + 1)
@@ -147,8 +162,8 @@ def read_whole(source, limit: int) -> tuple[dict, list] | None:
     """The whole trace in ``source`` decoded at once — (its top-level fields but ``traceEvents``, the events as
     ``decode_chunk`` types them) — when its text is at most ``limit`` bytes and all of it is what the typed decoder
     takes: a JSON object whose one ``traceEvents`` field holds the events. Anything else is None: the streaming
-    reader then reads it with its own rules and messages. The other fields are decoded by the standard library,
-    as the streaming reader decodes them."""
+    reader then reads it with its own rules and messages. The other fields are decoded as the streaming reader
+    decodes them (``decode_value``: the standard library's values)."""
     if _DECODER is None:
         return None
     text = _whole_bytes(source, limit)
@@ -166,7 +181,7 @@ def read_whole(source, limit: int) -> tuple[dict, list] | None:
                 return None
             top = _TOP.decode(text)  # another field: each field's text, then the events
             events = _DECODER.decode(top.pop("traceEvents"))
-        meta = {key: json.loads(bytes(raw)) for key, raw in top.items()}
+        meta = {key: decode_value(raw) for key, raw in top.items()}
     except (*_ERRORS, KeyError, ValueError, RecursionError):
         return None
     return meta, events
@@ -176,7 +191,7 @@ def decode_chunk(text: str) -> list | None:
     """The events of ``text`` (one or more whole events separated by commas), or None where they are not all
     typed as expected (or not valid JSON)."""
     try:
-        return _DECODER.decode("[" + text + "]")
+        return _DECODER.decode(f"[{text}]")  # one copy (two with "[" + text + "]")
     except _ERRORS:
         return None
 

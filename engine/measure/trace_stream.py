@@ -22,6 +22,15 @@ from typing import BinaryIO
 
 from ..errors import InputError
 
+try:  # ISA-L's gzip reading: the same members, checks and errors as gzip.GzipFile's, about 3x faster
+    from isal import igzip as _igzip
+    from isal import isal_zlib as _isal_zlib
+
+    _GZIP_ERRORS: tuple = (zlib.error, gzip.BadGzipFile, _isal_zlib.error)
+except ImportError:  # optional: the standard library reads the same
+    _igzip = None
+    _GZIP_ERRORS = (zlib.error, gzip.BadGzipFile)
+
 BLOCK_CHARS = 1 << 20
 """Characters read per block (1 Mi)."""
 MAX_VALUE_CHARS = 64 << 20
@@ -92,7 +101,8 @@ class _Text:
         size = _size(source)
         if size is not None and size > max_bytes:
             raise InputError(self.name, over_bound(self.name, size, max_bytes))
-        self.stream = gzip.GzipFile(fileobj=self.raw, mode="rb") if self.gz else self.raw
+        self.stream = (_igzip.IGzipFile if _igzip is not None else gzip.GzipFile)(fileobj=self.raw, mode="rb") \
+            if self.gz else self.raw
         self.decoder = codecs.getincrementaldecoder("utf-8")("strict")
         self.read_bytes = 0
         self.first = True
@@ -101,8 +111,8 @@ class _Text:
         """The next block of text, ``want`` bytes read ('' at the end)."""
         try:
             data = self.stream.read(want)
-        except (EOFError, zlib.error, gzip.BadGzipFile) as exc:
-            cut = isinstance(exc, EOFError)
+        except (EOFError, *_GZIP_ERRORS) as exc:
+            cut = isinstance(exc, EOFError) and self._cut_short()
             raise InputError(self.name, "the .gz file is cut short (truncated): download or copy it again" if cut
                              else "not a readable gzip file (corrupt)") from None
         except OSError as exc:
@@ -121,6 +131,25 @@ class _Text:
             return self.decoder.decode(data, final=not data)
         except UnicodeDecodeError:
             raise InputError(self.name, "not a JSON trace (not UTF-8 text)") from None
+
+    def _cut_short(self) -> bool:
+        """Whether the standard library's gzip reading too ends the file early (``EOFError``): ISA-L's also says
+        so of bytes after the last member that are not a gzip header, which the standard library calls corrupt.
+        Read again from the start, so that the message reads the same whichever inflates it."""
+        if _igzip is None or not isinstance(self.stream, _igzip.IGzipFile) or not hasattr(self.raw, "seek"):
+            return True
+        try:
+            self.raw.seek(0)
+            with gzip.GzipFile(fileobj=self.raw, mode="rb") as again:
+                while again.read(BLOCK_CHARS):
+                    pass
+        except EOFError:
+            return True
+        except (zlib.error, gzip.BadGzipFile):
+            return False
+        except OSError:
+            return True
+        return True
 
     def close(self) -> None:
         try:

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from itertools import compress, repeat
 from operator import attrgetter, is_, itemgetter
 
+from .trace_fast import decode_tuples as _decode_tuples
 from .trace_fast import decode_value as _decode_value
 
 GPU_KINDS = {"kernel": 0, "gpu_memcpy": 1, "gpu_memset": 2}
@@ -28,13 +29,14 @@ MAX_DIM = 2**62
 """A shape's size above this is not a real tensor: the operator's FLOP are not counted (said)."""
 
 
-_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP, _PYTHON = range(12)
+_CPU_OP, _KERNEL, _MEMCPY, _MEMSET, _RUNTIME, _USER, _GPU_USER, _TRACE, _OTHER, _NO_CAT, _SKIP = range(11)
 _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_memset": _MEMSET,
               **dict.fromkeys(RUNTIME_CATS, _RUNTIME), "user_annotation": _USER, "gpu_user_annotation": _GPU_USER,
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
-_CODES = {**_CAT_CODES, None: _NO_CAT, "python_function": _PYTHON}
-_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args", "pid", "tid")))
+_CODES = {**_CAT_CODES, None: _NO_CAT}
+_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args")))
+_PID, _TID = attrgetter("pid"), attrgetter("tid")
 _STREAM = attrgetter("stream")
 _CORRELATION = attrgetter("correlation")
 
@@ -214,14 +216,13 @@ class TraceTables:
         return i
 
     def sig_id(self, name: str, args: dict) -> int:
-        dims, types, concrete = args.get("Input Dims"), args.get("Input type"), args.get("Concrete Inputs")
+        """The id of (name, shapes): one per distinct ``repr`` of the three shape values, their lists as tuples."""
+        dims, types, concrete = (_tuple(args.get(k)) for k in ("Input Dims", "Input type", "Concrete Inputs"))
         key = (name, repr((dims, types, concrete))) if dims is not None else (name,)
         i = self._sig_ids.get(key)
         if i is None:
             i = self._sig_ids[key] = len(self.sigs)
-            self.sigs.append(OpSignature(name, _tuple(dims) if isinstance(dims, list) else None,
-                                         _tuple(types) if isinstance(types, list) else None,
-                                         _tuple(concrete) if isinstance(concrete, list) else None))
+            self.sigs.append(OpSignature(name, *(v if isinstance(v, tuple) else None for v in (dims, types, concrete))))
         return i
 
     def add(self, e: dict) -> None:
@@ -291,11 +292,11 @@ class TraceTables:
         from .trace_fast import UNSET, XEvent, no_args
 
         self.events += len(events)
-        xs = [e for e in events if type(e) is XEvent]
+        xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]  # Python's calls: dropped
         if not xs:
             return
         n = len(xs)
-        cats, names, ts, dur, args, pids, tids = (list(map(get, xs)) for get in _FIELDS)
+        cats, names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
         if None in args:
             empty = no_args()  # an absent ``args``: every field absent, as ``add`` reads ``{}``
             args = [a if a is not None else empty for a in args]
@@ -303,24 +304,22 @@ class TraceTables:
         dur = np.array(dur, dtype=np.float64)
         ok = np.isfinite(ts) & np.isfinite(dur)
         code = np.fromiter(map(_CODES.get, cats, repeat(_OTHER, n)), dtype=np.int8, count=n)
-        python = code == _PYTHON  # dropped before anything is read, as ``add`` does
-        self.malformed += int((~ok & ~python).sum())
-        code[~ok | python] = _SKIP
+        self.malformed += int((~ok).sum())
+        code[~ok] = _SKIP
         if None in names:
             names = ["None" if v is None else v for v in names]
         cpu = code == _CPU_OP
         gpu = (code >= _KERNEL) & (code <= _MEMSET)
         runtime = code == _RUNTIME
-        streams = list(map(_STREAM, args))
-        corrs = list(map(_CORRELATION, args))
-        corr = np.array([c if type(c) is int else -1 for c in corrs], dtype=np.int64)
-        stream = np.array([v if type(v) is int else -1 for v in streams], dtype=np.int64)
         # HTA's reading: operators with a stream or correlation (or a ProfilerStep name), every other categorised
-        # event but the profiler's own span; then the GPU work and launches
+        # event but the profiler's own span; then the GPU work and launches (a stream and a correlation are read
+        # for those rows alone: the GPU work and launches are among them)
         idx = np.nonzero(cpu)[0].tolist()
         cpu_names = set(map(names.__getitem__, idx)) if idx else set()
         steps_named = {v for v in cpu_names if v.startswith("ProfilerStep")}
-        cpu_hta = [i for i in idx if streams[i] is not UNSET or corrs[i] is not UNSET or names[i] in steps_named]
+        cpu_args = list(map(args.__getitem__, idx))
+        cpu_hta = [i for i, s, c in zip(idx, map(_STREAM, cpu_args), map(_CORRELATION, cpu_args))
+                   if s is not UNSET or c is not UNSET or names[i] in steps_named]
         hta = (code != _SKIP) & (code != _NO_CAT) & (code != _TRACE) & ~cpu
         if cpu_hta:
             hta[cpu_hta] = True
@@ -330,10 +329,16 @@ class TraceTables:
             gpu &= ~negative
         h_idx = np.nonzero(hta)[0]
         h_list = h_idx.tolist()
-        h_stream = stream[h_idx]
+        h_args = list(map(args.__getitem__, h_list))
+        streams = list(map(_STREAM, h_args))
+        h_corr = np.array([c if type(c) is int else -1 for c in map(_CORRELATION, h_args)], dtype=np.int64)
+        h_stream = np.array([v if type(v) is int else -1 for v in streams], dtype=np.int64)
+        stream = np.full(n, -1, dtype=np.int64)  # the GPU work's own: a text stream is -1 there
+        stream[h_idx] = h_stream
+        corr = np.full(n, -1, dtype=np.int64)
+        corr[h_idx] = h_corr
         if str in set(map(type, streams)):  # HTA's int() of a text stream
-            h_stream = np.array([_stream_value(streams[i]) for i in h_list], dtype=np.int64)
-        h_corr = corr[h_idx]
+            h_stream = np.array([_stream_value(v) for v in streams], dtype=np.int64)
         h_names = list(map(names.__getitem__, h_list))
         sync = np.fromiter(map(SYNC_NAMES.__contains__, h_names), dtype=bool, count=len(h_names))
         gpu_side = ((h_stream >= 0) & (h_corr >= 0)) | sync
@@ -365,19 +370,21 @@ class TraceTables:
         thread_of = np.full(n, -1, dtype=np.int64)
         wanted = np.nonzero(cpu | runtime)[0]
         if len(wanted):
-            pick = itemgetter(*wanted.tolist())
+            on = list(map(xs.__getitem__, wanted.tolist()))
+            pids, tids = list(map(_PID, on)), list(map(_TID, on))
             if len(wanted) > 1:
-                thread_of[wanted] = _pairs_interned(pick(pids), pick(tids), self._thread_ids, self.thread_id)
+                thread_of[wanted] = _pairs_interned(pids, tids, self._thread_ids, self.thread_id)
             else:
-                thread_of[wanted] = _interned([(pick(pids), pick(tids))], self._thread_ids, self.thread_id)
+                thread_of[wanted] = _interned([(pids[0], tids[0])], self._thread_ids, self.thread_id)
         # operators
         if idx:
             _put(self.o_ts, ts[cpu])
             _put(self.o_dur, np.maximum(dur[cpu], 0.0))
             _put(self.o_thread, thread_of[cpu])
             raw_sigs = self._raw_sigs
-            keys = [(names[i],) if not len(a.dims) else (names[i], bytes(a.dims), bytes(a.types), bytes(a.concrete))
-                    for i, a in zip(idx, map(args.__getitem__, idx))]
+            join = b"\x00".join  # never inside valid JSON text (msgspec refuses a raw control character)
+            keys = [(names[i],) if not len(a.dims) else (names[i], join((a.dims, a.types, a.concrete)))
+                    for i, a in zip(idx, cpu_args)]
             sig_of = list(map(raw_sigs.get, keys))
             if None in sig_of:  # new shapes, decoded once each, in the order they first come
                 for k, j in _first_missing(keys, sig_of):
@@ -414,25 +421,25 @@ class TraceTables:
                 self.loader.append((float(ts[i]), float(max(dur[i], 0.0))))
 
     def _part(self, raw: bytes) -> tuple:
-        """One shape field's raw JSON (b'': absent) → (value, value as tuples or None, repr of the value)."""
+        """One shape field's raw JSON (b'': absent) → (its value with lists as tuples, that value where it is a list
+        (else None), its ``repr``): straight to tuples where it is an array of scalars at most three deep."""
         got = self._raw_parts.get(raw)
         if got is None:
-            value = _decode_value(raw) if raw else None
-            got = self._raw_parts[raw] = (value, _tuple(value) if isinstance(value, list) else None, repr(value))
+            value = _decode_tuples(raw) if raw else None
+            if value is None and raw:
+                value = _tuple(_decode_value(raw))
+            got = self._raw_parts[raw] = (value, value if isinstance(value, tuple) else None, repr(value))
         return got
 
     def _sig_of_parts(self, key: tuple) -> int:
-        """``sig_id`` for (name, raw dims, raw types, raw concrete inputs): the same key, ``repr`` of the three
-        values, put together from each field's own (decoded once per distinct text)."""
-        name = key[0]
-        (dims, dims_t, dims_r), (types, types_t, types_r), (concrete, concrete_t, concrete_r) = map(self._part, key[1:])
-        if dims is None:  # a null "Input Dims": as sig_id reads it
-            present = {"Input Dims": None}
-            if key[2]:
-                present["Input type"] = types
-            if key[3]:
-                present["Concrete Inputs"] = concrete
-            return self.sig_id(name, present)
+        """``sig_id`` for (name, raw dims, raw types and raw concrete inputs joined by a NUL byte; b'': absent): the
+        same key, ``repr`` of the three values, put together from each field's own (decoded once per distinct
+        text)."""
+        name, raw = key
+        parts = raw.split(b"\x00")
+        (dims, dims_t, dims_r), (types, types_t, types_r), (concrete, concrete_t, concrete_r) = map(self._part, parts)
+        if dims is None:  # a null "Input Dims": as sig_id reads it (an absent field and a null one alike: None)
+            return self.sig_id(name, {"Input Dims": None, "Input type": types, "Concrete Inputs": concrete})
         sig_key = (name, f"({dims_r}, {types_r}, {concrete_r})")
         i = self._sig_ids.get(sig_key)
         if i is None:

@@ -174,6 +174,37 @@ def test_gzip_inflate_by_isal_and_by_zlib_is_the_same(shared_dir, monkeypatch, d
     assert (texts[1] == gzip.decompress(raw)) if damage == "none" else texts[1] is None
 
 
+@pytest.mark.parametrize("damage", ["truncated", "corrupt", "bad crc", "trailing garbage", "trailing zeros",
+                                    "trailing member"])
+def test_gzip_streamed_by_isal_and_by_zlib_says_the_same(shared_dir, monkeypatch, damage, tmp_path):
+    """The streaming reader inflates with ISA-L's gzip reading where installed: on a damaged file the same one line
+    as the standard library's (ISA-L calls bytes after the last member that are not a gzip header the end of the
+    file; the standard library, and so this reader, calls them corrupt), and the same trace on an intact one."""
+    import gzip
+
+    from engine.measure import trace_stream
+    from engine.measure.measurement import measure_trace
+
+    raw = _reference_traces(shared_dir)[0].read_bytes()
+    raw = {"truncated": raw[:len(raw) // 2], "corrupt": raw[:100] + bytes(50) + raw[150:],
+           "bad crc": raw[:-8] + b"\0\0\0\0" + raw[-4:], "trailing garbage": raw + b"garbage!",
+           "trailing zeros": raw + bytes(10), "trailing member": raw + gzip.compress(b" ")}[damage]
+    (tmp_path / "t.json.gz").write_bytes(raw)
+    monkeypatch.setattr(trace_fast, "WHOLE_BYTES", 0)  # streamed
+
+    def said(source):
+        try:
+            return measure_trace(source).events
+        except InputError as exc:
+            return str(exc)
+
+    got = [said(tmp_path / "t.json.gz"), said(raw)]
+    monkeypatch.setattr(trace_stream, "_igzip", None)
+    assert got == [said(tmp_path / "t.json.gz"), said(raw)]
+    expected = {"truncated": "cut short", "corrupt": "corrupt", "bad crc": "corrupt", "trailing garbage": "corrupt"}
+    assert expected[damage] in got[0] if damage in expected else isinstance(got[0], int)
+
+
 def test_threads_interned_by_pairs_as_one_by_one():
     """(pid, tid) pairs numbered without a tuple per event: the same ids, in first-come order, as one by one —
     integers, texts and nulls mixed."""
@@ -227,3 +258,53 @@ def test_parents_and_launch_calls_are_those_of_a_stack_walk():
             setattr(op_join, name, saved)
         assert list(got.launch_op) == [expected[k] for k in range(len(tables.r_ts))], (name, limit)
         assert list(got.parent) == [parents[k] for k in range(n_ops)], (name, limit)
+
+
+def test_overlapping_kernels_counted_in_numpy_as_one_by_one():
+    """Kernels that start over 1 µs before the latest end of the earlier kernels on their stream: counted per
+    stream in numpy (``measurement.overlapping_kernels``) as a walk over each stream's (start, end) pairs sorted counts
+    them — random starts, durations, kinds and streams (few, and many: the one-by-one branch)."""
+    import random
+
+    from engine.measure.measurement import overlapping_kernels
+
+    def walk(t):
+        by_stream = {}
+        for g in range(len(t.g_ts)):
+            if t.g_kind[g] == 0:
+                by_stream.setdefault(t.g_stream[g], []).append((t.g_ts[g], t.g_ts[g] + t.g_dur[g]))
+        count = 0
+        for spans in by_stream.values():
+            reach = float("-inf")
+            for s, e in sorted(spans):
+                count += s < reach - 1.0
+                reach = max(reach, e)
+        return count
+
+    rng = random.Random(36)
+    for _ in range(300):
+        t, streams = TraceTables(), rng.choice([1, 2, 5, 100])
+        for _ in range(rng.randint(0, 80)):
+            t.g_ts.append(rng.choice([0.0, 1.0, 2.5, rng.uniform(0, 50)]))
+            t.g_dur.append(rng.choice([0.0, 0.5, 3.0, rng.uniform(0, 20)]))
+            t.g_kind.append(rng.choice([0, 0, 1, 2]))
+            t.g_stream.append(rng.randrange(streams) - 1)
+        assert overlapping_kernels(t) == walk(t)
+
+
+@pytest.mark.parametrize("raw", [b"[[1, 141], []]", b"[1.0, -0.0, 1e5, 1E-5, 0.1, -0]", b"[true, false, null]",
+                                 b'["a\\u00e9\\n", "\\ud83d\\ude00", ""]', b"[123456789012345678901234567890]",
+                                 b"[-9223372036854775809, 18446744073709551615]", b"[[[1, 2], [3]], []]", b"[[]]",
+                                 b"[]", b"[[[[1]]]]", b'[{"a": [1]}]', b"[1e400]", b'["\\ud800"]', b"null", b'"abc"',
+                                 b"[5e-324, 1.7976931348623157e308, 12345678901234567890.0]"])
+def test_shape_fields_decoded_to_tuples_as_decoded_then_converted(raw):
+    """A shape field decoded straight to tuples (``decode_tuples``) is what the standard route gives — decoded
+    (``decode_value``, the standard library's values), then lists made tuples — value, types and ``repr`` alike; or
+    None, and the standard route is taken (objects, deeper arrays, what msgspec refuses, non-arrays)."""
+    def as_tuples(value):
+        return tuple(as_tuples(v) for v in value) if isinstance(value, list) else value
+
+    want = as_tuples(trace_fast.decode_value(raw))
+    got = trace_fast.decode_tuples(raw)
+    deep = raw in (b"[[[[1]]]]", b'[{"a": [1]}]', b"[1e400]", b'["\\ud800"]', b"null", b'"abc"')
+    assert got is None if deep else (repr(got) == repr(want) and got == want)
