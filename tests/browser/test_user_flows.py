@@ -96,6 +96,9 @@ def test_start_from_scratch_then_add_edit_and_delete(server, page):
     page.goto(server)
     wait_for_app(page)
     click(page, "Start from scratch")  # an input of 784 values and no layers
+    # until the rerun the click started has drawn it: on a machine loaded ~15 deep, the click can reach the server
+    # after the settled-page check has already passed on the page before it
+    page.get_by_text("No layers yet").first.wait_for(timeout=WAIT_MS)
     assert page.get_by_text("No layers yet").count() == 1
     for kind in ("dense", "activation", "dense"):  # each added after the one just added
         add_layer(page, kind)
