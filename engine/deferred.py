@@ -14,11 +14,18 @@ serving and compression: a file without them never imports their modules); the s
 """
 
 import importlib
+import threading
 from collections.abc import Callable
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, Field
-from pydantic_core import SchemaValidator, core_schema
+from pydantic_core import PydanticKnownError, SchemaValidator, core_schema
+
+MAX_NESTED = 64
+"""Members validated inside members (a block's layers) at most this deep, then pydantic's own "maximum validation
+depth" error. Each level is a validator calling another, so pydantic's recursion guard (one per call) does not
+see the depth; without this bound a hand-built object thousands deep overflows the stack. Validated input is
+bounded earlier (``blocks.MAX_DEPTH`` = 32 blocks)."""
 
 
 class TaggedUnion:
@@ -40,6 +47,7 @@ class TaggedUnion:
         self._one: dict[str, SchemaValidator] = {}
         self._whole = None
         self._in_json_schema = False
+        self._depth = threading.local()
 
     def register_all(self, kinds) -> None:
         """Register ``kinds`` (models whose ``tag`` field defaults to their tag), in order: the whole union's order.
@@ -84,6 +92,16 @@ class TaggedUnion:
             self.validate, metadata={"pydantic_js_functions": [self._json_schema]})
 
     def validate(self, value: object) -> object:
+        depth = getattr(self._depth, "n", 0)
+        if depth >= MAX_NESTED:
+            raise PydanticKnownError("recursion_depth_exceeded")
+        self._depth.n = depth + 1
+        try:
+            return self._validate(value)
+        finally:
+            self._depth.n = depth
+
+    def _validate(self, value: object) -> object:
         if type(value) is dict:
             tag = value.get(self.tag)
         elif isinstance(value, BaseModel):

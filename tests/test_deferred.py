@@ -162,3 +162,28 @@ def test_a_deferred_section_is_written_as_its_model():
         for options in ({}, {"mode": "json"}, {"exclude_defaults": True}, {"exclude_none": True}):
             assert ours.model_dump(include=set(SECTIONS), **options) == eager.model_dump(**options)
         assert json.loads(ours.model_dump_json(include=set(SECTIONS))) == json.loads(eager.model_dump_json())
+
+
+def _repeats(depth: int) -> dict:
+    """A repeat of a repeat … ``depth`` deep around one dense layer (hand-built: no nesting check before it)."""
+    layer = {"type": "dense", "units": 4}
+    for _ in range(depth):
+        layer = {"type": "repeat", "times": 2, "layers": [layer]}
+    return layer
+
+
+def test_a_hand_built_object_thousands_deep_is_one_line_not_a_crash():
+    """Each level of the deferred union is a validator calling another, which pydantic's recursion guard (one per
+    call) cannot see: 3,000 levels overflowed the stack (a segmentation fault) before ``MAX_NESTED``. Now pydantic's
+    own depth error, as the whole union gives at that depth ("nested too deeply", naming the innermost path)."""
+    from engine.deferred import MAX_NESTED
+    from engine.errors import InputError, parse_input
+    from engine.method1.kinds import KIND_BY_TYPE
+
+    repeat = KIND_BY_TYPE["repeat"]
+    assert parse_input(repeat, _repeats(MAX_NESTED - 2)).times == 2  # within the bound: validated
+    for depth in (MAX_NESTED + 1, 3_000):
+        with pytest.raises(InputError) as caught:
+            parse_input(repeat, _repeats(depth))
+        assert str(caught.value).endswith("nested too deeply")
+        assert str(caught.value).startswith("layers[0].layers[0].")
