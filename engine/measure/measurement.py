@@ -19,7 +19,7 @@ from .chip_match import ChipMatch, match_chip
 from .host_signs import HostSigns, host_signs, sync_calls
 from .kernel_kinds import COMPUTE, compute_family
 from .op_flop import FORMULAS
-from .op_join import join_ops
+from .op_join import column, join_ops
 from .ops_table import OpRow, UnattributedKernel, build_ops
 from .timeline import (
     StepWindow,
@@ -114,10 +114,10 @@ def overlapping_kernels(t: TraceTables) -> int:
     many streams."""
     import numpy as np
 
-    kernel = np.frombuffer(t.g_kind, dtype=np.int8) == 0 if len(t.g_kind) else np.zeros(0, dtype=bool)
-    stream = np.frombuffer(t.g_stream, dtype=np.int64)[kernel] if len(t.g_stream) else np.zeros(0, np.int64)
-    start = np.frombuffer(t.g_ts, dtype=np.float64)[kernel] if len(t.g_ts) else np.zeros(0)
-    end = start + (np.frombuffer(t.g_dur, dtype=np.float64)[kernel] if len(t.g_dur) else np.zeros(0))
+    kernel = column(t.g_kind, np.int8) == 0
+    stream = column(t.g_stream, np.int64)[kernel]
+    start = column(t.g_ts, np.float64)[kernel]
+    end = start + column(t.g_dur, np.float64)[kernel]
     order = np.lexsort((end, start, stream))
     stream, start, end = stream[order], start[order], end[order]
     cuts = [0, *(np.flatnonzero(stream[1:] != stream[:-1]) + 1).tolist(), len(stream)]

@@ -54,7 +54,8 @@ class OpJoin(Result):
     launch_op: array
 
 
-def _np(values: array, dtype):
+def column(values: array, dtype):
+    """A table's column as a numpy array over its buffer (no copy); an empty one of ``dtype`` when it is empty."""
     import numpy as np
 
     return np.frombuffer(values, dtype=dtype) if len(values) else np.zeros(0, dtype=dtype)
@@ -163,7 +164,7 @@ def _kinds(t: TraceTables, n_ops: int):
     for s, sig in enumerate(t.sigs):
         f = FORMULAS.get(sig.name)
         kind[s] = (2 if f.leaf_only else 1) if f is not None else 3 if is_dispatcher_op(sig.name) else 0
-    return kind[_np(t.o_sig, np.int64)] if n_ops else np.zeros(0, np.int8)
+    return kind[column(t.o_sig, np.int64)] if n_ops else np.zeros(0, np.int8)
 
 
 def _rows(parent, children, kind) -> tuple:
@@ -201,13 +202,13 @@ def join_ops(t: TraceTables) -> OpJoin:
     import numpy as np
 
     n_ops, n_rt = len(t.o_ts), len(t.r_ts)
-    thread = np.concatenate([_np(t.o_thread, np.int64), _np(t.r_thread, np.int64)])
-    start = np.concatenate([_np(t.o_ts, np.float64), _np(t.r_ts, np.float64)])
-    longer = -np.concatenate([_np(t.o_dur, np.float64), _np(t.r_dur, np.float64)])
+    thread = np.concatenate([column(t.o_thread, np.int64), column(t.r_thread, np.int64)])
+    start = np.concatenate([column(t.o_ts, np.float64), column(t.r_ts, np.float64)])
+    longer = -np.concatenate([column(t.o_dur, np.float64), column(t.r_dur, np.float64)])
     order = np.lexsort((longer, start, thread))
     del longer
     small = n_ops + n_rt <= LIST_EVENTS
-    ends = _np(t.o_ts, np.float64) + _np(t.o_dur, np.float64)
+    ends = column(t.o_ts, np.float64) + column(t.o_dur, np.float64)
     launches = _launch_calls(order, n_ops, thread, start)
     ops_sorted = order[order < n_ops].astype(np.int64)
     del order
@@ -271,8 +272,8 @@ def _joined(t: TraceTables, parent: array, counted: array, row: array, launch_op
 
     n_ops, n_rt = len(t.o_ts), len(t.r_ts)
     # kernels → launches by correlation id (sorted ids, binary search)
-    r_corr = _np(t.r_corr, np.int64)
-    g_corr = _np(t.g_corr, np.int64)
+    r_corr = column(t.r_corr, np.int64)
+    g_corr = column(t.g_corr, np.int64)
     by_corr = np.argsort(r_corr, kind="stable")
     sorted_corr = r_corr[by_corr]
     at = np.searchsorted(sorted_corr, g_corr)
@@ -281,8 +282,8 @@ def _joined(t: TraceTables, parent: array, counted: array, row: array, launch_op
     if len(sorted_corr):
         found &= sorted_corr[inside] == g_corr
     launch = np.where(found, by_corr[inside] if len(by_corr) else -1, -1).astype(np.int64)
-    ops_of_launch = _np(launch_op, np.int64)
-    rows = _np(row, np.int64)
+    ops_of_launch = column(launch_op, np.int64)
+    rows = column(row, np.int64)
     op = np.where(launch >= 0, ops_of_launch[np.maximum(launch, 0)] if n_rt else -1, -1)
     kernel_row = np.where(op >= 0, rows[np.maximum(op, 0)] if n_ops else -1, -1).astype(np.int64)
     return OpJoin(parent, counted, row, _array("l", kernel_row), _array("l", launch), launch_op)
