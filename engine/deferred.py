@@ -15,7 +15,6 @@ serving and compression: a file without them never imports their modules); the s
 
 import importlib
 import threading
-from collections.abc import Callable
 from typing import Annotated, Any, Union
 
 from pydantic import BaseModel, Field
@@ -72,7 +71,7 @@ class TaggedUnion:
         kind = self.members.get(tag) or self._found.get(tag)
         if kind is None and tag in self.table:
             module, name = self.table[tag]
-            kind = getattr(importlib.import_module(module, self.package), name)
+            kind = imported(module, name, self.package)
             if kind.model_fields[self.tag].default != tag:
                 raise ValueError(f"the table names {name} for {self.tag} {tag!r}; it has another")
             self._found[tag] = kind
@@ -153,17 +152,17 @@ class TaggedUnion:
 
 
 class Section:
-    """``Annotated[BaseModel | None, Section(load)]``: None, or what ``load()`` (the model, imported there)
-    validates."""
+    """``Annotated[BaseModel | None, Section(module, name, package)]``: None, or what the model ``name`` of
+    ``module`` (relative to ``package``, imported on first use, as the layer union's table names a kind) validates."""
 
-    def __init__(self, load: Callable[[], type[BaseModel]]):
-        self.load = load
+    def __init__(self, module: str, name: str, package: str):
+        self.where = module, name, package
         self._model: type[BaseModel] | None = None
 
     @property
     def model(self) -> type[BaseModel]:
         if self._model is None:
-            self._model = self.load()
+            self._model = imported(*self.where)
         return self._model
 
     def __get_pydantic_core_schema__(self, source, handler) -> core_schema.CoreSchema:
@@ -180,6 +179,11 @@ class Section:
 
     def _json_schema(self, _schema, handler) -> dict:
         return handler.generate_json_schema.generate_inner(core_schema.nullable_schema(built_schema(self.model)))
+
+
+def imported(module: str, name: str, package: str) -> type[BaseModel]:
+    """The class ``name`` of ``module`` (relative to ``package``), imported now if it was not."""
+    return getattr(importlib.import_module(module, package), name)
 
 
 def built_schema(model: type[BaseModel]) -> core_schema.CoreSchema:

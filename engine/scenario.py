@@ -46,36 +46,6 @@ def default_hardware_run() -> dict:
     return {**DEFAULT_HARDWARE_RUN, "utilization": found}
 
 
-def _quick_form():
-    from .method1.training import QuickForm
-    return QuickForm
-
-
-def _training_setup():
-    from .method1.training import TrainingSetup
-    return TrainingSetup
-
-
-def _hardware_run():
-    from .method2.run import HardwareRun
-    return HardwareRun
-
-
-def _plan_inputs():
-    from .plan.layout import PlanInputs
-    return PlanInputs
-
-
-def _serve_plan():
-    from .serve.inputs import ServePlan
-    return ServePlan
-
-
-def _compression():
-    from .compress.inputs import Compression
-    return Compression
-
-
 MAX_SCENARIO_BYTES = 2_000_000
 MAX_PAGE_LAYERS = 2_000
 """Most layers a link or an upload brings into the dashboard: a page run stays well within its budget at this
@@ -96,16 +66,16 @@ class Scenario(NestedLayers):
     layers: Annotated[list[Layer], Field(max_length=MAX_LAYERS)] = []
     # the quick form, the training setup and the sections below: their models are imported when a scenario first
     # holds one (``engine.deferred.Section``)
-    quick: Annotated[BaseModel | None, Section(_quick_form)] = None
-    training: Annotated[BaseModel | None, Section(_training_setup)] = None
+    quick: Annotated[BaseModel | None, Section(".method1.training", "QuickForm", __package__)] = None
+    training: Annotated[BaseModel | None, Section(".method1.training", "TrainingSetup", __package__)] = None
     convention: Convention = "matmul"
-    hardware: Annotated[BaseModel | None, Section(_hardware_run)] = Field(
+    hardware: Annotated[BaseModel | None, Section(".method2.run", "HardwareRun", __package__)] = Field(
         None, description="Method 2: the hardware run (chips × time × peak × utilization), and cost/energy inputs.")
-    plan: Annotated[BaseModel | None, Section(_plan_inputs)] = Field(
+    plan: Annotated[BaseModel | None, Section(".plan.layout", "PlanInputs", __package__)] = Field(
         None, description="Plan a run: chip, kernel efficiency, parallel layout and memory options.")
-    serve: Annotated[BaseModel | None, Section(_serve_plan)] = Field(
+    serve: Annotated[BaseModel | None, Section(".serve.inputs", "ServePlan", __package__)] = Field(
         None, description="Serving a language model of the library: chip, formats, request, batch (the Serve page).")
-    compression: Annotated[BaseModel | None, Section(_compression)] = Field(
+    compression: Annotated[BaseModel | None, Section(".compress.inputs", "Compression", __package__)] = Field(
         None, description="A compression technique on the layers (the layer builder's Compress panel): before and "
                           "after.")
 
