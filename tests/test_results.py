@@ -231,3 +231,22 @@ def test_declared_views_omit_defaults_and_add_properties():
 
 def test_to_json_leaves_plain_values_alone():
     assert to_json({"a": (1, 2.5, None, "x", True)}) == {"a": [1, 2.5, None, "x", True]}
+
+
+@pytest.mark.parametrize("part, active, depth, copies", [("", None, 0, 1), ("qkv", 5, 2, 3), ("", 7, 1, 1),
+                                                         ("out", None, 0, 4)])
+def test_a_layer_rows_written_out_dict_is_the_generic_one(part, active, depth, copies):
+    """``LayerRow.as_dict`` is written out for speed: it must give ``Result.as_dict``'s keys, values and order
+    (the JSON output's text), less ``path`` on a top-level row — a field added to the row and not to it fails here."""
+    from engine.method1.architecture import LayerRow
+    from engine.results import Result
+
+    row = LayerRow(index=3, type="dense", name="fc", output_shape=[1, 64], steps=None, params=10, macs=20,
+                   forward_flop=40, part=part, active_params=active, share=0.5, path="layers[3].layers[0]",
+                   depth=depth, copies=copies, copy=0, backward_flop=80, trainable_params=10)
+    generic = Result.as_dict(row)
+    if not depth:
+        del generic["path"]
+    assert list(row.as_dict().items()) == list(generic.items())
+    assert {f.name for f in dataclasses.fields(LayerRow)} - set(LayerRow.json_fields) == {
+        "steps", "share", "depth", "copy"}  # the fields the table leaves out, and only those
