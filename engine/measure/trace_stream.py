@@ -244,12 +244,39 @@ def read_trace(source, on_event: Callable[[dict], None], *, max_bytes: int = DEF
             for start in range(0, len(events), step):  # in batches: each one's columns stay in the CPU's caches
                 on_batch(events[start:start + step])
             return meta
+        on_batch, on_event, flush = _gathered(on_batch, on_event, trace_fast.GATHER_EVENTS)
     text = _Text(source, max_bytes)
     reader = _Reader(text)
     try:
-        return _read(reader, on_event, on_batch)
+        meta = _read(reader, on_event, on_batch)
     finally:
         text.close()
+    if on_batch is not None:
+        flush()
+    return meta
+
+
+def _gathered(on_batch, on_event, size: int) -> tuple:
+    """``on_batch`` handed the chunks' events gathered ``size`` at a time (a small chunk's events alone would pay the
+    tables' per-batch costs many times), ``on_event`` after what is gathered (file order kept), and the flush."""
+    pending: list = []
+
+    def flush() -> None:
+        if pending:
+            events = pending[0] if len(pending) == 1 else [e for chunk in pending for e in chunk]
+            pending.clear()
+            on_batch(events)
+
+    def batch(events: list) -> None:
+        pending.append(events)
+        if sum(map(len, pending)) >= size:
+            flush()
+
+    def event(e: dict) -> None:
+        flush()
+        on_event(e)
+
+    return batch, event, flush
 
 
 def _read(r: _Reader, on_event, on_batch=None) -> dict:
