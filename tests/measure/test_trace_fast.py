@@ -96,6 +96,27 @@ def test_unexpected_types_fall_back_to_the_event_by_event_reader(monkeypatch, od
     assert_same(slow, fast)
 
 
+@pytest.mark.parametrize("gather", [1, 50, 2048])
+def test_gathered_chunks_reach_the_tables_in_file_order(monkeypatch, gather):
+    """Streamed, the chunks' events are handed on ``gather`` at a time; where the typed decoder refuses an event
+    after many chunks (past the reader's first 1 MiB block), what is gathered reaches the tables before the
+    event-by-event reader's events: every table equal, event for event, to the event-by-event reader's."""
+    monkeypatch.setattr(trace_fast, "WHOLE_BYTES", 0)
+    monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
+    monkeypatch.setattr(trace_fast, "GATHER_EVENTS", gather)
+    events = _events(2000)
+    events[7000] = {**events[7000], "ts": "12"}
+    data = _doc(events, 2)
+    assert data.index(b'"ts": "12"') > 1 << 20
+    batches = []
+    fast = TraceTables()
+    read_trace(data, fast.add, on_batch=lambda b: (batches.append(len(b)), fast.add_events(b)))
+    slow = TraceTables()
+    read_trace(data, slow.add)
+    assert_same(slow, fast)
+    assert 6000 < sum(batches) < 7001 and len(batches) > 2  # most events in bulk, the rest one by one
+
+
 def test_non_finite_and_non_object_events(monkeypatch, reader):
     monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
     text = _doc(_events(100), 2).decode()
