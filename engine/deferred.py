@@ -91,14 +91,20 @@ class TaggedUnion:
             self.validate, metadata={"pydantic_js_functions": [self._json_schema]})
 
     def validate(self, value: object) -> object:
-        depth = getattr(self._depth, "n", 0)
+        local = self._depth
+        depth = getattr(local, "n", 0)
         if depth >= MAX_NESTED:
             raise PydanticKnownError("recursion_depth_exceeded")
-        self._depth.n = depth + 1
+        local.n = depth + 1
         try:
+            if type(value) is dict:  # the common case, without a second call (one a layer: 10,000 layers, ~2 ms)
+                tag = value.get(self.tag)
+                one = self._one.get(tag) if type(tag) is str else None
+                if one is not None:
+                    return one.validate_python(value)
             return self._validate(value)
         finally:
-            self._depth.n = depth
+            local.n = depth
 
     def _validate(self, value: object) -> object:
         if type(value) is dict:

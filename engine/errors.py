@@ -366,11 +366,13 @@ def bool_as_number(raw: object, value: object, path: str = "") -> str | None:
     return None
 
 
-def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mapping[str, str] | None = None) -> M:
+def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mapping[str, str] | None = None,
+                booleans: bool = True) -> M:
     """Validate ``data`` (a mapping or an instance) as ``model``; any problem becomes one ``InputError``.
 
     ``source`` prefixes the field (``training.epochs``); a cross-field check that raised ``InputError``
-    keeps its own field; ``key_of`` renames fields to the user's keys.
+    keeps its own field; ``key_of`` renames fields to the user's keys. ``booleans=False``: the caller knows
+    ``data`` holds no true/false (the JSON text it was decoded from has neither word), so none is looked for.
     """
     if isinstance(data, model):
         return data
@@ -382,7 +384,7 @@ def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mappi
         parsed = model.model_validate(dict(data))
     except ValidationError as exc:
         raise from_validation_error(exc, source, model=model, key_of=key_of) from None
-    where = bool_as_number(data, parsed)
+    where = bool_as_number(data, parsed) if booleans else None
     if where is not None:
         where = (key_of or {}).get(where, where)
         raise InputError(f"{source}.{where}" if source else where, "must be a number, not true/false")

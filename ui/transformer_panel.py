@@ -138,10 +138,10 @@ def _panel() -> bool:
 
 
 def _show(shown: dict | None) -> None:
-    import pandas as pd  # imported when a model is shown, not with the page
-
     if not shown:
         return
+    import pandas as pd  # imported when a model is shown, not with the page (nor on a run without one)
+
     for note in shown.get("notes") or ():
         st.info(plain(note))
     if shown.get("ignored_keys"):

@@ -176,6 +176,7 @@ def main(argv: list[str] | None = None) -> int:
         first = next((w for w in words if not w.startswith("-")), None)
         args = build_parser(first if first in COMMANDS else None).parse_args(words)
         gc.freeze()  # what the imports made lives to the end: the collector need not walk it again and again
+        gc.enable()  # (``python -m engine`` turns it off for the imports)
         result = args.run(args)
     except InputError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -7,7 +7,7 @@ from typing import TYPE_CHECKING
 from ..errors import InputError
 from .architecture import Architecture, ArchitectureResult, evaluate
 from .conventions import Convention
-from ..results import Result, to_json
+from ..results import Result
 
 if TYPE_CHECKING:  # imported where used: a model without a training setup or a quick form never needs them
     from .training import QuickForm, TrainingResult, TrainingSetup
@@ -57,7 +57,7 @@ class Method1Estimate(Result):
             out["pfs_days"] = self.training.pfs_days
             out["training"] = self.training.as_dict()
         if self.architecture is not None:
-            out["layers"] = to_json(self.architecture.rows)
+            out["layers"] = [row.as_dict() for row in self.architecture.rows]  # to_json's, without its checks
         return out
 
 

@@ -3,8 +3,6 @@ and a chart, the measured speed-up with its source, and (pruning) the pruned lay
 ``engine.compress``'s; the rows ``ui.views.compress``'s."""
 from __future__ import annotations
 
-import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.compress.compression import Compression, compress
@@ -67,6 +65,9 @@ def layer_builder_compress(data: dict, scenario_data: dict):
             show_error(exc)
             return None
         scenario_data["compression"] = spec.model_dump(mode="json", exclude_defaults=True)
+        import pandas as pd  # here, once comparing is on: the layer builder's first numbers do not wait for it
+        import plotly.graph_objects as go
+
         left, right = st.columns([3, 2])
         left.dataframe(pd.DataFrame(view.comparison_rows(result)), hide_index=True)
         with right:

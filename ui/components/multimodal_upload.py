@@ -3,7 +3,6 @@ inputs users know, a diffusion pipeline's sampling and training compute, a VLM's
 "load into the layer builder" (the Plan page then plans it with the image tokens in the sequence)."""
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from engine.errors import InputError, parse_input
@@ -60,7 +59,7 @@ def _pipeline(parts, inputs) -> None:
                 ("Sampling, all outputs", format_flop(p.sampling_flop), None),
                 ("Training / sample", format_flop(p.training_flop_per_sample), None),
                 ("Parameters", f"{p.params:,}", None)])
-    st.dataframe(pd.DataFrame(view.pipeline_rows(p)), hide_index=True, width="stretch")
+    st.dataframe(_frame(view.pipeline_rows(p)), hide_index=True, width="stretch")
 
 
 def _vlm(part) -> None:
@@ -81,7 +80,7 @@ def _vlm(part) -> None:
     metric_row([("Forward / example", format_flop(step.forward_flop), None),
                 ("Backward / example", format_flop(step.backward_flop), None),
                 ("Trainable parameters", f"{step.trainable_params:,}", None)])
-    st.dataframe(pd.DataFrame(view.step_rows(step)), hide_index=True, width="stretch")
+    st.dataframe(_frame(view.step_rows(step)), hide_index=True, width="stretch")
     if st.button("Load into the layer builder", key=f"mm_load_{part.name}",
                  help="The model's layers replace the layer list, the recipe's towers frozen; the Plan page plans "
                       "it with the image tokens in the language model's sequence."):
@@ -97,6 +96,12 @@ def _load(part, recipe=None) -> None:
         return
     state.replace(scenario)
     st.rerun()
+
+
+def _frame(rows):
+    import pandas as pd  # here, once a file is read: the layer builder's first numbers do not wait for pandas
+
+    return pd.DataFrame(rows)
 
 
 def multimodal_upload() -> None:
@@ -116,7 +121,7 @@ def multimodal_upload() -> None:
             show_error(exc, "that file was not used")
         if not parts:
             return
-        st.dataframe(pd.DataFrame(view.count_rows(parts)), hide_index=True, width="stretch")
+        st.dataframe(_frame(view.count_rows(parts)), hide_index=True, width="stretch")
         for part in parts:
             st.caption(plain(view.inputs_line(part)))
             for note in part.count.notes:
