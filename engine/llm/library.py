@@ -47,10 +47,19 @@ def library_models() -> list[LibraryModel]:
     return list(_models())
 
 
+@functools.cache
+def _by_id() -> dict[str, LibraryModel]:
+    """Each ``id``'s model (the first, were an ``id`` written twice)."""
+    index: dict[str, LibraryModel] = {}
+    for model in _models():
+        index.setdefault(model.id, model)
+    return index
+
+
 def library_model(model_id: str) -> LibraryModel:
     """The model with this ``id``; ``InputError`` naming the known ones otherwise."""
-    for model in _models():
-        if model.id == model_id:
-            return model
+    model = _by_id().get(model_id) if isinstance(model_id, str) else None
+    if model is not None:
+        return model
     raise InputError("model", f"{quoted(model_id)} is not in the model library; known: "
                               f"{', '.join(m.id for m in _models())}")

@@ -16,6 +16,10 @@ _MD = MarkdownIt("commonmark")
 _HOSTS = "|".join(re.escape(h) for h in MARKER_HOSTS)
 _LIVE_HTML = re.compile(r"<(?:img|script|iframe|b)\b", re.I)  # the app's own Markdown never makes these
 _LIVE_LINK = re.compile(rf'(?:href|src)="[^"]*(?:{_HOSTS})', re.I)
+_CAN_BE_LIVE = re.compile(r"[<\[]")
+"""CommonMark makes a tag only from a ``<`` of the text (raw HTML, an autolink) and a link or an image only from a
+``[`` (``[text](url)``, ``![alt](src)``, a reference ``[label]: url``): a text with neither renders no tag that
+``_LIVE_HTML`` or ``_LIVE_LINK`` can find (``&#60;``, an entity, renders escaped), so it is not rendered."""
 _UNESCAPED = [re.compile(r"(?<!\\)\$[^$]*\\href"), re.compile(r"(?<!\\):red\[\*\*ALERT"),
               re.compile(r"(?<!\\):material/warning:"), re.compile(r"(?<!\\)\$\$\\unicode")]
 
@@ -86,7 +90,7 @@ def live_markup(at) -> list[str]:
     """Descriptions of user text that would render live (empty when everything is inert)."""
     problems = []
     for kind, text in markdown_values(at):
-        html = _MD.render(text)
+        html = _MD.render(text) if _CAN_BE_LIVE.search(text) else ""
         if _LIVE_LINK.search(html) or _LIVE_HTML.search(html) or any(p.search(text) for p in _UNESCAPED):
             problems.append(f"{kind}: {text[:160]!r}")
     for text in plotly_strings(at):
