@@ -91,39 +91,33 @@ class TaggedUnion:
             self.validate, metadata={"pydantic_js_functions": [self._json_schema]})
 
     def validate(self, value: object) -> object:
+        """``value`` validated by its tag's member (built on first use), or by the whole union where the tag is
+        missing or unknown; nesting deeper than ``MAX_NESTED`` is pydantic's depth error."""
         local = self._depth
         depth = getattr(local, "n", 0)
         if depth >= MAX_NESTED:
             raise PydanticKnownError("recursion_depth_exceeded")
         local.n = depth + 1
         try:
-            if type(value) is dict:  # the common case, without a second call (one a layer: 10,000 layers, ~2 ms)
+            if type(value) is dict:  # the common case first: one call a layer (10,000 layers)
                 tag = value.get(self.tag)
-                one = self._one.get(tag) if type(tag) is str else None
+            elif isinstance(value, BaseModel):
+                tag = getattr(value, self.tag, None)
+            else:
+                tag = None
+            if type(tag) is str:
+                one = self._one.get(tag)
+                if one is None and self.member(tag) is not None:
+                    one = self._one[tag] = self._one_validator(tag)
                 if one is not None:
                     return one.validate_python(value)
-            return self._validate(value)
+            if self._whole is None:
+                from pydantic import TypeAdapter  # only here: the whole union is for the rare input that needs it
+
+                self._whole = TypeAdapter(self.whole())
+            return self._whole.validate_python(value)
         finally:
             local.n = depth
-
-    def _validate(self, value: object) -> object:
-        if type(value) is dict:
-            tag = value.get(self.tag)
-        elif isinstance(value, BaseModel):
-            tag = getattr(value, self.tag, None)
-        else:
-            tag = None
-        if type(tag) is str:
-            one = self._one.get(tag)
-            if one is None and self.member(tag) is not None:
-                one = self._one[tag] = self._one_validator(tag)
-            if one is not None:
-                return one.validate_python(value)
-        if self._whole is None:
-            from pydantic import TypeAdapter  # only here: the whole union is for the rare input that needs it
-
-            self._whole = TypeAdapter(self.whole())
-        return self._whole.validate_python(value)
 
     def _one_validator(self, tag: str) -> SchemaValidator:
         """The whole union's validator narrowed to one member: the same tagged union (the tag in the error path,
