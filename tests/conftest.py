@@ -42,23 +42,6 @@ settings.register_profile("ci", derandomize=True, print_blob=True)
 settings.load_profile(os.environ.get("FLOPSCOPE_HYPOTHESIS", "default"))
 
 
-def _scan_streamlit_components_once() -> None:
-    """Streamlit's scan of the installed packages for components, once per test process (as a server does it once
-    for all its sessions): each new AppTest would parse the metadata of every installed package again (~80 here,
-    torch and transformers among them), ~85% of a page run's CPU time. The packages do not change during a run."""
-    try:
-        from streamlit.components.v2 import manifest_scanner
-    except ImportError:
-        return
-    import functools
-
-    if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
-        manifest_scanner.scan_component_manifests = functools.cache(manifest_scanner.scan_component_manifests)
-
-
-_scan_streamlit_components_once()
-
-
 def _app_tests_wait_out_a_busy_machine() -> None:
     """Every AppTest run waits ``page_run.APP_TIMEOUT_S`` before calling the script hung, whatever timeout the test
     gave (60 or 120 s, written as guards when the machine was quiet): under load a run's wall time grows

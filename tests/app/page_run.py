@@ -38,7 +38,8 @@ INTERNALS = re.compile(r"constrained-|\[key\]|NoneType|Unable to parse|utf-8-sig
 def _scan_installed_components_once() -> None:
     """Streamlit's scan of installed packages for components, done once per process, as a server does it once for
     all its sessions: AppTest scans on every new instance (the metadata of ~80 packages beside torch and
-    transformers: ~85% of a page run's CPU time in this suite). The packages do not change during a test run."""
+    transformers: ~85% of a page run's CPU time in this suite). The packages do not change during a test run. Every
+    test process gets it: ``tests/conftest.py`` imports this module wherever Streamlit is installed."""
     from streamlit.components.v2 import manifest_scanner
 
     if not hasattr(manifest_scanner.scan_component_manifests, "cache_info"):
