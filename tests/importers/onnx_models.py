@@ -46,7 +46,7 @@ def _randomize(module, torch):
 def export(torch, module, args, input_names, dynamic_axes, path: Path, *, meta: bool = True,
            **options) -> tuple[float, int, int]:
     """Export ``module`` to ``path``; (seconds, Σ numel, FlopCounterMode FLOP of one forward pass)."""
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     module = module.eval()
     _randomize(module, torch)
@@ -63,7 +63,7 @@ def export(torch, module, args, input_names, dynamic_axes, path: Path, *, meta: 
     if meta:
         module = module.to("meta")
         args = tuple(a.to("meta") for a in args)
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), flop_counter() as counter:
         module(*args)
     return seconds, params, counter.get_total_flops()
 

@@ -210,7 +210,7 @@ _COUNTED: dict[tuple, tuple[int, int]] = {}
 def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tuple[int, int]:
     """(Σ numel of the parameters, FlopCounterMode's forward FLOP of one sequence) of a model on meta."""
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     from engine.importers.torch_count import _meta_masks
 
@@ -226,7 +226,7 @@ def model_counts(model, seq_len: int, decoder_seq_len: int | None = None) -> tup
         kwargs["use_cache"] = False  # a cache pads Mamba's convolution input to K positions when T < K
     # without a cache, transformers checks for packed sequences by reading positions, which the meta device
     # lacks: answered "one sequence per row" as the engine's count does (a packed mask changes no product)
-    with torch.no_grad(), _meta_masks("meta", []), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), _meta_masks("meta", []), flop_counter() as counter:
         model(**kwargs)
     return params, counter.get_total_flops()
 

@@ -28,10 +28,12 @@ def _conv_backward(torch):
 
 
 def counter(torch, corrected: bool = True):
-    from torch.utils.flop_counter import FlopCounterMode
+    """FlopCounterMode (with the grouped-convolution correction), over remembered meta shape functions
+    (``tests/meta_memo.py``)."""
+    from tests.meta_memo import flop_counter
 
     mapping = {torch.ops.aten.convolution_backward: _conv_backward(torch)} if corrected else {}
-    return FlopCounterMode(display=False, custom_mapping=mapping)
+    return flop_counter(custom_mapping=mapping)
 
 
 def forward_backward(torch, module, *inputs, corrected: bool = True, kwargs=None) -> tuple[int, int]:

@@ -779,12 +779,12 @@ REFERENCE_NETS = {
 
 def count(make, chw) -> tuple[int, int]:
     """(Σ p.numel(), FlopCounterMode forward FLOP) of the net in eval mode on the meta device."""
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     with torch.device("meta"):
         net = make().eval()
         x = torch.empty(1, *chw)
     params = sum(p.numel() for p in net.parameters())
-    with FlopCounterMode(display=False) as counter:
+    with flop_counter() as counter:
         net(x)
     return params, counter.get_total_flops()

@@ -31,10 +31,10 @@ def build(config: dict):
 def measure(model, run) -> tuple[int, int]:
     """(Σ numel, FlopCounterMode's total) of ``run(model)`` under no_grad."""
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     params = sum(p.numel() for p in model.parameters())
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), flop_counter() as counter:
         run(model)
     return params, counter.get_total_flops()
 
@@ -185,13 +185,13 @@ def video_vae(config: dict, frames: int, size: tuple[int, int]) -> tuple[int, in
     """A video VAE (AutoencoderKLCogVideoX, AutoencoderKLWan): (Σ numel, FLOP of ``encode`` of a video of ``frames``
     frames of ``size``, FLOP of ``decode`` of the posterior's mode), tiling and slicing off (the default)."""
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     model = build(config)
     params = sum(p.numel() for p in model.parameters())
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), flop_counter() as counter:
         latent = model.encode(meta(1, model.config.in_channels, frames, *size)).latent_dist.mode()
     encode = counter.get_total_flops()
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), flop_counter() as counter:
         model.decode(latent)
     return params, encode, counter.get_total_flops()

@@ -63,12 +63,12 @@ def build(config: dict, class_name: str | None = None):
 
 def measure(model, kwargs: dict) -> tuple[int, int]:
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     params = sum(p.numel() for p in model.parameters())
     for p in model.parameters():  # a forward only (as tests/llm/hf_reference.py: the module tracker would hook
         p.requires_grad_(False)   # the grad of parameters a mixer passes on as inputs)
-    with torch.no_grad(), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), flop_counter() as counter:
         model(**kwargs)
     return params, counter.get_total_flops()
 

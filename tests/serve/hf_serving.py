@@ -63,7 +63,7 @@ def cache_elements(cache) -> tuple[int, ...]:
 
 def serve_reference(config: dict, prompt: int) -> ServeReference:
     import torch
-    from torch.utils.flop_counter import FlopCounterMode
+    from tests.meta_memo import flop_counter
 
     from engine.importers.torch_count import _meta_masks  # noqa: PLC2701 (the counter's own meta masks)
 
@@ -80,7 +80,7 @@ def serve_reference(config: dict, prompt: int) -> ServeReference:
     first = {"input_ids": ids, "use_cache": True, **extra}
     if model.config.is_encoder_decoder:
         first["decoder_input_ids"] = one
-    with torch.no_grad(), _meta_masks("meta", []), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), _meta_masks("meta", []), flop_counter() as counter:
         out = model(**first)
     prefill = counter.get_total_flops()
     cache = out.cache if getattr(out, "cache", None) is not None else out.past_key_values
@@ -90,7 +90,7 @@ def serve_reference(config: dict, prompt: int) -> ServeReference:
         step |= {"decoder_input_ids": one, "encoder_outputs": (out.encoder_last_hidden_state,)}
     else:
         step["input_ids"] = one
-    with torch.no_grad(), _meta_masks("meta", []), FlopCounterMode(display=False) as counter:
+    with torch.no_grad(), _meta_masks("meta", []), flop_counter() as counter:
         out = model(**step)
     cache = out.cache if getattr(out, "cache", None) is not None else out.past_key_values
     return ServeReference(prefill, counter.get_total_flops(), cache_elements(cache), keep)
