@@ -137,9 +137,10 @@ class PatientBrowser:
         self._browser = browser
 
     def new_context(self, **options):
-        from tests.browser.harness import WAIT_MS
+        from tests.browser.harness import RUN_WATCH, WAIT_MS
 
         context = self._browser.new_context(**options)
+        context.add_init_script(RUN_WATCH)  # wait_for_app knows when an action's run has started
         context.set_default_timeout(WAIT_MS)
         context.set_default_navigation_timeout(WAIT_MS)
         return context

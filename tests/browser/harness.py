@@ -105,12 +105,35 @@ def rss_bytes(pid: int) -> int:
     raise RuntimeError(f"no VmRSS for {pid}")
 
 
+RUN_WATCH = """(() => {
+  window.__flopscopeRuns = 0;
+  new MutationObserver(records => {
+    for (const r of records) {
+      if (r.oldValue !== 'running' && r.target.getAttribute('data-test-script-state') === 'running') {
+        window.__flopscopeRuns += 1;
+      }
+    }
+  }).observe(document, {subtree: true, attributes: true, attributeOldValue: true,
+                        attributeFilter: ['data-test-script-state']});
+})()"""
+"""Counts the script runs a page has started (``stApp``'s state turning 'running'), for ``wait_for_app``: installed in
+every page of a test's browser context (``tests/conftest.py``, ``PatientBrowser``)."""
+
+STARTED = """([since, debounce_ms]) => (window.__flopscopeRuns ?? 0) > (window.__flopscopeSeen ?? 0)
+  || performance.now() - since >= debounce_ms"""
+"""A script run has started since the last settled moment, or ``debounce_ms`` have passed (an action that starts no
+run; a page without ``RUN_WATCH``)."""
+
+
 def wait_for_app(page, timeout_ms: int = WAIT_MS, debounce_ms: int = 250, quiet_ms: int = 150) -> None:
-    """Until the script has run and the page is drawn. ``debounce_ms`` first: a widget sends its value a
-    moment after the key press or click (text fields debounce), so the run it starts is not missed."""
-    page.wait_for_timeout(debounce_ms)
+    """Until the script has run and the page is drawn. First until the run an action started has begun, at most
+    ``debounce_ms``: a widget sends its value a moment after the key press or click (text fields debounce), so the
+    run it starts is not missed; an action that starts no run waits the whole ``debounce_ms``."""
+    since = page.evaluate("performance.now()")
+    page.wait_for_function(STARTED, arg=[since, debounce_ms], timeout=timeout_ms, polling=20)
     page.evaluate("window.__flopscopeSettled = null")  # a settled moment of an earlier run does not count
     page.wait_for_function(SETTLED, arg=quiet_ms, timeout=timeout_ms, polling=50)
+    page.evaluate("window.__flopscopeSeen = window.__flopscopeRuns ?? 0")
 
 
 def metric_value(page, label: str) -> str:
