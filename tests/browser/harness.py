@@ -139,3 +139,16 @@ def wait_for_app(page, timeout_ms: int = WAIT_MS, debounce_ms: int = 250, quiet_
 def metric_value(page, label: str) -> str:
     return page.locator("[data-testid='stMetric']", has_text=label).locator(
         "[data-testid='stMetricValue']").first.inner_text()
+
+
+METRIC_CHANGED = """([label, before]) => [...document.querySelectorAll('[data-testid=stMetric]')]
+  .some(m => m.innerText.includes(label)
+             && m.querySelector('[data-testid=stMetricValue]').innerText.trim() !== before)"""
+
+
+def metric_changes(page, label: str, before: str) -> str:
+    """The metric ``label`` once it no longer reads ``before`` (the rerun an action started has drawn it: on a busy
+    machine that run can start long after the action)."""
+    page.wait_for_function(METRIC_CHANGED, arg=[label, before], timeout=WAIT_MS)
+    wait_for_app(page)
+    return metric_value(page, label)

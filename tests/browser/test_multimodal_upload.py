@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import shutil
 
-from tests.browser.harness import WAIT_MS, metric_value, wait_for_app
+from tests.browser.harness import WAIT_MS, metric_changes, metric_value, wait_for_app
 from tests.multimodal.configs_lib import CONFIGS, config
 
 PANEL = "Multimodal and diffusion models"
@@ -49,13 +49,13 @@ def _as_config_json(tmp_path, *names):
 
 
 def _loaded_params(page) -> int:
-    """Click "Load into the layer builder" and read the parameters the layer builder shows for the model."""
+    """Click "Load into the layer builder" and read the parameters the layer builder shows for the model, once they
+    are no longer the figure shown before the click (the page's preset's)."""
+    before = metric_value(page, "Parameters")
     page.get_by_role("button", name="Load into the layer builder").click()
-    wait_for_app(page)
-    page.wait_for_function("() => location.search.includes('s=')", timeout=WAIT_MS)
-    wait_for_app(page)
+    loaded = metric_changes(page, "Parameters", before)
     healthy(page)
-    return int(metric_value(page, "Parameters").replace(",", ""))
+    return int(loaded.replace(",", ""))
 
 
 def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):

@@ -11,6 +11,7 @@ import pytest
 from engine.method1.kinds import KIND_BY_TYPE
 from engine.presets import presets
 from tests.app.hostile_corpus import pack_json
+from tests.browser import harness
 from tests.browser.harness import PAGES, WAIT_MS, metric_value, wait_for_app
 from tests.reference import (
     EPOCH_EXAMPLE_PARAMS,
@@ -75,14 +76,10 @@ def click_label(page, label: str) -> None:
 
 
 def metric_changes(page, label: str, before: str) -> str:
-    """The metric ``label`` once it no longer reads ``before`` (the rerun an edit started has drawn it)."""
-    page.wait_for_function(
-        """([label, before]) => [...document.querySelectorAll('[data-testid=stMetric]')]
-              .some(m => m.innerText.includes(label) &&
-                         m.querySelector('[data-testid=stMetricValue]').innerText.trim() !== before)""",
-        arg=[label, before], timeout=WAIT_MS)
-    settle(page)
-    return metric_value(page, label)
+    """The metric ``label`` once it no longer reads ``before``, on a healthy page."""
+    value = harness.metric_changes(page, label, before)
+    healthy(page)
+    return value
 
 
 def add_layer(page, kind: str) -> None:
