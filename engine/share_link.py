@@ -26,13 +26,28 @@ MAX_LINK_CHARS = 16_000
 QUERY_KEY = "s"
 
 
-def scenario_json(scenario: Scenario, *, indent: int | None = None) -> str:
-    """The scenario as JSON, defaults left out (the file format and the link's payload)."""
+_LAST_DUMP: tuple[Scenario | None, dict] = (None, {})
+"""The last scenario written and its dict: a page run writes the same (frozen) scenario three or four times — the
+link, the report, the download. Replaced whole, so a thread reads one scenario's pair."""
+
+
+def _dumped(scenario: Scenario) -> dict:
+    global _LAST_DUMP
+    last = _LAST_DUMP
+    if last[0] is scenario:
+        return last[1]
     data = scenario.model_dump(mode="json", exclude_defaults=True)
     data["version"] = SCENARIO_VERSION
     if scenario.layers:  # a layer's ``type`` is its tag: keep it even though each class defaults it
         data["layers"] = [{"type": layer.type, **layer.model_dump(mode="json", exclude_defaults=True)}
                           for layer in scenario.layers]
+    _LAST_DUMP = (scenario, data)
+    return data
+
+
+def scenario_json(scenario: Scenario, *, indent: int | None = None) -> str:
+    """The scenario as JSON, defaults left out (the file format and the link's payload)."""
+    data = _dumped(scenario)
     if indent is None:
         return json.dumps(data, separators=(",", ":"), ensure_ascii=False)
     return json.dumps(data, indent=indent, ensure_ascii=False)

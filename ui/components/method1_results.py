@@ -49,8 +49,8 @@ def results_line(scenario) -> ResultsLine:
 def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenario):
     """Validate the page's inputs; apply a structural edit (rerunning); → (scenario, estimate, last valid
     estimate while this one has an error). An unchanged scenario reuses the first estimate."""
-    try:
-        edited = parse_scenario(data)
+    try:  # the page's own values (a validated scenario's dump and typed widgets): no JSON true/false to refuse
+        edited = parse_scenario(data, booleans=False)
         check_page_size(edited.layers)  # a repeat's copies edited up: the same limit as a link's
     except InputError as exc:
         show_error(exc, "the last valid estimate is shown; fix the field to update it.")
@@ -61,7 +61,7 @@ def apply_edits(data: dict, edits: LayerEdits | None, line: ResultsLine, scenari
             try:
                 edited_data["layers"], next_path = edits.structural(edited_data["layers"])
                 check_page_size(edited_data["layers"])  # the same limit as a link's, blocks expanded
-                state.replace(parse_scenario(edited_data), preset=state.loaded_preset())
+                state.replace(parse_scenario(edited_data, booleans=False), preset=state.loaded_preset())
             except InputError as exc:
                 show_error(exc, "the layer list is unchanged.")
             else:
