@@ -113,10 +113,11 @@ class MetaMemo(TorchDispatchMode):
 
 
 @contextlib.contextmanager
-def flop_counter(**options):
+def flop_counter(remember: bool = True, **options):
     """``FlopCounterMode(display=False, **options)`` over remembered meta shape functions: ``with flop_counter() as
-    counter:`` as with FlopCounterMode itself. Tensors not on the meta device run as before."""
+    counter:`` as with FlopCounterMode itself. Tensors not on the meta device run as before; ``remember=False``
+    (a model with real weights) leaves the memo out, which would only add a dispatch to every operator."""
     from torch.utils.flop_counter import FlopCounterMode
 
-    with MetaMemo(), FlopCounterMode(display=False, **options) as counter:
+    with MetaMemo() if remember else contextlib.nullcontext(), FlopCounterMode(display=False, **options) as counter:
         yield counter

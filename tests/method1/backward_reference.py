@@ -27,18 +27,19 @@ def _conv_backward(torch):
     return formula
 
 
-def counter(torch, corrected: bool = True):
+def counter(torch, corrected: bool = True, meta: bool = True):
     """FlopCounterMode (with the grouped-convolution correction), over remembered meta shape functions
-    (``tests/meta_memo.py``)."""
+    (``tests/meta_memo.py``) for a model on the meta device."""
     from tests.meta_memo import flop_counter
 
     mapping = {torch.ops.aten.convolution_backward: _conv_backward(torch)} if corrected else {}
-    return flop_counter(custom_mapping=mapping)
+    return flop_counter(remember=meta, custom_mapping=mapping)
 
 
 def forward_backward(torch, module, *inputs, corrected: bool = True, kwargs=None) -> tuple[int, int]:
     """(forward FLOP, backward FLOP) of ``module(*inputs)`` and ``out.sum().backward()``."""
-    with counter(torch, corrected) as c:
+    meta = any(p.is_meta for p in module.parameters())
+    with counter(torch, corrected, meta) as c:
         out = module(*inputs, **(kwargs or {}))
         forward = c.get_total_flops()
         out = out[0] if isinstance(out, tuple) else out
