@@ -130,26 +130,102 @@ def browser(chromium_path):
 
 
 class PatientBrowser:
-    """A Playwright browser whose new contexts and pages wait ``harness.WAIT_MS`` by default (Playwright's own
-    default is 30 s), for the waits a test does not time itself."""
+    """A Playwright browser whose contexts wait ``harness.WAIT_MS`` by default (Playwright's own default is 30 s, a
+    hang guard: a busy machine slows every step), ask for reduced motion, and lend a page already opened.
+
+    Reduced motion: Streamlit's running indicators and transitions are animations, which a headless Chromium draws
+    at 60 frames a second while a script runs (a quarter of the browser tier's CPU). A lent page: a new page costs
+    Chromium ~4.5 s of CPU to load the app, the same page sent to a new address ~2.5 s; a test's context is a
+    ``LentContext`` whose first page is one an earlier test gave back (its cookies, storage and permissions
+    cleared, sent to ``about:blank``, which ends its Streamlit session), so every test still starts a session of
+    its own. Options other than a viewport and downloads get a context of their own."""
+
+    LENDABLE = frozenset({"viewport", "accept_downloads"})
 
     def __init__(self, browser):
         self._browser = browser
+        self._idle: list = []  # pages given back, each alone in its context
 
-    def new_context(self, **options):
+    def fresh_context(self, **options):
         from tests.browser.harness import RUN_WATCH, WAIT_MS
 
-        context = self._browser.new_context(**options)
+        context = self._browser.new_context(reduced_motion="reduce", **options)
         context.add_init_script(RUN_WATCH)  # wait_for_app knows when an action's run has started
         context.set_default_timeout(WAIT_MS)
         context.set_default_navigation_timeout(WAIT_MS)
         return context
 
+    def new_context(self, **options):
+        if set(options) - self.LENDABLE:
+            return self.fresh_context(**options)
+        return LentContext(self, options.get("viewport") or {"width": 1280, "height": 720})
+
     def new_page(self, **options):
         return self.new_context(**options).new_page()
 
+    def lend(self, viewport: dict):
+        while self._idle:
+            page = self._idle.pop()
+            if not page.is_closed():
+                break
+        else:
+            page = self.fresh_context(accept_downloads=True).new_page()
+        page.set_viewport_size(viewport)
+        return page
+
+    def give_back(self, page) -> None:
+        """Clear what a test left (cookies, storage, permissions) and end its session; a page that will not is
+        closed with its context."""
+        if page.is_closed():
+            return
+        try:
+            if page.url.startswith("http"):
+                page.evaluate("() => { localStorage.clear(); sessionStorage.clear(); }")
+            page.goto("about:blank")
+            page.context.clear_cookies()
+            page.context.clear_permissions()
+        except Exception:
+            page.context.close()
+            return
+        self._idle.append(page)
+
     def __getattr__(self, name):
         return getattr(self._browser, name)
+
+
+class LentContext:
+    """A browser context for one test: its first page is lent (``PatientBrowser``), further pages are its own;
+    ``close`` gives the first back and closes the rest."""
+
+    def __init__(self, owner: PatientBrowser, viewport: dict):
+        self._owner, self._viewport, self._lent, self._own = owner, viewport, None, []
+
+    def new_page(self):
+        if self._lent is None:
+            self._lent = self._owner.lend(self._viewport)
+            return self._lent
+        page = self._lent.context.new_page()
+        page.set_viewport_size(self._viewport)
+        self._own.append(page)
+        return page
+
+    @property
+    def pages(self):
+        return [p for p in [self._lent, *self._own] if p is not None and not p.is_closed()]
+
+    def close(self) -> None:
+        for page in self._own:
+            if not page.is_closed():
+                page.close()
+        if self._lent is not None:
+            self._owner.give_back(self._lent)
+            self._lent = None
+
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        self.close()
 
 
 TIER_FIXTURES = {"browser": {"server", "browser", "chromium_path"}, "reference": {"torch", "exported"}}
