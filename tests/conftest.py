@@ -209,10 +209,6 @@ class LentContext:
         self._own.append(page)
         return page
 
-    @property
-    def pages(self):
-        return [p for p in [self._lent, *self._own] if p is not None and not p.is_closed()]
-
     def close(self) -> None:
         for page in self._own:
             if not page.is_closed():
@@ -220,12 +216,6 @@ class LentContext:
         if self._lent is not None:
             self._owner.give_back(self._lent)
             self._lent = None
-
-    def __enter__(self):
-        return self
-
-    def __exit__(self, *exc):
-        self.close()
 
 
 TIER_FIXTURES = {"browser": {"server", "browser", "chromium_path"}, "reference": {"torch", "exported"}}

@@ -39,7 +39,7 @@ def counter(torch, corrected: bool = True, meta: bool = True):
 def forward_backward(torch, module, *inputs, corrected: bool = True, kwargs=None) -> tuple[int, int]:
     """(forward FLOP, backward FLOP) of ``module(*inputs)`` and ``out.sum().backward()``."""
     parameters = getattr(module, "parameters", None)  # a module, or a function of modules
-    meta = parameters is None or not any(not p.is_meta for p in parameters())
+    meta = parameters is None or all(p.is_meta for p in parameters())
     with counter(torch, corrected, meta) as c:
         out = module(*inputs, **(kwargs or {}))
         forward = c.get_total_flops()
