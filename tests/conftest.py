@@ -32,6 +32,33 @@ def _cache_compiled_modules() -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = prefix
     sys.pycache_prefix, sys.dont_write_bytecode = prefix, False
+    _installed_packages_keep_their_bytecode()
+
+
+def _installed_packages_keep_their_bytecode() -> None:
+    """With a bytecode prefix, Python looks for every module's compiled file under it, never in the ``__pycache__``
+    beside the source where pip wrote it at install: each test process compiled torch, transformers, Streamlit,
+    pandas and plotly again (~11 s of CPU for their first imports, measured; two processes racing at the start of
+    a run). In the test processes, only the project's own sources use the prefix; installed modules are read from
+    (and, if missing, written to) their own ``__pycache__``. The servers and CLI processes the tests start keep the
+    prefix for everything (the environment variable): the first of them compiles what it imports, once a run."""
+    from importlib import _bootstrap_external  # noqa: PLC2701 (where SourceLoader looks up the cache path)
+
+    original = _bootstrap_external.cache_from_source
+    if getattr(original, "project_only", False):
+        return
+    own, installed = str(ROOT) + os.sep, (sys.prefix + os.sep, sys.base_prefix + os.sep)
+
+    def cache_from_source(path, debug_override=None, *, optimization=None):
+        if optimization is None and debug_override is None and not sys.flags.optimize and (
+                not path.startswith(own) or path.startswith(installed)):
+            head, tail = os.path.split(path)
+            stem = tail.rpartition(".")[0] or tail
+            return os.path.join(head, "__pycache__", f"{stem}.{sys.implementation.cache_tag}.pyc")
+        return original(path, debug_override, optimization=optimization)
+
+    cache_from_source.project_only = True
+    _bootstrap_external.cache_from_source = cache_from_source
 
 
 _cache_compiled_modules()
