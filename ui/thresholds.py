@@ -10,18 +10,18 @@ from engine.plan.thresholds import THRESHOLDS, every_sentence
 COLOR = "#9a6700"
 
 
-def add_threshold_lines(fig, log_y: bool = True) -> None:
-    """Dashed horizontal lines at each threshold on a FLOP chart, labelled with the law (on a log axis
-    plotly places annotations at log10 of the value). The lines are the shapes ``fig.add_hline`` makes (across
-    the x axis' domain at y), added in one layout update: add_hline's own path cost a trends page run a third of
-    its CPU."""
+def threshold_layout(log_y: bool = True) -> dict:
+    """Dashed horizontal lines at each threshold on a FLOP chart, labelled with the law (on a log axis plotly places
+    annotations at log10 of the value): the layout's ``shapes`` (those ``fig.add_hline`` makes, across the x axis'
+    domain at y) and ``annotations``. Set in one layout: add_hline's own path cost a trends page run a third of its
+    CPU."""
     lines = [{"type": "line", "xref": "x domain", "yref": "y", "x0": 0, "x1": 1, "y0": t.flop, "y1": t.flop,
               "line": {"color": COLOR, "dash": "dash", "width": 1}} for t in THRESHOLDS]
     labels = [{"x": 0.005, "xref": "paper", "y": math.log10(t.flop) if log_y else t.flop, "yref": "y",
                "text": f"{t.label} (10^{round(math.log10(t.flop))})", "showarrow": False, "xanchor": "left",
                "yanchor": "top" if i % 2 else "bottom", "font": {"size": 10, "color": COLOR}}
               for i, t in enumerate(THRESHOLDS)]  # labels alternate below and above their line, not to overlap
-    fig.update_layout(shapes=[*fig.layout.shapes, *lines], annotations=[*fig.layout.annotations, *labels])
+    return {"shapes": lines, "annotations": labels}
 
 
 def threshold_caption(flop: float | None, subject: str = "This run") -> None:

@@ -8,7 +8,7 @@ import streamlit as st
 from engine.compress.compression import Compression, compress
 from engine.errors import InputError, parse_input
 from ui import state
-from ui.charts import show_chart
+from ui.charts import figure, show_chart
 from ui.views import compress as view
 from ui.widgets import say, show_error
 
@@ -66,7 +66,6 @@ def layer_builder_compress(data: dict, scenario_data: dict):
             return None
         scenario_data["compression"] = spec.model_dump(mode="json", exclude_defaults=True)
         import pandas as pd  # here, once comparing is on: the layer builder's first numbers do not wait for it
-        import plotly.graph_objects as go
 
         left, right = st.columns([3, 2])
         left.dataframe(pd.DataFrame(view.comparison_rows(result)), hide_index=True)
@@ -76,9 +75,9 @@ def layer_builder_compress(data: dict, scenario_data: dict):
             if result.measured_speedup:
                 st.metric("Measured speed-up", f"{result.measured_speedup:.3g}×")
         bars = view.chart_bars(result)
-        fig = go.Figure([go.Bar(name="before", x=bars["names"], y=bars["before"]),
-                         go.Bar(name="after", x=bars["names"], y=bars["after"])])
-        fig.update_layout(barmode="group", height=260, yaxis={"title": "× before"})
+        fig = figure([{"type": "bar", "name": "before", "x": bars["names"], "y": bars["before"]},
+                      {"type": "bar", "name": "after", "x": bars["names"], "y": bars["after"]}],
+                     {"barmode": "group", "height": 260, "yaxis": {"title": "× before"}})
         show_chart(fig, "Before and after")
         if result.extra_flop:
             st.caption(f"Extra compute of the technique: {result.extra_flop:.3g} FLOP"

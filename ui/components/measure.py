@@ -13,7 +13,7 @@ from engine.measure.summary_link import (
     encode_summary,
     summary_of,
 )
-from ui.charts import decades, show_chart
+from ui.charts import figure, show_chart
 from ui.text import plain
 from ui.views.measure import (
     bottleneck_lines,
@@ -134,10 +134,9 @@ def results(result: dict, *, shared: bool = False) -> None:
         say("caption", f"Model vs trace: {result['utilization']['gap']}")
     bars = step_bar(result)
     if bars and bars[0]["y"]:
-        import plotly.graph_objects as go
-        fig = go.Figure([go.Bar(**t) for t in bars])
-        fig.update_layout(barmode="stack", height=230 + 28 * len(bars[0]["y"]),
-                          legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0})
+        fig = figure([{**t, "type": "bar"} for t in bars],
+                     {"barmode": "stack", "height": 230 + 28 * len(bars[0]["y"]),
+                      "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}})
         show_chart(fig, "Where each step's time went (GPU side, ms)",
                    "Computation split by kind of arithmetic; exposed communication and copies are those not "
                    "hidden under computation; idle is the GPU waiting.")
@@ -154,12 +153,10 @@ def results(result: dict, *, shared: bool = False) -> None:
     st.dataframe(op_table(result), hide_index=True, width="stretch", height=320)
     roof = roofline(result) if not shared else None
     if roof:
-        import plotly.graph_objects as go
         traces, left_out = roof
-        fig = go.Figure([go.Scatter(**t) for t in traces])
-        fig.update_layout(height=420, xaxis_title="FLOP per byte moved", yaxis_title="achieved FLOP/s",
-                          legend={"orientation": "h", "y": -0.25})
-        decades(fig, "x", "y")
+        fig = figure(traces, {"height": 420, "xaxis": {"title": "FLOP per byte moved"},
+                              "yaxis": {"title": "achieved FLOP/s"}, "legend": {"orientation": "h", "y": -0.25}},
+                     log_axes=("x", "y"))
         show_chart(fig, "Roofline: each operator against the chip's dense peak and memory bandwidth",
                    f"Markers sized by kernel time; {left_out} operators without FLOP (element-wise, copies) are "
                    "not placed (their time is in the table).")

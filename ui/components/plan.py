@@ -3,7 +3,6 @@ compute, the thresholds and the published-run check. Figures come as text from `
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import InputError, parse_input
@@ -34,6 +33,7 @@ from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop
 from ui import state
 from ui.boundary import shipped_part
+from ui.charts import MARGIN, figure
 from ui.components.energy_place import energy_place_inputs
 from ui.components.fine_tune import modification_check
 from ui.fragments import page_part
@@ -288,19 +288,18 @@ def optimal_size(training_flop: float | None, model, tokens: float | None) -> No
         return
     st.dataframe(pd.DataFrame(view.optimal_rows(optima)), hide_index=True)
     fit = FITS[fit_key]
-    chart = go.Figure()
+    traces = []
     for line in iso_flop_lines(fit, budget):
-        chart.add_trace(go.Scatter(x=line["params"], y=line["loss"], mode="lines",
-                                   name=f"C = {format_flop(line['flop'])}"))
-        chart.add_trace(go.Scatter(x=[line["optimal_params"]], y=[line["optimal_loss"]], mode="markers",
-                                   marker=dict(color="black", size=7), showlegend=False,
-                                   hovertemplate="optimum: N = %{x:.3g}<extra></extra>"))
+        traces += [{"x": line["params"], "y": line["loss"], "mode": "lines", "name": f"C = {format_flop(line['flop'])}"},
+                   {"x": [line["optimal_params"]], "y": [line["optimal_loss"]], "mode": "markers",
+                    "marker": {"color": "black", "size": 7}, "showlegend": False,
+                    "hovertemplate": "optimum: N = %{x:.3g}<extra></extra>"}]
     if model is not None and tokens and model.params > 0:  # no parameters: no point on a log axis
-        chart.add_trace(go.Scatter(x=[model.params], y=[fit.loss(model.params, tokens)], mode="markers",
-                                   name="your model", marker=dict(symbol="star", size=16, color="#cf222e",
-                                                                  line=dict(width=1, color="black"))))
-    chart.update_layout(height=380, xaxis_type="log", xaxis_title="parameters N", yaxis_title="predicted loss",
-                        margin=dict(l=10, r=10, t=30, b=10))
+        traces.append({"x": [model.params], "y": [fit.loss(model.params, tokens)], "mode": "markers",
+                       "name": "your model", "marker": {"symbol": "star", "size": 16, "color": "#cf222e",
+                                                        "line": {"width": 1, "color": "black"}}})
+    chart = figure(traces, {"height": 380, "xaxis": {"type": "log", "title": "parameters N"},
+                            "yaxis": {"title": "predicted loss"}, "margin": MARGIN}, titled_by_page=False)
     st.plotly_chart(chart, width="stretch")
     st.caption(f"L(N, D) = E + A/N^α + B/D^β along C = 6·N·D; {fit.source}. The fits are for dense language "
                "models trained on text; for other models read the chart as an illustration.")

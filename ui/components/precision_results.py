@@ -1,19 +1,17 @@
 """The precision page's results: the effective peak, the chip's peaks per format, the run in each format."""
 from __future__ import annotations
 
-import copy
 import functools
 import json
 
 import pandas as pd
 import plotly.express as px
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import InputError, parse_input
 from engine.method2.format_comparison import compare_formats
 from engine.method2.run import HardwareRun
-from ui.charts import decades, show_chart
+from ui.charts import decades, figure, show_chart
 from ui.hardware_inputs import FORMAT_LABELS, PEAK_LABELS
 from ui.views import precision as view
 from ui.widgets import metric_row, say
@@ -40,8 +38,10 @@ def _peaks_figure(bars_json: str) -> dict:
 
 def peaks_chart(chip) -> None:
     if chip is not None:
-        fig = go.Figure(copy.deepcopy(_peaks_figure(json.dumps(view.peak_bars(chip.peaks.available())))))
-        fig.update_layout(xaxis_title=None, legend_title=None)  # (a dict keeps no empty title: as plotly express's)
+        peaks = _peaks_figure(json.dumps(view.peak_bars(chip.peaks.available())))
+        layout = peaks["layout"]  # (a dict keeps no empty title: set as plotly express's figure had them)
+        fig = figure(peaks["data"], {**layout, "xaxis": {**layout["xaxis"], "title": {}},
+                                     "legend": {**layout["legend"], "title": {}}})
         show_chart(fig, f"{chip.name}: dense peak per number format (TFLOP/s, log scale)")
         say("caption", f"Source: {', '.join(chip.source) or 'your figures'}. INT8 in OP/s. {chip.notes or ''}")
     st.markdown("**Dense or sparse?** NVIDIA's datasheets print tensor-core figures “with sparsity”: 2:4 structured "

@@ -3,7 +3,6 @@ shown first. The figures are ``engine.serve``'s; the rows ``ui.views.serve``'s."
 from __future__ import annotations
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import InputError, parse_input
@@ -12,7 +11,7 @@ from engine.serve.summary import headline, run_plan
 from engine.shipped import ShippedDataError
 from ui import state
 from ui.boundary import shipped_part
-from ui.charts import LOG_AXIS, decades, show_chart
+from ui.charts import LOG_AXIS, figure, show_chart
 from ui.views import serve as view
 from ui.widgets import metric_row, say, show_error
 
@@ -100,14 +99,12 @@ def results(area, plan: ServePlan | None) -> None:
         if est.fleet:
             st.caption(f"Fleet: {est.fleet['copies']:,} copies ({est.fleet['chips']:,} chips) for "
                        f"{est.fleet['requests_per_s']:g} requests/s.")
-        fig = go.Figure()
-        for trace in view.sweep_traces(est):
-            fig.add_trace(go.Scatter(x=trace["x"], y=trace["y"], name=trace["name"], yaxis=trace["yaxis"],
-                                     mode="lines+markers"))
-        fig.update_layout(xaxis={**LOG_AXIS, "title": "batch"}, yaxis={"title": "output tokens/s"},
-                          yaxis2={"title": "TPOT (ms)", "overlaying": "y", "side": "right"},
-                          legend={"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}, height=380)
-        decades(fig, "x")  # the batch labelled at powers of ten only (no 2…9 between them)
+        traces = [{"x": t["x"], "y": t["y"], "name": t["name"], "yaxis": t["yaxis"], "mode": "lines+markers"}
+                  for t in view.sweep_traces(est)]
+        fig = figure(traces, {"xaxis": {**LOG_AXIS, "title": "batch"}, "yaxis": {"title": "output tokens/s"},
+                              "yaxis2": {"title": "TPOT (ms)", "overlaying": "y", "side": "right"},
+                              "legend": {"orientation": "h", "yanchor": "bottom", "y": 1.02, "x": 0}, "height": 380},
+                     log_axes=("x",))  # the batch labelled at powers of ten only (no 2…9 between them)
         show_chart(fig, "Throughput and time per token against the batch",
                    "Static batching: the batch's prompts prefilled together, then decoded together.")
         st.dataframe(pd.DataFrame(view.phase_rows(est)), hide_index=True)

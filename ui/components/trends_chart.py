@@ -5,15 +5,14 @@ from __future__ import annotations
 import datetime as dt
 
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.errors import InputError
 from engine.records.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from ui import state
-from ui.charts import decades, show_chart
-from ui.thresholds import add_threshold_lines
+from ui.charts import figure, show_chart
+from ui.thresholds import threshold_layout
 from ui.views.trends import (FIT_CAPTION, estimate_trace, fit_rows, fit_traces, moore_trace, placement_line,
                              run_traces, your_estimates)
 from ui.widgets import say
@@ -38,18 +37,15 @@ def your_estimate(runs, domain):
 def runs_chart(choice, estimates, bands, when) -> None:
     """The runs over time (log scale) with the fits, Moore's law, the estimates and the thresholds; the fits'
     table and how they are made."""
-    fig = go.Figure()
-    for trace in run_traces(choice.shown) + fit_traces(choice.fits):
-        fig.add_trace(go.Scatter(**trace))
+    traces = run_traces(choice.shown) + fit_traces(choice.fits)
     moore = moore_trace(choice.fits, choice.last)
     if moore is not None:
-        fig.add_trace(go.Scatter(**moore))
-    for label, flop in estimates.items():
-        fig.add_trace(go.Scatter(**estimate_trace(label, flop, bands.get(label), decimal_year_of(when))))
-    add_threshold_lines(fig)
-    fig.update_layout(height=520, yaxis_title="training compute (FLOP)", xaxis_title="publication date",
-                      legend=dict(orientation="h", y=-0.15))
-    show_chart(decades(fig), "Training compute of notable runs (log scale)")
+        traces.append(moore)
+    year = decimal_year_of(when)
+    traces += [estimate_trace(label, flop, bands.get(label), year) for label, flop in estimates.items()]
+    layout = {**threshold_layout(), "height": 520, "yaxis": {"title": "training compute (FLOP)"},
+              "xaxis": {"title": "publication date"}, "legend": {"orientation": "h", "y": -0.15}}
+    show_chart(figure(traces, layout, log_axes=("y",)), "Training compute of notable runs (log scale)")
     if choice.fits:
         st.dataframe(pd.DataFrame(fit_rows(choice.fits)), hide_index=True, width="stretch")
     st.caption(FIT_CAPTION)

@@ -2,16 +2,13 @@
 doubling times."""
 from __future__ import annotations
 
-import copy
-
 import pandas as pd
-import plotly.graph_objects as go
 import streamlit as st
 
 from engine.method2.formats import PEAK_KEYS
 from engine.method2.hardware_db import load_hardware_db
 from ui.boundary import shipped_data
-from ui.charts import decades, show_chart
+from ui.charts import figure, show_chart
 from ui.hardware_inputs import PEAK_LABELS
 from ui.views.trends import hardware_traces
 
@@ -22,28 +19,25 @@ def hardware_trends():
     db = shipped_data(load_hardware_db)
     chosen = st.multiselect("Number formats", list(PEAK_KEYS), default=["fp32", "fp16_tensor", "bf16_tensor"],
                             key="trends_hw", format_func=lambda k: PEAK_LABELS.get(k, k))
-    figure, rows = _chart(db, tuple(chosen))
-    show_chart(go.Figure(copy.deepcopy(figure)), "Dense peak per chip over time (log scale)")
+    traces, rows = _chart(db, tuple(chosen))
+    show_chart(figure(traces, {"height": 400, "yaxis": {"title": "dense peak (FLOP/s)"}}, log_axes=("y",)),
+               "Dense peak per chip over time (log scale)")
     if rows:
         st.dataframe(pd.DataFrame(rows), hide_index=True)
     st.caption("Peaks from hardware_db.json (dense, per chip; each with its datasheet source).")
     return db
 
 
-_CHARTS: dict[tuple[int, tuple[str, ...]], tuple[object, dict, list[dict]]] = {}
-"""(database, formats) → (the database, the chart as a dict, the doubling rows): the fits and the figure, made once
-per database and choice of formats (the database is kept with them, so its id names no other)."""
+_CHARTS: dict[tuple[int, tuple[str, ...]], tuple[object, list[dict], list[dict]]] = {}
+"""(database, formats) → (the database, the chart's traces, the doubling rows): the fits made once per database
+and choice of formats (the database is kept with them, so its id names no other)."""
 
 
-def _chart(db, keys: tuple[str, ...]) -> tuple[dict, list[dict]]:
+def _chart(db, keys: tuple[str, ...]) -> tuple[list[dict], list[dict]]:
     found = _CHARTS.get((id(db), keys))
     if found is None or found[0] is not db:
         traces, rows = hardware_traces(keys, db, PEAK_LABELS)
-        hw = go.Figure()
-        for trace in traces:
-            hw.add_trace(go.Scatter(**trace))
-        hw.update_layout(height=400, yaxis_title="dense peak (FLOP/s)")
         if len(_CHARTS) >= 64:
             _CHARTS.clear()
-        found = _CHARTS[(id(db), keys)] = (db, decades(hw).to_dict(), rows)
+        found = _CHARTS[(id(db), keys)] = (db, traces, rows)
     return found[1], found[2]
