@@ -12,6 +12,7 @@ from engine.records.partial_dates import decimal_year_of
 from engine.trends.placement import place_estimate
 from ui import state
 from ui.charts import figure, show_chart
+from ui.kept import by_identity
 from ui.thresholds import threshold_layout
 from ui.views.trends import (FIT_CAPTION, estimate_trace, fit_rows, fit_traces, moore_trace, placement_line,
                              run_traces, your_estimates)
@@ -34,10 +35,13 @@ def your_estimate(runs, domain):
     return estimates, bands, when
 
 
+_run_traces = by_identity(4)(run_traces)
+
+
 def runs_chart(choice, estimates, bands, when) -> None:
     """The runs over time (log scale) with the fits, Moore's law, the estimates and the thresholds; the fits'
     table and how they are made."""
-    traces = run_traces(choice.shown) + fit_traces(choice.fits)
+    traces = _run_traces(choice.shown) + fit_traces(choice.fits)
     moore = moore_trace(choice.fits, choice.last)
     if moore is not None:
         traces.append(moore)

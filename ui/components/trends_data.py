@@ -12,6 +12,7 @@ from engine.trends.fit import NAMED_WINDOWS, TrendQuery, domains_of, select_runs
 from engine.trends.runs_dataset import load_training_runs, runs_table
 from ui import state
 from ui.components.upload_limit import limited_uploader
+from ui.kept import by_identity
 from ui.views import uploads
 from ui.boundary import shipped_data
 from ui.views.trends import (DEFAULT_WINDOWS, FRONTIERS, both_caption, compact, default_window, fit_all, fit_queries,
@@ -26,7 +27,25 @@ REFUSED = "trends_epoch_refused"
 
 def shipped_runs():
     """FLOPscope's dataset as a table (the page stops with one line if its file is unusable)."""
-    return runs_table(shipped_data(load_training_runs))
+    return _table(shipped_data(load_training_runs))
+
+
+_table = by_identity(4)(runs_table)
+
+
+@by_identity(4)
+def _shipped_pool(shipped, choice: str):
+    return pooled_runs(shipped, None, choice)
+
+
+@by_identity(4)
+def _shown(runs, domain: str | None):
+    return select_runs(runs, TrendQuery(domain=domain))  # the fits' own domain match
+
+
+@by_identity(8)
+def _fits(runs, named: tuple[str, ...], window: tuple[int, int], frontier: str, domain: str | None):
+    return fit_all(runs, fit_queries(named, window, frontier, domain))
 
 
 def _read(upload) -> None:
@@ -69,7 +88,7 @@ def run_picker(shipped, imported):
     """'Runs': FLOPscope's, the upload's or both (each run once); → the runs shown and fitted."""
     choice = st.radio("Runs", ["shipped", "epoch", "both"], horizontal=True, key="trends_source",
                       disabled=imported is None, format_func=source_labels(len(shipped)).get)
-    runs = pooled_runs(shipped, imported, choice)
+    runs = _shipped_pool(shipped, choice) if imported is None else pooled_runs(shipped, imported, choice)
     if choice == "both" and imported is not None:
         st.caption(both_caption(runs))
     return runs
@@ -92,12 +111,12 @@ def fit_controls(runs) -> FitChoice:
     first, last = year_span(runs)
     window = c2.slider("Custom fit window (years)", first, last, default_window(first, last), key="trends_window")
     domain_filter = None if domain == "All" else domain
-    shown = select_runs(runs, TrendQuery(domain=domain_filter))  # the fits' own domain match
+    shown = _shown(runs, domain_filter)
     named = st.multiselect("Fitted windows", list(NAMED_WINDOWS), key="trends_named", default=DEFAULT_WINDOWS,
                            format_func=lambda k: NAMED_WINDOWS[k].label)
     frontier = st.radio("Custom window fits", list(FRONTIERS), horizontal=True, key="trends_frontier",
                         format_func=FRONTIERS.get)
-    fits, notes = fit_all(runs, fit_queries(named, window, frontier, domain_filter))
+    fits, notes = _fits(runs, tuple(named), tuple(window), frontier, domain_filter)
     for note in notes:
         st.caption(note)
     return FitChoice(domain_filter, shown, fits, last)
