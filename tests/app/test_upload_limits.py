@@ -23,3 +23,15 @@ def test_each_uploader_says_its_limit_in_text_beside_it():
     at.switch_page(str(ROOT / "pages" / "trends.py")).run()
     assert UPLOADS["epoch_csv"].text() in _captions(at)
     assert not at.exception
+
+
+def test_each_trace_uploader_takes_what_its_line_says():
+    """The Plan and Measure pages' trace uploaders say "up to 20 MB" beside them: the widget takes that (the Plan
+    page's took the server's 110 MB, its ONNX cap)."""
+    for page in ("plan", "measure"):
+        at = AppTest.from_file(str(ROOT / "pages" / f"{page}.py"), default_timeout=120).run()
+        uploaders = [e for e in at.get("file_uploader") if "Profiler trace" in e.proto.label]
+        assert len(uploaders) == 1, page
+        assert uploaders[0].proto.max_upload_size_mb == 20, page
+        assert "up to **20 MB**" in " ".join(m.value for m in at.markdown), page
+        assert not at.exception

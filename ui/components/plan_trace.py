@@ -34,7 +34,7 @@ def _source():
     upload_limit_line("a PyTorch profiler trace of one rank of this run (.json or .json.gz)", UPLOAD_MB,
                       "python -m engine plan … --trace TRACE.json.gz")
     upload = st.file_uploader("Profiler trace of this run (.json, .json.gz)", type=["json", "gz"],
-                              key="plan_trace_upload",
+                              key="plan_trace_upload", max_upload_size=UPLOAD_MB,
                               help="torch.profiler with record_shapes=True on one rank; export_chrome_trace or "
                                    "tensorboard_trace_handler writes it")
     if upload is not None:
