@@ -119,9 +119,9 @@ TRACES = _Traces()
 def figure(traces: list[dict], layout: dict, *, log_axes: tuple[str, ...] = (), titled_by_page: bool = True):
     """The figure ``show_chart`` draws, from plain ``traces`` and ``layout``: ``log_axes`` ('x', 'y') made log axes
     labelled at powers of ten only (``decades``); with ``titled_by_page``, the title left to the page (an empty title
-    and ``MARGIN``, as ``show_chart`` leaves a figure). Each trace and the
-    layout is checked by plotly's validators once per content (``_checked``), and the figure is assembled from the
-    checked parts without checking them again: the same JSON as a figure built and checked whole."""
+    and ``MARGIN``, as ``show_chart`` leaves a figure). Each trace and the layout is checked by plotly's validators
+    once per content (``_checked``), and the figure is assembled from the checked parts without checking them again:
+    the same JSON as a figure built and checked whole."""
     import plotly.graph_objects as go
 
     layout = dict(layout)
