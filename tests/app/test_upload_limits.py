@@ -35,3 +35,13 @@ def test_each_trace_uploader_takes_what_its_line_says():
         assert uploaders[0].proto.max_upload_size_mb == 20, page
         assert "up to **20 MB**" in " ".join(m.value for m in at.markdown), page
         assert not at.exception
+
+
+def test_each_layer_builder_uploader_takes_what_its_line_says():
+    """The layer builder's uploaders: a scenario, an ONNX graph, and the multimodal panel's config.json files (which
+    took the server's 110 MB per file with no line saying any limit)."""
+    at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=120).run()
+    caps = {e.proto.label: e.proto.max_upload_size_mb for e in at.get("file_uploader")}
+    assert caps == {"Restore a scenario (JSON)": UPLOADS["scenario"].mb, "ONNX graph (.onnx)": 110,
+                    "config.json files": 1}, caps
+    assert UPLOADS["config"].text().replace("\\", "") in _captions(at)

@@ -8,7 +8,9 @@ import streamlit as st
 from engine.errors import InputError, parse_input
 from ui import state
 from ui.text import plain
+from ui.components.upload_limit import limited_uploader
 from ui.views import multimodal as view
+from ui.views import uploads
 from ui.widgets import metric_row, show_error
 from engine.units import format_flop
 
@@ -108,7 +110,7 @@ def multimodal_upload() -> None:
     """Upload, inputs, per-component counts; a pipeline's sampling and training; a VLM's training step."""
     with st.expander("Multimodal and diffusion models (config.json files)"):
         st.caption(HELP)
-        files = st.file_uploader("config.json files", type=["json"], accept_multiple_files=True, key="mm_upload")
+        files = limited_uploader("config.json files", uploads.CONFIG, type=["json"], key="mm_upload", multiple=True)
         try:
             inputs = _inputs()
         except InputError as exc:

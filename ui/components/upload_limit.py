@@ -9,9 +9,10 @@ from ui.views.uploads import UploadLimit
 
 
 def limited_uploader(label: str, limit: UploadLimit, *, type: list[str], key: str, help: str | None = None,
-                     where=st):
-    """``st.file_uploader`` capped at ``limit`` (``max_upload_size``) with ``limit.text()`` as a caption under it;
-    the file, or None."""
-    upload = where.file_uploader(label, type=type, key=key, help=help, max_upload_size=limit.mb)
+                     where=st, multiple: bool = False):
+    """``st.file_uploader`` capped at ``limit`` per file (``max_upload_size``) with ``limit.text()`` as a caption
+    under it; the file, or None (with ``multiple``: the list of files)."""
+    upload = where.file_uploader(label, type=type, key=key, help=help, max_upload_size=limit.mb,
+                                 accept_multiple_files=multiple)
     where.caption(plain(limit.text()))
     return upload
