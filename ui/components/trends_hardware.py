@@ -9,6 +9,7 @@ from engine.method2.formats import PEAK_KEYS
 from engine.method2.hardware_db import load_hardware_db
 from ui.boundary import shipped_data
 from ui.charts import figure, show_chart
+from ui.kept import by_identity
 from ui.hardware_inputs import PEAK_LABELS
 from ui.views.trends import hardware_traces
 
@@ -28,16 +29,7 @@ def hardware_trends():
     return db
 
 
-_CHARTS: dict[tuple[int, tuple[str, ...]], tuple[object, list[dict], list[dict]]] = {}
-"""(database, formats) → (the database, the chart's traces, the doubling rows): the fits made once per database
-and choice of formats (the database is kept with them, so its id names no other)."""
-
-
+@by_identity(64)
 def _chart(db, keys: tuple[str, ...]) -> tuple[list[dict], list[dict]]:
-    found = _CHARTS.get((id(db), keys))
-    if found is None or found[0] is not db:
-        traces, rows = hardware_traces(keys, db, PEAK_LABELS)
-        if len(_CHARTS) >= 64:
-            _CHARTS.clear()
-        found = _CHARTS[(id(db), keys)] = (db, traces, rows)
-    return found[1], found[2]
+    """(the chart's traces, the doubling rows): the fits made once per database and choice of formats."""
+    return hardware_traces(keys, db, PEAK_LABELS)
