@@ -32,6 +32,16 @@ def test_memory_metrics_in_gigabytes():
     assert metrics[3] == ("Fewest chips", "16", "d 2 × t 8 × p 1 at micro-batch 1")
 
 
+def test_the_fit_sentence_counts_its_chips_in_the_right_number():
+    mem = SimpleNamespace(total=10.5e9, weights=1.31e9, gradients=1.31e9, optimizer_states=7.87e9,
+                          activations=0.0512e9, fits=True)
+    chip = SimpleNamespace(memory_gb=80)
+    one = view.fit_sentence(mem, SimpleNamespace(chips=1), chip)
+    assert one.startswith("Fits: 10.5 GB per chip on 1 chip (80 GB each). Weights 1.31 GB"), one
+    many = view.fit_sentence(SimpleNamespace(**{**vars(mem), "fits": False}), SimpleNamespace(chips=1024), chip)
+    assert many.startswith("Does not fit: 10.5 GB per chip on 1,024 chips (80 GB each)."), many
+
+
 def test_optimizer_labels_name_flop_and_bytes():
     assert view.optimizer_label("adam") == "Adam (18 FLOP/param/step, 16 B/param)"  # 2 + 2 + 12 (ZeRO)
     assert view.optimizer_label("sgd") == "SGD (2 FLOP/param/step, 8 B/param)"  # 2 + 2 + 4

@@ -7,7 +7,7 @@ from engine.plan.layout import RECOMPUTE as RECOMPUTE_LABELS
 from engine.plan.memory import GB
 from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
-from engine.units import format_count, format_duration, format_flop, format_number
+from engine.units import format_count, format_duration, format_flop, format_number, plural
 
 RULE_LABELS = {"tokens-per-param": "20 tokens per parameter (Hoffmann et al. 2022)",
                "hoffmann-approach3": "Hoffmann et al. 2022, approach-3 fit",
@@ -55,7 +55,7 @@ def memory_metrics(mem, chip, best, layout) -> list[Metric]:
 
 
 def fit_sentence(mem, layout, chip) -> str:
-    return (f"{'Fits' if mem.fits else 'Does not fit'}: {gb(mem.total)} per chip on {layout.chips:,} chips "
+    return (f"{'Fits' if mem.fits else 'Does not fit'}: {gb(mem.total)} per chip on {plural(layout.chips, 'chip')} "
             f"({chip.memory_gb:g} GB each). Weights {gb(mem.weights)}, gradients {gb(mem.gradients)}, optimizer "
             f"states {gb(mem.optimizer_states)}, activations {gb(mem.activations)}.")
 
