@@ -123,7 +123,7 @@ def plan_section(scenario: Scenario) -> list[str]:
     lay, opt = saved.layout, saved.options
     lines = ["## Plan — memory and time", "",
              f"- Layout: d {lay.dp} × t {lay.tp} × p {lay.pp}{f' × c {lay.cp}' if lay.cp > 1 else ''} = "
-             f"{lay.chips:,} chips of `{saved.chip}`"
+             f"{plural(lay.chips, 'chip')} of `{saved.chip}`"
              f" (e {lay.ep}{', context parallel ' + str(lay.cp) if lay.cp > 1 else ''}, micro-batch {lay.micro_batch}, global batch {lay.global_batch}, v {lay.virtual_stages}"
              f"{', sequence parallel' if lay.sequence_parallel else ''}, pipeline split {lay.pipeline_split})",
              f"- Framework `{opt.convention}`; attention {opt.attention}"

@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError
 from ..optimizers import OptimizerId
+from ..units import plural
 from .frameworks import framework
 from .model import PlanModel
 
@@ -166,7 +167,7 @@ class Layout(BaseModel):
         """The degrees must divide what they split: heads by t, blocks (layers) by p·v, experts by e, the
         sequence by 2c (Megatron-Core splits it into 2c chunks, two per rank, to balance the causal mask)."""
         if chips is not None and chips != self.chips:
-            raise InputError("chips", f"{chips:,} chips but {self.product} = {self.factors} = {self.chips:,}")
+            raise InputError("chips", f"{plural(chips, 'chip')} but {self.product} = {self.factors} = {self.chips:,}")
         if self.cp > 1:
             if not model.blocks:
                 raise InputError("cp", "context parallelism splits the sequences of attention blocks; this model "

@@ -27,6 +27,9 @@ def test_chips_count_the_context_parallel_ranks():
     with pytest.raises(InputError) as e:
         Layout(dp=2, cp=2).check_model(llama3_8b(), chips=2)
     assert e.value.field == "chips" and "dp × tp × pp × cp = 2 × 1 × 1 × 2 = 4" in str(e.value)
+    assert str(e.value).startswith("chips: 2 chips but"), str(e.value)
+    with pytest.raises(InputError, match=r"^chips: 1 chip but dp × tp × pp × cp = 2 × 1 × 1 × 2 = 4"):
+        Layout(dp=2, cp=2).check_model(llama3_8b(), chips=1)
 
 
 def test_the_sequence_must_split_into_two_chunks_per_rank():
@@ -99,3 +102,5 @@ def test_the_report_names_the_context_parallel_degree():
     plan = PlanInputs(layout=Layout(dp=4, cp=2, micro_batch=1, global_batch=64))
     lines = plan_section(scenario.model_copy(update={"plan": plan}))
     assert any("d 4 × t 1 × p 1 × c 2 = 8 chips" in line and "context parallel 2" in line for line in lines), lines
+    one = plan_section(scenario.model_copy(update={"plan": PlanInputs(layout=Layout(micro_batch=1, global_batch=8))}))
+    assert any("d 1 × t 1 × p 1 = 1 chip of `" in line for line in one), one

@@ -30,7 +30,7 @@ from engine.plan.optimal import (
     iso_flop_lines,
 )
 from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
-from engine.units import format_count, format_flop
+from engine.units import format_count, format_flop, plural
 from ui import state
 from ui.boundary import shipped_part
 from ui.charts import MARGIN, figure
@@ -264,7 +264,7 @@ def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
     for note in step.notes:
         st.caption(note)
     st.caption(view.link_caption(plan.link))
-    with st.expander(f"Best layouts of {layout.chips:,} chips"):
+    with st.expander(f"Best layouts of {plural(layout.chips, 'chip')}"):
         rows = sweep_layouts(model, layout.chips, layout.global_batch, options, settings,
                              sequence_parallel=layout.sequence_parallel)
         if rows:
