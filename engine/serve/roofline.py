@@ -44,6 +44,7 @@ kernels one after another on one stream and fuse no all-reduce into a GEMM by de
 """
 from __future__ import annotations
 
+import functools
 import math
 from dataclasses import dataclass
 from functools import cached_property
@@ -78,19 +79,36 @@ class Hardware:
     link: float | None = None
 
 
+def _kept(method):
+    """A roofline's method whose result depends on its arguments alone (a roofline's model, chips and efficiencies
+    are fixed): computed once per roofline for each argument — a serve sweep asks for the same contexts and token
+    counts at every batch size (the same floats: nothing is computed another way)."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def kept(self, *args):
+        memo = self._kept.get(name)
+        if memo is None:
+            memo = self._kept[name] = {}
+        if args not in memo:
+            memo[args] = method(self, *args)
+        return memo[args]
+
+    return kept
+
+
 class Roofline:
     def __init__(self, facts: ModelFacts, counts: ModelCounts, hw: Hardware, precision: str, weights: str | None,
                  kv_bytes: float, engine: Engine, eff: Efficiency):
         self.facts, self.counts, self.hw = facts, counts, hw
         self.precision, self.weights, self.kv_bytes = precision, weights, kv_bytes
         self.engine, self.eff = engine, eff
-        self._kv_read: dict[int, tuple[float, float]] = {}
+        self._kept: dict[str, dict[tuple, object]] = {}
 
+    @_kept
     def kv_read(self, context: int) -> tuple[float, float]:
         """(KV elements, state elements) one chip reads per sequence per decode step at ``context``."""
-        if context not in self._kv_read:
-            self._kv_read[context] = kv_read_elements(self.facts, context, self.hw.chips)
-        return self._kv_read[context]
+        return kv_read_elements(self.facts, context, self.hw.chips)
 
     # ------------------------------------------------------------------ weights
 
@@ -105,6 +123,7 @@ class Roofline:
         block, head = self._bytes
         return w.blocks * block + w.table * 2.0 + w.head * head
 
+    @_kept
     def weight_read(self, tokens: float) -> float:
         """Weight bytes one forward pass over ``tokens`` tokens reads (all chips together): the dense weights, the
         experts those tokens touch, and the head (a tied head reads the token table)."""
@@ -118,6 +137,7 @@ class Roofline:
 
     # ------------------------------------------------------------------ memory
 
+    @_kept
     def kv_per_sequence(self, tokens: int) -> float:
         """One sequence's cache on one chip, bytes."""
         memory = self.counts.memory if self.facts.encoder_decoder else 0
@@ -138,6 +158,7 @@ class Roofline:
 
     # ------------------------------------------------------------------ time
 
+    @_kept
     def _allreduce(self, tokens: float, passes: float = 1.0) -> float:
         n = self.hw.chips
         if n <= 1:
@@ -147,12 +168,14 @@ class Roofline:
         link = (self.hw.link or 1e12) * LINK_EFFICIENCY
         return 2 * layers * (passes * self.eff.allreduce_s + 2 * (n - 1) / n * size / link)
 
+    @_kept
     def residual_time(self, tokens: float) -> float:
         """t_res: the residual adds and norms of ``tokens`` tokens on one chip, 2·L·4·d·2 bytes each."""
         layers = max(len(self.facts.layers), 1)
         return tokens * 2 * layers * RESIDUAL_PASSES * self.facts.d_model * ACTIVATION_BYTES / (
             self.hw.bandwidth * self.eff.memory)
 
+    @_kept
     def routing_time(self, tokens: float) -> float:
         """t_moe: ``tokens`` tokens' hidden states copied to their k experts' rows and gathered back, on one chip:
         (2 + 2k)·d·2 bytes per token and mixture-of-experts layer."""
@@ -184,12 +207,14 @@ class Roofline:
         return (self._pass(tokens * dense, weights) + self._pass(tokens * attention, batch * self.cache_read(context))
                 + self.residual_time(tokens) + self.routing_time(tokens) + self._allreduce(tokens))
 
+    @_kept
     def step_flop(self, context: int) -> tuple[float, float]:
         """One decoded token's FLOP with ``context`` cached, in two parts: the projections, feed-forward and head
         (F_dec(0), one key) and attention over the rest of the keys (F_dec(c) − F_dec(0)); MLA absorbed."""
         dense = self.counts.decode_flop(0, absorbed=True)
         return dense, self.counts.decode_flop(context, absorbed=True) - dense
 
+    @_kept
     def cache_read(self, context: int) -> float:
         """Bytes one sequence's decode step reads from its cache on one chip: kept keys and values, and state."""
         kv, state = self.kv_read(context)
