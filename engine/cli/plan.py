@@ -55,6 +55,8 @@ def _measure(path: str):
 
     from ..measure.measurement import measure_trace
 
+    if not str(path).strip():
+        raise InputError("--trace", "no file named: give one rank's trace file")
     if Path(path).is_dir():
         raise InputError("trace", f"{Path(path).name[:60]} is a folder: give one rank's trace file")
     return measure_trace(path)

@@ -55,6 +55,8 @@ def _trace(args):
     from ..measure.ranks import measure_path
     from ..measure.report import measurement_markdown
 
+    if not args.path.strip():
+        raise InputError("PATH", "no file or folder named: give the trace's path (or a folder of ranks' traces)")
     path = Path(args.path)
     if not path.exists():
         raise InputError(path.name[:120] or "PATH", "no such file or folder")

@@ -316,6 +316,7 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
                 f, _ = flop_by_peak.get(row.peak_key, (0.0, peak.peak_flop_per_s))
                 flop_by_peak[row.peak_key] = (f + row.flop_per_call * row.calls, peak.peak_flop_per_s)
     util = utilization(time_total / n, flop_total / n, flop_by_peak, match, model)
+    notes.extend(_above_the_peak(util))
     steps = [_with_hfu(s, util) for s in steps]
     info = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
     rank = info.get("rank") if type(info.get("rank")) is int else None
@@ -330,6 +331,20 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
         bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out,
         first_event_us=t.first_ts if t.has_gpu else (min(t.o_ts) if len(t.o_ts) else None))
     return _with_bottlenecks(result)
+
+
+def _above_the_peak(util: Utilization) -> list[str]:
+    """What an HFU or MFU above 100% says: more FLOP than the chip's dense peak allows in the measured time."""
+    notes = []
+    if util.hfu is not None and util.hfu > 1:
+        notes.append(f"HFU {100 * util.hfu:,.4g}% is above 100%: the operators' recorded shapes give more FLOP than the "
+                     "chip's dense peak allows in the measured step — a shape recorded wrong, kernels that overlap, "
+                     "or another chip (name it)")
+    if util.mfu is not None and util.mfu > 1:
+        notes.append(f"MFU {100 * util.mfu:,.4g}% is above 100%: the model's FLOP per step are more than the chip can "
+                     "compute in the measured step — give the FLOP of one step of one rank (not the whole run), "
+                     "and the trace's batch")
+    return notes
 
 
 def _precision_of(peak_key: str) -> str:

@@ -79,7 +79,10 @@ def _bpe(sig: OpSignature, i: int) -> float:
 
 def _gemm(b: int, m: int, k: int, n: int, sig: OpSignature, a_i: int, b_i: int, bias_i: int | None,
           family: str = MATRIX) -> OpCost:
-    """2·b·m·n·k; bytes: A (b·m·k) + B (b·k·n) + C (b·m·n) [+ bias], each at its own element size."""
+    """2·b·m·n·k; bytes: A (b·m·k) + B (b·k·n) + C (b·m·n) [+ bias], each at its own element size. Operands of more
+    than 2⁶³ elements are no real tensors (``ShapeError``)."""
+    for operand in ((b, m, k), (b, k, n), (b, m, n)):
+        size(operand)
     bpe_a, bpe_b = _bpe(sig, a_i), _bpe(sig, b_i)
     traffic = b * m * k * bpe_a + b * k * n * bpe_b + b * m * n * bpe_a
     bias_flop = 0

@@ -72,6 +72,12 @@ def trace_files(folder: Path) -> list[Path]:
         if path.is_dir() or not path.name.lower().endswith(TRACE_SUFFIXES):
             raise InputError(path.name[:120], f"in the folder {folder.name!r}: not a trace file (.json or .json.gz); "
                                               "a folder of ranks holds only their traces")
+        if path.is_symlink():
+            raise InputError(path.name[:120], f"in the folder {folder.name!r}: a link to another file; nothing is read "
+                                              "through a link — put the rank's trace itself in the folder")
+        if not path.is_file():
+            raise InputError(path.name[:120], f"in the folder {folder.name!r}: not a regular file (a pipe or a "
+                                              "device?)")
         files.append(path)
     if not files:
         raise InputError(folder.name[:120], "no trace files (.json or .json.gz) in this folder")
@@ -131,6 +137,8 @@ def measure_folder(folder: str | Path, *, step: str | int = "all", chip: str | N
 
 def measure_path(path: str | Path, **kw) -> TraceMeasurement | RunMeasurement:
     """A file (one trace) or a folder (one trace per rank)."""
+    if not str(path).strip():
+        raise InputError("trace", "no file or folder named: give the trace's path (or a folder of ranks' traces)")
     p = Path(path)
     if p.is_dir():
         return measure_folder(p, **kw)

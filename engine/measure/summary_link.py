@@ -23,6 +23,8 @@ VERSION = "m1"
 MAX_LINK_CHARS = 12_000
 MAX_INFLATED = 200_000
 MAX_STEPS, MAX_OPS, MAX_BOTTLENECKS = 20, 12, 8
+LINK_BOUNDS = "HFU and MFU up to 10,000%, a step up to 10⁹ ms"
+"""The figures a summary carries, in words (``MeasureSummary``'s bounds: a crafted link can claim no more)."""
 Text = Annotated[str, Field(max_length=300)]
 Ms = Annotated[float, Field(ge=0, le=1e9, allow_inf_nan=False)] | None
 Count = Annotated[float, Field(ge=0, le=1e40, allow_inf_nan=False)]

@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import stat
 import zlib
 from pathlib import Path
 
@@ -134,10 +135,11 @@ def _whole_bytes(source, limit: int) -> bytes | None:
         raw = bytes(source)
     elif isinstance(source, (str, Path)):
         try:
-            if os.path.getsize(source) > limit:  # gzip's text is larger than its file
-                return None
+            info = os.stat(source)
+            if not stat.S_ISREG(info.st_mode) or info.st_size > limit:  # a pipe or a device: the reader's "not a
+                return None                                              # file"; gzip's text is larger than its file
             with open(source, "rb") as f:
-                raw = f.read()
+                raw = f.read(limit + 1)
         except OSError:
             return None
     elif hasattr(source, "read") and hasattr(source, "seek"):

@@ -52,6 +52,8 @@ def _open(source) -> BinaryIO:
     if isinstance(source, (bytes, bytearray, memoryview)):
         return io.BytesIO(bytes(source))
     if isinstance(source, (str, Path)):
+        if not str(source).strip():
+            raise InputError("trace", "no file named: give the trace's path")
         path = Path(source)
         if not path.is_file():
             raise InputError(source_name(source), "no such file" if not path.exists() else "not a file")

@@ -41,8 +41,21 @@ _STREAM = attrgetter("stream")
 _CORRELATION = attrgetter("correlation")
 
 
+INT64 = (-2**63, 2**63)
+"""The ids a column holds (64-bit integers): a stream or correlation id outside them is no id (-1), as a text one."""
+
+
 def _int_or(value, default: int = -1) -> int:
-    return value if type(value) is int else default
+    """An integer id (a stream, a correlation) as a 64-bit column keeps it; ``default`` for anything else."""
+    return value if type(value) is int and INT64[0] <= value < INT64[1] else default
+
+
+def _finite(value) -> bool:
+    """A number a time column takes: finite once a float (an integer of 400 digits is not)."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 def _put(column: array, values) -> None:
@@ -99,11 +112,11 @@ def _stream_value(stream) -> int:
     """HTA's stream of an event from its ``args["stream"]`` (a typed struct's field): ``int(stream)``, -1 where
     absent or not a number (``_hta``)."""
     if type(stream) is int:
-        return stream
+        return _int_or(stream)
     if stream is None or not isinstance(stream, str):
         return -1
     try:
-        return int(stream)
+        return _int_or(int(stream))
     except (TypeError, ValueError, OverflowError):
         return -1
 
@@ -234,7 +247,7 @@ class TraceTables:
         if cat == "python_function":
             return
         ts, dur = e.get("ts"), e.get("dur")
-        if type(ts) not in _NUMBERS or type(dur) not in _NUMBERS or not math.isfinite(ts) or not math.isfinite(dur):
+        if type(ts) not in _NUMBERS or type(dur) not in _NUMBERS or not _finite(ts) or not _finite(dur):
             self.malformed += 1
             return
         name = e.get("name")
@@ -266,8 +279,8 @@ class TraceTables:
             self.g_dur.append(dur)
             self.g_kind.append(kind)
             self.g_name.append(self.name_id(name))
-            self.g_stream.append(stream if type(stream) is int else -1)
-            self.g_corr.append(corr if type(corr) is int else -1)
+            self.g_stream.append(_int_or(stream))
+            self.g_corr.append(_int_or(corr))
             self.first_ts = min(self.first_ts, ts)
             self.last_ts = max(self.last_ts, ts + dur)
             return
@@ -276,7 +289,7 @@ class TraceTables:
             self.r_ts.append(ts)
             self.r_dur.append(dur if dur > 0 else 0.0)
             self.r_thread.append(self.thread_id((e.get("pid"), e.get("tid"))))
-            self.r_corr.append(corr if type(corr) is int else -1)
+            self.r_corr.append(_int_or(corr))
             self.r_name.append(self.name_id(name))
             return
         if cat == "user_annotation" or cat == "gpu_user_annotation":
@@ -331,8 +344,8 @@ class TraceTables:
         h_list = h_idx.tolist()
         h_args = list(map(args.__getitem__, h_list))
         streams = list(map(_STREAM, h_args))
-        h_corr = np.array([c if type(c) is int else -1 for c in map(_CORRELATION, h_args)], dtype=np.int64)
-        h_stream = np.array([v if type(v) is int else -1 for v in streams], dtype=np.int64)
+        h_corr = np.array(list(map(_int_or, map(_CORRELATION, h_args))), dtype=np.int64)
+        h_stream = np.array(list(map(_int_or, streams)), dtype=np.int64)
         stream = np.full(n, -1, dtype=np.int64)  # the GPU work's own: a text stream is -1 there
         stream[h_idx] = h_stream
         corr = np.full(n, -1, dtype=np.int64)
@@ -471,11 +484,10 @@ class TraceTables:
         the iterations kept."""
         stream = args.get("stream", -1)
         try:
-            stream = int(stream)
+            stream = _int_or(int(stream))
         except (TypeError, ValueError, OverflowError):
             stream = -1
-        corr = args.get("correlation", -1)
-        corr = corr if type(corr) is int else -1
+        corr = _int_or(args.get("correlation", -1))
         gpu_side = (stream >= 0 and corr >= 0) or name in SYNC_NAMES
         if stream != -1:
             self.h_ts.append(ts)

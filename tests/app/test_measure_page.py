@@ -62,6 +62,24 @@ def test_example_breakdown_and_hfu():
     assert metric(at, "MFU") == f"{100 * 4e11 / (step_ms / 1e3 * H100_BF16):.1f}%"
 
 
+def test_an_mfu_above_100_percent_is_said_and_the_page_keeps_working():
+    """The whole run's FLOP given as one step's (an easy slip): MFU far above 100% — said in a note, the share link
+    (whose summary holds figures up to 100 × 100%) replaced by one line, the downloads kept; no exception."""
+    at = page()
+    step_ms, _ = _example_step()
+    at.radio(key="measure_model").set_value("FLOP per step").run()
+    at.number_input(key="measure_flop").set_value(1e18).run()
+    assert not at.exception, [e.value for e in at.exception]
+    mfu = 1e18 / (step_ms / 1e3 * H100_BF16)
+    assert metric(at, "MFU") == f"{100 * mfu:.1f}%"
+    captions = [c.value.replace("\\", "") for c in at.caption]
+    assert any(c.startswith(f"Note: MFU {100 * mfu:,.4g}% is above 100%") for c in captions), captions
+    assert any(c.startswith("No share link for this measurement: its MFU is outside what a link carries (HFU and MFU "
+                         "up to 10,000%") for c in captions), captions
+    assert not [t for t in at.text_area if t.key == "measure_share"]
+    assert len(at.get("download_button")) == 2
+
+
 def test_a_chip_chosen_replaces_the_device_name():
     at = page()
     at.selectbox(key="measure_chip").set_value("nvidia-a100-sxm4-80gb").run()

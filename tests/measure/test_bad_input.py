@@ -148,3 +148,110 @@ def test_cli_one_line_exit_2(tmp_path, args, words):
     out = subprocess.run([sys.executable, "-m", "engine", *args], cwd=tmp_path, capture_output=True, text=True,
                          env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 2 and words in out.stderr and len(out.stderr.strip().splitlines()) == 1
+
+
+def test_ids_and_times_beyond_64_bits_are_no_ids_and_malformed(tmp_path):
+    """A correlation or stream id of 2⁷⁰ (no 64-bit column holds it) is no id, as a text one is; a duration of 400
+    digits is no number: that event is left out, said. Both readers: the bulk decoder takes the ids, the
+    event-by-event reader the 400-digit number (and the ids of the same file)."""
+    path, b = _small(tmp_path / "ids.json")
+    doc = b.document()
+    kernel = next(e for e in doc["traceEvents"] if e["cat"] == "kernel")
+    launch = next(e for e in doc["traceEvents"] if e["cat"] == "cuda_runtime")
+    doc["traceEvents"].append({**kernel, "ts": kernel["ts"] + 50, "args": {**kernel["args"], "correlation": 2**70}})
+    doc["traceEvents"].append({**kernel, "ts": kernel["ts"] + 60, "args": {**kernel["args"], "stream": 2**70}})
+    doc["traceEvents"].append({**launch, "args": {**launch["args"], "correlation": -2**70}})
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert m.ops[0].flop_per_call == 2 * 64 * 32 * 16 and not m.notes, m.notes
+    doc["traceEvents"].append({**kernel, "ts": kernel["ts"] + 70, "dur": 10**400})
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert "1 events without a numeric start or duration were left out" in m.notes
+    out = subprocess.run([sys.executable, "-m", "engine", "trace", str(path), "--format", "json"], capture_output=True,
+                         text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert json.loads(out.stdout)["ops"][0]["flop_per_call"] == 2 * 64 * 32 * 16
+
+
+def test_a_pipe_or_a_device_is_not_a_file(tmp_path):
+    """Nothing is read from a named pipe (it would wait for a writer forever) or a device (``/dev/zero`` never
+    ends): one line."""
+    import threading
+
+    fifo = tmp_path / "pipe.json"
+    os.mkfifo(fifo)
+    got: list = []
+
+    def measure():
+        try:
+            measure_trace(fifo)
+        except InputError as exc:
+            got.append(str(exc))
+
+    worker = threading.Thread(target=measure, daemon=True)
+    worker.start()
+    worker.join(30)
+    assert got == ["pipe.json: not a file"]
+    if os.path.exists("/dev/zero"):
+        with pytest.raises(InputError, match=r"^zero: not a file$"):
+            measure_trace("/dev/zero")
+
+
+def test_a_folder_of_ranks_reads_nothing_through_a_link(tmp_path):
+    """A link in a folder of ranks may lead anywhere (``/etc/passwd``, another run's trace): it is refused by name
+    before any file is read; so is a pipe."""
+    outside = tmp_path / "elsewhere"
+    outside.mkdir()
+    _small(outside / "other.json", rank=1)
+    folder = tmp_path / "run"
+    folder.mkdir()
+    _small(folder / "rank0.json", rank=0)
+    (folder / "rank1.json").symlink_to(outside / "other.json")
+    with pytest.raises(InputError, match=r"^rank1\.json: in the folder 'run': a link to another file; nothing is read"):
+        measure_folder(folder)
+    (folder / "rank1.json").unlink()
+    os.mkfifo(folder / "rank1.json")
+    with pytest.raises(InputError, match=r"^rank1\.json: in the folder 'run': not a regular file"):
+        measure_folder(folder)
+
+
+def test_no_path_named_is_said_not_the_current_folder(tmp_path):
+    from engine.measure.ranks import measure_path
+
+    _small(tmp_path / "here.json")  # what the current folder holds must not be measured
+    for path in ("", "  "):
+        with pytest.raises(InputError, match=r"^trace: no file"):
+            measure_path(path)
+        with pytest.raises(InputError, match=r"^trace: no file named"):
+            measure_trace(path)
+    out = subprocess.run([sys.executable, "-m", "engine", "trace", ""], cwd=tmp_path, capture_output=True, text=True,
+                         env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2 and out.stderr.startswith("error: PATH: no file or folder named"), out.stderr
+
+
+def test_products_of_operands_beyond_2_63_elements_are_not_counted(tmp_path):
+    """2⁴⁰ × 2⁴⁰ matrices: each size is a whole number under 2⁶², but no tensor holds 2⁸⁰ elements — not counted
+    (said), where it gave 2.7e36 FLOP and an HFU of 10²⁵."""
+    b = TraceBuilder()
+    b.op("aten::mm", 10, ((2**40, 2**40), (2**40, 2**40)), ("c10::BFloat16", "c10::BFloat16"))
+    b.launch("gemm_kernel", 5.0)
+    b.cpu += 10
+    b.op("aten::mm", 10, ((64, 32), (32, 16)), ("c10::BFloat16", "c10::BFloat16"))
+    b.launch("gemm_kernel", 5.0)
+    m = measure_trace(b.write(tmp_path / "vast.json"))
+    assert sorted((r.flop_per_call or 0) for r in m.ops) == [0, 2 * 64 * 32 * 16]
+    assert any(n.startswith("aten::mm: FLOP not counted (a tensor of 1.21e+24 elements)") for n in m.notes), m.notes
+    assert m.hfu is not None and m.hfu < 1
+
+
+def test_an_hfu_above_100_percent_is_said(tmp_path):
+    """Shapes that claim more FLOP than the chip's dense peak allows in the measured time: said, not shown as if
+    measured. 2·M·N·K = 2·8192³ ≈ 1.1e12 FLOP in a 5 µs kernel on an H100 (989 TFLOP/s dense BF16): HFU ~ 2e4 %."""
+    b = TraceBuilder()
+    b.op("aten::mm", 10, ((8192, 8192), (8192, 8192)), ("c10::BFloat16", "c10::BFloat16"))
+    b.launch("gemm_kernel", 5.0)
+    b.step_marks(1, b.cpu - 20, b.cpu + 5, b.gpu - 6, b.gpu + 1)
+    m = measure_trace(b.write(tmp_path / "fast.json"))
+    assert m.hfu > 1
+    assert any(n.startswith(f"HFU {100 * m.hfu:,.4g}% is above 100%") for n in m.notes), m.notes

@@ -8,6 +8,7 @@ import streamlit as st
 
 from engine.errors import InputError
 from engine.measure.summary_link import (
+    LINK_BOUNDS,
     QUERY_KEY,
     decode_summary,
     encode_summary,
@@ -175,10 +176,16 @@ def exports(result: dict) -> None:
     from engine.measure.report import measurement_markdown
 
     st.subheader("Share and export")
-    token = encode_summary(summary_of(result))
-    url = getattr(st.context, "url", None) or ""
-    st.text_area("Share link (the summary, not the trace)", f"{url.split('?')[0]}?{QUERY_KEY}={token}", height=68,
-                 key="measure_share")
+    try:
+        token = encode_summary(summary_of(result))
+    except InputError as exc:  # a figure outside what a link carries (an HFU of 10,000%, a step of 12 days)
+        what = {"summary.hfu": "HFU", "summary.mfu": "MFU"}.get(exc.field, "a figure")
+        say("caption", f"No share link for this measurement: its {what} is outside what a link carries "
+                       f"({LINK_BOUNDS}); the downloads below hold every figure.")
+    else:
+        url = getattr(st.context, "url", None) or ""
+        st.text_area("Share link (the summary, not the trace)", f"{url.split('?')[0]}?{QUERY_KEY}={token}",
+                     height=68, key="measure_share")
     c1, c2 = st.columns(2)
     c1.download_button("⬇ Report (Markdown)", measurement_markdown(result), file_name="flopscope-measured.md",
                        mime="text/markdown", width="stretch")
