@@ -322,6 +322,11 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
     rank = info.get("rank") if type(info.get("rank")) is int else None
     world = info.get("world_size") if type(info.get("world_size")) is int else None
     whole = whole_trace_times(t)
+    if whole is not None and (whole.compute_us < 0 or whole.non_compute_us < 0 or whole.idle_us > whole.span_us):
+        notes.append(f"whole trace: compute {whole.compute_us:,.0f} µs, non-compute {whole.non_compute_us:,.0f} µs, "
+                     f"idle {whole.idle_us:,.0f} of {whole.span_us:,.0f} µs — HTA's split, which these figures follow, "
+                     "rounds each event inward to whole µs, so events shorter than 1 µs (here, of zero duration) "
+                     "count below nothing; the steps' figures are not rounded")
     cal = calibration(steps, ops.rows, match, util)
     result = TraceMeasurement(
         file=name, device=match.device or None, chip=match.chip.id if match.chip else None,

@@ -62,8 +62,15 @@ def _open(source) -> BinaryIO:
         except OSError as exc:
             raise InputError(source_name(source), f"cannot be read ({exc.strerror or type(exc).__name__})") from None
     if hasattr(source, "read"):
-        if hasattr(source, "seek"):
-            source.seek(0)
+        try:
+            if hasattr(source, "seek"):
+                source.seek(0)
+            probe = source.read(0)
+        except (ValueError, OSError) as exc:  # a closed file
+            raise InputError(source_name(source), f"cannot be read ({str(exc)[:80] or type(exc).__name__})") from None
+        if not isinstance(probe, bytes):
+            raise InputError(source_name(source), "a file opened as text: open it in binary mode ('rb'), or give "
+                                                  "its path")
         return source
     raise InputError("trace", f"a file path or bytes is needed, not {type(source).__name__}")
 

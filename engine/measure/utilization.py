@@ -35,22 +35,23 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
     saved estimate, an ONNX or ``count`` import) or ``preset`` with ``batch`` examples per step (forward +
     backward per example × batch), or ``config`` (a language model's config.json) with ``batch`` sequences of
     ``seq`` tokens (FLOPscope's training count for batch × seq tokens). None when none is given."""
-    given = [n for n, v in (("--model-flop", flop), ("--scenario", scenario or scenario_text), ("--preset", preset),
-                            ("--config", config)) if v]
+    given = [n for n, v in (("--model-flop", flop), ("--scenario", scenario if scenario_text is None else scenario_text),
+                            ("--preset", preset), ("--config", config)) if v is not None and v != ""]
     if not given:
         return None
     if len(given) > 1:
         raise InputError(given[1], f"give one model ({' or '.join(given)}), not several")
     if flop is not None:
-        if not (isinstance(flop, (int, float)) and 0 < flop < 1e40):
+        if not (_number(flop) and 0 < flop < 1e40):
             raise InputError("--model-flop", f"{quoted(flop)}: a FLOP count per step, above 0")
         return ModelFlop(float(flop), "given")
-    if batch is None or batch < 1 or batch > 10**9:
+    if not _whole(batch):
         raise InputError("--batch", "the trace's batch per step (examples or sequences per rank), a whole number "
-                                    "from 1 to 10⁹, is needed with a model")
+                                    "from 1 to 10⁹, is needed with a model" + _got(batch))
     if config:
-        if seq is None or seq < 1 or seq > 10**9:
-            raise InputError("--seq", "the trace's sequence length (tokens per sequence) is needed with --config")
+        if not _whole(seq):
+            raise InputError("--seq", "the trace's sequence length (tokens per sequence), a whole number from 1 to "
+                                      "10⁹, is needed with --config" + _got(seq))
         from pathlib import Path
 
         from ..errors import parse_input
@@ -83,6 +84,20 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
     m1 = sc.method1()
     per_example = m1.forward_flop + (m1.backward_flop or 2 * m1.forward_flop)
     return ModelFlop(per_example * batch, f"{label}: (forward + backward) per example × {batch}")
+
+
+def _number(value) -> bool:
+    """A number, not a truth value (``True`` is no FLOP count)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def _whole(value) -> bool:
+    """A whole number from 1 to 10⁹ (not a truth value, not 2.5, not the text "8")."""
+    return isinstance(value, int) and not isinstance(value, bool) and 1 <= value <= 10**9
+
+
+def _got(value) -> str:
+    return "" if value is None else f" (got {quoted(value)})"
 
 
 @dataclass(frozen=True, slots=True)

@@ -255,3 +255,59 @@ def test_an_hfu_above_100_percent_is_said(tmp_path):
     m = measure_trace(b.write(tmp_path / "fast.json"))
     assert m.hfu > 1
     assert any(n.startswith(f"HFU {100 * m.hfu:,.4g}% is above 100%") for n in m.notes), m.notes
+
+
+def test_whole_trace_figures_below_nothing_are_said(tmp_path):
+    """Kernels of zero duration (Kineto writes them): HTA's whole-trace split, which ours equals, rounds each event
+    inward to whole µs — a kernel at 10.5 µs lasting 0 counts from 11 to 10, −1 µs — so compute can fall below 0 and
+    idle exceed the span. Said, with the figures."""
+    b = TraceBuilder()
+    for _ in range(3):
+        b.op("aten::mm", 10, ((64, 32), (32, 16)), ("float", "float"))
+        b.launch("gemm_kernel", 0.0)
+        b.gpu += 0.5
+    doc = b.document()
+    for e in doc["traceEvents"]:
+        if e["cat"] == "kernel":
+            e["ts"] += 0.5
+    path = tmp_path / "zero.json"
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    w = m.whole_trace
+    assert w.compute_us == -3.0
+    assert any(n.startswith(f"whole trace: compute -3 µs, non-compute {w.non_compute_us:,.0f} µs, idle ") for n in
+               m.notes), m.notes
+
+
+@pytest.mark.parametrize("kw, field, words", [
+    ({"preset": "resnet50", "batch": "8"}, "--batch", "(got '8')"),
+    ({"preset": "resnet50", "batch": 2.5}, "--batch", "(got '2.5')"),
+    ({"preset": "resnet50", "batch": True}, "--batch", "a whole number from 1 to 10⁹"),
+    ({"model_flop": 0}, "--model-flop", "above 0"),
+    ({"model_flop": True}, "--model-flop", "above 0"),
+    ({"model_flop": 1e12, "preset": "resnet50", "batch": 8}, "--preset", "give one model"),
+])
+def test_the_api_refuses_a_model_it_cannot_use_by_name(kw, field, words):
+    """A batch of the text '8', of 2.5 or True, a FLOP count of 0 or True: one line naming the argument (the text
+    '8' raised a TypeError; 2.5 gave an MFU of 216%; 0 was dropped without a word; True counted as 1 FLOP)."""
+    from engine.api import measure_trace as api_measure
+    from engine.measure.example import EXAMPLE_TRACE
+
+    with pytest.raises(InputError) as exc:
+        api_measure(EXAMPLE_TRACE, **kw)
+    assert exc.value.field == field and words in exc.value.reason, str(exc.value)
+
+
+def test_a_file_opened_as_text_or_closed_is_one_line():
+    import io
+
+    from engine.measure.example import EXAMPLE_TRACE
+
+    with pytest.raises(InputError, match=r"^trace: a file opened as text: open it in binary mode"):
+        measure_trace(io.StringIO('{"traceEvents": []}'))
+    closed = io.BytesIO(EXAMPLE_TRACE.read_bytes())
+    closed.close()
+    with pytest.raises(InputError, match=r"^trace: cannot be read \(I/O operation on closed file"):
+        measure_trace(closed)
+    with open(EXAMPLE_TRACE, "rb") as f:
+        assert measure_trace(f).hfu == measure_trace(EXAMPLE_TRACE).hfu
