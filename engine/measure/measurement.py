@@ -25,6 +25,7 @@ from .timeline import (
     StepWindow,
     WholeTrace,
     classify,
+    repeated_steps,
     step_times,
     step_windows,
     whole_trace_times,
@@ -190,7 +191,10 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
             raise InputError("--step", f"{name} has no ProfilerStep#{step} (its steps: {known})")
         windows = wanted
     if not windows:
-        notes.append("no ProfilerStep annotation: the whole trace is measured as one step (profile with "
+        odd = sorted(t.hta_step_names)
+        notes.append(f"{odd[0][:60]}: not a step number (a whole number under 10¹⁹): the whole trace is measured as "
+                     "one step" if odd else
+                     "no ProfilerStep annotation: the whole trace is measured as one step (profile with "
                      "torch.profiler.schedule and call prof.step() each iteration to get steps)")
     if not t.has_gpu:
         notes.append("no GPU events: a CPU trace — its operators and their FLOP are reported with their host time")
@@ -317,6 +321,13 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
                 flop_by_peak[row.peak_key] = (f + row.flop_per_call * row.calls, peak.peak_flop_per_s)
     util = utilization(time_total / n, flop_total / n, flop_by_peak, match, model)
     notes.extend(_above_the_peak(util))
+    if match.chip is not None and util.peak_flop_per_s is None and util.executed_flop_per_step > 0:
+        notes.append(_no_format(t))
+    repeated = repeated_steps(t)
+    if repeated:
+        shown = ", ".join(f"#{n} {k} times" for n, k in list(repeated.items())[:4])
+        notes.append(f"step annotations repeat their numbers (ProfilerStep {shown}): the longest of each is "
+                     "measured — several runs in one trace?")
     steps = [_with_hfu(s, util) for s in steps]
     info = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
     rank = info.get("rank") if type(info.get("rank")) is int else None
@@ -325,7 +336,7 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
     if whole is not None and (whole.compute_us < 0 or whole.non_compute_us < 0 or whole.idle_us > whole.span_us):
         notes.append(f"whole trace: compute {whole.compute_us:,.0f} µs, non-compute {whole.non_compute_us:,.0f} µs, "
                      f"idle {whole.idle_us:,.0f} of {whole.span_us:,.0f} µs — HTA's split, which these figures follow, "
-                     "rounds each event inward to whole µs, so events shorter than 1 µs (here, of zero duration) "
+                     "rounds each event inward to whole µs, so events shorter than 1 µs "
                      "count below nothing; the steps' figures are not rounded")
     cal = calibration(steps, ops.rows, match, util)
     result = TraceMeasurement(
@@ -336,6 +347,21 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
         bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out,
         first_event_us=t.first_ts if t.has_gpu else (min(t.o_ts) if len(t.o_ts) else None))
     return _with_bottlenecks(result)
+
+
+def _no_format(t: TraceTables) -> str:
+    """Why there is no HFU on a known chip: no counted operator's recorded ``Input type`` names a number format."""
+    from .op_shapes import first_float_format
+
+    seen: list[str] = []
+    for sig in t.sigs:
+        if sig.name in FORMULAS and sig.types and first_float_format(sig) is None:
+            text = ", ".join(str(v)[:30] for v in sig.types[:3])
+            if text not in seen:
+                seen.append(text)
+    types = "; ".join(f"[{s}]" for s in seen[:3]) or "none recorded"
+    return (f"no HFU or MFU: the operators' number format is not known from their recorded 'Input type' ({types}), "
+            "so the chip's peak for it cannot be chosen (float, half, c10::BFloat16 and the FP8 types are known)")
 
 
 def _above_the_peak(util: Utilization) -> list[str]:

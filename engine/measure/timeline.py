@@ -42,6 +42,19 @@ class StepWindow(Result):
     gpu_end: float | None
 
 
+def repeated_steps(t: TraceTables) -> dict[int, int]:
+    """Step numbers annotated more than once on one side (host or GPU) → how many times (``step_windows`` keeps the
+    longest)."""
+    counts: dict[tuple[int, bool], int] = {}
+    for mark in t.steps:
+        counts[mark.number, mark.gpu] = counts.get((mark.number, mark.gpu), 0) + 1
+    out: dict[int, int] = {}
+    for (number, _), k in sorted(counts.items()):
+        if k > 1:
+            out[number] = max(out.get(number, 0), k)
+    return out
+
+
 def step_windows(t: TraceTables) -> list[StepWindow]:
     """Every ``ProfilerStep#N`` of the trace, host and GPU sides paired by N, in order."""
     by_number: dict[int, dict[str, StepMark]] = {}

@@ -157,7 +157,7 @@ def _step_number(name: str) -> int | None:
     if head.strip() != "ProfilerStep" or not sep:
         return None
     tail = tail.strip()
-    return int(tail) if tail.isdigit() and len(tail) < 12 else None
+    return int(tail) if tail.isdigit() and len(tail) < 19 else None  # a 64-bit number
 
 
 @dataclass

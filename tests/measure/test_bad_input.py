@@ -311,3 +311,35 @@ def test_a_file_opened_as_text_or_closed_is_one_line():
         measure_trace(closed)
     with open(EXAMPLE_TRACE, "rb") as f:
         assert measure_trace(f).hfu == measure_trace(EXAMPLE_TRACE).hfu
+
+
+def test_no_hfu_says_why_when_the_number_format_is_unknown(tmp_path):
+    """A known chip, counted products, but an 'Input type' that names no number format: the peak cannot be chosen;
+    HFU is absent with the reason (it was absent without a word)."""
+    b = TraceBuilder()
+    b.op("aten::mm", 10, ((64, 32), (32, 16)), ("<script>", "mystery"))
+    b.launch("gemm_kernel", 5.0)
+    m = measure_trace(b.write(tmp_path / "odd_types.json"))
+    assert m.chip == "nvidia-h100-sxm" and m.hfu is None and m.ops[0].flop_per_call == 2 * 64 * 32 * 16
+    assert any(n.startswith("no HFU or MFU: the operators' number format is not known from their recorded 'Input "
+                            "type' ([<script>, mystery])") for n in m.notes), m.notes
+
+
+def test_repeated_and_unreadable_step_numbers_are_said(tmp_path):
+    path, b = _small(tmp_path / "again.json")
+    doc = b.document()
+    marks = [e for e in doc["traceEvents"] if e["name"] == "ProfilerStep#1"]
+    doc["traceEvents"] += [{**e, "dur": e["dur"] / 2} for e in marks] * 2
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert [s.name for s in m.steps] == ["ProfilerStep#1"]
+    assert any(n.startswith("step annotations repeat their numbers (ProfilerStep #1 3 times): the longest of each")
+               for n in m.notes), m.notes
+    for e in marks:
+        e["name"] = "ProfilerStep#" + "9" * 20
+    doc["traceEvents"] = [e for e in doc["traceEvents"] if e["name"] != "ProfilerStep#1"]
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert [s.name for s in m.steps] == ["whole trace"]
+    assert f"ProfilerStep#{'9' * 20}: not a step number (a whole number under 10¹⁹): the whole trace is measured as " \
+           "one step" in m.notes, m.notes
