@@ -344,9 +344,16 @@ def bool_as_number(raw: object, value: object, path: str = "") -> str | None:
     field; a JSON boolean is not a number. Walks ``raw`` and ``value`` side by side, iteratively."""
     if not _holds_bool(raw):
         return None
-    stack: list[tuple[object, object, str]] = [(raw, value, path)]
+    # each entry: (raw, value, its parent's path, its key or index); a path is written only for what is popped
+    stack: list[tuple[object, object, str | None, object]] = [(raw, value, None, path)]
     while stack:
-        raw, value, path = stack.pop()
+        raw, value, parent, key = stack.pop()
+        if parent is None:
+            path = key
+        elif type(key) is int:
+            path = f"{parent}[{key}]"
+        else:
+            path = f"{parent}.{key}" if parent else (key if type(key) is str else str(key))
         if isinstance(raw, bool):
             if isinstance(value, (int, float)) and not isinstance(value, bool):
                 return path
@@ -354,16 +361,23 @@ def bool_as_number(raw: object, value: object, path: str = "") -> str | None:
             if isinstance(value, BaseModel):
                 by_key = _field_keys(type(value))
                 for key, item in raw.items():
+                    if type(item) in _NO_BOOL:  # a number, a text or null: nothing to find under it
+                        continue
                     name = by_key.get(key) if isinstance(key, str) else None
                     if name is not None:
-                        stack.append((item, getattr(value, name, None), f"{path}.{key}" if path else key))
+                        stack.append((item, getattr(value, name, None), path, key))
             elif isinstance(value, Mapping):
                 for key, item in raw.items():
-                    if key in value:
-                        stack.append((item, value[key], f"{path}.{key}" if path else str(key)))
+                    if type(item) not in _NO_BOOL and key in value:
+                        stack.append((item, value[key], path, key if isinstance(key, str) else str(key)))
         elif isinstance(raw, (list, tuple)) and isinstance(value, (list, tuple)) and len(raw) == len(value):
-            stack.extend((item, got, f"{path}[{i}]") for i, (item, got) in enumerate(zip(raw, value)))
+            stack.extend((item, got, path, i) for i, (item, got) in enumerate(zip(raw, value))
+                         if type(item) not in _NO_BOOL)
     return None
+
+
+_NO_BOOL = frozenset({int, float, str, type(None)})
+"""Decoded JSON values that are neither true/false nor hold one (``type(True)`` is ``bool``, not ``int``)."""
 
 
 def parse_input(model: type[M], data: object, *, source: str = "", key_of: Mapping[str, str] | None = None,
