@@ -11,12 +11,12 @@
 """
 from __future__ import annotations
 
-import copy
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError
+from ..plain_copy import plain_copy
 from .backward import DEFAULT_LORA_TARGETS, MAX_RANK, LoraTarget, lora_targets_overlap
 from .transformer import TransformerBlock, lora_target_refusal
 
@@ -62,7 +62,7 @@ def _units(layer: dict) -> int:
 def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
     """A copy of ``layers`` with ``trainable`` and ``lora`` set as ``tune`` says."""
     if tune.mode == "full":
-        return copy.deepcopy(layers)
+        return plain_copy(layers)
     _kv_sources_trained(layers, tune)
     if tune.mode == "lora":
         adapted = [_adapted(dict(layer, trainable=False), tune, top=True) for layer in layers]
@@ -76,7 +76,7 @@ def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
     out: list[dict] = []
     seen = 0
     for layer in layers:
-        layer = copy.deepcopy(layer)
+        layer = plain_copy(layer)
         units = _units(layer)
         if seen + units <= frozen_units:  # wholly before the boundary (layers without blocks too)
             out.append(dict(layer, trainable=False))

@@ -6,11 +6,11 @@ Every function takes and returns plain lists and dicts (a scenario's ``layers``)
 """
 from __future__ import annotations
 
-import copy
 import re
 from typing import Literal, NamedTuple
 
 from ..errors import InputError
+from ..plain_copy import plain_copy
 
 _STEP = re.compile(r"\.(body|shortcut|layers)\[(\d+)\]|\.branches\[(\d+)\]\[(\d+)\]")
 WRAP_KINDS = ("residual", "branches", "repeat")
@@ -90,7 +90,7 @@ def get(layers: list, path: str) -> dict:
 
 
 def replace(layers: list, path: str, layer: dict) -> list:
-    out = copy.deepcopy(layers)
+    out = plain_copy(layers)
     steps = parse_path(path)
     _list_at(out, steps)[steps[-1][2]] = layer
     return out
@@ -98,14 +98,14 @@ def replace(layers: list, path: str, layer: dict) -> list:
 
 def insert(layers: list, path: str, layer: dict) -> list:
     """``layer`` inserted at ``path`` (before what is there; at the end when the index is the length)."""
-    out = copy.deepcopy(layers)
+    out = plain_copy(layers)
     steps = parse_path(path)
     _list_at(out, steps).insert(steps[-1][2], layer)
     return out
 
 
 def delete(layers: list, path: str) -> list:
-    out = copy.deepcopy(layers)
+    out = plain_copy(layers)
     steps = parse_path(path)
     del _list_at(out, steps)[steps[-1][2]]
     return out
@@ -113,7 +113,7 @@ def delete(layers: list, path: str) -> list:
 
 def move(layers: list, path: str, offset: int) -> tuple[list, str]:
     """Swap the layer with its neighbour ``offset`` (±1) places away in the same list; the new path."""
-    out = copy.deepcopy(layers)
+    out = plain_copy(layers)
     steps = parse_path(path)
     items = _list_at(out, steps)
     i = steps[-1][2]
@@ -134,7 +134,7 @@ def wrap(layers: list, path: str, count: int, kind: Literal["residual", "branche
     the identity and them (concatenated), or a repeat of them (2 copies)."""
     if kind not in WRAP_KINDS:
         raise InputError("wrap", f"unknown block {kind!r}")
-    out = copy.deepcopy(layers)
+    out = plain_copy(layers)
     steps = parse_path(path)
     items = _list_at(out, steps)
     i = steps[-1][2]
@@ -151,7 +151,7 @@ def wrap(layers: list, path: str, count: int, kind: Literal["residual", "branche
 def unwrap(layers: list, path: str) -> tuple[list, int]:
     """The block at ``path`` replaced by the layers it holds (a residual's body, the first branch that is not
     the identity, one copy of a repeat); (new list, how many layers took its place)."""
-    out = copy.deepcopy(layers)
+    out = plain_copy(layers)
     steps = parse_path(path)
     items = _list_at(out, steps)
     i = steps[-1][2]
