@@ -320,24 +320,12 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
                 f, _ = flop_by_peak.get(row.peak_key, (0.0, peak.peak_flop_per_s))
                 flop_by_peak[row.peak_key] = (f + row.flop_per_call * row.calls, peak.peak_flop_per_s)
     util = utilization(time_total / n, flop_total / n, flop_by_peak, match, model)
-    notes.extend(_above_the_peak(util))
-    if match.chip is not None and util.peak_flop_per_s is None and util.executed_flop_per_step > 0:
-        notes.append(_no_format(t))
-    repeated = repeated_steps(t)
-    if repeated:
-        shown = ", ".join(f"#{n} {k} times" for n, k in list(repeated.items())[:4])
-        notes.append(f"step annotations repeat their numbers (ProfilerStep {shown}): the longest of each is "
-                     "measured — several runs in one trace?")
     steps = [_with_hfu(s, util) for s in steps]
     info = meta.get("distributedInfo") if isinstance(meta.get("distributedInfo"), dict) else {}
     rank = info.get("rank") if type(info.get("rank")) is int else None
     world = info.get("world_size") if type(info.get("world_size")) is int else None
     whole = whole_trace_times(t)
-    if whole is not None and (whole.compute_us < 0 or whole.non_compute_us < 0 or whole.idle_us > whole.span_us):
-        notes.append(f"whole trace: compute {whole.compute_us:,.0f} µs, non-compute {whole.non_compute_us:,.0f} µs, "
-                     f"idle {whole.idle_us:,.0f} of {whole.span_us:,.0f} µs — HTA's split, which these figures follow, "
-                     "rounds each event inward to whole µs, so events shorter than 1 µs "
-                     "count below nothing; the steps' figures are not rounded")
+    notes.extend(_doubts(t, match, util, whole))
     cal = calibration(steps, ops.rows, match, util)
     result = TraceMeasurement(
         file=name, device=match.device or None, chip=match.chip.id if match.chip else None,
@@ -347,6 +335,25 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
         bottlenecks=[], calibration=cal, notes=notes, events=t.events, ops_left_out=ops.rows_left_out,
         first_event_us=t.first_ts if t.has_gpu else (min(t.o_ts) if len(t.o_ts) else None))
     return _with_bottlenecks(result)
+
+
+def _doubts(t: TraceTables, match: ChipMatch, util: Utilization, whole: WholeTrace | None) -> list[str]:
+    """What the figures cannot be taken for without a word: an HFU or MFU above 100%, no HFU on a known chip, step
+    numbers annotated twice, whole-trace figures below nothing."""
+    notes = _above_the_peak(util)
+    if match.chip is not None and util.peak_flop_per_s is None and util.executed_flop_per_step > 0:
+        notes.append(_no_format(t))
+    repeated = repeated_steps(t)
+    if repeated:
+        shown = ", ".join(f"#{n} {k} times" for n, k in list(repeated.items())[:4])
+        notes.append(f"step annotations repeat their numbers (ProfilerStep {shown}): the longest of each is "
+                     "measured — several runs in one trace?")
+    if whole is not None and (whole.compute_us < 0 or whole.non_compute_us < 0 or whole.idle_us > whole.span_us):
+        notes.append(f"whole trace: compute {whole.compute_us:,.0f} µs, non-compute {whole.non_compute_us:,.0f} µs, "
+                     f"idle {whole.idle_us:,.0f} of {whole.span_us:,.0f} µs — HTA's split, which these figures follow, "
+                     "rounds each event inward to whole µs, so events shorter than 1 µs count below nothing; the "
+                     "steps' figures are not rounded")
+    return notes
 
 
 def _no_format(t: TraceTables) -> str:
