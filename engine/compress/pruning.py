@@ -2,8 +2,11 @@
 
 - ``channels``: a fraction f of the output channels of each dense, convolution and recurrent layer (width w →
   max(1, round(w·(1 − f)))): the layers after it read fewer inputs, as the shapes propagate. Kept whole: the last
-  such layer of the list (the model's output) and of every block (a residual's sum, a repeat's loop and a branch's
-  merge need their input's width), and grouped convolutions (their groups must divide the width).
+  such layer of the list (the model's output) and of every block's lists (a residual's body and shortcut, a repeat's
+  layers, each branch), the last such layer before a block (a residual's identity, a repeat's loop and a branch's
+  merge need the width the block was built on: the pruning is inside the blocks, as in ResNets' channel pruning)
+  and before a grouped convolution (its groups divide that width: a depthwise one has one group per channel), and
+  grouped convolutions themselves.
 - ``heads``: a fraction of each attention layer's query heads; a grouped-query block keeps its key/value heads and
   loses query heads in every group (H = H_kv·max(1, round(H/H_kv·(1 − f)))); a multi-head block its key/value heads
   with them. The head size stays.
@@ -16,17 +19,19 @@
 multiple.
 """
 
-import copy
 from typing import Annotated, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError
+from ..plain_copy import plain_copy
 
 Fraction = Annotated[float, Field(gt=0, lt=1, allow_inf_nan=False)]
 WIDTH_FIELDS = {"dense": "units", "conv1d": "filters", "conv2d": "filters", "conv3d": "filters",
                 "conv_transpose2d": "filters", "rnn": "units", "gru": "units", "lstm": "units"}
 BLOCK_TYPES = ("transformer_block", "residual", "branches")
+NESTED = {"residual": ("body", "shortcut"), "repeat": ("layers",)}
+"""A block's lists of layers by kind (a branches block: each of its ``branches``)."""
 HEAD_MIXERS = ("attention", "latent", "lightning", "compressed")
 """The mixers with query heads to prune."""
 
@@ -68,15 +73,32 @@ def _width_layers(layers: list, path: str) -> list[str]:
             if isinstance(layer, dict) and layer.get("type") in WIDTH_FIELDS and layer.get("groups", 1) == 1]
 
 
+def _read_whole(layers: list, path: str) -> list[str]:
+    """Paths of the width layers whose width what follows was built on: the last before each residual, repeat or
+    branches block, and before a grouped convolution (its groups divide its input's channels: a depthwise one has
+    as many groups as channels)."""
+    read, last = [], None
+    for i, layer in enumerate(layers):
+        kind = layer.get("type") if isinstance(layer, dict) else None
+        grouped = kind in WIDTH_FIELDS and layer.get("groups", 1) != 1
+        if (grouped or kind in ("residual", "repeat", "branches")) and last is not None:
+            read.append(last)
+        if kind in WIDTH_FIELDS:
+            last = f"{path}[{i}]"
+    return read
+
+
 def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], done: list) -> list:
     out = []
-    last = _width_layers(layers, path)[-1:] if spec.target == "channels" else []
+    last = _width_layers(layers, path)[-1:] + _read_whole(layers, path) if spec.target == "channels" else []
     for i, layer in enumerate(layers):
         here = f"{path}[{i}]"
-        layer = copy.deepcopy(layer)
+        layer = plain_copy(layer)
         kind = layer.get("type") if isinstance(layer, dict) else None
-        if kind in ("residual", "repeat"):
-            layer["layers"] = _prune_list(layer["layers"], f"{here}.layers", spec, widths, done)
+        if kind in NESTED:
+            for field in NESTED[kind]:
+                if isinstance(layer.get(field), list):
+                    layer[field] = _prune_list(layer[field], f"{here}.{field}", spec, widths, done)
         elif kind == "branches":
             layer["branches"] = [_prune_list(b, f"{here}.branches[{j}]", spec, widths, done)
                                  for j, b in enumerate(layer["branches"])]
@@ -158,7 +180,7 @@ def _prune_blocks(layers: list, fraction: float) -> tuple[list, list[str]]:
         elif (i, 0) in picked:
             removed.append(f"layers[{i}]")
             continue
-        out.append(copy.deepcopy(layer))
+        out.append(plain_copy(layer))
     return out, removed
 
 

@@ -60,11 +60,55 @@ def test_cnn_per_layer_fractions_equal_a_hand_pruned_twin():
 
 def test_residual_block_keeps_its_output_width():
     layers = [{"type": "dense", "units": 64},
-              {"type": "residual", "layers": [{"type": "dense", "units": 256}, {"type": "dense", "units": 64}]},
+              {"type": "residual", "body": [{"type": "dense", "units": 256}, {"type": "dense", "units": 64}]},
               {"type": "dense", "units": 10}]
     pruned, done = pruned_layers(layers, parse_input(Pruning, {"target": "channels", "fraction": 0.5}))
-    assert pruned[1]["layers"][0]["units"] == 128 and pruned[1]["layers"][1]["units"] == 64
-    assert "layers[1].layers[1]" not in done
+    assert pruned[1]["body"][0]["units"] == 128 and pruned[1]["body"][1]["units"] == 64
+    assert done == ["layers[1].body[0]"]  # what the identity adds to (layers[0]) and the body's output stay whole
+
+
+class _Residual(torch.nn.Module):
+    def __init__(self, body, shortcut=None):
+        super().__init__()
+        self.body, self.shortcut = body, shortcut
+
+    def forward(self, x):
+        return self.body(x) + (self.shortcut(x) if self.shortcut is not None else x)
+
+
+RESNET_LIKE = [
+    {"type": "conv2d", "filters": 32, "kernel_size": 3, "padding": 1, "bias": False},
+    {"type": "residual", "body": [{"type": "conv2d", "filters": 64, "kernel_size": 3, "padding": 1, "bias": False},
+                                  {"type": "batch_norm"}, {"type": "activation", "function": "relu"},
+                                  {"type": "conv2d", "filters": 32, "kernel_size": 3, "padding": 1, "bias": False}]},
+    {"type": "residual", "body": [{"type": "conv2d", "filters": 64, "kernel_size": 3, "stride": 2, "padding": 1,
+                                   "bias": False},
+                                  {"type": "conv2d", "filters": 64, "kernel_size": 3, "padding": 1, "bias": False}],
+     "shortcut": [{"type": "conv2d", "filters": 64, "kernel_size": 1, "stride": 2, "bias": False}]},
+    {"type": "conv2d", "filters": 48, "kernel_size": 1, "bias": False},
+    {"type": "conv2d", "filters": 48, "kernel_size": 3, "padding": 1, "groups": 48, "bias": False},
+    {"type": "adaptive_avg_pool2d", "output_size": 1}, {"type": "flatten"}, {"type": "dense", "units": 10}]
+
+
+def test_residual_and_depthwise_cnn_half_channels_equals_a_hand_pruned_twin():
+    """Channel pruning inside the blocks, as ResNets are pruned: each residual's first convolutions lose half their
+    filters; what an identity adds to, each body's and shortcut's output, the convolution a depthwise one reads
+    (its 48 groups are its 48 channels) and the output stay whole."""
+    pruned, done = pruned_layers(RESNET_LIKE, parse_input(Pruning, {"target": "channels", "fraction": 0.5}))
+    assert done == ["layers[1].body[0]", "layers[2].body[0]"]
+    nn = torch.nn
+    with torch.device("meta"):
+        twin = nn.Sequential(
+            nn.Conv2d(3, 32, 3, padding=1, bias=False),
+            _Residual(nn.Sequential(nn.Conv2d(32, 32, 3, padding=1, bias=False), nn.BatchNorm2d(32), nn.ReLU(),
+                                    nn.Conv2d(32, 32, 3, padding=1, bias=False))),
+            _Residual(nn.Sequential(nn.Conv2d(32, 32, 3, stride=2, padding=1, bias=False),
+                                    nn.Conv2d(32, 64, 3, padding=1, bias=False)),
+                      nn.Conv2d(32, 64, 1, stride=2, bias=False)),
+            nn.Conv2d(64, 48, 1, bias=False), nn.Conv2d(48, 48, 3, padding=1, groups=48, bias=False),
+            nn.AdaptiveAvgPool2d(1), nn.Flatten(), nn.Linear(48, 10))
+        x = torch.zeros(1, 3, 16, 16)
+    assert engine_count([16, 16, 3], pruned) == count(twin, x)
 
 
 LLAMA_CHANGES = {"num_hidden_layers": 4, "vocab_size": 1000}
@@ -99,6 +143,6 @@ def test_bad_fractions_name_the_field(fraction):
 
 
 def test_blocks_keep_the_first_and_last():
-    layers = [{"type": "dense", "units": 8}] + [{"type": "residual", "layers": [{"type": "dense", "units": 8}]}] * 6
+    layers = [{"type": "dense", "units": 8}] + [{"type": "residual", "body": [{"type": "dense", "units": 8}]}] * 6
     pruned, removed = pruned_layers(layers, parse_input(Pruning, {"target": "blocks", "fraction": 0.5}))
     assert len(pruned) == 4 and "layers[1]" not in removed and "layers[6]" not in removed
