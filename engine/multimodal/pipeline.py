@@ -9,6 +9,7 @@ them (256).
 """
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 from ..errors import InputError, quoted
@@ -21,6 +22,8 @@ CLIP_TOKENS = 77
 LONG_ENCODERS = ("t5", "umt5", "mt5", "chatglm")
 """Text encoders (``model_type``) that read the denoiser's text tokens beyond CLIP's 77."""
 PART_LIMIT = 1_000_000
+_PART_NAME = re.compile(r"[A-Za-z0-9_]{1,64}")
+"""A part's name in ``model_index.json`` (``text_encoder_2``): its subfolder's name, never a path."""
 """Bytes of one part's config.json."""
 
 
@@ -70,27 +73,36 @@ def read_folder(folder: str | Path, inputs: MediaInputs) -> tuple[ReadModel, lis
     if not index_path.is_file():
         raise InputError("pipeline", f"{quoted(str(folder), 80)} has no model_index.json (a diffusers pipeline "
                                      "folder, as downloaded from the Hub)")
-    index = parse_json_text(_read(index_path), "pipeline", PART_LIMIT)
+    index = parse_json_text(_read(index_path, "pipeline.model_index"), "pipeline", PART_LIMIT)
     if not isinstance(index, dict):
         raise InputError("pipeline.model_index", "expected a JSON object")
     denoiser_name = next((n for n in ("transformer", "unet") if isinstance(index.get(n), list)), None)
     if denoiser_name is None:
         raise InputError("pipeline.model_index", "names no unet or transformer")
     encoders = sorted(n for n, v in index.items() if n.startswith("text_encoder") and isinstance(v, list)
-                      and v[0] is not None)
+                      and v and v[0] is not None)
+    for name in encoders:
+        if not _PART_NAME.fullmatch(name):
+            raise InputError("pipeline.model_index", f"{quoted(name, 60)}: not a part's name (letters, digits and _: "
+                                                      "a part is a subfolder of the pipeline's own)")
 
     def part(name: str) -> dict:
         path = root / name / "config.json"
         if not path.is_file():
             raise InputError(f"pipeline.{name}", f"{quoted(str(path), 80)} is missing")
-        return parse_json_text(_read(path), f"pipeline.{name}", PART_LIMIT)
+        return parse_json_text(_read(path, f"pipeline.{name}"), f"pipeline.{name}", PART_LIMIT)
 
     vae = part("vae") if isinstance(index.get("vae"), list) else None
     return read_parts(part(denoiser_name), [part(n) for n in encoders], vae, inputs,
                       (f"pipeline.{denoiser_name}", [f"pipeline.{n}" for n in encoders], "pipeline.vae"))
 
 
-def _read(path: Path) -> str:
+def _read(path: Path, field: str) -> str:
     if path.stat().st_size > PART_LIMIT:
-        raise InputError("pipeline", f"{quoted(str(path), 80)} is larger than {PART_LIMIT:,} bytes")
-    return path.read_text(encoding="utf-8")
+        raise InputError(field, f"{quoted(str(path), 80)} is larger than {PART_LIMIT:,} bytes")
+    data = path.read_bytes()
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(field, f"{quoted(str(path), 80)} is not UTF-8 text (byte {exc.start + 1:,} is "
+                                f"0x{data[exc.start]:02x}): save it as UTF-8") from None

@@ -107,3 +107,30 @@ def test_bad_input_one_line(args, flag):
     assert out.returncode == 2
     line = out.stderr.strip()
     assert "\n" not in line and line.startswith(f"error: {flag}"), line
+
+
+def test_a_pipeline_folder_reads_only_its_own_parts(tmp_path):
+    """A part named as a path (``text_encoder_2/../../secret``) would read a config.json outside the folder: refused
+    by name before any read; an empty part entry and a file that is not UTF-8 are one line each (they were an
+    IndexError and a UnicodeDecodeError)."""
+    root = _pipeline_folder(tmp_path)
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    shutil.copy(CONFIGS / "sd-1.5.text_encoder.json", secret / "config.json")
+    index = json.loads((root / "model_index.json").read_text())
+    (root / "model_index.json").write_text(json.dumps(index | {"text_encoder_2/../../secret": ["transformers", "X"]}))
+    out = cli("diffusion", "--pipeline", str(root), "--format", "json")
+    assert out.returncode == 2 and out.stderr.strip() == (
+        "error: --pipeline.model_index: 'text_encoder_2/../../secret': not a part's name (letters, digits and _: "
+        "a part is a subfolder of the pipeline's own)"), out.stderr
+    (root / "model_index.json").write_text(json.dumps(index | {"text_encoder": []}))
+    assert _json("diffusion", "--pipeline", str(root))["params"] == 859_520_964 + 83_653_863  # no text encoder
+    (root / "model_index.json").write_text(json.dumps(index))
+    (root / "vae" / "config.json").write_bytes(b'{"_class_name": "AutoencoderKL", "x": "\xff\xfe"}')
+    out = cli("diffusion", "--pipeline", str(root), "--format", "json")
+    assert out.returncode == 2 and out.stderr.startswith("error: --pipeline.vae: ") and \
+        "is not UTF-8 text (byte 40 is 0xff): save it as UTF-8" in out.stderr, out.stderr
+    (root / "model_index.json").write_bytes(b"\xff\xfe{}")
+    out = cli("diffusion", "--pipeline", str(root), "--format", "json")
+    assert out.returncode == 2 and out.stderr.startswith("error: --pipeline.model_index: ") and \
+        len(out.stderr.strip().splitlines()) == 1, out.stderr
