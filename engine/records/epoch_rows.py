@@ -46,3 +46,18 @@ def parse_flop(text: str) -> float:
     if not math.isfinite(number) or number <= 0:
         raise ValueError(f"'{text[:40]}' is not a positive finite number")
     return number
+
+
+TRAINING_FLOP_RANGE = (1.0, 1e40)
+"""A training run's compute a table may report: from 1 FLOP (the Perceptron of 1957 took ~7e5) to 10⁴⁰ (the
+bound every FLOP input of FLOPscope keeps; today's largest runs are ~5e26)."""
+
+
+def parse_training_flop(text: str) -> float:
+    """``parse_flop`` within ``TRAINING_FLOP_RANGE`` (``ValueError`` outside: 1e-300 or 1e308 is no run's
+    compute, and its log would overflow a fit)."""
+    number = parse_flop(text)
+    low, high = TRAINING_FLOP_RANGE
+    if not low <= number <= high:
+        raise ValueError(f"'{text[:40]}' is outside 1 – 10⁴⁰ FLOP")
+    return number

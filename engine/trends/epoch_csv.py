@@ -22,7 +22,7 @@ from pathlib import Path
 
 from ..errors import InputError
 from ..json_text import wide_encoding
-from ..records.epoch_rows import HardwareRow, parse_flop
+from ..records.epoch_rows import HardwareRow, parse_training_flop
 from ..records.partial_dates import parse_partial_date
 from ..results import Result
 from .runs_dataset import RunPoint
@@ -241,7 +241,7 @@ def _point(cells: dict[str, str], row_number: int, skipped: Counter) -> RunPoint
         skipped["bad date"] += 1
         return None
     try:
-        flop = parse_flop(cells["flop"])
+        flop = parse_training_flop(cells["flop"])
     except ValueError:
         skipped["bad training compute"] += 1
         return None

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 
 from ..method2.hardware_db import HardwareDB, load_hardware_db
 from ..method2.precision import format_of_peak_key, peak_key_label
-from ..records.epoch_rows import HardwareRow, parse_flop
+from ..records.epoch_rows import HardwareRow, parse_flop, parse_training_flop
 from ..records.partial_dates import parse_partial_date
 from ..results import Result
 from .epoch_csv import read_epoch_csv
@@ -167,7 +167,7 @@ def reconcile_row(row: HardwareRow, db: HardwareDB) -> ReconciledRow:
     if not row.flop:
         return ReconciledRow(**base, status="no reported compute")
     try:
-        reported = parse_flop(row.flop)
+        reported = parse_training_flop(row.flop)
     except ValueError as exc:
         return ReconciledRow(**base, status="bad input", message=f"Training compute (FLOP): {exc}")
     ratio = method2 / reported

@@ -1,6 +1,8 @@
 """Epoch AI CSV import: the real downloads, older headers, and files that are not such CSVs."""
 from __future__ import annotations
 
+import math
+
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -70,6 +72,23 @@ def test_older_system_header_partial_dates_and_float_notations(tmp_path):
     assert result.skipped_by_reason == {"bad date": 2, "bad training compute": 6, "no date": 2,
                                         "no training compute": 1}
     assert result.skipped == 11
+
+
+def test_compute_outside_1_to_1e40_flop_is_a_bad_row_and_the_fit_still_runs():
+    """1e-300 FLOP is no run's compute (its log, −300, overflowed the fit's 10^slope: an internal error), nor is 1e308:
+    each is a bad row, counted; 1 and 1e40 FLOP are read."""
+    from engine.trends.fit import log_linear_fit_fields
+
+    rows = [("A", "2019-01-01", "1e21"), ("B", "2020-06-01", "1e-300"), ("C", "2021-06-01", "1e23"),
+            ("D", "2022-06-01", "1e24"), ("E", "2022-09-01", "1e308"), ("F", "1958-01-01", "1"),
+            ("G", "2023-01-01", "1e40")]
+    text = "Model,Publication date,Training compute (FLOP)\n" + "".join(f"{n},{d},{f}\n" for n, d, f in rows)
+    result = read_epoch_csv(text.encode())
+    assert [r.name for r in result.runs] == ["A", "C", "D", "F", "G"]
+    assert result.skipped_by_reason == {"bad training compute": 2}
+    kept = result.runs[:3]
+    fit = log_linear_fit_fields([r.decimal_year for r in kept], [r.training_flop for r in kept])
+    assert fit["growth_per_year"] > 1 and all(map(math.isfinite, fit["ci_growth_per_year"]))
 
 
 def test_bytes_bom_semicolons_and_windows_1252(tmp_path):
