@@ -6,10 +6,12 @@ counts. The family modules (one file per lineage) register themselves when ``FAM
 from __future__ import annotations
 
 import importlib
+import re
 from collections.abc import Callable
 from typing import NamedTuple
 
 from ..errors import InputError, json_type, quoted
+from ..llm.families.keys import MAX_LAYERS
 from .inputs import MediaInputs
 from .model import ReadModel
 
@@ -77,10 +79,33 @@ def is_multimodal(data: object) -> bool:
     return "_class_name" in data or data.get("model_type") in _TRANSFORMERS
 
 
+DEPTH_KEY = re.compile(r"layers|depth|blocks", re.IGNORECASE)
+"""The keys whose numbers the readers turn into as many layers (``num_hidden_layers``, a vision tower's ``depth``,
+``layers_per_block``, ``num_single_layers``, ``encoder_layers``…)."""
+
+
+def _check_depths(data: dict, source: str) -> None:
+    """Every depth in ``data`` (at any level: a VLM's ``vision_config``, a U-Net's per-block lists) at most
+    ``MAX_LAYERS``, as a language model's: refused by name before any layer is built (10⁹ vision layers filled the
+    memory for minutes)."""
+    stack = [(data, source)]
+    while stack:
+        node, path = stack.pop()
+        items = node.items() if isinstance(node, dict) else enumerate(node)
+        for key, value in items:
+            here = f"{path}.{key}" if isinstance(node, dict) else f"{path}[{key}]"
+            if isinstance(value, (dict, list)):
+                stack.append((value, here))
+            elif (type(value) is int and value > MAX_LAYERS
+                  and DEPTH_KEY.search(here.rsplit(".", 1)[-1].split("[")[0])):
+                raise InputError(here, f"{value:,} layers is more than the {MAX_LAYERS:,} a model may have")
+
+
 def read_model(data: object, inputs: MediaInputs, source: str = "config") -> ReadModel:
     """The reader for ``data``'s ``_class_name`` (diffusers) or ``model_type`` (transformers)."""
     if not isinstance(data, dict):
         raise InputError(source, f"expected a JSON object {{ … }}, got {json_type(data)}")
+    _check_depths(data, source)
     _load()
     if "_class_name" in data:
         name = data["_class_name"]

@@ -64,13 +64,15 @@ def _pipeline(parts, inputs) -> None:
     st.dataframe(_frame(view.pipeline_rows(p)), hide_index=True, width="stretch")
 
 
-def _vlm(part) -> None:
+def _vlm(part, place: int) -> None:
+    """A VLM's training step; ``place``: the file's place in the upload (the widgets' keys: every Hub model's file
+    is called config.json, and one file may come twice)."""
     from engine.multimodal.training import VlmRecipe, vlm_training_step
 
     st.markdown(f"**{plain(part.name)}: training step per example**")
     c1, c2 = st.columns(2)
-    recipe = c1.selectbox("Recipe", list(RECIPES), format_func=RECIPES.get, key=f"mm_recipe_{part.name}")
-    rank = c2.number_input("LoRA rank", min_value=1, max_value=4_096, value=16, key=f"mm_rank_{part.name}",
+    recipe = c1.selectbox("Recipe", list(RECIPES), format_func=RECIPES.get, key=f"mm_recipe_{place}_{part.name}")
+    rank = c2.number_input("LoRA rank", min_value=1, max_value=4_096, value=16, key=f"mm_rank_{place}_{part.name}",
                            disabled=recipe != "lora")
     try:
         spec = parse_input(VlmRecipe, {"recipe": recipe, "lora_rank": int(rank) if recipe == "lora" else None},
@@ -83,7 +85,7 @@ def _vlm(part) -> None:
                 ("Backward / example", format_flop(step.backward_flop), None),
                 ("Trainable parameters", f"{step.trainable_params:,}", None)])
     st.dataframe(_frame(view.step_rows(step)), hide_index=True, width="stretch")
-    if st.button("Load into the layer builder", key=f"mm_load_{part.name}",
+    if st.button("Load into the layer builder", key=f"mm_load_{place}_{part.name}",
                  help="The model's layers replace the layer list, the recipe's towers frozen; the Plan page plans "
                       "it with the image tokens in the language model's sequence."):
         _load(part, spec)
@@ -120,7 +122,7 @@ def multimodal_upload() -> None:
             return
         parts, errors = view.read_parts_of([(f.name, f.getvalue()) for f in files], inputs)
         for exc in errors:
-            show_error(exc, "that file was not used")
+            show_error(exc, "" if exc.field == "upload" else "that file was not used")
         if not parts:
             return
         st.dataframe(_frame(view.count_rows(parts)), hide_index=True, width="stretch")
@@ -134,6 +136,6 @@ def multimodal_upload() -> None:
             if st.button("Load the denoiser into the layer builder", key="mm_load_denoiser",
                          help="Its layers replace the layer list (every weight trains)."):
                 _load(denoiser)
-        for part in parts:
+        for place, part in enumerate(parts):
             if view.is_vlm(part):
-                _vlm(part)
+                _vlm(part, place)
