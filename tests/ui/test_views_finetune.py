@@ -6,6 +6,7 @@ import pytest
 
 from engine.scenario import parse_scenario
 from ui.views.finetune import (
+    base_compute_problem,
     backward_metrics,
     backward_note,
     fine_tune,
@@ -64,6 +65,13 @@ def test_one_third_rule():
     assert share == pytest.approx(0.4) and "above one third" in sentence
     share, sentence = one_third_rule(3e22, 1e23)
     assert share == pytest.approx(0.3) and "below one third" in sentence
+
+
+def test_a_base_compute_below_one_flop_is_refused_not_divided_by():
+    """1e-300 FLOP made the share infinite ("inf × the base model's"): no model's training took under 1 FLOP."""
+    assert base_compute_problem(1e-300).startswith("The base model's training compute: 1e-300 FLOP is no model's")
+    assert base_compute_problem(0.5) is not None
+    assert base_compute_problem(0) is None and base_compute_problem(1.0) is None and base_compute_problem(3e24) is None
 
 
 def test_language_model_run_fields():

@@ -16,12 +16,14 @@ from ui.views.finetune import (
     LORA_TARGETS,
     TARGET_LABELS,
     TRAINABLE_LABELS,
+    base_compute_problem,
     blocks_available,
     fine_tune,
     one_third_rule,
     trainable_choice,
     with_trainability,
 )
+from ui.widgets import say
 
 
 def trainability_controls(layer: dict, key_prefix: str) -> dict:
@@ -93,11 +95,15 @@ def modification_check(fine_tune_flop: float, frozen: bool) -> None:
     """The one-third rule: this run's compute against the base model's training compute (given, or the
     Commission's default when unknown)."""
     st.markdown("**Modifying a model (a fine-tune):**" if frozen else "**If this run modifies a model:**")
-    base = st.number_input("The base model's training compute, FLOP (0 = unknown)", min_value=0.0,
+    base = st.number_input("The base model's training compute, FLOP (0 = unknown)", min_value=0.0, max_value=1e40,
                            format="%.3e", key="plan_base_flop",
                            help="Unknown: the guidelines use one third of 10^23 FLOP (10^25 for a model with "
                                 "systemic risk).")
     systemic = st.checkbox("The base model has systemic risk", key="plan_base_systemic", disabled=base > 0)
+    problem = base_compute_problem(base)
+    if problem is not None:
+        say("error", problem)
+        return
     reference = base if base > 0 else modification_threshold(None, systemic) * 3
     share, sentence = one_third_rule(fine_tune_flop, reference)
     (st.warning if share > 1 / 3 else st.write)(

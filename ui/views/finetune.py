@@ -91,6 +91,15 @@ def backward_metrics(estimate) -> list[Metric]:
              f"of {arch.params:,}" + (" (the rest frozen)" if arch.trainable_params < arch.params else ""))]
 
 
+def base_compute_problem(base_training_flop: float) -> str | None:
+    """Why a base model's training compute cannot be compared with (None when it can; 0 means unknown): below
+    1 FLOP no model was trained (1e-300 made the share infinite)."""
+    if 0 < base_training_flop < 1:
+        return (f"The base model's training compute: {base_training_flop:.3g} FLOP is no model's training compute "
+                "— give it in FLOP (at least 1), or 0 when it is unknown")
+    return None
+
+
 def one_third_rule(fine_tune_flop: float, base_training_flop: float) -> tuple[float, str]:
     """(share, sentence): a modification's compute against the base model's training compute. Above one third,
     the EU Commission's guidelines presume the modifier a provider of the modified general-purpose model."""
