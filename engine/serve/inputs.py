@@ -27,8 +27,8 @@ class Speculative(BaseModel):
     @model_validator(mode="after")
     def _accepted(self):
         if self.acceptance_length > self.draft_tokens + 1:
-            raise InputError("speculative.acceptance_length", f"{self.acceptance_length:g} tokens per step is more "
-                                                              f"than the {self.draft_tokens} drafted + 1")
+            raise InputError("acceptance_length", f"{self.acceptance_length:g} tokens per step is more than the "
+                                                  f"{self.draft_tokens} drafted + 1")
         return self
 
 

@@ -198,6 +198,7 @@ def test_engine_registry_refuses_unknown_and_duplicates():
     ({"chip": "nvidia-l4", "chips": 2}, "chips"),
     ({"batch": 0}, "batch"),
     ({"prompt_tokens": float("nan")}, "prompt_tokens"),
+    ({"speculative": {"acceptance_length": 60, "draft_tokens": 1}}, "speculative.acceptance_length"),
 ])
 def test_bad_input_is_one_line_naming_the_field(fields, field):
     data = {"chip": "nvidia-h100-sxm", "prompt_tokens": 100, "output_tokens": 100} | fields
