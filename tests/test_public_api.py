@@ -24,3 +24,26 @@ def test_importing_engine_loads_neither_pandas_nor_streamlit():
     code = "import sys, engine; print(sorted(m for m in ('pandas', 'streamlit', 'numpy') if m in sys.modules))"
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_bad_arguments_are_one_input_error_naming_them():
+    """docs/api.md promises an InputError: a sequence length of -1, 2.5, 'x', 0 or True (a multi-line pydantic
+    error, a TypeError, silently the context length) and a chip count of 10⁴⁰⁰ (an OverflowError) each name their
+    argument; a model id not in the library names the nearest ones, not all 260."""
+    import pytest
+
+    from engine.errors import InputError
+    from engine.llm.library import library_model
+
+    config = dict(library_model("llama-2-7b").config)
+    layout = {"dp": 1, "micro_batch": 1, "global_batch": 1}
+    for seq_len in (-1, 2.5, "x", 0, True, 10**400):
+        with pytest.raises(InputError, match=r"^seq_len: .* is not a whole number from 1 to 10,000,000$"):
+            engine.plan_layout(config, layout, chip="h100", seq_len=seq_len)
+    assert engine.plan_layout(config, layout, chip="h100", seq_len=4096).step.compute_s > 0
+    with pytest.raises(InputError, match=r"^chip_count: "):
+        engine.estimate_hardware({"chip": "a100", "chip_count": 10**400, "duration": 1, "duration_unit": "days"})
+    with pytest.raises(InputError) as exc:
+        library_model("llama2-7b")
+    assert str(exc.value).startswith("model: 'llama2-7b' is not in the model library of ") and \
+        "nearest: llama-2-7b" in str(exc.value) and len(str(exc.value)) < 300

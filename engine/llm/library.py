@@ -61,5 +61,10 @@ def library_model(model_id: str) -> LibraryModel:
     model = _by_id().get(model_id) if isinstance(model_id, str) else None
     if model is not None:
         return model
-    raise InputError("model", f"{quoted(model_id)} is not in the model library; known: "
-                              f"{', '.join(m.id for m in _models())}")
+    import difflib
+
+    ids = [m.id for m in _models()]
+    near = difflib.get_close_matches(str(model_id)[:80].lower(), ids, n=5, cutoff=0.5)
+    raise InputError("model", f"{quoted(model_id)} is not in the model library of {len(ids)} models"
+                              + (f"; nearest: {', '.join(near)}" if near else "")
+                              + " (all of them: python -m engine transformer --list-models)")

@@ -108,7 +108,7 @@ def default_for_run(chip_text: object, chip_count: object, db: HardwareDB | None
     chip = db.find(chip_text) if isinstance(chip_text, str) else None
     try:
         count = float(chip_count) if chip_count is not None and not isinstance(chip_count, bool) else None
-    except (TypeError, ValueError):
+    except (TypeError, ValueError, OverflowError):  # OverflowError: an integer of 400 digits (the field says why)
         count = None
     if count is not None and not (0 < count < 1e9):
         count = None
