@@ -103,9 +103,10 @@ def layout_and_options(args, saved: PlanInputs | None = None) -> tuple[Layout, M
         data["pipeline_split"] = args.pipeline_split
     layout = parse_input(Layout, with_framework_split(data, options))
     chips = _number(getattr(args, "chips", None))
-    if chips is not None and (isinstance(chips, str) or chips != layout.chips):
-        raise InputError("chips", f"{str(args.chips)[:40]} chips but {layout.product} = {layout.factors} = "
-                                  f"{layout.chips:,}")
+    if isinstance(chips, str):
+        raise InputError("chips", f"{str(args.chips)[:40]!r} is not a whole number of chips")
+    if chips is not None and chips != layout.chips:
+        raise InputError("chips", f"{chips:,} chips but {layout.product} = {layout.factors} = {layout.chips:,}")
     return layout, options
 
 

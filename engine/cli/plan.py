@@ -95,6 +95,8 @@ def _plan(args) -> dict:
             raise InputError("sweep", f"{args.sweep[:40]!r} is not a whole number of chips") from None
         if layout.global_batch is None:
             raise InputError("global_batch", "the sweep needs the global batch (--global-batch)")
+        if args.top < 1:
+            raise InputError("top", f"{args.top}: the layouts shown, at least 1")
         rows = sweep_layouts(model, chips, layout.global_batch, options, settings,
                              sequence_parallel=layout.sequence_parallel)
         return {"chips": chips, "layouts": len(rows), "best": [r.as_dict() for r in rows[:args.top]]}

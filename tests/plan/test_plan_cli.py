@@ -102,6 +102,12 @@ def test_plan_sweep_ranks_layouts(capsys):
       "--kernel-efficiency", "1.5"], "kernel_efficiency"),
     (["plan", "--model", "llama2-7b", "--chip", "nvidia-gtx-580", "--global-batch", "8"], "interconnect"),
     (["plan", "--model", "llama2-7b", "--chip", "nvidia-h100-sxm", "--global-batch", "8", "--sweep", "0"], "chips"),
+    (["plan", "--model", "llama2-7b", "--chip", "nvidia-h100-sxm", "--global-batch", "64", "--sweep", "64", "--top",
+      "0"], "top: 0: the layouts shown, at least 1"),
+    (["plan", "--model", "llama2-7b", "--chip", "nvidia-h100-sxm", "--global-batch", "64", "--sweep", "64", "--top",
+      "-1"], "top"),
+    (["memory", "--model", "llama2-7b", "--tp", "8", "--chips", "8.0"], "chips: '8.0' is not a whole number of chips"),
+    (["memory", "--model", "llama2-7b", "--chips", ""], "chips: '' is not a whole number of chips"),
 ])
 def test_bad_input_is_one_line_naming_the_field(capsys, args, field):
     code, _, err = cli(capsys, *args)
