@@ -28,7 +28,7 @@ def _config(ref: str, field: str):
         model = library_model(ref)
         return read_hf_config(model.config, source=f"model {model.id}"), model
     with naming_file(ref, field):
-        return load_hf_config_text(read_text_file(ref, field, MAX_CONFIG_BYTES)), None
+        return load_hf_config_text(read_text_file(ref, field, MAX_CONFIG_BYTES), field), None
 
 
 def _scenario_data(args) -> dict:
@@ -52,6 +52,8 @@ def _per_layer(text: str | None) -> dict | None:
     out = {}
     for item in text.split(","):
         path, _, value = item.partition("=")
+        if path.strip() in out:
+            raise InputError("per-layer", f"{path.strip()[:40]!r} is given twice: one fraction per layer")
         try:
             out[path.strip()] = float(value)
         except ValueError:
@@ -68,7 +70,7 @@ def _compress(args):
     fields = {"technique": args.technique, "chip": args.chip, "gptq": args.gptq, "train_format": args.train_format,
               "factor": args.factor, "sparsity": args.sparsity, "batch_size": args.batch_size}
     if args.technique == "prune":
-        fields["pruning"] = {"target": args.target, "round_to": args.round_to or 1,
+        fields["pruning"] = {"target": args.target, "round_to": 1 if args.round_to is None else args.round_to,
                              **({"per_layer": _per_layer(args.per_layer)} if args.per_layer else
                                 {"fraction": args.fraction})}
     for name in ("scoring_examples", "fine_tune_examples", "calibration_examples", "qat_steps"):

@@ -15,6 +15,8 @@ def _mixed(text: str | None) -> dict[str, float] | None:
     split: dict[str, float] = {}
     for item in text.split(","):
         fmt, sep, fraction = item.partition("=")
+        if fmt.strip().lower() in split:
+            raise InputError("mixed_precision", f"{quoted(fmt.strip())} is given twice: one fraction per format")
         try:
             split[fmt.strip().lower()] = float(fraction)
         except ValueError:

@@ -158,7 +158,7 @@ def inference_aware(flop: float, inference_tokens: float, fit: LossFit = BESIROG
     flop = check_flop(flop)
     if isinstance(inference_tokens, bool) or not isinstance(inference_tokens, (int, float)) \
             or not math.isfinite(inference_tokens) or inference_tokens < 0 or inference_tokens > MAX_FLOP:
-        raise InputError("inference_tokens", "must be a finite number ≥ 0")
+        raise InputError("inference_tokens", f"must be a number from 0 to {MAX_FLOP:.0e} tokens")
     n_opt = fit.optimal_params(flop)
     d_opt = flop / (TRAINING_FLOP_PER_PARAM_TOKEN * n_opt)
     target = fit.loss(n_opt, d_opt)

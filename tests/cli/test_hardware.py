@@ -106,6 +106,7 @@ def test_mixed_split_and_utilization_range():
     (["--chip", "A100", "--days", "1", "--utilization", "0.3"], "chip_count"),
     (["--count", "8", "--days", "1", "--utilization", "0.3"], "arguments"),
     (["--chip", "A100", "--count", "many", "--days", "1", "--utilization", "0.3"], "arguments"),
+    (["--chip", "A100", "--count", "8", "--days", "1", "--mixed", "bf16=0.9,bf16=0.1"], "mixed_precision"),
 ])
 def test_bad_input_exits_2_with_one_line_naming_the_field(args, field):
     out = run("hardware", *args)

@@ -88,3 +88,10 @@ def test_bad_budget_names_the_field(bad):
 def test_unknown_rule_names_the_field():
     with pytest.raises(InputError, match="^rule: "):
         compute_optimal(1e24, "kaplan")
+
+
+@pytest.mark.parametrize("bad", [-1.0, math.nan, 1e100, True, "1e9"])
+def test_bad_inference_tokens_say_the_bound(bad):
+    """1e100 is finite and positive: the message said 'must be a finite number ≥ 0'; it gives the bound."""
+    with pytest.raises(InputError, match=r"^inference_tokens: must be a number from 0 to 1e\+40 tokens$"):
+        inference_aware(GOPHER_FLOP, bad)
