@@ -56,6 +56,13 @@ class ServeInputs(BaseModel):
     max_batch: int | None = Field(None, ge=1, le=MAX_BATCH, description="The largest batch the engine takes (None: "
                                                                         "the engine's own limit).")
 
+    @model_validator(mode="after")
+    def _batch_within_the_engine(self):
+        if self.batch is not None and self.max_batch is not None and self.batch > self.max_batch:
+            raise InputError("batch", f"{self.batch:,} is more than the engine's largest batch "
+                                      f"({self.max_batch:,}, max_batch)")
+        return self
+
     @property
     def kv_format(self) -> str:
         if self.kv_precision is not None:

@@ -199,6 +199,7 @@ def test_engine_registry_refuses_unknown_and_duplicates():
     ({"batch": 0}, "batch"),
     ({"prompt_tokens": float("nan")}, "prompt_tokens"),
     ({"speculative": {"acceptance_length": 60, "draft_tokens": 1}}, "speculative.acceptance_length"),
+    ({"batch": 8, "max_batch": 1}, "batch"),
 ])
 def test_bad_input_is_one_line_naming_the_field(fields, field):
     data = {"chip": "nvidia-h100-sxm", "prompt_tokens": 100, "output_tokens": 100} | fields
