@@ -7,7 +7,7 @@ how many rows of the CSV were skipped.
 from __future__ import annotations
 
 from .files import naming_file
-from ..errors import InputError, parse_input
+from ..errors import InputError, parse_input, quoted
 from ..trends.windows import NAMED_WINDOWS, TrendQuery
 
 
@@ -18,7 +18,7 @@ FIRST_YEAR, LAST_YEAR = 1900, 2100
 def _query(args) -> TrendQuery:
     for flag, year in (("--from", args.from_year), ("--to", args.to_year)):
         if year is not None and not FIRST_YEAR <= year <= LAST_YEAR:
-            raise InputError("arguments", f"{flag} {year} is not a year from {FIRST_YEAR} to {LAST_YEAR}")
+            raise InputError("arguments", f"{flag} {quoted(year, 12)} is not a year from {FIRST_YEAR} to {LAST_YEAR}")
     if args.window:
         if args.from_year is not None or args.to_year is not None:
             raise InputError("arguments", "--window sets the years; leave out --from/--to")

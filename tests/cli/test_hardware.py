@@ -35,6 +35,15 @@ def test_chips_filters_by_year():
     assert chips and all(c["release_date"].startswith("2017") for c in chips)
 
 
+def test_chips_filters_by_vendor_and_refuses_one_it_does_not_know():
+    """An unknown vendor listed nothing with exit 0, as if the database held none of its chips."""
+    amd = ok("chips", "--vendor", "amd")
+    assert amd and all(c["id"].startswith("amd-") for c in amd)
+    out = run("chips", "--vendor", "Foo")
+    assert out.returncode == 2 and out.stderr.startswith("error: vendor: 'Foo' makes no chip of the database (its "
+                                                         "vendors: AMD, "), out.stderr
+
+
 def test_hardware_with_a_database_chip():
     data = ok("hardware", "--chip", "H100", "--count", "8", "--days", "10", "--utilization", "0.4",
               "--precision", "bf16", "--price", "2.5")
