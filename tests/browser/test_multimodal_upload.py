@@ -73,6 +73,25 @@ def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     context.close()
 
 
+def test_two_vlms_each_called_config_json_are_both_counted(server, browser, tmp_path):
+    """Every Hub model's file is config.json: LLaVA 1.5 and Qwen2.5-VL uploaded together each get their training step
+    and recipe (their widgets were keyed by the file's name: a duplicate-key exception)."""
+    from engine import estimate_vlm_training
+
+    context, page = _open(browser, server)
+    _upload(page, _as_config_json(tmp_path, "llava-1.5-7b", "qwen2.5-vl-7b-instruct"))
+    page.get_by_text("config.json: training step per example").nth(1).wait_for(timeout=WAIT_MS)
+    healthy(page)
+    assert page.get_by_text("config.json: training step per example").count() == 2
+    panel = page.locator("[data-testid='stExpander']", has_text=PANEL)
+    shown = panel.locator("[data-testid='stMetric']", has_text="Trainable parameters").locator(
+        "[data-testid='stMetricValue']").all_inner_texts()
+    expected = [estimate_vlm_training(config(name), recipe="frozen_vision").trainable_params
+                for name in ("llava-1.5-7b", "qwen2.5-vl-7b-instruct")]
+    assert shown == [f"{n:,}" for n in expected]
+    context.close()
+
+
 def test_llama_3_2_vision_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     """Its image reaches the language model through cross-attention layers: the recipe (vision frozen) trains the
     projector and the language model, and the model loads into the layer builder as the other VLMs do."""
