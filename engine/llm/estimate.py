@@ -51,9 +51,10 @@ class TransformerRun(BaseModel):
 
             raise InputError("fine-tune", "choose one of trainable_last (the last N blocks) and lora_rank (LoRA)")
         if self.trainable_last is not None:
-            return FineTune(mode="last", blocks=self.trainable_last)
-        if self.lora_rank is not None:
-            return FineTune(mode="lora", rank=self.lora_rank, targets=self.lora_targets, lora_dense=False)
+            return parse_input(FineTune, {"mode": "last", "blocks": self.trainable_last})
+        if self.lora_rank is not None:  # a target given twice (qkv with q) is one line naming the targets
+            return parse_input(FineTune, {"mode": "lora", "rank": self.lora_rank, "targets": self.lora_targets,
+                                          "lora_dense": False})
         return FineTune()
 
 

@@ -60,6 +60,20 @@ def test_backward_metrics_are_the_engines_figures():
     assert backward_note(ratio.method1()) is None
 
 
+def test_a_target_given_twice_is_one_line_not_an_exception():
+    """qkv (the fused projection's one adapter) with q: refused by the engine's rule, as an InputError naming the
+    targets (the panel's FineTune was built directly, and pydantic's ValidationError reached the page); the
+    transformer estimate's run alike."""
+    from engine.errors import InputError
+    from engine.llm.estimate import TransformerRun
+
+    layers = [flat_block({"type": "transformer_block", "heads": 2})]
+    with pytest.raises(InputError, match=r"^targets: qkv is one adapter on the fused q/k/v projection"):
+        fine_tune(layers, "lora", rank=4, targets=("qkv", "q"))
+    with pytest.raises(InputError, match=r"^targets: qkv is one adapter on the fused q/k/v projection"):
+        TransformerRun(tokens=1e9, lora_rank=4, lora_targets=("qkv", "q")).fine_tune  # noqa: B018
+
+
 def test_one_third_rule():
     share, sentence = one_third_rule(4e22, 1e23)
     assert share == pytest.approx(0.4) and "above one third" in sentence

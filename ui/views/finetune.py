@@ -3,6 +3,7 @@ applied to a layer list, the backward figures beside the totals, and a fine-tune
 model's training compute (the EU's one-third rule)."""
 from __future__ import annotations
 
+from engine.errors import parse_input
 from engine.method1.backward import DEFAULT_LORA_TARGETS, LORA_TARGETS
 from engine.method1.finetune import FineTune, block_count, fine_tuned
 from engine.plan.thresholds import MODIFICATION_FRACTION
@@ -48,8 +49,9 @@ def fine_tune(layers: list, mode: str, blocks: int = 1, rank: int = 8, targets=D
     cleared = [_cleared(layer) for layer in layers]
     if mode == "full":
         return cleared
-    tune = FineTune(mode=mode, blocks=blocks if mode == "last" else None, rank=rank if mode == "lora" else None,
-                    targets=tuple(targets) or DEFAULT_LORA_TARGETS, lora_dense=not language_model)
+    tune = parse_input(FineTune, {"mode": mode, "blocks": blocks if mode == "last" else None,
+                                  "rank": rank if mode == "lora" else None,
+                                  "targets": tuple(targets) or DEFAULT_LORA_TARGETS, "lora_dense": not language_model})
     return fine_tuned(cleared, tune)
 
 
