@@ -86,11 +86,19 @@ def _examples(scenario) -> float:
 
 
 def _widths(scenario) -> dict[str, int]:
-    """Each transformer block's input width d, by path (the width of its rows)."""
-    out = {}
+    """Each transformer block's and multi-head attention layer's input width d, by path (the width of its rows; an
+    attention layer with an output size of its own is left out: its rows' width is not its input's)."""
+    from ..method1.tree import get
+
+    out, layers = {}, None
     for row in evaluate(scenario.architecture()).rows:
-        if row.type == "transformer_block":
-            out[row.path or f"layers[{row.index}]"] = row.output_shape[-1]
+        path = row.path or f"layers[{row.index}]"
+        if row.type == "multi_head_attention":
+            layers = layers or scenario.model_dump(mode="json")["layers"]
+            if get(layers, path).get("output_size") is not None:
+                continue
+        if row.type in ("transformer_block", "multi_head_attention"):
+            out[path] = row.output_shape[-1]
     return out
 
 

@@ -128,8 +128,14 @@ def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], 
 def _prune_heads(layer: dict, share: float, d: int | None, round_to: int, here: str, named: bool) -> bool:
     """Prune the heads of a multi-head attention layer or of a transformer block's mixer (in place); False for a
     mixer without attention heads (a state-space or feed-forward-only block), refused where ``named``."""
-    if layer["type"] == "multi_head_attention":
-        layer["heads"] = _keep(layer["heads"], share, 1)
+    if layer["type"] == "multi_head_attention":  # its head sizes D = N = d / H kept (they default to d / H)
+        heads = layer["heads"]
+        if layer.get("key_size") is None or layer.get("value_size") is None:
+            if not d or d % heads:
+                raise InputError(f"{here}.key_size", "give the head sizes (key_size, value_size) to prune heads")
+            layer["key_size"] = layer.get("key_size") or d // heads
+            layer["value_size"] = layer.get("value_size") or d // heads
+        layer["heads"] = _keep(heads, share, 1)
         return True
     mixer = dict(layer.get("mixer") or {})
     kind = mixer.get("kind", "attention")

@@ -34,6 +34,16 @@ def test_prune_schedule_is_dense_plus_scoring_plus_fine_tune():
     assert r.measured_speedup == 1.1 and "Torch-Pruning" in r.speedup_source
 
 
+def test_vit_heads_pruned_lose_their_projections():
+    """ViT-B/16 (12 layers of 12 heads of 64 over 768): half the heads lose, per layer, their q, k, v columns
+    (3 · 768 · 384 weights + 3 · 384 biases) and the output projection's rows (384 · 768); the head size stays 64."""
+    from engine.presets import presets
+
+    r = compress(presets()["vit_b_16"].scenario.model_dump(mode="json"),
+                 parse_input(Compression, {"technique": "prune", "pruning": {"target": "heads", "fraction": 0.5}}))
+    assert r.before.params - r.after.params == 12 * (3 * 768 * 384 + 3 * 384 + 384 * 768)
+
+
 def test_unstructured_sparsity_saves_nothing_on_dense_hardware():
     r = run(technique="unstructured", sparsity=0.9)
     assert r.after.forward_flop == r.before.forward_flop and r.measured_speedup == 1.0

@@ -111,6 +111,37 @@ def test_residual_and_depthwise_cnn_half_channels_equals_a_hand_pruned_twin():
     assert engine_count([16, 16, 3], pruned) == count(twin, x)
 
 
+class _Heads(torch.nn.Module):
+    """Multi-head attention of H heads of size D over width W, written as products: q, k, v W → H·D, softmax(q·kᵀ)·v
+    per head, out H·D → W."""
+
+    def __init__(self, w, heads, d):
+        super().__init__()
+        self.h, self.d = heads, d
+        self.q, self.k, self.v = (torch.nn.Linear(w, heads * d) for _ in range(3))
+        self.out = torch.nn.Linear(heads * d, w)
+
+    def forward(self, x):
+        length = x.shape[0]
+        q, k, v = (p(x).reshape(length, self.h, self.d).transpose(0, 1) for p in (self.q, self.k, self.v))
+        return self.out(torch.matmul(torch.softmax(torch.matmul(q, k.transpose(1, 2)), -1), v)
+                        .transpose(0, 1).reshape(length, self.h * self.d))
+
+
+def test_attention_heads_pruned_keep_their_size():
+    """Half of 4 heads of 8 (W = 32): 2 heads of 8, not 2 heads of 16 (the head size defaulted to W / H, so the
+    pruned layer kept every parameter and FLOP)."""
+    layers = [{"type": "multi_head_attention", "heads": 4}, {"type": "dense", "units": 10}]
+    pruned, done = pruned_layers(layers, parse_input(Pruning, {"target": "heads", "fraction": 0.5}),
+                                 {"layers[0]": 32})
+    assert done == ["layers[0]"] and pruned[0] == {"type": "multi_head_attention", "heads": 2, "key_size": 8,
+                                                   "value_size": 8}
+    with torch.device("meta"):
+        twin = torch.nn.Sequential(_Heads(32, 2, 8), torch.nn.Linear(32, 10))
+        x = torch.zeros(10, 32)
+    assert engine_count([32], pruned, 10) == count(twin, x)
+
+
 LLAMA_CHANGES = {"num_hidden_layers": 4, "vocab_size": 1000}
 
 
