@@ -26,6 +26,11 @@ def _settings(technique: str, saved: dict) -> dict:
     if technique == "prune":
         values["target"] = c2.selectbox("Prune", list(view.TARGETS), format_func=view.TARGETS.get,
                                         key=state.bind("cp_target", pruning.get("target", "channels")))
+        values["round_to"] = pruning.get("round_to", 1)  # a scenario's own; the panel sets none
+        if pruning.get("per_layer"):  # a scenario's (a file, a link): kept unless one fraction is chosen
+            say("caption", view.per_layer_line(pruning["per_layer"]))
+            if not st.checkbox("Use the fraction above for every layer instead", key="cp_global"):
+                values["per_layer"] = pruning["per_layer"]
         values["scoring"] = c3.number_input("Examples scored (importance)", min_value=0.0, value=0.0, step=1000.0,
                                             key="cp_scoring", format="%.0f")
         values["fine_tune"] = st.number_input("Fine-tuning examples (the pruned net)", min_value=0.0, value=0.0,

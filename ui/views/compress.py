@@ -15,7 +15,8 @@ def spec_data(technique: str, values: dict) -> dict:
     """The panel's values → the ``Compression`` data for ``technique``."""
     data = {"technique": technique}
     if technique == "prune":
-        data["pruning"] = {"target": values["target"], "fraction": values["fraction"]}
+        scope = {"per_layer": values["per_layer"]} if values.get("per_layer") else {"fraction": values["fraction"]}
+        data["pruning"] = {"target": values["target"], **scope, "round_to": values.get("round_to") or 1}
         data |= {"scoring_examples": values["scoring"], "fine_tune_examples": values["fine_tune"]}
     elif technique == "unstructured":
         data["sparsity"] = values["fraction"]
@@ -28,6 +29,13 @@ def spec_data(technique: str, values: dict) -> dict:
     elif technique == "low_precision":
         data |= {"train_format": values["format"], "chip": values["chip"]}
     return data
+
+
+def per_layer_line(per_layer: dict) -> str:
+    """A scenario's per-layer pruning fractions in words (the panel shows one fraction for every layer)."""
+    shown = ", ".join(f"{path} {100 * f:.3g}%" for path, f in list(per_layer.items())[:6])
+    more = f" and {len(per_layer) - 6:,} more" if len(per_layer) > 6 else ""
+    return f"The scenario prunes these layers by their own fractions: {shown}{more}."
 
 
 def comparison_rows(result) -> list[dict]:
