@@ -112,8 +112,18 @@ def compress(data: dict, spec: Compression) -> CompressionResult:
             "low_precision": _low_precision}[spec.technique](data, scenario, before, spec)
 
 
+def _shape_keeping(scenario) -> set[int]:
+    """The top-level places whose output has their input's shape (a layer's or a block's: its last row's)."""
+    out_shape: dict[int, list] = {}
+    for row in evaluate(scenario.architecture()).rows:
+        if row.path and row.path.startswith("layers["):
+            out_shape[int(row.path[7:row.path.index("]")])] = list(row.output_shape)
+    return {i for i, shape in out_shape.items() if i - 1 in out_shape and out_shape[i - 1] == shape}
+
+
 def _prune(data, scenario, before, spec: Compression) -> CompressionResult:
-    layers, done = pruned_layers(data["layers"], spec.pruning, _widths(scenario))
+    keeps = _shape_keeping(scenario) if spec.pruning.target == "blocks" else None
+    layers, done = pruned_layers(data["layers"], spec.pruning, _widths(scenario), keeps)
     _, after = _totals(dict(data, layers=layers))
     per_example = before.forward_flop + (before.backward_flop or 0)
     score = spec.scoring_examples * per_example

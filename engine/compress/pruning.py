@@ -159,7 +159,11 @@ def _prune_heads(layer: dict, share: float, d: int | None, round_to: int, here: 
     return True
 
 
-def _prune_blocks(layers: list, fraction: float) -> tuple[list, list[str]]:
+def _prune_blocks(layers: list, fraction: float, keeps_shape: set[int] | None = None) -> tuple[list, list[str]]:
+    """Depth pruning: ``fraction`` of the top-level blocks (a repeat's copies each one) removed, spread evenly
+    between the first and the last, which stay; with ``keeps_shape`` (the top-level places whose output has their
+    input's shape), only those: removing a block that downsamples would change every layer after it (ResNet's
+    stages: its compute rose 3.5×)."""
     units = []  # (top-level index, copy) of every block
     for i, layer in enumerate(layers):
         kind = layer.get("type") if isinstance(layer, dict) else None
@@ -168,9 +172,18 @@ def _prune_blocks(layers: list, fraction: float) -> tuple[list, list[str]]:
         elif kind == "repeat":
             units += [(i, c) for c in range(int(layer.get("times", 2)))]
     drop = round(len(units) * fraction)
+    if not units:
+        raise InputError("target", "no blocks to remove: depth pruning removes residual, branch and transformer "
+                                   "blocks and a repeat's copies")
     if len(units) < 3 or drop == 0:
         raise InputError("fraction", f"{fraction:g} of {len(units)} blocks removes none (the first and last stay)")
     middle = units[1:-1]
+    if keeps_shape is not None:
+        middle = [u for u in middle if u[0] in keeps_shape]
+        if not middle:
+            raise InputError("target", "no block between the first and the last keeps its input's shape: removing "
+                                       "one would change every layer after it (a stage that downsamples) — prune "
+                                       "channels instead")
     drop = min(drop, len(middle))
     picked = {middle[round(j * (len(middle) - 1) / max(drop - 1, 1))] for j in range(drop)} if drop > 1 else \
         {middle[len(middle) // 2]}
@@ -190,11 +203,12 @@ def _prune_blocks(layers: list, fraction: float) -> tuple[list, list[str]]:
     return out, removed
 
 
-def pruned_layers(layers: list, spec: Pruning, widths: dict[str, int] | None = None) -> tuple[list, list[str]]:
+def pruned_layers(layers: list, spec: Pruning, widths: dict[str, int] | None = None,
+                  keeps_shape: set[int] | None = None) -> tuple[list, list[str]]:
     """(the pruned layer list, the paths pruned). ``widths``: each transformer block's input width d (path → d),
-    for a block without an explicit feed-forward or head size."""
+    for a block without an explicit feed-forward or head size; ``keeps_shape``: see ``_prune_blocks``."""
     if spec.target == "blocks":
-        return _prune_blocks(layers, spec.fraction)
+        return _prune_blocks(layers, spec.fraction, keeps_shape)
     done: list[str] = []
     out = _prune_list(layers, "layers", spec, widths or {}, done)
     if spec.per_layer:

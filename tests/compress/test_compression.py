@@ -44,6 +44,24 @@ def test_vit_heads_pruned_lose_their_projections():
     assert r.before.params - r.after.params == 12 * (3 * 768 * 384 + 3 * 384 + 384 * 768)
 
 
+def test_depth_pruning_removes_only_blocks_that_keep_their_shape():
+    """ResNet-18's middle blocks are its stages, each downsampling: removing one made every later layer work on 4×
+    the positions (forward FLOP 3.6e9 → 1.3e10, shown as a speed-up of 0.28×). Refused now; ConvNeXt-T's stages repeat
+    blocks that keep their shape: half removed, the compute falls; a net without blocks says so."""
+    from engine.presets import presets
+
+    def blocks(preset):
+        spec = {"technique": "prune", "pruning": {"target": "blocks", "fraction": 0.5}}
+        return compress(presets()[preset].scenario.model_dump(mode="json"), parse_input(Compression, spec))
+
+    with pytest.raises(InputError, match=r"^target: no block between the first and the last keeps its input's shape"):
+        blocks("resnet18")
+    r = blocks("convnext_tiny")
+    assert r.after.forward_flop < r.before.forward_flop and r.ideal_speedup > 1
+    with pytest.raises(InputError, match=r"^target: no blocks to remove"):
+        blocks("alexnet")
+
+
 def test_unstructured_sparsity_saves_nothing_on_dense_hardware():
     r = run(technique="unstructured", sparsity=0.9)
     assert r.after.forward_flop == r.before.forward_flop and r.measured_speedup == 1.0
