@@ -55,8 +55,8 @@ def fine_tune_panel(available: int | None, key: str = "ft"):
     mode = st.radio("Fine-tune", list(FINE_TUNE_LABELS), format_func=FINE_TUNE_LABELS.get, horizontal=True,
                     key=f"{key}_mode")
     c1, c2, c3 = st.columns([1, 1, 2])
-    blocks = c1.number_input("k blocks", min_value=1, max_value=max(1, available or 100_000), step=1,
-                             key=f"{key}_blocks", disabled=mode != "last",
+    blocks = c1.number_input("k blocks", min_value=1, max_value=100_000 if available is None else max(1, available),
+                             step=1, key=f"{key}_blocks", disabled=mode != "last",
                              help=(f"This model has {available:,} blocks (top-level blocks, a repeat's copies)."
                                    if available is not None else "The last k transformer blocks, the final norm "
                                                                  "and the head train; the embeddings stay frozen."))
