@@ -73,13 +73,17 @@ def estimate_config(config, tokens: float, *, seq_len: int | None = None, conven
     return estimate_transformer(_config(config, lenient), run)
 
 
-def _json(config):
-    """A decoded config, or its JSON text."""
+def _json(config, field: str = "config"):
+    """A decoded config, or its JSON text (anything else is an ``InputError`` naming ``field``)."""
     if isinstance(config, (str, bytes)):
         from .json_text import parse_json_text
         from .llm.config import MAX_CONFIG_BYTES
 
-        return parse_json_text(config, "config", MAX_CONFIG_BYTES)
+        return parse_json_text(config, field, MAX_CONFIG_BYTES)
+    if not isinstance(config, Mapping):
+        from .errors import json_type
+
+        raise InputError(field, f"expected a config.json (a dict, or its JSON text), got {json_type(config)}")
     return config
 
 
@@ -108,7 +112,8 @@ def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, 
     from .multimodal.pipeline import read_parts
     from .multimodal.training import pipeline_compute
 
-    parts = read_parts(_json(denoiser), [_json(t) for t in text_encoders], _json(vae) if vae is not None else None,
+    encoders = [_json(t, f"text_encoders[{i}]") for i, t in enumerate(text_encoders)]
+    parts = read_parts(_json(denoiser, "denoiser"), encoders, _json(vae, "vae") if vae is not None else None,
                        _inputs(inputs))
     return pipeline_compute(*parts, {"steps": steps, "guidance": guidance, "outputs": outputs}, convention)
 

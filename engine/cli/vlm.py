@@ -28,7 +28,7 @@ def _vlm(args):
     from ..multimodal.count import read_any
     from ..multimodal.training import VlmRecipe, vlm_training_step
 
-    targets = [t.strip() for t in (args.lora_targets or "q,v").split(",") if t.strip()]
+    targets = [t.strip() for t in ("q,v" if args.lora_targets is None else args.lora_targets).split(",") if t.strip()]
     try:
         recipe = parse_input(VlmRecipe, {"recipe": args.recipe, "lora_rank": args.lora_rank,
                                          "lora_targets": targets}, source="recipe")

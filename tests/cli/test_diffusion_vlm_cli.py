@@ -98,6 +98,8 @@ def test_text_format(args):
     (("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.unet.json"), "--image-size", "500x512"), "--image-size"),
     (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "lora"), "--lora-rank"),
     (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "all"), "--recipe"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "lora", "--lora-rank", "8", "--lora-targets",
+      ""), "targets: give at least one projection to adapt"),
     (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--examples", "nan"), "--examples"),
     (("vlm", "--config", str(CONFIGS / "sd-1.5.unet.json")), "config"),
     (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--image-size", "1000000x1000000"), "--image-size"),

@@ -76,3 +76,14 @@ def test_malformed_json_text_names_the_config():
     with pytest.raises(engine.InputError) as err:
         engine.estimate_multimodal("{not json")
     assert str(err.value).startswith("config")
+
+
+def test_a_part_that_is_not_a_config_is_named():
+    """A VAE of 5 (not a config) was blamed on image_size: each part is named."""
+    import engine
+
+    with pytest.raises(engine.InputError, match=r"^vae: expected a config\.json \(a dict, or its JSON text\), got a "
+                                                r"number$"):
+        engine.estimate_pipeline(config("sd-1.5.unet"), vae=5)
+    with pytest.raises(engine.InputError, match=r"^text_encoders\[1\]: expected a config\.json"):
+        engine.estimate_pipeline(config("sd-1.5.unet"), [config("sd-1.5.text_encoder"), None])
