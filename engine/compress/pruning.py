@@ -90,7 +90,7 @@ def _read_whole(layers: list, path: str) -> list[str]:
 
 def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], done: list) -> list:
     out = []
-    last = _width_layers(layers, path)[-1:] + _read_whole(layers, path) if spec.target == "channels" else []
+    whole = set(_width_layers(layers, path)[-1:] + _read_whole(layers, path)) if spec.target == "channels" else set()
     for i, layer in enumerate(layers):
         here = f"{path}[{i}]"
         layer = plain_copy(layer)
@@ -106,7 +106,7 @@ def _prune_list(layers: list, path: str, spec: Pruning, widths: dict[str, int], 
         if share is None:
             out.append(layer)
             continue
-        if spec.target == "channels" and kind in WIDTH_FIELDS and here not in last and layer.get("groups", 1) == 1:
+        if spec.target == "channels" and kind in WIDTH_FIELDS and here not in whole and layer.get("groups", 1) == 1:
             name = WIDTH_FIELDS[kind]
             layer[name] = _keep(layer[name], share, spec.round_to)
             done.append(here)
