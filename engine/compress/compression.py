@@ -85,19 +85,17 @@ def _examples(scenario) -> float:
     return examples * training.epochs
 
 
-def _widths(scenario) -> dict[str, int]:
+def _widths(rows, layers: list) -> dict[str, int]:
     """Each transformer block's and multi-head attention layer's input width d, by path (the width of its rows; an
-    attention layer with an output size of its own is left out: its rows' width is not its input's)."""
+    attention layer with an output size of its own is left out: its rows' width is not its input's). ``rows``: the
+    evaluated scenario's, ``layers``: its layer list."""
     from ..method1.tree import get
 
-    out, layers = {}, None
-    for row in evaluate(scenario.architecture()).rows:
+    out = {}
+    for row in rows:
         path = row.path or f"layers[{row.index}]"
-        if row.type == "multi_head_attention":
-            layers = layers or scenario.model_dump(mode="json")["layers"]
-            if get(layers, path).get("output_size") is not None:
-                continue
-        if row.type in ("transformer_block", "multi_head_attention"):
+        if row.type == "transformer_block" or (row.type == "multi_head_attention"
+                                               and get(layers, path).get("output_size") is None):
             out[path] = row.output_shape[-1]
     return out
 
@@ -112,18 +110,19 @@ def compress(data: dict, spec: Compression) -> CompressionResult:
             "low_precision": _low_precision}[spec.technique](data, scenario, before, spec)
 
 
-def _shape_keeping(scenario) -> set[int]:
+def _shape_keeping(rows) -> set[int]:
     """The top-level places whose output has their input's shape (a layer's or a block's: its last row's)."""
     out_shape: dict[int, list] = {}
-    for row in evaluate(scenario.architecture()).rows:
+    for row in rows:
         if row.path and row.path.startswith("layers["):
             out_shape[int(row.path[7:row.path.index("]")])] = list(row.output_shape)
     return {i for i, shape in out_shape.items() if i - 1 in out_shape and out_shape[i - 1] == shape}
 
 
 def _prune(data, scenario, before, spec: Compression) -> CompressionResult:
-    keeps = _shape_keeping(scenario) if spec.pruning.target == "blocks" else None
-    layers, done = pruned_layers(data["layers"], spec.pruning, _widths(scenario), keeps)
+    rows = before.architecture.rows  # the scenario as evaluated for its "before" column: not evaluated again
+    keeps = _shape_keeping(rows) if spec.pruning.target == "blocks" else None
+    layers, done = pruned_layers(data["layers"], spec.pruning, _widths(rows, data["layers"]), keeps)
     _, after = _totals(dict(data, layers=layers))
     per_example = before.forward_flop + (before.backward_flop or 0)
     score = spec.scoring_examples * per_example
