@@ -21,10 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .errors import InputError, parse_input, quoted
-
-MAX_SEQ_LEN = 10_000_000
-"""The longest training sequence a plan takes (the command line's ``--seq-len`` bound)."""
+from .errors import InputError, parse_input
 
 __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
            "serve_model", "compress_scenario", "distill_models", "estimate_multimodal", "estimate_pipeline",
@@ -148,11 +145,10 @@ def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens
     rest of ``PlanSettings`` (a mixture of experts' dispatcher and overlap, the step model, the kernel model's
     ``calibration``…) → ``Plan``."""
     from .plan.layout import Layout, MemoryOptions, with_framework_split
-    from .plan.model import plan_model
+    from .plan.model import checked_seq_len, plan_model
     from .plan.run_plan import PlanSettings, plan_run
 
-    if seq_len is not None and (type(seq_len) is not int or not 1 <= seq_len <= MAX_SEQ_LEN):
-        raise InputError("seq_len", f"{quoted(seq_len)} is not a whole number from 1 to {MAX_SEQ_LEN:,}")
+    checked_seq_len(seq_len)
     if isinstance(model, Mapping) and "model_type" in model:
         config = _config(model)
         planned = plan_model(config.architecture(config.sequence_length(seq_len)))

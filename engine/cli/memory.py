@@ -40,14 +40,12 @@ def load_model(args) -> Loaded:
     from .files import naming_file, read_text_file
     from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
     from ..llm.library import library_models
-    from ..plan.model import plan_model
+    from ..plan.model import checked_seq_len, plan_model
     from ..plan.published import published_runs, run_config
     from ..presets import presets, unavailable_presets
     from ..scenario import load_scenario_text
 
-    seq_len = _number(args.seq_len)
-    if seq_len is not None and (isinstance(seq_len, str) or not 1 <= seq_len <= 10**7):
-        raise InputError("seq_len", f"{str(args.seq_len)[:40]!r} is not a whole number from 1 to 10,000,000")
+    seq_len = checked_seq_len(_number(args.seq_len), repr(str(args.seq_len)[:40]))
     given = [x for x in (args.config, args.model, args.scenario) if x]
     if len(given) != 1:
         raise InputError("model", "give exactly one of --config FILE, --model ID or SCENARIO.json")

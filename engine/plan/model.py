@@ -9,9 +9,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 
-from ..errors import InputError
+from ..errors import InputError, quoted
 from ..method1.architecture import Architecture, ArchitectureResult, evaluate
 from ..results import Result
+
+MAX_SEQ_LEN = 10_000_000
+"""The longest training sequence a plan takes, in tokens."""
+
+
+def checked_seq_len(value, shown: str | None = None) -> int | None:
+    """``value`` when it is None or a whole number of tokens from 1 to ``MAX_SEQ_LEN``; else an ``InputError`` on
+    ``seq_len`` showing ``shown`` (the value as the user typed it; default: the value, quoted). The one check of
+    the command line's ``--seq-len`` and the API's ``seq_len``."""
+    if value is not None and (type(value) is not int or not 1 <= value <= MAX_SEQ_LEN):
+        raise InputError("seq_len", f"{shown or quoted(value)} is not a whole number from 1 to {MAX_SEQ_LEN:,}")
+    return value
 
 
 @dataclass(frozen=True, slots=True)
