@@ -85,3 +85,27 @@ def test_last_blocks_of_a_language_model_then_the_one_third_rule(server, page):
     page.get_by_text("above one third").first.wait_for(timeout=WAIT_MS)
     settle(page)
     assert page.get_by_text("European Commission, guidelines").count() >= 1
+
+
+def test_lora_on_qkv_with_q_is_one_line(server, page):
+    """The fused q/k/v adapter beside q (the default targets are q and v): one line naming the targets, the layer list
+    kept; pydantic's error reached the page as an exception element."""
+    page.goto(server)
+    settle(page)
+    before = metric_value(page, "Trainable parameters")
+    page.get_by_text(FINE_TUNE).click()
+    settle(page)
+    expander = page.locator("[data-testid='stExpander']", has_text=FINE_TUNE)
+    expander.get_by_text("LoRA adapters (every other weight frozen)").click()
+    settle(page)
+    targets = expander.locator("[data-testid='stMultiSelect']").locator("input")
+    targets.click()
+    targets.fill("qkv")
+    page.get_by_role("option", name="qkv (one adapter on the fused q/k/v: GPT-2's c_attn)").click()
+    page.keyboard.press("Escape")
+    settle(page)
+    expander.get_by_role("button", name="Apply to the layers").click()
+    page.get_by_text("targets: qkv is one adapter on the fused q/k/v projection").wait_for(timeout=WAIT_MS)
+    settle(page)
+    assert page.locator("[data-testid='stException']").count() == 0
+    assert metric_value(page, "Trainable parameters") == before

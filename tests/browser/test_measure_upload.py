@@ -49,3 +49,28 @@ def test_upload_a_trace_see_the_breakdown_and_hfu(server, browser, shared_dir):
     assert metric_value(page, "HFU") == f"{100 * flop / (total_ms / 1e3 * H100_BF16):.1f}%"
     assert page.get_by_text("Roofline: each operator").count() == 1
     context.close()
+
+
+def test_an_mfu_above_100_percent_is_said_and_the_page_keeps_working(server, browser):
+    """The whole run's FLOP typed as one step's (10¹⁸ on the bundled example's 2.2 ms step): MFU far above 100%, said
+    in a note; the share link, whose summary carries up to 10,000%, is replaced by one line; the downloads stay.
+    It raised an exception element."""
+    context = browser.new_context(viewport={"width": 1400, "height": 2400})
+    page = context.new_page()
+    page.goto(f"{server}/measure")
+    wait_for_app(page)
+    page.get_by_text("Chip and model (for HFU, MFU and the roofline)").click()
+    wait_for_app(page)
+    page.get_by_test_id("stRadioGroup").get_by_text("FLOP per step", exact=True).click()
+    wait_for_app(page)
+    box = page.get_by_label("The model's FLOP per training step")
+    box.fill("1e18")
+    box.press("Enter")
+    page.get_by_text("No share link for this measurement: its MFU is outside what a link carries").wait_for(
+        timeout=WAIT_MS)
+    wait_for_app(page)
+    healthy(page)
+    assert page.get_by_text("is above 100%: the model's FLOP per step are more than the chip can compute").count() == 1
+    assert page.get_by_text("Share link (the summary, not the trace)").count() == 0
+    assert page.get_by_role("button", name="Report (Markdown)").count() == 1
+    context.close()
