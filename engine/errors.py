@@ -16,12 +16,15 @@ PositiveFinite = Annotated[float, Field(gt=0, allow_inf_nan=False)]
 
 M = TypeVar("M", bound=BaseModel)
 
-_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+_BREAKS = re.compile("[\x00-\x1f\x7f-\x9f\u2028\u2029\u200b\u202a-\u202e\u2060\u2066-\u2069\ufeff\ud800-\udfff]")
+"""Control characters, line and paragraph separators, the invisible ones (zero-width space, word joiner, BOM), the
+bidirectional overrides and isolates that reorder what follows them on screen, and lone surrogates."""
 _NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
 
 
 def one_line(text: str) -> str:
-    """``text`` with control characters and line separators written as escapes (``\\n``, ``\\x0b``)."""
+    """``text`` with control characters, line separators, invisible and bidirectional-control characters and lone
+    surrogates written as escapes (``\\n``, ``\\x0b``, ``\\u202e``)."""
     return _BREAKS.sub(lambda m: _NAMED.get(m.group(), f"\\x{ord(m.group()):02x}" if ord(m.group()) < 256
                                             else f"\\u{ord(m.group()):04x}"), text)
 

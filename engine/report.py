@@ -3,11 +3,11 @@ from __future__ import annotations
 
 from .consistency import consistency_check
 from .method2.costs import estimate_costs
-from .errors import InputError, one_line
+from .errors import InputError
 from .method2.hardware_db import load_hardware_db
 from .method1.estimate import Method1Estimate
 from .method2.run import estimate_method2
-from .safe_text import code_fence, markdown_inert, spreadsheet_inert
+from .safe_text import code_fence, report_text
 from .plan.memory import GB
 from .plan.run_plan import plan_run, settings_for
 from .plan.step_time import NO_COMPUTE
@@ -27,10 +27,8 @@ SOURCES = {
 }
 
 
-def _cell(text: str) -> str:
-    """User text in the report (table cells, title, notes): one line, Markdown-inert, and not a spreadsheet
-    formula (a leading =, +, -, @ gets a ')."""
-    return markdown_inert(spreadsheet_inert(one_line(str(text))))
+_cell = report_text
+"""User text in the report (table cells, title, notes, messages that quote an input)."""
 
 
 def method1_section(scenario: Scenario, est: Method1Estimate) -> list[str]:
@@ -137,7 +135,7 @@ def plan_section(scenario: Scenario) -> list[str]:
         model = scenario.plan_model()
         plan = plan_run(model, lay, opt, settings_for(saved, scenario.tokens()))
     except InputError as exc:
-        return lines + [f"- **Error:** {exc}"]
+        return lines + [f"- **Error:** {_cell(exc)}"]
     mem, step = plan.memory, plan.step
     lines.append(f"- Memory per chip: model states {mem.model_states / GB:.4g} GB + activations "
                  f"{mem.activations / GB:.4g} GB = **{mem.total / GB:.4g} GB** of {plan.chip.memory_gb:g} GB — "

@@ -12,10 +12,21 @@ _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """What spreadsheet programs read as the start of a formula (OWASP, "CSV Injection")."""
 
 
+_LONE_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def valid_unicode(text: str) -> str:
+    """``text`` with each lone surrogate (``"\\ud800"`` in a JSON file: not a character, and no UTF-8 writer
+    takes it) replaced by U+FFFD, as a UTF-8 reader replaces bytes it cannot read."""
+    if text.isascii() or not _LONE_SURROGATE.search(text):
+        return text
+    return _LONE_SURROGATE.sub("\ufffd", text)
+
+
 def markdown_inert(text: object) -> str:
     """``text`` with every Markdown, HTML, LaTeX and emoji-code character backslash-escaped: shown as
-    typed, never rendered as a link, image, tag, formula or heading."""
-    return _MARKDOWN_SPECIAL.sub(r"\\\1", str(text))
+    typed, never rendered as a link, image, tag, formula or heading (a lone surrogate shown as U+FFFD)."""
+    return _MARKDOWN_SPECIAL.sub(r"\\\1", valid_unicode(str(text)))
 
 
 _FULL_WIDTH_START = ("\uff1d", "\uff0b", "\uff0d", "\uff20")
@@ -42,6 +53,14 @@ def spreadsheet_inert(text: object) -> object:
     if start and text[start:].startswith(_FORMULA_START + _FULL_WIDTH_START) or text.startswith(_FULL_WIDTH_START):
         return "'" + text
     return text
+
+
+def report_text(text: object) -> str:
+    """User text in a Markdown report (a table cell, a title, a message quoting an input): one line
+    (``errors.one_line``), Markdown-inert, and not a spreadsheet formula."""
+    from .errors import one_line
+
+    return markdown_inert(one_line(spreadsheet_inert(str(text))))
 
 
 def longest_backtick_run(text: str) -> int:

@@ -17,6 +17,10 @@ from engine.scenario import SCENARIO_VERSION, load_scenario_text
     ("a\nb", "a\\nb"), ("a\r\nb", "a\\r\\nb"), ("tab\there", "tab\\there"),
     ("v\x0bt", "v\\x0bt"), ("nel\x85", "nel\\x85"), ("ls\u2028ps\u2029", "ls\\u2028ps\\u2029"),
     ("plain ünïcode", "plain ünïcode"),
+    # what reorders or hides text on screen (Trojan Source), and a lone surrogate (no UTF-8 writer takes it)
+    ("abc\u202egpj.exe", "abc\\u202egpj.exe"), ("iso\u2066late\u2069", "iso\\u2066late\\u2069"),
+    ("zero\u200bwidth\ufeff\u2060", "zero\\u200bwidth\\ufeff\\u2060"), ("lone\ud800", "lone\\ud800"),
+    ("emoji 👩\u200d💻, accents é", "emoji 👩\u200d💻, accents é"),
 ])
 def test_one_line_escapes_every_line_break(text, shown):
     assert one_line(text) == shown

@@ -41,3 +41,28 @@ def test_report_names_the_units_of_each_share_of_a_mixed_run():
     energy = next(line for line in report.splitlines() if line.startswith("- Energy:"))
     assert "kWh (" in energy or "MWh (" in energy
     assert "e+" not in energy
+
+
+def _live(report: str) -> list[str]:
+    """Markup a Markdown reader would render live: an unescaped tag, link or image."""
+    import re
+
+    return re.findall(r"(?<!\\)<img|(?<!\\)\]\((?:javascript|http)|(?<!\\)!\[", report)
+
+
+def test_a_message_quoting_the_users_text_is_inert_in_the_report():
+    """A refused serving plan or compression quotes what the user typed (an engine, a model, layer names): in the
+    report that quote is one line and Markdown-inert — before, ``- Not computed: engine: '<img src=x
+    onerror=…>'`` and ``[x](javascript:…)`` went into the file live."""
+    base = {"input": {"shape": [4]}, "layers": [{"type": "dense", "units": 2}]}
+    markup = "<img src=x onerror=a()>![i](http://e.x)"
+    serve = markdown_report(parse_scenario({**base, "serve": {"model": "llama-3.1-8b", "engine": markup,
+                                                               "prompt_tokens": 10, "output_tokens": 10}}))
+    line = next(x for x in serve.splitlines() if x.startswith("- Not computed: engine"))
+    assert not _live(line) and "\\<img" in line, line
+    compress = markdown_report(parse_scenario({**base, "compression": {
+        "technique": "two_four", "chip": "nvidia-h100-sxm",
+        "layers": ["[x](javascript:alert(1))", markup + "\nnext\u202eline"]}}))
+    line = next(x for x in compress.splitlines() if x.startswith("- Not computed: layers"))
+    assert not _live(line) and "\\n" in line and "\\u202e" in line and "\u202e" not in line, line
+    assert not _live(compress.split("```")[0])  # the JSON at the end is in a code fence

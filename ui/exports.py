@@ -6,7 +6,7 @@ import io
 
 import streamlit as st
 
-from engine.errors import InputError
+from engine.errors import InputError, one_line
 from engine.safe_text import spreadsheet_inert
 from engine.method1.estimate import Method1Estimate
 from engine.report import markdown_report
@@ -21,12 +21,14 @@ UPLOAD_SEEN = "upload_seen"
 
 
 def layer_table_csv(est: Method1Estimate) -> str:
-    """The layer table as CSV; a name a spreadsheet would run as a formula is neutralised (leading ')."""
+    """The layer table as CSV; a name is one line with its control, invisible and bidirectional-control characters
+    written as escapes (``one_line``: a terminal's ``cat`` runs no escape sequence, a viewer reorders nothing), and a
+    name a spreadsheet would run as a formula is neutralised (leading ')."""
     if est.architecture is None:
         return "index,type,part,name,output,params,macs,forward_flop\n"
     import pandas as pd  # imported once a table is written, not with the page
-    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part, "name": spreadsheet_inert(r.name),
-                           "output": r.output,
+    frame = pd.DataFrame([{"index": r.index, "type": r.type, "part": r.part,
+                           "name": one_line(spreadsheet_inert(r.name)), "output": r.output,
                            "params": r.params, "macs": r.macs, "forward_flop": r.forward_flop,
                            "convention": est.convention} for r in est.architecture.rows])
     buffer = io.StringIO()

@@ -76,12 +76,19 @@ def read_bytes_file(path: str, field: str, limit: int) -> bytes:
     return data
 
 
-def write_scenario_file(path: str, scenario, field: str = "--save") -> None:
-    """Write ``scenario`` as indented JSON (defaults left out), or an ``InputError`` naming the file."""
+def write_text_file(path: str, text: str, field: str) -> None:
+    """Write ``text`` (UTF-8, encoded before the file is opened: a file is never left cut short), or an
+    ``InputError`` naming the option and the file: a folder, a missing folder, no permission."""
+    data = text.encode("utf-8")
     try:
-        Path(path).write_text(scenario.model_dump_json(exclude_defaults=True, indent=1), encoding="utf-8")
+        Path(path).write_bytes(data)
     except OSError as exc:
         raise InputError(field, f"cannot write '{path}' ({exc.strerror or type(exc).__name__})") from None
+
+
+def write_scenario_file(path: str, scenario, field: str = "--save") -> None:
+    """Write ``scenario`` as indented JSON (defaults left out), or an ``InputError`` naming the file."""
+    write_text_file(path, scenario.model_dump_json(exclude_defaults=True, indent=1), field)
 
 
 def counted_scenario(data: dict, source: str, save: str | None):

@@ -54,6 +54,7 @@ def _trace(args):
 
     from ..measure.ranks import measure_path
     from ..measure.report import measurement_markdown
+    from .files import write_text_file
 
     if not args.path.strip():
         raise InputError("PATH", "no file or folder named: give the trace's path (or a folder of ranks' traces)")
@@ -62,7 +63,7 @@ def _trace(args):
         raise InputError(path.name[:120] or "PATH", "no such file or folder")
     result = measure_path(path, step=args.step, chip=args.chip, model=model_of(args))
     if args.report:
-        Path(args.report).write_text(measurement_markdown(result), encoding="utf-8")
+        write_text_file(args.report, measurement_markdown(result), "--report")
     return result
 
 

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 from .compression import Compression, compress
 from ..errors import InputError
+from ..safe_text import report_text
 from ..units import format_flop
 
 
@@ -11,7 +12,7 @@ def compression_section(data: dict, spec: Compression) -> list[str]:
     try:
         r = compress(data, spec)
     except InputError as exc:
-        return lines + [f"- Not computed: {exc}"]
+        return lines + [f"- Not computed: {report_text(exc)}"]
     lines += ["| | before | after |", "|---|---|---|",
               f"| parameters | {r.before.params:,.0f} | {r.after.params:,.0f} |",
               f"| forward FLOP / example | {format_flop(r.before.forward_flop)} | "

@@ -31,7 +31,7 @@ bound); above, the walk's stack in Python."""
 LIST_EVENTS = 1_000_000
 """Host events (operators + launch calls) up to which the nesting walk reads Python lists (about 100 bytes an
 event); above, compact arrays (24 bytes an event) keep a 1 GB trace's memory bounded."""
-_DISPATCHER = re.compile(r"^[A-Za-z_]\w*::[\w.]+$")
+_DISPATCHER = re.compile(r"^[A-Za-z_]\w*::[\w.]+\Z")
 _NOT_OPS = ("autograd::", "torch::", "profiler::")
 
 

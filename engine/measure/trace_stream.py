@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InputError
+from ..safe_text import valid_unicode
 
 try:  # ISA-L's gzip reading: the same members, checks and errors as gzip.GzipFile's, about 3x faster
     from isal import igzip as _igzip
@@ -39,13 +40,27 @@ DEFAULT_MAX_BYTES = 4 << 30
 """Uncompressed bytes read at most (4 GiB) unless the caller sets its own bound (the dashboard's is smaller)."""
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
+"""A surrogate written as an escape (``\\ud800``): a pair decodes to one character, a lone one to a surrogate."""
+
+
+def _valid_strings(value):
+    """``value`` with each lone surrogate in its strings (keys too) replaced by U+FFFD (``valid_unicode``): names
+    reach reports, files and the page, none of which can write one."""
+    if isinstance(value, str):
+        return valid_unicode(value)
+    if isinstance(value, list):
+        return [_valid_strings(v) for v in value]
+    if isinstance(value, dict):
+        return {valid_unicode(k): _valid_strings(v) for k, v in value.items()}
+    return value
 
 
 def source_name(source) -> str:
     """The file's name for messages: a path's name, an upload's ``name``, else 'trace'."""
-    if isinstance(source, (str, Path)):
-        return Path(source).name[:120] or "trace"
-    return str(getattr(source, "name", "") or "trace")[:120]
+    if isinstance(source, (str, Path)):  # a name of bytes that are not UTF-8 holds surrogates (os.fsdecode)
+        return valid_unicode(Path(source).name[:120]) or "trace"
+    return valid_unicode(str(getattr(source, "name", "") or "trace")[:120])
 
 
 def _open(source) -> BinaryIO:
@@ -227,6 +242,8 @@ class _Reader:
                 self.fail("not valid JSON (nested too deeply)")
             if end >= len(self.buf) and not self.eof and self._more():
                 continue
+            if _SURROGATE_ESCAPE.search(self.buf, self.pos, end):
+                value = _valid_strings(value)
             self.pos = end
             return value
 
@@ -349,7 +366,7 @@ def _events(r: _Reader, on_event, on_batch=None) -> None:
 
         if trace_fast.available():
             trace_fast.events_in_chunks(r, on_batch)
-    scan, sep = _DECODER.scan_once, _SEPARATOR.match
+    scan, sep, surrogate = _DECODER.scan_once, _SEPARATOR.match, _SURROGATE_ESCAPE.search
     while True:
         buf, pos = r.buf, r.pos
         try:
@@ -373,6 +390,8 @@ def _events(r: _Reader, on_event, on_batch=None) -> None:
                 r.fail("expected ',' or ']' between events, found "
                        f"{repr(c) if c else 'the end of the file (cut short)'}")
         if type(event) is dict:
+            if surrogate(buf, pos, end):
+                event = _valid_strings(event)
             on_event(event)
         r.pos = m.end()
         if m.group(1) == "]":

@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from ..errors import InputError
+from ..safe_text import report_text
 from .inputs import ServePlan
 from ..units import format_flop, format_number
 
@@ -39,7 +40,7 @@ def serve_section(plan: ServePlan) -> list[str]:
     try:
         est = run_plan(plan)
     except InputError as exc:
-        return lines + [f"- Not computed: {exc}"]
+        return lines + [f"- Not computed: {report_text(exc)}"]
     lines += [(f"- Model: {plan.model}; {est.chips} × {est.chip} ({est.engine}); {est.precision}, weights "
                f"{est.weights or est.precision}, KV cache {est.kv_precision}"),
               f"- Request: {est.prompt_tokens:,} prompt + {est.output_tokens:,} output tokens, batch {est.batch:,}"]

@@ -108,3 +108,28 @@ def test_a_bad_summary_link_is_one_line(token):
     at.run()
     assert not at.exception
     assert len(at.error) == 1 and at.error[0].value.replace("\\", "").startswith("link:")
+
+
+def _results_of(path: str) -> None:
+    from engine.measure.measurement import measure_trace
+    from ui.components.measure import results
+
+    results(measure_trace(path).as_dict())
+
+
+def test_a_lone_surrogate_and_line_breaks_in_the_traces_names_keep_the_page_working(tmp_path):
+    """A device named with ``"\\ud800"`` (before: an UnicodeEncodeError exception element on the page) and a kernel
+    named across lines: U+FFFD, and the kernel's caption one line."""
+    from tools.synthetic_trace import TraceBuilder
+
+    b = TraceBuilder("NVIDIA H100 \ud800 80GB HBM3")
+    b.op("aten::mm", 10, ((64, 32), (32, 16)), ("float", "float"))
+    b.launch("gemm_kernel", 5.0)
+    b.launch("kern\nline\u2028two", 5.0)
+    b.step_marks(1, b.cpu - 20, b.cpu + 5, b.gpu - 11, b.gpu + 1)
+    at = AppTest.from_function(_results_of, args=(str(b.write(tmp_path / "t.json")),), default_timeout=60).run()
+    assert not at.exception, [e.value for e in at.exception]
+    captions = [c.value for c in at.caption]
+    assert any("NVIDIA H100 \ufffd 80GB HBM3" in c.replace("\\", "") for c in captions), captions
+    kernel = [c for c in captions if "kern" in c]
+    assert kernel and "\n" not in kernel[0] and "\u2028" not in kernel[0], kernel

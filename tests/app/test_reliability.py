@@ -247,7 +247,8 @@ def test_formula_names_are_neutralised_in_the_csv_and_the_report(name):
     estimate = scenario.method1()
     csv_text = layer_table_csv(estimate)
     last_row = csv_text.strip().splitlines()[-1]
-    assert ",'" + name[:1] in last_row or ",\"'" + name[:1] in last_row  # the cell starts with '
+    shown = name.replace("\u200b", "\\u200b")  # an invisible character is written as its escape
+    assert ",'" + shown[:2] in last_row or ",\"'" + shown[:2] in last_row  # the cell starts with '
     report = markdown_report(scenario, estimate)
     html = MarkdownIt("commonmark").render(report.split("## Scenario (JSON")[0])
     assert 'href="https://login.evil.example' not in html
@@ -289,3 +290,16 @@ def test_tracebacks_are_hidden_by_the_setting_the_installed_streamlit_accepts():
     finally:
         config.set_option("client.showErrorDetails", "full")
     assert not (shown.show_trace or shown.show_message or shown.show_type)
+
+
+def test_a_name_with_terminal_escapes_and_bidi_controls_is_one_escaped_line_in_the_csv():
+    """ESC (a terminal's escape sequences, run by ``cat`` of the file), C1 CSI, U+202E (reverses the rest of the row
+    in a viewer) and a newline in a layer's name: written as escapes, the row one line."""
+    from ui.exports import layer_table_csv
+
+    data = json.loads(json.dumps(SEED))
+    data["layers"][3]["name"] = "a\x1b[31mred\x9b2Jb\u202egpj.exe\nnext"
+    csv_text = layer_table_csv(parse_scenario(data).method1())
+    assert not any(c in csv_text for c in "\x1b\x9b\u202e")
+    row = next(line for line in csv_text.splitlines() if "red" in line)
+    assert "a\\x1b[31mred\\x9b2Jb\\u202egpj.exe\\nnext" in row

@@ -343,3 +343,47 @@ def test_repeated_and_unreadable_step_numbers_are_said(tmp_path):
     assert [s.name for s in m.steps] == ["whole trace"]
     assert f"ProfilerStep#{'9' * 20}: not a step number (a whole number under 10¹⁹): the whole trace is measured as " \
            "one step" in m.notes, m.notes
+
+
+def test_a_lone_surrogate_in_the_trace_is_a_replacement_character_everywhere(tmp_path):
+    """``"\\ud800"`` (a surrogate with no pair: valid JSON text, no character) in the device's and a kernel's name:
+    read as U+FFFD, so the JSON view, the Markdown report and its file are written — before, the report was
+    ``internal: an unexpected UnicodeEncodeError`` and the file left empty."""
+    path, b = _small(tmp_path / "t.json", device="NVIDIA H100 \ud800 80GB HBM3")
+    b.launch("stray_\ud800_kernel", 5.0)
+    b.write(path)
+    assert b"\\ud800" in path.read_bytes()  # json.dumps writes the escape
+    m = measure_trace(path)
+    assert m.device == "NVIDIA H100 \ufffd 80GB HBM3" and m.chip == "nvidia-h100-sxm"
+    names = {k for op in m.as_dict()["ops"] for k in op["kernels"]} | {k["name"] for k in m.as_dict()[
+        "unattributed_kernels"]}
+    assert "stray_\ufffd_kernel" in names, names
+    report = tmp_path / "r.md"
+    out = subprocess.run([sys.executable, "-m", "engine", "trace", str(path), "--report", str(report)],
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 0, out.stderr
+    assert "NVIDIA H100 \ufffd 80GB HBM3" in report.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("where, reason", [(".", "Is a directory"), ("no-such-folder/r.md", "No such file")])
+def test_a_report_that_cannot_be_written_is_one_line(tmp_path, where, reason):
+    path, _ = _small(tmp_path / "t.json")
+    out = subprocess.run([sys.executable, "-m", "engine", "trace", str(path), "--report", where], cwd=tmp_path,
+                         capture_output=True, text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+    assert out.returncode == 2 and out.stderr.startswith(f"error: --report: cannot write '{where}' ({reason}")
+    assert len(out.stderr.strip().splitlines()) == 1
+
+
+def test_names_with_line_breaks_and_bidi_controls_stay_on_their_line_in_the_report(tmp_path):
+    """An operator named ``aten::mm`` + newline (no dispatcher name: ``$`` matched before the final newline), a
+    kernel with U+2028 and one with U+202E: the report's table rows stay rows, nothing reorders the line."""
+    from engine.measure.report import measurement_markdown
+
+    b = TraceBuilder()
+    b.op("aten::mm\n| injected | row |", 10, ((64, 32), (32, 16)), ("float", "float"))
+    b.launch("k\u2028line", 5.0)
+    b.launch("k\u202egpj.exe", 5.0)
+    b.step_marks(1, b.cpu - 20, b.cpu + 5, b.gpu - 11, b.gpu + 1)
+    report = measurement_markdown(measure_trace(b.write(tmp_path / "t.json")))
+    assert "\u2028" not in report and "\u202e" not in report and "\\u202e" in report
+    assert not any(line.startswith("\\| injected") or line.startswith("| injected") for line in report.splitlines())

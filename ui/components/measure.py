@@ -6,7 +6,7 @@ import json
 
 import streamlit as st
 
-from engine.errors import InputError
+from engine.errors import InputError, one_line
 from engine.measure.summary_link import (
     LINK_BOUNDS,
     QUERY_KEY,
@@ -128,7 +128,7 @@ def results(result: dict, *, shared: bool = False) -> None:
     metric_row(headline_metrics(result))
     device = result.get("device") or ("no GPU: a CPU trace" if not result.get("gpu", True) else "—")
     chip = result.get("chip_name") or "unknown (choose it above)"
-    say("caption", f"Device: {device} · chip: {chip}"
+    say("caption", f"Device: {one_line(device)} · chip: {chip}"
         + (f" · {result['utilization'].get('peak_source')}" if (result.get("utilization") or {}).get("peak_source")
            else ""))
     if (result.get("utilization") or {}).get("gap"):
@@ -165,7 +165,7 @@ def results(result: dict, *, shared: bool = False) -> None:
         with st.expander(f"GPU time whose FLOP the trace cannot tell: "
                          f"{result['unattributed_kernel_time_us']:,.1f} µs"):
             for k in result["unattributed_kernels"][:20]:
-                say("caption", f"{k['name'][:160]} — {k['time_us']:,.1f} µs ({k['why']})")
+                say("caption", f"{one_line(k['name'][:160])} — {k['time_us']:,.1f} µs ({k['why']})")
     for note in result.get("notes", []):
         say("caption", f"Note: {note}")
     if not shared:
