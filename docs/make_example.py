@@ -9,8 +9,14 @@ The calls of the Python API (`docs/api.md`): a model from its layers, a language
 `config.json`, a run from its hardware, and a parallel layout's memory and step time. Each takes plain
 Python data, validates it the way the dashboard does, and returns a result with `as_dict()`.
 
-Run it from the repository root, or anywhere after `pip install .`."""),
-("code", """from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, InputError
+Run it in a checkout: Jupyter opened in `docs/` or at the repository's root (the first cell finds the root).
+Installed with `pip install .`, the package imports as `flopscope_compute`: write that name for `engine`."""),
+("code", """import pathlib
+import sys
+
+if pathlib.Path.cwd().name == "docs":  # Jupyter opened the notebook here: the checkout's root is one folder up
+    sys.path.insert(0, str(pathlib.Path.cwd().parent))
+from engine import estimate_scenario, estimate_config, estimate_hardware, plan_layout, InputError
 from engine.units import format_flop"""),
 ("markdown", """## Method 1: Epoch AI's worked example, layer by layer
 

@@ -128,11 +128,16 @@ def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: i
 
 
 def estimate_hardware(run: Mapping):
-    """Method 2 for a hardware run (``chip``, ``chip_count``, ``training_time`` + ``time_unit``,
-    ``utilization``, ``precision`` …, the fields of ``HardwareRun``) → ``Method2Estimate``."""
-    from .method2.run import estimate_method2
+    """Method 2 for a hardware run (``chip``, ``chip_count``, ``duration`` + ``duration_unit``, ``utilization``,
+    ``precision`` …, the fields of ``HardwareRun``) → ``Method2Estimate`` with its ``costs`` (cost, energy, CO₂)."""
+    from dataclasses import replace
 
-    return estimate_method2(run)
+    from .errors import parse_input
+    from .method2.costs import estimate_costs
+    from .method2.run import HardwareRun, estimate_method2
+
+    run = parse_input(HardwareRun, run)
+    return replace(estimate_method2(run), costs=estimate_costs(run))
 
 
 def plan_layout(model, layout: Mapping, *, chip: str = "nvidia-h100-sxm", tokens: float | None = None,

@@ -18,6 +18,20 @@ def test_the_worked_example_through_the_public_api():
     scenario = engine.parse_scenario(EPOCH_EXAMPLE)
     assert engine.estimate_method1(scenario.architecture(), scenario.training).training_flop == EPOCH_EXAMPLE_TRAINING
     assert engine.estimate_scenario(scenario).training_flop == EPOCH_EXAMPLE_TRAINING
+    assert engine.estimate_scenario(scenario).pfs_days == EPOCH_EXAMPLE_TRAINING / (1e15 * 86_400)  # docs/api.md
+
+
+def test_estimate_hardware_gives_cost_energy_and_co2_as_docs_api_promises():
+    """8 H100 SXM for a day at 40%: C = 8 × 86,400 s × 989.4e12 (dense BF16, NVIDIA's datasheet) × 0.4; energy =
+    chip-hours × TDP 700 W × PUE 1.1 (the defaults, hardware_db.json); cost at its 3 USD per chip-hour; CO₂ at the
+    default grid's 0.48 kg/kWh."""
+    h = engine.estimate_hardware({"chip": "nvidia-h100-sxm", "chip_count": 8, "duration": 1, "duration_unit": "days",
+                                  "utilization": 0.4})
+    assert h.training_flop == 8 * 86_400 * 989.4e12 * 0.4
+    assert abs(h.costs.energy_kwh - 8 * 24 * 700 * 1.1 / 1000) < 1e-9
+    assert h.costs.cost_usd == 8 * 24 * 3.0
+    assert abs(h.costs.co2_kg - 8 * 24 * 0.7 * 1.1 * 0.48) < 1e-9
+    assert h.as_dict()["costs"]["cost_usd"] == 576.0
 
 
 def test_importing_engine_loads_neither_pandas_nor_streamlit():

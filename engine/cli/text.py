@@ -418,6 +418,14 @@ def serve_text(result: dict) -> str:
              ("prefill bound", result["prefill"]["bound"]), ("decode bound", result["decode_step"]["bound"]),
              ("cost / 1M output tokens", None if result["cost_per_million_output_tokens"] is None
               else f"${format_number(result['cost_per_million_output_tokens'])}")]
+    if result.get("lifetime"):  # --tokens-served: training at the published tokens + serving them
+        life = result["lifetime"]
+        served, even = (f"{life[k]:.3g}".replace("e+", "e") for k in ("tokens_served", "break_even_tokens"))
+        items += [("lifetime compute", f"{format_flop(life['total_flop'])} = training "
+                                       f"{format_flop(life['training_flop'])} + serving {served} tokens "
+                                       f"{format_flop(life['inference_flop'])} "
+                                       f"({100 * life['inference_share']:.1f}% serving)"),
+                  ("serving = training at", f"{even} tokens served")]
     notes = [f"note: {n}" for n in result.get("notes", [])]
     return "\n".join([table(["batch", "TTFT", "TPOT", "output tok/s", "per chip"], sweep, right=(0, 1, 2, 3, 4)), "",
                       pairs(items), *notes])

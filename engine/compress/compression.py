@@ -234,13 +234,17 @@ def _qat(data, scenario, before, spec: Compression) -> CompressionResult:
         raise InputError("qat_steps", "give the steps (or a training setup)")
     per_step = (FAKE_QUANT_FORWARD + FAKE_QUANT_BACKWARD) * (weights + batch * activations)
     extra = per_step * steps
-    after = Column(before.params, before.forward_flop, (before.training_flop or 0) + extra,
-                   "full convention: + the fake-quantization")
+    full = before.convention == "full"  # element-wise work: counted by the full convention only
+    training = (before.training_flop or 0) + (extra if full else 0)
+    after = Column(before.params, before.forward_flop, training,
+                   "full convention: + the fake-quantization" if full else
+                   "matmul convention: unchanged (the fake-quantization is element-wise)")
     notes = (f"per step: {weights:,.0f} weights and {batch:,} × {activations:,.0f} activations fake-quantized, "
              f"{FAKE_QUANT_FORWARD} FLOP each forward, {FAKE_QUANT_BACKWARD} backward",
-             "the matmul convention counts none of it (no product changes)")
-    return CompressionResult("qat", _column(before), after, extra, (before.training_flop or 0) + extra, None, None,
-                             "counted", notes)
+             "the full convention adds it to the training FLOP" if full else
+             "the matmul convention counts none of it (no product changes): the training FLOP is unchanged; the full "
+             "convention adds it")
+    return CompressionResult("qat", _column(before), after, extra, training, None, None, "counted", notes)
 
 
 def _ptq(data, scenario, before, spec: Compression) -> CompressionResult:

@@ -32,6 +32,11 @@ class Method1Estimate(Result):
         return self.training.training_flop if self.training else None
 
     @property
+    def pfs_days(self) -> float | None:
+        """The training FLOP in petaflop/s-days (1 PF/s-day = 10¹⁵ × 86,400 FLOP)."""
+        return self.training.pfs_days if self.training else None
+
+    @property
     def backward_flop(self) -> float | None:
         """The backward pass per example as the training figure counts it (F × r, or layer by layer);
         without a training setup, the layer-by-layer count."""

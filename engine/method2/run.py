@@ -10,7 +10,7 @@ import math
 import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import Annotated, Literal
+from typing import Annotated, ClassVar, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
@@ -24,6 +24,7 @@ from .precision import (
 from .unknown_hardware import HardwareClass, year_chip
 from ..ranges import Factor, Interval, check_range, product_interval
 from ..results import Result
+
 from ..units import (PFS_DAY_FLOP, SECONDS_PER_DAY, SECONDS_PER_HOUR, flop_to_pfs_days, format_flop,
                           format_number, format_pf_days, format_time_amount, plural)
 
@@ -378,6 +379,10 @@ class Method2Estimate(Result):
     formula: str
     interval: Interval | None = None
     """90% interval from the ranges given (utilization, time, chips, the unknown-hardware peak band)."""
+    costs: Result | None = None
+    """Cost, energy and CO₂ of the run (a ``costs.CostEstimate``), where asked for (the Python API's
+    ``estimate_hardware``); left out of the JSON view when absent."""
+    json_omit_default: ClassVar[frozenset[str]] = frozenset({"costs"})
 
 
 def _time_text(run: HardwareRun) -> str:

@@ -87,6 +87,11 @@ def test_qat_fake_quantization_per_step():
     activations = 784 + 512 + 512  # each layer's input elements per example
     steps = 600000 / 100
     assert r.extra_flop == pytest.approx(6 * (params + 100 * activations) * steps)
+    # docs/compression.md: the fake-quantization is element-wise, counted by the full convention only
+    dense = 3 * 2 * MACS * 600000  # (1 + r = 3) × 2·MACs × examples × epochs
+    assert r.before.training_flop == r.after.training_flop == dense  # the matmul convention: unchanged
+    full = compress({**MLP, "convention": "full"}, parse_input(Compression, {"technique": "qat", "batch_size": 100}))
+    assert full.after.training_flop == pytest.approx(full.before.training_flop + r.extra_flop)
 
 
 def test_ptq_calibration_and_gptq():

@@ -63,3 +63,21 @@ def test_bad_input_exits_2_with_one_line(capsys, argv, field):
     args.update(dict(zip(argv[::2], argv[1::2])))
     code, out, err = run(capsys, *[x for kv in args.items() for x in kv])
     assert code == 2 and out == "" and err.count("\n") == 1 and err.startswith(f"error: {field}:")
+
+
+def test_tokens_served_shows_the_lifetime_in_the_text_view_too(capsys):
+    """``--tokens-served`` (docs/serving.md): the JSON's lifetime, and in the text view the same sum — serving =
+    tokens served × FLOP per output token, its share of training + serving, and the break-even tokens."""
+    argv = ("--model", "qwen3-30b-a3b", "--chip", "h100-sxm", "--prompt-tokens", "1000", "--output-tokens", "200",
+            "--tokens-served", "1e13")
+    code, out, _ = run(capsys, *argv)
+    life = json.loads(out)["lifetime"]
+    assert life["inference_flop"] == 1e13 * life["inference_flop_per_token"]
+    assert life["total_flop"] == life["training_flop"] + life["inference_flop"]
+    assert code == 0 and main(["serve", *argv, "--format", "text"]) == 0
+    text = capsys.readouterr().out
+    share = life["inference_flop"] / life["total_flop"]
+    assert f"+ serving 1e13 tokens {life['inference_flop']:.3g} FLOP ({100 * share:.1f}% serving)".replace(
+        "e+", "e") in text, text
+    even = life["training_flop"] / life["inference_flop_per_token"]
+    assert f"serving = training at    {even:.3g} tokens served".replace("e+", "e") in text
