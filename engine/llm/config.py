@@ -77,13 +77,28 @@ class EncoderStack(BaseModel):
     relative_bias_tables: Size | None = Field(None, description="Relative bias tables in the stack's first layer "
                                                                 "where not one (LongT5's transient-global: 2).")
     first_layers: tuple[LayerGroup, ...] = Field((), description="Blocks unlike ``block`` (dense layers between "
-                                                                 "mixture-of-experts ones), counted first.")
+                                                                 "mixture-of-experts ones): first, or on the layers "
+                                                                 "``at`` names.")
 
     @model_validator(mode="after")
     def _groups_fit(self):
         if sum(g.layers for g in self.first_layers) > self.layers:
             raise InputError("encoder.first_layers", f"more layers in the groups than the encoder's {self.layers}")
+        placed = [i for g in self.first_layers for i in g.at or ()]
+        if len(set(placed)) != len(placed) or any(not 0 <= i < self.layers for i in placed):
+            raise InputError("encoder.first_layers", f"the groups' layer numbers (at) must differ and be below "
+                                                     f"{self.layers}")
         return self
+
+
+def _in_order(layers: int, block: TransformerBlock, groups) -> list[TransformerBlock]:
+    """A stack's ``layers`` blocks in order: each group's block on its layers ``at``, the groups without ``at``
+    first, ``block`` on the rest."""
+    first = [(g.layers, g.block) for g in groups if g.at is None]
+    first.append((layers - sum(g.layers for g in groups), block))
+    free = iter([b for count, b in first for _ in range(count)])
+    placed = {i: g.block for g in groups for i in g.at or ()}
+    return [placed[i] if i in placed else next(free) for i in range(layers)]
 
 
 def _norm_layer(block: TransformerBlock):
@@ -395,11 +410,7 @@ class TransformerConfig(BaseModel):
                     blocks.append(shared if (group, j) in seen else self.block)
                     seen.add((group, j))
             return blocks
-        groups = [(g.layers, g.block) for g in self.first_layers if g.at is None]
-        groups.append((self.layers - sum(g.layers for g in self.first_layers), self.block))
-        free = iter([block for count, block in groups for _ in range(count)])
-        placed = {i: g.block for g in self.first_layers for i in g.at or ()}
-        blocks = [placed[i] if i in placed else next(free) for i in range(self.layers)]
+        blocks = _in_order(self.layers, self.block, self.first_layers)
         if memory:
             blocks = [block.model_copy(update={"cross_attention_length": memory}) for block in blocks]
         return blocks
@@ -427,9 +438,7 @@ class TransformerConfig(BaseModel):
                 layers.append(SpareTokenTable(vocab_size=self.vocab_size))
             layers += self._stack_start(enc.learned_positions, None, enc.embedding_norm, enc.relative_buckets,
                                         _heads(enc.block), enc.layers, enc.relative_bias_tables)
-            for group in enc.first_layers:
-                layers += [group.block] * group.layers
-            layers += [enc.block] * (enc.layers - sum(g.layers for g in enc.first_layers))
+            layers += _in_order(enc.layers, enc.block, enc.first_layers)
             if enc.final_norm:
                 layers.append(_norm_layer(enc.block))
             layers.append(DecoderInput(length=decoder_seq_len or seq_len,

@@ -33,7 +33,13 @@ LLAMA = {"architectures": ["LlamaForCausalLM"], "model_type": "llama", "hidden_s
 MIXTRAL = {"architectures": ["MixtralForCausalLM"], "model_type": "mixtral", "hidden_size": 64,
            "intermediate_size": 96, "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2,
            "vocab_size": 100, "max_position_embeddings": 64, "num_local_experts": 4, "num_experts_per_tok": 2}
-CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA, "mixtral": MIXTRAL}
+QWEN3_MOE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe", "hidden_size": 64,
+             "intermediate_size": 96, "moe_intermediate_size": 32, "num_experts": 4, "num_experts_per_tok": 2,
+             "num_hidden_layers": 3, "mlp_only_layers": [1], "num_attention_heads": 4, "num_key_value_heads": 2,
+             "vocab_size": 100, "max_position_embeddings": 64}
+"""Experts, a dense layer, experts: the last blocks (and an adapter's place) in transformers' order, not the dense
+layer first."""
+CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA, "mixtral": MIXTRAL, "qwen3_moe": QWEN3_MOE}
 
 
 def _lora(torch, base, n_in, n_out, rank):
@@ -79,11 +85,16 @@ def _fused_qkv_lora(torch, base, d, rank, targets):
 
 def _blocks(model, family):
     return {"gpt2": lambda: model.transformer.h, "bert": lambda: model.bert.encoder.layer,
-            "llama": lambda: model.model.layers, "mixtral": lambda: model.model.layers}[family]()
+            "llama": lambda: model.model.layers, "mixtral": lambda: model.model.layers,
+            "qwen3_moe": lambda: model.model.layers}[family]()
 
 
 def _projections(block, family):
     """{target: (parent module, attribute, n_in, n_out)} of one block."""
+    if family == "qwen3_moe":  # attention, and the dense layers' MLP (the experts are stacked tensors)
+        a, m = block.self_attn, block.mlp
+        own = {"q": (a, "q_proj"), "k": (a, "k_proj"), "v": (a, "v_proj"), "o": (a, "o_proj")}
+        return own | ({"down": (m, "down_proj")} if hasattr(m, "down_proj") else {})
     if family == "mixtral":  # the experts are stacked tensors, not nn.Linear: attention only
         a = block.self_attn
         return {"q": (a, "q_proj"), "k": (a, "k_proj"), "v": (a, "v_proj"), "o": (a, "o_proj")}
@@ -108,7 +119,7 @@ def _adapt(torch, family, blocks, rank, targets):
     """LoRA adapters (nn.Linear pairs on the meta device) on the targeted projections of every block."""
     for block in blocks:
         for target in targets:
-            if family == "gpt2" and target in "qkv":
+            if family == "gpt2" and target in "qkv" or target not in _projections(block, family):
                 continue
             parent, name = _projections(block, family)[target]
             base = getattr(parent, name)
@@ -172,7 +183,8 @@ def test_last_blocks(torch, family, n):
 
 LORA_CASES = [("llama", ("q", "v")), ("llama", ("q", "k", "v", "o", "gate", "up", "down")), ("llama", ("k", "down")),
               ("bert", ("q", "v")), ("bert", ("k", "o", "up")), ("gpt2", ("q", "k", "v")), ("gpt2", ("o", "down")),
-              ("gpt2", ("q", "k", "v", "o", "up", "down")), ("mixtral", ("q", "v")), ("mixtral", ("k", "o"))]
+              ("gpt2", ("q", "k", "v", "o", "up", "down")), ("mixtral", ("q", "v")), ("mixtral", ("k", "o")),
+              ("qwen3_moe", ("down",)), ("qwen3_moe", ("q", "down"))]
 
 
 @pytest.mark.parametrize("family,targets", LORA_CASES)

@@ -230,3 +230,18 @@ def test_json_nan_literal_is_named():
     text = json.dumps(GPT2).replace('"n_embd": 768', '"n_embd": NaN')
     with pytest.raises(InputError, match=r"^config\.n_embd: must be a finite number"):
         load_hf_config_text(text)
+
+
+def test_dense_and_expert_layers_in_transformers_order():
+    """Where a model interleaves dense and mixture-of-experts layers, the blocks stand in transformers' order (the
+    backward of a fine-tune that trains the last layers depends on it): Llama 4 Maverick, layer i has experts iff
+    (i + 1) % interleave_moe_layer_step == 0 (Llama4TextConfig's moe_layers); Switch's decoder, iff i % step == 1
+    with step = num_decoder_layers / num_sparse_decoder_layers (SwitchTransformersStack's is_sparse); NLLB-MoE, iff
+    (i + 1) % decoder_sparse_step == 0 (NllbMoeDecoder)."""
+    from engine.llm.library import library_model
+
+    cases = {"llama-4-maverick-text": (48, lambda i: (i + 1) % 2 == 0, 128),
+             "switch-base-8": (12, lambda i: i % 2 == 1, 8), "nllb-moe-54b": (24, lambda i: (i + 1) % 4 == 0, 128)}
+    for model_id, (layers, has_experts, experts) in cases.items():
+        blocks = read_hf_config(library_model(model_id).config).decoder_blocks()
+        assert [b.experts for b in blocks] == [experts if has_experts(i) else 1 for i in range(layers)], model_id

@@ -4,7 +4,7 @@ Blenderbot, Blenderbot-Small, FSMT), the text decoders of Whisper and TrOCR, and
 from __future__ import annotations
 
 from .keys import Keys
-from .parts import count_sparse, sparse_groups
+from .parts import sparse_groups
 from .registry import register
 
 LEARNED, SINUSOIDAL_PARAMETER, SINUSOIDAL_BUFFER = "learned", "sinusoidal parameter", "sinusoidal buffer"
@@ -133,8 +133,8 @@ def _nllb_moe(c: Keys) -> dict:
         dense = stack["block"]
         sparse = dict(dense, experts=c.size("block.experts", "num_experts", required=False, default=128),
                       active_experts=2, router_bias=c.flag("router_bias", False))
-        count = count_sparse(stack["layers"], lambda i: (i + 1) % step == 0) if step > 0 else 0
-        grouped = sparse_groups(c, dict(stack, block=sparse), count, dense, "")
+        grouped = sparse_groups(c, dict(stack, block=sparse), lambda i, step=step: step > 0 and (i + 1) % step == 0,
+                                dense, "")
         stack.update(grouped)
     return fields
 

@@ -155,14 +155,21 @@ def pattern_windows(c: Keys, fields: dict, default_period: int) -> dict:
     return sliding_windows(c, fields, pattern or default_period)
 
 
+def dense_group(block: dict, sparse: list[bool]) -> dict:
+    """The group of dense blocks on the layers that are not sparse (``sparse[i]`` false), where transformers puts
+    them (``at``; a first group where they lead): the forward and full-training counts do not depend on the order,
+    the backward of a fine-tune that trains the last layers (or adapters on some projections) does."""
+    at = [i for i, s in enumerate(sparse) if not s]
+    return {"layers": len(at), "block": block} | ({} if at == list(range(len(at))) else {"at": at})
+
+
 def dense_first(c: Keys, fields: dict, sparse: list[bool], dense_ff: int) -> dict:
-    """The layers that are not sparse (``sparse[i]`` false) become a first group of dense blocks (an MLP of
-    ``dense_ff``); their order does not change the count."""
-    dense = sparse.count(False)
-    if dense:
+    """The layers that are not sparse (``sparse[i]`` false) become a group of dense blocks (an MLP of ``dense_ff``)
+    on their own layers (``dense_group``)."""
+    if sparse.count(False):
         block = dict(fields["block"], experts=1, active_experts=1, ff_size=dense_ff, shared_ff_size=None,
                      router_bias=False)
-        fields["first_layers"] = [{"layers": dense, "block": block}]
+        fields["first_layers"] = [dense_group(block, sparse)]
     return fields
 
 
@@ -322,19 +329,15 @@ def by_mixer_and_feed(fields: dict, mixers: dict[str, dict], feed: dict[str, dic
     return by_pattern(fields, blocks, kinds)
 
 
-def sparse_groups(c: Keys, stack: dict, sparse: int, dense_block: dict, where: str) -> dict:
-    """A stack whose blocks are mixture-of-experts except for ``layers − sparse`` dense ones (a first group)."""
+def sparse_groups(c: Keys, stack: dict, is_sparse, dense_block: dict, where: str) -> dict:
+    """A stack whose blocks are mixture-of-experts on the layers ``is_sparse(i)`` names, dense on the others (a
+    group on their own layers: ``dense_group``)."""
     layers = stack["layers"]
-    if not isinstance(layers, int) or not 0 <= sparse <= layers:
-        return stack
-    if sparse == 0:
-        return dict(stack, block=dense_block)
-    if sparse < layers:
-        stack = dict(stack, first_layers=[{"layers": layers - sparse, "block": dense_block}])
-    return stack
-
-
-def count_sparse(layers: object, is_sparse) -> int:
     if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
-        return 0
-    return sum(1 for i in range(layers) if is_sparse(i))
+        return stack
+    sparse = [bool(is_sparse(i)) for i in range(layers)]
+    if not any(sparse):
+        return dict(stack, block=dense_block)
+    if not all(sparse):
+        stack = dict(stack, first_layers=[dense_group(dense_block, sparse)])
+    return stack

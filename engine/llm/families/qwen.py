@@ -4,13 +4,13 @@ query/key norms); their windows apply only from ``max_window_layers`` on and are
 from __future__ import annotations
 
 from .keys import MAX_LAYERS, Keys
-from .parts import decoder_fields, llama_block, read_experts
+from .parts import decoder_fields, dense_group, llama_block, read_experts
 from .registry import lm_classes, register, register_alias
 
 
 def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:
     """Qwen-MoE: layer i is sparse unless listed in ``mlp_only_layers`` or (i+1) % decoder_sparse_step ≠ 0;
-    the dense ones (an ``intermediate_size`` MLP) become a first group."""
+    the dense ones (an ``intermediate_size`` MLP) are a group on their own layers (``dense_group``)."""
     layers = fields["layers"]
     if not isinstance(layers, int) or not 1 <= layers <= MAX_LAYERS:
         c.neutral("decoder_sparse_step", "mlp_only_layers")
@@ -21,11 +21,12 @@ def _sparse_layers(c: Keys, fields: dict, dense_ff: int) -> dict:
     only = c.get("mlp_only_layers", [])
     if not isinstance(only, list) or not all(isinstance(i, int) and not isinstance(i, bool) for i in only):
         raise c.error("mlp_only_layers", "expected a list of layer numbers")
-    dense = sum(1 for i in range(layers) if i in set(only) or (i + 1) % step)
-    if dense:
+    only = set(only)
+    sparse = [not (i in only or (i + 1) % step) for i in range(layers)]
+    if not all(sparse):
         block = dict(fields["block"], experts=1, active_experts=1, ff_size=dense_ff, shared_ff_size=None,
                      shared_expert_gate=False, router_bias=False)
-        fields.setdefault("first_layers", []).append({"layers": dense, "block": block})
+        fields.setdefault("first_layers", []).append(dense_group(block, sparse))
     return fields
 
 

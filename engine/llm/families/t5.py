@@ -5,7 +5,6 @@ from __future__ import annotations
 from ...errors import quoted
 from .keys import Keys, nested_done
 from .parts import (
-    count_sparse,
     gemma_fields,
     sliding_windows,
     sparse_groups,
@@ -95,15 +94,14 @@ def _switch_transformers(c: Keys) -> dict:
     enc_step = _switch_step(c, enc_layers, "num_sparse_encoder_layers", "encoder_sparse_step")
     dec_step = _switch_step(c, dec_layers, "num_sparse_decoder_layers", "decoder_sparse_step")
 
-    def sparse_in(layers, step):
-        if step is None or step <= 0:
-            return 0
-        return count_sparse(layers, lambda i: i % step == 1 or step == 1)
+    def sparse_in(step):
+        """Switch's sparse layers: i % step == 1 (every layer with a step of 1; none without a step)."""
+        return lambda i: step is not None and step > 0 and (i % step == 1 or step == 1)
 
     buckets = c.size("relative_buckets", "relative_attention_num_buckets", required=False, default=32)
     encoder = sparse_groups(c, {"layers": enc_layers, "block": dict(sparse, causal=False), "relative_buckets": buckets},
-                             sparse_in(enc_layers, enc_step), dict(dense, causal=False), "encoder")
-    fields = sparse_groups(c, {"layers": dec_layers, "block": sparse}, sparse_in(dec_layers, dec_step), dense, "")
+                             sparse_in(enc_step), dict(dense, causal=False), "encoder")
+    fields = sparse_groups(c, {"layers": dec_layers, "block": sparse}, sparse_in(dec_step), dense, "")
     tied = c.flag("tie_word_embeddings", True)
     fields |= {"d_model": c.size("d_model", "d_model", required=False, default=768),
                "vocab_size": c.size("vocab_size", "vocab_size", required=False, default=32128),
