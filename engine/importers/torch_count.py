@@ -5,7 +5,10 @@ real data), runs one forward pass and one backward pass of ``output.sum()`` unde
 ``torch.utils.flop_counter.FlopCounterMode``, which attributes every matrix product, convolution and attention
 to the modules it runs in (forward and backward; the backward follows the module's own ``requires_grad``
 flags: a frozen weight gets no weight gradient). Each module becomes one row (the ``counted`` kind): its own
-parameters (shared ones once) and the FLOP of its own code (its total less its children's), MACs = FLOP / 2.
+parameters (shared ones once) and the FLOP of its own code — the operations that ran while it was the innermost
+module called (a module reached by two paths, as ``named_modules`` names it: its first) — MACs = FLOP / 2. A
+grouped convolution's weight gradient is counted at its arithmetic (``conv_backward_flop``: PyTorch's formula
+ignores the groups), as the layer builder counts it.
 A row's backward is the FLOP of the autograd nodes its own code created: each forward call of a module is an
 interval of autograd sequence numbers, and each backward operation is charged to the innermost module whose
 interval holds the node being run (``torch._C._current_autograd_node``). FlopCounterMode's own module tracker
@@ -198,11 +201,13 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
              "extra FLOP is 0 (the ONNX import counts element-wise work)"]
     if device != "meta":
         notes.append(f"counted on the {device}: recurrent layers (nn.LSTM, nn.GRU, nn.RNN) run as one fused kernel "
-                     "there, which FlopCounterMode counts as 0; use the meta device for them")
+                     "there, which FlopCounterMode counts as 0; use the meta device for them. Scaled-dot-product "
+                     "attention runs fused too: counted with PyTorch's formulas for fused attention (its backward "
+                     "recomputes the scores: one product more than on the meta device)")
     packed_checks: list = []
     try:
         with _meta_masks(device, packed_checks), _counter_by_node(FlopCounterMode, calls) as both:
-            with FlopCounterMode(display=False) as forward:
+            with FlopCounterMode(display=False, custom_mapping=cpu_attention_formulas(torch)) as forward:
                 out = _call(module, x)
             outputs = [t for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
             if outputs:
@@ -224,20 +229,6 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     fwd, total = forward.get_flop_counts(), both.get_flop_counts()
     root = type(module).__name__
 
-    def flops(counts, qualified: str) -> int:
-        return sum(counts.get(qualified, {}).values())
-
-    def qualified(n: str) -> str:
-        return f"{root}.{n}" if n else root
-
-    def subtree(counts, n: str, mod) -> int:
-        """A child's FLOP: as tracked, or, for a container that is never called (``nn.ModuleList``), its own
-        children's."""
-        q = qualified(n)
-        if q in counts:
-            return flops(counts, q)
-        return sum(subtree(counts, f"{n}.{c}", child) for c, child in mod.named_children())
-
     def runner(mod_name: str) -> str:
         """The module whose code uses this module's weights: itself if its forward ran, else the nearest
         ancestor that ran (``nn.MultiheadAttention`` reads its ``out_proj``'s weights in its own code)."""
@@ -258,9 +249,7 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
         own = owned.get(mod_name, [])
         n_params = sum(p.numel() for p in own)
         n_train = sum(p.numel() for p in own if p.requires_grad)
-        q = qualified(mod_name)
-        children = [(f"{mod_name}.{c}" if mod_name else c, child) for c, child in mod.named_children()]
-        f_own = flops(fwd, q) - sum(subtree(fwd, c, child) for c, child in children)
+        f_own = both.forward.get(mod_name, 0)  # the operations of its own code (a shared module: all its calls)
         b_own = both.backward.get(mod_name, 0)
         params += n_params
         trainable += n_train
@@ -293,6 +282,8 @@ class _Calls:
         self._open: dict[str, list[int]] = defaultdict(list)
         self._starts: list[int] = []
         self._intervals: list[tuple[int, int, str]] = []  # (first, last, module) in order of first
+        self.stack: list[str] = []
+        """The module calls running now, innermost last: a forward operation belongs to the last."""
 
     def _next(self) -> int:
         """The next sequence number (a probe node takes this one; the module's first node gets the next)."""
@@ -301,8 +292,11 @@ class _Calls:
 
     def enter(self, name: str) -> None:
         self._open[name].append(self._next())
+        self.stack.append(name)
 
     def leave(self, name: str) -> None:
+        if self.stack and self.stack[-1] == name:
+            self.stack.pop()
         first = self._open[name].pop()
         at = bisect.bisect(self._starts, first)
         self._starts.insert(at, first)
@@ -323,18 +317,61 @@ def _counter_by_node(flop_counter_mode, calls: _Calls):
 
     class ByNode(flop_counter_mode):
         def __init__(self):
-            super().__init__(display=False)
+            super().__init__(display=False, custom_mapping={torch.ops.aten.convolution_backward: conv_backward_flop,
+                                                            **cpu_attention_formulas(torch)})
+            self.forward: dict[str, int] = defaultdict(int)
             self.backward: dict[str, int] = defaultdict(int)
 
         def _count_flops(self, func_packet, out, args, kwargs):
-            node = torch._C._current_autograd_node()
-            if node is not None and func_packet in self.flop_registry:
-                module = calls.module_of(node._sequence_nr())
-                if module is not None:
-                    self.backward[module] += self.flop_registry[func_packet](*args, **kwargs, out_val=out)
+            if func_packet in self.flop_registry:
+                flop = self.flop_registry[func_packet](*args, **kwargs, out_val=out)
+                node = torch._C._current_autograd_node()
+                if node is not None:
+                    module = calls.module_of(node._sequence_nr())
+                    if module is not None:
+                        self.backward[module] += flop
+                elif calls.stack:
+                    self.forward[calls.stack[-1]] += flop
             return super()._count_flops(func_packet, out, args, kwargs)
 
     return ByNode()
+
+
+def cpu_attention_formulas(torch) -> dict:
+    """``F.scaled_dot_product_attention``'s fused CPU kernel (what it runs on the CPU with a gradient), which
+    FlopCounterMode has no formula for (it would count 0): PyTorch's own formulas for its fused kernels — two
+    products forward, five backward (the scores recomputed), grouped-query heads broadcast."""
+    from torch.utils.flop_counter import sdpa_backward_flop_count, sdpa_flop_count
+
+    aten = torch.ops.aten
+
+    def forward(query, key, value, *args, out_shape=None, **kwargs) -> int:
+        return sdpa_flop_count(query, key, value)
+
+    def backward(grad_out, query, key, value, *args, out_shape=None, **kwargs) -> int:
+        return sdpa_backward_flop_count(grad_out, query, key, value)
+
+    return {aten._scaled_dot_product_flash_attention_for_cpu: forward,
+            aten._scaled_dot_product_flash_attention_for_cpu_backward: backward}
+
+
+def conv_backward_flop(grad_out_shape, x_shape, w_shape, _bias, _stride, _padding, _dilation, transposed,
+                       _output_padding, groups, output_mask, out_shape, **kwargs) -> int:
+    """``FlopCounterMode``'s convolution backward with the weight gradient at its arithmetic: its formula counts
+    C_in·C_out·K per output position for it whatever ``groups`` (g × the products a grouped convolution does;
+    docs/training.md), the layer builder's count divides by g. The input gradient is PyTorch's formula."""
+    from torch.utils.flop_counter import conv_flop_count
+
+    def t(shape):
+        return [shape[1], shape[0], *shape[2:]]
+
+    flop = 0
+    if output_mask[0]:
+        flop += conv_flop_count(grad_out_shape, w_shape, out_shape[0], not transposed)
+    if output_mask[1]:
+        x, g = (grad_out_shape, x_shape) if transposed else (x_shape, grad_out_shape)
+        flop += conv_flop_count(t(x), t(g), t(out_shape[1]), transposed=False) // max(int(groups), 1)
+    return flop
 
 
 def load_factory(spec: str):

@@ -253,3 +253,70 @@ def test_a_batch_is_divided_out_unless_the_module_mixes_examples(torch):
     mixed = count_module(Appends, [2, 1])
     assert parse_scenario(mixed.scenario_data(), "count").method1().forward_flop == 2 * 3
     assert any("do not divide by the batch of 2" in n for n in mixed.notes)
+
+
+def test_a_module_reached_by_two_paths_keeps_all_its_calls(torch):
+    """One nn.Linear inside a block and called again from the top (weights shared): its row holds both calls, under
+    its first path (the parameters' own) — before, the rows lost one call (FlopCounterMode's tracker files a shared
+    module under its last path, and the parent's remainder was cut at 0), and the scenario's total with it."""
+    from engine.importers.torch_count import count_module
+
+    def tied():
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.a = torch.nn.Linear(8, 8)
+                self.b = torch.nn.Sequential(torch.nn.ReLU(), self.a)
+
+            def forward(self, x):
+                return self.b(self.a(x))
+        return M()
+
+    counted = count_module(tied, [3, 8])
+    assert counted.forward_flop == 2 * 3 * 2 * 8 * 8  # two calls of x·W, 3 rows each
+    assert [(r.name, r.macs, r.params) for r in counted.rows] == [("/a", 2 * 3 * 8 * 8, 8 * 8 + 8)]
+    assert 2 * sum(r.macs for r in counted.rows) == counted.forward_flop
+
+
+def test_a_grouped_convolutions_weight_gradient_is_its_arithmetic(torch):
+    """Depthwise 3×3 on 32 channels of 16×16: input and weight gradient each = the forward's 2·16²·32·9 FLOP
+    (docs/training.md: FlopCounterMode's formula counts the weight gradient ×32); the first convolution (its input
+    needs no gradient) its weight gradient only, 2·16²·32·27 — as the layer builder's exact backward."""
+    from engine.importers.torch_count import count_module
+    from engine.scenario import parse_scenario
+
+    counted = count_module(lambda: torch.nn.Sequential(torch.nn.Conv2d(3, 32, 3, padding=1),
+                                                       torch.nn.Conv2d(32, 32, 3, padding=1, groups=32)),
+                           [1, 3, 16, 16])
+    depthwise = 2 * 16 * 16 * 32 * 9
+    assert counted.backward_flop == 2 * 16 * 16 * 32 * 27 + 2 * depthwise
+    assert [r.backward_macs for r in counted.rows] == [16 * 16 * 32 * 27, depthwise]
+    layers = parse_scenario({"input": {"shape": [16, 16, 3]}, "layers": [
+        {"type": "conv2d", "filters": 32, "kernel_size": 3, "padding": 1},
+        {"type": "conv2d", "filters": 32, "kernel_size": 3, "padding": 1, "groups": 32}]}).method1()
+    assert layers.architecture.backward_flop == counted.backward_flop
+
+
+def test_attention_on_the_cpu_is_counted_as_on_meta(torch, tmp_path):
+    """F.scaled_dot_product_attention with grouped-query heads: on the CPU it runs a fused kernel FlopCounterMode
+    has no formula for (it counted 0, silently); now the forward equals the meta device's count: Q·Kᵀ and P·V,
+    2·B·H·S²·D each (B 2, H 8 query heads, S 7, D 4), beside the projections."""
+    from engine.importers.torch_count import count_module
+
+    def attention():
+        class M(torch.nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.q, self.kv = torch.nn.Linear(16, 32), torch.nn.Linear(16, 32)
+
+            def forward(self, x):
+                b, t, _ = x.shape
+                q = self.q(x).view(b, t, 8, 4).transpose(1, 2)
+                k, v = self.kv(x).view(b, t, 2, 4, 4).permute(2, 0, 3, 1, 4)
+                return torch.nn.functional.scaled_dot_product_attention(q, k, v, enable_gqa=True)
+        return M()
+
+    meta, cpu = count_module(attention, [2, 7, 16]), count_module(attention, [2, 7, 16], device="cpu")
+    products = 2 * 2 * 7 * (16 * 32 + 16 * 32)
+    assert meta.forward_flop == cpu.forward_flop == products + 2 * (2 * 2 * 8 * 7 * 7 * 4)
+    assert any("Scaled-dot-product attention runs fused" in n for n in cpu.notes)
