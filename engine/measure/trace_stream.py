@@ -104,11 +104,12 @@ def _size(source) -> int | None:
 
 def over_bound(name: str, size: float, max_bytes: int, unzipped: bool = False) -> str:
     """Why a file over the bound is refused, and (under the tool's own bound: the dashboard's) how to run the
-    command line on it, which streams a trace of any size."""
+    command line on it, which streams a trace up to its own bound (``DEFAULT_MAX_BYTES``: 4 GiB of text)."""
     what = f"{'over ' if unzipped else ''}{size / 1e9:.1f} GB{' once unzipped' if unzipped else ''}"
     if max_bytes < DEFAULT_MAX_BYTES:
         return (f"{what}, over the {max_bytes / 2**20:,.0f} MB this reads here; run it on your machine: "
-                f"python -m engine trace {name} (the command line streams traces of any size)")
+                f"python -m engine trace {name} (the command line streams traces up to "
+                f"{DEFAULT_MAX_BYTES / 2**30:.3g} GiB of text)")
     return f"{what}, over the {max_bytes / 2**30:.3g} GiB bound"
 
 

@@ -7,6 +7,7 @@ import json
 import streamlit as st
 
 from engine.errors import InputError, one_line
+from engine.measure.trace_stream import DEFAULT_MAX_BYTES
 from engine.measure.summary_link import (
     LINK_BOUNDS,
     QUERY_KEY,
@@ -28,14 +29,15 @@ from ui.widgets import metric_row, say, show_error
 UPLOAD_MB = 20
 """The dashboard's upload cap (.streamlit/config.toml, maxUploadSize)."""
 UNZIPPED_BYTES = 512 * 2**20
-"""What the page reads of one trace once unzipped; above it the command line (which streams any size) does."""
+"""What the page reads of one trace once unzipped; above it the command line (which streams up to 4 GiB) does."""
 RESULT, RESULT_KEY = "measure_result", "measure_result_key"
 
 
 def upload_limit_line(what: str, mb: int, command: str) -> None:
     """One visible line (not a tooltip): the upload bound and the command that takes a larger file."""
     st.markdown(f"Uploads here: {what} up to **{mb} MB** ({UNZIPPED_BYTES >> 20} MB once unzipped). For a larger "
-                f"file run on your machine: `{command}` — it streams traces of any size.")
+                f"file run on your machine: `{command}` — it streams traces up to {DEFAULT_MAX_BYTES >> 30} GiB "
+                "of JSON.")
 
 
 def trace_source(shared: bool = False):
