@@ -146,13 +146,13 @@ def _scaled(value: float | None, steps: tuple[tuple[float, str], ...], digits: i
 
 
 def format_energy_kwh(kwh: float | None, digits: int = 3) -> str:
-    """Energy from kWh: '820 kWh', '568 MWh', '1.2 GWh', '3.4 TWh'."""
-    return _scaled(kwh, ((1.0, "kWh"), (1e3, "MWh"), (1e6, "GWh"), (1e9, "TWh")), digits)
+    """Energy from kWh: '3.49 Wh', '820 kWh', '568 MWh', '1.2 GWh', '3.4 TWh'."""
+    return _scaled(kwh, ((1e-3, "Wh"), (1.0, "kWh"), (1e3, "MWh"), (1e6, "GWh"), (1e9, "TWh")), digits)
 
 
 def format_co2_kg(kg: float | None, digits: int = 3) -> str:
-    """CO₂ from kg: '41 kg CO₂', '273 t CO₂', '1.5 kt CO₂' (t = tonne)."""
-    return _scaled(kg, ((1.0, "kg CO₂"), (1e3, "t CO₂"), (1e6, "kt CO₂"), (1e9, "Mt CO₂")), digits)
+    """CO₂ from kg: '1.67 g CO₂', '41 kg CO₂', '273 t CO₂', '1.5 kt CO₂' (t = tonne)."""
+    return _scaled(kg, ((1e-3, "g CO₂"), (1.0, "kg CO₂"), (1e3, "t CO₂"), (1e6, "kt CO₂"), (1e9, "Mt CO₂")), digits)
 
 
 def format_chip_hours(hours: float | None, digits: int = 3) -> str:

@@ -40,6 +40,9 @@ def test_display_rules_scale_counts_energy_and_co2():
     assert format_energy_kwh(737_280 * 0.7 * 1.1) == "568 MWh"       # 567,706 kWh
     assert format_energy_kwh(1.2e6) == "1.2 GWh"
     assert format_co2_kg(41.2) == "41.2 kg CO₂" and format_co2_kg(2.7e5) == "270 t CO₂"
+    # a small run (a plan of seconds on one chip): 0.00453 chip-hours × 700 W × PUE 1.1 = 3.49 Wh, × 480 g/kWh
+    assert format_energy_kwh(0.00453 * 0.7 * 1.1) == "3.49 Wh" and format_energy_kwh(0.5) == "500 Wh"
+    assert format_co2_kg(0.00453 * 0.7 * 1.1 * 0.48) == "1.67 g CO₂" and format_co2_kg(1) == "1 kg CO₂"
     assert format_number(9.7) == "9.7" and format_number(78.0) == "78" and format_number(1979) == "1,979"
     assert plural(1, "chip") == "1 chip" and plural(8, "chip") == "8 chips" and plural(2.5, "chip") == "2.5 chips"
     assert PF_DAYS == "PF-days"

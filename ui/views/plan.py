@@ -7,7 +7,8 @@ from engine.plan.layout import RECOMPUTE as RECOMPUTE_LABELS
 from engine.plan.memory import GB
 from engine.plan.step_time import NO_COMPUTE
 from engine.plan.thresholds import MODIFICATION_SOURCE, compare, modification_threshold
-from engine.units import format_count, format_duration, format_flop, format_number, plural
+from engine.units import (format_co2_kg, format_count, format_duration, format_energy_kwh, format_flop, format_number,
+                          plural)
 
 RULE_LABELS = {"tokens-per-param": "20 tokens per parameter (Hoffmann et al. 2022)",
                "hoffmann-approach3": "Hoffmann et al. 2022, approach-3 fit",
@@ -111,11 +112,11 @@ def bill_metrics(costs, days: float | None, interval=None, step_s: float | None 
     def usd(x):
         return f"{_amount(x)} USD"
 
-    def mwh(kwh):
-        return f"{kwh / 1000:,.3g} MWh"
+    def mwh(kwh):  # a run's energy in MWh; a small one in the unit it reaches (Wh, kWh)
+        return f"{kwh / 1000:,.3g} MWh" if kwh >= 1000 else format_energy_kwh(kwh)
 
     def tonnes(kg):
-        return f"{kg / 1000:,.3g} t CO₂"
+        return f"{kg / 1000:,.3g} t CO₂" if kg >= 1000 else format_co2_kg(kg)
 
     return [
         ("Chip-hours", _amount(costs.chip_hours), f"{days:,.3g} days of the layout's chips" if days else None,
