@@ -222,14 +222,19 @@ def _pct(value: float | None) -> str:
 
 def memory_items(result: dict) -> list[tuple[str, object]]:
     """Memory per chip: the total against the chip's, its parts, the largest micro-batch that fits."""
-    fits = "fits" if result["fits"] else "does not fit"
     largest = result.get("largest_micro_batch")
-    return [("memory per chip", f"{_gb(result['total_bytes_per_chip'])} of {_gb(result['chip_memory_bytes'])}: {fits}"),
+    if result.get("chip_memory_bytes") is None:  # no chip: the total alone
+        total = _gb(result["total_bytes_per_chip"])
+    else:
+        total = (f"{_gb(result['total_bytes_per_chip'])} of {_gb(result['chip_memory_bytes'])}: "
+                 f"{'fits' if result['fits'] else 'does not fit'}")
+    return [("memory per chip", total),
             ("  weights", _gb(result["weights_bytes_per_chip"])), ("  gradients", _gb(result["gradients_bytes_per_chip"])),
             ("  optimizer states", _gb(result["optimizer_bytes_per_chip"])),
             ("  activations", _gb(result["activation_bytes_per_chip"])),
             ("parameters per chip", format_count(result["params_per_chip"])),
-            ("largest micro-batch", f"{largest:,}" if largest else "none fits"),
+            ("largest micro-batch", f"{largest:,}" if largest else "none fits" if "largest_micro_batch" in result
+             else None),
             ("fewest chips", _fewest(result.get("fewest_chips")))]
 
 
@@ -246,7 +251,8 @@ def memory_text(result: dict) -> str:
 
 STEP_PARTS = (("compute", "compute_s"), ("pipeline bubble", "bubble_s"), ("tensor-parallel collectives", "tp_comm_s"),
               ("pipeline sends", "pp_comm_s"), ("data-parallel gradients", "dp_comm_s"),
-              ("expert all-to-all", "ep_comm_s"), ("context-parallel ring", "cp_comm_s"))
+              ("expert all-to-all", "ep_comm_s"), ("context-parallel ring", "cp_comm_s"),
+              ("launches and other overhead", "overhead_s"))
 
 
 def plan_text(result: dict) -> str:

@@ -95,10 +95,19 @@ class Framework(Result):
     float8_scaling: Literal["delayed", "dynamic"] = "delayed"
     """How its FP8 linear layers scale: Transformer Engine's delayed scaling (the amax from earlier steps, taken in
     the cast's pass) or torchao's dynamic tensor-wise scaling (torchtitan's Float8: an amax pass before each cast)."""
+    pipeline_zero: int = 3
+    """The highest ZeRO stage its pipeline runs with (DeepSpeed's PipelineEngine: 1 — "ZeRO-2 and ZeRO-3 are
+    incompatible with pipeline parallelism", ``deepspeed/runtime/pipe/engine.py``)."""
+    interleaves: bool = True
+    """Its pipeline has the interleaved schedule (v > 1: Megatron-LM, torchtitan; DeepSpeed's has not)."""
     pipeline_split: str = "even"
     """How it splits the blocks over pipeline stages by default (``Layout.pipeline_split``): Megatron evenly
     (p·v must divide them), DeepSpeed by ``partition_uniform`` (balanced), torchtitan with the embedding and the
     output weighted as a block each."""
+
+    def pipelines(self, zero: int) -> bool:
+        """It runs a pipeline (p > 1) at ZeRO ``zero``."""
+        return self.pipeline and zero <= self.pipeline_zero
 
     def overlaps_dp(self, zero: int) -> bool:
         return self.overlap_dp == "always" or (self.overlap_dp == "zero3" and zero == 3)
@@ -145,7 +154,7 @@ FITTED["fsdp"] = FITTED["torchtitan"]
 FSDP_STAGES = {2: "SHARD_GRAD_OP", 3: "FULL_SHARD"}
 register(Framework("deepspeed", "DeepSpeed ZeRO 0–3 (16-bit weights and gradients: 16 B/param with Adam)",
                    "deepspeed", (0, 1, 2, 3), "zero3", False, 2, CUDNN_FUSED, eager=False,
-                   calibration=FITTED["deepspeed"], pipeline_split="balanced"))
+                   calibration=FITTED["deepspeed"], pipeline_split="balanced", pipeline_zero=1, interleaves=False))
 register(Framework("megatron", "Megatron-LM / NeMo (FP32 gradients: 18 B/param with Adam; ZeRO 1 = distributed "
                                "optimizer, 6 + 12/d; ZeRO 3 = Megatron FSDP)", "megatron", (0, 1, 3), "always", True,
                    2, CUDNN_FUSED, eager=False, zero_names={1: "the distributed optimizer", 3: "Megatron FSDP"}))

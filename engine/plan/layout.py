@@ -238,11 +238,20 @@ def with_framework_split(layout: dict, options: "MemoryOptions") -> dict:
 
 
 def check_framework(layout: Layout, options: "MemoryOptions") -> None:
-    """What the run's framework cannot run: a pipeline where it has none (PyTorch FSDP, Composer)."""
+    """What the run's framework cannot run: a pipeline where it has none (PyTorch FSDP, Composer), or not at this ZeRO
+    stage (DeepSpeed's: ZeRO 0 or 1), an interleaved schedule where its pipeline has none (DeepSpeed)."""
     fw = framework(options.convention)
+    name = fw.label.split(" (")[0]
     if layout.pp > 1 and not fw.pipeline:
-        raise InputError("pp", f"{fw.label.split(' (')[0]} has no pipeline parallelism (torchtitan, DeepSpeed and "
-                               "Megatron-LM have)")
+        raise InputError("pp", f"{name} has no pipeline parallelism (torchtitan, DeepSpeed and Megatron-LM have)")
+    engine = name.split(" ")[0]  # "DeepSpeed"
+    if layout.pp > 1 and not fw.pipelines(options.zero):
+        raise InputError("zero", f"{engine}'s pipeline engine runs with ZeRO 0–{fw.pipeline_zero} only (ZeRO "
+                                 f"{options.zero} is incompatible with its pipeline parallelism): a lower stage, "
+                                 "or p 1")
+    if layout.virtual_stages > 1 and not fw.interleaves:
+        raise InputError("virtual_stages", f"{engine}'s pipeline engine has no interleaved schedule: v 1 "
+                                           "(Megatron-LM and torchtitan interleave)")
 
 
 Convention = Literal["deepspeed", "megatron", "megatron-2021", "fsdp", "torchtitan", "composer"]

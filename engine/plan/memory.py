@@ -208,7 +208,8 @@ def fewest_chips(model: PlanModel, options: MemoryOptions, chip_memory_bytes: fl
     best: FewestChips | None = None
     kv = model.kv_heads or model.heads
     tps = [t for t in divisors(model.heads) if t <= max_tp and (kv % t == 0 or t % kv == 0)] if model.heads else [1]
-    pps = divisors(model.pipeline_units) if model.pipeline_units and framework(options.convention).pipeline else [1]
+    pps = divisors(model.pipeline_units) if model.pipeline_units and framework(options.convention).pipelines(
+        options.zero) else [1]
     for t in tps:
         for p in pps:
             if best is not None and t * p >= best.chips:

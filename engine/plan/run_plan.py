@@ -181,6 +181,12 @@ def constant_note(kernel_efficiency: float) -> str:
             f"16-bit, FP8, FP6 or FP4 formats on the chips with kernel figures ({names}); ZeRO 2–3 for dense blocks")
 
 
+def _bubble_share(layout: Layout) -> float:
+    """(p−1)/(v·m + p−1): the kernel model's bubble, (p−1)/v stages, against its m micro-batches' stages."""
+    idle = (layout.pp - 1) / layout.virtual_stages
+    return idle / (layout.micro_batches + idle)
+
+
 def plan_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, link: Interconnect,
               settings: PlanSettings) -> tuple[StepTime, KernelStep | None]:
     """The step from ONE model: the kernel model where it applies and is asked for (``kernel_step_for``, with the
@@ -200,7 +206,7 @@ def plan_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Ch
                     model_flop_per_step=model_flop, hardware_flop_per_step=hardware_flop, chips=layout.chips,
                     peak_flop_per_s=peak, tokens_per_step=float(layout.global_batch * model.tokens_per_example),
                     notes=notes, model=KERNEL_MODEL, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                    overhead_s=kernel.overhead_s), kernel
+                    overhead_s=kernel.overhead_s, pipeline_share=_bubble_share(layout)), kernel
 
 
 def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:
@@ -266,7 +272,8 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
     kv = model.kv_heads or model.heads
     tps = [t for t in divisors(model.heads) if t <= max_tp and (kv % t == 0 or t % kv == 0)] if model.heads else [1]
     units = model.pipeline_units or 1
-    stages = divisors(units) if framework(options.convention).pipeline else [1]
+    fw = framework(options.convention)
+    stages = divisors(units) if fw.pipelines(options.zero) else [1]
     rows: list[SweepRow] = []
     for t in tps:
         for p in stages:
@@ -277,7 +284,7 @@ def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: Memo
                 if global_batch % (d * b):
                     continue
                 for v in virtual_stages:
-                    if (v > 1 and p == 1) or units % (p * v):
+                    if (v > 1 and (p == 1 or not fw.interleaves)) or units % (p * v):
                         continue
                     layout = Layout(dp=d, tp=t, pp=p, micro_batch=b, global_batch=global_batch,
                                     virtual_stages=v, sequence_parallel=sequence_parallel and t > 1)

@@ -68,6 +68,10 @@ class StepTime(Result):
     """Context parallelism's key/value ring, where attention does not hide it (kernel model)."""
     overhead_s: float = 0.0
     """Time outside the kernels (the kernel model's calibration: per micro-batch and per step)."""
+    pipeline_share: float | None = None
+    """The bubble's share of the pipelined time, (p−1)/(v·m + p−1), where the model's pipelined time holds more
+    than ``compute_s`` (the kernel model's stage: its collectives and overheads too); None: bubble ÷ (compute +
+    bubble)."""
 
     @property
     def step_s(self) -> float:
@@ -94,6 +98,9 @@ class StepTime(Result):
 
     @property
     def bubble_fraction(self) -> float:
+        """The pipeline bubble's share of the pipelined time: (p−1)/(v·m + p−1)."""
+        if self.pipeline_share is not None:
+            return self.pipeline_share
         pipelined = self.compute_s + self.bubble_s
         return self.bubble_s / pipelined if pipelined else 0.0
 

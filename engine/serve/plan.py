@@ -23,7 +23,7 @@ from .counts import ModelCounts
 from .engines import Efficiency, efficiency, engine
 from .formats import ACTIVATION_BYTES, FORMATS
 from .inputs import MAX_BATCH, MAX_TOKENS, ServeInputs, Speculative  # noqa: F401 (re-exported)
-from .model_facts import ModelFacts
+from .model_facts import KV_MIXERS, ModelFacts
 from .roofline import GB, NO_LIMIT, Hardware, Roofline
 
 GIB = 2**30
@@ -117,6 +117,14 @@ def _hardware(chip: Chip, inputs: ServeInputs) -> Hardware:
 
 
 def _check_request(facts: ModelFacts, inputs: ServeInputs) -> None:
+    if inputs.chips > 1:  # tensor parallelism splits the attention heads: vLLM and TensorRT-LLM need H % N == 0
+        heads = sorted({block.attention_sizes(facts.d_model)[0] for block in facts.config.decoder_blocks()
+                        if block.mixer.kind in KV_MIXERS})
+        odd = [h for h in heads if h % inputs.chips]
+        if odd:
+            raise InputError("chips", f"{inputs.chips} chips (tensor parallel) do not divide the model's {odd[0]} "
+                                      "attention heads: serving engines split the heads evenly (vLLM and "
+                                      "TensorRT-LLM refuse it); use a divisor of the heads")
     if not facts.generative and inputs.output_tokens:
         raise InputError("output_tokens", f"{facts.model_type} is not a generative model (no LM head over a "
                                           "causal decoder): it generates no tokens; use 0 (its prefill alone)")

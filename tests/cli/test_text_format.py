@@ -210,3 +210,18 @@ def test_a_layer_name_cannot_retitle_the_terminal_or_forge_a_line(tmp_path):
     row = next(line for line in text.splitlines() if "pwned" in line)
     assert "\\x1b]0;pwned\\x07 **b** \\r\\nFAKE LINE" in row
     assert f"{2 * 4 * 2:,}" in row.split("pwned")[1]  # the row's figures stay on it: 2·4·2 FLOP forward
+
+
+def test_memory_without_a_chip_and_the_plans_step_parts_on_a_terminal(tmp_path):
+    """``memory`` without ``--chip`` on a terminal (was a KeyError traceback: no chip, no 'fits'); ``plan``'s step
+    table holds every part of the step, the kernel model's launches and overhead too (the shares summed to 86%)."""
+    text = on_terminal("memory", "--model", "llama-3.1-8b")
+    assert "memory per chip" in text and "fits" not in text
+    gpt3 = write(tmp_path, {"architectures": ["GPT2LMHeadModel"], "model_type": "gpt2", "n_embd": 12288,
+                           "n_layer": 96, "n_head": 96, "vocab_size": 51200, "n_positions": 2048}, "gpt3.json")
+    text = on_terminal("plan", "--config", str(gpt3), "--tp", "8", "--pp", "8", "--dp", "12", "--micro-batch", "1",
+                       "--global-batch", "1536", "--chip", "a100-sxm4-80gb", "--recompute", "full")
+    table = text.split("step part")[1].split("step time")[0]
+    assert "launches and other overhead" in table
+    shares = [float(line.split()[-1].rstrip("%")) for line in table.splitlines() if line.strip().endswith("%")]
+    assert abs(sum(shares) - 100) < 0.5, shares

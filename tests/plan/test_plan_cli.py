@@ -71,7 +71,8 @@ def test_plan_gives_step_time_mfu_and_wall_clock(capsys):
 def test_plan_sweep_ranks_layouts(capsys):
     code, data, _ = cli(capsys, "plan", "--model", "gpt3-175b", "--chip", "nvidia-a100-sxm4-80gb",
                         "--global-batch", "1536", "--sweep", "1024", "--recompute", "selective", "--zero", "1")
-    assert code == 0 and data["layouts"] > 100
+    assert code == 0 and data["layouts"] > 50
+    assert all(row["virtual_stages"] == 1 for row in data["best"])  # DeepSpeed's pipeline does not interleave
     mfus = [row["mfu"] for row in data["best"] if row["fits"]]
     assert mfus == sorted(mfus, reverse=True) and all(r["dp"] * r["tp"] * r["pp"] == 1024 for r in data["best"])
 

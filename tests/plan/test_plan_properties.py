@@ -29,10 +29,26 @@ options = st.builds(MemoryOptions, optimizer=st.sampled_from(["adam", "adam-8bit
 @settings(max_examples=150, deadline=None)
 @given(layouts, options)
 def test_each_zero_stage_needs_no_more_memory(layout, opts):
-    states = [memory_per_chip(MODEL, layout, opts.model_copy(update={"zero": z})).model_states for z in range(4)]
+    stages = range(4) if layout.pp == 1 else range(2)  # DeepSpeed's pipeline runs ZeRO 0–1 only, not interleaved
+    layout = layout.model_copy(update={"virtual_stages": 1})
+    states = [memory_per_chip(MODEL, layout, opts.model_copy(update={"zero": z})).model_states for z in stages]
     assert all(a >= b for a, b in zip(states, states[1:]))
     if layout.dp == 1:
         assert len(set(states)) == 1
+
+
+@pytest.mark.parametrize("zero, v, field", [(2, 1, "zero"), (3, 1, "zero"), (1, 2, "virtual_stages")])
+def test_deepspeeds_pipeline_runs_zero_0_or_1_and_does_not_interleave(zero, v, field):
+    """DeepSpeed's PipelineEngine asserts "ZeRO-2 and ZeRO-3 are incompatible with pipeline parallelism" and has no
+    interleaved schedule: one line naming the field, as for a framework without a pipeline."""
+    from engine.errors import InputError
+
+    layout = Layout(dp=2, pp=4, micro_batch=1, global_batch=16, virtual_stages=v)
+    with pytest.raises(InputError) as exc:
+        memory_per_chip(MODEL, layout, MemoryOptions(zero=zero, convention="deepspeed"))
+    assert exc.value.field == field
+    assert memory_per_chip(MODEL, Layout(dp=2, pp=4, micro_batch=1, global_batch=16),
+                           MemoryOptions(zero=1, convention="deepspeed")).total > 0
 
 
 @settings(max_examples=150, deadline=None)
@@ -47,5 +63,6 @@ def test_mfu_is_at_most_the_kernel_efficiency_and_the_bubble_is_the_formula(layo
 @settings(max_examples=100, deadline=None)
 @given(layouts)
 def test_recomputation_never_adds_memory(layout):
-    acts = [memory_per_chip(MODEL, layout, MemoryOptions(recompute=r)).activations for r in ("none", "selective", "full")]
+    acts = [memory_per_chip(MODEL, layout, MemoryOptions(recompute=r, convention="megatron")).activations
+            for r in ("none", "selective", "full")]
     assert acts[0] >= acts[1] >= acts[2]

@@ -46,7 +46,7 @@ def test_the_plan_step_comes_from_the_kernel_model_and_is_near_the_measured_one(
 
 def test_outside_the_kernel_model_the_constant_efficiency_model_says_so(gpt3):
     # FP32 is not in the kernel model: the step is hardware FLOP / (n·P·k) + bubble + links
-    options = MemoryOptions(precision="fp32", recompute="full", zero=3)
+    options = MemoryOptions(precision="fp32", recompute="full", zero=3, convention="torchtitan")  # FSDP + pipeline
     plan = plan_run(gpt3, LAYOUT, options, PlanSettings(chip="nvidia-h100-sxm", kernel_efficiency=0.6))
     assert plan.kernel is None and plan.step.model == "constant-efficiency model"
     assert any("constant-efficiency model (kernels at 0.6 of peak)" in n for n in plan.step.notes)
@@ -61,3 +61,16 @@ def test_the_sweep_ranks_by_the_kernel_model(gpt3):
     assert rows and all(r.step.model == "kernel model" for r in rows)
     fits = [r.step.mfu for r in rows if r.memory.fits]
     assert fits == sorted(fits, reverse=True)
+
+
+@pytest.mark.parametrize("layout", [LAYOUT, Layout(dp=12, tp=8, pp=8, micro_batch=1, global_batch=1536)])
+def test_the_kernel_models_bubble_is_the_schedules_share(gpt3, layout):
+    """The pipeline bubble's share, (p−1)/(v·m + p−1) (Narayanan et al. 2021), under the kernel model too: its
+    stage holds the tensor-parallel collectives and overheads beside the products, and the share was taken of the
+    products alone (6.6% for 5.2% at p 8, m 128)."""
+    plan = plan_run(gpt3, layout, MemoryOptions(precision="fp16", recompute="full", attention="stored",
+                                                convention="megatron"),
+                    PlanSettings(chip="nvidia-a100-sxm4-80gb"))
+    m = layout.global_batch // (layout.dp * layout.micro_batch)
+    assert plan.step.model == "kernel model"
+    assert plan.step.bubble_fraction == pytest.approx(7 / (layout.virtual_stages * m + 7))

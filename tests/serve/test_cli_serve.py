@@ -56,6 +56,8 @@ def test_without_batch_the_best_within_memory(capsys):
     (("--batch", "1e9"), "batch"),
     (("--chips", "0"), "chips"),
     (("--prompt-tokens", "nan"), "prompt_tokens"),
+    (("--chips", "3"), "chips"),   # Llama 3.1 8B's 32 query heads split over 3 (vLLM, TensorRT-LLM: H % tp == 0)
+    (("--chips", "64"), "chips"),  # more chips than heads
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, field):
     base = {"--model": "llama-3.1-8b", "--chip": "nvidia-h100-sxm", "--prompt-tokens": "100", "--output-tokens": "100"}
