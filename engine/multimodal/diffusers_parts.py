@@ -45,6 +45,11 @@ def cross_attention(d: int, heads: int, head_size: int, context_width: int, cont
             Dense(units=d, bias=out_bias, name=f"{name} out")]
 
 
+GATED = frozenset({"geglu", "swiglu"})
+"""diffusers' ``FeedForward`` activations that project d → 2F and gate (GEGLU, SwiGLU; "geglu-approximate" is
+diffusers' ApproximateGELU, a plain d → F)."""
+
+
 def feed_forward(d: int, inner: int, activation: str, *, gated: bool, bias: bool = True, out: int | None = None,
                  name: str = "ff") -> list:
     """Up d → F (gated: d → 2F, then act(gate)·up), the activation, down F → d."""

@@ -24,6 +24,7 @@ from ..method1.vision import ToTokens
 from .config_reader import ConfigReader
 from .diffusers_parts import (
     ACTIVATIONS,
+    GATED,
     cross_attention,
     feed_forward,
     self_attention,
@@ -91,7 +92,7 @@ def pixart_layers(c: ConfigReader, s: dict, tokens: int) -> tuple[list, int]:
             layers.append(Residual(body=cross_attention(d, s["heads"], s["head"], width, tokens, qkv_bias=s["bias"]),
                                    name="attn2"))
         layers.append(Residual(body=[LayerNorm(affine=s["affine"]),
-                                     *feed_forward(d, 4 * d, s["act"], gated=False)], name="ff"))
+                                     *feed_forward(d, 4 * d, s["act"], gated=s["act"] in GATED)], name="ff"))
     layers += [LearnedValues(count=2 * d, name="scale_shift_table"), LayerNorm(affine=False, name="norm_out"),
                Dense(units=s["patch"] ** 2 * (s["out"] or s["in"]), name="proj_out")]
     return layers, width
@@ -112,7 +113,7 @@ def dit_layers(c: ConfigReader, s: dict) -> list:
                    Residual(body=[LayerNorm(affine=False),
                                   *self_attention(d, s["heads"], s["head"], qkv_bias=s["bias"])], name="attn1"),
                    Residual(body=[LayerNorm(affine=s["affine"]),
-                                  *feed_forward(d, 4 * d, s["act"], gated=False)], name="ff")]
+                                  *feed_forward(d, 4 * d, s["act"], gated=s["act"] in GATED)], name="ff")]
     layers += [ConditioningDense(in_features=256, units=d, reused=True, joins_flow=False,
                                  name="block 0's timestep_embedder again"),
                ConditioningDense(in_features=d, units=d, reused=True, input_grad=True,

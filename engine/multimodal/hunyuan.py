@@ -29,6 +29,7 @@ from ..method1.vision import ToTokens
 from .config_reader import ConfigReader
 from .diffusers_parts import (
     ACTIVATIONS,
+    GATED,
     POP,
     PUSH,
     cross_attention,
@@ -111,7 +112,7 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                          name="attn1"),
                 Residual(body=[LayerNorm(), *cross_attention(d, heads, head, cross, m, qkv_bias=True,
                                                              qk_norm="layer_norm")], name="attn2"),
-                Residual(body=[LayerNorm(), *feed_forward(d, ffn, act, gated=False)], name="ff")]
+                Residual(body=[LayerNorm(), *feed_forward(d, ffn, act, gated=act in GATED)], name="ff")]
         if layer < layers // 2 - 1:
             ops.append(PUSH)
     ops += [ConditioningDense(in_features=d, units=2 * d, input_grad=True, name="norm_out linear"),

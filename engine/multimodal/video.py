@@ -31,6 +31,7 @@ from ..method1.vision import ToTokens
 from .config_reader import ConfigReader
 from .diffusers_parts import (
     ACTIVATIONS,
+    GATED,
     cross_attention,
     feed_forward,
     self_attention,
@@ -121,7 +122,7 @@ def read_cogvideox(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                 Residual(body=[LayerNorm(affine=affine),
                                *self_attention(d, heads, head, qkv_bias=bias, qk_norm=qk)], name="attn1"),
                 ConditioningDense(in_features=time, units=6 * d, input_grad=True, name="norm2 linear"),
-                Residual(body=[LayerNorm(affine=affine), *feed_forward(d, 4 * d, act, gated=False)], name="ff")]
+                Residual(body=[LayerNorm(affine=affine), *feed_forward(d, 4 * d, act, gated=act in GATED)], name="ff")]
     out += [SequenceSlice(length=n, name="video tokens (the text tokens are left)"),
             LayerNorm(affine=affine, name="norm_final"),
             ConditioningDense(in_features=time, units=2 * d, input_grad=True, name="norm_out linear"),

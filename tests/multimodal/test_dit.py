@@ -41,3 +41,24 @@ def test_dit_refuses_what_diffusers_cannot_run():
 
     with pytest.raises(InputError, match="image_size: 256x384: DiT takes a square image"):
         engine_count(config("dit-xl-2-256.transformer"), image_size=(256, 384))
+
+
+SMALL_DIT = {"_class_name": "DiTTransformer2DModel", "num_attention_heads": 2, "attention_head_dim": 16,
+             "num_layers": 2, "in_channels": 4, "out_channels": 8, "patch_size": 2, "sample_size": 8,
+             "num_embeds_ada_norm": 10}
+SMALL_PIXART = {"_class_name": "PixArtTransformer2DModel", "num_attention_heads": 2, "attention_head_dim": 16,
+                "num_layers": 2, "in_channels": 4, "out_channels": 8, "patch_size": 2, "sample_size": 16,
+                "caption_channels": 40, "cross_attention_dim": 32, "num_embeds_ada_norm": 1000,
+                "norm_type": "ada_norm_single", "attention_bias": True, "norm_elementwise_affine": False}
+
+
+@pytest.mark.parametrize("activation", ["geglu", "geglu-approximate", "swiglu", "gelu-approximate"])
+@pytest.mark.parametrize("base, tokens", [(SMALL_DIT, 0), (SMALL_PIXART, 7)], ids=["dit", "pixart"])
+def test_a_gated_feed_forward_matches_diffusers(activation, base, tokens):
+    """diffusers' FeedForward with GEGLU or SwiGLU projects d → 2F and gates (before, the engine counted a plain
+    d → F: 60,800 parameters for diffusers' 69,248 on the small DiT)."""
+    from tests.multimodal.diffusers_reference import dit
+
+    data = {**base, "activation_fn": activation}
+    ours = engine_count(data, image_size=(64, 64), text_tokens=tokens)
+    assert (ours.params, ours.forward_flop) == dit(data, (64, 64), tokens)
