@@ -420,8 +420,9 @@ def serve_text(result: dict) -> str:
              ("KV cache / token", _bytes(result["kv_cache_bytes_per_token"])),
              ("KV cache / sequence", _bytes(result["kv_cache_bytes"])), ("weights", _bytes(result["weights_bytes"])),
              ("prefill FLOP", format_flop(result["prefill_flop"])),
-             ("decode FLOP / token", format_flop(result["decode_flop_per_token"])),
-             ("prefill bound", result["prefill"]["bound"]), ("decode bound", result["decode_step"]["bound"]),
+             ("decode FLOP / token", format_flop(result["decode_flop_per_token"]) if result["output_tokens"] else None),
+             ("prefill bound", result["prefill"]["bound"]),
+             ("decode bound", result["decode_step"]["bound"] if result["output_tokens"] else None),
              ("cost / 1M output tokens", None if result["cost_per_million_output_tokens"] is None
               else f"${format_number(result['cost_per_million_output_tokens'])}")]
     if result.get("lifetime"):  # --tokens-served: training at the published tokens + serving them

@@ -83,3 +83,20 @@ def test_tokens_served_shows_the_lifetime_in_the_text_view_too(capsys):
         "e+", "e") in text, text
     even = life["training_flop"] / life["inference_flop_per_token"]
     assert f"serving = training at    {even:.3g} tokens served".replace("e+", "e") in text
+
+
+def test_an_encoders_prefill_alone_shows_no_decode_step(capsys):
+    """docs/serving.md: an encoder (BERT) serves its prefill only — the text view and the page's phase table name
+    no decode step (they showed a decode FLOP per token and a bound for a phase that does not run)."""
+    from ui.views.serve import phase_rows
+
+    argv = ["serve", "--model", "bert-base-uncased", "--chip", "h200-sxm", "--prompt-tokens", "500",
+            "--output-tokens", "0", "--format", "text"]
+    assert main(argv) == 0
+    text = capsys.readouterr().out
+    assert "prefill FLOP" in text and "decode" not in text
+    from engine.api import serve_model
+    from engine.llm.library import library_model
+
+    est = serve_model(library_model("bert-base-uncased").config, chip="h200-sxm", prompt_tokens=500, output_tokens=0)
+    assert [row["phase"] for row in phase_rows(est)] == ["prefill (the batch's prompts)"]

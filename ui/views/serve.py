@@ -32,7 +32,8 @@ def phase_rows(est) -> list[dict]:
     return [{"phase": name, "FLOP": format_flop(phase.flop), "bytes per chip": f"{phase.bytes_per_chip / 1e9:.4g} GB",
              "bound": phase.bound, "time": f"{format_number(phase.seconds * 1e3)} ms"}
             for name, phase in (("prefill (the batch's prompts)", est.prefill),
-                                ("one decode step (the batch)", est.decode_step))]
+                                ("one decode step (the batch)", est.decode_step))
+            if est.output_tokens or phase is est.prefill]  # the prefill alone (an encoder): no decode step
 
 
 def cache_rows(est) -> list[dict]:
