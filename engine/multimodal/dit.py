@@ -34,6 +34,9 @@ from .inputs import MediaInputs, divisible
 from .model import ReadModel, StageBuilder
 from .registry import reader
 
+REMAPPED = {"ada_norm_zero": "DiTTransformer2DModel", "ada_norm_single": "PixArtTransformer2DModel"}
+"""A ``Transformer2DModel`` file of these norms, as diffusers loads it (``_CLASS_REMAPPING_DICT``,
+``diffusers/models/model_loading_utils.py``): the newer class, whose defaults fill the keys the file leaves out."""
 VAE_FACTOR = 8
 PIXART_TEXT_TOKENS = 120
 """PixArt-α's caption length (its pipeline's max_sequence_length)."""
@@ -128,6 +131,8 @@ def dit_layers(c: ConfigReader, s: dict) -> list:
         family="DiT / PixArt (diffusion transformer)")
 def read_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     cls = data["_class_name"]
+    if cls == "Transformer2DModel":  # diffusers builds the class its norm names, with that class's defaults
+        cls = REMAPPED.get(data.get("norm_type"), cls)
     c = ConfigReader(data, cls, source)
     if cls == "Transformer2DModel" and c.raw("patch_size") is None:
         raise c.error("patch_size", "a Transformer2DModel without a patch size (a U-Net's spatial transformer) is "

@@ -62,3 +62,17 @@ def test_a_gated_feed_forward_matches_diffusers(activation, base, tokens):
     data = {**base, "activation_fn": activation}
     ours = engine_count(data, image_size=(64, 64), text_tokens=tokens)
     assert (ours.params, ours.forward_flop) == dit(data, (64, 64), tokens)
+
+
+@pytest.mark.parametrize("base, tokens", [(SMALL_DIT, 0), (SMALL_PIXART, 7)], ids=["dit", "pixart"])
+def test_an_older_transformer2dmodel_file_reads_with_the_newer_classs_defaults(base, tokens):
+    """diffusers loads a ``Transformer2DModel`` file of norm ada_norm_zero / ada_norm_single as DiTTransformer2DModel
+    / PixArtTransformer2DModel (``_CLASS_REMAPPING_DICT``), whose defaults fill the keys the file leaves out
+    (attention bias on, no LayerNorm affine): 60,736 parameters were read for diffusers' 60,800 on the small DiT."""
+    from tests.multimodal.diffusers_reference import dit
+
+    left_out = ("attention_bias", "norm_elementwise_affine", "activation_fn")
+    data = {k: v for k, v in base.items() if k not in left_out} | {
+        "_class_name": "Transformer2DModel", "norm_type": base.get("norm_type", "ada_norm_zero")}
+    ours = engine_count(data, image_size=(64, 64), text_tokens=tokens)
+    assert (ours.params, ours.forward_flop) == dit(data, (64, 64), tokens)
