@@ -16,5 +16,9 @@ if str(ROOT) not in sys.path:
 from tests.generated_inputs import REPLAY_FILE, write_replay_file  # noqa: E402
 
 if __name__ == "__main__":
+    import argparse
+
+    argparse.ArgumentParser(description=__doc__.split("\n\n")[0],
+                            formatter_class=argparse.RawDescriptionHelpFormatter).parse_args()  # --help writes nothing
     counts = write_replay_file()
     print(f"{REPLAY_FILE.relative_to(ROOT)}: " + ", ".join(f"{n:,} {kind}" for kind, n in counts.items()))
