@@ -20,7 +20,7 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import patches, read_tower, tower_layers
+from .vision_towers import patches, read_tower, tower_layers, unused_head_note
 
 
 def _size(inputs: MediaInputs, v: dict) -> str:
@@ -54,7 +54,8 @@ def read_gemma3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     return ReadModel("gemma3", "Gemma3ForConditionalGeneration",
                      (stage.build([v["image"], v["image"], v["channels"]]),),
                      {"image_size": _size(inputs, v), "images": images, "text_tokens": t}, images * per_image,
-                     (f"{images} image(s): {patches(v)} patches pooled to {per_image} tokens each",),
+                     (f"{images} image(s): {patches(v)} patches pooled to {per_image} tokens each",
+                      *unused_head_note(v, images)),
                      tuple(unused) + v["unused"] + tuple(text.unused_keys))
 
 
@@ -79,4 +80,5 @@ def read_paligemma(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     return ReadModel("paligemma", "PaliGemmaForConditionalGeneration",
                      (stage.build([v["image"], v["image"], v["channels"]]),),
                      {"image_size": _size(inputs, v), "images": images, "text_tokens": t}, images * n,
-                     (f"{images} image(s) → {n} tokens each",), tuple(unused) + v["unused"] + tuple(text.unused_keys))
+                     (f"{images} image(s) → {n} tokens each", *unused_head_note(v, images)),
+                     tuple(unused) + v["unused"] + tuple(text.unused_keys))

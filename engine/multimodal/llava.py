@@ -25,7 +25,7 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import patches, read_tower, tower_layers
+from .vision_towers import patches, read_tower, tower_layers, unused_head_note
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "quick_gelu": "gelu", "relu": "relu",
                          "silu": "silu"}
@@ -73,16 +73,22 @@ def _common(c: ConfigReader, v: dict, vision_type: str) -> dict:
     if act not in PROJECTOR_ACTIVATIONS:
         raise c.error("projector_hidden_act", f"unknown activation {act!r}")
     c.neutral("text_config", "image_seq_length", "tie_word_embeddings")
-    return {"features": len(layers), "drop_class": strategy == "default" and vision_type == "clip_vision_model",
+    # "default" drops the first token whatever the tower (transformers' [:, 1:]): CLIP's class token, a SigLIP patch
+    return {"features": len(layers), "drop_class": strategy == "default",
             "act": PROJECTOR_ACTIVATIONS[act], "bias": c.flag("multimodal_projector_bias")}
+
+
+def _tokens(v: dict, vision_type: str) -> int:
+    """The tower's tokens per image: N patches, + CLIP's class token."""
+    return patches(v) + (vision_type == "clip_vision_model")
 
 
 def _tower_layers(v: dict, vision_type: str, drop_class: bool) -> list:
     """The whole tower (transformers runs every layer, then reads the feature layer's hidden states)."""
     tower = tower_layers(v, vision_type)
-    n = patches(v)
     if drop_class:
-        tower.append(SequenceSlice(start=1, length=n, name="patch tokens (class token dropped)"))
+        tower.append(SequenceSlice(start=1, length=_tokens(v, vision_type) - 1, name="the first token dropped"
+                                   + (" (the class token)" if vision_type == "clip_vision_model" else "")))
     return tower
 
 
@@ -103,7 +109,7 @@ def read_llava(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     unused = c.finish()
     images = vlm_images(inputs)
     t = prompt_tokens(inputs.text_tokens)
-    n = patches(v) + (0 if p["drop_class"] else int(vision_type == "clip_vision_model"))
+    n = _tokens(v, vision_type) - p["drop_class"]
     stage = StageBuilder("vlm")
     stage.add("vision", [Each(count=images, layers=_tower_layers(v, vision_type, p["drop_class"]), name="each image")])
     stage.add("projector", _projector(p, text.d_model))
@@ -113,7 +119,7 @@ def read_llava(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                      {"image_size": f"{inputs.image_size[0]}x{inputs.image_size[1]} resized to {size}"
                       if inputs.image_size else size, "images": images, "text_tokens": t}, images * n,
                      (f"{images} image(s) → {n} tokens each; the language model over {images * n} image and {t} text "
-                      "tokens",), tuple(unused) + v["unused"] + tuple(text.unused_keys))
+                      "tokens", *unused_head_note(v, images)), tuple(unused) + v["unused"] + tuple(text.unused_keys))
 
 
 @reader("llava_next", family="LLaVA-NeXT (any-resolution tiles)", library="transformers")
@@ -134,7 +140,7 @@ def read_llava_next(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     best = select_best_resolution(size, pinpoints)
     tiles = (best[0] // v["image"]) * (best[1] // v["image"])
     side = v["image"] // v["patch"]
-    n = patches(v) + (0 if p["drop_class"] else 1)
+    n = _tokens(v, vision_type) - p["drop_class"]
     rows, cols = unpadded(size, (best[0] // v["image"] * side, best[1] // v["image"] * side))
     per_image = n + rows * (cols + 1)
     stage = StageBuilder("vlm")
@@ -152,7 +158,8 @@ def read_llava_next(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                      {"image_size": f"{size[0]}x{size[1]}", "images": images, "tiles": f"{best[0] // v['image']}x"
                       f"{best[1] // v['image']} of {v['image']}x{v['image']} + the base image", "text_tokens": t},
                      kept, (f"{images} image(s) at {best[0]}x{best[1]}: {1 + tiles} tower passes each; {per_image} "
-                            f"tokens each ({n} base + {rows} rows of {cols} + a newline)",),
+                            f"tokens each ({n} base + {rows} rows of {cols} + a newline)",
+                            *unused_head_note(v, images * (1 + tiles))),
                      tuple(unused) + v["unused"] + tuple(text.unused_keys))
 
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 from ..errors import InputError
 from ..method1.blocks import Each, Residual
 from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
-from ..method1.media import AttentionPool
+from ..method1.media import AttentionPool, LearnedValues
 from ..method1.transformer import PositionEmbedding, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
@@ -99,10 +99,38 @@ def read_tower(c: ConfigReader, key: str = "vision_config", default: str = "clip
 
 
 def tower_layers(v: dict, vision_type: str) -> list:
-    """The whole tower on one image (transformers runs every layer whatever layer's hidden states are read)."""
+    """The whole tower on one image, as a vision-language model reads it (transformers runs every layer whatever
+    layer's hidden states are read): the patch tokens out — SigLIP's pooling head, where built, is not on their
+    way (``unused_head_note``)."""
     if vision_type == "clip_vision_model":
         return clip_vision_layers(v)
-    return siglip_vision_layers(v, head=v.get("head", False))
+    if not v.get("head"):
+        return siglip_vision_layers(v)
+    params, _ = _head_cost(v)
+    return siglip_vision_layers(v) + [LearnedValues(count=params, name="pooling head (its output unused)")]
+
+
+def _head_cost(v: dict) -> tuple[int, int]:
+    """(parameters, forward FLOP) of SigLIP's pooling head on one image: the tower with it less the tower without."""
+    from ..method1.architecture import Architecture, InputSpec, evaluate
+
+    def count(head: bool):
+        return evaluate(Architecture(input=InputSpec(shape=[v["image"], v["image"], v["channels"]]),
+                                     layers=siglip_vision_layers(v, head=head)), "matmul")
+
+    with_head, without = count(True), count(False)
+    return with_head.params - without.params, with_head.forward_flop - without.forward_flop
+
+
+def unused_head_note(v: dict, images: int = 1) -> tuple[str, ...]:
+    """SigLIP's attention-pooling head in a vision-language model (``vision_use_head``, SigLIP's default true where
+    the file leaves it out): transformers builds and runs it, the model reads the patch tokens, not its pooled
+    output — its parameters counted (``tower_layers``), its FLOP said, not counted."""
+    if not v.get("head"):
+        return ()
+    flop = images * _head_cost(v)[1]
+    return (f"the vision tower's pooling head (vision_use_head, SigLIP's default true) runs in transformers but the "
+            f"model reads the patch tokens, not its output: its parameters are counted, its {flop:.3g} FLOP are not",)
 
 
 def _mlp(v: dict) -> list:

@@ -76,3 +76,37 @@ def test_published_sizes():
     assert round(engine_count(config("paligemma-3b-pt-224")).params / 1e9, 2) == 2.92
     # LLaVA-NeXT on Mistral 7B: 7.57B params as the Hub lists llava-hf/llava-v1.6-mistral-7b-hf
     assert round(engine_count(config("llava-v1.6-mistral-7b-hf")).params / 1e9, 2) == 7.57
+
+
+SIGLIP = {"model_type": "siglip_vision_model", "hidden_size": 48, "intermediate_size": 80, "num_hidden_layers": 3,
+          "num_attention_heads": 4, "image_size": 56, "patch_size": 14}
+"""A small SigLIP tower without ``vision_use_head``: SigLIP's default (true) builds its pooling head."""
+SMALL_LM = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 96, "num_hidden_layers": 2,
+            "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 300, "max_position_embeddings": 256}
+
+
+@pytest.mark.parametrize("strategy", ["full", "default"])
+@pytest.mark.parametrize("head", [None, False])
+def test_llava_with_a_siglip_tower_matches_transformers(strategy, head):
+    """LLaVA reads the feature layer's patch tokens: SigLIP's pooling head, where built, runs but its output is
+    unused (its parameters counted, its FLOP said in a note: FlopCounterMode's total is the engine's plus them);
+    "default" drops the first token whatever the tower (16 patches → 15). Before: the pooled token went to the
+    projector (3.0e6 FLOP for transformers' 5.8e6), and "default" kept all 16."""
+    import re
+
+    from tests.multimodal.transformers_reference import llava
+
+    vision = SIGLIP if head is None else {**SIGLIP, "vision_use_head": head}
+    data = {"model_type": "llava", "architectures": ["LlavaForConditionalGeneration"], "image_token_index": 299,
+            "vision_feature_layer": -2, "vision_feature_select_strategy": strategy, "projector_hidden_act": "gelu",
+            "vision_config": vision, "text_config": SMALL_LM}
+    ours = engine_count(data, images=1, text_tokens=5)
+    assert ours.image_tokens == 16 - (strategy == "default")
+    params, flop = llava(data, 1, ours.image_tokens, 5)
+    notes = [n for n in ours.notes if "pooling head" in n]
+    head_flop = float(re.search(r"its ([0-9.e+]+) FLOP", notes[0]).group(1)) if notes else 0
+    assert ours.params == params and bool(notes) == (head is None)
+    if notes:
+        assert ours.forward_flop + head_flop == pytest.approx(flop, rel=1e-3)  # the note's 3 significant figures
+    else:
+        assert ours.forward_flop == flop
