@@ -31,6 +31,7 @@ from .step_time import (
     DEFAULT_KERNEL_EFFICIENCY,
     KERNEL_MODEL,
     StepTime,
+    bubble_share,
     link_notes,
     step_flop,
     step_time,
@@ -181,12 +182,6 @@ def constant_note(kernel_efficiency: float) -> str:
             f"16-bit, FP8, FP6 or FP4 formats on the chips with kernel figures ({names}); ZeRO 2–3 for dense blocks")
 
 
-def _bubble_share(layout: Layout) -> float:
-    """(p−1)/(v·m + p−1): the kernel model's bubble, (p−1)/v stages, against its m micro-batches' stages."""
-    idle = (layout.pp - 1) / layout.virtual_stages
-    return idle / (layout.micro_batches + idle)
-
-
 def plan_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Chip, link: Interconnect,
               settings: PlanSettings) -> tuple[StepTime, KernelStep | None]:
     """The step from ONE model: the kernel model where it applies and is asked for (``kernel_step_for``, with the
@@ -206,7 +201,7 @@ def plan_step(model: PlanModel, layout: Layout, options: MemoryOptions, chip: Ch
                     model_flop_per_step=model_flop, hardware_flop_per_step=hardware_flop, chips=layout.chips,
                     peak_flop_per_s=peak, tokens_per_step=float(layout.global_batch * model.tokens_per_example),
                     notes=notes, model=KERNEL_MODEL, ep_comm_s=kernel.ep_comm_s, cp_comm_s=kernel.cp_comm_s,
-                    overhead_s=kernel.overhead_s, pipeline_share=_bubble_share(layout)), kernel
+                    overhead_s=kernel.overhead_s, bubble_fraction=bubble_share(layout)), kernel
 
 
 def resolve_chip(settings: PlanSettings) -> tuple[Chip, Interconnect]:

@@ -68,10 +68,9 @@ class StepTime(Result):
     """Context parallelism's key/value ring, where attention does not hide it (kernel model)."""
     overhead_s: float = 0.0
     """Time outside the kernels (the kernel model's calibration: per micro-batch and per step)."""
-    pipeline_share: float | None = None
-    """The bubble's share of the pipelined time, (p−1)/(v·m + p−1), where the model's pipelined time holds more
-    than ``compute_s`` (the kernel model's stage: its collectives and overheads too); None: bubble ÷ (compute +
-    bubble)."""
+    bubble_fraction: float = 0.0
+    """The pipeline bubble's share of the pipelined time, (p−1)/(v·m + p−1) (``bubble_share``): the schedule's, in
+    either model (the kernel model's stage holds its collectives and overheads beside the products)."""
 
     @property
     def step_s(self) -> float:
@@ -95,14 +94,6 @@ class StepTime(Result):
     def share(self, seconds: float) -> float | None:
         """``seconds`` as a share of the step; None when the step takes no time."""
         return seconds / self.step_s if self.step_s > 0 else None
-
-    @property
-    def bubble_fraction(self) -> float:
-        """The pipeline bubble's share of the pipelined time: (p−1)/(v·m + p−1)."""
-        if self.pipeline_share is not None:
-            return self.pipeline_share
-        pipelined = self.compute_s + self.bubble_s
-        return self.bubble_s / pipelined if pipelined else 0.0
 
     def wall_clock_s(self, tokens: float) -> float:
         """Seconds to train on ``tokens`` tokens at this step time."""
@@ -155,6 +146,12 @@ def link_notes(link: Interconnect, layout: Layout) -> tuple[str, ...]:
     return ()
 
 
+def bubble_share(layout: Layout) -> float:
+    """(p−1)/(v·m + p−1): the bubble's (p−1)/v stage times against the m micro-batches' stage times."""
+    idle = (layout.pp - 1) / layout.virtual_stages
+    return idle / (layout.micro_batches + idle)
+
+
 def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flop_per_s: float,
               link: Interconnect, kernel_efficiency: float = DEFAULT_KERNEL_EFFICIENCY,
               backward_ratio: float = DEFAULT_BACKWARD_RATIO) -> StepTime:
@@ -190,4 +187,4 @@ def step_time(model: PlanModel, layout: Layout, options: MemoryOptions, peak_flo
         notes.append(CONSTANT_CP_NOTE)
     notes.extend(link_notes(link, layout))
     return StepTime(compute, bubble, tp_comm, pp_comm, dp_comm, model_flop, hardware_flop, n, peak_flop_per_s,
-                    float(batch * model.tokens_per_example), tuple(notes))
+                    float(batch * model.tokens_per_example), tuple(notes), bubble_fraction=bubble_share(layout))
