@@ -82,13 +82,17 @@ class EncoderStack(BaseModel):
 
     @model_validator(mode="after")
     def _groups_fit(self):
-        if sum(g.layers for g in self.first_layers) > self.layers:
-            raise InputError("encoder.first_layers", f"more layers in the groups than the encoder's {self.layers}")
-        placed = [i for g in self.first_layers for i in g.at or ()]
-        if len(set(placed)) != len(placed) or any(not 0 <= i < self.layers for i in placed):
-            raise InputError("encoder.first_layers", f"the groups' layer numbers (at) must differ and be below "
-                                                     f"{self.layers}")
+        _check_groups(self.first_layers, self.layers, "encoder.first_layers", "encoder's")
         return self
+
+
+def _check_groups(groups, layers: int, field: str, whose: str) -> None:
+    """A stack's groups fit its ``layers``: no more layers than it has, their ``at`` numbers distinct and below it."""
+    if sum(g.layers for g in groups) > layers:
+        raise InputError(field, f"more layers in the groups than the {whose} {layers}")
+    placed = [i for g in groups for i in g.at or ()]
+    if len(set(placed)) != len(placed) or any(i >= layers for i in placed):
+        raise InputError(field, f"the groups' layer numbers (at) must differ and be below {layers}")
 
 
 def _in_order(layers: int, block: TransformerBlock, groups) -> list[TransformerBlock]:
@@ -265,11 +269,7 @@ class TransformerConfig(BaseModel):
             if size is None and self.d_model % heads:
                 raise InputError(f"{name}.mixer.heads", f"{heads} heads do not divide d_model {self.d_model} "
                                                         "(give the head size)")
-        if sum(g.layers for g in self.first_layers) > self.layers:
-            raise InputError("first_layers", f"more layers in the groups than the model's {self.layers}")
-        placed = [i for g in self.first_layers for i in g.at or ()]
-        if len(set(placed)) != len(placed) or any(i >= self.layers for i in placed):
-            raise InputError("first_layers", f"the groups' layer numbers (at) must differ and be below {self.layers}")
+        _check_groups(self.first_layers, self.layers, "first_layers", "model's")
         if self.encoder and self.head == "mlm":
             raise InputError("head", "a masked-LM head sits on an encoder-only model")
         if self.tables_width and (self.embedding_size or self.encoder):
