@@ -69,10 +69,13 @@ def siglip_vision_layers(v: dict, head: bool = False, layers: int | None = None,
            PositionEmbedding(max_positions=n), *[encoder_block(v)] * (v["layers"] if layers is None else layers)]
     if post_norm:
         out.append(LayerNorm(name="post_layernorm"))
-    if head:
-        out += [AttentionPool(heads=v["heads"], name="head attention (learned probe)"),
-                Residual(body=[LayerNorm(name="head layernorm"), *_mlp(v)], name="head mlp")]
-    return out
+    return out + (_siglip_head(v) if head else [])
+
+
+def _siglip_head(v: dict) -> list:
+    """SigLIP's attention-pooling head over the tower's tokens: one pooled token out."""
+    return [AttentionPool(heads=v["heads"], name="head attention (learned probe)"),
+            Residual(body=[LayerNorm(name="head layernorm"), *_mlp(v)], name="head mlp")]
 
 
 TOWERS = ("clip_vision_model", "siglip_vision_model")
@@ -111,15 +114,12 @@ def tower_layers(v: dict, vision_type: str) -> list:
 
 
 def _head_cost(v: dict) -> tuple[int, int]:
-    """(parameters, forward FLOP) of SigLIP's pooling head on one image: the tower with it less the tower without."""
+    """(parameters, forward FLOP) of SigLIP's pooling head on one image's N tokens of width d."""
     from ..method1.architecture import Architecture, InputSpec, evaluate
 
-    def count(head: bool):
-        return evaluate(Architecture(input=InputSpec(shape=[v["image"], v["image"], v["channels"]]),
-                                     layers=siglip_vision_layers(v, head=head)), "matmul")
-
-    with_head, without = count(True), count(False)
-    return with_head.params - without.params, with_head.forward_flop - without.forward_flop
+    head = evaluate(Architecture(input=InputSpec(shape=[v["d"]], sequence_length=patches(v)),
+                                 layers=_siglip_head(v)), "matmul")
+    return head.params, head.forward_flop
 
 
 def unused_head_note(v: dict, images: int = 1) -> tuple[str, ...]:
