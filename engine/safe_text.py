@@ -7,6 +7,8 @@ from __future__ import annotations
 import re
 import unicodedata
 
+from .errors import one_line
+
 _MARKDOWN_SPECIAL = re.compile(r"([\\`*_{}\[\]()#+\-.!|<>~$:&=])")
 _FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
 """What spreadsheet programs read as the start of a formula (OWASP, "CSV Injection")."""
@@ -55,12 +57,15 @@ def spreadsheet_inert(text: object) -> object:
     return text
 
 
-def report_text(text: object) -> str:
-    """User text in a Markdown report (a table cell, a title, a message quoting an input): one line
-    (``errors.one_line``), Markdown-inert, and not a spreadsheet formula."""
-    from .errors import one_line
+def markdown_line(text: object) -> str:
+    """Text in a Markdown report (a name, a table cell): one line (``errors.one_line``) and Markdown-inert."""
+    return markdown_inert(one_line(str(text)))
 
-    return markdown_inert(one_line(spreadsheet_inert(str(text))))
+
+def report_text(text: object) -> str:
+    """User text in the scenario's Markdown report (a table cell, a title, a message quoting an input):
+    ``markdown_line``, and not a spreadsheet formula."""
+    return markdown_line(spreadsheet_inert(str(text)))
 
 
 def longest_backtick_run(text: str) -> int:

@@ -3,8 +3,7 @@ Markdown report, ``measurement_markdown``), from the JSON view. User text (file,
 (``engine.safe_text``)."""
 from __future__ import annotations
 
-from ..errors import one_line
-from ..safe_text import markdown_inert
+from ..safe_text import markdown_line
 from ..units import format_flop
 
 MAX_OPS_SHOWN = 15
@@ -64,37 +63,32 @@ def headline(result: dict) -> list[tuple[str, str]]:
     return items
 
 
-def _inert(text) -> str:
-    """Trace text (file, device, operator and kernel names) in the report: one line, Markdown-inert."""
-    return markdown_inert(one_line(str(text)))
-
-
 def _md_table(headers: list[str], rows: list[list[str]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
-    lines += ["| " + " | ".join(_inert(c).replace("|", "\\|") for c in row) + " |" for row in rows]
+    lines += ["| " + " | ".join(markdown_line(c).replace("|", "\\|") for c in row) + " |" for row in rows]
     return "\n".join(lines)
 
 
 def measurement_markdown(measurement) -> str:
     """The Markdown report of a ``TraceMeasurement`` or ``RunMeasurement`` (or their JSON view)."""
     result = measurement if isinstance(measurement, dict) else measurement.as_dict()
-    out = [f"# Measured run: {_inert(result['file'])}", ""]
-    out += [f"- **{k}**: {_inert(v)}" for k, v in headline(result)]
+    out = [f"# Measured run: {markdown_line(result['file'])}", ""]
+    out += [f"- **{k}**: {markdown_line(v)}" for k, v in headline(result)]
     out += ["", "## Where the step's time went (ms; TraceLens's split of the GPU-side step)", "",
             _md_table(STEP_HEADERS, step_rows(result)), ""]
     if result["ops"]:
         out += ["## Operators (the heaviest by kernel time)", "", _md_table(OP_HEADERS, op_rows(result, 30)), ""]
     if result["unattributed_kernels"]:
         out += ["## GPU time whose FLOP the trace cannot tell", ""]
-        out += [f"- {_inert(k['name'][:120])}: {k['time_us']:,.1f} µs — {_inert(k['why'])}"
+        out += [f"- {markdown_line(k['name'][:120])}: {k['time_us']:,.1f} µs — {markdown_line(k['why'])}"
                 for k in result["unattributed_kernels"][:10]]
         out.append("")
     if result["bottlenecks"]:
         out += ["## Bottlenecks and what to try", ""]
-        out += [f"- {_inert(b['finding'])}. *Try:* {_inert(b['remedy'])}." for b in result["bottlenecks"]]
+        out += [f"- {markdown_line(b['finding'])}. *Try:* {markdown_line(b['remedy'])}." for b in result["bottlenecks"]]
         out.append("")
     if result["notes"]:
-        out += ["## Notes", ""] + [f"- {_inert(n)}" for n in result["notes"]] + [""]
+        out += ["## Notes", ""] + [f"- {markdown_line(n)}" for n in result["notes"]] + [""]
     out.append("HFU counts the FLOP the trace's operators executed (FlopCounterMode's convention: matrix products, "
                "convolutions and attention); MFU the model's FLOP from FLOPscope's count. Peaks are dense.")
     return "\n".join(out) + "\n"
