@@ -207,8 +207,8 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     packed_checks: list = []
     try:
         with _meta_masks(device, packed_checks), _counter_by_node(FlopCounterMode, calls) as both:
-            with FlopCounterMode(display=False, custom_mapping=cpu_attention_formulas(torch)) as forward:
-                out = _call(module, x)
+            out = _call(module, x)
+            forward_flop = both.get_total_flops()  # the counter's total so far: the forward pass
             outputs = [t for t in _tensors(out) if t.is_floating_point() and t.requires_grad]
             if outputs:
                 sum(t.sum() for t in outputs).backward()
@@ -226,7 +226,6 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     if packed_checks:
         notes.append("transformers' packed-sequence check was answered 'one sequence per row' on the meta device "
                      "(it reads position values); masks change no matrix product")
-    fwd, total = forward.get_flop_counts(), both.get_flop_counts()
     root = type(module).__name__
 
     def runner(mod_name: str) -> str:
@@ -258,8 +257,7 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
             rows.append(Counted(name=_scope(mod_name)[-200:], op=type(mod).__name__[:200], params=n_params,
                                 macs=max(f_own, 0) // 2, output_shape=shape, backward_macs=max(b_own, 0) // 2,
                                 trainable_params=None if n_train == n_params else n_train))
-    forward_flop = sum(fwd.get("Global", {}).values())
-    backward_flop = sum(total.get("Global", {}).values()) - forward_flop
+    backward_flop = both.get_total_flops() - forward_flop
     outside = backward_flop - 2 * sum(r.backward_macs for r in rows)
     if outside:
         notes.append(f"{outside:,} backward FLOP ran in autograd nodes made outside the module's forward pass "
