@@ -20,8 +20,10 @@ page_header("Layer builder — method 1",
 
 scenario = state.get()
 data = scenario.model_dump(mode="json")
-preset_picker()
+picker_area = st.container()  # drawn above the estimate, filled after it: listing the presets builds them all
 line = results_line(scenario)
+with picker_area:
+    preset_picker()
 refused = transformer_panel()
 totals_area = st.container()
 

@@ -11,7 +11,7 @@ import logging
 import streamlit as st
 
 from engine.errors import InputError
-from engine.presets import presets
+from engine.presets import preset
 from engine.scenario import Scenario, default_hardware_run
 from engine.share_link import QUERY_KEY, decode, encode
 from ui.text import plain
@@ -33,7 +33,8 @@ EPOCH_IMPORT = "trends_epoch_import"
 
 
 def default_scenario() -> Scenario:
-    return presets()[DEFAULT_PRESET].scenario
+    """The default preset's scenario, built alone: the others are built when the preset list is drawn."""
+    return preset(DEFAULT_PRESET).scenario
 
 
 def init() -> None:
