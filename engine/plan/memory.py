@@ -14,10 +14,12 @@ only, Ψ_g = Ψ_o = Ψ · (trainable / all), spread over the chips as the weight
 their w bytes.
 
 Sharding: tensor (t) and pipeline (p) parallelism split the dense parameters, expert parallelism (e) and expert
-tensor parallelism (t_e: t by default, 1 in NVIDIA's MoE recipes) the experts': Ψ_chip = Ψ_dense/(t·p) +
-Ψ_experts/(t_e·p·e); ZeRO shards over the d·c data-parallel ranks (the experts' over the t·c·d/(e·t_e) ranks
-holding the same experts): stage 1 the optimizer states, stage 2 also the gradients, stage 3 (FSDP) also the
-weights.
+tensor parallelism (t_e: t by default, 1 in NVIDIA's MoE recipes) the experts': Ψ_chip = Ψ_dense,r/t +
+Ψ_experts,r/(t_e·e) on the most loaded pipeline stage r, whose blocks' share is b_r/L of the blocks' parameters and
+which also holds the embeddings (the first stage) or the layers after the blocks (the last: final norm, an untied
+head), as Megatron-LM's theoretical memory counts its most loaded shard; Ψ/p for a model without blocks. ZeRO
+shards over the d·c data-parallel ranks (the experts' over the t·c·d/(e·t_e) ranks holding the same experts):
+stage 1 the optimizer states, stage 2 also the gradients, stage 3 (FSDP) also the weights.
 
 Activations of one transformer block per micro-batch of b sequences (Korthikanti et al. 2022, "Reducing
 Activation Recomputation in Large Transformer Models", Table 2; 16-bit values, 1-byte dropout masks), with
@@ -141,10 +143,26 @@ class Memory(Result):
         return out
 
 
+def stage_params(model: PlanModel, layout: Layout) -> tuple[float, float]:
+    """(dense, expert) parameters of the most loaded pipeline stage, before tensor and expert parallelism: its
+    blocks' share, + the embeddings on the first stage and the layers after the blocks on the last (Megatron-LM's
+    ``theoretical_memory_usage``: "most loaded model shard has 1/pp_size transformer layers + 1 embedding
+    layer"). A model without blocks splits its parameters evenly, Ψ/p."""
+    p = layout.pp
+    if p == 1 or not model.blocks:
+        return model.dense_params / p, model.expert_params / p
+    spread = model.dense_params - model.params_before_blocks - model.params_after_blocks
+    per_rank = [sum(chunks) / model.blocks for chunks in layout.stage_blocks(model.blocks)]
+    ends = {0: model.params_before_blocks, p - 1: model.params_after_blocks}
+    stages = [(spread * share + ends.get(r, 0), model.expert_params * share) for r, share in enumerate(per_rank)]
+    return max(stages, key=lambda s: s[0] / layout.tp + s[1] / (layout.etp * layout.ep))
+
+
 def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, float, float, float]:
-    """(params per chip, weight, gradient, optimizer-state parameter counts per chip after ZeRO)."""
-    dense = model.dense_params / (layout.tp * layout.pp)
-    experts = model.expert_params / (layout.etp * layout.pp * layout.ep)
+    """(params per chip, weight, gradient, optimizer-state parameter counts per chip after ZeRO), on the most
+    loaded pipeline stage (``stage_params``)."""
+    dense, experts = stage_params(model, layout)
+    dense, experts = dense / layout.tp, experts / (layout.etp * layout.ep)
     params = dense + experts
     d_dense, d_expert = layout.dp * layout.cp, layout.expert_data_parallel  # states shard over d·c, t·c·d/(e·t_e)
 

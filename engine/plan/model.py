@@ -72,6 +72,10 @@ class PlanModel(Result):
     """Blocks with sliding-window attention."""
     latent_attention: bool = False
     """Multi-head latent attention (compressed keys and values)."""
+    params_before_blocks: int = 0
+    """Parameters of the layers before the first block (the embeddings): the first pipeline stage holds them."""
+    params_after_blocks: int = 0
+    """Parameters of the layers after the last block (final norm, an untied head): the last stage holds them."""
 
     @property
     def trainable_fraction(self) -> float:
@@ -105,8 +109,10 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
     other_values = expert_params = active = shared = window = windowed = 0
     attention_core = 0.0
     shapes: dict[int, list[int]] = {}
+    params_at: dict[int, int] = {}
     for row in result.rows:
         shapes.setdefault(row.index, row.output_shape)
+        params_at[row.index] = params_at.get(row.index, 0) + row.params
         if row.part.startswith("experts ") or row.part == "router":
             expert_params += row.params if row.part != "router" else 0
         if "QKᵀ" in row.part or row.part.endswith("values AV"):
@@ -135,6 +141,9 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
             other_values += math.prod(shape)
             if layer.type == "lm_head":
                 vocab = layer.vocab_size
+    at = [i for i, layer in enumerate(arch.layers) if layer.type == "transformer_block"]
+    before = sum(v for i, v in params_at.items() if at and i < at[0])
+    after = sum(v for i, v in params_at.items() if at and i > at[-1])
     return PlanModel(params=result.params, active_params=result.active_params, expert_params=expert_params,
                      experts=experts or 1, forward_flop=float(result.forward_flop),
                      attention_core_flop=attention_core, blocks=blocks, d_model=d_model, heads=heads,
@@ -142,4 +151,4 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
                      other_activation_values=other_values, ff_size=ff_size, gated=gated, vocab=vocab,
                      trainable_params=result.trainable_params if result.trainable_params < result.params else None,
                      active_experts=active or 1, shared_ff_size=shared, window=window, windowed_blocks=windowed,
-                     latent_attention=latent)
+                     latent_attention=latent, params_before_blocks=before, params_after_blocks=after)

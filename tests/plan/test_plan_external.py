@@ -23,11 +23,23 @@ def hf_counts(torch):
         model = transformers.MixtralForCausalLM(config)
     total = sum(p.numel() for p in model.parameters())
     experts = sum(p.numel() for name, p in model.named_parameters() if ".experts." in name)
-    return total, experts
+    last = sum(p.numel() for name, p in model.named_parameters() if name.startswith(("model.norm.", "lm_head.")))
+    return total, experts, last
+
+
+def _most_loaded(counts, pp):
+    """(dense, expert) parameters of the fullest of ``pp`` even stages, from transformers' modules: the first holds
+    ``embed_tokens``, the last ``norm`` and the untied ``lm_head`` (Megatron-LM's placement)."""
+    total, experts, last = counts
+    first = MIXTRAL_SMALL["vocab_size"] * MIXTRAL_SMALL["hidden_size"]
+    blocks = total - experts - first - last
+    if pp == 1:
+        return total - experts, experts
+    return blocks / pp + max(first, last), experts / pp
 
 
 def test_parameters_and_expert_parameters_match_transformers(hf_counts):
-    total, experts = hf_counts
+    total, experts, _ = hf_counts
     model = plan_model(read_hf_config(MIXTRAL_SMALL).architecture(256))
     assert model.params == total
     assert model.expert_params == experts and model.experts == 8
@@ -35,11 +47,10 @@ def test_parameters_and_expert_parameters_match_transformers(hf_counts):
 
 @pytest.mark.parametrize("tp,pp,ep,dp,zero", [(1, 1, 1, 1, 0), (2, 2, 4, 4, 0), (1, 1, 8, 8, 1), (2, 1, 2, 4, 3)])
 def test_model_states_shard_the_counted_parameters(hf_counts, tp, pp, ep, dp, zero):
-    total, experts = hf_counts
-    dense = total - experts
+    dense, experts = _most_loaded(hf_counts, pp)
     model = plan_model(read_hf_config(MIXTRAL_SMALL).architecture(256))
     mem = memory_per_chip(model, Layout(dp=dp, tp=tp, pp=pp, ep=ep), MemoryOptions(zero=zero))
-    mp_dense, mp_experts = dense / (tp * pp), experts / (tp * pp * ep)
+    mp_dense, mp_experts = dense / tp, experts / (tp * ep)
     # ZeRO shards the dense states over d and the experts' over the d/e replicas that hold the same experts
     sharded = mp_dense / dp + mp_experts / (dp // ep)
     whole = mp_dense + mp_experts
