@@ -376,10 +376,14 @@ class LearnedValues(LayerBase):
     """Learned values used beside the flow without a matrix product: adaLN's scale-shift tables (added to the
     conditioning's modulation), a class-label table looked up once per example, a learned token or gate. Params
     ``count``; no multiply-accumulates; the flow passes unchanged (in training it needs a gradient after this layer
-    when it did before or when these values train)."""
+    when it did before or, when the values ``join_flow`` here, when they train)."""
 
     type: Literal["learned_values"] = "learned_values"
     count: Size = Field(description="How many values.")
+    joins_flow: bool = Field(True, description="The values join the flow here (a learned token, a gate); false: "
+                                               "they are read by conditioning layers only (HunyuanDiT's style "
+                                               "embedding and text padding), so the flow's gradient is not "
+                                               "changed by them.")
     kind_label: ClassVar[str] = "Learned values"
     formula: ClassVar[str] = r"0 \quad (\text{count parameters})"
 
@@ -387,7 +391,7 @@ class LearnedValues(LayerBase):
         return LayerCost(flow, self.count, 0, 0)
 
     def backward(self, flow, cost, grad_in, trainable, memory_grad=False):
-        return Grad(0, 0, grad_in or trainable, cost.params if trainable else 0)
+        return Grad(0, 0, grad_in or (trainable and self.joins_flow), cost.params if trainable else 0)
 
 
 MEDIA_KINDS: tuple[type[LayerBase], ...] = (GroupNorm, ConditioningDense, AttentionCore, TokensToGrid, GatedUnit,

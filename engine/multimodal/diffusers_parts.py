@@ -34,12 +34,15 @@ def self_attention(d: int, heads: int, head_size: int, *, qkv_bias: bool = False
 
 def cross_attention(d: int, heads: int, head_size: int, context_width: int, context_length: int, *,
                     qkv_bias: bool = False, out_bias: bool = True, qk_norm: str = "none",
-                    qk_norm_width: str = "head", context_grad: bool = True, name: str = "cross-attn") -> list:
-    """q (d → H·Q), k and v from the M context positions (C → H·Q each, one row), the product, the output."""
+                    qk_norm_width: str = "head", context_grad: bool = True, context_trains: bool = False,
+                    name: str = "cross-attn") -> list:
+    """q (d → H·Q), k and v from the M context positions (C → H·Q each, one row), the product, the output.
+    ``context_trains``: the context is made by a layer of the model that trains (Kolors' ``encoder_hid_proj``), so
+    in training k and v also compute their input gradient into it."""
     inner = heads * head_size
     return [Dense(units=inner, bias=qkv_bias, name=f"{name} q"),
             ConditioningDense(in_features=context_width, units=2 * inner, bias=qkv_bias, positions=context_length,
-                              joins_flow=False, name=f"{name} k, v (context)"),
+                              joins_flow=False, input_grad=context_trains, name=f"{name} k, v (context)"),
             AttentionCore(heads=heads, head_size=head_size, context_length=context_length, context_grad=context_grad,
                           qk_norm=qk_norm, qk_norm_width=qk_norm_width, name=name),
             Dense(units=d, bias=out_bias, name=f"{name} out")]

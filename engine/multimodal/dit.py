@@ -75,10 +75,13 @@ def pixart_layers(c: ConfigReader, s: dict, tokens: int) -> tuple[list, int]:
     layers: list = time_embedding(256, d, name="timestep_embedder")
     if extra:
         for name, positions in (("resolution_embedder", 2), ("aspect_ratio_embedder", 1)):
-            layers += [ConditioningDense(in_features=256, units=d // 3, positions=positions, name=f"{name} linear_1"),
+            layers += [ConditioningDense(in_features=256, units=d // 3, positions=positions, joins_flow=False,
+                                         name=f"{name} linear_1"),
                        ConditioningDense(in_features=d // 3, units=d // 3, positions=positions, input_grad=True,
-                                         name=f"{name} linear_2")]
-    layers.append(ConditioningDense(in_features=d, units=6 * d, input_grad=True, name="adaln_single linear"))
+                                         joins_flow=False, name=f"{name} linear_2")]
+    # the modulation is made here and read inside each block: the latent before the patch embedding needs no gradient
+    layers.append(ConditioningDense(in_features=d, units=6 * d, input_grad=True, joins_flow=False,
+                                    name="adaln_single linear"))
     width = context
     if caption is not None:
         layers += [ConditioningDense(in_features=caption, units=d, positions=tokens, joins_flow=False,
@@ -92,8 +95,8 @@ def pixart_layers(c: ConfigReader, s: dict, tokens: int) -> tuple[list, int]:
                    Residual(body=[LayerNorm(affine=s["affine"]),
                                   *self_attention(d, s["heads"], s["head"], qkv_bias=s["bias"])], name="attn1")]
         if context is not None:  # no norm before it (ada_norm_single); its output adds into the stream
-            layers.append(Residual(body=cross_attention(d, s["heads"], s["head"], width, tokens, qkv_bias=s["bias"]),
-                                   name="attn2"))
+            layers.append(Residual(body=cross_attention(d, s["heads"], s["head"], width, tokens, qkv_bias=s["bias"],
+                                                        context_trains=caption is not None), name="attn2"))
         layers.append(Residual(body=[LayerNorm(affine=s["affine"]),
                                      *feed_forward(d, 4 * d, s["act"], gated=s["act"] in GATED)], name="ff"))
     layers += [LearnedValues(count=2 * d, name="scale_shift_table"), LayerNorm(affine=False, name="norm_out"),

@@ -84,6 +84,7 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     pool = StageBuilder("text_pool")  # the attention pool over mT5's tokens: a stage of its own (its own input)
     pool.add("denoiser", [LearnedValues(count=(text_len_t5 + 1) * cross_t5, name="pooler positional_embedding"),
                           ConditioningDense(in_features=cross_t5, units=2 * cross_t5, positions=text_len_t5 + 1,
+                                            input_grad=True,  # its input adds the trained positional embedding
                                             joins_flow=False, name="pooler k_proj, v_proj"),
                           SequenceSlice(length=1, name="the mean token"),
                           Dense(units=cross_t5, name="pooler q_proj"),
@@ -95,10 +96,10 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                                    joins_flow=False, name="text_embedder linear_1"),
                  ConditioningDense(in_features=4 * cross_t5, units=cross, positions=text_len_t5, input_grad=True,
                                    joins_flow=False, name="text_embedder linear_2"),
-                 LearnedValues(count=m * cross, name="text_embedding_padding"),
+                 LearnedValues(count=m * cross, joins_flow=False, name="text_embedding_padding"),
                  *time_embedding(256, d, name="timestep_embedder")]
     if extra:
-        ops.append(LearnedValues(count=d, name="style_embedder"))
+        ops.append(LearnedValues(count=d, joins_flow=False, name="style_embedder"))
     ops += [ConditioningDense(in_features=extra_in, units=4 * d, input_grad=True, joins_flow=False,
                               name="extra_embedder linear_1"),
             ConditioningDense(in_features=4 * d, units=d, input_grad=True, joins_flow=False,
@@ -111,7 +112,8 @@ def read_hunyuan_dit(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                 Residual(body=[LayerNorm(), *self_attention(d, heads, head, qkv_bias=True, qk_norm="layer_norm")],
                          name="attn1"),
                 Residual(body=[LayerNorm(), *cross_attention(d, heads, head, cross, m, qkv_bias=True,
-                                                             qk_norm="layer_norm")], name="attn2"),
+                                                             qk_norm="layer_norm", context_trains=True)],
+                         name="attn2"),  # the context holds the text_embedder's output and the trained padding
                 Residual(body=[LayerNorm(), *feed_forward(d, ffn, act, gated=act in GATED)], name="ff")]
         if layer < layers // 2 - 1:
             ops.append(PUSH)

@@ -46,8 +46,10 @@ VAE_FACTOR = 8
 """Pixels per latent position of the VAEs these U-Nets are trained with (Stable Diffusion's, SDXL's, Kolors')."""
 
 def spatial_transformer(c: int, heads: int, depth: int, context_width: int, context_length: int, grid: tuple,
-                        groups: int, linear: bool) -> Residual:
-    """``Transformer2DModel`` inside a U-Net block: d = H·⌊C/H⌋ wide, ``depth`` BasicTransformerBlocks."""
+                        groups: int, linear: bool, context_trains: bool = False) -> Residual:
+    """``Transformer2DModel`` inside a U-Net block: d = H·⌊C/H⌋ wide, ``depth`` BasicTransformerBlocks;
+    ``context_trains``: the text is projected by the U-Net's own ``encoder_hid_proj`` (its k and v pass a gradient
+    back to it in training)."""
     head = c // heads
     d = heads * head
     body = [GroupNorm(groups=groups)]
@@ -55,7 +57,8 @@ def spatial_transformer(c: int, heads: int, depth: int, context_width: int, cont
         [Conv2d(filters=d, kernel_size=1, name="proj_in"), ToTokens()]
     for _ in range(depth):
         body += [Residual(body=[LayerNorm(), *self_attention(d, heads, head)], name="attn1"),
-                 Residual(body=[LayerNorm(), *cross_attention(d, heads, head, context_width, context_length)],
+                 Residual(body=[LayerNorm(), *cross_attention(d, heads, head, context_width, context_length,
+                                                                context_trains=context_trains)],
                           name="attn2"),
                  Residual(body=[LayerNorm(), *feed_forward(d, 4 * d, "geglu", gated=True)], name="ff")]
     body += [Dense(units=c, name="proj_out"), TokensToGrid(grid=list(grid))] if linear else \
@@ -134,7 +137,7 @@ def unet_layers(u: dict, latent: tuple[int, int], text_tokens: int) -> list:
             c = out
             if kind.startswith("CrossAttn"):
                 ops.append(spatial_transformer(c, u["heads"][i], u["depth"][i], u["context"][i], text_tokens, (h, w),
-                                               u["groups"], u["linear"]))
+                                               u["groups"], u["linear"], bool(u["hid"])))
             ops.append(PUSH)
         if i < n - 1:
             ops.append(Conv2d(filters=c, kernel_size=3, stride=2, padding=1, name="downsample"))
@@ -143,7 +146,7 @@ def unet_layers(u: dict, latent: tuple[int, int], text_tokens: int) -> list:
     if u["mid"]:
         ops.append(resnet(c, c, time, u["groups"], u["act"], name="mid resnet"))
         ops.append(spatial_transformer(c, u["heads"][-1], u["depth"][-1], u["context"][-1], text_tokens, (h, w),
-                                       u["groups"], u["linear"]))
+                                       u["groups"], u["linear"], bool(u["hid"])))
         ops.append(resnet(c, c, time, u["groups"], u["act"], name="mid resnet"))
     skips = [u["channels"][0]] + [u["channels"][i] for i in range(n) for _ in range(u["layers"][i] + (i < n - 1))]
     for i, kind in enumerate(u["up"]):
@@ -156,7 +159,7 @@ def unet_layers(u: dict, latent: tuple[int, int], text_tokens: int) -> list:
             c = out
             if kind.startswith("CrossAttn"):
                 ops.append(spatial_transformer(c, u["heads"][level], u["depth"][level], u["context"][level],
-                                               text_tokens, (h, w), u["groups"], u["linear"]))
+                                               text_tokens, (h, w), u["groups"], u["linear"], bool(u["hid"])))
         if i < n - 1:
             h, w = 2 * h, 2 * w
             ops += [Upsample(scale=2), Conv2d(filters=c, kernel_size=3, padding=1, name="upsample")]

@@ -166,7 +166,8 @@ def read_wan(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     h, w = size[0] // SPATIAL, size[1] // SPATIAL
     n = (f_latent // p_t) * (h // p_h) * (w // p_w)
     out: list = [*time_embedding(freq, d, name="time_embedder"),
-                 ConditioningDense(in_features=d, units=6 * d, input_grad=True, name="time_proj"),
+                 ConditioningDense(in_features=d, units=6 * d, input_grad=True, joins_flow=False,
+                                   name="time_proj"),  # read inside each block: no gradient into the latent
                  ConditioningDense(in_features=text, units=d, positions=m, joins_flow=False,
                                    name="text_embedder linear_1"),
                  ConditioningDense(in_features=d, units=d, positions=m, input_grad=True,
@@ -175,7 +176,8 @@ def read_wan(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                  ToTokens()]
     norm = "rms_norm"
     for _ in range(layers):
-        cross = cross_attention(d, heads, head, d, m, qkv_bias=True, qk_norm=norm, qk_norm_width="all")
+        cross = cross_attention(d, heads, head, d, m, qkv_bias=True, qk_norm=norm, qk_norm_width="all",
+                                context_trains=True)  # the text_embedder's output
         out += [LearnedValues(count=6 * d, name="scale_shift_table"),
                 Residual(body=[LayerNorm(affine=False),
                                *self_attention(d, heads, head, qkv_bias=True, qk_norm=norm, qk_norm_width="all")],
