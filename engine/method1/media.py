@@ -376,7 +376,7 @@ class LearnedValues(LayerBase):
     """Learned values used beside the flow without a matrix product: adaLN's scale-shift tables (added to the
     conditioning's modulation), a class-label table looked up once per example, a learned token or gate. Params
     ``count``; no multiply-accumulates; the flow passes unchanged (in training it needs a gradient after this layer
-    when it did before or, when the values ``join_flow`` here, when they train)."""
+    when it did before or, when the values ``joins_flow`` here, when they train)."""
 
     type: Literal["learned_values"] = "learned_values"
     count: Size = Field(description="How many values.")
