@@ -101,7 +101,7 @@ def block_activation_bytes(s: int, b: int, h: int, a: int, t: int = 1, recompute
 
 @dataclass(frozen=True, slots=True)
 class Memory(Result):
-    """Bytes per chip (the most loaded chip: pipeline stage 1)."""
+    """Bytes per chip, on the pipeline stage whose total is the largest."""
 
     weights: float
     gradients: float
@@ -143,25 +143,24 @@ class Memory(Result):
         return out
 
 
-def stage_params(model: PlanModel, layout: Layout) -> tuple[float, float]:
-    """(dense, expert) parameters of the most loaded pipeline stage, before tensor and expert parallelism: its
-    blocks' share, + the embeddings on the first stage and the layers after the blocks on the last (Megatron-LM's
-    ``theoretical_memory_usage``: "most loaded model shard has 1/pp_size transformer layers + 1 embedding
-    layer"). A model without blocks splits its parameters evenly, Ψ/p."""
+def stage_params(model: PlanModel, layout: Layout) -> list[tuple[float, float]]:
+    """(dense, expert) parameters of each pipeline stage, before tensor and expert parallelism: its blocks' share,
+    + the embeddings on the first stage and the layers after the blocks on the last, with a copy of a tied head's
+    token table there when p > 1 (Megatron-LM's ``theoretical_memory_usage``: "most loaded model shard has
+    1/pp_size transformer layers + 1 embedding layer"; its last stage keeps the tied output layer's own copy, as
+    DeepSpeed's ``TiedLayerSpec`` does). A model without blocks splits its parameters evenly, Ψ/p."""
     p = layout.pp
     if p == 1 or not model.blocks:
-        return model.dense_params / p, model.expert_params / p
+        return [(model.dense_params / p, model.expert_params / p)] * p
     spread = model.dense_params - model.params_before_blocks - model.params_after_blocks
-    per_rank = [sum(chunks) / model.blocks for chunks in layout.stage_blocks(model.blocks)]
-    ends = {0: model.params_before_blocks, p - 1: model.params_after_blocks}
-    stages = [(spread * share + ends.get(r, 0), model.expert_params * share) for r, share in enumerate(per_rank)]
-    return max(stages, key=lambda s: s[0] / layout.tp + s[1] / (layout.etp * layout.ep))
+    ends = {0: model.params_before_blocks, p - 1: model.params_after_blocks + model.tied_head_params}
+    return [(spread * sum(chunks) / model.blocks + ends.get(r, 0), model.expert_params * sum(chunks) / model.blocks)
+            for r, chunks in enumerate(layout.stage_blocks(model.blocks))]
 
 
-def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, float, float, float]:
-    """(params per chip, weight, gradient, optimizer-state parameter counts per chip after ZeRO), on the most
-    loaded pipeline stage (``stage_params``)."""
-    dense, experts = stage_params(model, layout)
+def _state_shards(dense: float, experts: float, layout: Layout, zero: int) -> tuple[float, float, float, float]:
+    """(params per chip, weight, gradient, optimizer-state parameter counts per chip after ZeRO) of a stage that
+    holds ``dense`` and ``experts`` parameters."""
     dense, experts = dense / layout.tp, experts / (layout.etp * layout.ep)
     params = dense + experts
     d_dense, d_expert = layout.dp * layout.cp, layout.expert_data_parallel  # states shard over d·c, t·c·d/(e·t_e)
@@ -172,8 +171,8 @@ def _state_shards(model: PlanModel, layout: Layout, zero: int) -> tuple[float, f
     return params, sharded(3), sharded(2), sharded(1)
 
 
-def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> float:
-    """Activation bytes on the first pipeline stage for micro-batches of ``micro_batch`` sequences."""
+def stage_activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> list[float]:
+    """Activation bytes on each pipeline stage for micro-batches of ``micro_batch`` sequences."""
     scale = activation_bytes_per_value(options) / 2
     m = layout.micro_batches if layout.global_batch else layout.pp
     interleave = 1 + (layout.pp - 1) / (layout.pp * layout.virtual_stages) if layout.virtual_stages > 1 else 1
@@ -181,24 +180,33 @@ def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, m
                                        options.recompute, layout.sequence_parallel,
                                        options.attention == "stored") if model.blocks else 0.0
     others = model.other_activation_values * micro_batch * activation_bytes_per_value(options) / layout.pp
-    # 1F1B: rank r holds min(m, p − r) micro-batches of its blocks; the fullest rank counts (rank 0 when even)
+    # 1F1B: rank r holds min(m, p − r) micro-batches of its blocks (rank 0 the fullest when the split is even)
     ranks = [sum(chunks) for chunks in layout.stage_blocks(model.blocks)] if model.blocks else [0] * layout.pp
-    held = max((b * per_block * scale + others) * min(m, layout.pp - r) for r, b in enumerate(ranks))
-    return held * interleave / layout.cp  # each context-parallel rank: s/c tokens
+    return [(b * per_block * scale + others) * min(m, layout.pp - r) * interleave / layout.cp  # c: s/c tokens
+            for r, b in enumerate(ranks)]
+
+
+def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> float:
+    """Activation bytes on the fullest pipeline stage for micro-batches of ``micro_batch`` sequences."""
+    return max(stage_activation_bytes(model, layout, options, micro_batch))
 
 
 def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
                     chip_memory_bytes: float | None = None) -> Memory:
-    """Weights, gradients, optimizer states and activations per chip (see the module's formulas)."""
+    """Weights, gradients, optimizer states and activations per chip on the pipeline stage whose total is the
+    largest (see the module's formulas): its states and its activations, one chip's."""
     check_framework(layout, options)
     layout.check_model(model)
     w, g, o = state_bytes_per_param(options)
-    params, w_params, g_params, o_params = _state_shards(model, layout, options.zero)
     trained = model.trainable_fraction  # gradients and optimizer states only for the trainable weights
-    g_params, o_params = g_params * trained, o_params * trained
-    acts = activation_bytes(model, layout, options, layout.micro_batch)
-    slope = activation_bytes(model, layout, options, 1)
-    return Memory(w * w_params, g * g_params, o * o_params, acts, slope, params, chip_memory_bytes)
+    acts = stage_activation_bytes(model, layout, options, layout.micro_batch)
+    slopes = stage_activation_bytes(model, layout, options, 1)
+    stages = []
+    for (dense, experts), a, slope in zip(stage_params(model, layout), acts, slopes):
+        params, w_params, g_params, o_params = _state_shards(dense, experts, layout, options.zero)
+        stages.append(Memory(w * w_params, g * g_params * trained, o * o_params * trained, a, slope, params,
+                             chip_memory_bytes))
+    return max(stages, key=lambda m: m.total)
 
 
 def divisors(n: int) -> list[int]:

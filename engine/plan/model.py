@@ -76,6 +76,9 @@ class PlanModel(Result):
     """Parameters of the layers before the first block (the embeddings): the first pipeline stage holds them."""
     params_after_blocks: int = 0
     """Parameters of the layers after the last block (final norm, an untied head): the last stage holds them."""
+    tied_head_params: int = 0
+    """V·E of a head tied to the token table (counted once, with the embedding): with p > 1 the last stage keeps a
+    copy of it for the output layer."""
 
     @property
     def trainable_fraction(self) -> float:
@@ -106,6 +109,7 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
         raise result.error
     blocks = heads = kv_heads = d_model = seq_len = other_layers = experts = width = ff_size = vocab = 0
     gated = latent = False
+    tied = 0
     other_values = expert_params = active = shared = window = windowed = 0
     attention_core = 0.0
     shapes: dict[int, list[int]] = {}
@@ -141,6 +145,9 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
             other_values += math.prod(shape)
             if layer.type == "lm_head":
                 vocab = layer.vocab_size
+                if layer.tied:  # the token table's E = d − (own rows) columns, V rows
+                    width_in = (shapes.get(index - 1) or [d_model])[-1]
+                    tied = vocab * (width_in - (layer.own_rows or 0))
     at = [i for i, layer in enumerate(arch.layers) if layer.type == "transformer_block"]
     before = sum(v for i, v in params_at.items() if at and i < at[0])
     after = sum(v for i, v in params_at.items() if at and i > at[-1])
@@ -151,4 +158,5 @@ def plan_model(arch: Architecture, result: ArchitectureResult | None = None) -> 
                      other_activation_values=other_values, ff_size=ff_size, gated=gated, vocab=vocab,
                      trainable_params=result.trainable_params if result.trainable_params < result.params else None,
                      active_experts=active or 1, shared_ff_size=shared, window=window, windowed_blocks=windowed,
-                     latent_attention=latent, params_before_blocks=before, params_after_blocks=after)
+                     latent_attention=latent, params_before_blocks=before, params_after_blocks=after,
+                     tied_head_params=tied)

@@ -29,13 +29,14 @@ def hf_counts(torch):
 
 def _most_loaded(counts, pp):
     """(dense, expert) parameters of the fullest of ``pp`` even stages, from transformers' modules: the first holds
-    ``embed_tokens``, the last ``norm`` and the untied ``lm_head`` (Megatron-LM's placement)."""
+    ``embed_tokens`` (the last ``norm`` and the untied ``lm_head``: Megatron-LM's placement) and, under 1F1B, p
+    micro-batches of activations where the last holds one, so its total is the largest."""
     total, experts, last = counts
     first = MIXTRAL_SMALL["vocab_size"] * MIXTRAL_SMALL["hidden_size"]
     blocks = total - experts - first - last
     if pp == 1:
         return total - experts, experts
-    return blocks / pp + max(first, last), experts / pp
+    return blocks / pp + first, experts / pp
 
 
 def test_parameters_and_expert_parameters_match_transformers(hf_counts):

@@ -11,7 +11,7 @@ from engine.errors import InputError, parse_input
 from engine.llm.config import read_hf_config
 from engine.llm.presets import LLAMA2_7B_CONFIG
 from engine.plan.layout import Layout, MemoryOptions
-from engine.plan.memory import fewest_chips, memory_per_chip
+from engine.plan.memory import fewest_chips, memory_per_chip, stage_params
 from engine.plan.model import PlanModel, plan_model
 from engine.presets import presets
 
@@ -266,3 +266,33 @@ def test_the_most_loaded_stage_holds_an_embedding(pp):
     # the engine puts the final norm on the last stage (4,096 parameters against Megatron's h/p on each)
     assert mem.params_per_chip == pytest.approx(megatron / 2, abs=h)
     assert mem.model_states == pytest.approx(16 * mem.params_per_chip)
+
+
+def test_the_chip_reported_is_the_stage_with_the_largest_total():
+    # Llama 3.1 8B on p = 4 with 2 blocks on the first stage: [2, 10, 10, 10] blocks; 64 micro-batches of one
+    # sequence of 8,192, so 1F1B keeps 4, 3, 2, 1 of them on ranks 0–3. Adam in BF16 (16 B/param), fused attention,
+    # no recomputation: 34·s·h bytes a block and micro-batch (Korthikanti et al.), the embedding's and the head's
+    # outputs (2 bytes each, spread ÷ p as the module says). States and activations of one stage, never of two.
+    h, v, s = 4096, 128_256, 8192
+    block = 2 * h * h + 2 * h * 1024 + 3 * h * 14_336 + 2 * h
+    params = [2 * block + v * h, 10 * block, 10 * block, 10 * block + h + v * h]
+    others = (s * h + s * h + s * v) * 2 / 4  # the embedding's, the final norm's and the logits' outputs, ÷ p
+    acts = [(b * 34 * s * h + others) * held for b, held in zip((2, 10, 10, 10), (4, 3, 2, 1))]
+    model = plan_model(read_hf_config(LLAMA31_8B).architecture(s))
+    mem = memory_per_chip(model, Layout(pp=4, first_stage_blocks=2, global_batch=64), MemoryOptions())
+    totals = [16 * p + a for p, a in zip(params, acts)]
+    assert mem.total == pytest.approx(max(totals), rel=1e-9)
+    assert mem.params_per_chip == params[1]  # rank 1: 10 blocks and 3 micro-batches in flight
+
+
+def test_a_tied_head_keeps_a_copy_of_the_token_table_on_the_last_stage():
+    # Megatron-LM (and DeepSpeed's TiedLayerSpec) keep the tied output layer's copy of the word embedding on the
+    # last stage when p > 1. A Llama 3.2 1B-shaped model (tied), p = 4, 1 block on the first stage: [1, 5, 5, 5].
+    h, v = 2048, 128_256
+    config = {**LLAMA31_8B, "hidden_size": h, "intermediate_size": 8192, "num_hidden_layers": 16,
+              "num_attention_heads": 32, "num_key_value_heads": 8, "tie_word_embeddings": True}
+    block = 2 * h * h + 2 * h * 512 + 3 * h * 8192 + 2 * h
+    model = plan_model(read_hf_config(config).architecture(4096))
+    assert model.params == 16 * block + h + v * h  # the table counted once
+    stages = stage_params(model, Layout(pp=4, first_stage_blocks=1, global_batch=64))
+    assert [dense for dense, _ in stages] == [block + v * h, 5 * block, 5 * block, 5 * block + h + v * h]
