@@ -186,11 +186,6 @@ def stage_activation_bytes(model: PlanModel, layout: Layout, options: MemoryOpti
             for r, b in enumerate(ranks)]
 
 
-def activation_bytes(model: PlanModel, layout: Layout, options: MemoryOptions, micro_batch: int) -> float:
-    """Activation bytes on the fullest pipeline stage for micro-batches of ``micro_batch`` sequences."""
-    return max(stage_activation_bytes(model, layout, options, micro_batch))
-
-
 def memory_per_chip(model: PlanModel, layout: Layout, options: MemoryOptions,
                     chip_memory_bytes: float | None = None) -> Memory:
     """Weights, gradients, optimizer states and activations per chip on the pipeline stage whose total is the
