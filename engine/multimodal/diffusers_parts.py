@@ -98,12 +98,14 @@ def resnet(c_in: int, c_out: int, time_width: int | None, groups: int, activatio
     return Residual(body=body, shortcut=shortcut, name=name)
 
 
-def time_embedding(in_width: int, width: int, *, out: int | None = None, name: str = "time_embedding") -> list:
-    """``TimestepEmbedding``: linear_1 (sinusoid of ``in_width`` → T), act, linear_2 (T → T, or ``out``); the
-    sinusoid has no parameters."""
-    return [ConditioningDense(in_features=in_width, units=width, joins_flow=False, name=f"{name} linear_1"),
-            ConditioningDense(in_features=width, units=out or width, input_grad=True, joins_flow=False,
-                              name=f"{name} linear_2")]
+def time_embedding(in_width: int, width: int, *, out: int | None = None, positions: int = 1,
+                   name: str = "time_embedding") -> list:
+    """``TimestepEmbedding``: linear_1 (sinusoid of ``in_width`` → T), act, linear_2 (T → T, or ``out``), on
+    ``positions`` sinusoids (PixArt's resolution embedder: 2); the sinusoid has no parameters."""
+    return [ConditioningDense(in_features=in_width, units=width, positions=positions, joins_flow=False,
+                              name=f"{name} linear_1"),
+            ConditioningDense(in_features=width, units=out or width, positions=positions, input_grad=True,
+                              joins_flow=False, name=f"{name} linear_2")]
 
 
 def modulation(width: int, units: int, *, bias: bool = True, input_grad: bool = True, name: str = "adaLN") -> list:

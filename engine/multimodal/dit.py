@@ -74,11 +74,8 @@ def pixart_layers(c: ConfigReader, s: dict, tokens: int) -> tuple[list, int]:
     c.require("num_embeds_ada_norm", lambda v: v is not None, "diffusers needs it for ada_norm_single")
     layers: list = time_embedding(256, d, name="timestep_embedder")
     if extra:
-        for name, positions in (("resolution_embedder", 2), ("aspect_ratio_embedder", 1)):
-            layers += [ConditioningDense(in_features=256, units=d // 3, positions=positions, joins_flow=False,
-                                         name=f"{name} linear_1"),
-                       ConditioningDense(in_features=d // 3, units=d // 3, positions=positions, input_grad=True,
-                                         joins_flow=False, name=f"{name} linear_2")]
+        for name, positions in (("resolution_embedder", 2), ("aspect_ratio_embedder", 1)):  # TimestepEmbeddings
+            layers += time_embedding(256, d // 3, positions=positions, name=name)
     # the modulation is made here and read inside each block: the latent before the patch embedding needs no gradient
     layers.append(ConditioningDense(in_features=d, units=6 * d, input_grad=True, joins_flow=False,
                                     name="adaln_single linear"))
