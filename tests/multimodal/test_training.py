@@ -47,45 +47,52 @@ def test_sd15_sampling_50_steps_with_guidance():
     assert out.denoiser_backward_flop == 2 * unet - 2 * skipped
 
 
+def _denoiser(name: str):
+    """diffusers' model of ``name`` on the meta device, every weight trainable (a training step)."""
+    pytest.importorskip("diffusers")
+    from tests.method1.backward_reference import set_trainable
+    from tests.multimodal.diffusers_reference import build
+
+    model = build(config(name))
+    set_trainable(model, True)
+    return model
+
+
+def _assert_step_equals_pytorch(torch, model, parts, *args, **kwargs) -> None:
+    """The denoiser's forward and backward at one step (``pipeline_compute`` of ``parts``) equal FlopCounterMode's
+    over ``model(*args, **kwargs)`` and ``out.sum().backward()``."""
+    from engine.multimodal.training import pipeline_compute
+    from tests.method1.backward_reference import forward_backward
+
+    forward, backward = forward_backward(torch, model, *args, kwargs={**kwargs, "return_dict": False})
+    ours = pipeline_compute(*parts, {"steps": 1})
+    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
+
+
 @pytest.mark.external_check("conditioning_dense")
 def test_unet_backward_against_pytorch(torch):
     """The U-Net's training backward against ``loss.backward()`` of diffusers' SD 1.5 U-Net on the meta device."""
-    pytest.importorskip("diffusers")
-    from engine.multimodal.training import pipeline_compute
-    from tests.method1.backward_reference import forward_backward
-    from tests.multimodal.diffusers_reference import build, meta
+    from tests.multimodal.diffusers_reference import meta
 
-    unet = build(config("sd-1.5.unet"))
-    for p in unet.parameters():
-        p.requires_grad_(True)
-    forward, backward = forward_backward(torch, unet, meta(1, 4, 32, 32), torch.tensor([10], device="meta"),
-                                         kwargs={"encoder_hidden_states": meta(1, 20, 768), "return_dict": False})
+    unet = _denoiser("sd-1.5.unet")
     parts = _pipeline("sd-1.5.unet", ["sd-1.5.text_encoder"], "sd-1.5.vae", image_size=(256, 256), text_tokens=20)
-    ours = pipeline_compute(*parts, {"steps": 1})
-    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
+    _assert_step_equals_pytorch(torch, unet, parts, meta(1, 4, 32, 32), torch.tensor([10], device="meta"),
+                                encoder_hidden_states=meta(1, 20, 768))
 
 
 @pytest.mark.external_check("conditioning_dense")
 def test_kolors_unet_backward_against_pytorch(torch):
     """Kolors' U-Net projects the text itself (``encoder_hid_proj``, trained with the U-Net): every cross-attention's
     k and v pass a gradient back to it, as ``loss.backward()`` of diffusers' model on the meta device computes."""
-    pytest.importorskip("diffusers")
-    from engine.multimodal.training import pipeline_compute
-    from tests.method1.backward_reference import forward_backward
-    from tests.multimodal.diffusers_reference import build, meta
+    from tests.multimodal.diffusers_reference import meta
 
-    unet = build(config("kolors.unet"))
-    for p in unet.parameters():
-        p.requires_grad_(True)
+    unet = _denoiser("kolors.unet")
     pooled = unet.config.projection_class_embeddings_input_dim - 6 * unet.config.addition_time_embed_dim
-    forward, backward = forward_backward(
-        torch, unet, meta(1, 4, 32, 32), torch.tensor([10], device="meta"),
-        kwargs={"encoder_hidden_states": meta(1, 20, unet.config.encoder_hid_dim), "return_dict": False,
-                "added_cond_kwargs": {"text_embeds": meta(1, pooled), "time_ids": meta(1, 6)}})
     parts = _pipeline("kolors.unet", ["kolors.text_encoder"], "sdxl-base-1.0.vae", image_size=(256, 256),
                       text_tokens=20)
-    ours = pipeline_compute(*parts, {"steps": 1})
-    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
+    _assert_step_equals_pytorch(torch, unet, parts, meta(1, 4, 32, 32), torch.tensor([10], device="meta"),
+                                encoder_hidden_states=meta(1, 20, unet.config.encoder_hid_dim),
+                                added_cond_kwargs={"text_embeds": meta(1, pooled), "time_ids": meta(1, 6)})
 
 
 @pytest.mark.parametrize("name", ["pixart-alpha-xl-2-1024", "pixart-sigma-xl-2-1024"])
@@ -93,29 +100,14 @@ def test_kolors_unet_backward_against_pytorch(torch):
 def test_pixart_backward_against_pytorch(name, torch):
     """PixArt's caption projection trains, so its cross-attentions' k and v pass a gradient back to it; its timestep
     and size conditions are read inside the blocks, so the latent before the patch embedding needs none."""
-    pytest.importorskip("diffusers")
-    from engine.multimodal.training import pipeline_compute
-    from tests.method1.backward_reference import forward_backward
-    from tests.multimodal.diffusers_reference import build, meta
+    from tests.multimodal.diffusers_reference import meta
 
-    model = build(config(f"{name}.transformer"))
-    for p in model.parameters():
-        p.requires_grad_(True)
-    forward, backward = forward_backward(
-        torch, model, meta(1, 4, 32, 32),
-        kwargs={"timestep": torch.tensor([10], device="meta"), "return_dict": False,
-                "encoder_hidden_states": meta(1, 20, model.config.caption_channels),
-                "added_cond_kwargs": {"resolution": meta(1, 2), "aspect_ratio": meta(1, 1)}})
+    model = _denoiser(f"{name}.transformer")
     parts = _pipeline(f"{name}.transformer", ["flux.1-schnell.text_encoder_2"], "sd-1.5.vae", image_size=(256, 256),
                       text_tokens=20)
-    ours = pipeline_compute(*parts, {"steps": 1})
-    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
-
-
-def _trained(model):
-    for p in model.parameters():
-        p.requires_grad_(True)
-    return model
+    _assert_step_equals_pytorch(torch, model, parts, meta(1, 4, 32, 32), timestep=torch.tensor([10], device="meta"),
+                                encoder_hidden_states=meta(1, 20, model.config.caption_channels),
+                                added_cond_kwargs={"resolution": meta(1, 2), "aspect_ratio": meta(1, 1)})
 
 
 @pytest.mark.external_check("conditioning_dense", "learned_values")
@@ -123,43 +115,32 @@ def test_hunyuan_dit_backward_against_pytorch(torch):
     """HunyuanDiT's text_embedder and padding train, so the cross-attentions' k and v pass a gradient back into
     the context; the attention pool's k and v into its input (the trained positional embedding added to mT5's
     tokens); the style embedding and the padding are read by conditioning layers, so the latent needs none."""
-    pytest.importorskip("diffusers")
-    from engine.multimodal.training import pipeline_compute
-    from tests.method1.backward_reference import forward_backward
-    from tests.multimodal.diffusers_reference import build, meta
+    from tests.multimodal.diffusers_reference import meta
 
-    model = _trained(build(config("hunyuandit-v1.2.transformer")))
+    model = _denoiser("hunyuandit-v1.2.transformer")
     c = model.config
     ones = {n: torch.ones(1, n, dtype=torch.long, device="meta") for n in (c.text_len, c.text_len_t5)}
-    forward, backward = forward_backward(torch, model, meta(1, c.in_channels, 32, 32), kwargs={
-        "timestep": torch.tensor([10], device="meta"), "return_dict": False,
-        "encoder_hidden_states": meta(1, c.text_len, c.cross_attention_dim), "text_embedding_mask": ones[c.text_len],
-        "encoder_hidden_states_t5": meta(1, c.text_len_t5, c.cross_attention_dim_t5),
-        "text_embedding_mask_t5": ones[c.text_len_t5], "image_meta_size": meta(1, 6),
-        "style": torch.zeros(1, dtype=torch.long, device="meta")})
-    ours = pipeline_compute(*_pipeline("hunyuandit-v1.2.transformer", [], "sd-1.5.vae", image_size=(256, 256)),
-                            {"steps": 1})
-    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
+    parts = _pipeline("hunyuandit-v1.2.transformer", [], "sd-1.5.vae", image_size=(256, 256))
+    _assert_step_equals_pytorch(
+        torch, model, parts, meta(1, c.in_channels, 32, 32), timestep=torch.tensor([10], device="meta"),
+        encoder_hidden_states=meta(1, c.text_len, c.cross_attention_dim), text_embedding_mask=ones[c.text_len],
+        encoder_hidden_states_t5=meta(1, c.text_len_t5, c.cross_attention_dim_t5),
+        text_embedding_mask_t5=ones[c.text_len_t5], image_meta_size=meta(1, 6),
+        style=torch.zeros(1, dtype=torch.long, device="meta"))
 
 
 @pytest.mark.external_check("conditioning_dense")
 def test_wan_backward_against_pytorch(torch):
     """Wan's text_embedder trains (k and v pass a gradient back to it); its time projection is read inside each
     block, so the latent video before the patch embedding needs no gradient."""
-    pytest.importorskip("diffusers")
-    from engine.multimodal.training import pipeline_compute
-    from tests.method1.backward_reference import forward_backward
-    from tests.multimodal.diffusers_reference import build, meta
+    from tests.multimodal.diffusers_reference import meta
 
-    model = _trained(build(config("wan2.1-t2v-1.3b.transformer")))
+    model = _denoiser("wan2.1-t2v-1.3b.transformer")
     c = model.config
-    forward, backward = forward_backward(torch, model, meta(1, c.in_channels, 3, 8, 8),
-                                         torch.tensor([10], device="meta"), meta(1, 16, c.text_dim),
-                                         kwargs={"return_dict": False})
     parts = _pipeline("wan2.1-t2v-1.3b.transformer", [], "wan2.1-t2v-1.3b.vae", image_size=(64, 64), frames=9,
                       text_tokens=16)
-    ours = pipeline_compute(*parts, {"steps": 1})
-    assert (ours.denoiser_forward_flop, ours.denoiser_backward_flop) == (forward, backward)
+    _assert_step_equals_pytorch(torch, model, parts, meta(1, c.in_channels, 3, 8, 8),
+                                torch.tensor([10], device="meta"), meta(1, 16, c.text_dim))
 
 
 def test_flux_dev_sampling_28_steps():
