@@ -23,7 +23,7 @@ from .conventions import BACKWARD_EXTRA_FACTOR
 
 MAX_RANK = 10**6
 
-LoraTarget = Literal["q", "k", "v", "qkv", "o", "gate", "up", "down", "experts"]
+LoraTarget = Literal["q", "k", "v", "qkv", "o", "gate", "up", "gate_up", "down", "experts"]
 LORA_TARGETS: tuple[str, ...] = LoraTarget.__args__
 DEFAULT_LORA_TARGETS: tuple[str, ...] = ("q", "v")
 """What LoRA adapts when no targets are given (Hu et al. 2021 adapt W_q and W_v; peft's default)."""
@@ -31,12 +31,20 @@ FUSED_QKV = "qkv"
 """One adapter on the fused query-key-value projection, d → (H + 2·H_kv)·Q, as PEFT puts one on GPT-2's ``c_attn``
 (its only target for GPT-2), GPT-NeoX's, BLOOM's and Falcon's ``query_key_value``, Phi-3's ``qkv_proj``: r·(d + the
 q, k and v widths) parameters — not three adapters (q, k, v: r·(d + width) each)."""
+FUSED_GATE_UP = "gate_up"
+"""One adapter on the fused gate and up projections of a gated feed-forward, d → 2·F, as PEFT puts one on Phi-3's and
+GLM-4's ``gate_up_proj``: r·(d + 2F) parameters and one A (d → r) per position — not two adapters (gate, up:
+r·(d + F) each, an A each)."""
 
 
 def lora_targets_overlap(targets: tuple[str, ...]) -> str:
-    """Why ``targets`` adapt a projection twice ('' when they do not): the fused q/k/v adapter with q, k or v."""
+    """Why ``targets`` adapt a projection twice ('' when they do not): the fused q/k/v adapter with q, k or v; the
+    fused gate/up adapter with gate or up."""
     if FUSED_QKV in targets and set(targets) & {"q", "k", "v"}:
         return "qkv is one adapter on the fused q/k/v projection: give it alone, or q, k and v as adapters of their own"
+    if FUSED_GATE_UP in targets and set(targets) & {"gate", "up"}:
+        return ("gate_up is one adapter on the fused gate and up projections: give it alone, or gate and up as "
+                "adapters of their own")
     return ""
 
 
@@ -48,7 +56,8 @@ class LoRA(BaseModel):
     rank: Annotated[int, Field(ge=1, le=MAX_RANK, description="r, the adapter's rank.")]
     targets: tuple[LoraTarget, ...] | None = Field(
         None, description="Transformer blocks: the projections adapted, of q, k, v, qkv (one adapter on the fused "
-                          "q/k/v projection: GPT-2's c_attn), o, gate, up, down, experts (default q, v).")
+                          "q/k/v projection: GPT-2's c_attn), o, gate, up, gate_up (one adapter on the fused gate and up "
+                          "projections: Phi-3's gate_up_proj), down, experts (default q, v).")
 
     @model_validator(mode="after")
     def _once_each(self):

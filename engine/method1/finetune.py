@@ -161,6 +161,7 @@ TARGET_NAMES = {"q": "a query projection", "k": "a key projection", "v": "a valu
                 "qkv": "a fused query-key-value projection",
                 "o": "an attention output projection", "gate": "a gated dense or shared feed-forward (gate projection)",
                 "up": "a dense or shared feed-forward (up projection)",
+                "gate_up": "a gated dense or shared feed-forward (gate and up projections)",
                 "down": "a dense or shared feed-forward (down projection)", "experts": "a mixture of experts"}
 
 
@@ -197,11 +198,11 @@ def _applies(target: str, block: dict) -> bool:
     ff = block.get("feed_forward", {})
     experts = (ff or {}).get("experts") or {}
     moe = bool(experts)
-    if target in ("gate", "up", "down", "experts") and ff is None:
+    if target in ("gate", "up", "gate_up", "down", "experts") and ff is None:
         return False
     if target == "experts":
         return moe
-    if target == "gate":
+    if target in ("gate", "gate_up"):
         return bool(ff.get("gated")) and (not moe or bool(experts.get("shared_size")))
     if target in ("up", "down"):
         return not moe or bool(experts.get("shared_size"))

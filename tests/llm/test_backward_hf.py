@@ -39,7 +39,12 @@ QWEN3_MOE = {"architectures": ["Qwen3MoeForCausalLM"], "model_type": "qwen3_moe"
              "vocab_size": 100, "max_position_embeddings": 64}
 """Experts, a dense layer, experts: the last blocks (and an adapter's place) in transformers' order, not the dense
 layer first."""
-CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA, "mixtral": MIXTRAL, "qwen3_moe": QWEN3_MOE}
+PHI3 = {"architectures": ["Phi3ForCausalLM"], "model_type": "phi3", "hidden_size": 64, "intermediate_size": 96,
+        "num_hidden_layers": 3, "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 100,
+        "max_position_embeddings": 64, "tie_word_embeddings": False, "pad_token_id": 0, "bos_token_id": 1,
+        "eos_token_id": 1}
+"""Phi-3: q, k and v in one ``qkv_proj``, the gate and the up projections in one ``gate_up_proj`` (d → 2F)."""
+CONFIGS = {"gpt2": GPT2, "bert": BERT, "llama": LLAMA, "mixtral": MIXTRAL, "qwen3_moe": QWEN3_MOE, "phi3": PHI3}
 
 
 def _lora(torch, base, n_in, n_out, rank):
@@ -86,7 +91,7 @@ def _fused_qkv_lora(torch, base, d, rank, targets):
 def _blocks(model, family):
     return {"gpt2": lambda: model.transformer.h, "bert": lambda: model.bert.encoder.layer,
             "llama": lambda: model.model.layers, "mixtral": lambda: model.model.layers,
-            "qwen3_moe": lambda: model.model.layers}[family]()
+            "qwen3_moe": lambda: model.model.layers, "phi3": lambda: model.model.layers}[family]()
 
 
 def _projections(block, family):
@@ -213,6 +218,62 @@ def test_gpt2_lora_on_c_attn_is_peft(torch, rank):
     ours, ours_trainable, estimate = _engine("gpt2", lora_rank=rank, lora_targets=("qkv",))
     assert (ours, ours_trainable, estimate.architecture.forward_flop, estimate.params) == (
         backward, trainable, forward, total)
+
+
+@pytest.mark.parametrize("modules,targets", [(["gate_up_proj"], ("gate_up",)),
+                                             (["qkv_proj", "gate_up_proj"], ("qkv", "gate_up")),
+                                             (["qkv_proj", "o_proj", "gate_up_proj", "down_proj"],
+                                              ("qkv", "o", "gate_up", "down"))])
+@pytest.mark.parametrize("rank", [1, 8])
+def test_phi3_lora_on_gate_up_proj_is_peft(torch, modules, targets, rank):
+    """Phi-3's MLP computes its gate and up projections as one ``gate_up_proj`` (d → 2F): PEFT puts one adapter on
+    it, A d→r and B r→2F, r·(d + 2F) parameters and one A per token (not two adapters of r·(d + F)): the engine's
+    target ``gate_up`` gives PEFT's own trainable parameters, forward and backward FLOP (FlopCounterMode over
+    ``get_peft_model``'s model); with ``qkv_proj`` too, its target ``qkv``."""
+    import peft
+    model = build(PHI3)
+    with torch.device("meta"):
+        model = peft.get_peft_model(model, peft.LoraConfig(r=rank, target_modules=modules, lora_dropout=0.0))
+    trainable, total = model.get_nb_trainable_parameters()
+    d, f, kv = PHI3["hidden_size"], PHI3["intermediate_size"], PHI3["num_key_value_heads"]
+    widths = {"gate_up_proj": (d, 2 * f), "qkv_proj": (d, d + 2 * kv * d // PHI3["num_attention_heads"]),
+              "o_proj": (d, d), "down_proj": (f, d)}
+    assert trainable == PHI3["num_hidden_layers"] * sum(rank * sum(widths[m]) for m in modules)
+    ids = torch.zeros(1, SEQ, dtype=torch.long, device="meta")
+    forward, backward = forward_backward(torch, model, ids, kwargs={
+        "attention_mask": torch.ones(1, SEQ, dtype=torch.long, device="meta"), "use_cache": False})
+    ours, ours_trainable, estimate = _engine("phi3", lora_rank=rank, lora_targets=targets)
+    assert (ours, ours_trainable, estimate.architecture.forward_flop, estimate.params) == (
+        backward, trainable, forward, total)
+
+
+def test_gate_up_is_one_adapter_where_gate_and_up_are_two(torch):
+    """The fused adapter and two adapters differ by one A (d → r) per token and one r·d of parameters: the same
+    model with targets gate and up (two adapters, as PEFT puts them on Llama's gate_proj and up_proj) trains
+    r·d parameters more and computes 2·r·d FLOP more per token forward."""
+    rank = 8
+    _, fused, fused_estimate = _engine("phi3", lora_rank=rank, lora_targets=("gate_up",))
+    _, two, two_estimate = _engine("phi3", lora_rank=rank, lora_targets=("gate", "up"))
+    blocks, d = PHI3["num_hidden_layers"], PHI3["hidden_size"]
+    assert two - fused == blocks * rank * d
+    assert two_estimate.architecture.forward_flop - fused_estimate.architecture.forward_flop == 2 * blocks * SEQ * rank * d
+
+
+@pytest.mark.parametrize("targets,field,words", [(("gate_up", "gate"), "targets", "gate_up is one adapter"),
+                                                 (("gate_up", "up"), "targets", "gate_up is one adapter")])
+def test_gate_up_with_gate_or_up_is_refused(targets, field, words):
+    from engine.errors import InputError
+    with pytest.raises(InputError) as err:
+        _engine("phi3", lora_rank=8, lora_targets=targets)
+    assert err.value.field.endswith(field) and words in str(err.value)
+
+
+def test_gate_up_needs_a_gated_feed_forward():
+    """GPT-2's MLP has no gate (c_fc, GELU, c_proj): no gate/up pair to fuse."""
+    from engine.errors import InputError
+    with pytest.raises(InputError) as err:
+        _engine("gpt2", lora_rank=8, lora_targets=("gate_up",))
+    assert "gate_up" in str(err.value) and "gated dense or shared feed-forward" in str(err.value)
 
 
 def test_bert_last_blocks_train_the_masked_lm_bias(torch):

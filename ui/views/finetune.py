@@ -16,6 +16,7 @@ FINE_TUNE_LABELS = {"full": "full training (every weight)", "last": "the last k 
                     "lora": "LoRA adapters (every other weight frozen)"}
 TARGET_LABELS = {"q": "q", "k": "k", "v": "v", "qkv": "qkv (one adapter on the fused q/k/v: GPT-2's c_attn)",
                  "o": "o (attention output)", "gate": "gate", "up": "up",
+                 "gate_up": "gate_up (one adapter on the fused gate and up: Phi-3's gate_up_proj)",
                  "down": "down", "experts": "experts (every routed expert's gate, up, down)"}
 LORA_KINDS = ("dense", "transformer_block")
 """The kinds a LoRA adapter can be put on."""

@@ -3,7 +3,8 @@ the targeted projections frozen and their adapters beside them (``adapted``).
 
 A target is a projection's role: q the query projection, k and v the key and value projections, qkv the three as
 one fused projection (GPT-2's ``c_attn``: one adapter), o the attention's output projection (self- and
-cross-attention), gate/up/down the dense or shared feed-forward, experts every routed expert's.
+cross-attention), gate/up/down the dense or shared feed-forward, gate_up its gate and up as one fused projection
+(Phi-3's ``gate_up_proj``: one adapter), experts every routed expert's.
 """
 from __future__ import annotations
 
@@ -38,6 +39,11 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
     if "qkv" in targets:
         parts = _fused_qkv_adapted(parts, r)
         hit_targets.add("qkv")
+    if "gate_up" in targets:
+        fused = _fused_gate_up_adapted(parts, r)
+        if fused is not parts:
+            parts = fused
+            hit_targets.add("gate_up")
     for p in parts:
         role = p.role
         n_in, n_out, positions = p.dims
@@ -96,8 +102,30 @@ def _fused_qkv_adapted(parts: list[Part], rank: int) -> list[Part]:
     return out[:max(q, kv) + 1] + [adapter] + out[max(q, kv) + 1:]
 
 
+def _fused_gate_up_adapted(parts: list[Part], rank: int) -> list[Part]:
+    """One adapter beside each gated feed-forward's gate and up projections as one fused projection N → 2F (PEFT's
+    ``gate_up_proj`` on Phi-3): both frozen, A (N → r) and B (r → 2F) at every position, its output added into the
+    gate's and the up's (full: scale and add, 2·2F per position); the dense and the shared expert's alike."""
+    out = list(parts)
+    for prefix in ("", "shared "):
+        gate = next((i for i, p in enumerate(out) if p.role == f"{prefix}gate"), None)
+        up = next((i for i, p in enumerate(out) if p.role == f"{prefix}up"), None)
+        if gate is None or up is None:
+            continue
+        (n_in, gate_out, positions), (_, up_out, _) = out[gate].dims, out[up].dims
+        n_out = gate_out + up_out
+        params, a, b = lora_cost(n_in, n_out, rank)
+        dst = out[gate].dst + out[up].dst
+        label = out[gate].name.removesuffix(" gate")
+        adapter = Part(f"{label} gate/up LoRA (fused)", params, positions * (a + b), 2 * positions * n_out, None,
+                       "lora", out[gate].src, dst, dst, False, positions * a, "lora", (n_in, n_out, positions))
+        out = [p._replace(frozen=True) if i in (gate, up) else p for i, p in enumerate(out)]
+        out = out[:max(gate, up) + 1] + [adapter] + out[max(gate, up) + 1:]
+    return out if out != parts else parts
+
+
 ATTENTION_TARGETS = ("q", "k", "v", "o")
-FEED_FORWARD_TARGETS = ("gate", "up", "down", "experts")
+FEED_FORWARD_TARGETS = ("gate", "up", "gate_up", "down", "experts")
 
 
 def lora_target_refusal(block, target: str) -> str:
@@ -138,6 +166,6 @@ def lora_target_refusal(block, target: str) -> str:
         return "" if moe else "needs a mixture-of-experts block (experts > 1)"
     if moe and not ff.experts.shared_size:
         return "the feed-forward is routed experts only (no shared expert): use 'experts'"
-    if target == "gate" and not ff.gated:
+    if target in ("gate", "gate_up") and not ff.gated:
         return "needs a gated feed-forward (gated: true)"
     return ""
