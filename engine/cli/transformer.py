@@ -99,6 +99,6 @@ def register(sub) -> None:
                    help="fine-tune LoRA adapters of rank R (every other weight frozen)")
     p.add_argument("--lora-targets", default=None, metavar="q,v,...",
                    help="the projections LoRA adapts: q, k, v, qkv (one adapter on the fused q/k/v projection, as "
-                        "PEFT's c_attn on GPT-2), o, gate, up, gate_up (one adapter on the fused gate and up projections, "
-                        "as PEFT's gate_up_proj on Phi-3), down, experts (default q,v)")
+                        "PEFT's c_attn on GPT-2), o, gate, up, gate_up (one adapter on the fused gate and up "
+                        "projections, as PEFT's gate_up_proj on Phi-3), down, experts (default q,v)")
     p.set_defaults(run=_transformer)
