@@ -16,15 +16,30 @@ from .utilization import ModelFlop
 MAX_STEPS = 50
 
 
+def check_out(out: Path) -> None:
+    """Where the trace may be written: a new file or a regular file (replaced), in a folder that exists — never a
+    folder, a device, a pipe or a link (the profiler's writer replaces whatever is at the path)."""
+    if out.is_symlink():
+        raise InputError("--out", f"{str(out)[:200]!r} is a link: name a regular file (the trace is never written "
+                                  "through a link)")
+    if out.exists() and not out.is_file():
+        what = "a folder" if out.is_dir() else "not a regular file (a device, a pipe or a socket)"
+        raise InputError("--out", f"{str(out)[:200]!r} is {what}: name a file to write the trace to")
+    if not out.parent.is_dir():
+        raise InputError("--out", f"the folder {str(out.parent)[:200]!r} does not exist")
+
+
 def profile_module(factory, input_shape: list[int], *, steps: int = 3, device: str = "cpu",
                    input_dtype: str = "float", out: Path, source: str = "") -> tuple[Path, ModelFlop]:
     """Run ``steps`` profiled training steps of ``factory()``; returns the trace's path and the model's FLOP per
     step (FlopCounterMode's forward + backward for this input)."""
     from ..importers.torch_count import count_module, import_torch
 
-    torch = import_torch()
     if not 1 <= steps <= MAX_STEPS:
         raise InputError("--steps", f"{steps}: from 1 to {MAX_STEPS} profiled steps")
+    out = Path(out)
+    check_out(out)
+    torch = import_torch()
     if device == "cuda" and not torch.cuda.is_available():
         raise InputError("--device", "cuda: no CUDA GPU is visible to PyTorch here (torch.cuda.is_available() is "
                                      "False); use --device cpu")
@@ -44,7 +59,6 @@ def profile_module(factory, input_shape: list[int], *, steps: int = 3, device: s
     from torch.profiler import ProfilerActivity, profile, schedule
 
     activities = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if device == "cuda" else [])
-    out = Path(out)
 
     def export(prof):
         prof.export_chrome_trace(str(out))

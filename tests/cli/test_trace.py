@@ -80,3 +80,28 @@ def test_profile_here_counts_what_flop_counter_counts(torch, tmp_path):
     backward = 2 * (2 * 8 * 32 * 4) + 2 * 8 * 16 * 32
     assert [s["op_flop"] for s in d["steps"]] == [forward + backward] * 2
     assert d["utilization"]["model_flop_per_step"] == forward + backward
+
+
+@pytest.mark.parametrize("where,words", [("folder", "is a folder"), ("link", "is a link"), ("device", "not a regular file"),
+                                         ("missing", "does not exist")])
+def test_profile_never_writes_over_what_is_not_a_file(tmp_path, where, words):
+    """``--out`` naming a folder, a link, a socket or a file in a missing folder: one line naming ``--out``, exit 2,
+    and nothing at the path touched (the profiler's writer replaced whatever was there: a folder, /dev/full)."""
+    (tmp_path / "net.py").write_text("import torch\ndef build():\n    return torch.nn.Linear(4, 4)\n")
+    folder = tmp_path / "d"
+    folder.mkdir()
+    target = {"folder": folder, "link": tmp_path / "l.json", "device": tmp_path / "s.sock",
+              "missing": tmp_path / "no" / "t.json"}[where]
+    if where == "link":
+        (tmp_path / "real.json").write_text("keep")
+        target.symlink_to(tmp_path / "real.json")
+    if where == "device":  # a socket: not a regular file, and opening it fails rather than blocks (a pipe would)
+        import socket
+        sock = socket.socket(socket.AF_UNIX)
+        sock.bind(str(target))
+    out = run("profile", "net.py:build", "--input", "2,4", "--out", str(target), cwd=tmp_path)
+    assert out.returncode == 2 and "Traceback" not in out.stderr
+    assert out.stderr.strip().splitlines()[-1].startswith("error: --out:") and words in out.stderr
+    assert folder.is_dir() and not list(folder.iterdir())
+    assert (tmp_path / "real.json").read_text() == "keep" if where == "link" else True
+    assert where != "device" or (target.exists() and not target.is_file())
