@@ -82,8 +82,8 @@ def test_profile_here_counts_what_flop_counter_counts(torch, tmp_path):
     assert d["utilization"]["model_flop_per_step"] == forward + backward
 
 
-@pytest.mark.parametrize("where,words", [("folder", "is a folder"), ("link", "is a link"), ("device", "not a regular file"),
-                                         ("missing", "does not exist")])
+@pytest.mark.parametrize("where,words", [("folder", "is a folder"), ("link", "is a link"),
+                                         ("device", "not a regular file"), ("missing", "does not exist")])
 def test_profile_never_writes_over_what_is_not_a_file(tmp_path, where, words):
     """``--out`` naming a folder, a link, a socket or a file in a missing folder: one line naming ``--out``, exit 2,
     and nothing at the path touched (the profiler's writer replaced whatever was there: a folder, /dev/full)."""
