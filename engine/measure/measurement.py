@@ -151,7 +151,8 @@ def _check(name: str, t: TraceTables) -> list[str]:
         notes.append(f"{overlapping:,} kernels start more than {SAME_STREAM_OVERLAP_US:g} µs before the previous "
                      "kernel on their stream ends: the trace's clock is suspect; busy time counts their union once")
     if t.malformed:
-        notes.append(f"{t.malformed:,} events without a numeric start or duration were left out")
+        notes.append(f"{t.malformed:,} events without a start and a duration a trace can hold (finite numbers of µs, "
+                     "a duration under 10¹² µs) were left out")
     return notes
 
 

@@ -34,7 +34,7 @@ OP_HEADERS = ["operator", "input dims", "format", "calls", "FLOP / call", "kerne
 def op_rows(result: dict, limit: int = MAX_OPS_SHOWN) -> list[list[str]]:
     return [[o["name"], _dims(o["input_dims"]), o["dtype"] or "—", f"{o['calls']:,}",
              "—" if o["flop_per_call"] is None else format_flop(o["flop_per_call"], ""),
-             f"{o['kernel_time_us']:,.1f}", "—" if o["tflops_per_s"] is None else f"{o['tflops_per_s']:.1f}",
+             "—" if o["kernel_time_us"] is None else f"{o['kernel_time_us']:,.1f}", "—" if o["tflops_per_s"] is None else f"{o['tflops_per_s']:.1f}",
              o["bound"] or "—"] for o in result["ops"][:limit]]
 
 

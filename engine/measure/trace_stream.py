@@ -14,6 +14,7 @@ import codecs
 import gzip
 import io
 import json
+import math
 import re
 import zlib
 from collections.abc import Callable
@@ -40,6 +41,19 @@ DEFAULT_MAX_BYTES = 4 << 30
 """Uncompressed bytes read at most (4 GiB) unless the caller sets its own bound (the dashboard's is smaller)."""
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
+
+
+def int_or_infinite(text: str):
+    """A JSON integer as Python reads it, or ±infinity past Python's 4,300-digit limit for reading one (a time, a
+    size or an id that large is none: infinite, the tables' checks leave it out as any non-finite number)."""
+    try:
+        return int(text)
+    except ValueError:
+        return -math.inf if text.startswith("-") else math.inf
+
+
+_BIG = json.JSONDecoder(parse_int=int_or_infinite)
+"""Where ``_DECODER`` meets an integer past that limit (``ValueError``): the same reading, such integers infinite."""
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A surrogate written as an escape (``\\ud800``): a pair decodes to one character, a lone one to a surrogate."""
 
@@ -228,10 +242,11 @@ class _Reader:
 
     def value(self):
         """The JSON value that starts here (a number is taken only once a character after it is in)."""
+        decoder = _DECODER
         while True:
             self.peek()
             try:
-                value, end = _DECODER.raw_decode(self.buf, self.pos)
+                value, end = decoder.raw_decode(self.buf, self.pos)
             except json.JSONDecodeError as exc:
                 if len(self.buf) - self.pos > MAX_VALUE_CHARS:
                     self.fail(f"one value is over {MAX_VALUE_CHARS >> 20} Mi characters ({exc.msg.lower()})")
@@ -239,6 +254,9 @@ class _Reader:
                     continue
                 self.fail(f"cut short: {exc.msg.lower()}" if exc.pos >= len(self.buf) - 64 else
                           f"not valid JSON ({exc.msg.lower()})")
+            except ValueError:  # an integer past Python's 4,300 digits: read again, such integers infinite
+                decoder = _BIG
+                continue
             except RecursionError:
                 self.fail("not valid JSON (nested too deeply)")
             if end >= len(self.buf) and not self.eof and self._more():
@@ -374,6 +392,11 @@ def _events(r: _Reader, on_event, on_batch=None) -> None:
             event, end = scan(buf, pos)
         except (StopIteration, json.JSONDecodeError):
             event = None
+        except ValueError:  # an integer past Python's 4,300 digits: this event read with such integers infinite
+            try:
+                event, end = _BIG.scan_once(buf, pos)
+            except (StopIteration, ValueError):
+                event = None
         except RecursionError:
             r.fail("not valid JSON (nested too deeply)")
         if event is None:

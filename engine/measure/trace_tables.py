@@ -41,6 +41,11 @@ _STREAM = attrgetter("stream")
 _CORRELATION = attrgetter("correlation")
 
 
+MAX_TIME_US = 1e18
+"""The latest start a trace's clock can hold (µs; 31,700 years — Kineto's clock counts from 1970, ~1.7·10¹⁵)."""
+MAX_DURATION_US = 1e12
+"""The longest event a profiler records (µs; 11.6 days): beyond it a duration is not a measurement, and the event is
+left out as one without a number (a kernel of 10³⁰⁸ µs made every step's time absurd)."""
 INT64 = (-2**63, 2**63)
 """The ids a column holds (64-bit integers): a stream or correlation id outside them is no id (-1), as a text one."""
 
@@ -56,6 +61,17 @@ def _finite(value) -> bool:
         return math.isfinite(value)
     except OverflowError:
         return False
+
+
+def _timed(ts, dur) -> bool:
+    """A start and a duration the tables take: finite numbers within ``MAX_TIME_US`` and ``MAX_DURATION_US``."""
+    return _finite(ts) and _finite(dur) and -MAX_TIME_US <= ts <= MAX_TIME_US and dur <= MAX_DURATION_US
+
+
+def _key(value):
+    """A ``pid`` or ``tid`` as a thread's key: itself where it is a number, a text or null, else its ``repr`` (an
+    array or an object in its place is no id, but it must not stop the reading)."""
+    return value if value is None or type(value) in (int, float, str, bool) else repr(value)[:200]
 
 
 def _put(column: array, values) -> None:
@@ -247,7 +263,7 @@ class TraceTables:
         if cat == "python_function":
             return
         ts, dur = e.get("ts"), e.get("dur")
-        if type(ts) not in _NUMBERS or type(dur) not in _NUMBERS or not _finite(ts) or not _finite(dur):
+        if type(ts) not in _NUMBERS or type(dur) not in _NUMBERS or not _timed(ts, dur):
             self.malformed += 1
             return
         name = e.get("name")
@@ -263,7 +279,7 @@ class TraceTables:
                 self.loader.append((float(ts), float(max(dur, 0.0))))
             self.o_ts.append(ts)
             self.o_dur.append(dur if dur > 0 else 0.0)
-            self.o_thread.append(self.thread_id((e.get("pid"), e.get("tid"))))
+            self.o_thread.append(self.thread_id((_key(e.get("pid")), _key(e.get("tid")))))
             self.o_sig.append(self.sig_id(name, args))
             return
         if cat != "Trace" and type(cat) is str:
@@ -288,7 +304,7 @@ class TraceTables:
             corr = args.get("correlation")
             self.r_ts.append(ts)
             self.r_dur.append(dur if dur > 0 else 0.0)
-            self.r_thread.append(self.thread_id((e.get("pid"), e.get("tid"))))
+            self.r_thread.append(self.thread_id((_key(e.get("pid")), _key(e.get("tid")))))
             self.r_corr.append(_int_or(corr))
             self.r_name.append(self.name_id(name))
             return
@@ -315,7 +331,7 @@ class TraceTables:
             args = [a if a is not None else empty for a in args]
         ts = np.array(ts, dtype=np.float64)  # None (absent, null) → NaN: malformed
         dur = np.array(dur, dtype=np.float64)
-        ok = np.isfinite(ts) & np.isfinite(dur)
+        ok = np.isfinite(ts) & np.isfinite(dur) & (np.abs(ts) <= MAX_TIME_US) & (dur <= MAX_DURATION_US)
         code = np.fromiter(map(_CODES.get, cats, repeat(_OTHER, n)), dtype=np.int8, count=n)
         self.malformed += int((~ok).sum())
         code[~ok] = _SKIP

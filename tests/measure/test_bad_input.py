@@ -16,6 +16,10 @@ from tests.conftest import ROOT
 from tools.synthetic_trace import TraceBuilder, example
 
 
+LEFT_OUT = ("{:,} events without a start and a duration a trace can hold (finite numbers of µs, a duration under "
+            "10¹² µs) were left out")
+
+
 def _small(path, device="NVIDIA H100 80GB HBM3", **kw):
     b = TraceBuilder(device, **kw)
     b.op("aten::mm", 10, ((64, 32), (32, 16)), ("float", "float"))
@@ -167,7 +171,7 @@ def test_ids_and_times_beyond_64_bits_are_no_ids_and_malformed(tmp_path):
     doc["traceEvents"].append({**kernel, "ts": kernel["ts"] + 70, "dur": 10**400})
     path.write_text(json.dumps(doc))
     m = measure_trace(path)
-    assert "1 events without a numeric start or duration were left out" in m.notes
+    assert LEFT_OUT.format(1) in m.notes
     out = subprocess.run([sys.executable, "-m", "engine", "trace", str(path), "--format", "json"], capture_output=True,
                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
     assert out.returncode == 0, out.stderr
@@ -387,3 +391,66 @@ def test_names_with_line_breaks_and_bidi_controls_stay_on_their_line_in_the_repo
     report = measurement_markdown(measure_trace(b.write(tmp_path / "t.json")))
     assert "\u2028" not in report and "\u202e" not in report and "\\u202e" in report
     assert not any(line.startswith("\\| injected") or line.startswith("| injected") for line in report.splitlines())
+
+
+def _cli(path, fmt="text"):
+    return subprocess.run([sys.executable, "-m", "engine", "trace", str(path), "--format", fmt], capture_output=True,
+                          text=True, env={**os.environ, "PYTHONPATH": str(ROOT)})
+
+
+@pytest.mark.parametrize("field,value", [("dur", 1e308), ("dur", 1e13), ("ts", 1e300)])
+def test_an_absurd_time_is_left_out_not_measured(tmp_path, field, value):
+    """A kernel of 10³⁰⁸ µs (or 10¹³ µs, 116 days), or one starting 10³⁰⁰ µs after the clock's origin, is no
+    measurement: left out and said (it made the step 10³⁰⁸ µs long, the text report a traceback and ``plan --trace``
+    say the step was 10³⁰² s). The rest of the trace is measured as without it."""
+    path, b = _small(tmp_path / "absurd.json")
+    doc = b.document()
+    base = measure_trace(path)
+    kernel = next(e for e in doc["traceEvents"] if e["cat"] == "kernel")
+    doc["traceEvents"].append({**kernel, field: value})
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert LEFT_OUT.format(1) in m.notes
+    assert [s.total_ms for s in m.steps] == [s.total_ms for s in base.steps]
+    out = _cli(path)
+    assert out.returncode == 0 and "Traceback" not in out.stderr and LEFT_OUT.format(1) in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("value", [[1], {}, [[2]]])
+def test_an_array_or_object_as_a_thread_id_is_read(tmp_path, value):
+    """``pid`` or ``tid`` an array or an object on the operators (no id a profiler writes): the trace is still read
+    and its operators counted — it stopped the reading with an internal TypeError (an unhashable key)."""
+    path, b = _small(tmp_path / "pid.json")
+    doc = b.document()
+    for e in doc["traceEvents"]:
+        if e.get("cat") == "cpu_op":
+            e["pid"], e["tid"] = value, value
+    path.write_text(json.dumps(doc))
+    m = measure_trace(path)
+    assert m.ops[0].flop_per_call == 2 * 64 * 32 * 16 and m.ops[0].calls == 1
+    out = _cli(path, "json")
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
+
+
+@pytest.mark.parametrize("whole", [True, False])
+def test_an_integer_past_pythons_4300_digits_is_infinite(tmp_path, whole, monkeypatch):
+    """A 5,000-digit integer literal as a duration (Python refuses to read integers of more than 4,300 digits:
+    a ValueError stopped the reading as an internal error): read as infinite, so left out and said; as a
+    shape's size, a shape no tensor has. Both readers (a file read whole, and streamed in chunks)."""
+    from engine.measure import trace_fast
+
+    if not whole:
+        monkeypatch.setattr(trace_fast, "WHOLE_BYTES", 0)
+    path, b = _small(tmp_path / "digits.json")
+    text = json.dumps(b.document())
+    kernel = next(e for e in b.document()["traceEvents"] if e["cat"] == "kernel")
+    extra = json.dumps({**kernel, "dur": 0}).replace('"dur": 0', '"dur": ' + "9" * 5000)
+    op = next(e for e in b.document()["traceEvents"] if e["cat"] == "cpu_op")
+    shaped = json.dumps({**op, "ts": op["ts"] + 1, "args": {**op["args"], "Input Dims": [[1, 2], [2, 1]]}}) \
+        .replace("[[1, 2], [2, 1]]", "[[1, " + "9" * 5000 + "], [2, 1]]")
+    path.write_text(text.replace('"traceEvents": [', '"traceEvents": [' + extra + ", " + shaped + ", ", 1))
+    m = measure_trace(path)
+    assert LEFT_OUT.format(1) in m.notes
+    assert any(r.flop_per_call == 2 * 64 * 32 * 16 for r in m.ops)
+    out = _cli(path)
+    assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
