@@ -116,14 +116,17 @@ def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, 
 
 
 def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: int | None = None,
-                          lora_targets=("q", "v"), convention: str = "matmul", **inputs):
+                          lora_targets=None, convention: str = "matmul", **inputs):
     """A vision-language model's training step per example under a recipe (``full``, ``frozen_vision``,
-    ``projector``, ``lora`` with ``lora_rank``): forward and exact backward per component → ``StepCompute``."""
+    ``projector``, ``lora`` with ``lora_rank`` and ``lora_targets``, default q and v): forward and exact backward
+    per component → ``StepCompute``."""
     from .multimodal.count import read_any
     from .multimodal.training import VlmRecipe, vlm_training_step
 
-    spec = parse_input(VlmRecipe, {"recipe": recipe, "lora_rank": lora_rank, "lora_targets": list(lora_targets)},
-                       source="recipe")
+    given = {"recipe": recipe, "lora_rank": lora_rank}
+    if lora_targets is not None:
+        given["lora_targets"] = list(lora_targets)
+    spec = parse_input(VlmRecipe, given, source="recipe")
     return vlm_training_step(read_any(_json(config), _inputs(inputs)), spec, convention)
 
 

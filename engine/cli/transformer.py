@@ -58,9 +58,14 @@ def _transformer(args):
         if args.lora_rank is None:
             raise InputError("lora-targets", "give --lora-rank with --lora-targets")
         fields["lora_targets"] = [t.strip() for t in args.lora_targets.split(",") if t.strip()]
-    run = parse_input(TransformerRun, fields)
-    run.fine_tune  # one of --trainable-last and --lora-rank
-    out = estimate_transformer(config, run).as_dict(layers=args.layers)
+    try:
+        run = parse_input(TransformerRun, fields)
+        run.fine_tune  # one of --trainable-last and --lora-rank
+        out = estimate_transformer(config, run).as_dict(layers=args.layers)
+    except InputError as exc:  # the fine-tune's targets by the run's field, as the run's other errors
+        if exc.field != "targets":
+            raise
+        raise InputError("lora_targets", exc.reason) from None
     if args.model is not None:
         out |= {"model": model.id, "config_source": model.source,
                 "training_tokens_source": model.training_tokens_source if args.tokens is None else None}

@@ -28,10 +28,11 @@ def _vlm(args):
     from ..multimodal.count import read_any
     from ..multimodal.training import VlmRecipe, vlm_training_step
 
-    targets = [t.strip() for t in ("q,v" if args.lora_targets is None else args.lora_targets).split(",") if t.strip()]
+    given = {"recipe": args.recipe, "lora_rank": args.lora_rank}
+    if args.lora_targets is not None:
+        given["lora_targets"] = [t.strip() for t in args.lora_targets.split(",") if t.strip()]
     try:
-        recipe = parse_input(VlmRecipe, {"recipe": args.recipe, "lora_rank": args.lora_rank,
-                                         "lora_targets": targets}, source="recipe")
+        recipe = parse_input(VlmRecipe, given, source="recipe")
     except InputError as exc:
         flag = {"recipe.recipe": "--recipe", "recipe.lora_rank": "--lora-rank",
                 "recipe.lora_targets": "--lora-targets", "lora_rank": "--lora-rank"}.get(exc.field, exc.field)
@@ -61,8 +62,8 @@ def register(sub) -> None:
                         "(projector only), lora (adapters on the language model, the projector trained)")
     p.add_argument("--lora-rank", type=int, default=None, metavar="R", help="with --recipe lora: the adapters' rank")
     p.add_argument("--lora-targets", default=None, metavar="q,v",
-                   help="with --recipe lora: the language model's projections given adapters (q, k, v, o, gate, up, "
-                        "down; default q,v)")
+                   help="with --recipe lora: the language model's projections given adapters (q, k, v, qkv, o, "
+                        "gate, up, gate_up, down, experts: as transformer --lora-targets; default q,v)")
     add_media_arguments(p, "the example")
     p.add_argument("--examples", type=float, default=None, help="training examples: the total compute too")
     p.add_argument("--convention", choices=CONVENTIONS, default="matmul")

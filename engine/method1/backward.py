@@ -38,8 +38,11 @@ r·(d + F) each, an A each)."""
 
 
 def lora_targets_overlap(targets: tuple[str, ...]) -> str:
-    """Why ``targets`` adapt a projection twice ('' when they do not): the fused q/k/v adapter with q, k or v; the
-    fused gate/up adapter with gate or up."""
+    """Why ``targets`` adapt a projection twice ('' when they do not): a target given twice; the fused q/k/v adapter
+    with q, k or v; the fused gate/up adapter with gate or up."""
+    twice = next((t for i, t in enumerate(targets) if t in targets[:i]), None)
+    if twice is not None:
+        return f"{twice!r} is given twice: each target is one adapter per projection"
     if FUSED_QKV in targets and set(targets) & {"q", "k", "v"}:
         return "qkv is one adapter on the fused q/k/v projection: give it alone, or q, k and v as adapters of their own"
     if FUSED_GATE_UP in targets and set(targets) & {"gate", "up"}:

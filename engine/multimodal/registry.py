@@ -113,10 +113,18 @@ def read_model(data: object, inputs: MediaInputs, source: str = "config") -> Rea
         if entry is None:
             raise InputError(f"{source}._class_name", f"{quoted(name, 60)} is not a diffusers model this reader "
                                                       f"counts (counted: {', '.join(sorted(_DIFFUSERS))})")
-        return entry.read(data, inputs, source)
+        return _heard(entry.read(data, inputs, source), inputs)
     model_type = data.get("model_type")
     entry = _TRANSFORMERS.get(model_type) if isinstance(model_type, str) else None
     if entry is None:
         raise InputError(f"{source}.model_type", f"{quoted(model_type, 60)} is not a multimodal model this reader "
                                                  f"counts (counted: {', '.join(sorted(_TRANSFORMERS))})")
-    return entry.read(data, inputs, source)
+    return _heard(entry.read(data, inputs, source), inputs)
+
+
+def _heard(model: ReadModel, inputs: MediaInputs) -> ReadModel:
+    """The model read, where it reads the audio given: seconds of audio given to a model that takes none are
+    refused, as video frames given to an image model are (the count would silently leave them out)."""
+    if inputs.audio_seconds is not None and "audio_seconds" not in model.inputs:
+        raise InputError("audio_seconds", f"{model.config_class} takes no audio")
+    return model

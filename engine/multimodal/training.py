@@ -28,7 +28,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from ..errors import InputError, parse_input
 from ..method1.architecture import Architecture, evaluate
-from ..method1.backward import LoraTarget
+from ..method1.backward import LoraTarget, lora_targets_overlap
 from .cross_attention import is_cross_attention, trained as trained_cross
 from .model import ModelCount, ReadModel, Stage, count
 from ..results import Result
@@ -48,6 +48,11 @@ class VlmRecipe(BaseModel):
     def _rank(self):
         if (self.recipe == "lora") != (self.lora_rank is not None):
             raise InputError("lora_rank", "give a LoRA rank with the lora recipe (and only with it)")
+        if self.recipe != "lora" and "lora_targets" in self.model_fields_set:
+            raise InputError("lora_targets", "the adapters' projections go with the lora recipe (and only with it)")
+        reason = lora_targets_overlap(self.lora_targets)
+        if reason:
+            raise InputError("lora_targets", reason)
         return self
 
 

@@ -103,12 +103,29 @@ def test_text_format(args):
     (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--examples", "nan"), "--examples"),
     (("vlm", "--config", str(CONFIGS / "sd-1.5.unet.json")), "config"),
     (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--image-size", "1000000x1000000"), "--image-size"),
+    # flags a model or a recipe does not use are refused, not silently left out
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--audio-seconds", "10"),
+     "--audio-seconds: LlavaForConditionalGeneration takes no audio"),
+    (("flops", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--audio-seconds", "5"),
+     "--audio-seconds: LlavaForConditionalGeneration takes no audio"),
+    (("flops", "--config", str(CONFIGS / "sd-1.5.unet.json"), "--audio-seconds", "5"), "--audio-seconds"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "frozen_vision", "--lora-targets", "q,k"),
+     "--lora-targets: the adapters' projections go with the lora recipe"),
+    (("vlm", "--config", str(CONFIGS / "llava-1.5-7b.json"), "--recipe", "lora", "--lora-rank", "8", "--lora-targets",
+      "q,q"), "--lora-targets: 'q' is given twice"),
+    (("transformer", "--model", "phi-3-mini-4k", "--lora-rank", "8", "--lora-targets", "v,q,v"),
+     "lora_targets: 'v' is given twice"),
 ])
 def test_bad_input_one_line(args, flag):
     out = cli(*args, "--format", "json")
     assert out.returncode == 2
     line = out.stderr.strip()
     assert "\n" not in line and line.startswith(f"error: {flag}"), line
+
+
+def test_audio_still_goes_to_a_model_that_hears():
+    """The refusal above is for models without audio: Whisper reads the seconds given (30 s windows)."""
+    assert _forward("whisper-large-v3", "--audio-seconds", "45")["inputs"]["audio_seconds"] == 45
 
 
 def test_a_pipeline_folder_reads_only_its_own_parts(tmp_path):

@@ -22,7 +22,8 @@ def _step(recipe: str, images: int, text: int, data: dict | None = None, targets
     from engine.multimodal.training import VlmRecipe, vlm_training_step
 
     model = read_any(data or small(), media_inputs({"images": images, "text_tokens": text}))
-    spec = VlmRecipe(recipe=recipe, lora_rank=4 if recipe == "lora" else None, lora_targets=targets)
+    lora = {"lora_rank": 4, "lora_targets": targets} if recipe == "lora" else {}  # targets with the lora recipe only
+    spec = VlmRecipe(recipe=recipe, **lora)
     return vlm_training_step(model, spec)
 
 
