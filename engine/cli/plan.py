@@ -75,7 +75,7 @@ def _against_trace(args, loaded, model, layout, options, measurement) -> dict:
 
 
 def _plan(args) -> dict:
-    from ..plan.run_plan import plan_run, sweep_layouts
+    from ..plan.run_plan import no_layout_reason, plan_run, sweep_layouts
 
     loaded = load_model(args)
     model = loaded.model
@@ -99,7 +99,8 @@ def _plan(args) -> dict:
             raise InputError("top", f"{args.top}: the layouts shown, at least 1")
         rows = sweep_layouts(model, chips, layout.global_batch, options, settings,
                              sequence_parallel=layout.sequence_parallel)
-        return {"chips": chips, "layouts": len(rows), "best": [r.as_dict() for r in rows[:args.top]]}
+        out = {"chips": chips, "layouts": len(rows), "best": [r.as_dict() for r in rows[:args.top]]}
+        return out if rows else out | {"note": no_layout_reason(chips, layout.global_batch)}
     if layout.global_batch is None:
         raise InputError("global_batch", "the step time needs the global batch (--global-batch)")
     return plan_run(model, layout, options, settings).as_dict()

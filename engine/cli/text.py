@@ -260,6 +260,8 @@ def plan_text(result: dict) -> str:
         rows = [[f"{r['dp']}×{r['tp']}×{r['pp']}", r["virtual_stages"], r["micro_batch"],
                  "yes" if r["fits"] else "no", f"{r['memory_gb']:,.1f}", format_number(r["step_s"]),
                  _pct(r["mfu"]), r["step_model"]] for r in result["best"]]
+        if not rows:
+            return f"0 layouts: {result.get('note', '')}"
         return "\n".join([f"{result['layouts']:,} layouts of {result['chips']:,} chips, best first:", "",
                           table(["d×t×p", "v", "micro-batch", "fits", "GB per chip", "step (s)", "MFU", "model"],
                                 rows, right=(1, 2, 4, 5, 6))])

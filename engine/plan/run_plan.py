@@ -251,6 +251,13 @@ class SweepRow(Result):
                 "step_model": self.step.model}
 
 
+def no_layout_reason(chips: int, global_batch: int) -> str:
+    """Why a sweep found no layout of ``chips`` chips (``sweep_layouts`` returned none)."""
+    return (f"no layout of {chips:,} chips splits a global batch of {global_batch:,} sequences: the data-parallel "
+            "ranks d = chips ÷ (t·p), each with whole micro-batches, must divide it (t within a node dividing the "
+            "heads, p dividing the blocks) — give more sequences or fewer chips")
+
+
 def sweep_layouts(model: PlanModel, chips: int, global_batch: int, options: MemoryOptions,
                   settings: PlanSettings, micro_batches: tuple[int, ...] = (1, 2, 4, 8, 16),
                   virtual_stages: tuple[int, ...] = (1, 2, 4), max_tp: int | None = None,

@@ -12,6 +12,9 @@ from .formats import Precision, WeightOnly
 MAX_TOKENS = 10_000_000
 MAX_BATCH = 10**12
 Fraction = Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)]
+Efficiency = Annotated[float, Field(ge=0.001, le=1, allow_inf_nan=False)]
+"""A share of a peak an engine reaches: from 0.1% (below it no served model's time is a number worth printing — at
+10⁻³⁰⁸ the time per token overflowed to 10³⁰⁶ ms) to 100%."""
 
 
 class Speculative(BaseModel):
@@ -47,8 +50,8 @@ class ServeInputs(BaseModel):
     kv_precision: Precision | None = Field(None, description="None: the precision's (FP8 and FP4 precisions keep "
                                                              "an FP8 cache, as TensorRT-LLM does).")
     engine: str = Field("tensorrt-llm", max_length=40)
-    compute_efficiency: Fraction | None = None
-    memory_efficiency: Fraction | None = None
+    compute_efficiency: Efficiency | None = None
+    memory_efficiency: Efficiency | None = None
     speculative: Speculative | None = None
     price_per_chip_hour: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False)
     requests_per_s: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False,

@@ -117,6 +117,15 @@ def test_bad_input_is_one_line_naming_the_field(capsys, args, field):
     assert len(lines) == 1 and lines[0].startswith(f"error: {field}"), err
 
 
+def test_a_sweep_without_layouts_says_why(capsys):
+    """64 sequences cannot be split over the data-parallel ranks of 100,000 chips (d = chips ÷ (t·p) ≥ 100,000 ÷
+    (8 · 32) > 64): no layout, and the reason, not a bare "0 layouts"."""
+    code, data, _ = cli(capsys, "plan", "--model", "llama2-7b", "--chip", "nvidia-h100-sxm", "--global-batch", "64",
+                        "--sweep", "100000")
+    assert code == 0 and data["layouts"] == 0 and data["best"] == []
+    assert data["note"].startswith("no layout of 100,000 chips splits a global batch of 64 sequences")
+
+
 def test_published_run_as_a_model(capsys):
     # Megatron-LM 1T (Narayanan et al. 2021): 1,008B parameters on t = 8 × p = 64 × d = 6 = 3,072 GPUs
     code, data, _ = cli(capsys, "plan", "--model", "megatron-1t", "--chip", "nvidia-a100-sxm4-80gb", "--chips", "3072",

@@ -58,6 +58,8 @@ def test_without_batch_the_best_within_memory(capsys):
     (("--prompt-tokens", "nan"), "prompt_tokens"),
     (("--chips", "3"), "chips"),   # Llama 3.1 8B's 32 query heads split over 3 (vLLM, TensorRT-LLM: H % tp == 0)
     (("--chips", "64"), "chips"),  # more chips than heads
+    (("--compute-efficiency", "1e-308"), "compute_efficiency"),  # a time per token of 10³⁰⁶ ms was printed
+    (("--memory-efficiency", "0.0009"), "memory_efficiency"),
 ])
 def test_bad_input_exits_2_with_one_line(capsys, argv, field):
     base = {"--model": "llama-3.1-8b", "--chip": "nvidia-h100-sxm", "--prompt-tokens": "100", "--output-tokens": "100"}

@@ -29,7 +29,7 @@ from engine.plan.optimal import (
     inference_aware,
     iso_flop_lines,
 )
-from engine.plan.run_plan import plan_run, settings_for, sweep_layouts
+from engine.plan.run_plan import no_layout_reason, plan_run, settings_for, sweep_layouts
 from engine.units import format_count, format_flop, plural
 from ui import state
 from ui.boundary import shipped_part
@@ -269,6 +269,8 @@ def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
                              sequence_parallel=layout.sequence_parallel)
         if rows:
             st.dataframe(pd.DataFrame(view.sweep_rows(rows)), hide_index=True)
+        else:
+            st.info(no_layout_reason(layout.chips, layout.global_batch).capitalize() + ".")
         st.caption(f"{len(rows):,} layouts: t dividing the heads within a node, p dividing the blocks, "
                    "b dividing B/d, v ∈ {1, 2, 4}; the ones that fit first, by predicted MFU.")
 
