@@ -79,6 +79,8 @@ def _plan(args) -> dict:
 
     loaded = load_model(args)
     model = loaded.model
+    if args.trace is not None and not args.trace.strip():
+        raise InputError("trace", "an empty path: give the profiler trace's file (or leave out --trace)")
     measurement = _measure(args.trace) if args.trace else None
     layout, options = layout_and_options(args, loaded.saved)
     if measurement is not None:

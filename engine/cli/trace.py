@@ -24,9 +24,10 @@ examples:
 
 
 def step_arg(text: str) -> str:
+    """``--step``: a step number or ``all`` (argparse's own error otherwise, naming the flag and saying why)."""
     if text == "all" or (text.isdigit() and len(text) < 12):
         return text
-    raise InputError("--step", f"'{text[:40]}': a step number (ProfilerStep#N) or 'all'")
+    raise argparse.ArgumentTypeError(f"'{text[:40]}': a step number (ProfilerStep#N) or 'all'")
 
 
 def model_options(p) -> None:

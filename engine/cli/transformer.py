@@ -50,7 +50,8 @@ def _transformer(args):
     if args.tokens is not None:
         tokens = parse_count(args.tokens, "tokens")
     if tokens is None:
-        raise InputError("tokens", "give --tokens (this library model has no published token count)")
+        raise InputError("tokens", "give --tokens (this library model has no published token count)" if args.model
+                         else "give --tokens, the training tokens D (300e9, 300B, 1.4T)")
     fields = {"tokens": tokens, "seq_len": args.seq_len, "decoder_seq_len": args.decoder_seq_len,
               "convention": args.convention, "causal_count": args.causal_count, "backward": args.backward,
               "trainable_last": args.trainable_last, "lora_rank": args.lora_rank}

@@ -57,11 +57,12 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
         from ..errors import parse_input
         from ..llm.config import load_hf_config_text
         from ..llm.estimate import TransformerRun, estimate_transformer
+        from ..llm.config import MAX_CONFIG_BYTES
+
         path = Path(config)
-        if not path.is_file():
-            raise InputError("--config", f"{quoted(config)}: no such file")
+        text = _small_file(path, "--config", MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
         run = parse_input(TransformerRun, {"tokens": batch * seq, "seq_len": seq}, source="run")
-        estimate = estimate_transformer(load_hf_config_text(path.read_text(encoding="utf-8", errors="replace")), run)
+        estimate = estimate_transformer(load_hf_config_text(text), run)
         return ModelFlop(float(estimate.training.training_flop),
                          f"{path.name}: training FLOP of {batch} × {seq} tokens (FLOPscope's count)")
     from ..scenario import load_scenario_text
@@ -74,16 +75,38 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
     else:
         if scenario_text is None:
             from pathlib import Path
+            from ..scenario import MAX_SCENARIO_BYTES
+
             path = Path(scenario)
-            if not path.is_file():
-                raise InputError("--scenario", f"{quoted(scenario)}: no such file")
-            scenario_text, label = path.read_bytes(), path.name
+            scenario_text, label = _small_file(path, "--scenario", MAX_SCENARIO_BYTES), path.name
         else:
             label = "the scenario"
         sc = load_scenario_text(scenario_text, "--scenario")
     m1 = sc.method1()
     per_example = m1.forward_flop + (m1.backward_flop or 2 * m1.forward_flop)
     return ModelFlop(per_example * batch, f"{label}: (forward + backward) per example × {batch}")
+
+
+def _small_file(path, flag: str, limit: int) -> bytes:
+    """The bytes of the file a flag names, or one line saying why not: missing, a folder, not a regular file (a
+    device, a pipe), larger than ``limit``, unreadable."""
+    name = quoted(str(path))
+    try:
+        if path.is_dir():
+            raise InputError(flag, f"{name} is a folder, not a file")
+        if not path.exists():
+            raise InputError(flag, f"{name}: no such file")
+        if not path.is_file():
+            raise InputError(flag, f"{name} is not a regular file (a device or a pipe)")
+        if path.stat().st_size > limit:
+            raise InputError(flag, f"{name} is larger than {limit:,} bytes")
+        with open(path, "rb") as f:
+            data = f.read(limit + 1)
+    except OSError as exc:
+        raise InputError(flag, f"cannot read {name} ({exc.strerror or type(exc).__name__})") from None
+    if len(data) > limit:  # grown since stat
+        raise InputError(flag, f"{name} is larger than {limit:,} bytes")
+    return data
 
 
 def _number(value) -> bool:

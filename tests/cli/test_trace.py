@@ -105,3 +105,19 @@ def test_profile_never_writes_over_what_is_not_a_file(tmp_path, where, words):
     assert folder.is_dir() and not list(folder.iterdir())
     assert (tmp_path / "real.json").read_text() == "keep" if where == "link" else True
     assert where != "device" or (target.exists() and not target.is_file())
+
+
+@pytest.mark.parametrize("extra,line", [
+    (["--step", "-1"], "error: arguments: argument --step: '-1': a step number (ProfilerStep#N) or 'all'"),
+    (["--scenario", "{tmp}", "--batch", "2"], "is a folder, not a file"),
+    (["--config", "/dev/zero", "--batch", "1", "--seq", "8"],
+     "error: --config: '/dev/zero' is not a regular file (a device or a pipe)"),
+])
+def test_trace_flags_name_what_is_wrong(tmp_path, extra, line):
+    """Each line says what the flag's value is (it said "invalid step_arg value", and "no such file" for a folder
+    or a device)."""
+    extra = [a.replace("{tmp}", str(tmp_path)) for a in extra]
+    out = run("trace", str(EXAMPLE_TRACE), *extra)
+    assert out.returncode == 2 and len(out.stderr.strip().splitlines()) == 1
+    assert out.stderr.strip() == line if line.startswith("error:") else \
+        out.stderr.startswith("error: --scenario: '") and line in out.stderr

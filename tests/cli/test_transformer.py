@@ -68,7 +68,9 @@ def test_bad_input_exits_2_with_one_line(tmp_path, config, args, needle):
 def test_missing_config_file_and_missing_tokens(tmp_path):
     out = run("transformer", "--config", str(tmp_path / "nope.json"), "--tokens", "1e9")
     assert out.returncode == 2 and "config: " in out.stderr and "does not exist" in out.stderr
-    assert run("transformer", "--config", write(tmp_path, GPT2)).returncode == 2
+    missing = run("transformer", "--config", write(tmp_path, GPT2))
+    assert missing.returncode == 2  # a user's file is no library model: no "published token count" to miss
+    assert missing.stderr.strip() == "error: tokens: give --tokens, the training tokens D (300e9, 300B, 1.4T)"
 
 
 @pytest.mark.parametrize("text,value", [("300e9", 300e9), ("300B", 300e9), ("1.4T", 1.4e12), ("15.6t", 15.6e12),

@@ -109,6 +109,8 @@ def test_plan_sweep_ranks_layouts(capsys):
       "-1"], "top"),
     (["memory", "--model", "llama2-7b", "--tp", "8", "--chips", "8.0"], "chips: '8.0' is not a whole number of chips"),
     (["memory", "--model", "llama2-7b", "--chips", ""], "chips: '' is not a whole number of chips"),
+    (["plan", "--model", "llama2-7b", "--chip", "nvidia-h100-sxm", "--global-batch", "64", "--trace", ""],
+     "trace: an empty path"),  # was taken as no trace
 ])
 def test_bad_input_is_one_line_naming_the_field(capsys, args, field):
     code, _, err = cli(capsys, *args)
