@@ -179,6 +179,8 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     try:
         with torch.device(device):
             module = factory()
+    except SystemExit as exc:  # the user's code ending the process: said, not an exit with no output
+        raise InputError("FACTORY", f"calling it ended the program (SystemExit {exc.code!r})") from None
     except Exception as exc:
         raise InputError("FACTORY", f"calling it failed: {type(exc).__name__}: {str(exc)[:200]}") from None
     if not isinstance(module, torch.nn.Module):
@@ -392,6 +394,8 @@ def load_factory(spec: str):
     sys.path.insert(0, str(file.resolve().parent))
     try:
         loader.loader.exec_module(module)
+    except SystemExit as exc:  # the file ending the process on import: said, not an exit with no output
+        raise InputError("MODULE", f"importing '{path[:80]}' ended the program (SystemExit {exc.code!r})") from None
     except Exception as exc:
         raise InputError("MODULE", f"importing '{path[:80]}' failed: {type(exc).__name__}: {str(exc)[:200]}") \
             from None

@@ -50,6 +50,8 @@ def profile_module(factory, input_shape: list[int], *, steps: int = 3, device: s
              "bfloat16": torch.bfloat16, "bool": torch.bool}[input_dtype]
     try:
         module = factory().to(device)
+    except SystemExit as exc:
+        raise InputError("FACTORY", f"calling it ended the program (SystemExit {exc.code!r})") from None
     except Exception as exc:
         raise InputError("FACTORY", f"building it on {device} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
     x = (torch.randn(input_shape, device=device).to(dtype) if dtype.is_floating_point

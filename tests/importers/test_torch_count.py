@@ -184,11 +184,20 @@ def test_the_command_writes_a_scenario_the_dashboard_opens(torch, tmp_path):
     ("{code}:build", ("--input", "1,5"), "error: --input: the module's forward or backward pass failed"),
     ("{code}:broken", ("--input", "1,4"), "error: FACTORY: calling it failed: ValueError: no"),
     ("{code}:not_a_module", ("--input", "1,4"), "error: FACTORY: returned int, not a torch.nn.Module"),
+    # the user's code ending the program: said (it exited 0 with no output)
+    ("{code}:leaves", ("--input", "1,4"), "error: FACTORY: calling it ended the program (SystemExit 0)"),
+    ("{code}:build", ("--input", "1,4", "--exit-on-import"), None),
 ])
 def test_bad_input_gives_one_line(torch, tmp_path, spec, args, line):
     code = tmp_path / "m.py"
-    code.write_text("import torch\n\ndef build():\n    return torch.nn.Linear(4, 2)\n\n"
-                    "def broken():\n    raise ValueError('no')\n\ndef not_a_module():\n    return 3\n", encoding="utf-8")
+    code.write_text("import sys\nimport torch\n\ndef build():\n    return torch.nn.Linear(4, 2)\n\n"
+                    "def broken():\n    raise ValueError('no')\n\ndef not_a_module():\n    return 3\n\n"
+                    "def leaves():\n    sys.exit(0)\n", encoding="utf-8")
+    if "--exit-on-import" in args:  # a file that ends the program as it is imported
+        args = args[:-1]
+        code.write_text("raise SystemExit(3)\n", encoding="utf-8")
+        line = "error: MODULE: importing '"  # the path (cut at 80 characters), then the reason:
+        assert "ended the program (SystemExit 3)" in cli("count", spec.format(code=code), *args).stderr
     out = cli("count", spec.format(code=code), *args)
     assert out.returncode == 2 and out.stderr.startswith(line.format(code=code)), out.stderr
     assert out.stderr.count("\n") == 1
