@@ -17,6 +17,15 @@ def _int(text: str) -> int:
     return int(text)
 
 
+def int_or_infinite(text: str):
+    """A JSON integer as Python reads it, or ±infinity past Python's 4,300-digit limit for reading one (a profiler
+    trace's time, size or id that large is none: infinite, left out as any non-finite number is)."""
+    try:
+        return int(text)
+    except ValueError:
+        return -float("inf") if text.startswith("-") else float("inf")
+
+
 def _unique_keys(pairs: list[tuple[str, object]]) -> dict:
     """An object's pairs as a dict; a key written twice is an error (``json`` would keep the last silently)."""
     out: dict = {}

@@ -112,11 +112,11 @@ def decode_tuples(raw) -> tuple | None:
 def decode_value(raw) -> object:
     """One raw JSON value decoded as the standard library decodes it: by msgspec (faster), or by ``json.loads``
     where msgspec refuses what the standard library takes (``NaN``, ``1e400``, a lone surrogate); an integer past
-    Python's 4,300-digit limit is infinite (``trace_stream.int_or_infinite``)."""
+    Python's 4,300-digit limit is infinite (``json_text.int_or_infinite``)."""
     try:
         return _GENERIC.decode(raw)
     except _ERRORS:
-        from .trace_stream import int_or_infinite  # an integer past Python's 4,300 digits: infinite
+        from ..json_text import int_or_infinite  # an integer past Python's 4,300 digits: infinite
 
         return json.loads(bytes(raw), parse_int=int_or_infinite)
 

@@ -14,7 +14,6 @@ import codecs
 import gzip
 import io
 import json
-import math
 import re
 import zlib
 from collections.abc import Callable
@@ -22,6 +21,7 @@ from pathlib import Path
 from typing import BinaryIO
 
 from ..errors import InputError
+from ..json_text import int_or_infinite
 from ..safe_text import valid_unicode
 
 try:  # ISA-L's gzip reading: the same members, checks and errors as gzip.GzipFile's, about 3x faster
@@ -41,15 +41,6 @@ DEFAULT_MAX_BYTES = 4 << 30
 """Uncompressed bytes read at most (4 GiB) unless the caller sets its own bound (the dashboard's is smaller)."""
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
-
-
-def int_or_infinite(text: str):
-    """A JSON integer as Python reads it, or ±infinity past Python's 4,300-digit limit for reading one (a time, a
-    size or an id that large is none: infinite, the tables' checks leave it out as any non-finite number)."""
-    try:
-        return int(text)
-    except ValueError:
-        return -math.inf if text.startswith("-") else math.inf
 
 
 _BIG = json.JSONDecoder(parse_int=int_or_infinite)
