@@ -71,10 +71,7 @@ def fine_tuned(layers: list[dict], tune: FineTune) -> list[dict]:
     total = block_count(layers)
     if total == 0:
         raise InputError("blocks", "this net has no blocks to train the last of (use trainable per layer)")
-    if tune.blocks > total:  # more than there are: said, not quietly all of them
-        raise InputError("blocks", f"{tune.blocks:,} blocks: this net has {total:,} (the last {total:,} are all of "
-                                   "them: train it in full)")
-    keep = tune.blocks
+    keep = min(tune.blocks, total)  # more than there are: every block, the embeddings still frozen (layers[-k:])
     frozen_units = total - keep
     out: list[dict] = []
     seen = 0
