@@ -40,9 +40,8 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
         parts = _fused_qkv_adapted(parts, r)
         hit_targets.add("qkv")
     if "gate_up" in targets:
-        fused = _fused_gate_up_adapted(parts, r)
-        if fused is not parts:
-            parts = fused
+        parts, found = _fused_gate_up_adapted(parts, r)
+        if found:
             hit_targets.add("gate_up")
     for p in parts:
         role = p.role
@@ -86,42 +85,37 @@ def adapted(block, parts: list[Part], d: int, length: int) -> list[Part]:
     return out
 
 
+def _fused(parts: list[Part], first: int, second: int, rank: int, name: str) -> list[Part]:
+    """Parts ``first`` and ``second`` (one input) as one fused projection N → M₁ + M₂: both frozen, one adapter
+    (``_adapter``: A N → r and B r → M₁ + M₂ at every position, its output added into both) after the later."""
+    (n_in, out_1, positions), (_, out_2, _) = parts[first].dims, parts[second].dims
+    adapter = _adapter(parts[first], n_in, out_1 + out_2, positions, rank,
+                       dst=parts[first].dst + parts[second].dst)._replace(name=name)
+    out = [p._replace(frozen=True) if i in (first, second) else p for i, p in enumerate(parts)]
+    at = max(first, second) + 1
+    return out[:at] + [adapter] + out[at:]
+
+
 def _fused_qkv_adapted(parts: list[Part], rank: int) -> list[Part]:
     """One adapter beside the self-attention's q and k/v projections as one fused projection N → M_q + M_kv (PEFT's
-    ``c_attn`` on GPT-2): both frozen, A (N → r) and B (r → M_q + M_kv) at every position, its output added into q,
-    k and v (full: scale and add, 2·(M_q + M_kv) per position)."""
+    ``c_attn`` on GPT-2), added into q, k and v (full: scale and add, 2·(M_q + M_kv) per position)."""
     q = next(i for i, p in enumerate(parts) if p.role == "q" and p.name.startswith("attention q projection"))
     kv = next(i for i, p in enumerate(parts) if p.role == "kv" and p.name.startswith("attention k/v projections"))
-    (n_in, q_out, positions), (_, kv_out, _) = parts[q].dims, parts[kv].dims
-    n_out = q_out + kv_out
-    params, a, b = lora_cost(n_in, n_out, rank)
-    dst = parts[q].dst + parts[kv].dst
-    adapter = Part("attention q/k/v LoRA (fused)", params, positions * (a + b), 2 * positions * n_out, None, "lora",
-                   parts[q].src, dst, dst, False, positions * a, "lora", (n_in, n_out, positions))
-    out = [p._replace(frozen=True) if i in (q, kv) else p for i, p in enumerate(parts)]
-    return out[:max(q, kv) + 1] + [adapter] + out[max(q, kv) + 1:]
+    return _fused(parts, q, kv, rank, "attention q/k/v LoRA (fused)")
 
 
-def _fused_gate_up_adapted(parts: list[Part], rank: int) -> list[Part]:
+def _fused_gate_up_adapted(parts: list[Part], rank: int) -> tuple[list[Part], bool]:
     """One adapter beside each gated feed-forward's gate and up projections as one fused projection N → 2F (PEFT's
-    ``gate_up_proj`` on Phi-3): both frozen, A (N → r) and B (r → 2F) at every position, its output added into the
-    gate's and the up's (full: scale and add, 2·2F per position); the dense and the shared expert's alike."""
-    out = list(parts)
+    ``gate_up_proj`` on Phi-3), added into both (full: scale and add, 2·2F per position); the dense and the shared
+    expert's alike. → (the parts, whether any pair was found)."""
+    found = False
     for prefix in ("", "shared "):
-        gate = next((i for i, p in enumerate(out) if p.role == f"{prefix}gate"), None)
-        up = next((i for i, p in enumerate(out) if p.role == f"{prefix}up"), None)
-        if gate is None or up is None:
-            continue
-        (n_in, gate_out, positions), (_, up_out, _) = out[gate].dims, out[up].dims
-        n_out = gate_out + up_out
-        params, a, b = lora_cost(n_in, n_out, rank)
-        dst = out[gate].dst + out[up].dst
-        label = out[gate].name.removesuffix(" gate")
-        adapter = Part(f"{label} gate/up LoRA (fused)", params, positions * (a + b), 2 * positions * n_out, None,
-                       "lora", out[gate].src, dst, dst, False, positions * a, "lora", (n_in, n_out, positions))
-        out = [p._replace(frozen=True) if i in (gate, up) else p for i, p in enumerate(out)]
-        out = out[:max(gate, up) + 1] + [adapter] + out[max(gate, up) + 1:]
-    return out if out != parts else parts
+        gate = next((i for i, p in enumerate(parts) if p.role == f"{prefix}gate"), None)
+        up = next((i for i, p in enumerate(parts) if p.role == f"{prefix}up"), None)
+        if gate is not None and up is not None:
+            label = parts[gate].name.removesuffix(" gate")
+            parts, found = _fused(parts, gate, up, rank, f"{label} gate/up LoRA (fused)"), True
+    return parts, found
 
 
 ATTENTION_TARGETS = ("q", "k", "v", "o")
