@@ -41,10 +41,9 @@ DEFAULT_MAX_BYTES = 4 << 30
 """Uncompressed bytes read at most (4 GiB) unless the caller sets its own bound (the dashboard's is smaller)."""
 _WS = " \t\n\r"
 _DECODER = json.JSONDecoder()
-
-
 _BIG = json.JSONDecoder(parse_int=int_or_infinite)
-"""Where ``_DECODER`` meets an integer past that limit (``ValueError``): the same reading, such integers infinite."""
+"""Where ``_DECODER`` meets an integer past Python's 4,300-digit limit (a ``ValueError``): the same reading, such
+integers infinite."""
 _SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F]")
 """A surrogate written as an escape (``\\ud800``): a pair decodes to one character, a lone one to a surrogate."""
 

@@ -270,7 +270,8 @@ def _memory_and_time(scenario, model, db, tokens: float | None) -> None:
         if rows:
             st.dataframe(pd.DataFrame(view.sweep_rows(rows)), hide_index=True)
         else:
-            st.info(no_layout_reason(layout.chips, layout.global_batch).capitalize() + ".")
+            reason = no_layout_reason(layout.chips, layout.global_batch)
+            st.info(reason[0].upper() + reason[1:] + ".")  # str.capitalize would lower every other letter
         st.caption(f"{len(rows):,} layouts: t dividing the heads within a node, p dividing the blocks, "
                    "b dividing B/d, v ∈ {1, 2, 4}; the ones that fit first, by predicted MFU.")
 
