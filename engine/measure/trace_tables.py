@@ -14,7 +14,7 @@ import math
 from array import array
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, is_, itemgetter, ne
 
 from .trace_fast import decode_tuples as _decode_tuples
 from .trace_fast import decode_value as _decode_value
@@ -35,7 +35,9 @@ _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
 _CODES = {**_CAT_CODES, None: _NO_CAT}
-_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args")))
+_CAT = attrgetter("cat")
+_FIELDS = tuple(map(attrgetter, ("name", "ts", "dur", "args")))
+_SHAPES = attrgetter("dims", "types", "concrete")
 _PID, _TID = attrgetter("pid"), attrgetter("tid")
 _STREAM = attrgetter("stream")
 _CORRELATION = attrgetter("correlation")
@@ -122,6 +124,24 @@ def _first_missing(values: list, found: list) -> list[tuple]:
     values, places = list(compress(values, missing)), list(compress(range(len(found)), missing))
     first = dict(zip(reversed(values), reversed(places)))  # the earliest position of each is written last
     return sorted(first.items(), key=itemgetter(1))
+
+
+def _ids(values: list) -> tuple[object, bool]:
+    """``_int_or`` of each id (a stream or a correlation as a typed struct holds it: UNSET where absent) as an int64
+    array, and whether any was other than an integer or absent (a text, null, beyond 64 bits): the usual case, every
+    id an integer, converted in one numpy call."""
+    import numpy as np
+
+    from .trace_fast import UNSET
+
+    ints = list(map({UNSET: -1}.get, values, values)) if UNSET in values else values
+    try:
+        out = np.array(ints)
+    except (OverflowError, ValueError, TypeError):
+        out = None
+    if out is not None and out.dtype == np.int64 and out.ndim == 1:
+        return out, False
+    return np.array(list(map(_int_or, values)), dtype=np.int64), True
 
 
 def _stream_value(stream) -> int:
@@ -321,11 +341,17 @@ class TraceTables:
         from .trace_fast import UNSET, XEvent, no_args
 
         self.events += len(events)
-        xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]  # Python's calls: dropped
+        xs = list(compress(events, map(is_, map(type, events), repeat(XEvent))))
         if not xs:
             return
+        cats = list(map(_CAT, xs))
+        if "python_function" in cats:  # Python's calls: dropped
+            keep = list(map(ne, cats, repeat("python_function")))
+            xs, cats = list(compress(xs, keep)), list(compress(cats, keep))
+            if not xs:
+                return
         n = len(xs)
-        cats, names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
+        names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
         if None in args:
             empty = no_args()  # an absent ``args``: every field absent, as ``add`` reads ``{}``
             args = [a if a is not None else empty for a in args]
@@ -344,11 +370,16 @@ class TraceTables:
         # event but the profiler's own span; then the GPU work and launches (a stream and a correlation are read
         # for those rows alone: the GPU work and launches are among them)
         idx = np.nonzero(cpu)[0].tolist()
-        cpu_names = set(map(names.__getitem__, idx)) if idx else set()
-        steps_named = {v for v in cpu_names if v.startswith("ProfilerStep")}
+        cpu_names = list(map(names.__getitem__, idx))
+        distinct_cpu = set(cpu_names)
+        steps_named = {v for v in distinct_cpu if v.startswith("ProfilerStep")}
         cpu_args = list(map(args.__getitem__, idx))
-        cpu_hta = [i for i, s, c in zip(idx, map(_STREAM, cpu_args), map(_CORRELATION, cpu_args))
-                   if s is not UNSET or c is not UNSET or names[i] in steps_named]
+        cpu_streams, cpu_corrs = list(map(_STREAM, cpu_args)), list(map(_CORRELATION, cpu_args))
+        if cpu_streams.count(UNSET) == len(idx) and cpu_corrs.count(UNSET) == len(idx):  # as Kineto writes them
+            cpu_hta = list(compress(idx, map(steps_named.__contains__, cpu_names))) if steps_named else []
+        else:
+            cpu_hta = [i for i, s, c, v in zip(idx, cpu_streams, cpu_corrs, cpu_names)
+                       if s is not UNSET or c is not UNSET or v in steps_named]
         hta = (code != _SKIP) & (code != _NO_CAT) & (code != _TRACE) & ~cpu
         if cpu_hta:
             hta[cpu_hta] = True
@@ -360,13 +391,13 @@ class TraceTables:
         h_list = h_idx.tolist()
         h_args = list(map(args.__getitem__, h_list))
         streams = list(map(_STREAM, h_args))
-        h_corr = np.array(list(map(_int_or, map(_CORRELATION, h_args))), dtype=np.int64)
-        h_stream = np.array(list(map(_int_or, streams)), dtype=np.int64)
+        h_corr, _ = _ids(list(map(_CORRELATION, h_args)))
+        h_stream, text = _ids(streams)
         stream = np.full(n, -1, dtype=np.int64)  # the GPU work's own: a text stream is -1 there
         stream[h_idx] = h_stream
         corr = np.full(n, -1, dtype=np.int64)
         corr[h_idx] = h_corr
-        if str in set(map(type, streams)):  # HTA's int() of a text stream
+        if text and str in set(map(type, streams)):  # HTA's int() of a text stream
             h_stream = np.array([_stream_value(v) for v in streams], dtype=np.int64)
         h_names = list(map(names.__getitem__, h_list))
         sync = np.fromiter(map(SYNC_NAMES.__contains__, h_names), dtype=bool, count=len(h_names))
@@ -411,14 +442,13 @@ class TraceTables:
             _put(self.o_dur, np.maximum(dur[cpu], 0.0))
             _put(self.o_thread, thread_of[cpu])
             raw_sigs = self._raw_sigs
-            join = b"\x00".join  # never inside valid JSON text (msgspec refuses a raw control character)
-            keys = [(names[i],) if not len(a.dims) else (names[i], join((a.dims, a.types, a.concrete)))
-                    for i, a in zip(idx, cpu_args)]
+            # (name, the three shape fields' raw JSON joined by a NUL byte, never inside valid JSON text: msgspec
+            # refuses a raw control character; b"\x00…" where ``Input Dims`` is absent)
+            keys = list(zip(cpu_names, map(b"\x00".join, map(_SHAPES, cpu_args))))
             sig_of = list(map(raw_sigs.get, keys))
             if None in sig_of:  # new shapes, decoded once each, in the order they first come
-                for k, j in _first_missing(keys, sig_of):
-                    raw_sigs[k] = self._sig_of_raw(names[idx[j]], args[idx[j]]) if len(k) == 1 else \
-                        self._sig_of_parts(k)
+                for k, _ in _first_missing(keys, sig_of):
+                    raw_sigs[k] = self._sig_of_parts(k)
                 sig_of = list(map(raw_sigs.get, keys))
             self.o_sig.extend(sig_of)
         # GPU work
@@ -441,7 +471,7 @@ class TraceTables:
             _put(self.r_corr, corr[rr])
             _put(self.r_name, name_of[rr])
         # data-loader waits (operators and annotations) and steps, in file order
-        marks = [i for i in idx if "DataLoader" in names[i]] if any("DataLoader" in v for v in cpu_names) else []
+        marks = [i for i in idx if "DataLoader" in names[i]] if any("DataLoader" in v for v in distinct_cpu) else []
         marks += np.nonzero((code == _USER) | (code == _GPU_USER))[0].tolist()
         for i in sorted(marks):
             if code[i] != _CPU_OP:
@@ -475,15 +505,6 @@ class TraceTables:
             i = self._sig_ids[sig_key] = len(self.sigs)
             self.sigs.append(OpSignature(name, dims_t, types_t, concrete_t))
         return i
-
-    def _sig_of_raw(self, name: str, args) -> int:
-        """The signature of an operator whose shapes came as raw JSON: decoded once, interned as ``sig_id`` does."""
-        decoded = {}
-        if args is not None:
-            for key, raw in (("Input Dims", args.dims), ("Input type", args.types), ("Concrete Inputs", args.concrete)):
-                if len(raw):
-                    decoded[key] = _decode_value(raw)
-        return self.sig_id(name, decoded)
 
     def _annotation(self, cat: str, name: str, ts: float, dur: float) -> None:
         if "DataLoader" in name and cat == "user_annotation":

@@ -96,6 +96,23 @@ def test_unexpected_types_fall_back_to_the_event_by_event_reader(monkeypatch, od
     assert_same(slow, fast)
 
 
+@pytest.mark.parametrize("args", [
+    {"stream": 7, "correlation": 3}, {"correlation": 2**64}, {"correlation": -2**63 - 1}, {"stream": None},
+    {"stream": "7"}, {"correlation": -1}, {"Input Dims": None, "Input type": ["float"]},
+    {"Input type": ["float", "int"]},
+])
+def test_operators_with_odd_args_read_as_one_by_one(monkeypatch, args, reader):
+    """An operator (``cpu_op``) carrying a stream or a correlation is HTA's GPU work or host event; ids past 64
+    bits, null or text, and shapes without ``Input Dims``: every table equal to the event-by-event reader's."""
+    monkeypatch.setattr(trace_fast, "CHUNK_CHARS", 4096)
+    events = _events(200)
+    for i in (348, 352):  # two operators, inside the second half of the file
+        events[i] = {**events[i], "args": {**{k: v for k, v in events[i]["args"].items() if k not in args
+                                                and not (k == "Input Dims" and "Input type" in args)}, **args}}
+    slow, fast, _, _ = both(_doc(events, 2))
+    assert_same(slow, fast)
+
+
 @pytest.mark.parametrize("gather", [1, 50, 2048])
 def test_gathered_chunks_reach_the_tables_in_file_order(monkeypatch, gather):
     """Streamed, the chunks' events are handed on ``gather`` at a time; where the typed decoder refuses an event
