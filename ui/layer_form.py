@@ -48,6 +48,7 @@ STARTER_VALUES: dict[str, dict] = {
     "merge_tokens": {"factor": 4},
     "learned_values": {"count": 6},
     "each": {"layers": [{"type": "activation"}]},
+    "unused": {"layers": [{"type": "activation"}]},
     "residual": {"body": [{"type": "activation"}]},
     "branches": {"branches": [[], [{"type": "activation"}]]},
     "repeat": {"times": 2, "layers": [{"type": "activation"}]},

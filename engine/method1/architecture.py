@@ -354,6 +354,15 @@ class Walker:
             b.forward_flop *= count
             b.backward_flop *= count
 
+    def drop_backward_since(self, mark) -> None:
+        """The rows and blocks since ``mark`` get no gradient (``unused``): their backward and recomputation 0."""
+        rows, blocks, *_, backward, _, recompute = mark
+        self.backward, self.recompute = backward, recompute
+        for row in self.rows[rows:]:
+            row.backward_flop = 0
+        for b in self.blocks[blocks:]:
+            b.backward_flop = 0
+
     def scale_since(self, mark, copies: int, path: str = "layers") -> None:
         """The rows and blocks since ``mark`` stand for ``copies`` identical copies: × copies (``path``: the
         repeat, named if the counts pass ``MAX_COUNT``)."""

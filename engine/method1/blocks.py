@@ -8,6 +8,8 @@
 - ``repeat``: ``times`` copies of a layer list, each with its own parameters (ResNet's stages).
 - ``each``: a layer list run on each of ``count`` inputs with one set of weights (the images of a sample
   through a vision tower, the tiles of an image); the outputs joined along the sequence.
+- ``unused``: a layer list that runs on x but whose output nothing reads (a vision tower's layers past the one a
+  vision-language model reads, its pooling head): forward counted, no backward; the flow goes on with x.
 
 Merging costs no multiply-accumulate; in the ``full`` convention ``add`` and ``multiply`` cost one FLOP
 per output value per input after the first, ``concat`` nothing. Every merge checks the shapes and
@@ -235,7 +237,31 @@ class Each(Block):
         return Flow(seq.item, steps)
 
 
-BLOCK_KINDS: tuple[type[Block], ...] = (Residual, Branches, Repeat, Each)
+class Unused(Block):
+    """``layers`` run on x, their output read by nothing: a vision tower's layers after the one whose hidden states
+    a vision-language model takes (transformers runs every layer, ``output_hidden_states``), a pooling head whose
+    pooled token no one reads. Forward FLOP counted; no backward — no gradient reaches them, so autograd runs
+    nothing for them (their weights, trainable or not, get no gradient) — and the flow goes on with x.
+    No arithmetic of its own."""
+
+    type: Literal["unused"] = "unused"
+    layers: NonEmptyLayerList
+    kind_label: ClassVar[str] = "Output unused"
+    formula: ClassVar[str] = r"y = x \quad (f(x) \text{ runs, nothing reads it: forward only})"
+
+    @property
+    def merge(self) -> str:
+        return "runs, output unused (forward only)"
+
+    def walk(self, flow, path, walker):
+        grad, mark = walker.grad, walker.mark()
+        walker.run(self.layers, flow, f"{path}.layers")
+        walker.drop_backward_since(mark)
+        walker.grad = grad
+        return flow
+
+
+BLOCK_KINDS: tuple[type[Block], ...] = (Residual, Branches, Repeat, Each, Unused)
 BLOCK_TYPES = frozenset(k.model_fields["type"].default for k in BLOCK_KINDS)
 
 

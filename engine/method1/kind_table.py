@@ -78,5 +78,6 @@ KIND_TABLE: dict[str, tuple[str, str]] = {
     "branches": (".blocks", "Branches"),
     "repeat": (".blocks", "Repeat"),
     "each": (".blocks", "Each"),
+    "unused": (".blocks", "Unused"),
 }
 """``type`` → (the module, relative to ``engine.method1``, and the class that defines it)."""

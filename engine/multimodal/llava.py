@@ -25,7 +25,7 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import patches, read_tower, tower_layers, unused_head_note
+from .vision_towers import feature_depth, patches, read_tower, tower_layers, unused_head_note
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "quick_gelu": "gelu", "relu": "relu",
                          "silu": "silu"}
@@ -74,7 +74,8 @@ def _common(c: ConfigReader, v: dict, vision_type: str) -> dict:
         raise c.error("projector_hidden_act", f"unknown activation {act!r}")
     c.neutral("text_config", "image_seq_length", "tie_word_embeddings")
     # "default" drops the first token whatever the tower (transformers' [:, 1:]): CLIP's class token, a SigLIP patch
-    return {"features": len(layers), "drop_class": strategy == "default",
+    return {"features": len(layers), "read_after": feature_depth(layers, v["layers"]),
+            "drop_class": strategy == "default",
             "act": PROJECTOR_ACTIVATIONS[act], "bias": c.flag("multimodal_projector_bias")}
 
 
@@ -83,10 +84,11 @@ def _tokens(v: dict, vision_type: str) -> int:
     return patches(v) + (vision_type == "clip_vision_model")
 
 
-def _tower_layers(v: dict, vision_type: str, drop_class: bool) -> list:
-    """The whole tower (transformers runs every layer, then reads the feature layer's hidden states)."""
-    tower = tower_layers(v, vision_type)
-    if drop_class:
+def _tower_layers(v: dict, vision_type: str, p: dict) -> list:
+    """The whole tower (transformers runs every layer, then reads the feature layers' hidden states: the layers
+    after the deepest one read run unused)."""
+    tower = tower_layers(v, vision_type, p["read_after"])
+    if p["drop_class"]:
         tower.append(SequenceSlice(start=1, length=_tokens(v, vision_type) - 1, name="the first token dropped"
                                    + (" (the class token)" if vision_type == "clip_vision_model" else "")))
     return tower
@@ -111,7 +113,7 @@ def read_llava(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     t = prompt_tokens(inputs.text_tokens)
     n = _tokens(v, vision_type) - p["drop_class"]
     stage = StageBuilder("vlm")
-    stage.add("vision", [Each(count=images, layers=_tower_layers(v, vision_type, p["drop_class"]), name="each image")])
+    stage.add("vision", [Each(count=images, layers=_tower_layers(v, vision_type, p), name="each image")])
     stage.add("projector", _projector(p, text.d_model))
     stage.add("language_model", language_layers(text, images * n, t))
     size = f"{v['image']}x{v['image']}"
@@ -144,7 +146,7 @@ def read_llava_next(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     rows, cols = unpadded(size, (best[0] // v["image"] * side, best[1] // v["image"] * side))
     per_image = n + rows * (cols + 1)
     stage = StageBuilder("vlm")
-    stage.add("vision", [Each(count=images * (1 + tiles), layers=_tower_layers(v, vision_type, p["drop_class"]),
+    stage.add("vision", [Each(count=images * (1 + tiles), layers=_tower_layers(v, vision_type, p),
                               name="each image and tile")])
     projector = _projector(p, text.d_model)
     # the tiles' padding rows and columns dropped, a newline token (learned, d) after each row

@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from ..method1.blocks import Each
+from ..method1.blocks import Each, Unused
 from ..method1.layers import Activation, Conv2d, Dense
 from ..method1.media import TokensToGrid
 from ..method1.transformer import RMSNorm, TransformerBlock
@@ -32,7 +32,7 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import ACTIVATIONS
+from .vision_towers import ACTIVATIONS, feature_depth
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "silu": "silu", "relu": "relu"}
 
@@ -62,15 +62,20 @@ def processed_size(inputs: MediaInputs, longest: int, multiple: int) -> tuple[in
     return ((h - 1) // multiple + 1) * multiple, ((w - 1) // multiple + 1) * multiple
 
 
-def pixtral_layers(v: dict, images: int, grid: tuple[int, int]) -> list:
-    """The tower over ``images`` images of ``grid`` patches each, joined into one sequence."""
+def pixtral_layers(v: dict, images: int, grid: tuple[int, int], read_after: int | None = None) -> list:
+    """The tower over ``images`` images of ``grid`` patches each, joined into one sequence; with ``read_after`` k
+    the model reads the hidden states after k layers, and the layers after them run unused (forward only)."""
     block = TransformerBlock(mixer={"heads": v["heads"], "causal": False, "qkv_bias": False, "out_bias": False},
                              feed_forward={"size": v["ff"], "activation": v["act"], "gated": True, "bias": False},
                              norms={"kind": "rmsnorm"})
+    k = v["layers"] if read_after is None else read_after
+    left = v["layers"] - k
+    tail = [Unused(layers=[block] * left, name=f"{left} layer{'s' * (left != 1)} after the one read (run, output "
+                                               "unused)")] if left else []
     return [Each(count=images, name="each image's patches", layers=[
                 Conv2d(filters=v["d"], kernel_size=v["patch"], stride=v["patch"], bias=False, name="patch_conv"),
                 ToTokens()]),
-            RMSNorm(name="ln_pre"), *[block] * v["layers"]]
+            RMSNorm(name="ln_pre"), *[block] * k] + tail
 
 
 @reader("mistral3", family="Mistral 3 (Pixtral + Mistral)", library="transformers")
@@ -100,7 +105,7 @@ def read_mistral3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     h, w = size[0] // v["patch"], size[1] // v["patch"]
     rows, cols = h // m, w // m
     stage = StageBuilder("vlm")
-    stage.add("vision", pixtral_layers(v, images, (h, w)))
+    stage.add("vision", pixtral_layers(v, images, (h, w), feature_depth([layer], v["layers"])))
     stage.add("projector", [RMSNorm(name="norm"), Each(count=images, split=True, name="each image's patches", layers=[
         TokensToGrid(grid=[h, w], name="patch grid"),
         Conv2d(filters=v["d"], kernel_size=m, stride=m, bias=False, name=f"patch_merger ({m}x{m} patches → 1)"),

@@ -14,9 +14,9 @@ attention-pooling head (a learned query, ``nn.MultiheadAttention``, a LayerNorm 
 from __future__ import annotations
 
 from ..errors import InputError
-from ..method1.blocks import Each, Residual
+from ..method1.blocks import Each, Residual, Unused
 from ..method1.layers import Activation, Conv2d, Dense, LayerNorm
-from ..method1.media import AttentionPool, LearnedValues
+from ..method1.media import AttentionPool
 from ..method1.transformer import PositionEmbedding, TransformerBlock
 from ..method1.vision import ClassToken, ToTokens
 from .config_reader import ConfigReader
@@ -101,16 +101,34 @@ def read_tower(c: ConfigReader, key: str = "vision_config", default: str = "clip
     return v, vision_type
 
 
-def tower_layers(v: dict, vision_type: str) -> list:
-    """The whole tower on one image, as a vision-language model reads it (transformers runs every layer whatever
-    layer's hidden states are read): the patch tokens out — SigLIP's pooling head, where built, is not on their
-    way (``unused_head_note``)."""
+def feature_depth(layers: list[int], depth: int) -> int:
+    """The encoder layers run before the deepest of ``layers`` (transformers' ``hidden_states`` indices: 0 the
+    embeddings, k after k layers, negative from the end of the L + 1)."""
+    return max(i if i >= 0 else depth + 1 + i for i in layers)
+
+
+def tower_layers(v: dict, vision_type: str, read_after: int | None = None) -> list:
+    """The whole tower on one image, as a vision-language model reads it. transformers runs every layer whatever it
+    reads: with ``read_after`` k the model reads the hidden states after k encoder layers (``hidden_states[k]``,
+    the final norm not applied), so the L − k layers after them and the final norm run with their output unused;
+    without, it reads ``last_hidden_state`` (SigLIP's final norm on the way). SigLIP's pooling head, where built,
+    runs unused as well (``unused_head_note``). Unused layers: forward counted, no backward (``Unused``)."""
+    depth = v["layers"]
+    k = depth if read_after is None else read_after
     if vision_type == "clip_vision_model":
-        return clip_vision_layers(v)
-    if not v.get("head"):
-        return siglip_vision_layers(v)
-    params, _ = _head_cost(v)
-    return siglip_vision_layers(v) + [LearnedValues(count=params, name="pooling head (its output unused)")]
+        *kept, final = clip_vision_layers(v, layers=k)  # CLIP's final norm reads the class token alone
+        tail = [encoder_block(v)] * (depth - k) + [final]
+    else:
+        kept = siglip_vision_layers(v, layers=k, post_norm=read_after is None)
+        tail = [encoder_block(v)] * (depth - k) + ([LayerNorm(name="post_layernorm")] if read_after is not None
+                                                   else []) + (_siglip_head(v) if v.get("head") else [])
+    return kept + ([Unused(layers=tail, name=_unused_name(depth - k, v.get("head")))] if tail else [])
+
+
+def _unused_name(layers: int, head: bool) -> str:
+    parts = ([f"{layers} layer{'s' * (layers != 1)} after the one read"] if layers else []) + ["the final norm"] + \
+        (["the pooling head"] if head else [])
+    return ", ".join(parts) + " (run, output unused)"
 
 
 def _head_cost(v: dict) -> tuple[int, int]:
@@ -125,12 +143,13 @@ def _head_cost(v: dict) -> tuple[int, int]:
 def unused_head_note(v: dict, images: int = 1) -> tuple[str, ...]:
     """SigLIP's attention-pooling head in a vision-language model (``vision_use_head``, SigLIP's default true where
     the file leaves it out): transformers builds and runs it, the model reads the patch tokens, not its pooled
-    output — its parameters counted (``tower_layers``), its FLOP said, not counted."""
+    output — its parameters and forward FLOP counted (``tower_layers``), no backward."""
     if not v.get("head"):
         return ()
     flop = images * _head_cost(v)[1]
     return (f"the vision tower's pooling head (vision_use_head, SigLIP's default true) runs in transformers but the "
-            f"model reads the patch tokens, not its output: its parameters are counted, its {flop:.3g} FLOP are not",)
+            f"model reads the patch tokens, not its output: its parameters and its {flop:.3g} forward FLOP are "
+            "counted, no backward",)
 
 
 def _mlp(v: dict) -> list:

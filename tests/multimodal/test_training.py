@@ -179,3 +179,63 @@ def test_vlm_recipes_against_pytorch_and_peft(recipe, torch):
     ours = vlm_training_step(model, spec)
     forward, backward, trainable = qwen2_vl_step(torch, data, (56, 84), 6, recipe, rank=4)
     assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == (forward, backward, trainable)
+
+
+TINY_CLIP = {"model_type": "clip_vision_model", "hidden_size": 32, "intermediate_size": 64, "num_hidden_layers": 3,
+             "num_attention_heads": 4, "image_size": 28, "patch_size": 14, "projection_dim": 16}
+TINY_SIGLIP = {"model_type": "siglip_vision_model", "hidden_size": 32, "intermediate_size": 64,
+               "num_hidden_layers": 3, "num_attention_heads": 4, "image_size": 28, "patch_size": 14}
+"""SigLIP without ``vision_use_head``: its default builds the pooling head, which runs and nobody reads."""
+TINY_LLAMA = {"model_type": "llama", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+              "num_attention_heads": 4, "num_key_value_heads": 2, "vocab_size": 200, "max_position_embeddings": 512}
+
+
+@pytest.mark.external_check("unused")
+@pytest.mark.parametrize("recipe", ("full", "frozen_vision"))
+@pytest.mark.parametrize("tower, layer", (("clip", -2), ("clip", -1), ("clip", [-3, -1]), ("clip", 1),
+                                          ("siglip", -2), ("siglip", -1)))
+def test_llava_feature_layer_training_against_pytorch(tower, layer, recipe, torch):
+    """LLaVA reads the hidden states of ``vision_feature_layer`` (−2 in LLaVA-1.5): transformers runs the whole
+    tower, but no gradient reaches the layers after the deepest layer read, CLIP's final norm (on the class token)
+    or SigLIP's pooling head — their forward counted, no backward. Forward, backward and trainable parameters equal
+    PyTorch's. Before: the full recipe counted the backward of the layers after the one read (170,240 FLOP more
+    than PyTorch's 4,152,832 at −2), and SigLIP's head's forward was left out (a note)."""
+    pytest.importorskip("transformers")
+    from engine.multimodal.count import read_any
+    from engine.multimodal.inputs import media_inputs
+    from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from tests.multimodal.vlm_backward_reference import llava_step
+
+    data = {"architectures": ["LlavaForConditionalGeneration"], "model_type": "llava", "image_token_index": 190,
+            "vision_feature_layer": layer, "vision_feature_select_strategy": "default",
+            "projector_hidden_act": "gelu", "tie_word_embeddings": False,
+            "vision_config": TINY_CLIP if tower == "clip" else TINY_SIGLIP, "text_config": TINY_LLAMA}
+    model = read_any(data, media_inputs({"images": 2, "text_tokens": 6}))
+    ours = vlm_training_step(model, VlmRecipe(recipe=recipe))
+    reference = llava_step(torch, data, 2, model.image_tokens, 6, recipe)
+    assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == reference
+
+
+@pytest.mark.parametrize("recipe", ("full", "frozen_vision"))
+@pytest.mark.parametrize("layer", (-1, -2, 1))
+def test_mistral3_feature_layer_training_against_pytorch(layer, recipe, torch):
+    """Mistral 3 reads one layer's hidden states of its Pixtral tower (−1 in the published files): the layers after
+    it run and get no gradient. Forward, backward and trainable parameters equal PyTorch's."""
+    pytest.importorskip("transformers")
+    from engine.multimodal.count import read_any
+    from engine.multimodal.inputs import media_inputs
+    from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from tests.multimodal.vlm_backward_reference import mistral3_step
+
+    data = {"architectures": ["Mistral3ForConditionalGeneration"], "model_type": "mistral3", "image_token_index": 10,
+            "vision_feature_layer": layer, "spatial_merge_size": 2, "projector_hidden_act": "gelu",
+            "multimodal_projector_bias": False, "tie_word_embeddings": False,
+            "vision_config": {"model_type": "pixtral", "hidden_size": 32, "intermediate_size": 64,
+                              "num_hidden_layers": 3, "num_attention_heads": 4, "head_dim": 8, "image_size": 112,
+                              "patch_size": 14, "rope_theta": 10000.0},
+            "text_config": {**TINY_LLAMA, "model_type": "mistral", "head_dim": 16}}
+    model = read_any(data, media_inputs({"image_size": (56, 84), "text_tokens": 6}))
+    ours = vlm_training_step(model, VlmRecipe(recipe=recipe))
+    rows = 56 // 28
+    reference = mistral3_step(torch, data, (56, 84), model.image_tokens, rows + 6, recipe)
+    assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == reference

@@ -128,3 +128,46 @@ def mllama_step(torch, data: dict, images: int, text_tokens: int, recipe: str, r
     trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
     forward, backward = forward_backward(torch, model, kwargs=inputs)
     return forward - images * 2 * (tiles * padded) ** 2, backward, trainable
+
+
+def llava_step(torch, data: dict, images: int, image_tokens: int, text_tokens: int,
+               recipe: str) -> tuple[int, int, int]:
+    """(forward FLOP, backward FLOP, trainable parameters) of one example of LlavaForConditionalGeneration under
+    ``recipe`` (full: every weight; frozen_vision: the projector, the language model and its head), on the CPU with
+    eager attention: ``images`` images at the tower's size, ``image_tokens`` image tokens in the prompt and
+    ``text_tokens`` more, ``logits.sum().backward()`` — transformers runs every layer of the tower and reads the
+    hidden states of ``vision_feature_layer``: no gradient reaches the layers after it."""
+    from tests.method1.backward_reference import forward_backward
+
+    model = _eager_model(torch, data, "LlavaForConditionalGeneration", recipe)
+    if recipe == "frozen_vision":
+        _set(model.model.language_model, True)
+        _set(model.lm_head, True)
+        _set(model.model.multi_modal_projector, True)
+    size = model.config.vision_config.image_size
+    ids = torch.full((1, image_tokens + text_tokens), 5, dtype=torch.long)
+    ids[0, :image_tokens] = data["image_token_index"]
+    inputs = {"input_ids": ids, "pixel_values": torch.randn(images, 3, size, size)}
+    trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
+    forward, backward = forward_backward(torch, model, kwargs=inputs)
+    return forward, backward, trainable
+
+
+def mistral3_step(torch, data: dict, size: tuple[int, int], image_tokens: int, other_tokens: int,
+                  recipe: str) -> tuple[int, int, int]:
+    """(forward FLOP, backward FLOP, trainable parameters) of one example of Mistral3ForConditionalGeneration under
+    ``recipe`` (as ``llava_step``), on the CPU with eager attention: one image the processor made ``size`` pixels,
+    ``image_tokens`` [IMG] tokens and ``other_tokens`` more (the row ends and the prompt)."""
+    from tests.method1.backward_reference import forward_backward
+
+    model = _eager_model(torch, data, "Mistral3ForConditionalGeneration", recipe)
+    if recipe == "frozen_vision":
+        _set(model.model.language_model, True)
+        _set(model.lm_head, True)
+        _set(model.model.multi_modal_projector, True)
+    ids = torch.full((1, image_tokens + other_tokens), 5, dtype=torch.long)
+    ids[0, :image_tokens] = data["image_token_index"]
+    inputs = {"input_ids": ids, "pixel_values": torch.randn(1, 3, *size), "image_sizes": torch.tensor([list(size)])}
+    trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
+    forward, backward = forward_backward(torch, model, kwargs=inputs)
+    return forward, backward, trainable
