@@ -14,7 +14,7 @@ import math
 from array import array
 from dataclasses import dataclass, field
 from itertools import compress, repeat
-from operator import attrgetter, is_, itemgetter, ne
+from operator import attrgetter, is_, itemgetter
 
 from .trace_fast import decode_tuples as _decode_tuples
 from .trace_fast import decode_value as _decode_value
@@ -341,15 +341,10 @@ class TraceTables:
         from .trace_fast import UNSET, XEvent, no_args
 
         self.events += len(events)
-        xs = list(compress(events, map(is_, map(type, events), repeat(XEvent))))
-        if not xs:
+        xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]  # Python's calls: dropped
+        if not xs:  # (a comprehension: faster here than compress over map, measured)
             return
         cats = list(map(_CAT, xs))
-        if "python_function" in cats:  # Python's calls: dropped
-            keep = list(map(ne, cats, repeat("python_function")))
-            xs, cats = list(compress(xs, keep)), list(compress(cats, keep))
-            if not xs:
-                return
         n = len(xs)
         names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
         if None in args:
