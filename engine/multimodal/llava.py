@@ -25,7 +25,8 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import feature_depth, patches, read_tower, tower_layers, unused_head_note
+from .vision_towers import (feature_depth, patches, read_tower, tower_layers, unused_head_note,
+                            unused_layers_note)
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "quick_gelu": "gelu", "relu": "relu",
                          "silu": "silu"}
@@ -121,7 +122,8 @@ def read_llava(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                      {"image_size": f"{inputs.image_size[0]}x{inputs.image_size[1]} resized to {size}"
                       if inputs.image_size else size, "images": images, "text_tokens": t}, images * n,
                      (f"{images} image(s) → {n} tokens each; the language model over {images * n} image and {t} text "
-                      "tokens", *unused_head_note(v, images)), tuple(unused) + v["unused"] + tuple(text.unused_keys))
+                      "tokens", *unused_layers_note(v, p["read_after"]), *unused_head_note(v, images)),
+                     tuple(unused) + v["unused"] + tuple(text.unused_keys))
 
 
 @reader("llava_next", family="LLaVA-NeXT (any-resolution tiles)", library="transformers")
@@ -161,7 +163,7 @@ def read_llava_next(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                       f"{best[1] // v['image']} of {v['image']}x{v['image']} + the base image", "text_tokens": t},
                      kept, (f"{images} image(s) at {best[0]}x{best[1]}: {1 + tiles} tower passes each; {per_image} "
                             f"tokens each ({n} base + {rows} rows of {cols} + a newline)",
-                            *unused_head_note(v, images * (1 + tiles))),
+                            *unused_layers_note(v, p["read_after"]), *unused_head_note(v, images * (1 + tiles))),
                      tuple(unused) + v["unused"] + tuple(text.unused_keys))
 
 

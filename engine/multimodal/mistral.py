@@ -32,7 +32,7 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import ACTIVATIONS, feature_depth
+from .vision_towers import ACTIVATIONS, feature_depth, unused_layers_note
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "silu": "silu", "relu": "relu"}
 
@@ -121,7 +121,8 @@ def read_mistral3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                      (f"{images} image(s) of {size[0]}x{size[1]} pixels: {h}×{w} patches of {v['patch']}, merged "
                       f"{m}×{m} into {rows}×{cols} = {n} tokens each, and {rows} row-end tokens ([IMG_BREAK], "
                       "[IMG_END]) each; the vision tower attends over all the images' patches joined (block-diagonal "
-                      "mask)",), tuple(unused) + tuple(text.unused_keys))
+                      "mask)", *unused_layers_note(v, feature_depth([layer], v["layers"]))),
+                     tuple(unused) + tuple(text.unused_keys))
 
 
 @reader("pixtral", family="Pixtral vision tower", library="transformers")

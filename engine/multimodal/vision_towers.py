@@ -140,6 +140,17 @@ def _head_cost(v: dict) -> tuple[int, int]:
     return head.params, head.forward_flop
 
 
+def unused_layers_note(v: dict, read_after: int) -> tuple[str, ...]:
+    """The tower's layers after the one the model reads (``tower_layers``' ``read_after``): run, no gradient."""
+    left = v["layers"] - read_after
+    if not left:
+        return ()
+    after = "the last layer" if left == 1 else f"the {left} layers after it"
+    return (f"the model reads the vision tower's hidden states after layer {read_after} of {v['layers']}: transformers "
+            f"runs {after} too (forward counted), but no gradient reaches {'it' if left == 1 else 'them'} (no "
+            "backward in training)",)
+
+
 def unused_head_note(v: dict, images: int = 1) -> tuple[str, ...]:
     """SigLIP's attention-pooling head in a vision-language model (``vision_use_head``, SigLIP's default true where
     the file leaves it out): transformers builds and runs it, the model reads the patch tokens, not its pooled

@@ -214,6 +214,8 @@ def test_llava_feature_layer_training_against_pytorch(tower, layer, recipe, torc
     ours = vlm_training_step(model, VlmRecipe(recipe=recipe))
     reference = llava_step(torch, data, 2, model.image_tokens, 6, recipe)
     assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == reference
+    deepest = max(i % 4 for i in (layer if isinstance(layer, list) else [layer]))  # hidden_states[i] of 3 layers
+    assert any("no gradient reaches" in n for n in ours.notes) == (deepest < 3)  # the layers after it said
 
 
 @pytest.mark.parametrize("recipe", ("full", "frozen_vision"))
@@ -239,3 +241,4 @@ def test_mistral3_feature_layer_training_against_pytorch(layer, recipe, torch):
     rows = 56 // 28
     reference = mistral3_step(torch, data, (56, 84), model.image_tokens, rows + 6, recipe)
     assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == reference
+    assert any("no gradient reaches" in n for n in ours.notes) == (layer % 4 < 3)
