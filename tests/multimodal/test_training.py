@@ -242,3 +242,51 @@ def test_mistral3_feature_layer_training_against_pytorch(layer, recipe, torch):
     reference = mistral3_step(torch, data, (56, 84), model.image_tokens, rows + 6, recipe)
     assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == reference
     assert any("no gradient reaches" in n for n in ours.notes) == (layer % 4 < 3)
+
+
+TINY_SIGLIP_NO_HEAD = {**TINY_SIGLIP, "image_size": 56, "num_hidden_layers": 2, "vision_use_head": False}
+SQUARE_IMAGE_VLMS = {
+    "gemma3": ("Gemma3ForConditionalGeneration", 0, {
+        "architectures": ["Gemma3ForConditionalGeneration"], "model_type": "gemma3", "image_token_index": 190,
+        "boi_token_index": 191, "eoi_token_index": 192, "mm_tokens_per_image": 4, "vision_config": TINY_SIGLIP_NO_HEAD,
+        "text_config": {"model_type": "gemma3_text", "hidden_size": 64, "intermediate_size": 128,
+                        "num_hidden_layers": 2, "num_attention_heads": 4, "num_key_value_heads": 2, "head_dim": 16,
+                        "vocab_size": 200, "sliding_window": 8, "max_position_embeddings": 256}}),
+    "paligemma": ("PaliGemmaForConditionalGeneration", 0, {
+        "architectures": ["PaliGemmaForConditionalGeneration"], "model_type": "paligemma", "image_token_index": 190,
+        "projection_dim": 64, "hidden_size": 64, "vision_config": {**TINY_SIGLIP_NO_HEAD, "projection_dim": 64},
+        "text_config": {"model_type": "gemma", "hidden_size": 64, "intermediate_size": 128, "num_hidden_layers": 2,
+                        "num_attention_heads": 4, "num_key_value_heads": 1, "head_dim": 16, "vocab_size": 200,
+                        "max_position_embeddings": 256}}),
+    "internvl": ("InternVLForConditionalGeneration", 1, {
+        "architectures": ["InternVLForConditionalGeneration"], "model_type": "internvl", "downsample_ratio": 0.5,
+        "image_seq_length": 4, "image_token_id": 190, "projector_hidden_act": "gelu", "tie_word_embeddings": False,
+        "vision_feature_layer": -1, "vision_feature_select_strategy": "default",
+        "vision_config": {"model_type": "internvl_vision", "attention_bias": True, "hidden_act": "gelu",
+                          "hidden_size": 32, "image_size": [56, 56], "intermediate_size": 64,
+                          "layer_scale_init_value": 0.1, "norm_type": "layer_norm", "num_attention_heads": 4,
+                          "num_channels": 3, "num_hidden_layers": 2, "patch_size": [14, 14],
+                          "use_absolute_position_embeddings": True, "use_mask_token": False,
+                          "use_mean_pooling": True, "use_qk_norm": False},
+        "text_config": {**TINY_LLAMA, "model_type": "qwen2", "tie_word_embeddings": False}}),
+}
+"""Small Gemma 3 (SigLIP, 4×4 patches pooled to 4 tokens), PaliGemma and InternVL (pixel shuffle 0.5, <img> and
+</img> around the image's tokens) configs, built by transformers on the CPU."""
+
+
+@pytest.mark.parametrize("recipe", ("full", "frozen_vision", "projector"))
+@pytest.mark.parametrize("name", SQUARE_IMAGE_VLMS)
+def test_square_image_vlm_training_against_pytorch(name, recipe, torch):
+    """Gemma 3, PaliGemma and InternVL under three recipes: forward, backward and trainable parameters equal
+    FlopCounterMode over ``logits.sum().backward()`` with the recipe's ``requires_grad`` set."""
+    pytest.importorskip("transformers")
+    from engine.multimodal.count import read_any
+    from engine.multimodal.inputs import media_inputs
+    from engine.multimodal.training import VlmRecipe, vlm_training_step
+    from tests.multimodal.vlm_backward_reference import square_image_step
+
+    cls, wrap, data = SQUARE_IMAGE_VLMS[name]
+    model = read_any(data, media_inputs({"images": 1, "text_tokens": 5}))
+    ours = vlm_training_step(model, VlmRecipe(recipe=recipe))
+    reference = square_image_step(torch, data, cls, model.image_tokens, 5, recipe, wrap)
+    assert (ours.forward_flop, ours.backward_flop, ours.trainable_params) == reference

@@ -171,3 +171,30 @@ def mistral3_step(torch, data: dict, size: tuple[int, int], image_tokens: int, o
     trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
     forward, backward = forward_backward(torch, model, kwargs=inputs)
     return forward, backward, trainable
+
+
+def square_image_step(torch, data: dict, cls: str, image_tokens: int, text_tokens: int, recipe: str,
+                      wrap: int = 0) -> tuple[int, int, int]:
+    """(forward FLOP, backward FLOP, trainable parameters) of one example of ``cls`` under ``recipe`` (as
+    ``llava_step``: full, frozen_vision, or projector — ``multi_modal_projector`` alone) on one image at the tower's
+    square ``image_size``: ``image_tokens`` image tokens, ``wrap`` tokens before and after them (InternVL's processor
+    writes <img> … </img>: 1) and ``text_tokens`` more; Gemma 3's ``token_type_ids`` mark the image tokens."""
+    from tests.method1.backward_reference import forward_backward
+
+    model = _eager_model(torch, data, cls, recipe)
+    if recipe in ("frozen_vision", "projector"):
+        _set(model.model.multi_modal_projector, True)
+    if recipe == "frozen_vision":
+        _set(model.model.language_model, True)
+        _set(model.lm_head, True)
+    size = model.config.vision_config.image_size
+    size = size[0] if isinstance(size, (list, tuple)) else size
+    token = data.get("image_token_index", data.get("image_token_id"))
+    ids = torch.full((1, image_tokens + 2 * wrap + text_tokens), 5, dtype=torch.long)
+    ids[0, wrap:wrap + image_tokens] = token
+    inputs = {"input_ids": ids, "pixel_values": torch.randn(1, 3, size, size)}
+    if data["model_type"] == "gemma3":
+        inputs["token_type_ids"] = (ids == token).long()
+    trainable = sum(q.numel() for q in model.parameters() if q.requires_grad)
+    forward, backward = forward_backward(torch, model, kwargs=inputs)
+    return forward, backward, trainable
