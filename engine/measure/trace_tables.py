@@ -35,8 +35,7 @@ _CAT_CODES = {"cpu_op": _CPU_OP, "kernel": _KERNEL, "gpu_memcpy": _MEMCPY, "gpu_
               "Trace": _TRACE}
 """``add_events``' category codes: GPU work is kernel … memset in ``GPU_KINDS``' order (code − kernel = kind)."""
 _CODES = {**_CAT_CODES, None: _NO_CAT}
-_CAT = attrgetter("cat")
-_FIELDS = tuple(map(attrgetter, ("name", "ts", "dur", "args")))
+_FIELDS = tuple(map(attrgetter, ("cat", "name", "ts", "dur", "args")))
 _SHAPES = attrgetter("dims", "types", "concrete")
 _PID, _TID = attrgetter("pid"), attrgetter("tid")
 _STREAM = attrgetter("stream")
@@ -124,24 +123,6 @@ def _first_missing(values: list, found: list) -> list[tuple]:
     values, places = list(compress(values, missing)), list(compress(range(len(found)), missing))
     first = dict(zip(reversed(values), reversed(places)))  # the earliest position of each is written last
     return sorted(first.items(), key=itemgetter(1))
-
-
-def _ids(values: list) -> tuple[object, bool]:
-    """``_int_or`` of each id (a stream or a correlation as a typed struct holds it: UNSET where absent) as an int64
-    array, and whether any was other than an integer or absent (a text, null, beyond 64 bits): the usual case, every
-    id an integer, converted in one numpy call."""
-    import numpy as np
-
-    from .trace_fast import UNSET
-
-    ints = list(map({UNSET: -1}.get, values, values)) if UNSET in values else values
-    try:
-        out = np.array(ints)
-    except (OverflowError, ValueError, TypeError):
-        out = None
-    if out is not None and out.dtype == np.int64 and out.ndim == 1:
-        return out, False
-    return np.array(list(map(_int_or, values)), dtype=np.int64), True
 
 
 def _stream_value(stream) -> int:
@@ -342,11 +323,10 @@ class TraceTables:
 
         self.events += len(events)
         xs = [e for e in events if type(e) is XEvent and e.cat != "python_function"]  # Python's calls: dropped
-        if not xs:  # (a comprehension: faster here than compress over map, measured)
+        if not xs:
             return
-        cats = list(map(_CAT, xs))
         n = len(xs)
-        names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
+        cats, names, ts, dur, args = (list(map(get, xs)) for get in _FIELDS)
         if None in args:
             empty = no_args()  # an absent ``args``: every field absent, as ``add`` reads ``{}``
             args = [a if a is not None else empty for a in args]
@@ -369,12 +349,8 @@ class TraceTables:
         distinct_cpu = set(cpu_names)
         steps_named = {v for v in distinct_cpu if v.startswith("ProfilerStep")}
         cpu_args = list(map(args.__getitem__, idx))
-        cpu_streams, cpu_corrs = list(map(_STREAM, cpu_args)), list(map(_CORRELATION, cpu_args))
-        if cpu_streams.count(UNSET) == len(idx) and cpu_corrs.count(UNSET) == len(idx):  # as Kineto writes them
-            cpu_hta = list(compress(idx, map(steps_named.__contains__, cpu_names))) if steps_named else []
-        else:
-            cpu_hta = [i for i, s, c, v in zip(idx, cpu_streams, cpu_corrs, cpu_names)
-                       if s is not UNSET or c is not UNSET or v in steps_named]
+        cpu_hta = [i for i, s, c, v in zip(idx, map(_STREAM, cpu_args), map(_CORRELATION, cpu_args), cpu_names)
+                   if s is not UNSET or c is not UNSET or v in steps_named]
         hta = (code != _SKIP) & (code != _NO_CAT) & (code != _TRACE) & ~cpu
         if cpu_hta:
             hta[cpu_hta] = True
@@ -386,13 +362,13 @@ class TraceTables:
         h_list = h_idx.tolist()
         h_args = list(map(args.__getitem__, h_list))
         streams = list(map(_STREAM, h_args))
-        h_corr, _ = _ids(list(map(_CORRELATION, h_args)))
-        h_stream, text = _ids(streams)
+        h_corr = np.array(list(map(_int_or, map(_CORRELATION, h_args))), dtype=np.int64)
+        h_stream = np.array(list(map(_int_or, streams)), dtype=np.int64)
         stream = np.full(n, -1, dtype=np.int64)  # the GPU work's own: a text stream is -1 there
         stream[h_idx] = h_stream
         corr = np.full(n, -1, dtype=np.int64)
         corr[h_idx] = h_corr
-        if text and str in set(map(type, streams)):  # HTA's int() of a text stream
+        if str in set(map(type, streams)):  # HTA's int() of a text stream
             h_stream = np.array([_stream_value(v) for v in streams], dtype=np.int64)
         h_names = list(map(names.__getitem__, h_list))
         sync = np.fromiter(map(SYNC_NAMES.__contains__, h_names), dtype=bool, count=len(h_names))
