@@ -55,10 +55,8 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
         from pathlib import Path
 
         from ..errors import parse_input
-        from ..llm.config import load_hf_config_text
+        from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text
         from ..llm.estimate import TransformerRun, estimate_transformer
-        from ..llm.config import MAX_CONFIG_BYTES
-
         path = Path(config)
         text = _small_file(path, "--config", MAX_CONFIG_BYTES).decode("utf-8", errors="replace")
         run = parse_input(TransformerRun, {"tokens": batch * seq, "seq_len": seq}, source="run")

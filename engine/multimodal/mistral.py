@@ -22,7 +22,7 @@ from __future__ import annotations
 import math
 
 from ..errors import InputError
-from ..method1.blocks import Each, Unused
+from ..method1.blocks import Each
 from ..method1.layers import Activation, Conv2d, Dense
 from ..method1.media import TokensToGrid
 from ..method1.transformer import RMSNorm, TransformerBlock
@@ -32,7 +32,7 @@ from .inputs import MediaInputs, vlm_images
 from .language import language_layers, language_model, prompt_tokens
 from .model import ReadModel, StageBuilder
 from .registry import reader
-from .vision_towers import ACTIVATIONS, feature_depth, unused_layers_note
+from .vision_towers import ACTIVATIONS, feature_depth, unused_layers_note, unused_tail
 
 PROJECTOR_ACTIVATIONS = {"gelu": "gelu", "gelu_pytorch_tanh": "gelu", "silu": "silu", "relu": "relu"}
 
@@ -69,9 +69,7 @@ def pixtral_layers(v: dict, images: int, grid: tuple[int, int], read_after: int 
                              feed_forward={"size": v["ff"], "activation": v["act"], "gated": True, "bias": False},
                              norms={"kind": "rmsnorm"})
     k = v["layers"] if read_after is None else read_after
-    left = v["layers"] - k
-    tail = [Unused(layers=[block] * left, name=f"{left} layer{'s' * (left != 1)} after the one read (run, output "
-                                               "unused)")] if left else []
+    tail = unused_tail([block] * (v["layers"] - k), v["layers"] - k)
     return [Each(count=images, name="each image's patches", layers=[
                 Conv2d(filters=v["d"], kernel_size=v["patch"], stride=v["patch"], bias=False, name="patch_conv"),
                 ToTokens()]),
@@ -105,7 +103,8 @@ def read_mistral3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
     h, w = size[0] // v["patch"], size[1] // v["patch"]
     rows, cols = h // m, w // m
     stage = StageBuilder("vlm")
-    stage.add("vision", pixtral_layers(v, images, (h, w), feature_depth([layer], v["layers"])))
+    read_after = feature_depth([layer], v["layers"])
+    stage.add("vision", pixtral_layers(v, images, (h, w), read_after))
     stage.add("projector", [RMSNorm(name="norm"), Each(count=images, split=True, name="each image's patches", layers=[
         TokensToGrid(grid=[h, w], name="patch grid"),
         Conv2d(filters=v["d"], kernel_size=m, stride=m, bias=False, name=f"patch_merger ({m}x{m} patches → 1)"),
@@ -121,7 +120,7 @@ def read_mistral3(data: dict, inputs: MediaInputs, source: str) -> ReadModel:
                      (f"{images} image(s) of {size[0]}x{size[1]} pixels: {h}×{w} patches of {v['patch']}, merged "
                       f"{m}×{m} into {rows}×{cols} = {n} tokens each, and {rows} row-end tokens ([IMG_BREAK], "
                       "[IMG_END]) each; the vision tower attends over all the images' patches joined (block-diagonal "
-                      "mask)", *unused_layers_note(v, feature_depth([layer], v["layers"]))),
+                      "mask)", *unused_layers_note(v, read_after)),
                      tuple(unused) + tuple(text.unused_keys))
 
 

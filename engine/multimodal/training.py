@@ -31,6 +31,7 @@ from ..method1.architecture import Architecture, evaluate
 from ..method1.backward import LoraTarget, lora_targets_overlap
 from .cross_attention import is_cross_attention, trained as trained_cross
 from .model import ModelCount, ReadModel, Stage, count
+from .vision_towers import NO_GRADIENT
 from ..results import Result
 
 MAX_STEPS = 100_000
@@ -139,7 +140,7 @@ def vlm_training_step(model: ReadModel, recipe: VlmRecipe, convention: str = "ma
                                                     f"{recipe.lora_rank} adapters on "
                                                     f"{', '.join(recipe.lora_targets)} train"}[recipe.recipe],
              "backward counted layer by layer: frozen layers pass input gradients only where something before "
-             "them trains") + tuple(n for n in model.notes if "no gradient" in n)
+             "them trains") + tuple(n for n in model.notes if NO_GRADIENT in n)
     if any(is_cross_attention(layer.model_dump(mode="json")) for layer in arch.layers if layer.type == "each"):
         notes += ("the image reaches the language model through its cross-attention layers: their k and v "
                   "projections pass gradients back to the projector's output, so a frozen language model computes "

@@ -122,13 +122,16 @@ def tower_layers(v: dict, vision_type: str, read_after: int | None = None) -> li
         kept = siglip_vision_layers(v, layers=k, post_norm=read_after is None)
         tail = [encoder_block(v)] * (depth - k) + ([LayerNorm(name="post_layernorm")] if read_after is not None
                                                    else []) + (_siglip_head(v) if v.get("head") else [])
-    return kept + ([Unused(layers=tail, name=_unused_name(depth - k, v.get("head")))] if tail else [])
+    return kept + unused_tail(tail, depth - k, ["the final norm"] + (["the pooling head"] if v.get("head") else []))
 
 
-def _unused_name(layers: int, head: bool) -> str:
-    parts = ([f"{layers} layer{'s' * (layers != 1)} after the one read"] if layers else []) + ["the final norm"] + \
-        (["the pooling head"] if head else [])
-    return ", ".join(parts) + " (run, output unused)"
+def unused_tail(layers: list, after: int, others: list[str] = ()) -> list:
+    """``layers`` as one ``Unused`` block (none where empty), named for the ``after`` encoder layers past the one
+    read and the ``others`` among them (a final norm, a head)."""
+    if not layers:
+        return []
+    parts = ([f"{after} layer{'s' * (after != 1)} after the one read"] if after else []) + list(others)
+    return [Unused(layers=layers, name=", ".join(parts) + " (run, output unused)")]
 
 
 def _head_cost(v: dict) -> tuple[int, int]:
@@ -140,6 +143,10 @@ def _head_cost(v: dict) -> tuple[int, int]:
     return head.params, head.forward_flop
 
 
+NO_GRADIENT = "no gradient reaches"
+"""The words of the notes a training step repeats (``training.vlm_training_step``): layers that run without one."""
+
+
 def unused_layers_note(v: dict, read_after: int) -> tuple[str, ...]:
     """The tower's layers after the one the model reads (``tower_layers``' ``read_after``): run, no gradient."""
     left = v["layers"] - read_after
@@ -147,8 +154,8 @@ def unused_layers_note(v: dict, read_after: int) -> tuple[str, ...]:
         return ()
     after = "the last layer" if left == 1 else f"the {left} layers after it"
     return (f"the model reads the vision tower's hidden states after layer {read_after} of {v['layers']}: transformers "
-            f"runs {after} too (forward counted), but no gradient reaches {'it' if left == 1 else 'them'} (no "
-            "backward in training)",)
+            f"runs {after} too (forward counted), but {NO_GRADIENT} {'it' if left == 1 else 'them'} (no backward in "
+            "training)",)
 
 
 def unused_head_note(v: dict, images: int = 1) -> tuple[str, ...]:
