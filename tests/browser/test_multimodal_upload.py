@@ -73,6 +73,32 @@ def test_a_vlm_is_counted_and_loaded_with_its_recipe(server, browser, tmp_path):
     context.close()
 
 
+def test_a_vlm_trained_in_full_shows_the_backward_without_the_unread_layer(server, browser, tmp_path):
+    """LLaVA-1.5 reads the vision tower's second-to-last layer: under "every weight trains" the backward shown is the
+    engine's, without a backward for the last layer (checked against loss.backward() in
+    tests/multimodal/test_training.py), and the page says why; no exception element at any step."""
+    from engine import estimate_vlm_training
+    from engine.units import format_flop
+
+    context, page = _open(browser, server)
+    _upload(page, _as_config_json(tmp_path, "llava-1.5-7b"))
+    page.get_by_text("config.json: training step per example").wait_for(timeout=WAIT_MS)
+    healthy(page)
+    assert page.get_by_text("transformers runs the last layer too (forward counted), but no gradient reaches it",
+                            exact=False).count() == 1
+    before = _panel_metric(page, "Backward / example")
+    recipe = page.locator("[data-testid='stSelectbox']", has_text="Recipe").first.locator("input")
+    recipe.click()
+    recipe.fill("every weight trains")  # typed, as a user filters the list: the list opens on typing
+    page.get_by_role("option", name="every weight trains").first.click()
+    full = format_flop(estimate_vlm_training(config("llava-1.5-7b"), recipe="full").backward_flop)
+    page.locator("[data-testid='stExpander']", has_text=PANEL).locator("[data-testid='stMetric']",
+                                                                      has_text=full).wait_for(timeout=WAIT_MS)
+    healthy(page)
+    assert _panel_metric(page, "Backward / example") == full != before
+    context.close()
+
+
 def test_two_vlms_each_called_config_json_are_both_counted(server, browser, tmp_path):
     """Every Hub model's file is config.json: LLaVA 1.5 and Qwen2.5-VL uploaded together each get their training step
     and recipe (their widgets were keyed by the file's name: a duplicate-key exception)."""
