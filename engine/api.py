@@ -84,6 +84,18 @@ def _json(config, field: str = "config"):
     return config
 
 
+def _convention(convention) -> str:
+    """``matmul`` or ``full`` (``method1.conventions``); anything else is an ``InputError`` naming ``convention``."""
+    from .method1.conventions import CONVENTIONS
+
+    if not isinstance(convention, str) or convention not in CONVENTIONS:
+        from .errors import json_type
+
+        got = repr(convention)[:40] if isinstance(convention, str) else json_type(convention)
+        raise InputError("convention", f"one of {', '.join(CONVENTIONS)}, got {got}")
+    return convention
+
+
 def _inputs(inputs: Mapping):
     from .multimodal.inputs import media_inputs
 
@@ -98,7 +110,7 @@ def estimate_multimodal(config, *, convention: str = "matmul", lenient: bool = F
     ``image_tokens``, ``inputs``)."""
     from .multimodal.count import count_config
 
-    return count_config(_json(config), _inputs(inputs), convention, "config", lenient)
+    return count_config(_json(config), _inputs(inputs), _convention(convention), "config", lenient)
 
 
 def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, guidance: bool = True,
@@ -109,10 +121,16 @@ def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, 
     from .multimodal.pipeline import read_parts
     from .multimodal.training import pipeline_compute
 
+    if isinstance(text_encoders, (str, bytes, Mapping)) or not isinstance(text_encoders, (list, tuple)):
+        from .errors import json_type
+
+        raise InputError("text_encoders", "expected a list of config.json dicts (or their JSON texts), got "
+                         f"{json_type(text_encoders)}")
     encoders = [_json(t, f"text_encoders[{i}]") for i, t in enumerate(text_encoders)]
     parts = read_parts(_json(denoiser, "denoiser"), encoders, _json(vae, "vae") if vae is not None else None,
                        _inputs(inputs))
-    return pipeline_compute(*parts, {"steps": steps, "guidance": guidance, "outputs": outputs}, convention)
+    return pipeline_compute(*parts, {"steps": steps, "guidance": guidance, "outputs": outputs},
+                            _convention(convention))
 
 
 def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: int | None = None,
@@ -124,10 +142,17 @@ def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: i
     from .multimodal.training import VlmRecipe, vlm_training_step
 
     given = {"recipe": recipe, "lora_rank": lora_rank}
-    if lora_targets is not None:
+    if isinstance(lora_targets, str):  # "q,v", as the CLI takes them
+        given["lora_targets"] = [t.strip() for t in lora_targets.split(",")]
+    elif isinstance(lora_targets, (list, tuple)):
         given["lora_targets"] = list(lora_targets)
+    elif lora_targets is not None:
+        from .errors import json_type
+
+        raise InputError("lora_targets", f"expected a list of projections such as ['q', 'v'], got "
+                         f"{json_type(lora_targets)}")
     spec = parse_input(VlmRecipe, given, source="recipe")
-    return vlm_training_step(read_any(_json(config), _inputs(inputs)), spec, convention)
+    return vlm_training_step(read_any(_json(config), _inputs(inputs)), spec, _convention(convention))
 
 
 def estimate_hardware(run: Mapping):
@@ -192,6 +217,12 @@ def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, mo
     from .measure.ranks import measure_path
     from .measure.utilization import model_flop as resolve
 
+    for name, value, kinds in (("preset", preset, str), ("config", config, (str, Path)),
+                                ("scenario", scenario, (str, Path, bytes, bytearray)), ("chip", chip, str)):
+        if value is not None and not isinstance(value, kinds):
+            from .errors import json_type
+
+            raise InputError(name, f"expected {'a name' if kinds is str else 'a file path'}, got {json_type(value)}")
     text = scenario if isinstance(scenario, (bytes, bytearray)) else None
     model = resolve(flop=model_flop, scenario=None if text else scenario, scenario_text=text, preset=preset,
                     config=config, batch=batch, seq=seq)

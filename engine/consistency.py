@@ -8,7 +8,7 @@ from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from .errors import PositiveFinite, parse_input
+from .errors import parse_input
 from .results import Result
 from .units import flop_to_pfs_days
 
@@ -37,11 +37,15 @@ class ConsistencyCheck(Result):
     message: str
 
 
+TrainingFlop = Annotated[float, Field(ge=1, allow_inf_nan=False)]
+"""A training run's FLOP: at least one (a denormal such as 5e-324 made the ratio of the two infinite)."""
+
+
 class ConsistencyInputs(BaseModel):
     """The two training FLOP figures, method 2's utilization u, and the tolerance factor (≥ 1)."""
 
-    method1_training_flop: PositiveFinite
-    method2_training_flop: PositiveFinite
+    method1_training_flop: TrainingFlop
+    method2_training_flop: TrainingFlop
     utilization: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
     tolerance_factor: Annotated[float, Field(ge=1, allow_inf_nan=False)] = DEFAULT_TOLERANCE_FACTOR
 

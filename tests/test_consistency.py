@@ -41,3 +41,13 @@ def test_bad_inputs_name_the_field(args, field):
     with pytest.raises(InputError) as info:
         consistency_check(*args)
     assert info.value.field == field
+
+
+@pytest.mark.parametrize("c1, c2, field", [(1e308, 5e-324, "method2_training_flop"),
+                                            (5e-324, 1e308, "method1_training_flop"),
+                                            (0.5, 1e24, "method1_training_flop")])
+def test_a_training_compute_under_one_flop_is_refused(c1, c2, field):
+    """5e-324 against 1e308 divided by zero (or gave a ratio of inf): a run's FLOP are at least 1."""
+    with pytest.raises(InputError) as exc:
+        consistency_check(c1, c2, 1)
+    assert exc.value.field == field and "at least 1" in exc.value.reason

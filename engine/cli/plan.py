@@ -57,7 +57,9 @@ def _measure(path: str):
 
     if not str(path).strip():
         raise InputError("--trace", "no file named: give one rank's trace file")
-    if Path(path).is_dir():
+    from ..measure.ranks import path_kind
+
+    if path_kind(path, "--trace") == "folder":
         raise InputError("trace", f"{Path(path).name[:60]} is a folder: give one rank's trace file")
     return measure_trace(path)
 

@@ -53,14 +53,14 @@ def model_of(args):
 def _trace(args):
     from pathlib import Path
 
-    from ..measure.ranks import measure_path
+    from ..measure.ranks import measure_path, path_kind
     from ..measure.report import measurement_markdown
     from .files import write_text_file
 
     if not args.path.strip():
         raise InputError("PATH", "no file or folder named: give the trace's path (or a folder of ranks' traces)")
     path = Path(args.path)
-    if not path.exists():
+    if path_kind(path, "PATH") == "missing":
         raise InputError(path.name[:120] or "PATH", "no such file or folder")
     result = measure_path(path, step=args.step, chip=args.chip, model=model_of(args))
     if args.report:

@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field
+from pydantic import BaseModel, ConfigDict, Field, field_validator
 
 from ..errors import InputError
 from ..llm.config import TransformerConfig
@@ -44,6 +44,13 @@ class Distillation(BaseModel):
     base_training_flop: Annotated[float, Field(ge=0, le=1e40, allow_inf_nan=False)] | None = Field(
         None, description="The training compute of the model the student modifies (None: it is new; 0: unknown).")
     systemic_risk: bool = False
+
+    @field_validator("base_training_flop")
+    @classmethod
+    def _flop_or_unknown(cls, value: float | None) -> float | None:
+        if value is not None and 0 < value < 1:  # 5e-324 divided by zero; 1e-300 made a share of inf%
+            raise ValueError("a training compute under 1 FLOP: give it in FLOP (e.g. 3.8e25), or 0 for unknown")
+        return value
 
 
 @dataclass(frozen=True, slots=True)

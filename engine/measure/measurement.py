@@ -189,7 +189,7 @@ def _measure(source, step, chip, model, max_bytes, tables, db) -> TraceMeasureme
         wanted = [w for w in windows if str(w.number) == str(step)]
         if not wanted:
             known = ", ".join(str(w.number) for w in windows[:12]) or "none"
-            raise InputError("--step", f"{name} has no ProfilerStep#{step} (its steps: {known})")
+            raise InputError("--step", f"{name} has no ProfilerStep#{str(step)[:40]} (its steps: {known})")
         windows = wanted
     if not windows:
         odd = sorted(t.hta_step_names)

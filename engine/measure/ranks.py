@@ -10,6 +10,8 @@ different chips is refused or noted with one line naming the file.
 """
 from __future__ import annotations
 
+import os
+import stat
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -140,6 +142,22 @@ def measure_path(path: str | Path, **kw) -> TraceMeasurement | RunMeasurement:
     if not str(path).strip():
         raise InputError("trace", "no file or folder named: give the trace's path (or a folder of ranks' traces)")
     p = Path(path)
-    if p.is_dir():
+    if path_kind(p) == "folder":
         return measure_folder(p, **kw)
     return measure_trace(p, **kw)
+
+
+def path_kind(path: str | Path, field: str = "trace") -> str:
+    """'folder', 'file' or 'missing' for a path the user named; a name no file system takes (a NUL character, over
+    4,096 characters, a part over 255 bytes) is an ``InputError`` naming ``field`` (``os.stat`` raised ValueError or
+    OSError)."""
+    text = str(path)
+    if "\x00" in text or len(text) > 4096:
+        raise InputError(field, "not a file name (a NUL character, or over 4,096 characters)")
+    try:
+        info = os.stat(text)
+    except (FileNotFoundError, NotADirectoryError):
+        return "missing"
+    except OSError as exc:
+        raise InputError(field, f"cannot be read ({exc.strerror or type(exc).__name__})") from None
+    return "folder" if stat.S_ISDIR(info.st_mode) else "file"

@@ -109,7 +109,7 @@ class Chip(BaseModel):
     release_date: str | None = Field(None, pattern=_DATE, description="YYYY-MM-DD or YYYY-MM (launch)")
     memory_gb: PositiveFinite | None = None
     memory_bandwidth_gb_s: PositiveFinite | None = None
-    tdp_w: PositiveFinite | None = None
+    tdp_w: Annotated[float, Field(gt=0, le=1e7, allow_inf_nan=False)] | None = None
     peaks: Peaks
     sparse_tensor_cores: bool = Field(False, description="2:4 sparse products at twice the dense rate (NVIDIA Ampere "
                                                          "and later, AMD CDNA 3); the peaks stay dense")
@@ -117,7 +117,7 @@ class Chip(BaseModel):
         None, description="the peak a run on this chip is assumed to use when no format is given: what such "
                           "chips trained in (FP32 before tensor cores, FP16 tensor on V100/T4-era parts, BF16 "
                           "tensor on A100/H100/TPU)")
-    price_usd_per_hour: PositiveFinite | None = Field(
+    price_usd_per_hour: Annotated[float, Field(gt=0, le=1e6, allow_inf_nan=False)] | None = Field(
         None, description="INDICATIVE rental price per chip-hour; see price_basis")
     price_basis: str | None = Field(None, max_length=400)
     source: list[Annotated[str, Field(min_length=1, max_length=400)]] = Field(default_factory=list,

@@ -54,7 +54,7 @@ class ServeInputs(BaseModel):
     memory_efficiency: Efficiency | None = None
     speculative: Speculative | None = None
     price_per_chip_hour: float | None = Field(None, gt=0, le=1e6, allow_inf_nan=False)
-    requests_per_s: float | None = Field(None, gt=0, le=1e9, allow_inf_nan=False,
+    requests_per_s: float | None = Field(None, ge=1e-6, le=1e9, allow_inf_nan=False,
                                          description="Traffic for the fleet: requests per second.")
     max_batch: int | None = Field(None, ge=1, le=MAX_BATCH, description="The largest batch the engine takes (None: "
                                                                         "the engine's own limit).")

@@ -262,7 +262,7 @@ def _fleet(inputs: ServeInputs, rate: float, chips: int) -> dict | None:
     if inputs.requests_per_s is None or rate <= 0:
         return None
     needed = inputs.requests_per_s * max(inputs.output_tokens, 1)
-    copies = math.ceil(needed / rate)
+    copies = max(1, math.ceil(needed / rate))
     return {"requests_per_s": inputs.requests_per_s, "output_tokens_per_s": needed, "copies": copies,
             "chips": copies * chips, "utilisation": needed / (copies * rate)}
 

@@ -121,3 +121,12 @@ def test_distillation_online_offline_and_the_one_third_rule():
     assert off.teacher_flop == pytest.approx(ft * 1e9) and off.stored_logit_bytes == 1e9 * 32 * 6
     assert off.modification_threshold_flop == pytest.approx(1e22 / 3)
     assert off.modification_share == pytest.approx(off.total_flop / 1e22)
+
+
+@pytest.mark.parametrize("base", [5e-324, 1e-300, 0.5])
+def test_a_base_training_compute_under_one_flop_is_refused(base):
+    """5e-324 divided by zero; 1e-300 gave 'uses inf% of the original model's training compute'. 0 stays 'unknown'."""
+    with pytest.raises(InputError) as exc:
+        parse_input(Distillation, {"tokens": 1e9, "base_training_flop": base})
+    assert "base_training_flop" in str(exc.value) and "under 1 FLOP" in str(exc.value)
+    assert parse_input(Distillation, {"tokens": 1e9, "base_training_flop": 0}).base_training_flop == 0

@@ -493,3 +493,30 @@ def test_an_event_over_the_bound_is_refused(tmp_path, monkeypatch):
     path = tmp_path / "big_event.json.gz"
     _padded(path, 6 << 20, "inside")
     assert "one value is over 4 Mi characters" in _error(path)
+
+
+@pytest.mark.parametrize("path, reason", [("y" * 300, "cannot be read (File name too long)"),
+                                          ("y" * 5000, "not a file name"), ("a\x00b", "not a file name")])
+def test_a_path_no_file_system_takes_is_one_line(path, reason):
+    """A name over 255 bytes, over 4,096 characters or holding a NUL raised OSError / ValueError from os.stat (the
+    API) or 'an unexpected OSError' (the CLI)."""
+    from engine.api import measure_trace as api_measure
+
+    with pytest.raises(InputError) as exc:
+        api_measure(path)
+    assert exc.value.field == "trace" and reason in exc.value.reason
+    if "\x00" not in path:
+        out = subprocess.run([sys.executable, "-m", "engine", "trace", path], capture_output=True, text=True,
+                             cwd=ROOT)
+        assert out.returncode == 2 and out.stderr.strip() == f"error: PATH: {exc.value.reason}"
+
+
+@pytest.mark.parametrize("kw", [{"preset": 0}, {"config": {}}, {"scenario": 0}, {"chip": 5}])
+def test_a_model_argument_of_the_wrong_type_is_named(kw):
+    """A preset of 0, a config of {} or a scenario of 0 raised a TypeError; a chip of 5 was ignored."""
+    from engine.api import measure_trace as api_measure
+    from engine.measure.example import EXAMPLE_TRACE
+
+    with pytest.raises(InputError) as exc:
+        api_measure(EXAMPLE_TRACE, **kw)
+    assert exc.value.field == next(iter(kw))

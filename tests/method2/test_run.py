@@ -238,6 +238,16 @@ def test_custom_chip_gives_its_peaks_and_fallbacks():
     assert fallback.peak_flop_per_s == 4e14 and fallback.fallback_used
 
 
+@pytest.mark.parametrize("field, value", [("tdp_w", 1e308), ("tdp_w", 2e7), ("price_usd_per_hour", 1e308)])
+def test_a_custom_chips_power_and_price_are_bounded(field, value):
+    """A custom chip of 1e308 W or 1e308 USD an hour made the energy, CO₂ and cost inf."""
+    chip = {"name": "My NPU", "peaks": {"bf16_tensor": 4e14}, field: value}
+    with pytest.raises(InputError) as info:
+        estimate_method2({"custom_chip": chip, "precision": "bf16", "chip_count": 16, "duration": 48,
+                          "duration_unit": "hours", "utilization": 0.35})
+    assert field in str(info.value) and "\n" not in str(info.value)
+
+
 # --- bad input: each a clear error naming the field --------------------------------------------------------------
 
 GOOD = {"chip": "A100", "precision": "bf16", "chip_count": 8, "duration": 10, "utilization": 0.3}

@@ -61,6 +61,11 @@ def test_estimate_vlm_training_frozen_vision_has_no_vision_backward():
     ("estimate_multimodal", {"image_size": (10**6, 10**6)}, "image_size"),
     ("estimate_vlm_training", {"recipe": "everything"}, "recipe"),
     ("estimate_vlm_training", {"recipe": "lora"}, "lora_rank"),
+    ("estimate_vlm_training", {"recipe": "lora", "lora_rank": 8, "lora_targets": 5}, "lora_targets"),
+    ("estimate_vlm_training", {"recipe": "lora", "lora_rank": 8, "lora_targets": {}}, "lora_targets"),
+    ("estimate_vlm_training", {"convention": "<script>"}, "convention"),
+    ("estimate_multimodal", {"convention": float("nan")}, "convention"),
+    ("estimate_multimodal", {"convention": None}, "convention"),
 ])
 def test_bad_input_is_one_line_naming_the_field(call, kwargs, field):
     import engine
@@ -87,3 +92,22 @@ def test_a_part_that_is_not_a_config_is_named():
         engine.estimate_pipeline(config("sd-1.5.unet"), vae=5)
     with pytest.raises(engine.InputError, match=r"^text_encoders\[1\]: expected a config\.json"):
         engine.estimate_pipeline(config("sd-1.5.unet"), [config("sd-1.5.text_encoder"), None])
+
+
+@pytest.mark.parametrize("encoders", [None, 5, "abc", {"model_type": "clip_text_model"}])
+def test_text_encoders_that_are_not_a_list_are_named(encoders):
+    """None or 5 raised a TypeError from deep inside; 'abc' was read letter by letter, a dict key by key."""
+    import engine
+
+    with pytest.raises(engine.InputError, match=r"^text_encoders: expected a list of config\.json dicts"):
+        engine.estimate_pipeline(config("sd-1.5.unet"), encoders)
+
+
+def test_lora_targets_as_text_are_the_clis_comma_list():
+    """'q,v' is the CLI's spelling: the same step as ['q', 'v'] (it was split into the letters q, ',' and v)."""
+    import engine
+
+    as_text = engine.estimate_vlm_training(config("llava-1.5-7b"), recipe="lora", lora_rank=8, lora_targets="q,v")
+    as_list = engine.estimate_vlm_training(config("llava-1.5-7b"), recipe="lora", lora_rank=8,
+                                           lora_targets=["q", "v"])
+    assert as_text.as_dict() == as_list.as_dict()

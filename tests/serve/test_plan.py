@@ -181,6 +181,16 @@ def test_cost_and_fleet():
     assert est.fleet["copies"] == math.ceil(50 * 200 / est.output_tokens_per_s)
 
 
+@pytest.mark.parametrize("rate", [5e-324, 1e-9, 0])
+def test_a_request_rate_below_one_in_a_million_seconds_is_refused(rate):
+    """5e-324 requests/s made the fleet 0 copies and divided by zero."""
+    with pytest.raises(InputError) as exc:
+        plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=1000, output_tokens=200, requests_per_s=rate)
+    assert "requests_per_s" in str(exc.value) and "\n" not in str(exc.value)
+    slow = plan("llama-3.1-8b", chip="nvidia-h100-sxm", prompt_tokens=1000, output_tokens=200, requests_per_s=1e-6)
+    assert slow.fleet["copies"] == 1 and slow.fleet["utilisation"] == pytest.approx(200e-6 / slow.output_tokens_per_s)
+
+
 def test_engine_registry_refuses_unknown_and_duplicates():
     with pytest.raises(InputError, match="engine"):
         engine("triton")
