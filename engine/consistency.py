@@ -3,12 +3,13 @@ flag when they differ by more than a factor (3 by default: OpenAI aimed for agre
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Annotated
 
 from pydantic import BaseModel, Field
 
-from .errors import parse_input
+from .errors import PositiveFinite, parse_input
 from .results import Result
 from .units import flop_to_pfs_days
 
@@ -37,15 +38,15 @@ class ConsistencyCheck(Result):
     message: str
 
 
-TrainingFlop = Annotated[float, Field(ge=1, allow_inf_nan=False)]
-"""A training run's FLOP: at least one (a denormal such as 5e-324 made the ratio of the two infinite)."""
+RATIO_BOUNDS = (math.exp(-700), math.exp(700))
+"""The ratio C2/C1 is held within e^±700 (≈ 10^±304), so that it, its inverse and u / ratio stay finite."""
 
 
 class ConsistencyInputs(BaseModel):
     """The two training FLOP figures, method 2's utilization u, and the tolerance factor (≥ 1)."""
 
-    method1_training_flop: TrainingFlop
-    method2_training_flop: TrainingFlop
+    method1_training_flop: PositiveFinite
+    method2_training_flop: PositiveFinite
     utilization: Annotated[float, Field(gt=0, le=1, allow_inf_nan=False)] | None = None
     tolerance_factor: Annotated[float, Field(ge=1, allow_inf_nan=False)] = DEFAULT_TOLERANCE_FACTOR
 
@@ -60,7 +61,8 @@ def consistency_check(method1_training_flop: float, method2_training_flop: float
     # the validated values: numbers as floats (an int budget is reported as 1e+24, not 10**24)
     method1_training_flop, method2_training_flop = inputs.method1_training_flop, inputs.method2_training_flop
     utilization, tolerance_factor = inputs.utilization, inputs.tolerance_factor
-    ratio = method2_training_flop / method1_training_flop
+    # held within e^±700: 1e308 against 5e-324 divided by zero (or gave a ratio of inf)
+    ratio = min(max(method2_training_flop / method1_training_flop, RATIO_BOUNDS[0]), RATIO_BOUNDS[1])
     factor = max(ratio, 1 / ratio)
     agree = factor <= tolerance_factor
     to_agree = None if utilization is None else utilization / ratio
