@@ -41,7 +41,14 @@ def _scenario_data(args) -> dict:
     if args.scenario:
         with naming_file(args.scenario, "scenario"):
             return load_scenario_text(read_text_file(args.scenario, "scenario")).model_dump(mode="json")
-    config, model = _config(args.config or args.model, "config")
+    if args.model:  # a library id only, as for serve and transformer (a path here was read as a config file)
+        from ..llm.library import library_model
+        from ..llm.config import read_hf_config
+
+        model = library_model(args.model)
+        config = read_hf_config(model.config, source=f"model {model.id}")
+    else:
+        config, model = _config(args.config, "config")
     tokens = _count(args.tokens, "tokens") or (model.training_tokens if model else None) or 1.0
     return config.scenario_data(tokens, args.seq_len)
 

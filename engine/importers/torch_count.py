@@ -167,6 +167,19 @@ def _meta_masks(device: str, used: list):
         masking.find_packed_sequence_indices = original
 
 
+def make_input(torch, shape: list[int], dtype, device: str, random: bool = False):
+    """The input tensor: zeros (or normal draws, floating point, for ``random``). One it cannot hold (a shape of
+    8·10¹⁰ elements on the CPU) is an ``InputError`` naming ``--input`` (it was 'an unexpected RuntimeError')."""
+    try:
+        if random and dtype.is_floating_point:
+            return torch.randn(shape, device=device).to(dtype)
+        return torch.zeros(shape, dtype=dtype, device=device)
+    except (RuntimeError, MemoryError) as exc:
+        reason = (str(exc).strip().splitlines() or [""])[0][:160]
+        raise InputError("--input", f"an input of shape {list(shape)} cannot be made on the {device} "
+                                    f"({type(exc).__name__}: {reason})") from None
+
+
 def count_module(factory, input_shape: list[int], input_dtype: str = "float", *, source: str = "",
                  name: str = "", device: str = "meta") -> ModuleCount:
     """Build ``factory()`` on the meta device and count it (see the module docstring). ``device="cpu"``: for a
@@ -186,7 +199,7 @@ def count_module(factory, input_shape: list[int], input_dtype: str = "float", *,
     if not isinstance(module, torch.nn.Module):
         raise InputError("FACTORY", f"returned {type(module).__name__}, not a torch.nn.Module")
     module = module.to(device)
-    x = torch.zeros(input_shape, dtype=dtype, device=device)
+    x = make_input(torch, input_shape, dtype, device)
     shapes: dict[str, list[int]] = {}
     names = {m: n for n, m in module.named_modules()}
     calls = _Calls(torch, device)

@@ -54,8 +54,9 @@ def profile_module(factory, input_shape: list[int], *, steps: int = 3, device: s
         raise InputError("FACTORY", f"calling it ended the program (SystemExit {exc.code!r})") from None
     except Exception as exc:
         raise InputError("FACTORY", f"building it on {device} failed: {type(exc).__name__}: {str(exc)[:200]}") from None
-    x = (torch.randn(input_shape, device=device).to(dtype) if dtype.is_floating_point
-         else torch.zeros(input_shape, dtype=dtype, device=device))
+    from ..importers.torch_count import make_input
+
+    x = make_input(torch, input_shape, dtype, device, random=True)
     trainable = [p for p in module.parameters() if p.requires_grad]
     optimizer = torch.optim.SGD(trainable, lr=1e-4) if trainable else None
     from torch.profiler import ProfilerActivity, profile, schedule

@@ -42,8 +42,8 @@ def model_flop(*, flop: float | None = None, scenario: str | None = None, preset
     if len(given) > 1:
         raise InputError(given[1], f"give one model ({' or '.join(given)}), not several")
     if flop is not None:
-        if not (_number(flop) and 0 < flop < 1e40):
-            raise InputError("--model-flop", f"{quoted(flop)}: a FLOP count per step, above 0")
+        if not (_number(flop) and 1 <= flop < 1e40):  # 1e-320 made the executed FLOP 'inf%' more
+            raise InputError("--model-flop", f"{quoted(flop)}: a FLOP count per step, above 0 (at least 1)")
         return ModelFlop(float(flop), "given")
     if not _whole(batch):
         raise InputError("--batch", "the trace's batch per step (examples or sequences per rank), a whole number "

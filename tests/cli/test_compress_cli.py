@@ -40,3 +40,12 @@ def test_a_teacher_file_that_is_not_a_config_is_named(tmp_path):
     out = cli("compress", "--technique", "distill", "--teacher", str(notes), "--student", "llama-3.2-1b", "--tokens",
               "1e9")
     assert out.returncode == 2 and out.stderr.startswith(f"error: teacher: '{notes}': not valid JSON"), out.stderr
+
+
+def test_model_is_a_library_id_never_a_file(tmp_path):
+    """--model took a path and read it as a config (any file: /etc/passwd's 'not valid JSON'); it names library
+    models only, as for serve and transformer (--config takes a file)."""
+    path = tmp_path / "config.json"
+    path.write_text(json.dumps({"model_type": "llama"}), encoding="utf-8")
+    out = cli("compress", "--technique", "prune", "--fraction", "0.5", "--model", str(path))
+    assert out.returncode == 2 and out.stderr.startswith("error: model: ") and "not in the model library" in out.stderr

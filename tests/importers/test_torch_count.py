@@ -182,6 +182,9 @@ def test_the_command_writes_a_scenario_the_dashboard_opens(torch, tmp_path):
     ("{code}:build", ("--input", "1,x4"), "error: --input: '1,x4': write the input's sizes"),
     ("{code}:build", ("--input", "1,0"), "error: --input: '1,0'"),
     ("{code}:build", ("--input", "1,5"), "error: --input: the module's forward or backward pass failed"),
+    # an input no machine holds (320 GB): it was 'an unexpected RuntimeError', exit 1
+    ("{code}:build", ("--input", "100000,100000,8", "--device", "cpu"),
+     "error: --input: an input of shape [100000, 100000, 8] cannot be made on the cpu (RuntimeError: "),
     ("{code}:broken", ("--input", "1,4"), "error: FACTORY: calling it failed: ValueError: no"),
     ("{code}:not_a_module", ("--input", "1,4"), "error: FACTORY: returned int, not a torch.nn.Module"),
     # the user's code ending the program: said (it exited 0 with no output)

@@ -289,6 +289,7 @@ def test_whole_trace_figures_below_nothing_are_said(tmp_path):
     ({"preset": "resnet50", "batch": True}, "--batch", "a whole number from 1 to 10⁹"),
     ({"model_flop": 0}, "--model-flop", "above 0"),
     ({"model_flop": True}, "--model-flop", "above 0"),
+    ({"model_flop": 1e-320}, "--model-flop", "at least 1"),
     ({"model_flop": 1e12, "preset": "resnet50", "batch": 8}, "--preset", "give one model"),
 ])
 def test_the_api_refuses_a_model_it_cannot_use_by_name(kw, field, words):
