@@ -55,4 +55,9 @@ def read_config_file(path: str, field: str):
     from ..llm.config import MAX_CONFIG_BYTES
 
     with naming_file(path, field):
-        return parse_json_text(read_text_file(path, field, MAX_CONFIG_BYTES), field, MAX_CONFIG_BYTES)
+        data = parse_json_text(read_text_file(path, field, MAX_CONFIG_BYTES), field, MAX_CONFIG_BYTES)
+    if not isinstance(data, dict):  # a VAE file holding null was dropped without a word; an array blamed --image-size
+        from ..errors import json_type
+
+        raise InputError(field, f"expected a config.json (a JSON object {{ … }}), got {json_type(data)}")
+    return data

@@ -47,7 +47,11 @@ def read_parts(denoiser: dict, text_encoders: list[dict], vae: dict | None, inpu
         source = sources[1][i] if i < len(sources[1]) else f"text_encoder_{i + 1}"
         long = isinstance(data, dict) and data.get("model_type") in LONG_ENCODERS
         tokens = _t5_tokens(d) if long else CLIP_TOKENS
-        encoders.append(read_any(data, MediaInputs(text_tokens=tokens), source))
+        encoder = read_any(data, MediaInputs(text_tokens=tokens), source)
+        if encoder.family in ("vae", "llava") or "denoiser" in {c.name for s in encoder.stages for c in s.components}:
+            raise InputError(source, f"{encoder.config_class} is not a text encoder (CLIP's or T5's text model, or "
+                                     "a language model)")  # a U-Net was counted as one
+        encoders.append(encoder)
     v = None
     if vae is not None:
         video = isinstance(vae, dict) and vae.get("_class_name") in VIDEO_VAES  # the video's frames, encoded whole

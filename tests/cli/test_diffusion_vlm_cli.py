@@ -153,3 +153,20 @@ def test_a_pipeline_folder_reads_only_its_own_parts(tmp_path):
     out = cli("diffusion", "--pipeline", str(root), "--format", "json")
     assert out.returncode == 2 and out.stderr.startswith("error: --pipeline.model_index: ") and \
         len(out.stderr.strip().splitlines()) == 1, out.stderr
+
+
+@pytest.mark.parametrize("flag, part, content, words", [
+    ("--vae", None, "null", "expected a config.json (a JSON object { … }), got null"),  # dropped, exit 0
+    ("--vae", None, "[1, 2]", "expected a config.json (a JSON object { … }), got an array"),  # blamed --image-size
+    ("--text-encoder", "sd-1.5.unet", None, "UNet2DConditionModel is not a text encoder"),  # counted as one
+    ("--text-encoder", "sd-1.5.vae", None, "AutoencoderKL is not a text encoder"),
+])
+def test_a_part_of_another_kind_is_named(tmp_path, flag, part, content, words):
+    """A VAE file holding null was dropped without a word; an array was blamed on --image-size; a U-Net or a VAE
+    given as the text encoder was counted as one (859,520,964 parameters of 'text encoder')."""
+    path = CONFIGS / f"{part}.json" if part else tmp_path / "part.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    out = cli("diffusion", "--denoiser", str(CONFIGS / "sd-1.5.unet.json"), flag, str(path), "--format", "json")
+    assert out.returncode == 2 and out.stderr.strip().startswith(f"error: {flag}: ") and words in out.stderr, \
+        out.stderr
