@@ -25,7 +25,7 @@ from ..method1.architecture import evaluate
 from ..plan.thresholds import MODIFICATION_SOURCE, modification_threshold
 from ..results import Result
 
-Tokens = Annotated[float, Field(gt=0, le=1e16, allow_inf_nan=False)]
+Tokens = Annotated[float, Field(ge=1, le=1e16, allow_inf_nan=False)]
 LOGIT_BYTES = 2
 INDEX_BYTES = 4
 

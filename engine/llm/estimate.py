@@ -26,7 +26,7 @@ class TransformerRun(BaseModel):
     """The training run: D tokens in sequences of T (default: the model's context length)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True)
-    tokens: Annotated[float, Field(gt=0, le=MAX_TOKENS, allow_inf_nan=False)]
+    tokens: Annotated[float, Field(ge=1, le=MAX_TOKENS, allow_inf_nan=False)]  # 1e-320: "examples: must be > 0"
     seq_len: Size | None = None
     decoder_seq_len: Size | None = Field(None, description="Encoder–decoder models: decoder tokens per "
                                                            "sequence (default seq_len).")

@@ -52,6 +52,8 @@ def test_seq_len_layers_and_options(tmp_path):
     (GPT2 | {"model_type": "xlnet"}, (), "config.model_type"),
     (GPT2, ("--tokens", "lots"), "tokens: 'lots' is not a count"),
     (GPT2, ("--tokens", "0"), "tokens"),
+    (GPT2, ("--tokens", "1e-320"), "tokens: must be at least 1"),  # it blamed 'examples', a field nobody gave
+    (GPT2, ("--tokens", "0.5"), "tokens: must be at least 1"),
     (GPT2, ("--tokens", "1e999"), "tokens"),
     (GPT2, ("--tokens", "1e9", "--seq-len", "2048"), "seq_len: 2048 is longer than the model's 1024"),
     (GPT2, ("--tokens", "1e9", "--seq-len", "-3"), "seq_len"),
