@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from .errors import InputError, parse_input
+from .errors import InputError, json_type, parse_input
 
 __all__ = ["estimate_scenario", "estimate_config", "estimate_hardware", "plan_layout", "measure_trace",
            "serve_model", "compress_scenario", "distill_models", "estimate_multimodal", "estimate_pipeline",
@@ -78,8 +78,6 @@ def _json(config, field: str = "config"):
 
         return parse_json_text(config, field, MAX_CONFIG_BYTES)
     if not isinstance(config, Mapping):
-        from .errors import json_type
-
         raise InputError(field, f"expected a config.json (a dict, or its JSON text), got {json_type(config)}")
     return config
 
@@ -89,8 +87,6 @@ def _convention(convention) -> str:
     from .method1.conventions import CONVENTIONS
 
     if not isinstance(convention, str) or convention not in CONVENTIONS:
-        from .errors import json_type
-
         got = repr(convention)[:40] if isinstance(convention, str) else json_type(convention)
         raise InputError("convention", f"one of {', '.join(CONVENTIONS)}, got {got}")
     return convention
@@ -121,9 +117,7 @@ def estimate_pipeline(denoiser, text_encoders=(), vae=None, *, steps: int = 50, 
     from .multimodal.pipeline import read_parts
     from .multimodal.training import pipeline_compute
 
-    if isinstance(text_encoders, (str, bytes, Mapping)) or not isinstance(text_encoders, (list, tuple)):
-        from .errors import json_type
-
+    if not isinstance(text_encoders, (list, tuple)):
         raise InputError("text_encoders", "expected a list of config.json dicts (or their JSON texts), got "
                          f"{json_type(text_encoders)}")
     encoders = [_json(t, f"text_encoders[{i}]") for i, t in enumerate(text_encoders)]
@@ -143,12 +137,12 @@ def estimate_vlm_training(config, *, recipe: str = "frozen_vision", lora_rank: i
 
     given = {"recipe": recipe, "lora_rank": lora_rank}
     if isinstance(lora_targets, str):  # "q,v", as the CLI takes them
-        given["lora_targets"] = [t.strip() for t in lora_targets.split(",")]
+        from .method1.backward import lora_target_list
+
+        given["lora_targets"] = lora_target_list(lora_targets)
     elif isinstance(lora_targets, (list, tuple)):
         given["lora_targets"] = list(lora_targets)
     elif lora_targets is not None:
-        from .errors import json_type
-
         raise InputError("lora_targets", f"expected a list of projections such as ['q', 'v'], got "
                          f"{json_type(lora_targets)}")
     spec = parse_input(VlmRecipe, given, source="recipe")
@@ -220,8 +214,6 @@ def measure_trace(trace, *, step: str | int = "all", chip: str | None = None, mo
     for name, value, kinds in (("preset", preset, str), ("config", config, (str, Path)),
                                 ("scenario", scenario, (str, Path, bytes, bytearray)), ("chip", chip, str)):
         if value is not None and not isinstance(value, kinds):
-            from .errors import json_type
-
             raise InputError(name, f"expected {'a name' if kinds is str else 'a file path'}, got {json_type(value)}")
     text = scenario if isinstance(scenario, (bytes, bytearray)) else None
     model = resolve(flop=model_flop, scenario=None if text else scenario, scenario_text=text, preset=preset,

@@ -16,17 +16,23 @@ def _count(text, field):
     return parse_count(text, field)
 
 
+def _library(ref: str):
+    """A model of the shipped library by id → (TransformerConfig, the library entry); an unknown id is refused."""
+    from ..llm.config import read_hf_config
+    from ..llm.library import library_model
+
+    model = library_model(ref)
+    return read_hf_config(model.config, source=f"model {model.id}"), model
+
+
 def _config(ref: str, field: str):
-    """A library id or a config.json path → TransformerConfig."""
+    """A library id or a config.json path → (TransformerConfig, the library entry or None)."""
     from .files import naming_file, read_text_file
-    from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text, read_hf_config
+    from ..llm.config import MAX_CONFIG_BYTES, load_hf_config_text
     from ..llm.library import library_models
 
     if any(m.id == ref for m in library_models()):
-        from ..llm.library import library_model
-
-        model = library_model(ref)
-        return read_hf_config(model.config, source=f"model {model.id}"), model
+        return _library(ref)
     with naming_file(ref, field):
         return load_hf_config_text(read_text_file(ref, field, MAX_CONFIG_BYTES), field), None
 
@@ -41,14 +47,8 @@ def _scenario_data(args) -> dict:
     if args.scenario:
         with naming_file(args.scenario, "scenario"):
             return load_scenario_text(read_text_file(args.scenario, "scenario")).model_dump(mode="json")
-    if args.model:  # a library id only, as for serve and transformer (a path here was read as a config file)
-        from ..llm.library import library_model
-        from ..llm.config import read_hf_config
-
-        model = library_model(args.model)
-        config = read_hf_config(model.config, source=f"model {model.id}")
-    else:
-        config, model = _config(args.config, "config")
+    # --model: a library id only, as for serve and transformer (a path here was read as a config file)
+    config, model = _library(args.model) if args.model else _config(args.config, "config")
     tokens = _count(args.tokens, "tokens") or (model.training_tokens if model else None) or 1.0
     return config.scenario_data(tokens, args.seq_len)
 

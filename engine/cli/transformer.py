@@ -58,7 +58,9 @@ def _transformer(args):
     if args.lora_targets is not None:
         if args.lora_rank is None:
             raise InputError("lora-targets", "give --lora-rank with --lora-targets")
-        fields["lora_targets"] = [t.strip() for t in args.lora_targets.split(",") if t.strip()]
+        from ..method1.backward import lora_target_list
+
+        fields["lora_targets"] = lora_target_list(args.lora_targets)
     try:
         run = parse_input(TransformerRun, fields)
         run.fine_tune  # one of --trainable-last and --lora-rank

@@ -30,7 +30,9 @@ def _vlm(args):
 
     given = {"recipe": args.recipe, "lora_rank": args.lora_rank}
     if args.lora_targets is not None:
-        given["lora_targets"] = [t.strip() for t in args.lora_targets.split(",") if t.strip()]
+        from ..method1.backward import lora_target_list
+
+        given["lora_targets"] = lora_target_list(args.lora_targets)
     try:
         recipe = parse_input(VlmRecipe, given, source="recipe")
     except InputError as exc:

@@ -37,6 +37,12 @@ GLM-4's ``gate_up_proj``: r·(d + 2F) parameters and one A (d → r) per positio
 r·(d + F) each, an A each)."""
 
 
+def lora_target_list(text: str) -> list[str]:
+    """'q, v' → ['q', 'v']: the comma list the CLI and the API take (empty parts dropped; the names checked where
+    the list is parsed)."""
+    return [t.strip() for t in text.split(",") if t.strip()]
+
+
 def lora_targets_overlap(targets: tuple[str, ...]) -> str:
     """Why ``targets`` adapt a projection twice ('' when they do not): a target given twice; the fused q/k/v adapter
     with q, k or v; the fused gate/up adapter with gate or up."""

@@ -101,8 +101,8 @@ def trained_architecture(stage: Stage, recipe: VlmRecipe) -> Architecture:
     lm = [layer.model_dump(mode="json") for layer, name in zip(stage.architecture.layers, owner)
           if name == "language_model"]
     if lora:
-        lm = fine_tuned(lm, FineTune(mode="lora", rank=recipe.lora_rank, targets=recipe.lora_targets,
-                                     lora_dense=False))
+        lm = fine_tuned(lm, parse_input(FineTune, {"mode": "lora", "rank": recipe.lora_rank,  # no targets: one line
+                                                   "targets": recipe.lora_targets, "lora_dense": False}))
     lm_iter = iter(lm)
     for layer, name in zip(stage.architecture.layers, owner):
         data = next(lm_iter) if name == "language_model" else layer.model_dump(mode="json")

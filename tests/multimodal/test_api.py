@@ -63,6 +63,9 @@ def test_estimate_vlm_training_frozen_vision_has_no_vision_backward():
     ("estimate_vlm_training", {"recipe": "lora"}, "lora_rank"),
     ("estimate_vlm_training", {"recipe": "lora", "lora_rank": 8, "lora_targets": 5}, "lora_targets"),
     ("estimate_vlm_training", {"recipe": "lora", "lora_rank": 8, "lora_targets": {}}, "lora_targets"),
+    # no projection at all: a multi-line pydantic ValidationError from the adapters' own model
+    ("estimate_vlm_training", {"recipe": "lora", "lora_rank": 8, "lora_targets": []}, "targets"),
+    ("estimate_vlm_training", {"recipe": "lora", "lora_rank": 8, "lora_targets": ""}, "targets"),
     ("estimate_vlm_training", {"convention": "<script>"}, "convention"),
     ("estimate_multimodal", {"convention": float("nan")}, "convention"),
     ("estimate_multimodal", {"convention": None}, "convention"),
