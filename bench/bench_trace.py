@@ -102,10 +102,14 @@ def _median(runs: list[dict], key: str) -> float:
     return statistics.median(r[key] for r in runs)
 
 
+def reference_traces() -> list[Path]:
+    """The reference traces of ../shared/data/traces: HTA's five, then TraceLens's seven."""
+    return sorted(TRACES.glob("*.json.gz")) + sorted(TRACES.glob("tracelens/*/*.json.gz"))
+
+
 def side_by_side(repeat: int, before: Path | None = None) -> list[dict]:
-    files = sorted(TRACES.glob("*.json.gz")) + sorted(TRACES.glob("tracelens/*/*.json.gz"))
     rows = []
-    for path in files:
+    for path in reference_traces():
         ours = [_run(_OURS.format(root=str(ROOT), path=str(path))) for _ in range(repeat)]
         earlier = [_run(_OURS.format(root=str(before), path=str(path))) for _ in range(repeat)] if before else []
         hta = [_run(_HTA.format(path=str(path))) for _ in range(repeat)]

@@ -32,11 +32,10 @@ from __future__ import annotations
 import argparse
 import json
 import os
-import statistics
 import subprocess
 import sys
 
-from bench.bench_trace import _HTA, _OURS, ROOT, TRACES, _run
+from bench.bench_trace import _HTA, _OURS, ROOT, TRACES, _median, _run, reference_traces
 
 _FLOOR = r"""
 import json, sys, time, typing
@@ -59,7 +58,6 @@ ARGS = [attrgetter(k) for k in ("stream", "correlation", "dims", "types", "concr
 best = {{}}
 def keep(stage, seconds):
     best[stage] = min(best.get(stage, 1e9), seconds * 1e3)
-
 for _ in range({tries}):
     t = time.process_time(); raw = open({path!r}, "rb").read(); text = isal_zlib.decompress(raw, 31)
     keep("inflate_ms", time.process_time() - t)
@@ -120,16 +118,15 @@ def _stages(python: str, code: str) -> dict:
 
 
 def floor(repeat: int, tries: int, python: str = sys.executable) -> list[dict]:
-    files = sorted(TRACES.glob("*.json.gz")) + sorted(TRACES.glob("tracelens/*/*.json.gz"))
     rows = []
-    for path in files:
+    for path in reference_traces():
         hta = [_run(_HTA.format(path=str(path))) for _ in range(repeat)]
         if any("failed" in r for r in hta):
             continue  # HTA cannot read it (tracelens h100 Qwen): no budget to set
         ours = [_run(_OURS.format(root=str(ROOT), path=str(path))) for _ in range(repeat)]
         stages = _stages(python, _FLOOR.format(root=str(ROOT), path=str(path), tries=tries))
-        hta_ms = statistics.median(r["cpu_s"] for r in hta) * 1e3
-        ours_ms = statistics.median(r["cpu_s"] for r in ours) * 1e3
+        hta_ms = _median(hta, "cpu_s") * 1e3
+        ours_ms = _median(ours, "cpu_s") * 1e3
         floor_ms = stages["inflate_ms"] + stages["decode_fields_ms"] + stages["read_fields_ms"]
         budget = hta_ms / TARGET
         rows.append({"file": str(path.relative_to(TRACES)), "events": stages["events"],
