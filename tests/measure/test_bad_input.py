@@ -457,7 +457,6 @@ def test_an_integer_past_pythons_4300_digits_is_infinite(tmp_path, whole, monkey
     assert out.returncode == 0 and "Traceback" not in out.stderr, out.stderr
 
 
-
 def _padded(path, spaces: int, where: str) -> None:
     """A two-kernel trace with ``spaces`` blanks (JSON whitespace) before the events, after the first, or inside it."""
     event = json.dumps({"ph": "X", "cat": "kernel", "name": "k", "pid": 0, "tid": 7, "ts": 1.0, "dur": 2.0,
@@ -514,7 +513,7 @@ def test_a_path_no_file_system_takes_is_one_line(path, reason):
 
 @pytest.mark.parametrize("kw", [{"preset": 0}, {"config": {}}, {"scenario": 0}, {"chip": 5}])
 def test_a_model_argument_of_the_wrong_type_is_named(kw):
-    """A preset of 0, a config of {} or a scenario of 0 raised a TypeError; a chip of 5 was ignored."""
+    """A preset of 0, a config of {} or a scenario of 0 raised a TypeError (a chip of 5 was refused already)."""
     from engine.api import measure_trace as api_measure
     from engine.measure.example import EXAMPLE_TRACE
 
